@@ -1,0 +1,34 @@
+//! RepoQA "Searching Needle Function" (SNF), re-implemented with exact parity
+//! to the official harness (PyPI `repoqa`, GitHub evalplus/repoqa).
+//!
+//! The core modules below are plain Rust: the native `repoqa` CLI, `cargo test`
+//! and the wasm app in the browser all run the same code.
+//!
+//! | module     | what it computes |
+//! |------------|------------------|
+//! | `lang`     | the six languages: grammars, FUNCTION_QUERY, COMMENT_QUERY, comment prefix |
+//! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
+//! | `dataset`  | the RepoQA dataset file (official schema, key order kept), file order |
+//! | `context`  | `make_code_context`: the ~16k-token code context around each needle, tasks |
+//! | `sanitize` | `sanitize_output`: the function extracted from a model's answer; comment removal |
+//! | `bleu`     | NLTK 3.8.1 `sentence_bleu` with smoothing method4, bit for bit |
+//! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
+//! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
+//! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+
+pub mod bleu;
+pub mod context;
+pub mod dataset;
+pub mod error;
+pub mod lang;
+pub mod pyjson;
+pub mod report;
+pub mod sanitize;
+pub mod score;
+pub mod selfcheck;
+pub mod tokenize;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm_alloc;
+
+pub use error::Error;

@@ -1,0 +1,16 @@
+//! Entry point of the web app (built to wasm by Trunk).
+
+#[cfg(target_arch = "wasm32")]
+mod ui;
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(ui::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("repoqa-web is the browser app: build it with `trunk build` (see README.md); use the `repoqa` binary for the command line.");
+    std::process::exit(2);
+}
