@@ -1,0 +1,35 @@
+// Launch Debian's Chromium headless through playwright-core (never a
+// downloaded browser) and collect console errors and page errors.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+export const DIST = process.env.REPOQA_DIST || path.join(ROOT, 'dist');
+export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+
+export async function launch() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return context;
+}
+
+/** Open a page that records every console error and uncaught exception. */
+export async function openPage(context) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`); });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  return { page, problems };
+}
+
+export function saveScreenshot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+}
