@@ -92,6 +92,34 @@ pub fn check_tokenizer(tok: &Tokenizer) -> Result<TokenizerCheck, crate::tokeniz
     })
 }
 
+/// The whole self-check as JSON (what `repoqa self-check --json` prints and
+/// the browser smoke test compares with the page).
+pub fn report_json(tok: &Tokenizer) -> Result<serde_json::Value, crate::tokenize::TokenizerError> {
+    let t = check_tokenizer(tok)?;
+    let grammars: Vec<serde_json::Value> = check_all_grammars()
+        .into_iter()
+        .map(|g| {
+            serde_json::json!({
+                "language": g.language.name(),
+                "grammar": g.grammar,
+                "ok": g.ok(),
+                "functions": g.functions,
+                "comments": g.comments,
+            })
+        })
+        .collect();
+    Ok(serde_json::json!({
+        "grammars": grammars,
+        "tokenizer": {
+            "origin": t.origin,
+            "vocab_size": t.vocab_size,
+            "sample_line": SAMPLE_LINE,
+            "sample_count": t.sample_count,
+            "sample_tokens": t.sample_tokens,
+        },
+    }))
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
