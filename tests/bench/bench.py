@@ -1,0 +1,150 @@
+"""Speed benchmark (issue 3): ours (native `repoqa` CLI) against the official
+Python harness on the same inputs, on the same machine, in one run.
+
+Prints wall time, the ratio official/ours and the peak memory of each side for
+  1. building every prompt of the realistic corpus at 16,384 tokens, and
+  2. scoring one output per task.
+
+Run with the oracle venv's Python (scripts/bench.sh does it):
+    .tools/oracle/bin/python tests/bench/bench.py [--dataset D] [--size 16384]
+
+The official side gets every advantage we can give it: the tokenizer is loaded
+once (upstream reloads it with `AutoTokenizer.from_pretrained` per task) and
+nothing is written to its cache.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def official_side(dataset_path, size, outputs_path, tokenizer_path):
+    """Runs in a child process so its peak RSS is its own."""
+    import transformers
+
+    from repoqa import search_needle_function as snf
+    from repoqa import compute_score as cs
+
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_file=tokenizer_path)
+    snf.AutoTokenizer.from_pretrained = staticmethod(lambda *a, **k: tok)
+    cs.fetch_hf_context = lambda name: "N/A"
+
+    with open(dataset_path) as f:
+        dataset = json.load(f)
+
+    t0 = time.perf_counter()
+    tasks = []
+    for lang, repos in dataset.items():
+        for repo in repos:
+            order = snf.topological_sort(repo["dependency"])
+            files = [(p, repo["content"][p]) for p in order]
+            for i, needle in enumerate(repo["needles"]):
+                ratio = (i + 0.5) / len(repo["needles"])
+                info = snf.make_code_context(needle, files, position_ratio=ratio,
+                                             code_context_size=size, language=lang)
+                tasks.append(len(info["code_context"]))
+    t_prompts = time.perf_counter() - t0
+
+    with open(outputs_path) as f:
+        outputs = [json.loads(line) for line in f]
+    import contextlib
+    import io
+
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        cs.compute_score("bench", dataset, outputs, False)
+    t_score = time.perf_counter() - t0
+    print(json.dumps({"tasks": len(tasks), "prompts_s": t_prompts, "score_s": t_score}))
+
+
+def make_outputs(dataset_path, tasks_path, outputs_path):
+    """One output per task: the needle itself for even tasks, a shortened
+    needle for odd ones (so both passing and failing paths are timed)."""
+    with open(dataset_path) as f:
+        dataset = json.load(f)
+    needles = {}
+    for lang, repos in dataset.items():
+        for repo in repos:
+            for n in repo["needles"]:
+                lines = repo["content"][n["path"]].split("\n")[n["start_line"]:n["end_line"]]
+                needles[(lang, repo["repo"], n["name"])] = "\n".join(lines)
+    with open(tasks_path) as f, open(outputs_path, "w") as out:
+        for i, line in enumerate(f):
+            task = json.loads(line)
+            code = needles[(task["language"], task["repo"], task["name"])]
+            if i % 2:
+                code = "\n".join(code.split("\n")[: max(1, len(code.split("\n")) // 2)])
+            task["output"] = [f"Here it is:\n```{task['language']}\n{code}\n```\n"]
+            out.write(json.dumps(task) + "\n")
+
+
+def timed_child(cmd):
+    """Run cmd; return (wall seconds, peak RSS KiB of that process, stdout)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.read().decode()}")
+        return wall, usage.ru_maxrss, out.read().decode()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", default=os.path.join(ROOT, ".tools/corpus/realistic.json"))
+    ap.add_argument("--size", type=int, default=16384)
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/repoqa"))
+    ap.add_argument("--tokenizer", default=os.path.join(ROOT, ".tools/tokenizer.json"))
+    ap.add_argument("--official-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--outputs", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.official_child:
+        official_side(args.dataset, args.size, args.outputs, args.tokenizer)
+        return
+
+    work = os.path.join(ROOT, "target/bench")
+    os.makedirs(work, exist_ok=True)
+    tasks_path = os.path.join(work, "tasks.jsonl")
+    outputs_path = os.path.join(work, "bench.jsonl")
+    scores_path = os.path.join(work, "bench-SCORES.json")
+
+    # Ours: prompts, then scoring (one process each; peak RSS per process).
+    ours_prompts, rss_p, _ = timed_child([args.bin, "prompts", "--dataset-path", args.dataset,
+                                             "--code-context-size", str(args.size),
+                                             "--tokenizer", args.tokenizer, "--out", tasks_path])
+    make_outputs(args.dataset, tasks_path, outputs_path)
+    if os.path.exists(scores_path):
+        os.remove(scores_path)
+    ours_score, rss_s, _ = timed_child([args.bin, "score", "--model-output-path", outputs_path,
+                                           "--dataset-path", args.dataset, "--out", scores_path])
+    ours_rss = max(rss_p, rss_s)
+
+    # Official, in a child process of its own.
+    wall, rss_o, out = timed_child([sys.executable, __file__, "--official-child",
+                                       "--dataset", args.dataset, "--size", str(args.size),
+                                       "--outputs", outputs_path, "--tokenizer", args.tokenizer])
+    off = json.loads(out.strip().splitlines()[-1])
+
+    n = off["tasks"]
+    print(f"RepoQA speed benchmark: {n} tasks, {args.size} tokens, dataset {os.path.relpath(args.dataset, ROOT)}")
+    print(f"{'step':<28}{'official (s)':>14}{'ours (s)':>12}{'speed-up':>11}")
+    print(f"{'build all prompts':<28}{off['prompts_s']:>14.2f}{ours_prompts:>12.2f}{off['prompts_s'] / ours_prompts:>10.1f}x")
+    print(f"{'score one output per task':<28}{off['score_s']:>14.2f}{ours_score:>12.2f}{off['score_s'] / ours_score:>10.1f}x")
+    print(f"peak memory: official {rss_o / 1024:.0f} MiB (whole Python process), ours {ours_rss / 1024:.0f} MiB (largest CLI process)")
+    print("(ours = whole CLI process: start-up, reading the dataset and tokenizer, writing files; official = the loops only)")
+
+
+if __name__ == "__main__":
+    main()
