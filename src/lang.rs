@@ -182,7 +182,30 @@ impl Grammar {
     /// Captures of every `COMMENT_QUERY`, concatenated query by query as the
     /// official code does (`capture_list += query.captures(root)`).
     pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
-        self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect()
+        let mut spans: Vec<Span> =
+            self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect();
+        if self.language == Language::Rust {
+            // tree-sitter-rust ≥ 0.21 ends a doc `line_comment` (`/// x`,
+            // `//! x`) after its "\n"; the official grammar (tree-sitter-
+            // languages 1.10.2) never includes the newline in a line comment.
+            for s in &mut spans {
+                if s.end > s.start && source.get(s.end - 1) == Some(&b'\n') {
+                    s.end -= 1;
+                }
+            }
+        }
+        if self.language == Language::TypeScript {
+            // tree-sitter-typescript 0.23 ends a `//` comment before "\r",
+            // U+2028 and U+2029; the official grammar's `//.*` runs to the
+            // next "\n" (so CRLF files lose the "\r" with the comment).
+            for s in &mut spans {
+                if source.get(s.start..s.start + 2) == Some(b"//") {
+                    let rest = source.get(s.end..).unwrap_or_default();
+                    s.end += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+            }
+        }
+        spans
     }
 
     /// Number of nodes with errors, for diagnostics.

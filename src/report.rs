@@ -1,7 +1,676 @@
-//! (being written)
+//! The files the official tools exchange (PARITY.md "Files the official tools
+//! exchange", S7, J1–J3):
+//!
+//! - tasks / model outputs JSONL: one task dict per line (`json.dumps(task)`),
+//!   outputs add `"output": [reply]`;
+//! - `<model>-SCORES.json`: `{model: {eval_date, train_size, scores, results}}`
+//!   written by `json.dump` (Python layout, see [`crate::pyjson`]);
+//! - a CSV of the per-task results (ours, for spreadsheets).
+//!
+//! Values the official code copies through untouched (`position_ratio`,
+//! token positions, the score) are kept as JSON numbers, so an int stays an
+//! int and a float keeps its exact repr when written back.
 
-#[derive(Debug, thiserror::Error)]
+use indexmap::IndexMap;
+use serde_json::{Map, Number, Value};
+use thiserror::Error;
+
+use crate::pyjson;
+
+#[derive(Debug, Error)]
 pub enum ReportError {
+    #[error("{origin}: not valid JSON: {message}")]
+    Json { origin: String, message: String },
+    #[error("{origin}: {path}: {message}")]
+    Field { origin: String, path: String, message: String },
+    #[error("{origin}: no model entry (expected {{\"<model>\": {{\"eval_date\": ..., \"scores\": ..., \"results\": ...}}}})")]
+    NoModel { origin: String },
+    #[error("cannot serialize {what}: {message}")]
+    Serialize { what: String, message: String },
     #[error("{0}")]
     Message(String),
+}
+
+/// One broken line of a JSONL file: 1-based line number and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// One line of a model-outputs file: the fields `compute_score` reads, plus
+/// the whole record (task fields such as `code_context` and `description`
+/// for display, and any extra fields, which the official code ignores).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelOutput {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub language: String,
+    pub repo: String,
+    /// The needle's name (the ground truth).
+    pub name: String,
+    /// `output[0]`: the official scorer reads only the first reply.
+    pub reply: String,
+    /// `position_ratio`, copied into `needle_position` as is.
+    pub position_ratio: Value,
+    pub needle_token_start: Value,
+    pub needle_token_end: Value,
+    /// The whole JSON object of the line.
+    pub record: Map<String, Value>,
+}
+
+impl ModelOutput {
+    /// The task's `code_context`, if the line has it as a string.
+    pub fn code_context(&self) -> Option<&str> {
+        self.record.get("code_context").and_then(Value::as_str)
+    }
+}
+
+/// A parsed outputs file: the good lines and the broken ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OutputsFile {
+    pub outputs: Vec<ModelOutput>,
+    pub errors: Vec<LineError>,
+}
+
+/// Lines as Python's text-mode file iteration yields them (universal
+/// newlines: `\n`, `\r\n` and `\r` all end a line), numbered from 1.
+fn py_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut n = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let mut i = start;
+        while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
+            i += 1;
+        }
+        let line = &text[start..i];
+        start = if i + 1 < bytes.len() && bytes[i] == b'\r' && bytes[i + 1] == b'\n' { i + 2 } else { i + 1 };
+        n += 1;
+        Some((n, line))
+    })
+}
+
+/// Read a model-outputs JSONL text (`json.loads` of each line). Blank lines
+/// are skipped (the official reader would stop with a JSONDecodeError on
+/// them); every other bad line is reported with its number and the fields
+/// it lacks, and the good lines are kept.
+pub fn read_model_outputs(text: &str) -> OutputsFile {
+    let mut file = OutputsFile::default();
+    for (n, line) in py_lines(text) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_output_line(n, line) {
+            Ok(o) => file.outputs.push(o),
+            Err(message) => file.errors.push(LineError { line: n, message }),
+        }
+    }
+    file
+}
+
+fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
+    // serde_json reports "line 1 column N" of the single line: keep the column.
+    let value: Value = serde_json::from_str(line).map_err(|e| {
+        format!("not valid JSON: {}", e.to_string().replace(" at line 1 column ", " at column "))
+    })?;
+    let Value::Object(record) = value else {
+        return Err(format!("expected a JSON object (a task dict with \"output\"), found {}", kind(&value)));
+    };
+    let string = |key: &str| -> Result<String, String> {
+        match record.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => Err(format!("field \"{key}\" must be a string, found {}", kind(v))),
+            None => Err(format!("field \"{key}\" is missing")),
+        }
+    };
+    let present = |key: &str| -> Result<Value, String> {
+        record.get(key).cloned().ok_or_else(|| format!("field \"{key}\" is missing"))
+    };
+    let language = string("language")?;
+    let repo = string("repo")?;
+    let reply = match record.get("output") {
+        Some(Value::Array(items)) => match items.first() {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => {
+                return Err(format!("field \"output\"[0] must be a string (the reply), found {}", kind(v)))
+            }
+            None => {
+                return Err("field \"output\" is an empty list (the official scorer reads output[0])".into())
+            }
+        },
+        Some(v) => return Err(format!("field \"output\" must be a list of replies, found {}", kind(v))),
+        None => {
+            return Err("field \"output\" is missing (is this a tasks file rather than model outputs?)".into())
+        }
+    };
+    let name = string("name")?;
+    let position_ratio = present("position_ratio")?;
+    let needle_token_start = present("needle_token_start")?;
+    let needle_token_end = present("needle_token_end")?;
+    Ok(ModelOutput {
+        line: n,
+        language,
+        repo,
+        name,
+        reply,
+        position_ratio,
+        needle_token_start,
+        needle_token_end,
+        record,
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `json.dumps(value) + "\n"`: one line of a tasks or outputs JSONL file.
+pub fn jsonl_line<T: serde::Serialize>(value: &T) -> Result<String, ReportError> {
+    let v = serde_json::to_value(value)
+        .map_err(|e| ReportError::Serialize { what: "a JSONL record".into(), message: e.to_string() })?;
+    let mut s = pyjson::dumps(&v);
+    s.push('\n');
+    Ok(s)
+}
+
+/// One line of a model-outputs file, as the official harness writes it:
+/// `json.dumps({**task, "output": replies}) + "\n"`.
+pub fn output_line<T: serde::Serialize>(task: &T, replies: &[String]) -> Result<String, ReportError> {
+    let mut v = serde_json::to_value(task)
+        .map_err(|e| ReportError::Serialize { what: "a task".into(), message: e.to_string() })?;
+    let Value::Object(map) = &mut v else {
+        return Err(ReportError::Serialize { what: "a task".into(), message: "not a JSON object".into() });
+    };
+    map.insert("output".into(), Value::Array(replies.iter().cloned().map(Value::String).collect()));
+    let mut s = pyjson::dumps(&v);
+    s.push('\n');
+    Ok(s)
+}
+
+/// One entry of `results[language]` in a SCORES file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskResult {
+    pub repo: String,
+    pub name: String,
+    /// The task's `position_ratio`.
+    pub needle_position: Value,
+    pub is_best_similar: bool,
+    /// A float, or the int `0` when no needle had a positive similarity.
+    pub best_similar_score: Number,
+    pub best_target: Option<String>,
+    pub token_start: Value,
+    pub token_end: Value,
+}
+
+impl TaskResult {
+    /// The score as the threshold comparison sees it.
+    pub fn score(&self) -> f64 {
+        self.best_similar_score.as_f64().unwrap_or(0.0)
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("repo".into(), Value::String(self.repo.clone()));
+        m.insert("name".into(), Value::String(self.name.clone()));
+        m.insert("needle_position".into(), self.needle_position.clone());
+        m.insert("is_best_similar".into(), Value::Bool(self.is_best_similar));
+        m.insert("best_similar_score".into(), Value::Number(self.best_similar_score.clone()));
+        m.insert("best_target".into(), self.best_target.clone().map(Value::String).unwrap_or(Value::Null));
+        let mut pos = Map::new();
+        pos.insert("token_start".into(), self.token_start.clone());
+        pos.insert("token_end".into(), self.token_end.clone());
+        m.insert("position".into(), Value::Object(pos));
+        Value::Object(m)
+    }
+}
+
+/// The official `best_similar_score` value: the int `0` it starts from when
+/// nothing beat it, else the float similarity.
+pub fn similarity_number(best_target: Option<&str>, similarity: f64) -> Number {
+    match best_target {
+        None => Number::from(0),
+        Some(_) => Number::from_f64(similarity).unwrap_or_else(|| Number::from(0)),
+    }
+}
+
+/// One model's entry of a SCORES file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelScores {
+    pub eval_date: String,
+    pub train_size: String,
+    /// The `scores` table as it is in the file (or as computed): row →
+    /// threshold key → {"pass@1": value}.
+    pub scores: Value,
+    /// `results`: language → tasks, languages in order of first appearance.
+    pub results: IndexMap<String, Vec<TaskResult>>,
+}
+
+impl ModelScores {
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("eval_date".into(), Value::String(self.eval_date.clone()));
+        m.insert("train_size".into(), Value::String(self.train_size.clone()));
+        m.insert("scores".into(), self.scores.clone());
+        let mut results = Map::new();
+        for (lang, tasks) in &self.results {
+            results.insert(lang.clone(), Value::Array(tasks.iter().map(TaskResult::to_value).collect()));
+        }
+        m.insert("results".into(), Value::Object(results));
+        Value::Object(m)
+    }
+
+    /// Number of tasks over all languages.
+    pub fn task_count(&self) -> usize {
+        self.results.values().map(Vec::len).sum()
+    }
+}
+
+/// A whole SCORES file: `{model_name: ModelScores}` (the official tool
+/// writes exactly one model; COMBINED files hold several).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScoresFile {
+    pub models: IndexMap<String, ModelScores>,
+}
+
+impl ScoresFile {
+    pub fn single(model: &str, scores: ModelScores) -> ScoresFile {
+        let mut models = IndexMap::new();
+        models.insert(model.to_string(), scores);
+        ScoresFile { models }
+    }
+
+    pub fn to_value(&self) -> Value {
+        Value::Object(self.models.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
+    }
+
+    /// The file's text exactly as `json.dump(output_json, f)` writes it (no
+    /// trailing newline).
+    pub fn to_python_json(&self) -> String {
+        pyjson::dumps(&self.to_value())
+    }
+
+    /// Parse a SCORES file; `origin` (the file name) prefixes every error,
+    /// which names the offending field, e.g. `results.python[3].best_target`.
+    pub fn parse(text: &str, origin: &str) -> Result<ScoresFile, ReportError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ReportError::Json { origin: origin.to_string(), message: e.to_string() })?;
+        let field = |path: &str, message: String| ReportError::Field {
+            origin: origin.to_string(),
+            path: path.to_string(),
+            message,
+        };
+        let Value::Object(top) = value else {
+            return Err(field(
+                "(top level)",
+                format!("expected an object keyed by model name, found {}", kind(&value)),
+            ));
+        };
+        let mut models = IndexMap::new();
+        for (model, entry) in top {
+            let Value::Object(entry) = entry else {
+                return Err(field(&model, format!("expected an object, found {}", kind(&entry))));
+            };
+            let get =
+                |key: &str| entry.get(key).ok_or_else(|| field(&format!("{model}.{key}"), "missing".into()));
+            let string = |key: &str| -> Result<String, ReportError> {
+                match get(key)? {
+                    Value::String(s) => Ok(s.clone()),
+                    v => {
+                        Err(field(&format!("{model}.{key}"), format!("expected a string, found {}", kind(v))))
+                    }
+                }
+            };
+            let eval_date = string("eval_date")?;
+            let train_size = string("train_size")?;
+            let scores = get("scores")?.clone();
+            if !scores.is_object() {
+                return Err(field(
+                    &format!("{model}.scores"),
+                    format!("expected an object, found {}", kind(&scores)),
+                ));
+            }
+            let Value::Object(results_v) = get("results")? else {
+                return Err(field(
+                    &format!("{model}.results"),
+                    "expected an object keyed by language".into(),
+                ));
+            };
+            let mut results = IndexMap::new();
+            for (lang, tasks) in results_v {
+                let Value::Array(tasks) = tasks else {
+                    return Err(field(
+                        &format!("{model}.results.{lang}"),
+                        format!("expected a list, found {}", kind(tasks)),
+                    ));
+                };
+                let mut parsed = Vec::with_capacity(tasks.len());
+                for (i, t) in tasks.iter().enumerate() {
+                    let at = format!("{model}.results.{lang}[{i}]");
+                    parsed
+                        .push(parse_task_result(t).map_err(|(sub, msg)| field(&format!("{at}{sub}"), msg))?);
+                }
+                results.insert(lang.clone(), parsed);
+            }
+            models.insert(model, ModelScores { eval_date, train_size, scores, results });
+        }
+        if models.is_empty() {
+            return Err(ReportError::NoModel { origin: origin.to_string() });
+        }
+        Ok(ScoresFile { models })
+    }
+}
+
+/// A task record; errors are (".field", message).
+fn parse_task_result(v: &Value) -> Result<TaskResult, (String, String)> {
+    let Value::Object(m) = v else {
+        return Err((String::new(), format!("expected an object, found {}", kind(v))));
+    };
+    let get = |key: &str| m.get(key).ok_or_else(|| (format!(".{key}"), "missing".to_string()));
+    let string = |key: &str| match get(key)? {
+        Value::String(s) => Ok(s.clone()),
+        v => Err((format!(".{key}"), format!("expected a string, found {}", kind(v)))),
+    };
+    let is_best_similar = match get("is_best_similar")? {
+        Value::Bool(b) => *b,
+        v => return Err((".is_best_similar".into(), format!("expected a boolean, found {}", kind(v)))),
+    };
+    let best_similar_score = match get("best_similar_score")? {
+        Value::Number(n) => n.clone(),
+        v => return Err((".best_similar_score".into(), format!("expected a number, found {}", kind(v)))),
+    };
+    let best_target = match get("best_target")? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        v => return Err((".best_target".into(), format!("expected a string or null, found {}", kind(v)))),
+    };
+    let Value::Object(pos) = get("position")? else {
+        return Err((".position".into(), "expected an object {token_start, token_end}".into()));
+    };
+    let pos_get =
+        |key: &str| pos.get(key).cloned().ok_or_else(|| (format!(".position.{key}"), "missing".to_string()));
+    Ok(TaskResult {
+        repo: string("repo")?,
+        name: string("name")?,
+        needle_position: get("needle_position")?.clone(),
+        is_best_similar,
+        best_similar_score,
+        best_target,
+        token_start: pos_get("token_start")?,
+        token_end: pos_get("token_end")?,
+    })
+}
+
+/// `train_size` as `compute_score` decides it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrainSize {
+    pub value: String,
+    /// The official code would ask the Hugging Face hub for the model's
+    /// config (names with "/" other than bigcode/starcoder2). Without network
+    /// that lookup fails and the official code itself writes "N/A" — which is
+    /// what `value` holds then.
+    pub needs_hub_lookup: bool,
+}
+
+pub fn train_size(model_name: &str) -> TrainSize {
+    let fixed = |v: &str| TrainSize { value: v.to_string(), needs_hub_lookup: false };
+    let m = model_name;
+    if m.contains('/') {
+        if m.starts_with("bigcode/starcoder2") {
+            fixed("16k")
+        } else {
+            TrainSize { value: "N/A".into(), needs_hub_lookup: true }
+        }
+    } else if m.starts_with("gpt-4-turbo") || m.starts_with("gpt-4o-") {
+        fixed("128k")
+    } else if m.starts_with("gpt-3.5-") {
+        fixed("16k")
+    } else if m.starts_with("gemini-1.5-pro") || m.starts_with("gemini-1.5-flash") {
+        fixed("1000k")
+    } else if m.starts_with("gemini-1.0-pro") {
+        fixed("32k")
+    } else if m.starts_with("claude-3-") {
+        fixed("200k")
+    } else {
+        fixed("N/A")
+    }
+}
+
+/// The last component of a path (either separator).
+fn file_name(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// `compute_score.get_model_name(path)`: `Path(path).stem` split on `_`,
+/// each `slash` segment becomes `/`, the others are concatenated — so other
+/// underscores disappear (`my_model.jsonl` → `mymodel`), as in the official
+/// tool.
+pub fn model_name_from_path(path: &str) -> String {
+    let name = file_name(path);
+    // pathlib's stem: strip the last suffix unless the dot is the first or
+    // last character of the name.
+    let stem = match name.rfind('.') {
+        Some(i) if i > 0 && i < name.len() - 1 => &name[..i],
+        _ => name,
+    };
+    stem.split('_').map(|seg| if seg == "slash" { "/" } else { seg }).collect()
+}
+
+/// The official result path: `os.path.splitext(path)[0] + "-SCORES.json"`.
+pub fn scores_path_for(outputs_path: &str) -> String {
+    let base_start = outputs_path.rfind('/').map_or(0, |i| i + 1);
+    let base = &outputs_path[base_start..];
+    // splitext ignores leading dots of the file name.
+    let lead = base.len() - base.trim_start_matches('.').len();
+    let stem_end = match base[lead..].rfind('.') {
+        Some(i) => base_start + lead + i,
+        None => outputs_path.len(),
+    };
+    format!("{}-SCORES.json", &outputs_path[..stem_end])
+}
+
+/// `str(datetime)` of a UTC instant (`YYYY-MM-DD HH:MM:SS[.ffffff]`, the
+/// microseconds omitted when zero, as Python does). The official tool uses
+/// local time; callers pass whatever instant they want recorded.
+pub fn format_eval_date(unix_seconds: i64, micros: u32) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    let mut out = format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02}");
+    if micros != 0 {
+        out.push_str(&format!(".{micros:06}"));
+    }
+    out
+}
+
+/// Per-task results as CSV (RFC 4180 quoting), one row per task in file
+/// order; numbers in Python's repr so nothing is rounded.
+pub fn results_csv(results: &IndexMap<String, Vec<TaskResult>>) -> String {
+    let mut out = String::from(
+        "language,repo,name,needle_position,is_best_similar,best_similar_score,best_target,token_start,token_end\n",
+    );
+    for (lang, tasks) in results {
+        for t in tasks {
+            let cells = [
+                lang.clone(),
+                t.repo.clone(),
+                t.name.clone(),
+                plain(&t.needle_position),
+                if t.is_best_similar { "true".into() } else { "false".into() },
+                plain(&Value::Number(t.best_similar_score.clone())),
+                t.best_target.clone().unwrap_or_default(),
+                plain(&t.token_start),
+                plain(&t.token_end),
+            ];
+            let row: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => pyjson::dumps(other),
+    }
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outputs_keep_good_lines_and_report_bad_ones() {
+        let text = concat!(
+            r#"{"repo": "a/b", "name": "f", "language": "python", "position_ratio": 0.5, "needle_token_start": 1, "needle_token_end": 2, "output": ["x"], "extra": 1}"#,
+            "\n\n",
+            "{not json\n",
+            r#"{"repo": "a/b", "name": "f", "language": "python", "position_ratio": 0.5, "needle_token_start": 1, "needle_token_end": 2}"#,
+            "\r\n",
+            r#"{"repo": "a/b", "name": "g", "language": "python", "needle_token_start": 1, "needle_token_end": 2, "output": ["y"]}"#,
+            "\n",
+            r#"{"repo": "a/b", "name": "h", "language": "python", "position_ratio": 1, "needle_token_start": 1, "needle_token_end": 2, "output": "z"}"#,
+            "\r",
+            r#"{"repo": "a/b", "name": "i", "language": "rust", "position_ratio": 0.25, "needle_token_start": 3, "needle_token_end": 4, "output": ["w", "v"]}"#,
+        );
+        let f = read_model_outputs(text);
+        assert_eq!(f.outputs.len(), 2);
+        assert_eq!((f.outputs[0].line, f.outputs[0].reply.as_str()), (1, "x"));
+        assert_eq!((f.outputs[1].line, f.outputs[1].reply.as_str()), (7, "w"));
+        let lines: Vec<usize> = f.errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 4, 5, 6]);
+        assert!(f.errors[1].message.contains("\"output\" is missing"), "{}", f.errors[1]);
+        assert!(f.errors[2].message.contains("\"position_ratio\" is missing"), "{}", f.errors[2]);
+        assert!(f.errors[3].message.contains("must be a list"), "{}", f.errors[3]);
+    }
+
+    #[test]
+    fn model_name_and_scores_path_follow_the_official_rules() {
+        assert_eq!(
+            model_name_from_path("results/ntoken_16384/meta-llama_slash_Meta-Llama-3-8B-Instruct.jsonl"),
+            "meta-llama/Meta-Llama-3-8B-Instruct"
+        );
+        assert_eq!(model_name_from_path("gpt-4o-2024-05-13.jsonl"), "gpt-4o-2024-05-13");
+        assert_eq!(model_name_from_path("my_model.v2.jsonl"), "mymodel.v2");
+        assert_eq!(model_name_from_path(".jsonl"), ".jsonl");
+        assert_eq!(scores_path_for("out/a_slash_b.jsonl"), "out/a_slash_b-SCORES.json");
+        assert_eq!(scores_path_for("out.d/model"), "out.d/model-SCORES.json");
+        assert_eq!(scores_path_for("x/.hidden"), "x/.hidden-SCORES.json");
+        assert_eq!(scores_path_for("a.b.jsonl"), "a.b-SCORES.json");
+    }
+
+    #[test]
+    fn train_size_rules() {
+        assert_eq!(train_size("gpt-4o-2024-05-13").value, "128k");
+        assert_eq!(train_size("gpt-4-turbo-2024-04-09").value, "128k");
+        assert_eq!(train_size("gpt-4o").value, "N/A");
+        assert_eq!(train_size("gpt-3.5-turbo-0125").value, "16k");
+        assert_eq!(train_size("gemini-1.5-flash-latest").value, "1000k");
+        assert_eq!(train_size("gemini-1.0-pro").value, "32k");
+        assert_eq!(train_size("claude-3-opus-20240229").value, "200k");
+        assert_eq!(
+            train_size("bigcode/starcoder2-15b"),
+            TrainSize { value: "16k".into(), needs_hub_lookup: false }
+        );
+        assert_eq!(
+            train_size("Qwen/Qwen1.5-7B-Chat"),
+            TrainSize { value: "N/A".into(), needs_hub_lookup: true }
+        );
+        assert_eq!(train_size("mymodel").value, "N/A");
+    }
+
+    #[test]
+    fn eval_date_like_python_str_datetime() {
+        // datetime.utcfromtimestamp(1716068231.078575) → 2024-05-18 21:37:11.078575
+        assert_eq!(format_eval_date(1_716_068_231, 78_575), "2024-05-18 21:37:11.078575");
+        assert_eq!(format_eval_date(0, 0), "1970-01-01 00:00:00");
+        assert_eq!(format_eval_date(951_782_400, 5), "2000-02-29 00:00:00.000005");
+    }
+
+    #[test]
+    fn scores_file_round_trips_in_python_layout() {
+        let text = r#"{"m/x": {"eval_date": "2024-05-13 01:38:17.550466", "train_size": "N/A", "scores": {"all": {"0.0": {"pass@1": 0.5}}}, "results": {"python": [{"repo": "a/b", "name": "f", "needle_position": 0.5, "is_best_similar": false, "best_similar_score": 0, "best_target": null, "position": {"token_start": 1, "token_end": 2}}, {"repo": "a/b", "name": "g\u00e9", "needle_position": 0.1, "is_best_similar": true, "best_similar_score": 1.0, "best_target": "g\u00e9", "position": {"token_start": 3, "token_end": 4}}]}}}"#;
+        let f = ScoresFile::parse(text, "x.json").unwrap();
+        assert_eq!(f.to_python_json(), text);
+        let m = &f.models["m/x"];
+        assert_eq!(m.task_count(), 2);
+        assert_eq!(m.results["python"][0].best_similar_score, Number::from(0));
+        let bad = text.replace(r#""best_target": null"#, r#""best_target": 3"#);
+        let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
+        assert_eq!(e, "x.json: m/x.results.python[0].best_target: expected a string or null, found a number");
+    }
+
+    #[test]
+    fn lines_written_like_json_dumps() {
+        let task = json!({"repo": "a/b", "position_ratio": 0.5, "code_context": "é\n"});
+        assert_eq!(
+            jsonl_line(&task).unwrap(),
+            "{\"repo\": \"a/b\", \"position_ratio\": 0.5, \"code_context\": \"\\u00e9\\n\"}\n"
+        );
+        assert_eq!(
+            output_line(&task, &["r".into()]).unwrap(),
+            "{\"repo\": \"a/b\", \"position_ratio\": 0.5, \"code_context\": \"\\u00e9\\n\", \"output\": [\"r\"]}\n"
+        );
+    }
+
+    #[test]
+    fn csv_quotes_when_needed() {
+        let mut results = IndexMap::new();
+        results.insert(
+            "python".to_string(),
+            vec![TaskResult {
+                repo: "a/b".into(),
+                name: "f,g".into(),
+                needle_position: json!(0.5),
+                is_best_similar: true,
+                best_similar_score: Number::from_f64(0.25).unwrap(),
+                best_target: Some("say \"hi\"".into()),
+                token_start: json!(1),
+                token_end: json!(2),
+            }],
+        );
+        assert_eq!(
+            results_csv(&results).lines().nth(1).unwrap(),
+            "python,a/b,\"f,g\",0.5,true,0.25,\"say \"\"hi\"\"\",1,2"
+        );
+    }
 }

@@ -1,5 +1,462 @@
 //! `repoqa`: the native command-line tool over the same core as the web app.
-fn main() {
-    eprintln!("repoqa: being written");
-    std::process::exit(2);
+//!
+//! - `repoqa prompts`: the official task dicts (JSONL) for a dataset;
+//! - `repoqa score`: score a model-outputs JSONL like `repoqa.compute_score`
+//!   and write the official `-SCORES.json`;
+//! - `repoqa verify`: recompute a SCORES file's table (and, given the
+//!   outputs and dataset, every task) and list each mismatch.
+//!
+//! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
+//! naming the file, line and field).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use repoqa::dataset::Dataset;
+use repoqa::report::{self, ScoresFile};
+use repoqa::score::{self, Candidates, ScoreOptions, Scorer};
+
+#[derive(Parser)]
+#[command(
+    name = "repoqa",
+    version,
+    about = "RepoQA Searching-Needle-Function: official prompts and scores, computed locally"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CandidatesArg {
+    /// Official: the repo's needles.
+    Needles,
+    /// NOT OFFICIAL: every repo function that appears in the prompt.
+    Context,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CleanArg {
+    None,
+    PositionalPadding,
+    NoPadding,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the official tasks (one JSON dict per line, official key order).
+    Prompts {
+        /// Dataset file (.json or .json.gz).
+        #[arg(long)]
+        dataset_path: PathBuf,
+        #[arg(long, default_value_t = 16384)]
+        code_context_size: usize,
+        /// Comma-separated languages to keep (default: all, dataset order).
+        #[arg(long, value_delimiter = ',')]
+        languages: Option<Vec<String>>,
+        /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
+        #[arg(long, value_enum, default_value = "none")]
+        clean_ctx_comments: CleanArg,
+        /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+        #[arg(long)]
+        tokenizer: Option<PathBuf>,
+        /// Output JSONL file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
+    Score {
+        /// Model outputs JSONL (task dicts with "output": [reply]).
+        #[arg(long)]
+        model_output_path: PathBuf,
+        /// Dataset file (default: $REPOQA_DATA_OVERRIDE_PATH; nothing is downloaded).
+        #[arg(long)]
+        dataset_path: Option<PathBuf>,
+        /// Remove comments from replies and references before comparing.
+        #[arg(long)]
+        ignore_comments: bool,
+        /// Candidates a reply is matched against.
+        #[arg(long, value_enum, default_value = "needles")]
+        candidates: CandidatesArg,
+        /// Model name (default: from the file name, `_slash_` → `/`, like the official tool).
+        #[arg(long)]
+        model: Option<String>,
+        /// SCORES file to write (default: <outputs without extension>-SCORES.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Replace an existing SCORES file (the old one is kept as <file>.bak, like the official tool).
+        #[arg(long)]
+        overwrite: bool,
+        /// train_size to record (default: the official rules; hub lookups give "N/A" offline).
+        #[arg(long)]
+        train_size: Option<String>,
+        /// eval_date to record (default: now, UTC, as `str(datetime)`).
+        #[arg(long)]
+        eval_date: Option<String>,
+        /// Also write the per-task results as CSV.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Score the good lines even if some lines are broken (they are listed).
+        #[arg(long)]
+        skip_broken_lines: bool,
+    },
+    /// Check a SCORES file: recompute its table from its results; with the
+    /// outputs and dataset, re-score every task too.
+    Verify {
+        #[arg(long)]
+        scores: PathBuf,
+        #[arg(long, requires = "dataset_path")]
+        model_output_path: Option<PathBuf>,
+        #[arg(long, requires = "model_output_path")]
+        dataset_path: Option<PathBuf>,
+        /// The scores were made with --ignore-comments.
+        #[arg(long)]
+        ignore_comments: bool,
+        /// Re-score the good lines even if some outputs lines are broken.
+        #[arg(long)]
+        skip_broken_lines: bool,
+    },
+}
+
+/// A user-facing failure: the message (one line) and the exit code.
+struct Failure(String, u8);
+
+fn bad(msg: impl Into<String>) -> Failure {
+    Failure(msg.into(), 2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Prompts {
+            dataset_path,
+            code_context_size,
+            languages,
+            clean_ctx_comments,
+            tokenizer,
+            out,
+        } => prompts(&dataset_path, code_context_size, languages, clean_ctx_comments, tokenizer, &out),
+        Command::Score {
+            model_output_path,
+            dataset_path,
+            ignore_comments,
+            candidates,
+            model,
+            out,
+            overwrite,
+            train_size,
+            eval_date,
+            csv,
+            skip_broken_lines,
+        } => score_cmd(ScoreArgs {
+            outputs: model_output_path,
+            dataset: dataset_path,
+            options: ScoreOptions {
+                ignore_comments,
+                candidates: match candidates {
+                    CandidatesArg::Needles => Candidates::Needles,
+                    CandidatesArg::Context => Candidates::Context,
+                },
+            },
+            model,
+            out,
+            overwrite,
+            train_size,
+            eval_date,
+            csv,
+            skip_broken_lines,
+        }),
+        Command::Verify { scores, model_output_path, dataset_path, ignore_comments, skip_broken_lines } => {
+            verify(
+                &scores,
+                model_output_path.as_deref(),
+                dataset_path.as_deref(),
+                ignore_comments,
+                skip_broken_lines,
+            )
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg, code)) => {
+            eprintln!("repoqa: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn read_bytes(path: &Path, what: &str) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| bad(format!("{what} {}: {e}", path.display())))
+}
+
+fn read_text(path: &Path, what: &str) -> Result<String, Failure> {
+    let bytes = read_bytes(path, what)?;
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "{what} {}: not UTF-8 text (first bad byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn load_dataset(path: &Path) -> Result<Dataset, Failure> {
+    let bytes = read_bytes(path, "dataset")?;
+    Dataset::from_bytes(&bytes, &path.display().to_string()).map_err(|e| bad(e.to_string()))
+}
+
+fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(p) = given {
+        return Ok(p);
+    }
+    match std::env::var_os("REPOQA_DATA_OVERRIDE_PATH") {
+        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
+        _ => Err(bad(
+            "no dataset: pass --dataset-path (or set REPOQA_DATA_OVERRIDE_PATH); this tool never downloads the release",
+        )),
+    }
+}
+
+/// `str(datetime)` of now, in UTC.
+fn now_eval_date() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
+}
+
+fn prompts(
+    dataset_path: &Path,
+    size: usize,
+    languages: Option<Vec<String>>,
+    clean: CleanArg,
+    tokenizer: Option<PathBuf>,
+    out: &Path,
+) -> Result<(), Failure> {
+    use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions};
+    use repoqa::lang::Language;
+    let dataset = load_dataset(dataset_path)?;
+    let selected: Option<Vec<Language>> = match &languages {
+        None => None,
+        Some(names) => {
+            let mut ls = Vec::new();
+            for name in names {
+                let l = Language::from_name(name.trim()).map_err(|e| bad(format!("--languages: {e}")))?;
+                if dataset.repos(l.name()).is_none() {
+                    eprintln!("repoqa: note: the dataset {} has no {l} repos", dataset_path.display());
+                }
+                ls.push(l);
+            }
+            Some(ls)
+        }
+    };
+    let tok_path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let options = ContextOptions {
+        code_context_size: size,
+        comment_mode: match clean {
+            CleanArg::None => CommentMode::None,
+            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+            CleanArg::NoPadding => CommentMode::NoPadding,
+        },
+        ..ContextOptions::default()
+    };
+    let specs = context::task_specs(&dataset, selected.as_deref());
+    let mut builder = ContextBuilder::new(&dataset, options, &tok);
+    let mut text = String::new();
+    let total = specs.len();
+    for (i, spec) in specs.iter().enumerate() {
+        let task = builder.build(spec).map_err(|e| bad(e.to_string()))?;
+        text.push_str(&report::jsonl_line(&task).map_err(|e| bad(e.to_string()))?);
+        if (i + 1) % 10 == 0 || i + 1 == total {
+            eprint!("\rprompts: {}/{} tasks", i + 1, total);
+        }
+    }
+    eprintln!();
+    if out.exists() {
+        eprintln!("repoqa: replacing {}", out.display());
+    }
+    std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!("prompts: wrote {total} tasks to {}", out.display());
+    Ok(())
+}
+
+struct ScoreArgs {
+    outputs: PathBuf,
+    dataset: Option<PathBuf>,
+    options: ScoreOptions,
+    model: Option<String>,
+    out: Option<PathBuf>,
+    overwrite: bool,
+    train_size: Option<String>,
+    eval_date: Option<String>,
+    csv: Option<PathBuf>,
+    skip_broken_lines: bool,
+}
+
+fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelOutput>, Failure> {
+    let text = read_text(path, "model outputs")?;
+    let file = report::read_model_outputs(&text);
+    for e in &file.errors {
+        eprintln!("repoqa: {}: {e}", path.display());
+    }
+    if !file.errors.is_empty() && !skip_broken {
+        return Err(bad(format!(
+            "{}: {} broken line(s) (listed above); fix them or pass --skip-broken-lines to score the other {}",
+            path.display(),
+            file.errors.len(),
+            file.outputs.len()
+        )));
+    }
+    if file.outputs.is_empty() {
+        return Err(bad(format!("{}: no model outputs", path.display())));
+    }
+    Ok(file.outputs)
+}
+
+fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
+    let outputs_str = a.outputs.to_string_lossy().into_owned();
+    let dataset_path = dataset_path_or_env(a.dataset)?;
+    let outputs = read_outputs(&a.outputs, a.skip_broken_lines)?;
+    let dataset = load_dataset(&dataset_path)?;
+    let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
+    let official = a.options.candidates == Candidates::Needles;
+    if !official {
+        eprintln!("repoqa: NOTE: --candidates context is NOT the official scoring; these scores are not comparable with published ones");
+    }
+    let out = a.out.unwrap_or_else(|| {
+        let p = report::scores_path_for(&outputs_str);
+        // Never let a non-official file take the official name.
+        PathBuf::from(if official { p } else { p.replace("-SCORES.json", "-CONTEXT-SCORES.json") })
+    });
+    if out.exists() && !a.overwrite {
+        return Err(bad(format!(
+            "{} already exists; pass --overwrite (it is then kept as a .bak) or --out",
+            out.display()
+        )));
+    }
+
+    let mut scorer = Scorer::new(&dataset, a.options);
+    let total = outputs.len();
+    let run = scorer
+        .score_all(&outputs, |done, total| {
+            if done % 25 == 0 || done == total {
+                eprint!("\rscoring {model}: {done}/{total}");
+            }
+        })
+        .map_err(|e| bad(e.to_string()))?;
+    eprintln!();
+
+    let train_size = match a.train_size {
+        Some(t) => t,
+        None => {
+            let t = report::train_size(&model);
+            if t.needs_hub_lookup {
+                eprintln!(
+                    "repoqa: train_size of {model} needs a Hugging Face hub lookup (no network here): writing \"N/A\", as the official tool does when the lookup fails; use --train-size to set it"
+                );
+            }
+            t.value
+        }
+    };
+    let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
+    let file = ScoresFile::single(&model, run.model_scores(&eval_date, &train_size));
+
+    println!(
+        "{}",
+        run.table.render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
+    );
+
+    if out.exists() {
+        let mut bak = PathBuf::from(format!("{}.bak", out.display()));
+        while bak.exists() {
+            bak = PathBuf::from(format!("{}.bak", bak.display()));
+        }
+        std::fs::rename(&out, &bak).map_err(|e| bad(format!("cannot back up {}: {e}", out.display())))?;
+        eprintln!("repoqa: backed up {} to {}", out.display(), bak.display());
+    }
+    std::fs::write(&out, file.to_python_json())
+        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!("repoqa: wrote {}", out.display());
+    if let Some(csv) = a.csv {
+        std::fs::write(&csv, report::results_csv(&run.results))
+            .map_err(|e| bad(format!("cannot write {}: {e}", csv.display())))?;
+        eprintln!("repoqa: wrote {}", csv.display());
+    }
+    Ok(())
+}
+
+fn verify(
+    scores_path: &Path,
+    outputs: Option<&Path>,
+    dataset: Option<&Path>,
+    ignore_comments: bool,
+    skip_broken_lines: bool,
+) -> Result<(), Failure> {
+    let text = read_text(scores_path, "scores file")?;
+    let file =
+        ScoresFile::parse(&text, &scores_path.display().to_string()).map_err(|e| bad(e.to_string()))?;
+    let mut mismatches = Vec::new();
+    for (model, ms) in &file.models {
+        let found = score::verify_table(ms);
+        println!(
+            "{}: {model}: table of {} rows recomputed from {} tasks: {}",
+            scores_path.display(),
+            ms.scores.as_object().map_or(0, |o| o.len()),
+            ms.task_count(),
+            if found.is_empty() { "OK".to_string() } else { format!("{} mismatch(es)", found.len()) }
+        );
+        mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
+    }
+    if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
+        if file.models.len() != 1 {
+            return Err(bad(format!(
+                "{}: holds {} models; re-scoring needs a single-model file",
+                scores_path.display(),
+                file.models.len()
+            )));
+        }
+        let outputs = read_outputs(outputs_path, skip_broken_lines)?;
+        let dataset = load_dataset(dataset_path)?;
+        let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
+        let run = Scorer::new(&dataset, options)
+            .score_all(&outputs, |done, total| {
+                if done % 25 == 0 || done == total {
+                    eprint!("\rre-scoring: {done}/{total}");
+                }
+            })
+            .map_err(|e| bad(e.to_string()))?;
+        eprintln!();
+        let (model, ms) = file.models.iter().next().expect("one model");
+        let found = score::verify_results(&ms.results, &run.results);
+        println!(
+            "{}: {model}: {} tasks re-scored from {}: {}",
+            scores_path.display(),
+            run.evaluations.len(),
+            outputs_path.display(),
+            if found.is_empty() { "OK".to_string() } else { format!("{} mismatch(es)", found.len()) }
+        );
+        mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
+        let ours = run.table.to_value();
+        if repoqa::pyjson::dumps(&ours) != repoqa::pyjson::dumps(&ms.scores) {
+            mismatches.push((
+                model.clone(),
+                score::Mismatch {
+                    at: "scores (from re-scored tasks)".into(),
+                    expected: "the file's table".into(),
+                    actual: "a different table".into(),
+                },
+            ));
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    for (model, m) in &mismatches {
+        let _ = writeln!(stdout, "MISMATCH {model}: {m}");
+    }
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure(format!("{}: {} mismatch(es)", scores_path.display(), mismatches.len()), 1))
+    }
 }

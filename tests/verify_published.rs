@@ -1,0 +1,139 @@
+//! The 30 published `-SCORES.json` files of the RepoQA paper (shared
+//! fixtures, not copied into the project): every `scores` table recomputed
+//! from the file's own `results` must equal the published one exactly, and
+//! our Python-format writer must reproduce what Python's `json.dumps` writes
+//! for the same data, byte for byte.
+
+mod common;
+
+use std::path::PathBuf;
+
+use repoqa::report::ScoresFile;
+use repoqa::score::verify_table;
+
+fn published_dir() -> PathBuf {
+    let d = PathBuf::from(
+        std::env::var("REPOQA_PUBLISHED_SCORES")
+            .unwrap_or_else(|_| "/work/shared/fixtures/published-scores".into()),
+    );
+    assert!(
+        d.is_dir(),
+        "{} missing (set REPOQA_PUBLISHED_SCORES to the folder of published -SCORES.json files)",
+        d.display()
+    );
+    d
+}
+
+fn published_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(published_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("-SCORES.json")))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn recomputed_tables_equal_the_published_ones() {
+    let files = published_files();
+    assert_eq!(files.len(), 30, "expected the 30 published SCORES files");
+    let mut tasks = 0;
+    let mut cells = 0;
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = ScoresFile::parse(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        for (model, scores) in &file.models {
+            tasks += scores.task_count();
+            cells += scores.scores.as_object().map_or(0, |rows| rows.len() * 11);
+            for m in verify_table(scores) {
+                failures.push(format!("{name} ({model}): {m}"));
+            }
+        }
+    }
+    println!(
+        "verify_published: {} files, {} tasks, {} table cells recomputed, {} mismatches",
+        files.len(),
+        tasks,
+        cells,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn python_format_rewrite_matches_python_json_dumps() {
+    let files = published_files();
+    let mut identical_to_published = 0;
+    let mut identical_to_python = 0;
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = ScoresFile::parse(&text, &name).unwrap();
+        let ours = file.to_python_json();
+        // Parses back to the same data.
+        let a: serde_json::Value = serde_json::from_str(&ours).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if a != b {
+            failures.push(format!("{name}: re-serialized file parses to different data"));
+        }
+        if ours == text {
+            identical_to_published += 1;
+        }
+        // What Python writes for the same data: json.dumps(json.load(f)).
+        let python = common::run_oracle("score.py", &["redump", path.to_str().unwrap()], None);
+        if ours.as_bytes() == python.as_slice() {
+            identical_to_python += 1;
+        } else {
+            let p = String::from_utf8_lossy(&python);
+            let at = ours.bytes().zip(p.bytes()).position(|(x, y)| x != y).unwrap_or(ours.len().min(p.len()));
+            failures.push(format!(
+                "{name}: differs from Python's json.dumps at byte {at}: ours {:?} python {:?}",
+                &ours[at.saturating_sub(40)..(at + 40).min(ours.len())],
+                &p[at.saturating_sub(40)..(at + 40).min(p.len())]
+            ));
+        }
+    }
+    println!(
+        "verify_published: {} files re-serialized; {} byte-identical to Python's json.dumps of the same data; \
+         {} byte-identical to the published file (the published files are pretty-printed, Python's json.dump is not)",
+        files.len(),
+        identical_to_python,
+        identical_to_published
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(identical_to_python, files.len());
+}
+
+/// The same checks through the CLI: `repoqa verify --scores F` exits 0.
+#[test]
+fn cli_verify_accepts_every_published_file() {
+    let bin = env!("CARGO_BIN_EXE_repoqa");
+    let files = published_files();
+    for path in &files {
+        let out = std::process::Command::new(bin).arg("verify").arg("--scores").arg(path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "repoqa verify --scores {} failed ({}):\n{}{}",
+            path.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A tampered file fails with exit 1 and names the cell.
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let model = v.as_object().unwrap().keys().next().unwrap().clone();
+    v[&model]["scores"]["all"]["0.5"]["pass@1"] = serde_json::json!(0.123);
+    let tampered = common::scratch("verify_published").join("tampered-SCORES.json");
+    std::fs::write(&tampered, serde_json::to_string(&v).unwrap()).unwrap();
+    let out = std::process::Command::new(bin).arg("verify").arg("--scores").arg(&tampered).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("scores.all.0.5"), "{stdout}");
+    println!("verify_published: CLI verify passed {} files and rejected a tampered one", files.len());
+}
