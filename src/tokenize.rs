@@ -72,6 +72,12 @@ impl Tokenizer {
         self.inner.get_vocab_size(true)
     }
 
+    /// The underlying HF tokenizer (read-only), for callers that check its
+    /// configuration before taking shortcuts (context::Counter).
+    pub fn hf(&self) -> &tokenizers::Tokenizer {
+        &self.inner
+    }
+
     /// Forget memoized counts (e.g. after a dataset is unloaded).
     pub fn clear_memo(&self) {
         self.lock().clear();
