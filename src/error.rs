@@ -19,4 +19,6 @@ pub enum Error {
     Report(#[from] crate::report::ReportError),
     #[error("{0}")]
     Score(#[from] crate::score::ScoreError),
+    #[error("{0}")]
+    Curate(#[from] crate::curate::CurateError),
 }

@@ -15,9 +15,11 @@
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+//! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 
 pub mod bleu;
 pub mod context;
+pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod lang;

@@ -1,0 +1,3 @@
+module example.com/csvstat
+
+go 1.21

@@ -1,0 +1,258 @@
+//! The six RepoQA languages: tree-sitter grammars, the official
+//! `FUNCTION_QUERY` / `COMMENT_QUERY` (repoqa/utility.py) and the comment
+//! prefix of the synthetic `Path:` lines (search_needle_function.py).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use thiserror::Error;
+use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator, Tree};
+
+#[derive(Debug, Error)]
+pub enum GrammarError {
+    #[error("unknown language {name:?} (expected one of python, cpp, java, typescript, rust, go)")]
+    UnknownLanguage { name: String },
+    #[error("tree-sitter could not parse {language} source of {len} bytes")]
+    ParseFailed { language: Language, len: usize },
+}
+
+/// A language of the benchmark, named as in the dataset's top-level keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Language {
+    Python,
+    Cpp,
+    Java,
+    TypeScript,
+    Rust,
+    Go,
+}
+
+impl Language {
+    /// In the order of the official dataset file.
+    pub const ALL: [Language; 6] = [
+        Language::Python,
+        Language::Cpp,
+        Language::Java,
+        Language::TypeScript,
+        Language::Rust,
+        Language::Go,
+    ];
+
+    /// The dataset key: `python`, `cpp`, `java`, `typescript`, `rust`, `go`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Cpp => "cpp",
+            Language::Java => "java",
+            Language::TypeScript => "typescript",
+            Language::Rust => "rust",
+            Language::Go => "go",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<Language, GrammarError> {
+        Language::ALL
+            .into_iter()
+            .find(|l| l.name() == name)
+            .ok_or_else(|| GrammarError::UnknownLanguage { name: name.to_string() })
+    }
+
+    /// `COMMENT_PREFIX` of search_needle_function.py.
+    pub fn comment_prefix(self) -> &'static str {
+        match self {
+            Language::Python => "#",
+            _ => "//",
+        }
+    }
+
+    /// `FUNCTION_QUERY` of repoqa/utility.py.
+    pub fn function_query_source(self) -> &'static str {
+        match self {
+            Language::Python => "(function_definition name: (_)) @fdef",
+            Language::Java => "(method_declaration name: (_)) @fdef",
+            Language::TypeScript => "(function_declaration name: (_)) @fdef",
+            Language::Rust => "(function_item name: (_)) @fdef",
+            Language::Cpp => {
+                "(function_definition declarator: (function_declarator declarator: (identifier))) @fdef"
+            }
+            Language::Go => "(function_declaration name: (_)) @fdef",
+        }
+    }
+
+    /// `COMMENT_QUERY` of repoqa/utility.py: several queries whose captures
+    /// the official code concatenates, query by query.
+    pub fn comment_query_sources(self) -> &'static [&'static str] {
+        match self {
+            Language::Python => &[
+                "(block (expression_statement (string) @docstring))",
+                "(comment) @comment",
+            ],
+            Language::Java | Language::Rust => {
+                &["(line_comment) @comment", "(block_comment) @comment"]
+            }
+            Language::Cpp | Language::TypeScript | Language::Go => &["(comment) @comment"],
+        }
+    }
+
+    /// The grammar crate and version compiled into this build.
+    pub fn grammar_crate(self) -> &'static str {
+        match self {
+            Language::Python => "tree-sitter-python 0.25",
+            Language::Cpp => "tree-sitter-cpp 0.23",
+            Language::Java => "tree-sitter-java 0.23",
+            Language::TypeScript => "tree-sitter-typescript 0.23",
+            Language::Rust => "tree-sitter-rust 0.24",
+            Language::Go => "tree-sitter-go 0.25",
+        }
+    }
+
+    pub fn ts_language(self) -> tree_sitter::Language {
+        match self {
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The compiled grammar and queries of this language (built once).
+    pub fn grammar(self) -> &'static Grammar {
+        static GRAMMARS: [OnceLock<Grammar>; 6] = [const { OnceLock::new() }; 6];
+        GRAMMARS[self.index()].get_or_init(|| Grammar::new(self))
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A language's tree-sitter grammar with its official queries compiled.
+pub struct Grammar {
+    pub language: Language,
+    ts: tree_sitter::Language,
+    function_query: Query,
+    comment_queries: Vec<Query>,
+}
+
+/// A byte range `[start, end)` of a capture in the parsed source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Grammar {
+    fn new(language: Language) -> Grammar {
+        let ts = language.ts_language();
+        // The queries are constants of this file; a failure is a bug in this
+        // build (a grammar without the node kinds), caught by the unit tests.
+        let compile = |src: &str| {
+            Query::new(&ts, src)
+                .unwrap_or_else(|e| panic!("official query for {language} does not compile: {e}"))
+        };
+        let function_query = compile(language.function_query_source());
+        let comment_queries = language.comment_query_sources().iter().map(|q| compile(q)).collect();
+        Grammar { language, ts, function_query, comment_queries }
+    }
+
+    pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
+        let mut parser = Parser::new();
+        parser
+            .set_language(&self.ts)
+            .map_err(|_| GrammarError::ParseFailed { language: self.language, len: source.len() })?;
+        parser
+            .parse(source, None)
+            .ok_or(GrammarError::ParseFailed { language: self.language, len: source.len() })
+    }
+
+    /// Captures of `FUNCTION_QUERY` in the order tree-sitter reports them
+    /// (the order the official `query.captures()` returns).
+    pub fn function_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
+        captures(&self.function_query, tree, source)
+    }
+
+    /// Captures of every `COMMENT_QUERY`, concatenated query by query as the
+    /// official code does (`capture_list += query.captures(root)`).
+    pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
+        let mut spans: Vec<Span> =
+            self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect();
+        if self.language == Language::Rust {
+            // tree-sitter-rust ≥ 0.21 ends a doc `line_comment` (`/// x`,
+            // `//! x`) after its "\n"; the official grammar (tree-sitter-
+            // languages 1.10.2) never includes the newline in a line comment.
+            for s in &mut spans {
+                if s.end > s.start && source.get(s.end - 1) == Some(&b'\n') {
+                    s.end -= 1;
+                }
+            }
+        }
+        if self.language == Language::TypeScript {
+            // tree-sitter-typescript 0.23 ends a `//` comment before "\r",
+            // U+2028 and U+2029; the official grammar's `//.*` runs to the
+            // next "\n" (so CRLF files lose the "\r" with the comment).
+            for s in &mut spans {
+                if source.get(s.start..s.start + 2) == Some(b"//") {
+                    let rest = source.get(s.end..).unwrap_or_default();
+                    s.end += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+            }
+        }
+        spans
+    }
+
+    /// Number of nodes with errors, for diagnostics.
+    pub fn has_error(tree: &Tree) -> bool {
+        tree.root_node().has_error()
+    }
+}
+
+fn captures(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Span> {
+    let mut cursor = QueryCursor::new();
+    let mut out = Vec::new();
+    let mut it = cursor.captures(query, tree.root_node(), source);
+    while let Some((m, idx)) = it.next() {
+        let node = m.captures[*idx].node;
+        out.push(Span { start: node.start_byte(), end: node.end_byte() });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_official_query_compiles_and_finds_a_function() {
+        let samples = [
+            (Language::Python, "def f(x):\n    return x\n"),
+            (Language::Cpp, "int f(int x) { return x; }\n"),
+            (Language::Java, "class A { int f(int x) { return x; } }\n"),
+            (Language::TypeScript, "function f(x: number): number { return x; }\n"),
+            (Language::Rust, "fn f(x: i32) -> i32 { x }\n"),
+            (Language::Go, "package m\nfunc f(x int) int { return x }\n"),
+        ];
+        for (lang, src) in samples {
+            let g = lang.grammar();
+            let tree = g.parse(src.as_bytes()).unwrap();
+            assert!(!Grammar::has_error(&tree), "{lang}: parse error");
+            let spans = g.function_spans(&tree, src.as_bytes());
+            assert_eq!(spans.len(), 1, "{lang}: {spans:?}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for l in Language::ALL {
+            assert_eq!(Language::from_name(l.name()).unwrap(), l);
+        }
+        assert!(Language::from_name("cobol").is_err());
+    }
+}

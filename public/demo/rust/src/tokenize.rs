@@ -1,0 +1,147 @@
+//! Token counts as the official harness computes them:
+//! `len(tokenizer.tokenize(text))` with CodeLlama's tokenizer, one
+//! independent call per piece of text (PARITY.md T1–T4).
+//!
+//! Any HF `tokenizer.json` is accepted; the default is a Llama-2 file
+//! (CodeLlama's vocabulary without its 16 infilling tokens, which never occur
+//! in source code), fetched by `scripts/setup.sh` into `.tools/`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TokenizerError {
+    #[error("tokenizer file {origin}: not a valid HF tokenizer.json: {message}")]
+    Invalid { origin: String, message: String },
+    #[error("tokenizer file {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("tokenizer failed on a text of {len} bytes: {message}")]
+    Encode { len: usize, message: String },
+}
+
+/// A HF tokenizer used the way `transformers`' `tokenizer.tokenize()` uses it
+/// (no special tokens added), with a memo of counts: the context builder asks
+/// for the same lines over and over.
+pub struct Tokenizer {
+    inner: tokenizers::Tokenizer,
+    /// Where it came from, for messages and the self-check.
+    pub origin: String,
+    counts: Mutex<HashMap<String, usize>>,
+}
+
+impl Tokenizer {
+    /// Load a `tokenizer.json` from its bytes; `origin` names it in errors.
+    pub fn from_json_bytes(bytes: &[u8], origin: &str) -> Result<Tokenizer, TokenizerError> {
+        let inner = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| TokenizerError::Invalid {
+            origin: origin.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(Tokenizer { inner, origin: origin.to_string(), counts: Mutex::new(HashMap::new()) })
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_file(path: &std::path::Path) -> Result<Tokenizer, TokenizerError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| TokenizerError::Io { path: path.display().to_string(), source })?;
+        Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// `tokenizer.tokenize(text)`: the token strings.
+    pub fn tokens(&self, text: &str) -> Result<Vec<String>, TokenizerError> {
+        let enc = self
+            .inner
+            .encode(text, false)
+            .map_err(|e| TokenizerError::Encode { len: text.len(), message: e.to_string() })?;
+        Ok(enc.get_tokens().to_vec())
+    }
+
+    /// `len(tokenizer.tokenize(text))`, memoized.
+    pub fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        if let Some(n) = self.lock().get(text) {
+            return Ok(*n);
+        }
+        let n = self.tokens(text)?.len();
+        self.lock().insert(text.to_string(), n);
+        Ok(n)
+    }
+
+    /// Size of the vocabulary (with added tokens), for the self-check.
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    /// The underlying HF tokenizer (read-only), for callers that check its
+    /// configuration before taking shortcuts (context::Counter).
+    pub fn hf(&self) -> &tokenizers::Tokenizer {
+        &self.inner
+    }
+
+    /// Forget memoized counts (e.g. after a dataset is unloaded).
+    pub fn clear_memo(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        // A poisoned memo only means another thread panicked mid-insert; the
+        // map itself is still a valid cache.
+        self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Path of the default tokenizer file for native use: `$REPOQA_TOKENIZER`, or
+/// `.tools/tokenizer.json` in the project (put there by `scripts/setup.sh`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn default_tokenizer_path() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("REPOQA_TOKENIZER") {
+        return p.into();
+    }
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/tokenizer.json")
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(crate) fn test_tokenizer() -> &'static Tokenizer {
+    static T: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let path = default_tokenizer_path();
+        Tokenizer::from_file(&path).unwrap_or_else(|e| {
+            panic!("{e}\n(run scripts/setup.sh to fetch the tokenizer, or set REPOQA_TOKENIZER)")
+        })
+    })
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    // PARITY.md T1–T3, as printed by the official harness's tokenizer.
+    #[test]
+    fn quirks_of_per_call_tokenization() {
+        let t = test_tokenizer();
+        let toks = |s: &str| t.tokens(s).unwrap();
+        assert_eq!(toks("def f():\n"), ["▁def", "▁f", "():", "<0x0A>"]);
+        assert_eq!(toks("\n"), ["▁", "<0x0A>"]);
+        assert!(toks("").is_empty());
+        assert_eq!(toks(" "), ["▁▁"]);
+        assert_eq!(toks("  \n"), ["▁▁▁", "<0x0A>"]);
+        assert_eq!(toks("\tfoo\n"), ["▁", "<0x09>", "foo", "<0x0A>"]);
+        assert_eq!(toks("...\n"), ["▁...", "<0x0A>"]);
+        assert_eq!(toks("\r\n"), ["▁\r", "<0x0A>"]);
+        assert_eq!(toks("<s> hi </s>\n"), ["<s>", "▁", "▁hi", "▁", "</s>", "▁", "<0x0A>"]);
+    }
+
+    #[test]
+    fn count_is_memoized_and_equal_to_tokens() {
+        let t = test_tokenizer();
+        let s = "    return self.value  # café\n";
+        assert_eq!(t.count(s).unwrap(), t.tokens(s).unwrap().len());
+        assert_eq!(t.count(s).unwrap(), t.tokens(s).unwrap().len());
+    }
+
+    #[test]
+    fn bad_file_is_a_clear_error() {
+        let e = Tokenizer::from_json_bytes(b"{not json", "upload.json").err().unwrap();
+        assert!(e.to_string().starts_with("tokenizer file upload.json:"), "{e}");
+    }
+}

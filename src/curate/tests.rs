@@ -1,0 +1,168 @@
+//! End-to-end tests of `curate_repo` on small synthetic repos: the steps
+//! together, every error, the warnings.
+
+use super::*;
+
+/// A Python package of `n` small functions spread over two files, with
+/// non-ASCII text before some of them.
+fn python_repo(n: usize) -> Vec<SourceFile> {
+    let mut a = String::from("\"\"\"Módulo de ejemplo ✓.\"\"\"\nfrom .b import helper_0\n\n");
+    let mut b = String::from("import os\n\n");
+    for i in 0..n {
+        let body = format!(
+            "def helper_{i}(x):\n    # añade {i} — comentario\n    total = x + {i}\n    return total * 2\n\n\n"
+        );
+        if i % 2 == 0 {
+            b.push_str(&body);
+        } else {
+            a.push_str(&body);
+        }
+    }
+    vec![
+        SourceFile::new("pkg/a.py", a.into_bytes()),
+        SourceFile::new("pkg/b.py", b.into_bytes()),
+        SourceFile::new("README.md", b"# not python".to_vec()),
+    ]
+}
+
+fn opts() -> CurateOptions {
+    let mut o = CurateOptions::new(Language::Python, "demo/pkg");
+    o.entry = Some("pkg".to_string());
+    o.topic = Some("testing".to_string());
+    o
+}
+
+fn all_described(report: &CurateReport) -> Descriptions {
+    report.sampled.iter().map(|n| (n.name.clone(), format!("\n1. **Purpose**: {}.\n", n.name.len()))).collect()
+}
+
+#[test]
+fn curates_a_small_repo_end_to_end() {
+    let files = python_repo(14);
+    let first = curate_repo(&files, &opts(), &Descriptions::new()).unwrap();
+    assert_eq!(first.sampled.len(), 10);
+    assert!(first.repo.needles.is_empty());
+    assert_eq!(first.missing_descriptions().len(), 10);
+    assert!(first.warnings.contains(&CurateWarning::FewerNeedles { kept: 0, sampled: 10 }));
+
+    let report = curate_repo(&files, &opts(), &all_described(&first)).unwrap();
+    let repo = &report.repo;
+    assert_eq!(repo.content.keys().collect::<Vec<_>>(), ["pkg/a.py", "pkg/b.py"]);
+    assert_eq!(repo.dependency["pkg/a.py"], ["pkg/b.py"]);
+    assert_eq!(repo.file_order(), ["pkg/b.py", "pkg/a.py"]);
+    assert_eq!(repo.functions.keys().collect::<Vec<_>>(), ["pkg/b.py", "pkg/a.py"]);
+    assert_eq!(repo.needles.len(), 10);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(report.stats.functions, 14);
+    assert_eq!(repo.entrypoint_path.as_deref(), Some("pkg"));
+    assert_eq!(repo.commit_sha.as_deref(), Some(content_digest(&repo.content).as_str()));
+    // Same seed, same needles; the sample is a function of the seed.
+    let names: Vec<&str> = repo.needles.iter().map(|n| n.name.as_str()).collect();
+    let again = curate_repo(&files, &opts(), &all_described(&first)).unwrap();
+    assert_eq!(again.repo, report.repo);
+    let mut other = opts();
+    other.seed += 1;
+    let other = curate_repo(&files, &other, &Descriptions::new()).unwrap();
+    let other_names: Vec<&str> = other.sampled.iter().map(|n| n.name.as_str()).collect();
+    assert_ne!(names, other_names);
+    // Each needle's code is its function; the global offsets of a.py count
+    // b.py's code points, not its (larger) byte length.
+    for n in &repo.needles {
+        let code = report.needle_code(n).unwrap();
+        assert!(code.starts_with(&format!("def {}(x):", n.name)), "{code}");
+        if n.path == "pkg/a.py" {
+            let b = &repo.content["pkg/b.py"];
+            assert!(b.len() > b.chars().count());
+            assert_eq!(n.global_start_byte, Some(b.chars().count() + n.start_byte));
+        }
+    }
+    // The result is a valid dataset.
+    let mut dataset = Dataset::default();
+    assert!(!append_repo(&mut dataset, Language::Python, report.repo.clone()));
+    assert!(append_repo(&mut dataset, Language::Python, report.repo.clone()));
+    let text = dataset.to_json_string();
+    let back = Dataset::from_bytes(text.as_bytes(), "curated").unwrap();
+    assert_eq!(back.needle_count(), 10);
+}
+
+#[test]
+fn missing_and_unused_descriptions_are_warnings() {
+    let files = python_repo(14);
+    let first = curate_repo(&files, &opts(), &Descriptions::new()).unwrap();
+    let mut d = all_described(&first);
+    let dropped = first.sampled[3].name.clone();
+    d.insert(dropped.clone(), "   ");
+    d.insert("not_a_needle", "text");
+    let r = curate_repo(&files, &opts(), &d).unwrap();
+    assert_eq!(r.repo.needles.len(), 9);
+    assert!(r.repo.needles.iter().all(|n| n.name != dropped && !n.description.is_empty()));
+    let shown: Vec<String> = r.warnings.iter().map(ToString::to_string).collect();
+    assert!(shown.iter().any(|w| w.starts_with(&format!("needle {dropped} (pkg/")) && w.ends_with("has no description; left out")), "{shown:?}");
+    assert!(shown.contains(&"only 9 of the 10 sampled needles have a description; the repo has 9 needles".to_string()));
+    assert!(shown.contains(&"description for \"not_a_needle\" unused: it is not a sampled needle".to_string()));
+    let template: serde_json::Value = serde_json::from_str(&r.description_template()).unwrap();
+    assert_eq!(template[&dropped], "");
+    assert_eq!(template.as_object().unwrap().len(), 10);
+}
+
+#[test]
+fn errors_say_what_is_wrong() {
+    let none = Descriptions::new();
+    let e = curate_repo(&[], &opts(), &none).unwrap_err().to_string();
+    assert_eq!(e, "no python files (.py) under pkg among 0 input files");
+    let binary = [SourceFile::new("pkg/x.py", vec![0xff, 0xfe, 0])];
+    let e = curate_repo(&binary, &opts(), &none).unwrap_err().to_string();
+    assert_eq!(e, "all 1 python files are binary or not UTF-8; nothing to curate");
+    let mut small = opts();
+    small.max_input_bytes = 1000;
+    let e = curate_repo(&python_repo(14), &small, &none).unwrap_err().to_string();
+    assert!(e.starts_with("the 2 python files hold "), "{e}");
+    assert!(e.ends_with("over the limit of 0 MiB; choose a smaller entry directory"), "{e}");
+    let no_fn = [SourceFile::new("pkg/x.py", "x = 1\n".repeat(40).into_bytes())];
+    let e = curate_repo(&no_fn, &opts(), &none).unwrap_err().to_string();
+    assert_eq!(e, "demo/pkg: no python functions found in 1 files (only `def` functions count)");
+    let e = curate_repo(&python_repo(7), &opts(), &none).unwrap_err().to_string();
+    assert!(e.starts_with("demo/pkg: only 7 of 7 functions can be needles, 10 are needed"), "{e}");
+    let tiny = [SourceFile::new("pkg/x.py", b"def f(): pass\n".to_vec())];
+    let e = curate_repo(&tiny, &opts(), &none).unwrap_err().to_string();
+    assert_eq!(e, "demo/pkg: the content has 14 characters, too small to spread needles over 64 bins");
+    let mut bad = opts();
+    bad.entry = Some("../up".to_string());
+    let e = curate_repo(&python_repo(14), &bad, &none).unwrap_err().to_string();
+    assert_eq!(e, "entry directory \"../up\" leaves the repository root");
+}
+
+#[test]
+fn skipped_files_are_reported() {
+    let mut files = python_repo(14);
+    files.push(SourceFile::new("pkg/latin1.py", b"s = '\xe9'\n".to_vec()));
+    let r = curate_repo(&files, &opts(), &Descriptions::new()).unwrap();
+    assert_eq!(r.stats.skipped_files, 1);
+    assert_eq!(r.warnings[0].to_string(), "pkg/latin1.py: skipped, binary or not UTF-8 (invalid byte at offset 5)");
+}
+
+#[test]
+fn common_root_is_stripped() {
+    let mut files = vec![SourceFile::new("repo/a.py", b"".to_vec()), SourceFile::new("./repo/pkg/b.py", b"".to_vec())];
+    assert_eq!(strip_common_root(&mut files).as_deref(), Some("repo"));
+    assert_eq!(files[0].path, "a.py");
+    assert_eq!(files[1].path, "pkg/b.py");
+    assert_eq!(strip_common_root(&mut files), None);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn reads_a_directory() {
+    let dir = std::env::temp_dir().join(format!("repoqa-curate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("pkg/sub")).unwrap();
+    std::fs::write(dir.join("pkg/a.py"), "x = 1\n").unwrap();
+    std::fs::write(dir.join("pkg/sub/b.py"), "y = 2\n").unwrap();
+    std::fs::write(dir.join("pkg/c.txt"), "z").unwrap();
+    std::fs::write(dir.join("top.py"), "").unwrap();
+    let files = read_source_dir(&dir, Language::Python, Some("pkg")).unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["pkg/a.py", "pkg/sub/b.py"]);
+    assert!(read_source_dir(&dir, Language::Python, Some("nope")).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
