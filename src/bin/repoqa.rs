@@ -4,7 +4,10 @@
 //! - `repoqa score`: score a model-outputs JSONL like `repoqa.compute_score`
 //!   and write the official `-SCORES.json`;
 //! - `repoqa verify`: recompute a SCORES file's table (and, given the
-//!   outputs and dataset, every task) and list each mismatch.
+//!   outputs and dataset, every task) and list each mismatch;
+//! - `repoqa curate`: turn a repository's source folder into a dataset repo;
+//! - `repoqa self-check`: the grammars and tokenizer check of the web app's
+//!   About page, natively (the browser test compares the two).
 //!
 //! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
 //! naming the file, line and field).
@@ -119,6 +122,51 @@ enum Command {
         #[arg(long)]
         skip_broken_lines: bool,
     },
+    /// Curate a repository into a RepoQA dataset repo (upstream semantics):
+    /// files, dependencies, functions, 10 needles, descriptions.
+    Curate {
+        /// Language of the files to keep (python, cpp, java, typescript, rust, go).
+        #[arg(long)]
+        language: String,
+        /// "owner/name" recorded in the dataset (also the default seed).
+        #[arg(long)]
+        repo: String,
+        /// The repository's root folder.
+        #[arg(long)]
+        source: PathBuf,
+        /// Entry directory under the root (default: the whole root).
+        #[arg(long)]
+        entry: Option<String>,
+        /// Seed of the needle sample (default: crc32 of --repo).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// JSON {"needle name": "description"}; needles without one are left out (and listed).
+        #[arg(long)]
+        descriptions: Option<PathBuf>,
+        /// Recorded commit (default: a SHA-1 of the content).
+        #[arg(long)]
+        commit: Option<String>,
+        #[arg(long)]
+        topic: Option<String>,
+        /// Write a descriptions template {name: ""} for the sampled needles here.
+        #[arg(long)]
+        template: Option<PathBuf>,
+        /// Add the repo to this existing dataset file instead of starting a new one.
+        #[arg(long)]
+        append: Option<PathBuf>,
+        /// Dataset JSON to write (default: the --append file, else dataset.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Check the grammars and the tokenizer like the web app's About page.
+    SelfCheck {
+        /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+        #[arg(long)]
+        tokenizer: Option<PathBuf>,
+        /// Print JSON (what the browser test reads).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A user-facing failure: the message (one line) and the exit code.
@@ -178,6 +226,20 @@ fn main() -> ExitCode {
                 skip_broken_lines,
             )
         }
+        Command::Curate {
+            language,
+            repo,
+            source,
+            entry,
+            seed,
+            descriptions,
+            commit,
+            topic,
+            template,
+            append,
+            out,
+        } => curate(CurateArgs { language, repo, source, entry, seed, descriptions, commit, topic, template, append, out }),
+        Command::SelfCheck { tokenizer, json } => self_check(tokenizer, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -459,4 +521,97 @@ fn verify(
     } else {
         Err(Failure(format!("{}: {} mismatch(es)", scores_path.display(), mismatches.len()), 1))
     }
+}
+
+struct CurateArgs {
+    language: String,
+    repo: String,
+    source: PathBuf,
+    entry: Option<String>,
+    seed: Option<u64>,
+    descriptions: Option<PathBuf>,
+    commit: Option<String>,
+    topic: Option<String>,
+    template: Option<PathBuf>,
+    append: Option<PathBuf>,
+    out: Option<PathBuf>,
+}
+
+fn curate(a: CurateArgs) -> Result<(), Failure> {
+    use repoqa::curate::{self, CurateOptions, Descriptions};
+    use repoqa::lang::Language;
+    let language = Language::from_name(&a.language).map_err(|e| bad(format!("--language: {e}")))?;
+    let mut opts = CurateOptions::new(language, a.repo.clone());
+    opts.entry = a.entry.clone();
+    if let Some(seed) = a.seed {
+        opts.seed = seed;
+    }
+    opts.commit_sha = a.commit;
+    opts.topic = a.topic;
+    let descriptions = match &a.descriptions {
+        Some(p) => Descriptions::from_json(&read_bytes(p, "descriptions")?, &p.display().to_string())
+            .map_err(|e| bad(e.to_string()))?,
+        None => Descriptions::new(),
+    };
+    let files = curate::read_source_dir(&a.source, language, a.entry.as_deref())
+        .map_err(|e| bad(format!("{}: {e}", a.source.display())))?;
+    let report = curate::curate_repo(&files, &opts, &descriptions)
+        .map_err(|e| bad(format!("{} ({language}): {e}", a.source.display())))?;
+    let st = &report.stats;
+    eprintln!(
+        "curate: {} ({language}): {} files ({} skipped), {} dependency edges, {} functions, {} needle candidates, {} needles sampled, {} with a description",
+        a.repo,
+        st.files,
+        st.skipped_files,
+        st.edges,
+        st.functions,
+        st.candidates,
+        report.sampled.len(),
+        report.repo.needles.len()
+    );
+    for w in &report.warnings {
+        eprintln!("curate: warning: {w}");
+    }
+    if let Some(t) = &a.template {
+        std::fs::write(t, report.description_template() + "\n")
+            .map_err(|e| bad(format!("cannot write {}: {e}", t.display())))?;
+        eprintln!("curate: wrote a descriptions template for the sampled needles to {}", t.display());
+    }
+    let missing = report.missing_descriptions();
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|n| n.name.as_str()).collect();
+        eprintln!(
+            "curate: {} sampled needles have no description and are left out of the tasks: {} (fill them with --template, then pass --descriptions)",
+            names.len(),
+            names.join(", ")
+        );
+    }
+    let mut dataset = match &a.append {
+        Some(p) => load_dataset(p)?,
+        None => Dataset::default(),
+    };
+    if curate::append_repo(&mut dataset, language, report.repo) {
+        eprintln!("curate: replaced the earlier {} repo of the same name", a.repo);
+    }
+    let out = a.out.or(a.append).unwrap_or_else(|| PathBuf::from("dataset.json"));
+    std::fs::write(&out, dataset.to_json_string()).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!("curate: wrote {}", out.display());
+    Ok(())
+}
+
+fn self_check(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&path).map_err(|e| bad(e.to_string()))?;
+    let report = repoqa::selfcheck::report_json(&tok).map_err(|e| bad(e.to_string()))?;
+    let grammars_ok = report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
+    if json {
+        println!("{report}");
+    } else {
+        for g in report["grammars"].as_array().into_iter().flatten() {
+            println!("{:<11} {:<28} {}", g["language"].as_str().unwrap_or("?"), g["grammar"].as_str().unwrap_or("?"),
+                if g["ok"] == true { "ok" } else { "FAILED" });
+        }
+        println!("tokenizer   {} tokens in the sample line (vocabulary {})", report["tokenizer"]["sample_count"], report["tokenizer"]["vocab_size"]);
+    }
+    if grammars_ok { Ok(()) } else { Err(Failure("a grammar failed its self-check".into(), 1)) }
 }
