@@ -3,6 +3,7 @@
 
 mod about;
 mod assets;
+pub mod state;
 
 use leptos::prelude::*;
 
@@ -28,6 +29,7 @@ fn current_hash() -> String {
 
 #[component]
 pub fn App() -> impl IntoView {
+    provide_context(state::AppState::new());
     let page = RwSignal::new(Page::from_hash(&current_hash()));
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
         page.set(Page::from_hash(&current_hash()));
