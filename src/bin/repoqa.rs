@@ -169,6 +169,27 @@ enum Command {
     },
 }
 
+/// Phase timings on stderr when `REPOQA_TIMINGS=1` (read by the speed
+/// benchmark, which compares loops with loops and processes with processes).
+struct Phases {
+    on: bool,
+    last: std::time::Instant,
+}
+
+impl Phases {
+    fn start() -> Phases {
+        Phases { on: std::env::var_os("REPOQA_TIMINGS").is_some_and(|v| v == "1"), last: std::time::Instant::now() }
+    }
+
+    fn mark(&mut self, phase: &str) {
+        let now = std::time::Instant::now();
+        if self.on {
+            eprintln!("timing: {phase} {:.6}", (now - self.last).as_secs_f64());
+        }
+        self.last = now;
+    }
+}
+
 /// A user-facing failure: the message (one line) and the exit code.
 struct Failure(String, u8);
 
@@ -298,7 +319,9 @@ fn prompts(
 ) -> Result<(), Failure> {
     use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions};
     use repoqa::lang::Language;
+    let mut phases = Phases::start();
     let dataset = load_dataset(dataset_path)?;
+    phases.mark("load-dataset");
     let selected: Option<Vec<Language>> = match &languages {
         None => None,
         Some(names) => {
@@ -315,6 +338,7 @@ fn prompts(
     };
     let tok_path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
     let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    phases.mark("load-tokenizer");
     let options = ContextOptions {
         code_context_size: size,
         comment_mode: match clean {
@@ -336,10 +360,12 @@ fn prompts(
         }
     }
     eprintln!();
+    phases.mark("build-prompts");
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());
     }
     std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    phases.mark("write");
     eprintln!("prompts: wrote {total} tasks to {}", out.display());
     Ok(())
 }
@@ -380,8 +406,11 @@ fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelOutpu
 fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let dataset_path = dataset_path_or_env(a.dataset)?;
+    let mut phases = Phases::start();
     let outputs = read_outputs(&a.outputs, a.skip_broken_lines)?;
+    phases.mark("read-outputs");
     let dataset = load_dataset(&dataset_path)?;
+    phases.mark("load-dataset");
     let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
     let official = a.options.candidates == Candidates::Needles;
     if !official {
@@ -409,6 +438,7 @@ fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
         })
         .map_err(|e| bad(e.to_string()))?;
     eprintln!();
+    phases.mark("score");
 
     let train_size = match a.train_size {
         Some(t) => t,
