@@ -15,14 +15,20 @@
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+//! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
+//! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
+//! | `linediff` | LCS line diff of an answer's function against the needle |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 
+pub mod answers;
 pub mod bleu;
+pub mod breakdown;
 pub mod context;
 pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod lang;
+pub mod linediff;
 pub mod pyjson;
 pub mod report;
 pub mod sanitize;

@@ -2,23 +2,58 @@
 //! nothing itself.
 
 mod about;
+mod answers;
 mod assets;
+mod build;
+mod charts;
+mod dataset_page;
+mod progress;
+mod results;
+mod scoring;
+mod settings;
 pub mod state;
+pub mod storage;
+mod tasks;
 
 use leptos::prelude::*;
 
 /// Which page is shown; kept in the URL hash so a reload stays put.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Page {
     Home,
+    Dataset,
+    Tasks,
+    /// One task, by task id ("lang::owner/repo::name").
+    Task(String),
+    Results,
     About,
 }
 
 impl Page {
     fn from_hash(hash: &str) -> Page {
-        match hash.trim_start_matches('#') {
+        let h = hash.trim_start_matches('#');
+        if let Some(id) = h.strip_prefix("task/") {
+            // The id is URI-encoded (it holds "/" and ":").
+            let id = js_sys::decode_uri_component(id).map(String::from).unwrap_or_else(|_| id.to_string());
+            return Page::Task(id);
+        }
+        match h {
             "about" => Page::About,
+            "dataset" => Page::Dataset,
+            "tasks" => Page::Tasks,
+            "results" => Page::Results,
             _ => Page::Home,
+        }
+    }
+
+    /// The nav entry this page belongs to.
+    fn section(&self) -> &'static str {
+        match self {
+            Page::Home => "home",
+            Page::Dataset => "dataset",
+            Page::Tasks | Page::Task(_) => "tasks",
+            Page::Results => "results",
+            Page::About => "about",
         }
     }
 }
@@ -29,7 +64,10 @@ fn current_hash() -> String {
 
 #[component]
 pub fn App() -> impl IntoView {
-    provide_context(state::AppState::new());
+    let app_state = state::AppState::new();
+    provide_context(app_state);
+    // The last session (or the demo dataset on a first visit).
+    dataset_page::restore_session(app_state);
     let page = RwSignal::new(Page::from_hash(&current_hash()));
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
         page.set(Page::from_hash(&current_hash()));
@@ -52,14 +90,21 @@ pub fn App() -> impl IntoView {
             <h1><a href="#">"RepoQA Web"</a></h1>
             <p class="tagline">"Searching Needle Function, scored locally with the official rules."</p>
             <nav>
-                <a href="#" class:active=move || page.get() == Page::Home>"Home"</a>
-                <a href="#about" class:active=move || page.get() == Page::About>"About / self-check"</a>
+                <a href="#" class:active=move || page.with(|p| p.section() == "home")>"Home"</a>
+                <a href="#dataset" id="nav-dataset" class:active=move || page.with(|p| p.section() == "dataset")>"Dataset"</a>
+                <a href="#tasks" id="nav-tasks" class:active=move || page.with(|p| p.section() == "tasks")>"Tasks"</a>
+                <a href="#results" id="nav-results" class:active=move || page.with(|p| p.section() == "results")>"Results"</a>
+                <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
         </header>
         <main id="app-main" data-mounted="true">
             {move || match page.get() {
                 Page::Home => view! { <Home/> }.into_any(),
                 Page::About => view! { <about::About/> }.into_any(),
+                Page::Dataset => view! { <dataset_page::DatasetPage/> }.into_any(),
+                Page::Tasks => view! { <tasks::TasksPage/> }.into_any(),
+                Page::Task(id) => view! { <tasks::TaskView id=id/> }.into_any(),
+                Page::Results => view! { <results::ResultsPage/> }.into_any(),
             }}
         </main>
     }
@@ -79,5 +124,29 @@ fn Home() -> impl IntoView {
             <p>"Everything runs in this page: tree-sitter grammars for six languages and the CodeLlama tokenizer are compiled into it."</p>
             <p><a href="#about">"Run the self-check"</a></p>
         </section>
+        <section class="card">
+            <h2>"Workflow"</h2>
+            <ol>
+                <li><a href="#dataset">"Dataset"</a>": the built-in demo is loaded; or load the official file, a URL or your own."</li>
+                <li><a href="#tasks">"Tasks"</a>": build the prompts here in the page, read them, download them as the official tasks JSONL."</li>
+                <li><a href="#results">"Results"</a>": paste or import the model's answers and score them."</li>
+            </ol>
+            <HomeStatus/>
+        </section>
+    }
+}
+
+/// One line on what is loaded.
+#[component]
+fn HomeStatus() -> impl IntoView {
+    let st = state::use_state();
+    view! {
+        <p class="muted" id="home-status">
+            {move || match st.dataset.get() {
+                None if !st.restored.get() => "Loading the last session…".to_string(),
+                None => "No dataset loaded.".to_string(),
+                Some(d) => format!("Dataset: {} ({} needles); {} tasks built.", d.origin, d.dataset.needle_count(), st.tasks.with(|t| t.len())),
+            }}
+        </p>
     }
 }

@@ -69,6 +69,33 @@ pub struct AppState {
     pub job: RwSignal<Job>,
     /// Set to ask the running job to stop at its next chunk.
     pub cancel: RwSignal<bool>,
+    /// Scoring options, export fields and the per-task score cache (`scoring.rs`).
+    pub scoring: super::scoring::Scoring,
+    /// SHA-256 (hex) of the loaded dataset file's bytes.
+    pub dataset_digest: RwSignal<Option<String>>,
+    /// The last dataset load error (shown on the Dataset page).
+    pub dataset_error: RwSignal<Option<String>>,
+    /// SHA-256 (hex) of the tokenizer file `tokenizer` was loaded from.
+    pub tokenizer_id: RwSignal<Option<String>>,
+    /// The tasks cache key `tasks` were built (or restored) for; `None`
+    /// when `tasks` is empty.
+    pub tasks_key: RwSignal<Option<String>>,
+    /// Timing of the last build, for the Tasks page and the tests.
+    pub build_stats: RwSignal<Option<BuildStats>>,
+    /// True once the saved session (IndexedDB) has been restored.
+    pub restored: RwSignal<bool>,
+}
+
+/// How the current tasks were obtained.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct BuildStats {
+    pub tasks: usize,
+    /// Wall time of the build (or of the cache read).
+    pub ms: f64,
+    /// The longest stretch the page was blocked between two yields.
+    pub max_chunk_ms: f64,
+    pub chunks: usize,
+    pub from_cache: bool,
 }
 
 impl AppState {
@@ -81,6 +108,13 @@ impl AppState {
             answers: RwSignal::new(BTreeMap::new()),
             job: RwSignal::new(Job::Idle),
             cancel: RwSignal::new(false),
+            scoring: super::scoring::Scoring::new(),
+            dataset_digest: RwSignal::new(None),
+            dataset_error: RwSignal::new(None),
+            tokenizer_id: RwSignal::new(None),
+            tasks_key: RwSignal::new(None),
+            build_stats: RwSignal::new(None),
+            restored: RwSignal::new(false),
         }
     }
 }
