@@ -94,27 +94,38 @@ impl Language {
         }
     }
 
-    /// The grammar crate and version compiled into this build.
+    /// The grammar crate and version compiled into this build: the releases
+    /// nearest to the grammars bundled in tree-sitter-languages 1.10.2 (the
+    /// official harness's parser). Java and TypeScript are its exact
+    /// sources; Python, C++ and Go have the same parse tables, with small
+    /// lexer/scanner differences; Rust is the release just before its commit.
     pub fn grammar_crate(self) -> &'static str {
         match self {
-            Language::Python => "tree-sitter-python 0.25",
-            Language::Cpp => "tree-sitter-cpp 0.23",
-            Language::Java => "tree-sitter-java 0.23",
-            Language::TypeScript => "tree-sitter-typescript 0.23",
-            Language::Rust => "tree-sitter-rust 0.24",
-            Language::Go => "tree-sitter-go 0.25",
+            Language::Python => "tree-sitter-python 0.20.4",
+            Language::Cpp => "tree-sitter-cpp 0.20.3",
+            Language::Java => "tree-sitter-java 0.20.2",
+            Language::TypeScript => "tree-sitter-typescript 0.20.3",
+            Language::Rust => "tree-sitter-rust 0.20.4",
+            Language::Go => "tree-sitter-go 0.20.0",
         }
     }
 
     pub fn ts_language(self) -> tree_sitter::Language {
-        match self {
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            Language::Java => tree_sitter_java::LANGUAGE.into(),
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
+        // The grammar crates return tree-sitter 0.20's `Language` (replaced
+        // by crates/tree-sitter-shim): a pointer to the grammar's static,
+        // ABI-14 `TSLanguage` tables, which tree-sitter-c2rust reads.
+        let raw = match self {
+            Language::Python => tree_sitter_python::language(),
+            Language::Cpp => tree_sitter_cpp::language(),
+            Language::Java => tree_sitter_java::language(),
+            Language::TypeScript => tree_sitter_typescript::language_typescript(),
+            Language::Rust => tree_sitter_rust::language(),
+            Language::Go => tree_sitter_go::language(),
         }
+        .into_raw();
+        // SAFETY: `raw` is the non-null address of a `TSLanguage` that lives
+        // for the whole program (static data of the linked grammar C code).
+        unsafe { tree_sitter::Language::from_raw(raw.cast()) }
     }
 
     fn index(self) -> usize {
@@ -182,30 +193,7 @@ impl Grammar {
     /// Captures of every `COMMENT_QUERY`, concatenated query by query as the
     /// official code does (`capture_list += query.captures(root)`).
     pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
-        let mut spans: Vec<Span> =
-            self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect();
-        if self.language == Language::Rust {
-            // tree-sitter-rust ≥ 0.21 ends a doc `line_comment` (`/// x`,
-            // `//! x`) after its "\n"; the official grammar (tree-sitter-
-            // languages 1.10.2) never includes the newline in a line comment.
-            for s in &mut spans {
-                if s.end > s.start && source.get(s.end - 1) == Some(&b'\n') {
-                    s.end -= 1;
-                }
-            }
-        }
-        if self.language == Language::TypeScript {
-            // tree-sitter-typescript 0.23 ends a `//` comment before "\r",
-            // U+2028 and U+2029; the official grammar's `//.*` runs to the
-            // next "\n" (so CRLF files lose the "\r" with the comment).
-            for s in &mut spans {
-                if source.get(s.start..s.start + 2) == Some(b"//") {
-                    let rest = source.get(s.end..).unwrap_or_default();
-                    s.end += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-                }
-            }
-        }
-        spans
+        self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect()
     }
 
     /// Number of nodes with errors, for diagnostics.
