@@ -149,8 +149,12 @@ impl fmt::Display for Language {
 pub struct Grammar {
     pub language: Language,
     ts: tree_sitter::Language,
-    function_query: Query,
-    comment_queries: Vec<Query>,
+    /// Compiled on first use (tests and diagnostics only: `function_spans`
+    /// matches the same pattern by walking the tree, see `is_function`).
+    function_query: OnceLock<Query>,
+    /// Compiled on first use: scoring without --ignore-comments never needs
+    /// them, and compiling a query is a large share of a short scoring run.
+    comment_queries: OnceLock<Vec<Query>>,
 }
 
 /// A byte range `[start, end)` of a capture in the parsed source.
@@ -165,13 +169,7 @@ impl Grammar {
         let ts = language.ts_language();
         // The queries are constants of this file; a failure is a bug in this
         // build (a grammar without the node kinds), caught by the unit tests.
-        let compile = |src: &str| {
-            Query::new(&ts, src)
-                .unwrap_or_else(|e| panic!("official query for {language} does not compile: {e}"))
-        };
-        let function_query = compile(language.function_query_source());
-        let comment_queries = language.comment_query_sources().iter().map(|q| compile(q)).collect();
-        Grammar { language, ts, function_query, comment_queries }
+        Grammar { language, ts, function_query: OnceLock::new(), comment_queries: OnceLock::new() }
     }
 
     pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
@@ -184,22 +182,110 @@ impl Grammar {
             .ok_or(GrammarError::ParseFailed { language: self.language, len: source.len() })
     }
 
-    /// Captures of `FUNCTION_QUERY` in the order tree-sitter reports them
-    /// (the order the official `query.captures()` returns).
-    pub fn function_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
-        captures(&self.function_query, tree, source)
+    /// Captures of `FUNCTION_QUERY`, in the order tree-sitter's
+    /// `query.captures()` reports them (document order, outer first).
+    ///
+    /// Each official FUNCTION_QUERY is one pattern with one capture, so it is
+    /// matched by a pre-order walk with [`Grammar::is_function`] instead of a
+    /// compiled query: compiling it costs the pure-Rust runtime ~40M
+    /// instructions per language, more than scoring a whole dataset.
+    /// `tests::walk_equals_the_official_query` holds the two together.
+    pub fn function_spans(&self, tree: &Tree, _source: &[u8]) -> Vec<Span> {
+        let mut out = Vec::new();
+        self.walk_functions(tree, |s| {
+            out.push(s);
+            true
+        });
+        out
+    }
+
+    /// The first capture of `FUNCTION_QUERY` (what `sanitize_output` takes).
+    pub fn first_function_span(&self, tree: &Tree) -> Option<Span> {
+        let mut first = None;
+        self.walk_functions(tree, |s| {
+            first = Some(s);
+            false
+        });
+        first
+    }
+
+    /// The same captures through the compiled official query.
+    pub fn function_spans_by_query(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
+        let q = self
+            .function_query
+            .get_or_init(|| compile(&self.ts, self.language, self.language.function_query_source()));
+        captures(q, tree, source)
+    }
+
+    /// Pre-order walk calling `found` for each node the FUNCTION_QUERY
+    /// matches, until it returns false.
+    fn walk_functions(&self, tree: &Tree, mut found: impl FnMut(Span) -> bool) {
+        let mut cursor = tree.walk();
+        loop {
+            let node = cursor.node();
+            if self.is_function(node) && !found(Span { start: node.start_byte(), end: node.end_byte() }) {
+                return;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Does `node` match this language's FUNCTION_QUERY pattern?
+    /// `(kind field: (_))` = a node of that kind with a named child in the
+    /// field; C++ additionally requires the declarator chain
+    /// `function_declarator` → `identifier`.
+    pub fn is_function(&self, node: tree_sitter::Node) -> bool {
+        let named_field = |n: tree_sitter::Node, field: &str| {
+            let mut cursor = n.walk();
+            let found = n.children_by_field_name(field, &mut cursor).any(|c| c.is_named());
+            found
+        };
+        match self.language {
+            Language::Python => node.kind() == "function_definition" && named_field(node, "name"),
+            Language::Java => node.kind() == "method_declaration" && named_field(node, "name"),
+            Language::TypeScript | Language::Go => {
+                node.kind() == "function_declaration" && named_field(node, "name")
+            }
+            Language::Rust => node.kind() == "function_item" && named_field(node, "name"),
+            Language::Cpp => {
+                node.kind() == "function_definition"
+                    && node.children_by_field_name("declarator", &mut node.walk()).any(|d| {
+                        d.kind() == "function_declarator"
+                            && d.children_by_field_name("declarator", &mut d.walk()).any(|i| i.kind() == "identifier")
+                    })
+            }
+        }
     }
 
     /// Captures of every `COMMENT_QUERY`, concatenated query by query as the
     /// official code does (`capture_list += query.captures(root)`).
     pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
-        self.comment_queries.iter().flat_map(|q| captures(q, tree, source)).collect()
+        let queries = self.comment_queries.get_or_init(|| {
+            self.language.comment_query_sources().iter().map(|q| compile(&self.ts, self.language, q)).collect()
+        });
+        queries.iter().flat_map(|q| captures(q, tree, source)).collect()
     }
 
     /// Number of nodes with errors, for diagnostics.
     pub fn has_error(tree: &Tree) -> bool {
         tree.root_node().has_error()
     }
+}
+
+/// The queries are constants of this file; a failure is a bug in this build
+/// (a grammar without the node kinds), caught by the unit tests.
+fn compile(ts: &tree_sitter::Language, language: Language, source: &str) -> Query {
+    Query::new(ts, source).unwrap_or_else(|e| panic!("official query for {language} does not compile: {e}"))
 }
 
 fn captures(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Span> {

@@ -64,7 +64,7 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
 fn first_function(grammar: &Grammar, block: &str) -> Option<String> {
     let bytes = block.as_bytes();
     let tree = grammar.parse(bytes).ok()?;
-    let span = *grammar.function_spans(&tree, bytes).first()?;
+    let span = grammar.first_function_span(&tree)?;
     // `bytes.decode("utf8")` of the node's bytes; a failure would raise
     // inside the try and move on to the next block.
     std::str::from_utf8(bytes.get(span.start..span.end)?).ok().map(str::to_string)
