@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use thiserror::Error;
-use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Parser, Query, QueryCursor, Tree};
 
 #[derive(Debug, Error)]
 pub enum GrammarError {
@@ -113,7 +113,10 @@ impl Language {
     pub fn ts_language(self) -> tree_sitter::Language {
         // The grammar crates return tree-sitter 0.20's `Language` (replaced
         // by crates/tree-sitter-shim): a pointer to the grammar's static,
-        // ABI-14 `TSLanguage` tables, which tree-sitter-c2rust reads.
+        // ABI-14 `TSLanguage` tables, which tree-sitter-c2rust 0.22.6 reads
+        // (ABI 13–14). That runtime release, not a newer one, because its
+        // error recovery on broken code matches the C core of py-tree-sitter
+        // 0.21.3, the official harness's (tests/parity_grammar.rs).
         let raw = match self {
             Language::Python => tree_sitter_python::language(),
             Language::Cpp => tree_sitter_cpp::language(),
@@ -291,9 +294,8 @@ fn compile(ts: &tree_sitter::Language, language: Language, source: &str) -> Quer
 fn captures(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Span> {
     let mut cursor = QueryCursor::new();
     let mut out = Vec::new();
-    let mut it = cursor.captures(query, tree.root_node(), source);
-    while let Some((m, idx)) = it.next() {
-        let node = m.captures[*idx].node;
+    for (m, idx) in cursor.captures(query, tree.root_node(), source) {
+        let node = m.captures[idx].node;
         out.push(Span { start: node.start_byte(), end: node.end_byte() });
     }
     out

@@ -6,11 +6,13 @@
 //! named/visible flags: the same generated tables), and the parse trees of
 //! broken code — windows cut out of corpus files, lines deleted, characters
 //! inserted, truncations — where tree-sitter's error recovery depends on the
-//! exact parse tables, lexer and external scanner — and on the runtime:
-//! with Java's and TypeScript's identical parser.c, the trees that still
-//! differ come from tree-sitter-c2rust 0.25's error recovery versus the C
-//! core bundled in py-tree-sitter 0.21.3 (measured: 0 differences with
-//! tree-sitter-c2rust 0.22.6). Those counts are reported, not asserted.
+//! exact parse tables, lexer and external scanner — and on the runtime. The
+//! runtime is tree-sitter-c2rust 0.22.6, whose error recovery matches the C
+//! core bundled in py-tree-sitter 0.21.3 (0.25 differed on 61 of 780 Java
+//! probes despite an identical parser.c). The measured counts are upper
+//! bounds (`MAX_DIFFER`): Java and TypeScript (exact grammar sources) must
+//! parse every probe identically; Rust's (another grammar release) and Go's
+//! (lexer differences) remaining differences come from the grammar crates.
 
 mod common;
 
@@ -23,13 +25,24 @@ use repoqa::lang::Language;
 const SAME_KINDS: [Language; 5] =
     [Language::Python, Language::Cpp, Language::Java, Language::TypeScript, Language::Go];
 
+/// Most broken-code probes allowed to parse differently, per language (as
+/// measured with tree-sitter-c2rust 0.22.6; a rise means the runtime or a
+/// grammar drifted away from the official parser).
+fn max_differ(lang: Language) -> usize {
+    match lang {
+        Language::Python | Language::Cpp | Language::Java | Language::TypeScript => 0,
+        Language::Rust => 13,
+        Language::Go => 8,
+    }
+}
+
 fn our_tables(lang: Language) -> Value {
     let ts = lang.ts_language();
     let kinds: Vec<Value> = (0..ts.node_kind_count() as u16)
         .map(|i| json!([ts.node_kind_for_id(i), ts.node_kind_is_named(i), ts.node_kind_is_visible(i)]))
         .collect();
     let fields: Vec<Value> = (1..=ts.field_count() as u16).map(|i| json!(ts.field_name_for_id(i))).collect();
-    json!({"language": lang.name(), "abi": ts.abi_version(), "kinds": kinds, "fields": fields})
+    json!({"language": lang.name(), "abi": ts.version(), "kinds": kinds, "fields": fields})
 }
 
 /// Pre-order walk: [kind, start_byte, end_byte, is_missing] per node.
@@ -157,5 +170,10 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
             example.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
         );
         assert!(n > 0, "{lang}: no probes (corpus without {lang} files?)");
+        assert!(
+            differ <= max_differ(lang),
+            "{lang}: {differ}/{n} broken-code probes parse differently from the official parser (at most {} expected)",
+            max_differ(lang)
+        );
     }
 }

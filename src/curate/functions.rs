@@ -17,7 +17,6 @@ use std::sync::OnceLock;
 
 use indexmap::IndexMap;
 use serde_json::Number;
-use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use super::CurateError;
@@ -50,10 +49,9 @@ pub(crate) fn analyze(
         let src = code.as_bytes();
         let tree = grammar.parse(src)?;
         let mut cursor = QueryCursor::new();
-        let mut captures = cursor.captures(query, tree.root_node(), src);
         let mut records = Vec::new();
-        while let Some((m, idx)) = captures.next() {
-            let node = m.captures[*idx].node;
+        for (m, idx) in cursor.captures(query, tree.root_node(), src) {
+            let node = m.captures[idx].node;
             let (start, end) = (node.start_byte(), node.end_byte());
             let mut f = Function::default();
             f.name = function_name(node, language, src);

@@ -82,7 +82,7 @@ pub fn About() -> impl IntoView {
             <h3>"Build"</h3>
             <dl class="facts">
                 <dt>"repoqa-web"</dt><dd id="app-version">{env!("CARGO_PKG_VERSION")}</dd>
-                <dt>"tree-sitter runtime"</dt><dd>"tree-sitter-c2rust 0.25 (pure Rust)"</dd>
+                <dt>"tree-sitter runtime"</dt><dd>"tree-sitter-c2rust 0.22.6 (pure Rust)"</dd>
                 <dt>"tokenizer library"</dt><dd>"tokenizers 0.22 (unstable_wasm)"</dd>
             </dl>
         </section>
