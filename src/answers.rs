@@ -57,16 +57,7 @@ fn lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::dataset::kind;
 
 /// Map an outputs JSONL text onto `tasks` (by id, or by unambiguous name).
 pub fn import_answers<T: Borrow<Task>>(text: &str, tasks: &[T]) -> AnswersImport {

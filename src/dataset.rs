@@ -457,7 +457,9 @@ impl Needle {
 
 // ---- JSON value helpers: each error is (where, what is wrong).
 
-fn kind(v: &Value) -> &'static str {
+/// What kind of JSON value `v` is, for error messages ("expected a string,
+/// found a number"); shared by every reader of user JSON.
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

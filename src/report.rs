@@ -170,16 +170,7 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
     })
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::dataset::kind;
 
 /// `json.dumps(value) + "\n"`: one line of a tasks or outputs JSONL file.
 pub fn jsonl_line<T: serde::Serialize>(value: &T) -> Result<String, ReportError> {
