@@ -7,8 +7,9 @@
 //! `topological_sort` (P2); the reference text of a needle
 //! (`Repo::reference_text`) is the official line slice (S3).
 
+mod load;
+
 use std::collections::HashSet;
-use std::io::Read;
 
 use indexmap::IndexMap;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -16,6 +17,8 @@ use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
 use crate::lang::Language;
+
+pub use load::{DatasetLoader, LoadProgress, Phase};
 
 #[derive(Debug, Error)]
 pub enum DatasetError {
@@ -109,27 +112,10 @@ pub struct Needle {
 impl Dataset {
     /// Read a dataset from plain JSON or gzip-compressed JSON (detected by
     /// the gzip magic bytes). `origin` names the file in error messages.
+    /// The browser reads in steps with [`DatasetLoader`]; this runs the
+    /// same steps to the end.
     pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Dataset, DatasetError> {
-        let inflated;
-        let json: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(bytes)
-                .read_to_end(&mut out)
-                .map_err(|e| DatasetError::Gzip { origin: origin.to_string(), message: e.to_string() })?;
-            inflated = out;
-            &inflated
-        } else {
-            bytes
-        };
-        let value: Value = serde_json::from_slice(json).map_err(|e| DatasetError::Json {
-            origin: origin.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: strip_position(&e.to_string()),
-        })?;
-        let dataset = Dataset::from_value(value, origin)?;
-        dataset.validate(origin)?;
-        Ok(dataset)
+        DatasetLoader::new(bytes, origin).finish()
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -166,45 +152,6 @@ impl Dataset {
             languages.insert(key, list);
         }
         Ok(Dataset { languages })
-    }
-
-    /// The checks the official code would otherwise fail on later, or
-    /// silently mis-slice with: needle files and ranges.
-    fn validate(&self, origin: &str) -> Result<(), DatasetError> {
-        for (language, repos) in &self.languages {
-            for (ri, repo) in repos.iter().enumerate() {
-                for (ni, needle) in repo.needles.iter().enumerate() {
-                    let fail = |message: String| DatasetError::Needle {
-                        origin: origin.to_string(),
-                        at: format!(
-                            "{language} repo {} ({language}[{ri}].needles[{ni}]): needle {:?}",
-                            repo.repo, needle.name
-                        ),
-                        message,
-                    };
-                    let Some(text) = repo.content.get(&needle.path) else {
-                        return Err(fail(format!("path {:?} is not a file of `content`", needle.path)));
-                    };
-                    if needle.start_byte > needle.end_byte || needle.end_byte > text.len() {
-                        return Err(fail(format!(
-                            "byte range {}..{} is out of bounds of {} ({} bytes)",
-                            needle.start_byte,
-                            needle.end_byte,
-                            needle.path,
-                            text.len()
-                        )));
-                    }
-                    let lines = text.split('\n').count();
-                    if needle.start_line > needle.end_line || needle.end_line > lines {
-                        return Err(fail(format!(
-                            "line range {}..{} is out of bounds of {} ({} lines)",
-                            needle.start_line, needle.end_line, needle.path, lines
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Compact JSON with the keys in their original order.
@@ -323,6 +270,39 @@ impl Repo {
         }
         Ok(repo)
     }
+}
+
+/// The checks the official code would otherwise fail on later, or
+/// silently mis-slice with: needle files and ranges. `language[index]` is
+/// the repo's place in the file.
+fn validate_repo(repo: &Repo, language: &str, index: usize, origin: &str) -> Result<(), DatasetError> {
+    for (ni, needle) in repo.needles.iter().enumerate() {
+        let fail = |message: String| DatasetError::Needle {
+            origin: origin.to_string(),
+            at: format!("{language} repo {} ({language}[{index}].needles[{ni}]): needle {:?}", repo.repo, needle.name),
+            message,
+        };
+        let Some(text) = repo.content.get(&needle.path) else {
+            return Err(fail(format!("path {:?} is not a file of `content`", needle.path)));
+        };
+        if needle.start_byte > needle.end_byte || needle.end_byte > text.len() {
+            return Err(fail(format!(
+                "byte range {}..{} is out of bounds of {} ({} bytes)",
+                needle.start_byte,
+                needle.end_byte,
+                needle.path,
+                text.len()
+            )));
+        }
+        let lines = text.split('\n').count();
+        if needle.start_line > needle.end_line || needle.end_line > lines {
+            return Err(fail(format!(
+                "line range {}..{} is out of bounds of {} ({} lines)",
+                needle.start_line, needle.end_line, needle.path, lines
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// See `Repo::file_order`.
@@ -681,7 +661,7 @@ mod tests {
         assert_eq!(order[n], "f0");
     }
 
-    const GOOD: &str = r#"{"python": [{"repo": "o/r", "topic": "t", "zzz": [1, 2.5],
+    pub(super) const GOOD: &str = r#"{"python": [{"repo": "o/r", "topic": "t", "zzz": [1, 2.5],
         "content": {"a.py": "import b\n\ndef f():\n    return 1\n", "b.py": "x = 1\n"},
         "dependency": {"a.py": ["b.py"], "b.py": []},
         "functions": {"a.py": [{"name": "f", "start_line": 2, "end_line": 4, "start_byte": 10,

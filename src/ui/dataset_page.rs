@@ -1,6 +1,6 @@
 //! The Dataset page: load the built-in demo, a URL, or a local file (picker
 //! or drag-and-drop), read it with a progress bar, check it with the core's
-//! `Dataset::from_bytes` (whose errors name the file, place and field), and
+//! `DatasetLoader` in slices (whose errors name the file, place and field), and
 //! show what it holds. Also restoring the saved session at startup.
 
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::dataset::Dataset;
+use repoqa::dataset::{Dataset, DatasetLoader, Phase};
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -175,6 +175,41 @@ pub async fn read_file_with_progress(
     Ok(out)
 }
 
+/// Main-thread time per slice of dataset reading before the page gets a
+/// turn (input, paint).
+const READ_SLICE_MS: f64 = 25.0;
+
+/// Bytes of JSON per loader step; steps repeat until the slice's time is up.
+const READ_STEP_BYTES: usize = 256 << 10;
+
+/// Inflate, parse and check `bytes` as a dataset a slice at a time
+/// (`DatasetLoader`), with progress and Cancel, so a 200 MB file never
+/// freezes the page: only a single repo is parsed in one go.
+async fn read_dataset(state: AppState, bytes: &[u8], origin: &str) -> Result<Dataset, String> {
+    state.cancel.set(false);
+    let mut loader = DatasetLoader::new(bytes, origin);
+    loop {
+        let p = loader.progress();
+        let what = match p.phase {
+            Phase::Inflating => format!("Decompressing {origin}: {} of {}", bytes_label(p.done), bytes_label(p.total)),
+            _ => format!("Reading {origin}: {} of {}, {} repos", bytes_label(p.done), bytes_label(p.total), p.repos),
+        };
+        state.job.set(Job::Running { what, done: p.done, total: p.total });
+        yield_to_browser().await;
+        if state.cancel.get_untracked() {
+            return Err(format!("Cancelled while reading {origin}; the previous dataset is kept."));
+        }
+        let start = now_ms();
+        let mut finished = false;
+        while !finished && now_ms() - start < READ_SLICE_MS {
+            finished = loader.step(READ_STEP_BYTES);
+        }
+        if finished {
+            return loader.finish().map_err(|e| e.to_string());
+        }
+    }
+}
+
 /// What to do with a dataset's bytes in IndexedDB.
 #[derive(Clone, Copy, PartialEq)]
 enum Bytes {
@@ -189,10 +224,7 @@ enum Bytes {
 /// Check `bytes` as a dataset and make it the current one.
 async fn adopt_dataset(state: AppState, bytes: Vec<u8>, source: Source, policy: Bytes) -> Result<(), String> {
     let origin = source.origin();
-    state.job.set(Job::Running { what: format!("Checking {origin} ({})", bytes_label(bytes.len())), done: 0, total: 0 });
-    // Let the message paint: the check below is one synchronous step.
-    yield_to_browser().await;
-    let dataset = Dataset::from_bytes(&bytes, &origin).map_err(|e| e.to_string())?;
+    let dataset = read_dataset(state, &bytes, &origin).await?;
     let digest = storage::sha256_hex(&bytes).await?;
     let changed = state.dataset_digest.get_untracked().as_deref() != Some(digest.as_str());
     let needles = dataset.needle_count();
