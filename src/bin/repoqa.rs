@@ -124,7 +124,7 @@ enum Command {
     },
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
-    Curate(CurateArgs),
+    Curate(Box<CurateArgs>),
     /// Check the grammars and the tokenizer like the web app's About page.
     SelfCheck {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
@@ -214,7 +214,7 @@ fn main() -> ExitCode {
                 skip_broken_lines,
             )
         }
-        Command::Curate(args) => curate(args),
+        Command::Curate(args) => curate(*args),
         Command::SelfCheck { tokenizer, json } => self_check(tokenizer, json),
     };
     match result {
@@ -676,7 +676,7 @@ fn describe_with_model(
     save_to: Option<&Path>,
 ) -> Result<repoqa::curate::Descriptions, Failure> {
     use repoqa::curate::Descriptions;
-    use repoqa::llm::{self, LlmError};
+    use repoqa::llm;
     settings.validate().map_err(|e| bad(e.to_string()))?;
     let jobs = report.describe_jobs();
     if jobs.is_empty() {
@@ -692,50 +692,51 @@ fn describe_with_model(
         .http_status_as_error(false)
         .build()
         .into();
-    let mut obtained = Descriptions::new();
+    let total = jobs.len();
     let mut saved = given.clone();
-    let mut failed = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        eprint!("[{}/{}] describing {} ... ", i + 1, jobs.len(), job.name);
-        let result = post(&agent, &settings.request(&job.prompt)).and_then(|reply| llm::description_of(settings, &reply));
-        match result {
-            Ok(d) => {
+    let save_error = std::cell::RefCell::new(None::<Failure>);
+    let run = llm::describe_needles_blocking(
+        settings,
+        &jobs,
+        |req| post(&agent, &req),
+        |p| match p {
+            llm::Progress::Asking { index, job } => eprint!("[{}/{total}] describing {} ... ", index + 1, job.name),
+            llm::Progress::Answered { job, result: Ok(d), .. } => {
                 eprintln!("ok");
-                obtained.insert(job.name.clone(), d.clone());
                 saved.insert(job.name.clone(), d);
                 if let Some(path) = save_to {
-                    write_descriptions(path, &saved)?;
+                    if let Err(e) = write_descriptions(path, &saved) {
+                        save_error.replace(Some(e));
+                    }
                 }
             }
-            Err(e) => {
-                eprintln!("failed");
-                eprintln!("curate: {}: {e}", job.name);
-                let every = matches!(
-                    e,
-                    LlmError::BadKey { .. } | LlmError::NotFound { .. } | LlmError::Transport { .. } | LlmError::Settings(_)
-                );
-                if every {
-                    let kept = save_to.map(|p| format!("; the {} descriptions obtained are in {}", obtained.len(), p.display()));
-                    return Err(bad(format!("stopped describing needles: {e}{}", kept.unwrap_or_default())));
-                }
-                failed.push(job.name.as_str());
-            }
-        }
+            llm::Progress::Answered { job, result: Err(e), .. } => eprintln!("failed\ncurate: {}: {e}", job.name),
+        },
+        // A descriptions file that cannot be written stops the run: its
+        // point is that no reply is lost.
+        || save_error.borrow().is_some(),
+    );
+    if let Some(e) = save_error.into_inner() {
+        return Err(e);
+    }
+    let kept = save_to.map(|p| format!(" (the {} descriptions obtained are in {})", run.obtained.len(), p.display()));
+    if let Some(e) = &run.stopped {
+        return Err(bad(format!("stopped describing needles: {e}{}", kept.unwrap_or_default())));
     }
     if let Some(path) = save_to {
         write_descriptions(path, &saved)?;
         eprintln!("curate: saved the descriptions to {} (pass it as --descriptions to reuse them)", path.display());
     }
-    if !failed.is_empty() {
+    if !run.failures.is_empty() {
+        let names: Vec<&str> = run.failures.iter().map(|(n, _)| n.as_str()).collect();
         let retry = save_to.map(|p| format!(" with --descriptions {}", p.display())).unwrap_or_default();
         eprintln!(
-            "curate: {} of {} needles could not be described and are left out: {} (run again{retry} to ask only for them)",
-            failed.len(),
-            jobs.len(),
-            failed.join(", ")
+            "curate: {} of {total} needles could not be described and are left out: {} (run again{retry} to ask only for them)",
+            names.len(),
+            names.join(", ")
         );
     }
-    Ok(obtained)
+    Ok(run.obtained)
 }
 
 /// Send one request; any HTTP status is a reply, only a failure to get one

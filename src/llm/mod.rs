@@ -6,7 +6,8 @@
 //! No transport here: the CLI sends [`HttpRequest`] with a blocking client
 //! and the browser with `fetch`; both hand the status and body back as an
 //! [`HttpReply`]. That keeps this module the same on both targets and
-//! testable without a network.
+//! testable without a network. [`describe_needles`] (module `needles`) asks
+//! for one needle after another over any such transport.
 
 use std::fmt;
 
@@ -15,6 +16,11 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::curate::description_from_reply;
+
+mod needles;
+pub use needles::{describe_needles, Described, Progress};
+#[cfg(not(target_arch = "wasm32"))]
+pub use needles::describe_needles_blocking;
 
 /// The system message: the annotation prompt (the user message) says
 /// everything else.
@@ -209,6 +215,17 @@ pub enum LlmError {
     NoContent { url: String, detail: String },
     #[error("the model's reply has no numbered points 1 to 4 (purpose, input, output, procedure): {snippet:?}")]
     NoPoints { snippet: String },
+}
+
+impl LlmError {
+    /// Whether every other request would fail the same way (key, URL,
+    /// model, settings, network), so asking for more needles is pointless.
+    pub fn repeats_for_every_request(&self) -> bool {
+        matches!(
+            self,
+            LlmError::Settings(_) | LlmError::Transport { .. } | LlmError::BadKey { .. } | LlmError::NotFound { .. }
+        )
+    }
 }
 
 fn says(message: &Option<String>) -> String {
@@ -428,5 +445,8 @@ mod tests {
     fn transport_errors_read_well() {
         let e = LlmError::Transport { url: "http://x/v1/chat/completions".into(), message: "connection refused".into() };
         assert_eq!(e.to_string(), "the request to http://x/v1/chat/completions failed before an HTTP status: connection refused");
+        assert!(e.repeats_for_every_request());
+        assert!(!LlmError::NoPoints { snippet: String::new() }.repeats_for_every_request());
+        assert!(!LlmError::Status { url: String::new(), status: 500, message: None }.repeats_for_every_request());
     }
 }
