@@ -19,6 +19,7 @@
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
+//! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
 
 pub mod answers;
 pub mod bleu;
@@ -29,6 +30,7 @@ pub mod dataset;
 pub mod error;
 pub mod lang;
 pub mod linediff;
+pub mod llm;
 pub mod pyjson;
 pub mod report;
 pub mod sanitize;

@@ -38,6 +38,13 @@ impl Descriptions {
         Ok(Descriptions { map })
     }
 
+    /// The file `from_json` reads back: `{"name": "description"}` in
+    /// insertion order, pretty-printed.
+    pub fn to_json_pretty(&self) -> String {
+        // A map of strings always serializes.
+        serde_json::to_string_pretty(&self.map).unwrap_or_default()
+    }
+
     pub fn insert(&mut self, name: impl Into<String>, description: impl Into<String>) {
         self.map.insert(name.into(), description.into());
     }
@@ -126,6 +133,8 @@ mod tests {
         assert_eq!(d.get("f"), Some("\n1. does f\n"));
         assert_eq!(d.get("g"), None, "blank = missing");
         assert_eq!(d.get("h"), None);
+        let back = Descriptions::from_json(d.to_json_pretty().as_bytes(), "again").unwrap();
+        assert_eq!(back, d);
         let e = Descriptions::from_json(br#"{"f": 1}"#, "d.json").unwrap_err().to_string();
         assert_eq!(e, "descriptions d.json: the description of \"f\" is not a string");
         let e = Descriptions::from_json(b"[]", "d.json").unwrap_err().to_string();

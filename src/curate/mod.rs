@@ -14,6 +14,7 @@
 //! | `needles`   | candidates (unique name, ≤ 2000 bytes, one per 1/64 bin) and the seeded sample (C2) |
 //! | `pyrandom`  | CPython's `random.Random` (MT19937, `sample`), for the same sample |
 //! | `describe`  | descriptions from a JSON file; the annotation prompt for a model |
+//! | `fill`      | after curation: prompts of the needles without a description, replies put back |
 //! | `sha1`      | a content digest standing in for the commit when none is given |
 //!
 //! The core takes the files in memory ([`SourceFile`]) so that the browser
@@ -23,6 +24,7 @@
 mod deps;
 mod describe;
 mod files;
+mod fill;
 mod functions;
 mod needles;
 mod pyrandom;
@@ -36,6 +38,7 @@ use thiserror::Error;
 pub use deps::Dependency;
 pub use describe::{annotation_prompt, description_from_reply, Descriptions};
 pub use files::{has_language_suffix, language_suffixes};
+pub use fill::DescribeJob;
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;
 

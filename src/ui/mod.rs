@@ -7,6 +7,7 @@ mod assets;
 mod build;
 mod charts;
 mod dataset_page;
+pub mod model_api;
 mod progress;
 mod results;
 mod scoring;
