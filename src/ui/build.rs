@@ -63,8 +63,13 @@ pub async fn use_tokenizer_from_url(state: AppState, url: &str) -> Result<String
 pub async fn use_tokenizer_from_file(state: AppState, file: web_sys::File) -> Result<String, String> {
     let name = file.name();
     let bytes = read_file_with_progress(state, &file, "Reading the tokenizer", MAX_TOKENIZER_BYTES).await?;
-    storage::save_bytes(storage::KEY_TOKENIZER_BYTES, &bytes).await?;
-    adopt_tokenizer(state, bytes, format!("file:{name}"), name).await
+    // Checked before it replaces the stored one: a bad file must not
+    // spoil the tokenizer the next visit restores.
+    let msg = adopt_tokenizer(state, bytes.clone(), format!("file:{name}"), name).await?;
+    storage::save_bytes(storage::KEY_TOKENIZER_BYTES, &bytes)
+        .await
+        .map_err(|e| format!("{msg} It could not be kept for the next visit: {e}"))?;
+    Ok(msg)
 }
 
 async fn adopt_tokenizer(state: AppState, bytes: Vec<u8>, source: String, origin: String) -> Result<String, String> {

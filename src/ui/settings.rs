@@ -277,12 +277,12 @@ pub fn SettingsPanel() -> impl IntoView {
                 <fieldset>
                     <legend>"Tokenizer"</legend>
                     <p>"Current: " <code id="tokenizer-source">{move || settings.with(|s| s.tokenizer_source.clone())}</code></p>
-                    <p><button type="button" on:click=use_builtin>"Built-in (CodeLlama vocabulary)"</button></p>
+                    <p><button type="button" id="tokenizer-builtin" on:click=use_builtin>"Built-in (CodeLlama vocabulary)"</button></p>
                     <p>
                         <input type="url" id="tokenizer-url" placeholder="https://…/tokenizer.json"
                             prop:value=move || tok_url.get()
                             on:input=move |ev| tok_url.set(input_value(&ev)) />
-                        <button type="button" on:click=move |_| load_tokenizer_url()>"Load URL"</button>
+                        <button type="button" id="load-tokenizer-url" on:click=move |_| load_tokenizer_url()>"Load URL"</button>
                     </p>
                     <p><label>"or a file: " <input type="file" id="tokenizer-file" accept=".json,application/json" on:change=on_tok_file /></label></p>
                     {move || tok_message.get().map(|m| match m {

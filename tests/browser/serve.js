@@ -10,7 +10,8 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-export function serveDir(dir) {
+/** `cors`: allow any origin to read (a dataset or tokenizer on another site). */
+export function serveDir(dir, { cors = false } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     let p = path.normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
@@ -19,7 +20,9 @@ export function serveDir(dir) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404); return res.end('not found'); }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      const headers = { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' };
+      if (cors) headers['access-control-allow-origin'] = '*';
+      res.writeHead(200, headers);
       res.end(data);
     });
   });
