@@ -267,5 +267,55 @@ test('answers are scored like `repoqa score`, charts and exports agree, answers 
   assert.equal(cands[0], tasks[0].name);
   assert.equal(await page.locator('#detail-diff .diff-add, #detail-diff .diff-del').count(), 0);
 
+  // 12. Reload: dataset, settings, tasks, answers and results all come back
+  // from IndexedDB; the table, the per-task rows and the SCORES file are
+  // the same as before.
+  const tableBefore = await page.$eval('#score-table', (t) => t.outerHTML);
+  const rowsBefore = rows;
+  await page.check('#opt-ignore-comments');
+  await page.waitForSelector('#results[data-rescored="60"]');
+  const ignoringTable = await page.$eval('#score-table', (t) => t.outerHTML);
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForSelector('#results[data-answered="60"]', { timeout: 60000 });
+  assert.equal(await page.isChecked('#opt-ignore-comments'), true, 'the scoring option was not kept');
+  assert.equal(await page.$eval('#score-table', (t) => t.outerHTML), ignoringTable);
+  await page.uncheck('#opt-ignore-comments');
+  await page.waitForSelector('#results[data-rescored="60"]');
+  assert.equal(await page.$eval('#score-table', (t) => t.outerHTML), tableBefore, 'table changed after reload');
+  assert.deepEqual(await page.$$eval('tr.task-row', (trs) => trs.map((tr) => ({ ...tr.dataset }))), rowsBefore);
+  await page.fill('#eval-date', EVAL_DATE);
+  const scoresAgain = await download(() => page.click('#export-scores'));
+  assert.ok(scoresAgain.bytes.equals(scores.bytes), 'SCORES after reload differ from before');
+  // The typed answers are back in their boxes, the XSS one still inert.
+  await page.goto(srv.url + '#task/' + encodeURIComponent(ids[11]));
+  const box = page.locator(`.answer-box[data-task-id="${ids[11]}"]`);
+  await box.locator('textarea').waitFor({ timeout: 30000 });
+  assert.equal(await box.locator('textarea').inputValue(), typed[ids[11]]);
+  assert.equal(await box.getAttribute('data-verdict'), 'pass');
+  await page.goto(srv.url + '#task/' + encodeURIComponent(ids[44]));
+  await page.locator(`.answer-box[data-task-id="${ids[44]}"] textarea`).waitFor({ timeout: 30000 });
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  await saveScreenshot(page, 'results-after-reload.png');
+
+  // 13. New session: nothing happens until confirmed; then everything goes.
+  await page.goto(srv.url + '#dataset');
+  page.once('dialog', (d) => d.dismiss());
+  await page.click('#new-session');
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#results[data-answered="60"]');
+  await page.goto(srv.url + '#dataset');
+  page.once('dialog', (d) => d.accept());
+  await page.click('#new-session');
+  await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  await page.goto(srv.url + '#results');
+  await page.waitForFunction(() => document.querySelector('#results')?.dataset.answered !== '60', null, { timeout: 30000 });
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.goto(srv.url + '#results');
+  await page.waitForTimeout(500);
+  const after = await page.getAttribute('#results', 'data-answered');
+  assert.ok(after === null || after === '0', `answers survived "New session": ${after}`);
+
   assert.deepEqual(problems, [], 'console errors or panics in the page');
 });
