@@ -64,6 +64,34 @@ def official_side(dataset_path, size, outputs_path, tokenizer_path):
     print(json.dumps({"tasks": len(tasks), "prompts_s": t_prompts, "score_s": t_score}))
 
 
+def widen(dataset_path, tasks, out_path):
+    """A dataset of `tasks` needles made by repeating the corpus's repos
+    under new names ("owner/name#2"), languages in turn, like the official
+    500-task dataset (50 repos of 10 needles; the real one is not reachable
+    offline). Same work per repo as the originals."""
+    with open(dataset_path) as f:
+        dataset = json.load(f)
+    pools = {lang: list(repos) for lang, repos in dataset.items() if repos}
+    out = {lang: [] for lang in pools}
+    count, round_ = 0, 0
+    while count < tasks:
+        for lang, repos in pools.items():
+            repo = dict(repos[round_ % len(repos)])
+            copy = round_ // len(repos)
+            if copy:
+                repo["repo"] = f"{repo['repo']}#{copy + 1}"
+            take = min(len(repo["needles"]), tasks - count)
+            repo["needles"] = repo["needles"][:take]
+            if take:
+                out[lang].append(repo)
+                count += take
+            if count >= tasks:
+                break
+        round_ += 1
+    with open(out_path, "w") as f:
+        json.dump(out, f)
+
+
 def make_outputs(dataset_path, tasks_path, outputs_path):
     """One output per task: the needle itself for even tasks, a shortened
     needle for odd ones (so both passing and failing paths are timed)."""
@@ -118,6 +146,8 @@ def main():
     ap.add_argument("--size", type=int, default=16384)
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/repoqa"))
     ap.add_argument("--tokenizer", default=os.path.join(ROOT, ".tools/tokenizer.json"))
+    ap.add_argument("--tasks", type=int, default=0,
+                    help="widen the dataset to this many tasks by repeating its repos (e.g. 500)")
     ap.add_argument("--official-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--outputs", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -128,6 +158,10 @@ def main():
 
     work = os.path.join(ROOT, "target/bench")
     os.makedirs(work, exist_ok=True)
+    if args.tasks:
+        widened = os.path.join(work, f"corpus-{args.tasks}.json")
+        widen(args.dataset, args.tasks, widened)
+        args.dataset = widened
     tasks_path = os.path.join(work, "tasks.jsonl")
     outputs_path = os.path.join(work, "bench.jsonl")
     scores_path = os.path.join(work, "bench-SCORES.json")
@@ -165,6 +199,12 @@ def main():
     print(f"peak memory: official {rss_o / 1024:.0f} MiB, ours {ours_rss / 1024:.0f} MiB (largest of the two CLI processes)")
     print("loop = the same work on both sides, timed inside the process; whole run adds start-up,")
     print("imports, reading the dataset and tokenizer and writing files (ours: two CLI runs).")
+    # For the browser benchmark (tests/browser/bench.mjs): the same inputs
+    # and the official figures to compare with.
+    with open(os.path.join(work, "official.json"), "w") as f:
+        json.dump({"dataset": args.dataset, "outputs": outputs_path, "tasks": n, "size": args.size,
+                   "official": off, "official_wall_s": official_wall,
+                   "native": {"prompts_s": loop_p, "score_s": loop_s}}, f)
 
 
 if __name__ == "__main__":
