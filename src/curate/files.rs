@@ -65,7 +65,7 @@ pub fn count_by_language(files: &[SourceFile]) -> Vec<(Language, usize)> {
         .map(|l| (*l, files.iter().filter(|f| has_language_suffix(&f.path, *l)).count()))
         .collect();
     // A stable sort keeps `ALL` order among equal counts.
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts
 }
 
