@@ -516,7 +516,8 @@ struct CurateArgs {
     /// "owner/name" recorded in the dataset (also the default seed).
     #[arg(long)]
     repo: String,
-    /// The repository's root folder.
+    /// The repository's root folder, or an archive of it (.zip, .tar,
+    /// .tar.gz/.tgz; a single top directory in it is taken as the root).
     #[arg(long)]
     source: PathBuf,
     /// Entry directory under the root (default: the whole root).
@@ -604,8 +605,12 @@ fn curate(a: CurateArgs) -> Result<(), Failure> {
             .map_err(|e| bad(e.to_string()))?,
         None => Descriptions::new(),
     };
-    let files = curate::read_source_dir(&a.source, language, a.entry.as_deref())
-        .map_err(|e| bad(format!("{}: {e}", a.source.display())))?;
+    let files = if a.source.is_file() {
+        read_source_archive(&a.source, language, opts.max_input_bytes)?
+    } else {
+        curate::read_source_dir(&a.source, language, a.entry.as_deref())
+            .map_err(|e| bad(format!("{}: {e}", a.source.display())))?
+    };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
         .map_err(|e| bad(format!("{} ({language}): {e}", a.source.display())))?;
     let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
@@ -752,6 +757,28 @@ fn post(agent: &ureq::Agent, req: &repoqa::llm::HttpRequest) -> Result<repoqa::l
     let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
     let body = resp.body_mut().read_to_string().map_err(failed)?;
     Ok(repoqa::llm::HttpReply { status, retry_after, body })
+}
+
+/// The language's files of an archive, as `read_source_dir` gives them for
+/// the unpacked folder.
+fn read_source_archive(
+    path: &std::path::Path,
+    language: repoqa::lang::Language,
+    max_input_bytes: u64,
+) -> Result<Vec<repoqa::curate::SourceFile>, Failure> {
+    use repoqa::curate::{read_archive, ArchiveLimits};
+    let bytes = read_bytes(path, "source archive")?;
+    let limits = ArchiveLimits { max_input_bytes, ..ArchiveLimits::default() };
+    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits).map_err(|e| bad(e.to_string()))?;
+    eprintln!(
+        "curate: {} ({}): {} entries, {} {language} files{}",
+        path.display(),
+        contents.format.name(),
+        contents.entries,
+        contents.files.len(),
+        contents.root.as_ref().map(|r| format!(", root directory {r}/")).unwrap_or_default()
+    );
+    Ok(contents.files)
 }
 
 fn self_check(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {

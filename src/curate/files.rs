@@ -56,6 +56,34 @@ pub fn under_entry(path: &str, entry: &str) -> bool {
     entry == "." || path.strip_prefix(entry).is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// Files per language (by suffix; a ".h" counts for C++ only), the
+/// languages with files first, most files first, then in `Language::ALL`
+/// order: the browser's default language is the first.
+pub fn count_by_language(files: &[SourceFile]) -> Vec<(Language, usize)> {
+    let mut counts: Vec<(Language, usize)> = Language::ALL
+        .iter()
+        .map(|l| (*l, files.iter().filter(|f| has_language_suffix(&f.path, *l)).count()))
+        .collect();
+    // A stable sort keeps `ALL` order among equal counts.
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts
+}
+
+/// The directories (normalized, sorted, "." first) that hold files of the
+/// language at any depth: the choices of an entry directory.
+pub fn directories_of(files: &[SourceFile], language: Language) -> Vec<String> {
+    let mut dirs = std::collections::BTreeSet::new();
+    for f in files.iter().filter(|f| has_language_suffix(&f.path, language)) {
+        let Some(path) = normalize_path(&f.path) else { continue };
+        let mut parts: Vec<&str> = path.split('/').collect();
+        parts.pop();
+        for depth in 1..=parts.len() {
+            dirs.insert(parts[..depth].join("/"));
+        }
+    }
+    std::iter::once(".".to_string()).chain(dirs).collect()
+}
+
 pub(crate) fn collect(
     files: &[SourceFile],
     language: Language,
@@ -132,6 +160,17 @@ mod tests {
         let c = collect(&files, Language::Python, ".", 1 << 20, &mut w).unwrap();
         assert_eq!(c.len(), 5);
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn languages_and_directories_of_an_input() {
+        let files = [file("src/a.go", b""), file("src/x/b.go", b""), file("tools/c.py", b""), file("d.h", b"")];
+        let counts = count_by_language(&files);
+        assert_eq!(counts[0], (Language::Go, 2));
+        assert_eq!(&counts[1..3], [(Language::Python, 1), (Language::Cpp, 1)]);
+        assert_eq!(counts.iter().map(|c| c.1).sum::<usize>(), 4);
+        assert_eq!(directories_of(&files, Language::Go), [".", "src", "src/x"]);
+        assert_eq!(directories_of(&files, Language::Cpp), ["."]);
     }
 
     #[test]

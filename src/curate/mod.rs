@@ -16,11 +16,13 @@
 //! | `describe`  | descriptions from a JSON file; the annotation prompt for a model |
 //! | `fill`      | after curation: prompts of the needles without a description, replies put back |
 //! | `sha1`      | a content digest standing in for the commit when none is given |
+//! | `archive`   | the input from a .zip, .tar or .tar.gz instead of a folder |
 //!
 //! The core takes the files in memory ([`SourceFile`]) so that the browser
 //! can pass a picked folder or an unpacked archive; [`read_source_dir`]
 //! reads a directory natively.
 
+mod archive;
 mod deps;
 mod describe;
 mod files;
@@ -35,9 +37,10 @@ use std::fmt;
 use indexmap::IndexMap;
 use thiserror::Error;
 
+pub use archive::{is_archive_name, read_archive, ArchiveContents, ArchiveError, ArchiveFormat, ArchiveLimits};
 pub use deps::Dependency;
 pub use describe::{annotation_prompt, description_from_reply, Descriptions};
-pub use files::{has_language_suffix, language_suffixes};
+pub use files::{count_by_language, directories_of, has_language_suffix, language_suffixes};
 pub use fill::DescribeJob;
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;

@@ -6,6 +6,7 @@ mod answers;
 mod assets;
 mod build;
 mod charts;
+mod curate_page;
 mod dataset_page;
 pub mod model_api;
 mod progress;
@@ -27,6 +28,7 @@ enum Page {
     /// One task, by task id ("lang::owner/repo::name").
     Task(String),
     Results,
+    Curate,
     About,
 }
 
@@ -43,6 +45,7 @@ impl Page {
             "dataset" => Page::Dataset,
             "tasks" => Page::Tasks,
             "results" => Page::Results,
+            "curate" => Page::Curate,
             _ => Page::Home,
         }
     }
@@ -54,6 +57,7 @@ impl Page {
             Page::Dataset => "dataset",
             Page::Tasks | Page::Task(_) => "tasks",
             Page::Results => "results",
+            Page::Curate => "curate",
             Page::About => "about",
         }
     }
@@ -67,6 +71,7 @@ fn current_hash() -> String {
 pub fn App() -> impl IntoView {
     let app_state = state::AppState::new();
     provide_context(app_state);
+    provide_context(curate_page::CurateState::new());
     // The last session (or the demo dataset on a first visit).
     dataset_page::restore_session(app_state);
     let page = RwSignal::new(Page::from_hash(&current_hash()));
@@ -95,6 +100,7 @@ pub fn App() -> impl IntoView {
                 <a href="#dataset" id="nav-dataset" class:active=move || page.with(|p| p.section() == "dataset")>"Dataset"</a>
                 <a href="#tasks" id="nav-tasks" class:active=move || page.with(|p| p.section() == "tasks")>"Tasks"</a>
                 <a href="#results" id="nav-results" class:active=move || page.with(|p| p.section() == "results")>"Results"</a>
+                <a href="#curate" id="nav-curate" class:active=move || page.with(|p| p.section() == "curate")>"Curate"</a>
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
         </header>
@@ -106,6 +112,7 @@ pub fn App() -> impl IntoView {
                 Page::Tasks => view! { <tasks::TasksPage/> }.into_any(),
                 Page::Task(id) => view! { <tasks::TaskView id=id/> }.into_any(),
                 Page::Results => view! { <results::ResultsPage/> }.into_any(),
+                Page::Curate => view! { <curate_page::CuratePage/> }.into_any(),
             }}
         </main>
     }

@@ -1,0 +1,351 @@
+// Dataset curation in headless Chromium (#curate): a repository uploaded as
+// a .zip, a folder or a .tar.gz, curated in the page, must give the dataset
+// file the native `repoqa curate` writes for the same directory and options
+// (parsed JSON, field for field, and byte for byte). Descriptions written in
+// the page, the template, the multi-repo dataset and "Open in the app" are
+// exercised; bad inputs must give a message that names the problem, never a
+// console error, and a 1 GiB upload is refused by its size, unread.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serveDir } from './serve.js';
+import { launch, openPage, saveScreenshot, DIST, ROOT } from './browser.js';
+
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const CORPUS = path.join(ROOT, '.tools', 'corpus');
+const DEMO = path.join(ROOT, 'public', 'demo');
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-curate-'));
+
+// ---- archives written here, from a directory ----
+
+/** Every file under `dir`: [relative path with "/", bytes], sorted. */
+function walk(dir, rel = '') {
+  const out = [];
+  for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (fs.statSync(path.join(dir, r)).isDirectory()) out.push(...walk(dir, r));
+    else out.push([r, fs.readFileSync(path.join(dir, r))]);
+  }
+  return out;
+}
+
+/** A zip (deflate, or stored when it does not shrink) of [name, bytes]. */
+function zipOf(files) {
+  const locals = [], centrals = [];
+  let offset = 0;
+  for (const [name, data] of files) {
+    const n = Buffer.from(name, 'utf8');
+    const deflated = zlib.deflateRawSync(data);
+    const stored = deflated.length >= data.length;
+    const body = stored ? data : deflated;
+    const crc = zlib.crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(stored ? 0 : 8, 8); local.writeUInt32LE(0x21, 10); local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(n.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(0x0314, 4);
+    local.copy(central, 6, 4, 30); // version needed … name length: the same fields
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38); central.writeUInt32LE(offset, 42);
+    locals.push(local, n, body);
+    centrals.push(central, n);
+    offset += 30 + n.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(files.length, 8); end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+/** A ustar archive of [name (< 100 bytes), bytes]. */
+function tarOf(files) {
+  const blocks = [];
+  for (const [name, data] of files) {
+    const h = Buffer.alloc(512);
+    h.write(name, 0); h.write('0000644\0', 100); h.write('0000000\0', 108); h.write('0000000\0', 116);
+    h.write(data.length.toString(8).padStart(11, '0') + '\0', 124); h.write('00000000000\0', 136);
+    h.write('        ', 148); h.write('0', 156); h.write('ustar\0' + '00', 257);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+    blocks.push(h, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  return Buffer.concat([...blocks, Buffer.alloc(1024)]);
+}
+
+/** A repository folder: `src`'s files plus two files curation ignores. */
+function makeRepo(name, src) {
+  const dir = path.join(TMP, name);
+  fs.cpSync(src, dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'README.md'), '# not code\n');
+  fs.writeFileSync(path.join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff]));
+  return dir;
+}
+
+/** The files of `dir` under `top/` (as `zip -r top.zip top` packs them). */
+function packed(dir, top) {
+  return walk(dir).map(([p, b]) => [`${top}/${p}`, b]);
+}
+
+function write(name, bytes) {
+  const p = path.join(TMP, name);
+  fs.writeFileSync(p, bytes);
+  return p;
+}
+
+/** `repoqa curate` on a directory: the dataset file's bytes and the time. */
+function cliCurate(source, args) {
+  const out = path.join(TMP, `cli-${Math.random().toString(36).slice(2)}.json`);
+  const t0 = performance.now();
+  execFileSync(BIN, ['curate', '--source', source, ...args, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - t0;
+  return { bytes: fs.readFileSync(out), ms, path: out };
+}
+
+// ---- the page ----
+
+let srv;
+before(async () => { srv = await serveDir(DIST); });
+after(() => {
+  srv?.server.close();
+  fs.rmSync(TMP, { recursive: true, force: true });
+});
+
+async function fresh(t) {
+  const context = await launch();
+  t.after(() => context.close());
+  const { page, problems } = await openPage(context);
+  await page.goto(srv.url + '#curate');
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForSelector('#curate');
+  return { page, problems };
+}
+
+/** Do `action`, then wait for the page step it starts to end; returns the
+ *  status line. Steps are counted by the page (`data-steps`). */
+async function step(page, action) {
+  const before = await page.$eval('#curate-status', (e) => Number(e.dataset.steps));
+  await action();
+  await page.waitForFunction((b) => Number(document.querySelector('#curate-status')?.dataset.steps) > b, before,
+    { timeout: 300000 });
+  return page.textContent('#curate-status');
+}
+
+const upload = (page, selector, file) => step(page, () => page.setInputFiles(selector, file));
+const curate = (page) => step(page, () => page.click('#curate-run'));
+
+async function download(page, selector) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return { name: d.suggestedFilename(), bytes: fs.readFileSync(await d.path()) };
+}
+
+async function errorText(page) {
+  await page.waitForSelector('#curate-error', { timeout: 30000 });
+  return page.textContent('#curate-error');
+}
+
+async function stats(page) {
+  return page.$eval('#curate-stats', (e) => ({ ...e.dataset }));
+}
+
+function sameDataset(got, want, what) {
+  assert.deepEqual(JSON.parse(got.toString('utf8')), JSON.parse(want.toString('utf8')), `${what}: parsed JSON differs`);
+  assert.ok(got.equals(want), `${what}: same JSON, other bytes`);
+}
+
+test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written in the page; template', async (t) => {
+  const { page, problems } = await fresh(t);
+  // The largest repo of the corpus, packed with a top directory.
+  const dir = makeRepo('rxjs-7.8.1', path.join(CORPUS, 'src', 'rxjs'));
+  const zip = write('rxjs-7.8.1.zip', zipOf(packed(dir, 'rxjs-7.8.1')));
+  const status = await upload(page, '#curate-archive', zip);
+  assert.match(status, /zip archive rxjs-7\.8\.1\.zip .*root directory rxjs-7\.8\.1\//);
+  // Defaults: the language with most files, the root, a name from the file.
+  assert.equal(await page.$eval('#curate-language', (s) => s.value), 'typescript');
+  assert.equal(await page.$eval('#curate-entry', (s) => s.value), '.');
+  assert.equal(await page.$eval('#curate-repo', (s) => s.value), 'local/rxjs-7.8.1');
+  const entries = await page.$$eval('#curate-entry option', (os) => os.map((o) => o.value));
+  assert.ok(entries.includes('src/internal') && entries.includes('src/internal/operators'), entries.join(' '));
+
+  // The corpus builder's options: its needles, so its descriptions apply.
+  await page.selectOption('#curate-entry', 'src/internal');
+  await page.fill('#curate-repo', 'ReactiveX/rxjs');
+  await curate(page);
+  const s = await stats(page);
+  const args = ['--language', 'typescript', '--repo', 'ReactiveX/rxjs', '--entry', 'src/internal'];
+  const cli = cliCurate(dir, args);
+  const zipMiB = fs.statSync(zip).size / 1048576;
+  console.log(`rxjs (${s.files} files, ${s.functions} functions): zip ${zipMiB.toFixed(2)} MiB read+unpacked in ` +
+    `${Number(s.readMs).toFixed(0)} ms; curated in Chromium in ${Number(s.ms).toFixed(0)} ms; ` +
+    `native repoqa curate (whole process) ${cli.ms.toFixed(0)} ms`);
+  assert.equal(s.sampled, '10');
+  assert.equal(s.needles, '0', 'no descriptions yet: no needles');
+  assert.equal(await page.$$eval('#curate-needles li.needle[data-missing="true"]', (l) => l.length), 10);
+  assert.match(await page.textContent('#curate-warnings'), /has no description; left out/);
+  let got = await download(page, '#curate-download-dataset');
+  assert.equal(got.name, 'ReactiveX-rxjs.json');
+  sameDataset(got.bytes, cli.bytes, 'rxjs without descriptions');
+
+  // Write three descriptions in the page and apply them.
+  const names = await page.$$eval('#curate-needles li.needle', (l) => l.map((e) => e.dataset.name));
+  const written = {};
+  for (const i of [0, 4, 9]) {
+    written[names[i]] = `Described in the page: needle ${i}.`;
+    await page.fill(`#curate-needles li.needle:nth-child(${i + 1}) textarea`, written[names[i]]);
+  }
+  await step(page, () => page.click('#curate-apply'));
+  assert.equal((await stats(page)).needles, '3');
+  const descFile = write('rxjs-written.json', JSON.stringify(written));
+  got = await download(page, '#curate-download-dataset');
+  sameDataset(got.bytes, cliCurate(dir, [...args, '--descriptions', descFile]).bytes, 'rxjs with 3 page descriptions');
+  const template = JSON.parse((await download(page, '#curate-download-template')).bytes.toString('utf8'));
+  assert.deepEqual(Object.keys(template), names);
+  assert.equal(template[names[4]], written[names[4]]);
+  assert.equal(template[names[1]], '');
+
+  // A descriptions file: the corpus builder's, all ten.
+  const corpus = JSON.parse(fs.readFileSync(path.join(CORPUS, 'realistic.json'), 'utf8'));
+  const rx = corpus.typescript.find((r) => r.repo === 'ReactiveX/rxjs');
+  const all = Object.fromEntries(rx.needles.map((n) => [n.name, n.description]));
+  const allFile = write('rxjs-descriptions.json', JSON.stringify(all));
+  await upload(page, '#curate-descriptions', allFile);
+  assert.match(await page.textContent('#curate-descriptions-name'), /10 descriptions from rxjs-descriptions\.json/);
+  // The page's edits stay over the file's: clear them by writing the file's text.
+  for (const i of [0, 4, 9]) await page.fill(`#curate-needles li.needle:nth-child(${i + 1}) textarea`, all[names[i]]);
+  await curate(page);
+  await page.waitForSelector('#curate-stats[data-needles="10"]');
+  got = await download(page, '#curate-download-dataset');
+  sameDataset(got.bytes, cliCurate(dir, [...args, '--descriptions', allFile]).bytes, 'rxjs with all descriptions');
+  // And it is the corpus's repo (the builder's curation), needles included.
+  assert.deepEqual(JSON.parse(got.bytes.toString('utf8')).typescript[0].needles, rx.needles);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await saveScreenshot(page, 'curate-rxjs.png');
+
+  // Read time of a larger zip: every corpus repo, five times over.
+  const many = [];
+  for (let k = 0; k < 5; k++) {
+    for (const name of fs.readdirSync(path.join(CORPUS, 'src')).sort()) {
+      many.push(...packed(path.join(CORPUS, 'src', name), `corpus/${k}/${name}`));
+    }
+  }
+  const raw = many.reduce((n, [, b]) => n + b.length, 0);
+  const bigZip = write('corpus-x5.zip', zipOf(many));
+  const read = await upload(page, '#curate-archive', bigZip);
+  const ms = Number(/ in (\d+) ms\./.exec(read)?.[1]);
+  console.log(`zip of ${(fs.statSync(bigZip).size / 1048576).toFixed(1)} MiB (${many.length} files, ` +
+    `${(raw / 1048576).toFixed(1)} MiB unpacked) read and unpacked in Chromium in ${ms} ms`);
+  assert.ok(ms > 0, read);
+  assert.deepEqual(problems, []);
+});
+
+test('a folder and a .tar.gz, appended into one dataset and opened in the app', async (t) => {
+  const { page, problems } = await fresh(t);
+  // A folder (webkitdirectory): the Go demo, whole root.
+  const goDir = makeRepo('csvstat', path.join(DEMO, 'go'));
+  const goDesc = path.join(DEMO, 'descriptions', 'go.json');
+  const status = await upload(page, '#curate-folder', goDir);
+  assert.match(status, /folder csvstat: \d+ files, \d+ of them source files/);
+  assert.equal(await page.$eval('#curate-language', (s) => s.value), 'go');
+  await page.fill('#curate-repo', 'repoqa-web/demo-csvstat');
+  await upload(page, '#curate-descriptions', goDesc);
+  await curate(page);
+  assert.equal((await stats(page)).needles, '10');
+  const goArgs = ['--language', 'go', '--repo', 'repoqa-web/demo-csvstat', '--descriptions', goDesc];
+  const goCli = cliCurate(goDir, goArgs);
+  sameDataset((await download(page, '#curate-download-dataset')).bytes, goCli.bytes, 'go folder');
+  await page.click('#curate-append');
+  await page.waitForSelector('#curate-collection[data-repos="1"]');
+
+  // A .tar.gz: the Python demo, entry textkit, another language.
+  const pyDir = makeRepo('textkit-0.1', path.join(DEMO, 'python'));
+  const tgz = write('textkit-0.1.tar.gz', zlib.gzipSync(tarOf(packed(pyDir, 'textkit-0.1'))));
+  assert.match(await upload(page, '#curate-archive', tgz), /tar\.gz archive textkit-0\.1\.tar\.gz/);
+  assert.equal(await page.$eval('#curate-language', (s) => s.value), 'python');
+  await page.selectOption('#curate-entry', 'textkit');
+  await page.fill('#curate-repo', 'repoqa-web/demo-textkit');
+  const pyDesc = path.join(DEMO, 'descriptions', 'python.json');
+  await upload(page, '#curate-descriptions', pyDesc);
+  await curate(page);
+  const pyArgs = ['--language', 'python', '--repo', 'repoqa-web/demo-textkit', '--entry', 'textkit', '--descriptions', pyDesc];
+  sameDataset((await download(page, '#curate-download-dataset')).bytes, cliCurate(pyDir, pyArgs).bytes, 'python .tar.gz');
+  await page.click('#curate-append');
+  await page.waitForSelector('#curate-collection[data-repos="2"][data-needles="20"]');
+
+  // The assembled dataset = the CLI's --append of the same two.
+  const both = cliCurate(pyDir, [...pyArgs, '--append', goCli.path]);
+  const collected = await download(page, '#curate-download-collection');
+  assert.equal(collected.name, 'curated-dataset.json');
+  sameDataset(collected.bytes, both.bytes, 'two repos, two languages');
+
+  // Open it in the app: it becomes the current dataset.
+  await page.click('#curate-open-collection');
+  await page.waitForFunction(() => document.querySelector('#dataset-origin')?.textContent === 'curated-dataset.json',
+    null, { timeout: 60000 });
+  assert.equal(await page.getAttribute('#dataset-summary', 'data-needles'), '20');
+  assert.equal(await page.getAttribute('#dataset-summary', 'data-languages'), '2');
+  // The curate page kept its state meanwhile.
+  await page.goto(srv.url + '#curate');
+  await page.waitForSelector('#curate-collection[data-repos="2"]');
+  assert.deepEqual(problems, []);
+});
+
+test('bad inputs: a clear message each, no console error; a 1 GiB file is refused unread', async (t) => {
+  const { page, problems } = await fresh(t);
+  const py = (n) => Array.from({ length: n }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n');
+  const cases = [
+    ['empty.zip', zipOf([]), /empty\.zip: the archive has no entries/],
+    ['docs.zip', zipOf([['docs/README.md', Buffer.from('# hi\n')], ['data.json', Buffer.from('{}')]]),
+      /docs\.zip: none of its 2 entries is a source file of a supported language/],
+    ['notes.zip', Buffer.from('just some text, not an archive\n'), /notes\.zip: not a \.zip, \.tar or \.tar\.gz archive/],
+    ['cut.tar.gz', zlib.gzipSync(tarOf([['r/a.py', Buffer.from(py(40))], ['r/b.py', Buffer.from(py(40))]])).subarray(0, 60),
+      /cut\.tar\.gz: the gzip data is truncated/],
+  ];
+  for (const [name, bytes, want] of cases) {
+    await upload(page, '#curate-archive', write(name, bytes));
+    assert.match(await errorText(page), want, name);
+  }
+
+  // Readable, but curation refuses: binary files only; too few needles.
+  const curateFails = [
+    ['binary.zip', [['bin/a.py', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0, 1])]],
+      /all 1 python files are binary or not UTF-8; nothing to curate/],
+    ['small.zip', [['small/m.py', Buffer.from(py(5))]],
+      /only \d+ of 5 functions can be needles, 10 are needed|too small to spread needles/],
+  ];
+  for (const [name, files, want] of curateFails) {
+    await upload(page, '#curate-archive', write(name, zipOf(files)));
+    assert.equal(await page.$('#curate-error'), null, `${name}: read without an error`);
+    await curate(page);
+    assert.match(await errorText(page), want, name);
+    assert.equal(await page.$('#curate-stats'), null, `${name}: no stale result shown`);
+  }
+
+  // A binary file among good ones: curated, with a warning naming it.
+  const mixed = [['m/a.py', Buffer.from(py(200))], ['m/z.py', Buffer.from([0x66, 0xff, 0x0a])]];
+  await upload(page, '#curate-archive', write('mixed.zip', zipOf(mixed)));
+  await curate(page);
+  assert.match(await page.textContent('#curate-warnings'), /z\.py: skipped, binary or not UTF-8 \(invalid byte at offset 1\)/);
+
+  // 1 GiB (sparse): refused by its size, before any read.
+  const big = path.join(os.tmpdir(), `repoqa-curate-1gib-${process.pid}.zip`);
+  fs.writeFileSync(big, '');
+  fs.truncateSync(big, 1024 ** 3);
+  try {
+    const t0 = performance.now();
+    await upload(page, '#curate-archive', big);
+    const msg = await errorText(page);
+    assert.match(msg, /1\.00 GiB: this page reads archives under 1\.00 GiB, and did not read it/);
+    console.log(`1 GiB upload refused in ${(performance.now() - t0).toFixed(0)} ms`);
+  } finally {
+    fs.rmSync(big, { force: true });
+  }
+  // The last good result is still there and the page still works.
+  assert.ok(await page.$('#curate-options'));
+  await saveScreenshot(page, 'curate-errors.png');
+  assert.deepEqual(problems, []);
+});
