@@ -24,10 +24,12 @@ use repoqa::curate::{
 };
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
+use repoqa::llm::ApiSettings;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::dataset_page;
+use super::model_api::{self, ModelApiSettings};
 use super::progress::{bytes_label, now_ms, yield_to_browser};
 use super::state::{use_state, AppState};
 use super::storage::js_error;
@@ -80,6 +82,12 @@ pub struct CurateState {
     status: RwSignal<String>,
     error: RwSignal<Option<String>>,
     busy: RwSignal<bool>,
+    /// The model that writes missing descriptions (stored in this browser).
+    model: RwSignal<ApiSettings>,
+    describing: RwSignal<bool>,
+    cancel: RwSignal<bool>,
+    /// What the last model run gave (kept while the repo is curated again).
+    model_message: RwSignal<Option<Result<String, String>>>,
     /// Steps finished (read, curate, descriptions), for tests to wait on.
     steps: RwSignal<u32>,
 }
@@ -101,6 +109,10 @@ impl CurateState {
             status: RwSignal::new(String::new()),
             error: RwSignal::new(None),
             busy: RwSignal::new(false),
+            model: RwSignal::new(model_api::load_settings()),
+            describing: RwSignal::new(false),
+            cancel: RwSignal::new(false),
+            model_message: RwSignal::new(None),
             steps: RwSignal::new(0),
         }
     }
@@ -138,6 +150,7 @@ impl CurateState {
         self.edits.set(BTreeMap::new());
         self.report.set(None);
         self.curate_ms.set(None);
+        self.model_message.set(None);
         self.input.set(Some(Arc::new(input)));
     }
 
@@ -401,6 +414,60 @@ fn run(st: CurateState) {
     });
 }
 
+/// Ask the model API for the descriptions the curation lacks; the ones
+/// obtained become the page's edits (so the user can still change them)
+/// and the repository is curated again with them. Needles the model could
+/// not describe are named and stay out, as they would without a model.
+fn describe_with_model(st: CurateState) {
+    let Some(report) = st.report.get_untracked() else { return };
+    if report.missing_descriptions().is_empty() {
+        st.status.set("Every sampled needle has a description.".into());
+        return;
+    }
+    if !st.begin() {
+        return;
+    }
+    st.cancel.set(false);
+    st.describing.set(true);
+    st.model_message.set(None);
+    let settings = st.model.get_untracked();
+    spawn_local(async move {
+        let model = settings.model.clone();
+        let (obtained, failures) = model_api::describe_missing(
+            &settings,
+            &report,
+            move |done, total| st.status.set(format!("Asking {model} for descriptions: {done} of {total} done…")),
+            move || st.cancel.get_untracked(),
+        )
+        .await;
+        st.describing.set(false);
+        let got = obtained.len();
+        st.edits.update(|edits| {
+            for name in obtained.names() {
+                if let Some(text) = obtained.get(name) {
+                    edits.insert(name.to_string(), text.to_string());
+                }
+            }
+        });
+        let result = if failures.is_empty() {
+            Ok(format!("{got} descriptions written by {}.", settings.model))
+        } else {
+            let list: Vec<String> = failures.iter().map(|(name, why)| format!("{name}: {why}")).collect();
+            Err(format!(
+                "{got} descriptions written by {}; {} needles have none and stay out of the tasks — {}",
+                settings.model,
+                failures.len(),
+                list.join("; ")
+            ))
+        };
+        st.model_message.set(Some(result));
+        st.end(Ok(String::new()));
+        if got > 0 {
+            run(st);
+        }
+    });
+}
+
 /// A dataset holding only this report's repo.
 fn dataset_of(report: &CurateReport) -> Dataset {
     let mut d = Dataset::default();
@@ -619,13 +686,23 @@ fn CurateResult() -> impl IntoView {
                     <p class="note">"A needle without a description is left out of the dataset. Write the missing ones here, then apply them (the repository is curated again with them)."</p>
                     <div class="row">
                         <button type="button" id="curate-apply" on:click=move |_| run(st) disabled=move || st.busy.get()>"Apply descriptions"</button>
-                        // Hook for describing the missing needles with a model API
-                        // (an OpenAI-compatible client, built elsewhere): it would
-                        // fill `CurateState::edits` from `annotation_prompt` replies,
-                        // then `run`. Disabled until that client exists.
-                        <button type="button" id="curate-describe-model" disabled=true
-                            title="Not available yet: describing with a model API">"Describe missing with model API"</button>
+                        <button type="button" id="curate-describe-model"
+                            on:click=move |_| describe_with_model(st)
+                            disabled=move || st.busy.get() || st.model.with(|m| m.validate().is_err())
+                            title="Ask the model set below for the missing descriptions (the paper's annotation prompt)">
+                            "Describe missing with model API"</button>
+                        <button type="button" id="curate-describe-cancel"
+                            style:display=move || if st.describing.get() { "" } else { "none" }
+                            on:click=move |_| st.cancel.set(true)>"Stop asking"</button>
                     </div>
+                    {move || st.model_message.get().map(|m| match m {
+                        Ok(t) => view! { <p class="pass" id="curate-model-message">{t}</p> }.into_any(),
+                        Err(e) => view! { <p class="fail" id="curate-model-message">{e}</p> }.into_any(),
+                    })}
+                    <details class="model-api-box" id="curate-model-api">
+                        <summary>"Model API for descriptions"</summary>
+                        <ModelApiSettings settings=st.model />
+                    </details>
                     <ol id="curate-needles">
                         {sampled.into_iter().map(|n| {
                             let code = report.needle_code(&n).unwrap_or_default();

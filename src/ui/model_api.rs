@@ -5,9 +5,6 @@
 //! endpoint with `fetch`, so the endpoint must allow cross-origin requests
 //! (CORS); the request and the reading of replies are `repoqa::llm`'s.
 
-// Used by the curation page (built on another branch); nothing here calls it yet.
-#![allow(dead_code)]
-
 use js_sys::{Function, Reflect};
 use leptos::prelude::*;
 use repoqa::curate::{CurateReport, Descriptions};

@@ -294,6 +294,70 @@ test('a folder and a .tar.gz, appended into one dataset and opened in the app', 
   assert.deepEqual(problems, []);
 });
 
+/** The OpenAI-compatible stub (tests/oracle/openai_stub.py) with CORS on:
+ *  it writes a four-point description from each function's code. No real
+ *  model is reachable offline; the stub speaks the same protocol. */
+async function startStub(args) {
+  const { spawn } = await import('node:child_process');
+  const py = path.join(ROOT, '.tools', 'oracle', 'bin', 'python');
+  const child = spawn(py, [path.join(ROOT, 'tests', 'oracle', 'openai_stub.py'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/PORT (\d+)/);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`stub exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/v1`, port, stop: () => child.stdin.end() };
+}
+
+test('missing descriptions written by a model API (CORS): = repoqa curate --llm-*; a failing needle is named and left out', async (t) => {
+  const KEY = 'sk-browser-stub-42';
+  const MODEL = 'stub-model';
+  const stub = await startStub(['--key', KEY, '--model', MODEL, '--cors', '--fail', 'wrap=500']);
+  t.after(() => stub.stop());
+  const { page, problems } = await fresh(t);
+  const pyDir = makeRepo('textkit-llm', path.join(DEMO, 'python'));
+  await upload(page, '#curate-folder', pyDir);
+  await page.selectOption('#curate-entry', 'textkit');
+  await page.fill('#curate-repo', 'repoqa-web/demo-textkit');
+  await curate(page);
+  assert.equal((await stats(page)).needles, '0');
+  assert.equal(await page.isDisabled('#curate-describe-model'), true, 'enabled without a model set');
+
+  await page.click('#curate-model-api summary');
+  await page.fill('#model-api-base-url', stub.url);
+  await page.fill('#model-api-model', MODEL);
+  await page.fill('#model-api-key', KEY);
+  await page.waitForSelector('#curate-describe-model:not([disabled])');
+  await page.click('#curate-describe-model');
+  await page.waitForSelector('#curate-model-message', { timeout: 120000 });
+  const message = await page.textContent('#curate-model-message');
+  assert.match(message, /9 descriptions written by stub-model; 1 needles have none/);
+  assert.match(message, /wrap: .*500/);
+  await page.waitForFunction(() => document.querySelector('#curate-stats')?.dataset.needles === '9', null, { timeout: 60000 });
+  await saveScreenshot(page, 'curate-model-api.png');
+
+  const out = path.join(TMP, 'cli-llm.json');
+  execFileSync(BIN, ['curate', '--source', pyDir, '--language', 'python', '--repo', 'repoqa-web/demo-textkit',
+    '--entry', 'textkit', '--llm-base-url', stub.url, '--llm-model', MODEL, '--llm-api-key-env', 'STUB_KEY',
+    '--out', out], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STUB_KEY: KEY } });
+  sameDataset((await download(page, '#curate-download-dataset')).bytes, fs.readFileSync(out), 'model descriptions');
+
+  // A wrong key: the run stops at the first reply, with the API's message.
+  await page.fill('#model-api-key', 'sk-wrong');
+  await page.click('#curate-describe-model');
+  await page.waitForFunction(() => /Incorrect API key/.test(document.querySelector('#curate-model-message')?.textContent ?? ''),
+    null, { timeout: 60000 });
+  // The key stays in this browser only: never in the dataset.
+  const again = (await download(page, '#curate-download-dataset')).bytes.toString('utf8');
+  assert.ok(!again.includes(KEY) && !again.includes('sk-wrong'));
+  const unexpected = problems.filter((p) => !/Failed to load resource/.test(p));
+  assert.deepEqual(unexpected, []);
+});
+
 test('bad inputs: a clear message each, no console error; a 1 GiB file is refused unread', async (t) => {
   const { page, problems } = await fresh(t);
   const py = (n) => Array.from({ length: n }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n');

@@ -41,7 +41,8 @@ def description(lang, code):
 
 
 class State:
-    def __init__(self, key, model, fails):
+    def __init__(self, key, model, fails, cors=False):
+        self.cors = cors
         self.key = key
         self.model = model
         self.fails = fails
@@ -63,8 +64,24 @@ def make_handler(state):
             self.send_header("Content-Length", str(len(data)))
             for k, v in headers:
                 self.send_header(k, v)
+            self.cors_headers()
             self.end_headers()
             self.wfile.write(data)
+
+        def cors_headers(self):
+            # With --cors, a page on another origin may call it, as with
+            # servers started with CORS allowed (vLLM, Ollama, LiteLLM…).
+            if state.cors:
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
+                self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+                self.send_header("Access-Control-Expose-Headers", "retry-after")
+
+        def do_OPTIONS(self):
+            self.send_response(204 if state.cors else 405)
+            self.cors_headers()
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def do_GET(self):
             if self.path == "/stats":
@@ -124,9 +141,10 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--fail", action="append", default=[], help="NAME=500|429|badjson|nopoints")
+    ap.add_argument("--cors", action="store_true", help="allow requests from web pages of any origin")
     args = ap.parse_args()
     fails = dict(f.split("=", 1) for f in args.fail)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(State(args.key, args.model, fails)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(State(args.key, args.model, fails, args.cors)))
     print(f"PORT {server.server_address[1]}", flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     # Stop when the test closes stdin or exits, so no server outlives it.
