@@ -386,6 +386,9 @@ pub fn new_session(state: AppState) {
         state.tasks_key.set(None);
         state.build_stats.set(None);
         state.answers.set(Default::default());
+        state.scoring.options.set(Default::default());
+        state.scoring.model_name.set("model".to_string());
+        state.scoring.eval_date.set(String::new());
         state.tokenizer.set(None);
         state.tokenizer_id.set(None);
         state.job.set(Job::Idle);

@@ -17,7 +17,7 @@ use repoqa::score::{Candidates, ScoreOptions, THRESHOLD_KEYS};
 use wasm_bindgen::JsCast;
 
 use super::charts::Charts;
-use super::scoring::{ensure_answers_restored, persist_answers, score_set, ScoredSet, Shared, TaskScore};
+use super::scoring::{ensure_answers_restored, persist_answers, persist_scoring, score_set, ScoredSet, Shared, TaskScore};
 use super::state::{use_state, AppState};
 
 /// What the last import did.
@@ -196,6 +196,7 @@ fn OptionsCard() -> impl IntoView {
     let set_candidates = move |ev: leptos::ev::Event| {
         let c = if event_target_value(&ev) == "context" { Candidates::Context } else { Candidates::Needles };
         options.update(|o| o.candidates = c);
+        persist_scoring(state.scoring);
     };
     let set_threshold = move |ev: leptos::ev::Event| {
         if let Ok(t) = event_target_value(&ev).trim().parse::<f64>() {
@@ -211,7 +212,10 @@ fn OptionsCard() -> impl IntoView {
                 <label>
                     <input type="checkbox" id="opt-ignore-comments"
                         prop:checked=move || options.with(|o| o.ignore_comments)
-                        on:change=move |ev| options.update(|o| o.ignore_comments = event_target_checked(&ev))/>
+                        on:change=move |ev| {
+                            options.update(|o| o.ignore_comments = event_target_checked(&ev));
+                            persist_scoring(state.scoring);
+                        }/>
                     " Ignore comments (strip them from answers and references, like --ignore-comments)"
                 </label>
             </div>
@@ -492,13 +496,19 @@ fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             <div class="row">
                 <label for="model-name">"Model name "</label>
                 <input id="model-name" type="text" prop:value=move || scoring.model_name.get()
-                    on:input=move |ev| scoring.model_name.set(event_target_value(&ev))/>
+                    on:input=move |ev| {
+                        scoring.model_name.set(event_target_value(&ev));
+                        persist_scoring(scoring);
+                    }/>
                 <span class="muted">{move || format!(" train_size: {}", report::train_size(&scoring.model_name.get()).value)}</span>
             </div>
             <div class="row">
                 <label for="eval-date">"eval_date "</label>
                 <input id="eval-date" type="text" placeholder="now (UTC)" prop:value=move || scoring.eval_date.get()
-                    on:input=move |ev| scoring.eval_date.set(event_target_value(&ev))/>
+                    on:input=move |ev| {
+                        scoring.eval_date.set(event_target_value(&ev));
+                        persist_scoring(scoring);
+                    }/>
             </div>
             {move || (!official()).then(|| view! {
                 <p class="warning">"These scores use the NOT official \"context\" candidates; the file is named -CONTEXT-SCORES.json."</p>

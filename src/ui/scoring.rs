@@ -17,7 +17,7 @@ use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::report::{ModelOutput, TaskResult};
-use repoqa::score::{pass_table, task_result, Evaluation, ScoreOptions, ScoreTable, Scorer};
+use repoqa::score::{pass_table, task_result, Candidates, Evaluation, ScoreOptions, ScoreTable, Scorer};
 
 use super::state::AppState;
 use super::storage;
@@ -235,7 +235,52 @@ pub fn persist_answers(answers: &BTreeMap<String, String>) {
     });
 }
 
-/// Read saved answers back once per page load; answers typed meanwhile win.
+/// Storage key of the scoring options and export fields.
+const KEY_SCORING: &str = "scoring";
+
+/// Save the scoring options, model name and eval_date (IndexedDB), so a
+/// reload scores the same way; failures are logged.
+pub fn persist_scoring(scoring: Scoring) {
+    let o = scoring.options.get_untracked();
+    let json = serde_json::json!({
+        "ignore_comments": o.ignore_comments,
+        "candidates": o.candidates.name(),
+        "model_name": scoring.model_name.get_untracked(),
+        "eval_date": scoring.eval_date.get_untracked(),
+    })
+    .to_string();
+    spawn_local(async move {
+        if let Err(e) = storage::save_json(KEY_SCORING, &json).await {
+            leptos::logging::warn!("scoring options not saved: {e}");
+        }
+    });
+}
+
+/// Put saved scoring options back (fields missing or unreadable keep
+/// their defaults).
+async fn restore_scoring(scoring: Scoring) {
+    let Ok(Some(text)) = storage::load_json(KEY_SCORING).await else { return };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
+    scoring.options.update(|o| {
+        if let Some(b) = v.get("ignore_comments").and_then(|b| b.as_bool()) {
+            o.ignore_comments = b;
+        }
+        match v.get("candidates").and_then(|c| c.as_str()) {
+            Some("context") => o.candidates = Candidates::Context,
+            Some("needles") => o.candidates = Candidates::Needles,
+            _ => {}
+        }
+    });
+    if let Some(m) = v.get("model_name").and_then(|m| m.as_str()) {
+        scoring.model_name.set(m.to_string());
+    }
+    if let Some(d) = v.get("eval_date").and_then(|d| d.as_str()) {
+        scoring.eval_date.set(d.to_string());
+    }
+}
+
+/// Read saved answers and scoring options back once per page load;
+/// answers typed meanwhile win.
 pub fn ensure_answers_restored(state: AppState) {
     let started = state.scoring.answers_restore_started;
     if started.get_value() {
@@ -243,6 +288,7 @@ pub fn ensure_answers_restored(state: AppState) {
     }
     started.set_value(true);
     spawn_local(async move {
+        restore_scoring(state.scoring).await;
         match storage::load_json(KEY_ANSWERS).await {
             Ok(Some(json)) => match serde_json::from_str::<BTreeMap<String, String>>(&json) {
                 Ok(saved) if !saved.is_empty() => state.answers.update(|a| {

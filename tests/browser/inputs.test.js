@@ -104,8 +104,9 @@ test('tokenizer from a file, then from another site by URL: prompts = CLI with t
 
   // A URL whose server does not allow other origins: a CORS message.
   await page.goto(app.url + '#dataset');
-  const noCors = (await serveDir(TMP)).url;
-  await page.fill('#tokenizer-url', noCors + 'chars-tokenizer.json');
+  const noCors = await serveDir(TMP);
+  t.after(() => noCors.server.close());
+  await page.fill('#tokenizer-url', noCors.url + 'chars-tokenizer.json');
   await page.click('#load-tokenizer-url');
   await page.waitForFunction(() => document.querySelector('#tokenizer-message.fail'), null, { timeout: 60000 });
   assert.match(await page.textContent('#tokenizer-message'), /CORS/);
