@@ -38,7 +38,7 @@ pub struct AnswersImport {
 
 /// Lines split like Python's universal newlines (`\n`, `\r\n`, `\r`), numbered from 1,
 /// so line numbers agree with the CLI's reports on the same file.
-fn lines(text: &str) -> Vec<(usize, &str)> {
+pub fn lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     let (mut start, mut i) = (0, 0);
@@ -61,34 +61,58 @@ use crate::dataset::kind;
 
 /// Map an outputs JSONL text onto `tasks` (by id, or by unambiguous name).
 pub fn import_answers<T: Borrow<Task>>(text: &str, tasks: &[T]) -> AnswersImport {
-    let ids: HashMap<String, ()> = tasks.iter().map(|t| (t.borrow().task_id(), ())).collect();
-    let mut by_name: HashMap<&str, Vec<String>> = HashMap::new();
-    for t in tasks {
-        let t = t.borrow();
-        by_name.entry(t.name.as_str()).or_default().push(t.task_id());
-    }
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut out = AnswersImport::default();
+    let mut importer = AnswersImporter::new(tasks);
     for (n, line) in lines(text) {
-        if line.trim().is_empty() {
-            continue;
+        importer.line(n, line);
+    }
+    importer.finish()
+}
+
+/// [`import_answers`] a line at a time, so the browser can read a large
+/// outputs file (the official form repeats each 16k-token prompt) in
+/// slices and keep the page answering.
+pub struct AnswersImporter<'t> {
+    ids: HashMap<String, ()>,
+    by_name: HashMap<&'t str, Vec<String>>,
+    seen: HashMap<String, usize>,
+    out: AnswersImport,
+}
+
+impl<'t> AnswersImporter<'t> {
+    pub fn new<T: Borrow<Task>>(tasks: &'t [T]) -> AnswersImporter<'t> {
+        let ids: HashMap<String, ()> = tasks.iter().map(|t| (t.borrow().task_id(), ())).collect();
+        let mut by_name: HashMap<&str, Vec<String>> = HashMap::new();
+        for t in tasks {
+            let t = t.borrow();
+            by_name.entry(t.name.as_str()).or_default().push(t.task_id());
         }
-        match import_line(line, &ids, &by_name) {
+        AnswersImporter { ids, by_name, seen: HashMap::new(), out: AnswersImport::default() }
+    }
+
+    /// Line `n` (1-based, from [`lines`]) of the file.
+    pub fn line(&mut self, n: usize, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        match import_line(line, &self.ids, &self.by_name) {
             Ok((task_id, reply)) => {
-                if let Some(first) = seen.get(&task_id) {
-                    out.errors.push(LineError {
+                if let Some(first) = self.seen.get(&task_id) {
+                    self.out.errors.push(LineError {
                         line: n,
                         message: format!("task {task_id} was already answered on line {first}; this line is ignored"),
                     });
                 } else {
-                    seen.insert(task_id.clone(), n);
-                    out.answers.push(ImportedAnswer { line: n, task_id, reply });
+                    self.seen.insert(task_id.clone(), n);
+                    self.out.answers.push(ImportedAnswer { line: n, task_id, reply });
                 }
             }
-            Err(message) => out.errors.push(LineError { line: n, message }),
+            Err(message) => self.out.errors.push(LineError { line: n, message }),
         }
     }
-    out
+
+    pub fn finish(self) -> AnswersImport {
+        self.out
+    }
 }
 
 fn import_line(

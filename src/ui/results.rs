@@ -17,8 +17,9 @@ use repoqa::score::{Candidates, ScoreOptions, THRESHOLD_KEYS};
 use wasm_bindgen::JsCast;
 
 use super::charts::Charts;
-use super::scoring::{ensure_answers_restored, persist_answers, persist_scoring, score_set, ScoredSet, Shared, TaskScore};
-use super::state::{use_state, AppState};
+use super::scoring::{change_options, ensure_answers_restored, persist_answers, persist_scoring, score_set, warm_scores, ScoredSet, Shared, TaskScore};
+use super::progress::{now_ms, yield_to_browser};
+use super::state::{use_state, AppState, Job};
 
 /// What the last import did.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,9 @@ pub fn ResultsPage() -> impl IntoView {
             data-answered=move || set.with(|s| s.items.len())
             data-rescored=move || set.with(|s| s.rescored)
             data-score-ms=move || set.with(|s| format!("{:.1}", s.ms))
+            data-option-rescores=move || state.scoring.last_rescore.with(|r| r.0)
+            data-option-rescored=move || state.scoring.last_rescore.with(|r| r.1)
+            data-option-score-ms=move || state.scoring.last_rescore.with(|r| format!("{:.1}", r.2))
         >
             <h2>"Answers and results"</h2>
             {move || {
@@ -99,14 +103,14 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
         spawn_local(async move {
             let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
             match text.ok().and_then(|t| t.as_string()) {
-                Some(t) => import_text(state, &t, &name, import_report),
+                Some(t) => import_text(state, t, name, import_report),
                 None => import_report.set(Some(Err(format!("{name}: could not read the file as text")))),
             }
         });
     };
     let on_paste_import = move |_| {
         let t = pasted.get_untracked();
-        import_text(state, &t, "pasted text", import_report);
+        import_text(state, t, "pasted text".to_string(), import_report);
     };
     let export_outputs = move |_| {
         let tasks = state.tasks.get_untracked();
@@ -165,28 +169,57 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
     }
 }
 
-fn import_text(
-    state: AppState,
-    text: &str,
-    origin: &str,
-    report: RwSignal<Option<Result<ImportReport, String>>>,
-) {
+/// Import an outputs JSONL: lines are read a slice at a time and the new
+/// answers scored into the cache before they are shown, with progress, so
+/// a 35 MB official-format file (500 tasks with their prompts) never
+/// freezes the page.
+fn import_text(state: AppState, text: String, origin: String, report: RwSignal<Option<Result<ImportReport, String>>>) {
     let tasks = state.tasks.get_untracked();
     if tasks.is_empty() {
         report.set(Some(Err("No tasks are built yet: build the tasks, then import their answers.".into())));
         return;
     }
-    let found = repoqa::answers::import_answers(text, &tasks);
-    let imported = found.answers.len();
-    if imported > 0 {
-        state.answers.update(|a| {
-            for ans in found.answers {
-                a.insert(ans.task_id, ans.reply);
-            }
-        });
-        state.answers.with_untracked(persist_answers);
+    if matches!(state.job.get_untracked(), Job::Running { .. }) {
+        report.set(Some(Err("Busy: wait for the current job to finish or cancel it, then import again.".into())));
+        return;
     }
-    report.set(Some(Ok(ImportReport { origin: origin.to_string(), imported, errors: found.errors })));
+    state.cancel.set(false);
+    spawn_local(async move {
+        let all = repoqa::answers::lines(&text);
+        let total = all.len();
+        let mut importer = repoqa::answers::AnswersImporter::new(&tasks);
+        let what = format!("Importing answers from {origin}");
+        let mut k = 0;
+        while k < total {
+            state.job.set(Job::Running { what: what.clone(), done: k, total });
+            yield_to_browser().await;
+            if state.cancel.get_untracked() {
+                state.job.set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
+                return;
+            }
+            let start = now_ms();
+            while k < total && now_ms() - start < 25.0 {
+                importer.line(all[k].0, all[k].1);
+                k += 1;
+            }
+        }
+        let found = importer.finish();
+        let imported = found.answers.len();
+        state.job.set(Job::Running { what: format!("Scoring {imported} imported answers"), done: 0, total: 0 });
+        let pairs: Vec<(&str, &str)> = found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
+        warm_scores(state, &pairs, state.scoring.options.get_untracked()).await;
+        if imported > 0 {
+            state.answers.update(|a| {
+                for ans in found.answers {
+                    a.insert(ans.task_id, ans.reply);
+                }
+            });
+            state.answers.with_untracked(persist_answers);
+        }
+        let errors = found.errors.len();
+        state.job.set(Job::Done(format!("Imported {imported} answers from {origin}; {errors} lines not used.")));
+        report.set(Some(Ok(ImportReport { origin, imported, errors: found.errors })));
+    });
 }
 
 #[component]
@@ -195,8 +228,7 @@ fn OptionsCard() -> impl IntoView {
     let options = state.scoring.options;
     let set_candidates = move |ev: leptos::ev::Event| {
         let c = if event_target_value(&ev) == "context" { Candidates::Context } else { Candidates::Needles };
-        options.update(|o| o.candidates = c);
-        persist_scoring(state.scoring);
+        change_options(state, ScoreOptions { candidates: c, ..options.get_untracked() });
     };
     let set_threshold = move |ev: leptos::ev::Event| {
         if let Ok(t) = event_target_value(&ev).trim().parse::<f64>() {
@@ -212,9 +244,10 @@ fn OptionsCard() -> impl IntoView {
                 <label>
                     <input type="checkbox" id="opt-ignore-comments"
                         prop:checked=move || options.with(|o| o.ignore_comments)
+                        disabled=move || matches!(state.job.get(), Job::Running { .. })
                         on:change=move |ev| {
-                            options.update(|o| o.ignore_comments = event_target_checked(&ev));
-                            persist_scoring(state.scoring);
+                            let ignore_comments = event_target_checked(&ev);
+                            change_options(state, ScoreOptions { ignore_comments, ..options.get_untracked() });
                         }/>
                     " Ignore comments (strip them from answers and references, like --ignore-comments)"
                 </label>
@@ -222,6 +255,7 @@ fn OptionsCard() -> impl IntoView {
             <div class="row">
                 <label for="opt-candidates">"Compare answers against "</label>
                 <select id="opt-candidates" on:change=set_candidates
+                    disabled=move || matches!(state.job.get(), Job::Running { .. })
                     prop:value=move || options.with(|o| o.candidates.name())>
                     <option value="needles">"the repo's needles (official)"</option>
                     <option value="context">"every repo function in the prompt (NOT official)"</option>

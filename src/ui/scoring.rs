@@ -111,6 +111,9 @@ pub struct Scoring {
     pub model_name: RwSignal<String>,
     /// `eval_date` to record; empty = now.
     pub eval_date: RwSignal<String>,
+    /// The last re-scoring for an options change: (sequence number,
+    /// answers scored, milliseconds).
+    pub last_rescore: RwSignal<(u32, usize, f64)>,
     /// Whether saved answers were read back (or the read was started).
     answers_restore_started: StoredValue<bool>,
     cache: StoredValue<HashMap<String, (CacheKey, Arc<TaskScore>)>, LocalStorage>,
@@ -128,6 +131,7 @@ impl Scoring {
             options: RwSignal::new(ScoreOptions::default()),
             model_name: RwSignal::new("model".to_string()),
             eval_date: RwSignal::new(String::new()),
+            last_rescore: RwSignal::new((0, 0, 0.0)),
             answers_restore_started: StoredValue::new(false),
             cache: StoredValue::new_local(HashMap::new()),
         }
@@ -219,6 +223,57 @@ impl<'d> Pass<'d> {
         });
         score
     }
+}
+
+/// Score `answers` (task id, reply) into the cache a slice at a time,
+/// giving the browser a turn every ~25 ms, so that the reactive pass run
+/// when they are added to `AppState::answers` finds them scored and the
+/// page never stops for the whole batch (500 answers take ~0.3 s).
+/// `options`: the options to score with (the current ones, or new ones
+/// about to be set). Returns how many were scored and the milliseconds
+/// spent scoring (yields excluded).
+pub async fn warm_scores(state: AppState, answers: &[(&str, &str)], options: ScoreOptions) -> (usize, f64) {
+    let tasks = state.tasks.get_untracked();
+    let index: HashMap<String, usize> = tasks.iter().enumerate().map(|(i, t)| (t.task_id(), i)).collect();
+    let dataset = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()));
+    let mut pass = Pass::new(dataset.as_ref(), options);
+    let mut busy_ms = 0.0;
+    let mut start = now_ms();
+    for (id, reply) in answers {
+        if let Some(&i) = index.get(*id) {
+            pass.score(state, &tasks[i], id, reply, i + 1);
+        }
+        if now_ms() - start > 25.0 {
+            busy_ms += now_ms() - start;
+            super::progress::yield_to_browser().await;
+            start = now_ms();
+        }
+    }
+    (pass.rescored, busy_ms + now_ms() - start)
+}
+
+/// Change the scoring options without stopping the page: every answer is
+/// scored with the new options in slices first, then the options switch
+/// (the results update at once from the cache). `last_rescore` records
+/// what it took, for the page and the tests.
+pub fn change_options(state: AppState, new: ScoreOptions) {
+    if matches!(state.job.get_untracked(), super::state::Job::Running { .. }) {
+        return;
+    }
+    spawn_local(async move {
+        let answers = state.answers.get_untracked();
+        let pairs: Vec<(&str, &str)> = answers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        state.job.set(super::state::Job::Running {
+            what: format!("Scoring {} answers with the new options", pairs.len()),
+            done: 0,
+            total: 0,
+        });
+        let (n, ms) = warm_scores(state, &pairs, new).await;
+        state.scoring.options.set(new);
+        persist_scoring(state.scoring);
+        state.scoring.last_rescore.update(|r| *r = (r.0 + 1, n, ms));
+        state.job.set(super::state::Job::Done(format!("Scored {n} answers with the new options in {ms:.0} ms.")));
+    });
 }
 
 /// Save the answers (IndexedDB, key [`KEY_ANSWERS`]); failures are logged,
