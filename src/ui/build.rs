@@ -208,6 +208,7 @@ async fn build(state: AppState) -> Result<(), String> {
     let total = specs.len();
     let mut builder = ContextBuilder::new(&dataset, settings::context_options(&settings), &tok);
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    let mut parts: Vec<String> = Vec::with_capacity(total);
     let t0 = now_ms();
     let mut max_chunk: f64 = 0.0;
     let mut chunks = 0;
@@ -226,6 +227,9 @@ async fn build(state: AppState) -> Result<(), String> {
         while tasks.len() < total && now_ms() - start < CHUNK_BUDGET_MS {
             let spec = &specs[tasks.len()];
             let task = builder.build(spec).map_err(|e| format!("Building task {} failed: {e}", tasks.len() + 1))?;
+            // Serialized for the cache here, a task at a time: all 500 at
+            // the end would be one long stop of the page.
+            parts.push(serde_json::to_string(&task).map_err(|e| format!("cannot serialize a task: {e}"))?);
             tasks.push(Arc::new(task));
         }
         max_chunk = max_chunk.max(now_ms() - start);
@@ -236,8 +240,8 @@ async fn build(state: AppState) -> Result<(), String> {
     let stats = BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms: max_chunk, chunks, from_cache: false };
     publish_stats(&stats);
     state.job.set(Job::Running { what: "Saving the tasks in this browser".into(), done: total, total });
-    let json = serde_json::to_string(&tasks.iter().map(|t| t.as_ref()).collect::<Vec<&Task>>())
-        .map_err(|e| format!("cannot serialize the tasks: {e}"))?;
+    let json = format!("[{}]", parts.join(","));
+    drop(parts);
     state.tasks.set(tasks);
     state.tasks_key.set(Some(key.clone()));
     state.build_stats.set(Some(stats.clone()));
