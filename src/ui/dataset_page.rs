@@ -211,10 +211,10 @@ async fn read_dataset(state: AppState, bytes: &[u8], origin: &str) -> Result<Dat
 }
 
 /// What to do with a dataset's bytes in IndexedDB.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, PartialEq)]
 enum Bytes {
-    /// An upload: keep them for the next visit.
-    Save,
+    /// An upload: keep the file for the next visit.
+    Save(web_sys::File),
     /// Restored from storage: they are there already.
     Keep,
     /// The demo or a URL: fetched again next time.
@@ -245,9 +245,9 @@ async fn adopt_dataset(state: AppState, bytes: Vec<u8>, source: Source, policy: 
         });
     }
     let mut note = String::new();
-    if policy == Bytes::Save {
+    if let Bytes::Save(file) = &policy {
         if bytes.len() <= MAX_STORED_BYTES {
-            if let Err(e) = storage::save_bytes(storage::KEY_DATASET_BYTES, &bytes).await {
+            if let Err(e) = storage::save_blob(storage::KEY_DATASET_BYTES, file).await {
                 note = format!(" (not remembered for the next visit: {e})");
             }
         } else {
@@ -320,7 +320,7 @@ pub fn load_file(state: AppState, file: web_sys::File) {
         let name = file.name();
         let r = async {
             let bytes = read_file_with_progress(state, &file, "Reading", MAX_DATASET_BYTES).await?;
-            adopt_dataset(state, bytes, Source::File(name.clone()), Bytes::Save).await
+            adopt_dataset(state, bytes, Source::File(name.clone()), Bytes::Save(file.clone())).await
         }
         .await;
         if let Err(e) = r {
