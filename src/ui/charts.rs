@@ -18,7 +18,7 @@ use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
 use repoqa::score::THRESHOLD_KEYS;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::results::download_url;
+use super::download::{download_text, download_url};
 
 const W: f64 = 640.0;
 const H: f64 = 300.0;
@@ -106,7 +106,7 @@ fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoV
     let svg_id = format!("chart-{id}-svg");
     let (a, b) = (svg_id.clone(), svg_id.clone());
     let export_svg = move |_| {
-        let r = svg_text(&a).and_then(|t| super::results::download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
+        let r = svg_text(&a).and_then(|t| download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
         status.set(r.err());
     };
     let export_png = move |_| status.set(export_png(&b, &format!("repoqa-{id}.png")).err());

@@ -33,7 +33,7 @@ use super::model_api::{self, ModelApiSettings};
 use super::progress::{bytes_label, now_ms, yield_to_browser};
 use super::state::{use_state, AppState};
 use super::storage::js_error;
-use super::tasks::download_text;
+use super::download::download_text;
 
 /// Archives of this size or more are refused unread: the page would hold
 /// the archive and its unpacked files in memory at once.
@@ -637,7 +637,7 @@ fn CurateResult() -> impl IntoView {
     let state = use_state();
     let download_error = RwSignal::new(None::<String>);
     let download = move |name: String, text: String| {
-        download_error.set(download_text(&name, &text, "application/json").err());
+        download_error.set(download_text(&name, "application/json", &text).err());
     };
     view! {
         {move || st.report.get().map(|report| {
@@ -756,7 +756,7 @@ fn CurateCollection() -> impl IntoView {
                         </table>
                         <div class="row">
                             <button type="button" id="curate-download-collection" on:click=move |_| {
-                                download_error.set(download_text("curated-dataset.json", &d.to_json_string(), "application/json").err());
+                                download_error.set(download_text("curated-dataset.json", "application/json", &d.to_json_string()).err());
                             }>"Download dataset JSON"</button>
                             <button type="button" id="curate-open-collection"
                                 on:click=move |_| open_in_app(st, state, &d2, "curated-dataset.json")>"Open in the app"</button>

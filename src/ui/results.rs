@@ -17,6 +17,8 @@ use repoqa::score::{Candidates, ScoreOptions, THRESHOLD_KEYS};
 use wasm_bindgen::JsCast;
 
 use super::charts::Charts;
+use super::download::download_text;
+use super::pager::{page_range, Pager};
 use super::scoring::{change_options, ensure_answers_restored, persist_answers, persist_scoring, score_set, warm_scores, ScoredSet, Shared, TaskScore};
 use super::progress::{now_ms, yield_to_browser};
 use super::state::{use_state, AppState, Job};
@@ -332,6 +334,8 @@ fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
 #[component]
 fn TaskList(set: Memo<Shared<ScoredSet>>, selected: RwSignal<Option<String>>) -> impl IntoView {
     let state = use_state();
+    let page = RwSignal::new(0usize);
+    let total = Signal::derive(move || set.with(|s| s.items.len()));
     view! {
         <section class="card" id="task-results-card">
             <h2>"Per-task results"</h2>
@@ -350,10 +354,11 @@ fn TaskList(set: Memo<Shared<ScoredSet>>, selected: RwSignal<Option<String>>) ->
                             <th scope="col">"Closest needle"</th><th scope="col"></th>
                         </tr></thead>
                         <tbody>
-                            {s.items.iter().map(|item| task_row(item, t, selected)).collect_view()}
+                            {s.items[page_range(page.get(), s.items.len())].iter().map(|item| task_row(item, t, selected)).collect_view()}
                         </tbody>
                     </table>
                     </div>
+                    <Pager id="results" total=total page=page/>
                 }.into_any()
             }}
         </section>
@@ -557,32 +562,4 @@ fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             })}
         </section>
     }
-}
-
-/// Offer `text` as a file download.
-pub(crate) fn download_text(name: &str, mime: &str, text: &str) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
-        .map_err(|e| format!("cannot make the file: {e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("cannot make the file: {e:?}"))?;
-    let r = download_url(name, &url);
-    // Revoke after the click has been handled.
-    let _ = set_timeout_with_handle(move || { let _ = web_sys::Url::revoke_object_url(&url); }, std::time::Duration::from_secs(30));
-    r
-}
-
-/// Click a temporary `<a download>` pointing at `url`.
-pub(crate) fn download_url(name: &str, url: &str) -> Result<(), String> {
-    let doc = document();
-    let a = doc
-        .create_element("a")
-        .map_err(|e| format!("{e:?}"))?
-        .dyn_into::<web_sys::HtmlAnchorElement>()
-        .map_err(|_| "not an anchor".to_string())?;
-    a.set_href(url);
-    a.set_download(name);
-    a.click();
-    Ok(())
 }

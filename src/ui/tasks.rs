@@ -21,6 +21,8 @@ use repoqa::report;
 use wasm_bindgen::JsCast;
 
 use super::build;
+use super::download::download_text;
+use super::pager::{page_range, Pager};
 use super::progress::Progress;
 use super::settings;
 use super::state::{use_state, AppState, Job};
@@ -88,31 +90,6 @@ fn tasks_jsonl(tasks: &[Arc<Task>]) -> Result<String, String> {
     Ok(out)
 }
 
-/// Offer `text` as a file download.
-pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|e| super::storage::js_error("Blob", &e))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| super::storage::js_error("URL", &e))?;
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
-    let a: web_sys::HtmlAnchorElement = document
-        .create_element("a")
-        .map_err(|e| super::storage::js_error("a", &e))?
-        .unchecked_into();
-    a.set_href(&url);
-    a.set_download(name);
-    a.click();
-    // Revoke later: the download starts asynchronously.
-    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
-        let _ = web_sys::Url::revoke_object_url(&url);
-    });
-    if let Some(w) = web_sys::window() {
-        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
-    }
-    Ok(())
-}
-
 /// Are the tasks shown built for the current dataset, settings and
 /// tokenizer?
 fn tasks_current(state: AppState) -> bool {
@@ -134,6 +111,9 @@ pub fn TasksPage() -> impl IntoView {
     let status = RwSignal::new(String::new());
     let query = RwSignal::new(String::new());
     let download_error = RwSignal::new(None::<String>);
+    // Which page of the (filtered) list is shown, and how many rows match.
+    let page = RwSignal::new(0usize);
+    let shown = RwSignal::new(0usize);
 
     let filtered = move || {
         let answers = state.answers.get();
@@ -201,7 +181,7 @@ pub fn TasksPage() -> impl IntoView {
     };
     let download = move |_| {
         let r = state.tasks.with_untracked(|ts| tasks_jsonl(ts));
-        match r.and_then(|text| download_text("repoqa-tasks.jsonl", &text, "application/jsonl")) {
+        match r.and_then(|text| download_text("repoqa-tasks.jsonl", "application/jsonl", &text)) {
             Ok(()) => download_error.set(None),
             Err(e) => download_error.set(Some(e)),
         }
@@ -260,19 +240,19 @@ pub fn TasksPage() -> impl IntoView {
                 {move || format!("({})", state.tasks.with(|t| t.len()))}</span></h2>
             <div class="filters">
                 <label>"Language "
-                    <select id="filter-lang" on:change=move |ev| { lang.set(select_value(&ev)); repo.set(String::new()); }>
+                    <select id="filter-lang" on:change=move |ev| { lang.set(select_value(&ev)); repo.set(String::new()); page.set(0); }>
                         <option value="">"all"</option>
                         {move || languages().into_iter().map(|l| view! { <option value=l.clone() selected=lang.get() == l>{l.clone()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Repo "
-                    <select id="filter-repo" on:change=move |ev| repo.set(select_value(&ev))>
+                    <select id="filter-repo" on:change=move |ev| { repo.set(select_value(&ev)); page.set(0); }>
                         <option value="">"all"</option>
                         {move || repos().into_iter().map(|r| view! { <option value=r.clone() selected=repo.get() == r>{r.clone()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Status "
-                    <select id="filter-status" on:change=move |ev| status.set(select_value(&ev))>
+                    <select id="filter-status" on:change=move |ev| { status.set(select_value(&ev)); page.set(0); }>
                         <option value="">"all"</option>
                         <option value="answered">"answered"</option>
                         <option value="unanswered">"unanswered"</option>
@@ -281,7 +261,7 @@ pub fn TasksPage() -> impl IntoView {
                     </select>
                 </label>
                 <label>"Search " <input type="search" id="filter-text" placeholder="name or repo"
-                    on:input=move |ev| query.set(event_target_value(&ev)) /></label>
+                    on:input=move |ev| { query.set(event_target_value(&ev)); page.set(0); } /></label>
                 <button type="button" id="download-tasks" disabled=move || state.tasks.with(|t| t.is_empty())
                     on:click=download>"Download tasks (JSONL)"</button>
             </div>
@@ -289,22 +269,28 @@ pub fn TasksPage() -> impl IntoView {
             <table class="grid tasks">
                 <thead><tr><th>"#"</th><th>"Language"</th><th>"Repo"</th><th>"Needle"</th><th>"Depth"</th><th>"Context tokens"</th><th>"Answer"</th></tr></thead>
                 <tbody id="task-rows">
-                    {move || filtered().into_iter().map(|(i, t, answered, label)| {
-                        let id = t.task_id();
-                        view! {
-                            <tr class="task-row" data-task-id=id.clone() data-answered=answered.to_string()>
-                                <td>{i + 1}</td>
-                                <td>{t.language.clone()}</td>
-                                <td>{t.repo.clone()}</td>
-                                <td><a href=task_href(&id)>{t.name.clone()}</a></td>
-                                <td>{format!("{:.0}%", t.position_ratio * 100.0)}</td>
-                                <td>{t.code_context_ntokens}</td>
-                                <td class=match label { "pass" => "pass", "fail" => "fail", _ => "" }>{label}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
+                    {move || {
+                        let rows = filtered();
+                        shown.set(rows.len());
+                        let range = page_range(page.get(), rows.len());
+                        rows.into_iter().skip(range.start).take(range.len()).map(|(i, t, answered, label)| {
+                            let id = t.task_id();
+                            view! {
+                                <tr class="task-row" data-task-id=id.clone() data-answered=answered.to_string()>
+                                    <td>{i + 1}</td>
+                                    <td>{t.language.clone()}</td>
+                                    <td>{t.repo.clone()}</td>
+                                    <td><a href=task_href(&id)>{t.name.clone()}</a></td>
+                                    <td>{format!("{:.0}%", t.position_ratio * 100.0)}</td>
+                                    <td>{t.code_context_ntokens}</td>
+                                    <td class=match label { "pass" => "pass", "fail" => "fail", _ => "" }>{label}</td>
+                                </tr>
+                            }
+                        }).collect_view()
+                    }}
                 </tbody>
             </table>
+            <Pager id="tasks" total=shown page=page/>
             {move || (state.tasks.with(|t| t.is_empty())).then(|| view! {
                 <p class="muted" id="no-tasks">"No tasks yet: build them above."</p>
             })}
