@@ -1,7 +1,8 @@
 //! Building the tasks in the page with the core's `ContextBuilder`, in
 //! chunks: a few tasks, then a yield to the browser, so the page keeps
 //! answering clicks and the cancel button works. Built tasks are cached in
-//! IndexedDB under (dataset digest, prompt settings, tokenizer digest).
+//! IndexedDB under (dataset digest, prompt settings, tokenizer digest), one
+//! task's JSON per line.
 //!
 //! Also the tokenizer: which file (built-in, URL, uploaded), its digest
 //! (for the cache key) and the parsed `Tokenizer` (only when building).
@@ -147,18 +148,34 @@ pub async fn restore_cached(state: AppState) -> Result<bool, String> {
     let Some(key) = cache_key(state) else { return Ok(false) };
     let t0 = now_ms();
     let Some(text) = storage::load_json(&key).await? else { return Ok(false) };
-    let tasks: Vec<Task> = match serde_json::from_str(&text) {
-        Ok(t) => t,
-        Err(e) => {
-            // A damaged record: drop it and rebuild.
-            let _ = storage::delete(&key).await;
-            web_sys::console::warn_1(&format!("tasks cache dropped: {e}").into());
-            return Ok(false);
+    // One task per line, read a slice at a time: 500 tasks are ~30 MB of
+    // JSON, one long stop of the page if parsed at once.
+    let total = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let what = format!("Reading {total} saved tasks");
+    let job_before = state.job.get_untracked();
+    state.job.set(Job::Running { what: what.clone(), done: 0, total });
+    let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    let mut slice_start = now_ms();
+    for line in text.split('\n') {
+        match serde_json::from_str::<Task>(line) {
+            Ok(t) => tasks.push(Arc::new(t)),
+            Err(e) => {
+                // A damaged (or older-format) record: drop it and rebuild.
+                let _ = storage::delete(&key).await;
+                web_sys::console::warn_1(&format!("tasks cache dropped (task {}): {e}", tasks.len() + 1).into());
+                state.job.set(job_before);
+                return Ok(false);
+            }
         }
-    };
+        if now_ms() - slice_start > CHUNK_BUDGET_MS {
+            state.job.set(Job::Running { what: what.clone(), done: tasks.len(), total });
+            yield_to_browser().await;
+            slice_start = now_ms();
+        }
+    }
     let stats = BuildStats { tasks: tasks.len(), ms: now_ms() - t0, max_chunk_ms: 0.0, chunks: 0, from_cache: true };
     publish_stats(&stats);
-    state.tasks.set(tasks.into_iter().map(Arc::new).collect());
+    state.tasks.set(tasks);
     state.tasks_key.set(Some(key));
     state.job.set(Job::Done(format!("{} tasks restored from this browser's storage.", stats.tasks)));
     state.build_stats.set(Some(stats));
@@ -240,7 +257,9 @@ async fn build(state: AppState) -> Result<(), String> {
     let stats = BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms: max_chunk, chunks, from_cache: false };
     publish_stats(&stats);
     state.job.set(Job::Running { what: "Saving the tasks in this browser".into(), done: total, total });
-    let json = format!("[{}]", parts.join(","));
+    // One task per line (serde_json's compact form has no raw newline), so
+    // a reload can read it back a slice at a time.
+    let json = parts.join("\n");
     drop(parts);
     state.tasks.set(tasks);
     state.tasks_key.set(Some(key.clone()));
