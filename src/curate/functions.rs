@@ -35,22 +35,49 @@ fn function_query(language: Language) -> &'static Query {
     })
 }
 
-pub(crate) fn analyze(
+/// The whole analysis in one call (the tests' shorthand).
+#[cfg(test)]
+fn analyze(
     language: Language,
     content: &IndexMap<String, String>,
     order: &[&str],
 ) -> Result<IndexMap<String, Vec<Function>>, CurateError> {
-    let grammar = language.grammar();
-    let query = function_query(language);
-    let mut out = IndexMap::new();
-    let (mut gline, mut gbyte) = (0usize, 0usize);
-    for &path in order {
-        let Some(code) = content.get(path) else { continue };
+    let mut walk = FunctionWalk::new(order.iter().map(|p| p.to_string()).collect());
+    while walk.step(language, content)? {}
+    Ok(walk.finish())
+}
+
+/// The function analysis a file at a time, so that the page can yield
+/// between files; `analyze` runs it to the end.
+pub(crate) struct FunctionWalk {
+    order: Vec<String>,
+    next: usize,
+    gline: usize,
+    gbyte: usize,
+    out: IndexMap<String, Vec<Function>>,
+}
+
+impl FunctionWalk {
+    pub fn new(order: Vec<String>) -> FunctionWalk {
+        FunctionWalk { order, next: 0, gline: 0, gbyte: 0, out: IndexMap::new() }
+    }
+
+    /// Files analysed so far, and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.order.len())
+    }
+
+    /// Analyse the next file of the order; false once none is left.
+    pub fn step(&mut self, language: Language, content: &IndexMap<String, String>) -> Result<bool, CurateError> {
+        let Some(path) = self.order.get(self.next) else { return Ok(false) };
+        self.next += 1;
+        let Some(code) = content.get(path) else { return Ok(true) };
         let src = code.as_bytes();
-        let tree = grammar.parse(src)?;
+        let tree = language.grammar().parse(src)?;
         let mut cursor = QueryCursor::new();
         let mut records = Vec::new();
-        for (m, idx) in cursor.captures(query, tree.root_node(), src) {
+        let (gline, gbyte) = (self.gline, self.gbyte);
+        for (m, idx) in cursor.captures(function_query(language), tree.root_node(), src) {
             let node = m.captures[idx].node;
             let (start, end) = (node.start_byte(), node.end_byte());
             let mut f = Function::default();
@@ -66,11 +93,15 @@ pub(crate) fn analyze(
             f.code_ratio = Number::from_f64(code_ratio(language, &src[start..end])?);
             records.push(f);
         }
-        out.insert(path.to_string(), records);
-        gbyte += code.chars().count();
-        gline += code.matches('\n').count() + 1;
+        self.out.insert(path.clone(), records);
+        self.gbyte += code.chars().count();
+        self.gline += code.matches('\n').count() + 1;
+        Ok(true)
     }
-    Ok(out)
+
+    pub fn finish(self) -> IndexMap<String, Vec<Function>> {
+        self.out
+    }
 }
 
 fn function_name(node: Node, language: Language, src: &[u8]) -> String {

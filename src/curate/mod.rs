@@ -245,72 +245,137 @@ pub fn curate_repo(
     opts: &CurateOptions,
     descriptions: &Descriptions,
 ) -> Result<CurateReport, CurateError> {
-    let language = opts.language;
-    let entry = files::normalize_entry(opts.entry.as_deref())?;
-    let mut warnings = Vec::new();
-    let content = files::collect(files, language, &entry, opts.max_input_bytes, &mut warnings)?;
-    let skipped_files = warnings.len();
-    let dependency = deps::analyze(language, &content, &entry, &mut warnings)?;
-    let order = topological_sort(&dependency);
-    let functions = functions::analyze(language, &content, &order)?;
-    let nfunctions: usize = functions.values().map(Vec::len).sum();
-    if nfunctions == 0 {
-        return Err(CurateError::NoFunctions { repo: opts.repo.clone(), language, files: content.len() });
+    let mut curation = Curation::new(files, opts, descriptions);
+    loop {
+        match curation.step()? {
+            CurationStep::More(next) => curation = next,
+            CurationStep::Done(report) => return Ok(*report),
+        }
     }
-    let candidates = needles::candidates(&opts.repo, &content, &functions)?;
-    if candidates.len() < NEEDLES_PER_REPO {
-        return Err(CurateError::TooFewNeedles {
-            repo: opts.repo.clone(),
-            candidates: candidates.len(),
-            functions: nfunctions,
-            needed: NEEDLES_PER_REPO,
-        });
-    }
-    let mut sampled = needles::sample(&candidates, opts.seed);
-    let ncandidates = candidates.len();
+}
 
-    let mut kept = Vec::new();
-    for n in &mut sampled {
-        match descriptions.get(&n.name) {
-            Some(d) => {
-                n.description = d.to_string();
-                kept.push(n.clone());
+/// Curation a step at a time, so that the page can give the browser a turn
+/// between steps: the files and their dependencies, then the function
+/// analysis one file per step, then the needles. [`curate_repo`] runs it to
+/// the end; both give the same result.
+pub struct Curation<'a> {
+    files: &'a [SourceFile],
+    opts: &'a CurateOptions,
+    descriptions: &'a Descriptions,
+    analysing: Option<Box<Analysing>>,
+}
+
+/// What one [`Curation::step`] leaves.
+pub enum CurationStep<'a> {
+    More(Curation<'a>),
+    Done(Box<CurateReport>),
+}
+
+/// The state between the dependency analysis and the needles.
+struct Analysing {
+    entry: String,
+    warnings: Vec<CurateWarning>,
+    skipped_files: usize,
+    content: IndexMap<String, String>,
+    dependency: Dependency,
+    walk: functions::FunctionWalk,
+}
+
+impl<'a> Curation<'a> {
+    pub fn new(files: &'a [SourceFile], opts: &'a CurateOptions, descriptions: &'a Descriptions) -> Curation<'a> {
+        Curation { files, opts, descriptions, analysing: None }
+    }
+
+    /// Files whose functions are analysed, and the language's files in all
+    /// (0 of 0 before the first step).
+    pub fn progress(&self) -> (usize, usize) {
+        self.analysing.as_ref().map_or((0, 0), |a| a.walk.progress())
+    }
+
+    pub fn step(mut self) -> Result<CurationStep<'a>, CurateError> {
+        let language = self.opts.language;
+        let Some(mut a) = self.analysing.take() else {
+            let entry = files::normalize_entry(self.opts.entry.as_deref())?;
+            let mut warnings = Vec::new();
+            let content = files::collect(self.files, language, &entry, self.opts.max_input_bytes, &mut warnings)?;
+            let skipped_files = warnings.len();
+            let dependency = deps::analyze(language, &content, &entry, &mut warnings)?;
+            let order = topological_sort(&dependency).into_iter().map(str::to_string).collect();
+            let walk = functions::FunctionWalk::new(order);
+            self.analysing = Some(Box::new(Analysing { entry, warnings, skipped_files, content, dependency, walk }));
+            return Ok(CurationStep::More(self));
+        };
+        if a.walk.step(language, &a.content)? {
+            self.analysing = Some(a);
+            return Ok(CurationStep::More(self));
+        }
+        self.finish(*a).map(|r| CurationStep::Done(Box::new(r)))
+    }
+
+    /// The needles, their descriptions, and the report.
+    fn finish(self, a: Analysing) -> Result<CurateReport, CurateError> {
+        let Analysing { entry, mut warnings, skipped_files, content, dependency, walk } = a;
+        let (opts, descriptions, language) = (self.opts, self.descriptions, self.opts.language);
+        let functions = walk.finish();
+        let nfunctions: usize = functions.values().map(Vec::len).sum();
+        if nfunctions == 0 {
+            return Err(CurateError::NoFunctions { repo: opts.repo.clone(), language, files: content.len() });
+        }
+        let candidates = needles::candidates(&opts.repo, &content, &functions)?;
+        if candidates.len() < NEEDLES_PER_REPO {
+            return Err(CurateError::TooFewNeedles {
+                repo: opts.repo.clone(),
+                candidates: candidates.len(),
+                functions: nfunctions,
+                needed: NEEDLES_PER_REPO,
+            });
+        }
+        let mut sampled = needles::sample(&candidates, opts.seed);
+        let ncandidates = candidates.len();
+
+        let mut kept = Vec::new();
+        for n in &mut sampled {
+            match descriptions.get(&n.name) {
+                Some(d) => {
+                    n.description = d.to_string();
+                    kept.push(n.clone());
+                }
+                None => warnings.push(CurateWarning::MissingDescription {
+                    name: n.name.clone(),
+                    path: n.path.clone(),
+                    start_line: n.start_line,
+                    end_line: n.end_line,
+                }),
             }
-            None => warnings.push(CurateWarning::MissingDescription {
-                name: n.name.clone(),
-                path: n.path.clone(),
-                start_line: n.start_line,
-                end_line: n.end_line,
-            }),
         }
-    }
-    if kept.len() < sampled.len() {
-        warnings.push(CurateWarning::FewerNeedles { kept: kept.len(), sampled: sampled.len() });
-    }
-    for name in descriptions.names() {
-        if !sampled.iter().any(|n| n.name == name) {
-            warnings.push(CurateWarning::UnusedDescription { name: name.to_string() });
+        if kept.len() < sampled.len() {
+            warnings.push(CurateWarning::FewerNeedles { kept: kept.len(), sampled: sampled.len() });
         }
-    }
+        for name in descriptions.names() {
+            if !sampled.iter().any(|n| n.name == name) {
+                warnings.push(CurateWarning::UnusedDescription { name: name.to_string() });
+            }
+        }
 
-    let stats = CurateStats {
-        files: content.len(),
-        skipped_files,
-        chars: content.values().map(|t| t.chars().count()).sum(),
-        edges: dependency.values().map(Vec::len).sum(),
-        functions: nfunctions,
-        candidates: ncandidates,
-    };
-    let mut repo = Repo::default();
-    repo.repo = opts.repo.clone();
-    repo.commit_sha = Some(opts.commit_sha.clone().unwrap_or_else(|| content_digest(&content)));
-    repo.entrypoint_path = Some(entry);
-    repo.topic = opts.topic.clone();
-    repo.functions = functions;
-    repo.dependency = dependency;
-    repo.content = content;
-    repo.needles = kept;
-    Ok(CurateReport { language, repo, sampled, warnings, stats })
+        let stats = CurateStats {
+            files: content.len(),
+            skipped_files,
+            chars: content.values().map(|t| t.chars().count()).sum(),
+            edges: dependency.values().map(Vec::len).sum(),
+            functions: nfunctions,
+            candidates: ncandidates,
+        };
+        let mut repo = Repo::default();
+        repo.repo = opts.repo.clone();
+        repo.commit_sha = Some(opts.commit_sha.clone().unwrap_or_else(|| content_digest(&content)));
+        repo.entrypoint_path = Some(entry);
+        repo.topic = opts.topic.clone();
+        repo.functions = functions;
+        repo.dependency = dependency;
+        repo.content = content;
+        repo.needles = kept;
+        Ok(CurateReport { language, repo, sampled, warnings, stats })
+    }
 }
 
 /// SHA-1 over `path \0 text \0` of every file in order: the corpus

@@ -37,6 +37,33 @@ fn all_described(report: &CurateReport) -> Descriptions {
 }
 
 #[test]
+fn steps_one_file_at_a_time_then_the_needles() {
+    let files = python_repo(14);
+    let o = opts();
+    let none = Descriptions::new();
+    let mut curation = Curation::new(&files, &o, &none);
+    assert_eq!(curation.progress(), (0, 0));
+    let mut seen = Vec::new();
+    let report = loop {
+        match curation.step().unwrap() {
+            CurationStep::More(next) => {
+                seen.push(next.progress());
+                curation = next;
+            }
+            CurationStep::Done(report) => break report,
+        }
+    };
+    // Files and dependencies, then one file per step; the last step
+    // (needles) ends it.
+    assert_eq!(seen, [(0, 2), (1, 2), (2, 2)]);
+    assert_eq!(report.repo.functions.keys().collect::<Vec<_>>(), ["pkg/b.py", "pkg/a.py"]);
+    assert_eq!(report.sampled.len(), 10);
+    // An error in the first step comes from the first step.
+    let empty: Vec<SourceFile> = Vec::new();
+    assert!(matches!(Curation::new(&empty, &o, &none).step(), Err(CurateError::NoFiles { .. })));
+}
+
+#[test]
 fn curates_a_small_repo_end_to_end() {
     let files = python_repo(14);
     let first = curate_repo(&files, &opts(), &Descriptions::new()).unwrap();
