@@ -18,8 +18,8 @@ use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
-    append_repo, count_by_language, curate_repo, default_seed, directories_of, has_language_suffix,
-    read_archive, strip_common_root, ArchiveLimits, CurateOptions, CurateReport, Descriptions, SourceFile,
+    append_repo, count_by_language, default_seed, directories_of, has_language_suffix,
+    read_archive, strip_common_root, ArchiveLimits, CurateOptions, CurateReport, Curation, CurationStep, Descriptions, SourceFile,
     DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
@@ -85,6 +85,8 @@ pub struct CurateState {
     /// The model that writes missing descriptions (stored in this browser).
     model: RwSignal<ApiSettings>,
     describing: RwSignal<bool>,
+    /// A curation runs (its Stop button shows).
+    curating: RwSignal<bool>,
     cancel: RwSignal<bool>,
     /// What the last model run gave (kept while the repo is curated again).
     model_message: RwSignal<Option<Result<String, String>>>,
@@ -111,6 +113,7 @@ impl CurateState {
             busy: RwSignal::new(false),
             model: RwSignal::new(model_api::load_settings()),
             describing: RwSignal::new(false),
+            curating: RwSignal::new(false),
             cancel: RwSignal::new(false),
             model_message: RwSignal::new(None),
             steps: RwSignal::new(0),
@@ -394,9 +397,34 @@ fn run(st: CurateState) {
         opts.entry = (entry != ".").then_some(entry);
         opts.seed = seed;
         let start = now_ms();
-        let result = curate_repo(&input.files, &opts, &descriptions);
+        // A step at a time (one file of the function analysis per step),
+        // with a turn for the browser every YIELD_EVERY_MS.
+        st.cancel.set(false);
+        st.curating.set(true);
+        let mut curation = Curation::new(&input.files, &opts, &descriptions);
+        let mut slice = now_ms();
+        let result = loop {
+            match curation.step() {
+                Err(e) => break Err(e.to_string()),
+                Ok(CurationStep::Done(report)) => break Ok(*report),
+                Ok(CurationStep::More(next)) => curation = next,
+            }
+            if now_ms() - slice > YIELD_EVERY_MS {
+                let (done, total) = curation.progress();
+                st.status.set(format!("Curating {repo} ({language}): functions of {done} of {total} files…"));
+                yield_to_browser().await;
+                if st.cancel.get_untracked() {
+                    st.curating.set(false);
+                    // The previous result (if any) stays as it was.
+                    st.end(Err(format!("Curation of {repo} stopped; nothing was changed. Curate again to start over.")));
+                    return;
+                }
+                slice = now_ms();
+            }
+        };
+        st.curating.set(false);
         let ms = now_ms() - start;
-        let result = result.map_err(|e| e.to_string()).map(|report| {
+        let result = result.map(|report| {
             let msg = format!(
                 "Curated {repo} in {ms:.0} ms: {} needles with a description of {} sampled.",
                 report.repo.needles.len(),
@@ -625,6 +653,9 @@ fn CurateOptionsCard() -> impl IntoView {
                     }}</p>
                     <button type="button" class="primary" id="curate-run" on:click=move |_| run(st)
                         disabled=move || st.busy.get()>"Curate"</button>
+                    " "
+                    <button type="button" id="curate-stop" style:display=move || if st.curating.get() { "" } else { "none" }
+                        on:click=move |_| st.cancel.set(true)>"Stop"</button>
                 </section>
             }
         })}

@@ -175,14 +175,21 @@ test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written 
   // The corpus builder's options: its needles, so its descriptions apply.
   await page.selectOption('#curate-entry', 'src/internal');
   await page.fill('#curate-repo', 'ReactiveX/rxjs');
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); })
+      .observe({ type: 'longtask' });
+  });
   await curate(page);
+  const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
   const s = await stats(page);
   const args = ['--language', 'typescript', '--repo', 'ReactiveX/rxjs', '--entry', 'src/internal'];
   const cli = cliCurate(dir, args);
   const zipMiB = fs.statSync(zip).size / 1048576;
   console.log(`rxjs (${s.files} files, ${s.functions} functions): zip ${zipMiB.toFixed(2)} MiB read+unpacked in ` +
     `${Number(s.readMs).toFixed(0)} ms; curated in Chromium in ${Number(s.ms).toFixed(0)} ms; ` +
-    `native repoqa curate (whole process) ${cli.ms.toFixed(0)} ms`);
+    `native repoqa curate (whole process) ${cli.ms.toFixed(0)} ms; longest main-thread task while curating ` +
+    `${longest.toFixed(0)} ms`);
   assert.equal(s.sampled, '10');
   assert.equal(s.needles, '0', 'no descriptions yet: no needles');
   assert.equal(await page.$$eval('#curate-needles li.needle[data-missing="true"]', (l) => l.length), 10);
@@ -225,6 +232,19 @@ test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written 
   assert.deepEqual(JSON.parse(got.bytes.toString('utf8')).typescript[0].needles, rx.needles);
   await page.evaluate(() => window.scrollTo(0, 0));
   await saveScreenshot(page, 'curate-rxjs.png');
+
+  // Stop, pressed as soon as it shows: the previous result stays.
+  await page.evaluate(() => {
+    const b = document.querySelector('#curate-stop');
+    const o = new MutationObserver(() => {
+      if (b.style.display !== 'none') { o.disconnect(); b.click(); }
+    });
+    o.observe(b, { attributes: true, attributeFilter: ['style'] });
+  });
+  await curate(page);
+  assert.match(await errorText(page), /Curation of ReactiveX\/rxjs stopped; nothing was changed/);
+  assert.equal((await stats(page)).needles, '10');
+  assert.equal(await page.isVisible('#curate-stop'), false);
 
   // Read time of a larger zip: every corpus repo, five times over.
   const many = [];
