@@ -154,6 +154,10 @@ pub enum ArchiveError {
     TooManyEntries { archive: String, limit: usize },
 }
 
+fn corrupt_zip(archive: &str, entry: Option<&str>, e: &dyn std::fmt::Display) -> ArchiveError {
+    ArchiveError::CorruptZip { archive: archive.to_string(), entry: entry.map(str::to_string), message: e.to_string() }
+}
+
 fn at(entry: &Option<String>) -> String {
     entry.as_ref().map(|e| format!(" at {e}")).unwrap_or_default()
 }
@@ -166,32 +170,105 @@ pub fn read_archive(
     languages: &[Language],
     limits: &ArchiveLimits,
 ) -> Result<ArchiveContents, ArchiveError> {
-    let archive = archive.to_string();
-    if bytes.is_empty() {
-        return Err(ArchiveError::EmptyFile { archive });
+    let mut read = ArchiveRead::new(archive, bytes, languages, limits)?;
+    while read.step()? {}
+    read.finish()
+}
+
+/// An archive read a step at a time, so that the page can give the browser
+/// a turn between steps: a zip's central directory, then one kept entry
+/// per step; a tar or tar.gz stream in one step. [`read_archive`] runs it
+/// to the end.
+pub struct ArchiveRead<'a> {
+    bytes: &'a [u8],
+    format: ArchiveFormat,
+    reader: Reader<'a>,
+    zip: Option<ZipPass<'a>>,
+    started: bool,
+}
+
+/// A zip whose central directory is read: the kept entries to inflate.
+struct ZipPass<'a> {
+    zip: zip::ZipArchive<Cursor<&'a [u8]>>,
+    wanted: Vec<(usize, String, u64)>,
+    next: usize,
+}
+
+impl<'a> ArchiveRead<'a> {
+    /// Tell the format; an empty or unknown file is refused here.
+    pub fn new(
+        archive: &str,
+        bytes: &'a [u8],
+        languages: &'a [Language],
+        limits: &'a ArchiveLimits,
+    ) -> Result<ArchiveRead<'a>, ArchiveError> {
+        let archive = archive.to_string();
+        if bytes.is_empty() {
+            return Err(ArchiveError::EmptyFile { archive });
+        }
+        let format = ArchiveFormat::detect(bytes).ok_or_else(|| ArchiveError::UnknownFormat { archive: archive.clone() })?;
+        let reader = Reader { archive, languages, limits, root: RootTracker::default(), contents: Vec::new(), entries: 0, skipped: 0, total: 0 };
+        Ok(ArchiveRead { bytes, format, reader, zip: None, started: false })
     }
-    let format = ArchiveFormat::detect(bytes).ok_or_else(|| ArchiveError::UnknownFormat { archive: archive.clone() })?;
-    let mut reader = Reader { archive, languages, limits, root: RootTracker::default(), contents: Vec::new(), entries: 0, skipped: 0, total: 0 };
-    match format {
-        ArchiveFormat::Zip => reader.zip(bytes)?,
-        ArchiveFormat::Tar => reader.tar(bytes, None)?,
-        ArchiveFormat::TarGz => {
-            let fault = Rc::new(RefCell::new(GzFault::default()));
-            let gz = Inflate { inner: flate2::read::MultiGzDecoder::new(bytes), fault: fault.clone(), limit: limits.max_unpacked_bytes, out: 0 };
-            reader.tar(gz, Some(fault))?
+
+    pub fn format(&self) -> ArchiveFormat {
+        self.format
+    }
+
+    /// Kept files read so far, and to read in all (known for a zip once
+    /// its central directory is read; a tar's total is what was read).
+    pub fn progress(&self) -> (usize, usize) {
+        match &self.zip {
+            Some(z) => (z.next, z.wanted.len()),
+            None => (self.reader.contents.len(), self.reader.contents.len()),
         }
     }
-    if reader.entries == 0 {
-        return Err(ArchiveError::NoEntries { archive: reader.archive });
-    }
-    let root = reader.root.root();
-    let mut files = reader.contents;
-    if let Some(r) = &root {
-        for f in &mut files {
-            f.path = f.path[r.len() + 1..].to_string();
+
+    /// Do the next step; false once everything is read.
+    pub fn step(&mut self) -> Result<bool, ArchiveError> {
+        if !self.started {
+            self.started = true;
+            match self.format {
+                ArchiveFormat::Zip => {
+                    self.zip = Some(self.reader.zip_directory(self.bytes)?);
+                    return Ok(true);
+                }
+                ArchiveFormat::Tar => self.reader.tar(self.bytes, None)?,
+                ArchiveFormat::TarGz => {
+                    let limits = self.reader.limits;
+                    let fault = Rc::new(RefCell::new(GzFault::default()));
+                    let gz = Inflate {
+                        inner: flate2::read::MultiGzDecoder::new(self.bytes),
+                        fault: fault.clone(),
+                        limit: limits.max_unpacked_bytes,
+                        out: 0,
+                    };
+                    self.reader.tar(gz, Some(fault))?
+                }
+            }
+            return Ok(false);
+        }
+        match self.zip.as_mut() {
+            Some(pass) => self.reader.zip_entry(pass),
+            None => Ok(false),
         }
     }
-    Ok(ArchiveContents { format, files, root, entries: reader.entries, skipped_files: reader.skipped })
+
+    /// The files read (after the last step).
+    pub fn finish(self) -> Result<ArchiveContents, ArchiveError> {
+        let reader = self.reader;
+        if reader.entries == 0 {
+            return Err(ArchiveError::NoEntries { archive: reader.archive });
+        }
+        let root = reader.root.root();
+        let mut files = reader.contents;
+        if let Some(r) = &root {
+            for f in &mut files {
+                f.path = f.path[r.len() + 1..].to_string();
+            }
+        }
+        Ok(ArchiveContents { format: self.format, files, root, entries: reader.entries, skipped_files: reader.skipped })
+    }
 }
 
 /// Whether every entry lies under one top directory, seen entry by entry.
@@ -268,20 +345,16 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn zip(&mut self, bytes: &[u8]) -> Result<(), ArchiveError> {
-        let corrupt = |archive: &str, entry: Option<&str>, e: &dyn std::fmt::Display| ArchiveError::CorruptZip {
-            archive: archive.to_string(),
-            entry: entry.map(str::to_string),
-            message: e.to_string(),
-        };
-        let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| corrupt(&self.archive, None, &e))?;
+    /// A zip's central directory: paths, kinds, declared sizes; the kept
+    /// entries are checked against the limits before any is inflated.
+    fn zip_directory<'b>(&mut self, bytes: &'b [u8]) -> Result<ZipPass<'b>, ArchiveError> {
+        let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| corrupt_zip(&self.archive, None, &e))?;
         if zip.len() > self.limits.max_entries {
             return Err(ArchiveError::TooManyEntries { archive: self.archive.clone(), limit: self.limits.max_entries });
         }
-        // First the central directory: paths, kinds, declared sizes.
         let mut wanted: Vec<(usize, String, u64)> = Vec::new();
         for i in 0..zip.len() {
-            let file = zip.by_index_raw(i).map_err(|e| corrupt(&self.archive, None, &e))?;
+            let file = zip.by_index_raw(i).map_err(|e| corrupt_zip(&self.archive, None, &e))?;
             let name = file.name().to_string();
             let is_dir = file.is_dir();
             let (symlink, encrypted, method, size) = (file.is_symlink(), file.encrypted(), file.compression(), file.size());
@@ -307,21 +380,26 @@ impl Reader<'_> {
             wanted.push((i, path, size));
             self.add_size(size, wanted.len(), false)?;
         }
-        // Then inflate the kept entries, each at most its declared size.
-        for (i, path, size) in wanted {
-            let file = zip.by_index(i).map_err(|e| corrupt(&self.archive, Some(&path), &e))?;
-            let mut data = Vec::with_capacity(size as usize);
-            file.take(size + 1).read_to_end(&mut data).map_err(|e| corrupt(&self.archive, Some(&path), &e))?;
-            let got = data.len() as u64;
-            if got > size {
-                return Err(ArchiveError::SizeMismatch { archive: self.archive.clone(), entry: path, declared: size });
-            }
-            if got < size {
-                return Err(ArchiveError::TruncatedEntry { archive: self.archive.clone(), entry: path, expected: size, got });
-            }
-            self.contents.push(SourceFile { path, bytes: data });
+        Ok(ZipPass { zip, wanted, next: 0 })
+    }
+
+    /// Inflate the next kept zip entry, at most its declared size; false
+    /// once none is left.
+    fn zip_entry(&mut self, pass: &mut ZipPass<'_>) -> Result<bool, ArchiveError> {
+        let Some((i, path, size)) = pass.wanted.get(pass.next).cloned() else { return Ok(false) };
+        pass.next += 1;
+        let file = pass.zip.by_index(i).map_err(|e| corrupt_zip(&self.archive, Some(&path), &e))?;
+        let mut data = Vec::with_capacity(size as usize);
+        file.take(size + 1).read_to_end(&mut data).map_err(|e| corrupt_zip(&self.archive, Some(&path), &e))?;
+        let got = data.len() as u64;
+        if got > size {
+            return Err(ArchiveError::SizeMismatch { archive: self.archive.clone(), entry: path, declared: size });
         }
-        Ok(())
+        if got < size {
+            return Err(ArchiveError::TruncatedEntry { archive: self.archive.clone(), entry: path, expected: size, got });
+        }
+        self.contents.push(SourceFile { path, bytes: data });
+        Ok(pass.next < pass.wanted.len())
     }
 
     /// A tar stream; `gz` reports the faults of the gzip layer under it,
@@ -479,6 +557,27 @@ mod tests {
         ("repo/README.md", b"# readme\n"),
         ("repo/logo.png", b"\x89PNG\r\n"),
     ];
+
+    #[test]
+    fn a_zip_is_read_one_kept_entry_per_step() {
+        let files: &[(&str, &[u8])] = &[("r/a.py", b"a = 1\n"), ("r/x.md", b"x"), ("r/b.py", b"b = 2\n"), ("r/c.py", b"")];
+        let z = zip_of(files, zip::CompressionMethod::Deflated);
+        let limits = ArchiveLimits::default();
+        let mut read = ArchiveRead::new("r.zip", &z, PY, &limits).unwrap();
+        let mut seen = vec![read.progress()];
+        while read.step().unwrap() {
+            seen.push(read.progress());
+        }
+        seen.push(read.progress());
+        // Nothing read; the directory (3 kept); one entry per step.
+        assert_eq!(seen, [(0, 0), (0, 3), (1, 3), (2, 3), (3, 3)]);
+        assert_eq!(read.finish().unwrap(), read_archive("r.zip", &z, PY, &limits).unwrap());
+        // A tar is one step.
+        let t = tar_of(files);
+        let mut read = ArchiveRead::new("r.tar", &t, PY, &limits).unwrap();
+        assert!(!read.step().unwrap());
+        assert_eq!(read.progress(), (3, 3));
+    }
 
     #[test]
     fn all_three_formats_give_the_same_files() {

@@ -37,7 +37,7 @@ use std::fmt;
 use indexmap::IndexMap;
 use thiserror::Error;
 
-pub use archive::{is_archive_name, read_archive, ArchiveContents, ArchiveError, ArchiveFormat, ArchiveLimits};
+pub use archive::{is_archive_name, read_archive, ArchiveContents, ArchiveRead, ArchiveError, ArchiveFormat, ArchiveLimits};
 pub use deps::Dependency;
 pub use describe::{annotation_prompt, description_from_reply, Descriptions};
 pub use files::{count_by_language, directories_of, has_language_suffix, language_suffixes};
