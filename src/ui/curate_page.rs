@@ -19,7 +19,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, directories_of, has_language_suffix,
-    read_archive, strip_common_root, ArchiveLimits, CurateOptions, CurateReport, Curation, CurationStep, Descriptions, SourceFile,
+    strip_common_root, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation, CurationStep, Descriptions, SourceFile,
     DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
@@ -278,7 +278,19 @@ async fn read_archive_file(st: CurateState, file: web_sys::File) -> Result<Input
     }
     st.status.set(format!("Unpacking {name} ({})…", bytes_label(bytes.len())));
     yield_to_browser().await;
-    let contents = read_archive(&name, &bytes, &Language::ALL, &ArchiveLimits::default()).map_err(|e| e.to_string())?;
+    // A zip a kept entry per step; a tar stream is one step.
+    let limits = ArchiveLimits::default();
+    let mut read = ArchiveRead::new(&name, &bytes, &Language::ALL, &limits).map_err(|e| e.to_string())?;
+    let mut slice = now_ms();
+    while read.step().map_err(|e| e.to_string())? {
+        if now_ms() - slice > YIELD_EVERY_MS {
+            let (done, total) = read.progress();
+            st.status.set(format!("Unpacking {name}: {done} of {total} source files…"));
+            yield_to_browser().await;
+            slice = now_ms();
+        }
+    }
+    let contents = read.finish().map_err(|e| e.to_string())?;
     if contents.files.is_empty() {
         return Err(format!(
             "{name}: none of its {} entries is a source file of a supported language ({}).",
