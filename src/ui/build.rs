@@ -1,8 +1,8 @@
 //! Building the tasks in the page with the core's `ContextBuilder`, in
 //! chunks: a few tasks, then a yield to the browser, so the page keeps
 //! answering clicks and the cancel button works. Built tasks are cached in
-//! IndexedDB under (dataset digest, prompt settings, tokenizer digest), one
-//! task's JSON per line.
+//! IndexedDB under (dataset digest, prompt settings, tokenizer digest), a
+//! file with one task's JSON per line.
 //!
 //! Also the tokenizer: which file (built-in, URL, uploaded), its digest
 //! (for the cache key) and the parsed `Tokenizer` (only when building).
@@ -147,17 +147,26 @@ pub async fn restore_cached(state: AppState) -> Result<bool, String> {
     ensure_tokenizer_id(state).await?;
     let Some(key) = cache_key(state) else { return Ok(false) };
     let t0 = now_ms();
-    let Some(text) = storage::load_json(&key).await? else { return Ok(false) };
+    let text = match storage::load_bytes(&key).await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(false),
+        Err(e) => {
+            // An older form of the cache (a text): drop it and rebuild.
+            let _ = storage::delete(&key).await;
+            web_sys::console::warn_1(&format!("tasks cache dropped: {e}").into());
+            return Ok(false);
+        }
+    };
     // One task per line, read a slice at a time: 500 tasks are ~30 MB of
     // JSON, one long stop of the page if parsed at once.
-    let total = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let total = text.iter().filter(|&&b| b == b'\n').count() + 1;
     let what = format!("Reading {total} saved tasks");
     let job_before = state.job.get_untracked();
     state.job.set(Job::Running { what: what.clone(), done: 0, total });
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
     let mut slice_start = now_ms();
-    for line in text.split('\n') {
-        match serde_json::from_str::<Task>(line) {
+    for line in text.split(|&b| b == b'\n') {
+        match serde_json::from_slice::<Task>(line) {
             Ok(t) => tasks.push(Arc::new(t)),
             Err(e) => {
                 // A damaged (or older-format) record: drop it and rebuild.
@@ -225,7 +234,9 @@ async fn build(state: AppState) -> Result<(), String> {
     let total = specs.len();
     let mut builder = ContextBuilder::new(&dataset, settings::context_options(&settings), &tok);
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
-    let mut parts: Vec<String> = Vec::with_capacity(total);
+    // The cache file, a task's JSON per line, handed to the browser a task
+    // at a time (one 35 MB string at the end was a long stop of the page).
+    let parts = js_sys::Array::new();
     let t0 = now_ms();
     let mut max_chunk: f64 = 0.0;
     let mut chunks = 0;
@@ -244,9 +255,11 @@ async fn build(state: AppState) -> Result<(), String> {
         while tasks.len() < total && now_ms() - start < CHUNK_BUDGET_MS {
             let spec = &specs[tasks.len()];
             let task = builder.build(spec).map_err(|e| format!("Building task {} failed: {e}", tasks.len() + 1))?;
-            // Serialized for the cache here, a task at a time: all 500 at
-            // the end would be one long stop of the page.
-            parts.push(serde_json::to_string(&task).map_err(|e| format!("cannot serialize a task: {e}"))?);
+            let json = serde_json::to_string(&task).map_err(|e| format!("cannot serialize a task: {e}"))?;
+            if !tasks.is_empty() {
+                parts.push(&wasm_bindgen::JsValue::from_str("\n"));
+            }
+            parts.push(&wasm_bindgen::JsValue::from_str(&json));
             tasks.push(Arc::new(task));
         }
         max_chunk = max_chunk.max(now_ms() - start);
@@ -257,14 +270,17 @@ async fn build(state: AppState) -> Result<(), String> {
     let stats = BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms: max_chunk, chunks, from_cache: false };
     publish_stats(&stats);
     state.job.set(Job::Running { what: "Saving the tasks in this browser".into(), done: total, total });
-    // One task per line (serde_json's compact form has no raw newline), so
-    // a reload can read it back a slice at a time.
-    let json = parts.join("\n");
-    drop(parts);
     state.tasks.set(tasks);
     state.tasks_key.set(Some(key.clone()));
     state.build_stats.set(Some(stats.clone()));
-    let saved = save_cache(&key, &json).await;
+    // One task per line (serde_json's compact form has no raw newline), so
+    // a reload can read it back a slice at a time. Stored as a Blob:
+    // IndexedDB keeps it without cloning the text.
+    yield_to_browser().await;
+    let saved = match web_sys::Blob::new_with_str_sequence(&parts) {
+        Ok(blob) => save_cache(&key, &blob).await,
+        Err(e) => Err(storage::js_error("cannot make the cache file", &e)),
+    };
     state.job.set(match saved {
         Ok(()) => Job::Done(format!("Built {total} tasks in {:.1} s.", stats.ms / 1000.0)),
         Err(e) => Job::Done(format!("Built {total} tasks in {:.1} s (not saved: {e}).", stats.ms / 1000.0)),
@@ -274,13 +290,13 @@ async fn build(state: AppState) -> Result<(), String> {
 
 /// Keep only this cache entry: one set of tasks is what the session uses,
 /// and old ones would fill the origin's storage quota.
-async fn save_cache(key: &str, json: &str) -> Result<(), String> {
+async fn save_cache(key: &str, file: &web_sys::Blob) -> Result<(), String> {
     for old in storage::keys().await? {
         if old.starts_with(storage::TASKS_PREFIX) && old != key {
             storage::delete(&old).await?;
         }
     }
-    storage::save_json(key, json).await
+    storage::save_blob(key, file).await
 }
 
 /// `window.__repoqaBuild`, read by the browser tests.
