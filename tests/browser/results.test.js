@@ -165,6 +165,14 @@ test('answers are scored like `repoqa score`, charts and exports agree, answers 
   assert.equal(await page.getAttribute('#import-status', 'data-imported'), '1');
   const errLines = await page.$$eval('#import-errors li', (lis) => lis.map((li) => Number(li.dataset.line)));
   assert.deepEqual(errLines, [2, 3, 5, 6]);
+  // A file that is not UTF-8 is refused, naming the line; nothing changes.
+  const latin1 = path.join(work, 'latin1.jsonl');
+  fs.writeFileSync(latin1, Buffer.concat([Buffer.from(broken[0] + '\n'),
+    Buffer.from(`{"task_id": "${ids[1]}", "output": ["caf\xe9"]}\n`, 'latin1')]));
+  await page.setInputFiles('#import-file', latin1);
+  await page.waitForSelector('#import-status[data-ok="false"]');
+  assert.match(await page.textContent('#import-status'), /latin1\.jsonl: line 2 is not UTF-8 text/);
+  assert.equal(await page.getAttribute('#results', 'data-answered'), '60');
 
   // 5. Scoring speed: a full re-score of 60 answers (an option change
   // invalidates every cached evaluation).
