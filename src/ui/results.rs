@@ -20,7 +20,7 @@ use super::charts::Charts;
 use super::download::download_text;
 use super::pager::{page_range, Pager};
 use super::scoring::{change_options, ensure_answers_restored, persist_answers, persist_scoring, score_set, warm_scores, ScoredSet, Shared, TaskScore};
-use super::progress::{now_ms, yield_to_browser};
+use super::progress::{now_ms, yield_to_browser, Progress};
 use super::state::{use_state, AppState, Job};
 
 /// What the last import did.
@@ -66,6 +66,9 @@ pub fn ResultsPage() -> impl IntoView {
                     }.into_any()
                 }
             }}
+            // Imports and option changes run in slices: their progress and
+            // Cancel show here.
+            <Progress/>
         </section>
         <AnswersCard import_report=import_report/>
         <OptionsCard/>
@@ -211,6 +214,7 @@ fn import_text(state: AppState, text: String, origin: String, report: RwSignal<O
             state.job.set(Job::Running { what: what.clone(), done: k, total });
             yield_to_browser().await;
             if state.cancel.get_untracked() {
+                state.cancel.set(false);
                 state.job.set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
                 return;
             }
@@ -222,9 +226,13 @@ fn import_text(state: AppState, text: String, origin: String, report: RwSignal<O
         }
         let found = importer.finish();
         let imported = found.answers.len();
-        state.job.set(Job::Running { what: format!("Scoring {imported} imported answers"), done: 0, total: 0 });
         let pairs: Vec<(&str, &str)> = found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
-        warm_scores(state, &pairs, state.scoring.options.get_untracked()).await;
+        let what = format!("Scoring {imported} imported answers");
+        if warm_scores(state, &pairs, state.scoring.options.get_untracked(), &what).await.is_none() {
+            state.cancel.set(false);
+            state.job.set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
+            return;
+        }
         if imported > 0 {
             state.answers.update(|a| {
                 for ans in found.answers {

@@ -19,7 +19,7 @@ use repoqa::dataset::Dataset;
 use repoqa::report::{ModelOutput, TaskResult};
 use repoqa::score::{pass_table, task_result, Candidates, Evaluation, ScoreOptions, ScoreTable, Scorer};
 
-use super::state::AppState;
+use super::state::{AppState, Job};
 use super::storage;
 
 /// Storage key of the answers (a JSON object task id → answer).
@@ -230,26 +230,39 @@ impl<'d> Pass<'d> {
 /// when they are added to `AppState::answers` finds them scored and the
 /// page never stops for the whole batch (500 answers take ~0.3 s).
 /// `options`: the options to score with (the current ones, or new ones
-/// about to be set). Returns how many were scored and the milliseconds
-/// spent scoring (yields excluded).
-pub async fn warm_scores(state: AppState, answers: &[(&str, &str)], options: ScoreOptions) -> (usize, f64) {
+/// about to be set). The job line shows `what` with the count done, and
+/// its Cancel stops the pass. Returns how many were scored and the
+/// milliseconds spent scoring (yields excluded), or None if cancelled.
+pub async fn warm_scores(state: AppState, answers: &[(&str, &str)], options: ScoreOptions, what: &str) -> Option<(usize, f64)> {
     let tasks = state.tasks.get_untracked();
     let index: HashMap<String, usize> = tasks.iter().enumerate().map(|(i, t)| (t.task_id(), i)).collect();
     let dataset = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()));
     let mut pass = Pass::new(dataset.as_ref(), options);
     let mut busy_ms = 0.0;
+    let total = answers.len();
+    state.job.set(Job::Running { what: what.to_string(), done: 0, total });
+    // A turn first: the progress line shows, and Cancel works even for a
+    // pass shorter than one slice.
+    super::progress::yield_to_browser().await;
+    if state.cancel.get_untracked() {
+        return None;
+    }
     let mut start = now_ms();
-    for (id, reply) in answers {
+    for (k, (id, reply)) in answers.iter().enumerate() {
         if let Some(&i) = index.get(*id) {
             pass.score(state, &tasks[i], id, reply, i + 1);
         }
         if now_ms() - start > 25.0 {
             busy_ms += now_ms() - start;
+            state.job.set(Job::Running { what: what.to_string(), done: k + 1, total });
             super::progress::yield_to_browser().await;
+            if state.cancel.get_untracked() {
+                return None;
+            }
             start = now_ms();
         }
     }
-    (pass.rescored, busy_ms + now_ms() - start)
+    Some((pass.rescored, busy_ms + now_ms() - start))
 }
 
 /// Change the scoring options without stopping the page: every answer is
@@ -257,22 +270,25 @@ pub async fn warm_scores(state: AppState, answers: &[(&str, &str)], options: Sco
 /// (the results update at once from the cache). `last_rescore` records
 /// what it took, for the page and the tests.
 pub fn change_options(state: AppState, new: ScoreOptions) {
-    if matches!(state.job.get_untracked(), super::state::Job::Running { .. }) {
+    if matches!(state.job.get_untracked(), Job::Running { .. }) {
         return;
     }
+    state.cancel.set(false);
     spawn_local(async move {
         let answers = state.answers.get_untracked();
         let pairs: Vec<(&str, &str)> = answers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        state.job.set(super::state::Job::Running {
-            what: format!("Scoring {} answers with the new options", pairs.len()),
-            done: 0,
-            total: 0,
-        });
-        let (n, ms) = warm_scores(state, &pairs, new).await;
+        let what = format!("Scoring {} answers with the new options", pairs.len());
+        let Some((n, ms)) = warm_scores(state, &pairs, new, &what).await else {
+            // The inputs show the options in force again.
+            state.scoring.options.update(|_| {});
+            state.cancel.set(false);
+            state.job.set(Job::Failed("Cancelled: the scoring options were not changed.".into()));
+            return;
+        };
         state.scoring.options.set(new);
         persist_scoring(state.scoring);
         state.scoring.last_rescore.update(|r| *r = (r.0 + 1, n, ms));
-        state.job.set(super::state::Job::Done(format!("Scored {n} answers with the new options in {ms:.0} ms.")));
+        state.job.set(Job::Done(format!("Scored {n} answers with the new options in {ms:.0} ms.")));
     });
 }
 
