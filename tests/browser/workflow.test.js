@@ -242,6 +242,50 @@ test('realistic corpus (180 tasks): the page answers clicks while building', asy
   assert.deepEqual(await rowIds(), first);
   console.log(`realistic tasks restored from IndexedDB after a reload: ${restored.ms.toFixed(0)} ms; ` +
     `longest main-thread task since the app mounted ${(await longestTask(page)).toFixed(0)} ms`);
+
+  // Scoring 180 answers runs in slices on the Results page, with Cancel:
+  // a cancelled import changes no answer, a cancelled option change
+  // leaves the options as they were.
+  const ds = JSON.parse(fs.readFileSync(REALISTIC, 'utf8'));
+  const lines = [];
+  for (const [lang, repos] of Object.entries(ds)) {
+    for (const r of repos) {
+      for (const n of r.needles) {
+        const text = r.content[n.path].split('\n').slice(n.start_line, n.end_line).join('\n');
+        lines.push(JSON.stringify({ task_id: `${lang}::${r.repo}::${n.name}`, output: '```\n' + text + '\n```' }));
+      }
+    }
+  }
+  const outputs = path.join(TMP, 'realistic-outputs.jsonl');
+  fs.writeFileSync(outputs, lines.join('\n') + '\n');
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#results[data-tasks="180"]');
+  /** Press Cancel as soon as a job whose label starts with `prefix` runs. */
+  const cancelWhen = (prefix) => page.evaluate((p) => {
+    const job = document.querySelector('#job');
+    const o = new MutationObserver(() => {
+      if (job.dataset.state === 'running' && job.querySelector('.job-what').textContent.startsWith(p)) {
+        o.disconnect();
+        document.querySelector('#job-cancel').click();
+      }
+    });
+    o.observe(job, { attributes: true, childList: true, subtree: true, characterData: true });
+  }, prefix);
+  await cancelWhen('Scoring 180 imported answers');
+  await page.setInputFiles('#import-file', outputs);
+  await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+  assert.match(await page.textContent('#job-message'), /Import of realistic-outputs\.jsonl cancelled; no answer was changed/);
+  assert.equal(await page.getAttribute('#results', 'data-answered'), '0');
+  await page.setInputFiles('#import-file', outputs);
+  await page.waitForSelector('#results[data-answered="180"]', { timeout: 120000 });
+  const table = await page.textContent('#score-table');
+  await cancelWhen('Scoring 180 answers with the new options');
+  // A click, not check(): the box is put back before check() could see it set.
+  await page.click('#opt-ignore-comments');
+  await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+  assert.match(await page.textContent('#job-message'), /Cancelled: the scoring options were not changed/);
+  assert.equal(await page.isChecked('#opt-ignore-comments'), false);
+  assert.equal(await page.textContent('#score-table'), table);
   assert.deepEqual(problems, []);
 });
 
