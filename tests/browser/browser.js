@@ -29,6 +29,20 @@ export async function openPage(context) {
   return { page, problems };
 }
 
+/** A fresh browser profile (empty IndexedDB) for test `t`, closed after it. */
+export async function freshPage(t) {
+  const context = await launch();
+  t.after(() => context.close());
+  const { page, problems } = await openPage(context);
+  return { context, page, problems };
+}
+
+/** Open the app served at `baseUrl` on `hash`, and wait until it is mounted. */
+export async function gotoApp(page, baseUrl, hash) {
+  await page.goto(baseUrl + hash);
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+}
+
 export function saveScreenshot(page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });

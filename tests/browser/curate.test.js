@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const CORPUS = path.join(ROOT, '.tools', 'corpus');
@@ -117,11 +117,8 @@ after(() => {
 });
 
 async function fresh(t) {
-  const context = await launch();
-  t.after(() => context.close());
-  const { page, problems } = await openPage(context);
-  await page.goto(srv.url + '#curate');
-  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  const { page, problems } = await freshPage(t);
+  await gotoApp(page, srv.url, '#curate');
   await page.waitForSelector('#curate');
   return { page, problems };
 }

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp as gotoAppAt, saveScreenshot, DIST, ROOT } from './browser.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
@@ -37,17 +37,7 @@ after(() => {
   fs.rmSync(TMP, { recursive: true, force: true });
 });
 
-async function fresh(t) {
-  const context = await launch();
-  t.after(() => context.close());
-  const { page, problems } = await openPage(context);
-  return { context, page, problems };
-}
-
-async function gotoApp(page, hash) {
-  await page.goto(app.url + hash);
-  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
-}
+const gotoApp = (page, hash) => gotoAppAt(page, app.url, hash);
 
 function cliPrompts(dataset, tokenizer) {
   const out = path.join(TMP, `cli-${path.basename(tokenizer)}.jsonl`);
@@ -67,7 +57,7 @@ async function buildAndDownload(page, count) {
 }
 
 test('tokenizer from a file, then from another site by URL: prompts = CLI with that tokenizer; kept on reload', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   const builtin = cliPrompts(DEMO, TOKENIZER);
   const chars = cliPrompts(DEMO, CHARS);
   assert.ok(!builtin.equals(chars), 'the test tokenizer must change the prompts');
@@ -132,7 +122,7 @@ test('tokenizer from a file, then from another site by URL: prompts = CLI with t
 });
 
 test('a dataset dropped on the drop zone (gzip) loads, builds prompts = CLI, and is kept on reload', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   // The demo without its python repos, so it is told apart from the demo.
   const ds = JSON.parse(fs.readFileSync(DEMO, 'utf8'));
   delete ds.python;
@@ -174,7 +164,7 @@ test('a dataset dropped on the drop zone (gzip) loads, builds prompts = CLI, and
 });
 
 test('copy prompt puts exactly the prompt on the clipboard', async (t) => {
-  const { context, page, problems } = await fresh(t);
+  const { context, page, problems } = await freshPage(t);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url.replace(/\/$/, '') });
   const tasks = cliPrompts(DEMO, TOKENIZER).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   await gotoApp(page, '#tasks');

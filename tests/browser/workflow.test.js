@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp as gotoAppAt, saveScreenshot, DIST, ROOT } from './browser.js';
 
 const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
 const REALISTIC = path.join(ROOT, '.tools', 'corpus', 'realistic.json');
@@ -32,18 +32,7 @@ after(() => {
   fs.rmSync(TMP, { recursive: true, force: true });
 });
 
-/** A fresh browser profile (empty IndexedDB) per test. */
-async function fresh(t) {
-  const context = await launch();
-  t.after(() => context.close());
-  const { page, problems } = await openPage(context);
-  return { context, page, problems };
-}
-
-async function gotoApp(page, hash) {
-  await page.goto(srv.url + hash);
-  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
-}
+const gotoApp = (page, hash) => gotoAppAt(page, srv.url, hash);
 
 /** Wait until the Tasks page shows a loaded dataset (by origin). */
 async function waitDataset(page, origin) {
@@ -105,7 +94,7 @@ function promptOf(task) {
 }
 
 test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from IndexedDB', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   await gotoApp(page, '#tasks');
   await waitDataset(page, 'demo (repoqa-demo.json)');
   await watchProgress(page);
@@ -181,7 +170,7 @@ test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from
 });
 
 test('realistic corpus (180 tasks): the page answers clicks while building', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   await loadFile(page, REALISTIC);
   await page.waitForFunction(() => document.querySelector('#dataset-origin')?.textContent === 'realistic.json',
     null, { timeout: 120000 });
@@ -290,7 +279,7 @@ test('realistic corpus (180 tasks): the page answers clicks while building', asy
 });
 
 test('cancel mid-build keeps the page usable and builds nothing', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   await loadFile(page, REALISTIC);
   await page.waitForFunction(() => document.querySelector('#dataset-origin')?.textContent === 'realistic.json',
     null, { timeout: 120000 });
@@ -315,7 +304,7 @@ test('cancel mid-build keeps the page usable and builds nothing', async (t) => {
 });
 
 test('bad inputs name the problem', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   const demo = fs.readFileSync(DEMO);
   const gz = zlib.gzipSync(demo);
   const cases = [
@@ -379,7 +368,7 @@ test('bad inputs name the problem', async (t) => {
 });
 
 test('a 200 MB dataset: the page stays responsive and shows a clear result', async (t) => {
-  const { page, problems } = await fresh(t);
+  const { page, problems } = await freshPage(t);
   // The demo plus 40 python repos of 5 MB each, no needles (the official
   // dataset has 50 repos): read one repo per step, the page must answer
   // clicks throughout.
