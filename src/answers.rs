@@ -130,10 +130,20 @@ fn import_line(
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(items)) => match items.first() {
             Some(Value::String(s)) => s.clone(),
-            Some(v) => return Err(format!("field \"output\"[0] must be a string (the reply), found {}", kind(v))),
+            Some(v) => {
+                return Err(format!(
+                    "field \"output\"[0] must be a string (the reply), found {}",
+                    kind(v)
+                ))
+            }
             None => return Err("field \"output\" is an empty list".into()),
         },
-        Some(v) => return Err(format!("field \"output\" must be a string or a list of replies, found {}", kind(v))),
+        Some(v) => {
+            return Err(format!(
+                "field \"output\" must be a string or a list of replies, found {}",
+                kind(v)
+            ))
+        }
         None => return Err("field \"output\" is missing".into()),
     };
     let s = |key: &str| m.get(key).and_then(Value::as_str);
@@ -188,7 +198,10 @@ pub fn model_output(task: &Task, reply: &str, line: usize) -> Result<ModelOutput
     if let Some(e) = file.errors.first() {
         return Err(e.message.clone());
     }
-    let mut o = file.outputs.pop().ok_or_else(|| "the task's outputs line was not read back".to_string())?;
+    let mut o = file
+        .outputs
+        .pop()
+        .ok_or_else(|| "the task's outputs line was not read back".to_string())?;
     o.line = line;
     Ok(o)
 }
@@ -216,7 +229,8 @@ mod tests {
 
     #[test]
     fn official_and_simple_lines_map_to_tasks_and_bad_lines_are_numbered() {
-        let tasks = vec![task("python", "a/b", "f"), task("python", "a/b", "g"), task("rust", "c/d", "g")];
+        let tasks =
+            vec![task("python", "a/b", "f"), task("python", "a/b", "g"), task("rust", "c/d", "g")];
         let official = output_line(&tasks[0], &["def f(): pass".into(), "x".into()]).unwrap();
         let text = format!(
             "{official}\n{{not json\r\n{}\n{}\n{}\n{}\n{}\n{}\n[1]\n{}",
@@ -231,7 +245,10 @@ mod tests {
         let got = import_answers(&text, &tasks);
         let answers: Vec<(usize, &str, &str)> =
             got.answers.iter().map(|a| (a.line, a.task_id.as_str(), a.reply.as_str())).collect();
-        assert_eq!(answers, [(1, "python::a/b::f", "def f(): pass"), (4, "rust::c/d::g", "fn g() {}")]);
+        assert_eq!(
+            answers,
+            [(1, "python::a/b::f", "def f(): pass"), (4, "rust::c/d::g", "fn g() {}")]
+        );
         let errs: Vec<usize> = got.errors.iter().map(|e| e.line).collect();
         assert_eq!(errs, [3, 5, 6, 7, 8, 9, 10, 11]);
         assert!(got.errors[1].message.contains("ambiguous"), "{}", got.errors[1]);

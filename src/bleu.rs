@@ -195,12 +195,7 @@ impl<'a> Hypothesis<'a> {
             }
             ids.truncate(len + 1 - n);
         }
-        Hypothesis {
-            len,
-            vocab,
-            grams,
-            counts,
-        }
+        Hypothesis { len, vocab, grams, counts }
     }
 
     /// Number of hypothesis tokens.
@@ -236,11 +231,8 @@ impl<'a> Hypothesis<'a> {
                 let table = &self.grams[n - 2];
                 for i in 0..=reference.len() - n {
                     let (a, b) = (ids[i], first[i + n - 1]);
-                    ids[i] = if a == ABSENT || b == ABSENT {
-                        ABSENT
-                    } else {
-                        table.get(pair_key(a, b))
-                    };
+                    ids[i] =
+                        if a == ABSENT || b == ABSENT { ABSENT } else { table.get(pair_key(a, b)) };
                 }
                 ids.truncate(reference.len() + 1 - n);
             }
@@ -298,11 +290,7 @@ impl<'a> Hypothesis<'a> {
         }
         // brevity_penalty(closest_ref_len, hyp_len); with one reference the
         // closest length is its length. hyp_len == 0 never gets here.
-        let bp = if hyp_len > ref_len {
-            1.0
-        } else {
-            exp(1.0 - ref_len as f64 / hyp_len as f64)
-        };
+        let bp = if hyp_len > ref_len { 1.0 } else { exp(1.0 - ref_len as f64 / hyp_len as f64) };
         bp * exp(fsum(&terms[..used]))
     }
 }
@@ -386,17 +374,13 @@ fn hash_str(s: &str) -> u64 {
     for c in &mut chunks {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
-        h = (h ^ u64::from_le_bytes(w))
-            .wrapping_mul(MUL)
-            .rotate_left(23);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(MUL).rotate_left(23);
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
         let mut w = [0u8; 8];
         w[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(w))
-            .wrapping_mul(MUL)
-            .rotate_left(23);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(MUL).rotate_left(23);
     }
     h.wrapping_mul(MUL)
 }
@@ -421,11 +405,7 @@ struct Vocab<'a> {
 impl<'a> Vocab<'a> {
     fn with_capacity(n: usize) -> Self {
         let (cap, shift) = table_shape(n);
-        Vocab {
-            slots: vec![(0, ABSENT); cap],
-            shift,
-            words: Vec::with_capacity(n),
-        }
+        Vocab { slots: vec![(0, ABSENT); cap], shift, words: Vec::with_capacity(n) }
     }
 
     /// Id of `w`, and whether it was just added.
@@ -480,11 +460,7 @@ const EMPTY_KEY: u64 = u64::MAX;
 impl IdTable {
     fn with_capacity(n: usize) -> Self {
         let (cap, shift) = table_shape(n);
-        IdTable {
-            slots: vec![(EMPTY_KEY, 0); cap],
-            shift,
-            len: 0,
-        }
+        IdTable { slots: vec![(EMPTY_KEY, 0); cap], shift, len: 0 }
     }
 
     #[inline]
@@ -572,9 +548,7 @@ mod tests {
 
     #[test]
     fn python_whitespace_set() {
-        for c in [
-            '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1c}', '\u{1f}', ' ', '\u{85}', '\u{a0}',
-        ] {
+        for c in ['\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1c}', '\u{1f}', ' ', '\u{85}', '\u{a0}'] {
             assert!(is_py_space(c), "{c:?}");
         }
         for c in [
@@ -595,14 +569,8 @@ mod tests {
         assert_eq!(py_tokens(""), vec![""]);
         assert_eq!(py_tokens(" \t\n "), vec![""]);
         assert_eq!(py_tokens("a"), vec!["a"]);
-        assert_eq!(
-            py_tokens("  def f(x):\n\treturn x  \n"),
-            vec!["def", "f(x):", "return", "x"]
-        );
-        assert_eq!(
-            py_tokens("a\u{1c}b\u{3000}c\u{a0}\u{85}d"),
-            vec!["a", "b", "c", "d"]
-        );
+        assert_eq!(py_tokens("  def f(x):\n\treturn x  \n"), vec!["def", "f(x):", "return", "x"]);
+        assert_eq!(py_tokens("a\u{1c}b\u{3000}c\u{a0}\u{85}d"), vec!["a", "b", "c", "d"]);
         assert_eq!(py_tokens("a\u{200b}b"), vec!["a\u{200b}b"]);
         assert_eq!(py_tokens("\u{2028}é ü\u{2029}"), vec!["é", "ü"]);
     }
@@ -614,18 +582,12 @@ mod tests {
         assert_eq!(fsum(&[0.1; 10]), 1.0);
         // Half-way case needing the final correction (CPython's test_fsum).
         assert_eq!(fsum(&[1.0, 1e-16, 1e-16]), 1.0000000000000002);
-        assert_eq!(
-            fsum(&[2f64.powi(53), -0.5, -2f64.powi(-54)]),
-            2f64.powi(53) - 1.0
-        );
+        assert_eq!(fsum(&[2f64.powi(53), -0.5, -2f64.powi(-54)]), 2f64.powi(53) - 1.0);
     }
 
     #[test]
     fn identical_is_one() {
-        assert_eq!(
-            sim("def f(x):\n    return x + 1\n", "def f(x): return x + 1"),
-            1.0
-        );
+        assert_eq!(sim("def f(x):\n    return x + 1\n", "def f(x): return x + 1"), 1.0);
         assert_eq!(sim("", ""), 1.0);
         assert_eq!(sim("   ", "\n"), 1.0);
         assert_eq!(sim("x", "x"), 1.0);
@@ -651,13 +613,7 @@ mod tests {
             let p2 = (1.0 / (10.0 / l)) / 1.0;
             let p3 = (1.0 / (20.0 / l)) / 1.0;
             let p4 = (1.0 / (40.0 / l)) / 1.0;
-            fsum(&[
-                0.25 * 0.5f64.ln(),
-                0.25 * p2.ln(),
-                0.25 * p3.ln(),
-                0.25 * p4.ln(),
-            ])
-            .exp()
+            fsum(&[0.25 * 0.5f64.ln(), 0.25 * p2.ln(), 0.25 * p3.ln(), 0.25 * p4.ln()]).exp()
         });
     }
 
@@ -669,13 +625,9 @@ mod tests {
         let p2 = (1.0 / (10.0 / l)) / 2.0;
         let p3 = (1.0 / (20.0 / l)) / 1.0;
         let p4 = (1.0 / (40.0 / l)) / 1.0;
-        let want = fsum(&[
-            0.25 * (1.0f64 / 3.0).ln(),
-            0.25 * p2.ln(),
-            0.25 * p3.ln(),
-            0.25 * p4.ln(),
-        ])
-        .exp();
+        let want =
+            fsum(&[0.25 * (1.0f64 / 3.0).ln(), 0.25 * p2.ln(), 0.25 * p3.ln(), 0.25 * p4.ln()])
+                .exp();
         assert_eq!(sim("the the the", "the cat"), want);
     }
 

@@ -121,10 +121,16 @@ mod tests {
 
     #[test]
     fn bins_and_counts() {
-        assert_eq!([depth_bin(0.0), depth_bin(0.05), depth_bin(0.1), depth_bin(0.95), depth_bin(1.0)], [0, 0, 1, 9, 9]);
+        assert_eq!(
+            [depth_bin(0.0), depth_bin(0.05), depth_bin(0.1), depth_bin(0.95), depth_bin(1.0)],
+            [0, 0, 1, 9, 9]
+        );
         assert_eq!(depth_bin(f64::NAN), 0);
         let mut r = IndexMap::new();
-        r.insert("python".to_string(), vec![t(0.05, true, 1.0), t(0.55, true, 0.5), t(0.55, false, 0.9)]);
+        r.insert(
+            "python".to_string(),
+            vec![t(0.05, true, 1.0), t(0.55, true, 0.5), t(0.55, false, 0.9)],
+        );
         r.insert("go".to_string(), vec![t(0.95, true, 0.85)]);
         let b = breakdown(&r, 0.8);
         assert_eq!(b.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["all", "python", "go"]);

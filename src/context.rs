@@ -15,8 +15,8 @@
 //! tests/parity_prompts.rs.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -43,7 +43,9 @@ pub enum ContextError {
     Tokenizer(#[from] TokenizerError),
     #[error("{0}")]
     Grammar(#[from] GrammarError),
-    #[error("{language} repo {repo}: file {path:?} is in the dependency order but not in `content`")]
+    #[error(
+        "{language} repo {repo}: file {path:?} is in the dependency order but not in `content`"
+    )]
     MissingFile { language: String, repo: String, path: String },
     #[error(
         "{language} repo {repo}: needle {needle:?} is in {path:?}, which is not in the repo's dependency order (the official harness fails on it)"
@@ -67,7 +69,8 @@ pub enum CommentMode {
 }
 
 impl CommentMode {
-    pub const ALL: [CommentMode; 3] = [CommentMode::None, CommentMode::PositionalPadding, CommentMode::NoPadding];
+    pub const ALL: [CommentMode; 3] =
+        [CommentMode::None, CommentMode::PositionalPadding, CommentMode::NoPadding];
 
     /// The official option string.
     pub fn as_str(self) -> &'static str {
@@ -238,8 +241,17 @@ pub struct ContextBuilder<'d, 't> {
 }
 
 impl<'d, 't> ContextBuilder<'d, 't> {
-    pub fn new(dataset: &'d Dataset, options: ContextOptions, tokenizer: &'t Tokenizer) -> ContextBuilder<'d, 't> {
-        ContextBuilder { dataset, options, counter: Counter::new(tokenizer, options.strip_nul), current: None }
+    pub fn new(
+        dataset: &'d Dataset,
+        options: ContextOptions,
+        tokenizer: &'t Tokenizer,
+    ) -> ContextBuilder<'d, 't> {
+        ContextBuilder {
+            dataset,
+            options,
+            counter: Counter::new(tokenizer, options.strip_nul),
+            current: None,
+        }
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
@@ -253,11 +265,19 @@ impl<'d, 't> ContextBuilder<'d, 't> {
         let needle = repo.needles.get(spec.needle_index).ok_or_else(missing)?;
         let same = matches!(&self.current, Some((l, r, _)) if *l == spec.language && *r == spec.repo_index);
         if !same {
-            self.current = Some((spec.language, spec.repo_index, Prepared::new(spec.language, repo)?));
+            self.current =
+                Some((spec.language, spec.repo_index, Prepared::new(spec.language, repo)?));
         }
         let Some((_, _, prepared)) = self.current.as_mut() else { unreachable!("set above") };
         let position_ratio = (spec.needle_index as f64 + 0.5) / repo.needles.len() as f64;
-        let ctx = make_code_context(prepared, &mut self.counter, repo, needle, position_ratio, &self.options)?;
+        let ctx = make_code_context(
+            prepared,
+            &mut self.counter,
+            repo,
+            needle,
+            position_ratio,
+            &self.options,
+        )?;
         Ok(Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
@@ -302,8 +322,16 @@ struct Counter<'t> {
 
 impl<'t> Counter<'t> {
     fn new(tok: &'t Tokenizer, strip_nul: bool) -> Counter<'t> {
-        let added: Vec<String> = tok.hf().get_added_tokens_decoder().into_values().map(|t| t.content).collect();
-        Counter { tok, strip_nul, words: word_sums_apply(tok), added, word_memo: HashMap::default(), buf: String::new() }
+        let added: Vec<String> =
+            tok.hf().get_added_tokens_decoder().into_values().map(|t| t.content).collect();
+        Counter {
+            tok,
+            strip_nul,
+            words: word_sums_apply(tok),
+            added,
+            word_memo: HashMap::default(),
+            buf: String::new(),
+        }
     }
 
     /// `len(tokenize(text))`, or 0.1.2's `count_tokens` (no `<0x00>`).
@@ -438,11 +466,18 @@ impl<'t> Counter<'t> {
 
     /// (Budget cost, count inside a text) of a line, computed together.
     fn line_pair(&mut self, line: &str) -> Result<(usize, usize), TokenizerError> {
-        if self.words && !(self.strip_nul && line.contains('\0')) && !self.added.iter().any(|a| line.contains(a.as_str())) {
+        if self.words
+            && !(self.strip_nul && line.contains('\0'))
+            && !self.added.iter().any(|a| line.contains(a.as_str()))
+        {
             return self.word_sums(line, true, true, true);
         }
         let cost = self.line(line)?;
-        let inner = if self.strip_nul { self.line_inner(&line.replace('\0', ""))? } else { self.line_inner(line)? };
+        let inner = if self.strip_nul {
+            self.line_inner(&line.replace('\0', ""))?
+        } else {
+            self.line_inner(line)?
+        };
         Ok((cost, inner))
     }
 
@@ -578,7 +613,8 @@ const UNCOUNTED: usize = usize::MAX;
 impl<'d> FileData<'d> {
     fn new(path: &'d str, text: &'d str, language: Language) -> FileData<'d> {
         let mut line_starts = vec![0];
-        line_starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        line_starts
+            .extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
         let n = line_starts.len();
         FileData {
             path,
@@ -649,7 +685,12 @@ impl<'d> Prepared<'d> {
         }
     }
 
-    fn count_line(&mut self, c: &mut Counter, file: usize, line: usize) -> Result<(), TokenizerError> {
+    fn count_line(
+        &mut self,
+        c: &mut Counter,
+        file: usize,
+        line: usize,
+    ) -> Result<(), TokenizerError> {
         let f = &mut self.files[file];
         if f.line_cost[line] == UNCOUNTED {
             (f.line_cost[line], f.line_inner[line]) = c.line_pair(f.line(line))?;
@@ -813,11 +854,13 @@ fn make_code_context(
     options: &ContextOptions,
 ) -> Result<CodeContext, ContextError> {
     let language = prep.language;
-    let nf = prep.files.iter().position(|f| f.path == needle.path).ok_or_else(|| ContextError::NeedleNotInOrder {
-        language: language.name().to_string(),
-        repo: repo.repo.clone(),
-        needle: needle.name.clone(),
-        path: needle.path.clone(),
+    let nf = prep.files.iter().position(|f| f.path == needle.path).ok_or_else(|| {
+        ContextError::NeedleNotInOrder {
+            language: language.name().to_string(),
+            repo: repo.repo.clone(),
+            needle: needle.name.clone(),
+            path: needle.path.clone(),
+        }
     })?;
     // P3: byte offsets used as code-point indices.
     let a = prep.files[nf].cp_to_byte(needle.start_byte);
@@ -866,7 +909,8 @@ fn make_code_context(
     let mut suffix_pieces: Vec<Piece> = Vec::new();
     let first_suffix = Piece::Span { file: nf, start: b, end: prep.files[nf].line_end(kb) };
     let n_lines = prep.files[nf].line_count();
-    let pieces = std::iter::once(first_suffix).chain((kb + 1..n_lines).map(|line| Piece::Line { file: nf, line }));
+    let pieces = std::iter::once(first_suffix)
+        .chain((kb + 1..n_lines).map(|line| Piece::Line { file: nf, line }));
     let (n, mut broke, _) = forward(prep, c, pieces, suffix_size, &mut suffix_pieces)?;
     suffix_size -= n;
     let mut bottom: Option<(usize, BottomChunk)> = None;
@@ -935,8 +979,13 @@ fn make_code_context(
             let second = format!("{cp} Path: {}", context_paths[1]);
             let lines: Vec<&str> = code_prefix.split('\n').collect();
             let top_lines = lines.iter().position(|l| l.contains(&second)).unwrap_or(lines.len());
-            let top = clean_partial_file(language, prep.files[f].text, top_lines as i64, context_paths[0])?
-                .ok_or_else(utf8_error)?;
+            let top = clean_partial_file(
+                language,
+                prep.files[f].text,
+                top_lines as i64,
+                context_paths[0],
+            )?
+            .ok_or_else(utf8_error)?;
             let rest = clean(&lines[top_lines..].join("\n"))?.ok_or_else(utf8_error)?;
             top + &rest
         }
@@ -1021,7 +1070,12 @@ fn make_code_context(
     let mut code_context = prefix_cleaned;
     code_context.push_str(&needle_final);
     code_context.push_str(&suffix_cleaned);
-    Ok(CodeContext { code_context, needle_token_start: start, needle_token_end: end, code_context_ntokens: total })
+    Ok(CodeContext {
+        code_context,
+        needle_token_start: start,
+        needle_token_end: end,
+        code_context_ntokens: total,
+    })
 }
 
 fn nfile_line_of(prep: &Prepared, file: usize, b: usize) -> usize {
@@ -1033,7 +1087,10 @@ fn nfile_line_of(prep: &Prepared, file: usize, b: usize) -> usize {
 
 /// Comment captures of `source`, sorted by start, last first (stable, like
 /// Python's `sort(reverse=True)`).
-fn comment_spans_last_first(language: Language, source: &[u8]) -> Result<Vec<crate::lang::Span>, GrammarError> {
+fn comment_spans_last_first(
+    language: Language,
+    source: &[u8],
+) -> Result<Vec<crate::lang::Span>, GrammarError> {
     let g = language.grammar();
     let tree = g.parse(source)?;
     let mut spans = g.comment_spans(&tree, source);
@@ -1044,7 +1101,11 @@ fn comment_spans_last_first(language: Language, source: &[u8]) -> Result<Vec<cra
 /// `clean_segment_comments` (K3): delete every comment capture except the
 /// synthetic `Path:` lines, from the last one back. `Ok(None)` if the result
 /// is not UTF-8 (Python raises).
-fn clean_segment_comments(language: Language, segment: &str, context_paths: &[&str]) -> Result<Option<String>, GrammarError> {
+fn clean_segment_comments(
+    language: Language,
+    segment: &str,
+    context_paths: &[&str],
+) -> Result<Option<String>, GrammarError> {
     let source = segment.as_bytes();
     let cp = language.comment_prefix();
     let spans = comment_spans_last_first(language, source)?;
@@ -1115,7 +1176,11 @@ mod tests {
 
     /// A dataset of one repo from (path, text) files in dependency order and
     /// needles given as (path, name, start_byte, end_byte).
-    fn dataset(language: &str, files: &[(&str, &str)], needles: &[(&str, &str, usize, usize)]) -> Dataset {
+    fn dataset(
+        language: &str,
+        files: &[(&str, &str)],
+        needles: &[(&str, &str, usize, usize)],
+    ) -> Dataset {
         let content: serde_json::Map<String, serde_json::Value> =
             files.iter().map(|(p, t)| (p.to_string(), (*t).into())).collect();
         // A chain: each file imports the previous one, so the order is the list's.
@@ -1123,7 +1188,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, (p, _))| {
-                let deps: Vec<serde_json::Value> = if i > 0 { vec![files[i - 1].0.into()] } else { vec![] };
+                let deps: Vec<serde_json::Value> =
+                    if i > 0 { vec![files[i - 1].0.into()] } else { vec![] };
                 (p.to_string(), deps.into())
             })
             .collect();
@@ -1173,8 +1239,25 @@ mod tests {
         let t = test_tokenizer();
         assert!(word_sums_apply(t));
         let mut c = Counter::new(t, false);
-        for line in ["", " ", "  ", "x", " x", "a b", "a  ", "    return self.x  # café ✓", "\tfoo", "a\u{2581}b", "<s> hi </s>", "x\r"] {
-            assert_eq!(c.line(line).unwrap(), t.tokens(&format!("{line}\n")).unwrap().len(), "{line:?}");
+        for line in [
+            "",
+            " ",
+            "  ",
+            "x",
+            " x",
+            "a b",
+            "a  ",
+            "    return self.x  # café ✓",
+            "\tfoo",
+            "a\u{2581}b",
+            "<s> hi </s>",
+            "x\r",
+        ] {
+            assert_eq!(
+                c.line(line).unwrap(),
+                t.tokens(&format!("{line}\n")).unwrap().len(),
+                "{line:?}"
+            );
             let inner = t.tokens(&format!("\n{line}\n")).unwrap().len() - 2;
             assert_eq!(c.line_inner(line).unwrap(), inner, "{line:?}");
             assert_eq!(c.budget(line).unwrap(), t.tokens(line).unwrap().len(), "{line:?}");
@@ -1203,8 +1286,14 @@ mod tests {
         let e = text.find("return 1").unwrap() + 8;
         let d = dataset("python", &[("a.py", text)], &[("a.py", "visit", s, e)]);
         let t = &tasks(&d, opts(1000))[0];
-        assert_eq!(t.code_context, "# Path: a.py\nclass A:\n    \ndef visit(self):\n        return 1\n\n");
-        assert_eq!(t.needle_token_start, test_tokenizer().tokens("# Path: a.py\nclass A:\n    \n").unwrap().len());
+        assert_eq!(
+            t.code_context,
+            "# Path: a.py\nclass A:\n    \ndef visit(self):\n        return 1\n\n"
+        );
+        assert_eq!(
+            t.needle_token_start,
+            test_tokenizer().tokens("# Path: a.py\nclass A:\n    \n").unwrap().len()
+        );
     }
 
     #[test]
@@ -1231,15 +1320,23 @@ mod tests {
         let d = dataset("python", &[("a.py", &a), ("b.py", b)], &[("b.py", "f", 0, b.len() - 1)]);
         let t = &tasks(&d, opts(200))[0];
         assert!(t.code_context.starts_with("# Path: a.py\nx = 1\n"), "{}", t.code_context);
-        assert!(t.code_context.contains("x = 1\n...\n# Path: b.py\n\ndef f():"), "{}", t.code_context);
+        assert!(
+            t.code_context.contains("x = 1\n...\n# Path: b.py\n\ndef f():"),
+            "{}",
+            t.code_context
+        );
         assert_eq!(t.task_id(), "python::o/r::f");
-        assert_eq!(t.prompt(), format!("{INSTRUCTION}{}{}{INSTRUCTION}", t.code_context, t.description));
+        assert_eq!(
+            t.prompt(),
+            format!("{INSTRUCTION}{}{}{INSTRUCTION}", t.code_context, t.description)
+        );
     }
 
     #[test]
     fn task_order_and_position_ratios() {
         let text = "def a():\n    pass\ndef b():\n    pass\n";
-        let d = dataset("python", &[("a.py", text)], &[("a.py", "a", 0, 17), ("a.py", "b", 18, 35)]);
+        let d =
+            dataset("python", &[("a.py", text)], &[("a.py", "a", 0, 17), ("a.py", "b", 18, 35)]);
         let ts = tasks(&d, opts(100));
         assert_eq!(ts.iter().map(|t| t.position_ratio).collect::<Vec<_>>(), [0.25, 0.75]);
         assert_eq!(ts[1].name, "b");
@@ -1251,8 +1348,18 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "repo", "name", "language", "path", "position_ratio", "description", "instruction", "template",
-                "code_context", "needle_token_start", "needle_token_end", "code_context_ntokens"
+                "repo",
+                "name",
+                "language",
+                "path",
+                "position_ratio",
+                "description",
+                "instruction",
+                "template",
+                "code_context",
+                "needle_token_start",
+                "needle_token_end",
+                "code_context_ntokens"
             ]
         );
     }
@@ -1277,7 +1384,8 @@ mod tests {
         let a = "def a():\n    # note\n    return 1\n";
         let b = "def b():\n    return 2  # two\n\nx = 3\n";
         let c = "def c():\n    # see\n    return 3\n";
-        let d = dataset("python", &[("a.py", a), ("b.py", b), ("c.py", c)], &[("b.py", "b", 0, 28)]);
+        let d =
+            dataset("python", &[("a.py", a), ("b.py", b), ("c.py", c)], &[("b.py", "b", 0, 28)]);
         let mut o = opts(10_000);
         o.comment_mode = CommentMode::NoPadding;
         let buggy = &tasks(&d, o)[0];
@@ -1285,11 +1393,24 @@ mod tests {
         assert!(buggy.code_context.contains("return 2  # Path: c.py\n"), "{}", buggy.code_context);
         o.fix_suffix_cleaning = true;
         let fixed = &tasks(&d, o)[0];
-        assert!(fixed.code_context.ends_with("return 2  \n\nx = 3\n\n# Path: c.py\ndef c():\n    \n    return 3\n\n"), "{}", fixed.code_context);
+        assert!(
+            fixed
+                .code_context
+                .ends_with("return 2  \n\nx = 3\n\n# Path: c.py\ndef c():\n    \n    return 3\n\n"),
+            "{}",
+            fixed.code_context
+        );
         // Without comments the corrected cleaning keeps the context as is.
-        let plain = dataset("python", &[("a.py", "x = 1\n"), ("b.py", "def b():\n    return 2\n"), ("c.py", "y = 2\n")], &[("b.py", "b", 0, 21)]);
+        let plain = dataset(
+            "python",
+            &[("a.py", "x = 1\n"), ("b.py", "def b():\n    return 2\n"), ("c.py", "y = 2\n")],
+            &[("b.py", "b", 0, 21)],
+        );
         let none = &tasks(&plain, opts(10_000))[0];
         let fixed = &tasks(&plain, o)[0];
-        assert_eq!(none.code_context.split("def b").nth(1), fixed.code_context.split("def b").nth(1));
+        assert_eq!(
+            none.code_context.split("def b").nth(1),
+            fixed.code_context.split("def b").nth(1)
+        );
     }
 }

@@ -22,7 +22,9 @@ pub use load::{DatasetLoader, LoadProgress, Phase};
 
 #[derive(Debug, Error)]
 pub enum DatasetError {
-    #[error("dataset {origin}: cannot read the gzip stream (corrupt or truncated file?): {message}")]
+    #[error(
+        "dataset {origin}: cannot read the gzip stream (corrupt or truncated file?): {message}"
+    )]
     Gzip { origin: String, message: String },
     #[error("dataset {origin}: invalid JSON at line {line}, column {column}: {message}")]
     Json { origin: String, line: usize, column: usize, message: String },
@@ -134,7 +136,10 @@ impl Dataset {
             message,
         };
         let Value::Object(top) = value else {
-            return Err(schema("top level", format!("expected an object keyed by language, found {}", kind(&value))));
+            return Err(schema(
+                "top level",
+                format!("expected an object keyed by language, found {}", kind(&value)),
+            ));
         };
         let mut languages = IndexMap::new();
         for (key, repos) in top {
@@ -142,12 +147,17 @@ impl Dataset {
                 return Err(DatasetError::UnknownLanguage { origin: origin.to_string(), key });
             }
             let Value::Array(items) = repos else {
-                return Err(schema(&key, format!("expected a list of repos, found {}", kind(&repos))));
+                return Err(schema(
+                    &key,
+                    format!("expected a list of repos, found {}", kind(&repos)),
+                ));
             };
             let mut list = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
                 let at = format!("{key}[{i}]");
-                list.push(Repo::from_value(item, &at).map_err(|(at, message)| schema(&at, message))?);
+                list.push(
+                    Repo::from_value(item, &at).map_err(|(at, message)| schema(&at, message))?,
+                );
             }
             languages.insert(key, list);
         }
@@ -240,7 +250,8 @@ impl Repo {
                     seen_dependency = true;
                 }
                 "functions" => {
-                    for (path, recs) in object(v, &here, "an object of path → list of functions")? {
+                    for (path, recs) in object(v, &here, "an object of path → list of functions")?
+                    {
                         let there = format!("{here}[{path:?}]");
                         let list = array(recs, &there, "a list of function records")?
                             .into_iter()
@@ -262,7 +273,9 @@ impl Repo {
                 }
             }
         }
-        for (seen, field) in [(seen_repo, "repo"), (seen_content, "content"), (seen_dependency, "dependency")] {
+        for (seen, field) in
+            [(seen_repo, "repo"), (seen_content, "content"), (seen_dependency, "dependency")]
+        {
             if !seen {
                 let name = if seen_repo { format!(" ({})", repo.repo) } else { String::new() };
                 return Err((format!("{at}{name}"), format!("missing field `{field}`")));
@@ -275,11 +288,19 @@ impl Repo {
 /// The checks the official code would otherwise fail on later, or
 /// silently mis-slice with: needle files and ranges. `language[index]` is
 /// the repo's place in the file.
-fn validate_repo(repo: &Repo, language: &str, index: usize, origin: &str) -> Result<(), DatasetError> {
+fn validate_repo(
+    repo: &Repo,
+    language: &str,
+    index: usize,
+    origin: &str,
+) -> Result<(), DatasetError> {
     for (ni, needle) in repo.needles.iter().enumerate() {
         let fail = |message: String| DatasetError::Needle {
             origin: origin.to_string(),
-            at: format!("{language} repo {} ({language}[{index}].needles[{ni}]): needle {:?}", repo.repo, needle.name),
+            at: format!(
+                "{language} repo {} ({language}[{index}].needles[{ni}]): needle {:?}",
+                repo.repo, needle.name
+            ),
             message,
         };
         let Some(text) = repo.content.get(&needle.path) else {
@@ -371,7 +392,9 @@ impl Record {
                 "global_end_byte" => r.global_end_byte = Some(index(&v, &here)?),
                 "code_ratio" => match v {
                     Value::Number(n) => r.code_ratio = Some(n),
-                    other => return Err((here, format!("expected a number, found {}", kind(&other)))),
+                    other => {
+                        return Err((here, format!("expected a number, found {}", kind(&other))))
+                    }
                 },
                 "path" if needle => r.path = Some(string(v, &here)?),
                 "description" if needle => r.description = Some(string(v, &here)?),
@@ -383,7 +406,12 @@ impl Record {
         Ok(r)
     }
 
-    fn required<T>(field: Option<T>, at: &str, name: &Option<String>, key: &str) -> Result<T, (String, String)> {
+    fn required<T>(
+        field: Option<T>,
+        at: &str,
+        name: &Option<String>,
+        key: &str,
+    ) -> Result<T, (String, String)> {
         field.ok_or_else(|| {
             let label = name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
             (format!("{at}{label}"), format!("missing field `{key}`"))
@@ -529,8 +557,16 @@ impl Serialize for Dataset {
     }
 }
 
-const REPO_KEYS: [&str; 8] =
-    ["repo", "commit_sha", "entrypoint_path", "topic", "content", "dependency", "functions", "needles"];
+const REPO_KEYS: [&str; 8] = [
+    "repo",
+    "commit_sha",
+    "entrypoint_path",
+    "topic",
+    "content",
+    "dependency",
+    "functions",
+    "needles",
+];
 
 impl Serialize for Repo {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -542,14 +578,22 @@ impl Serialize for Repo {
             "topic" => opt_entry(m, key, &self.topic),
             "content" => m.serialize_entry(key, &self.content),
             "dependency" => m.serialize_entry(key, &self.dependency),
-            "functions" if in_file(key) || !self.functions.is_empty() => m.serialize_entry(key, &self.functions),
-            "needles" if in_file(key) || !self.needles.is_empty() => m.serialize_entry(key, &self.needles),
+            "functions" if in_file(key) || !self.functions.is_empty() => {
+                m.serialize_entry(key, &self.functions)
+            }
+            "needles" if in_file(key) || !self.needles.is_empty() => {
+                m.serialize_entry(key, &self.needles)
+            }
             _ => Ok(()),
         })
     }
 }
 
-fn opt_entry<M: SerializeMap, T: Serialize>(m: &mut M, key: &str, v: &Option<T>) -> Result<(), M::Error> {
+fn opt_entry<M: SerializeMap, T: Serialize>(
+    m: &mut M,
+    key: &str,
+    v: &Option<T>,
+) -> Result<(), M::Error> {
     match v {
         Some(v) => m.serialize_entry(key, v),
         None => Ok(()),
@@ -605,7 +649,9 @@ macro_rules! record_field {
 
 impl Serialize for Function {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        write_ordered(s, &self.key_order, &FUNCTION_KEYS, &self.extra, |key, m| record_field!(self, key, m, {}))
+        write_ordered(s, &self.key_order, &FUNCTION_KEYS, &self.extra, |key, m| {
+            record_field!(self, key, m, {})
+        })
     }
 }
 
@@ -625,7 +671,10 @@ mod tests {
     use super::*;
 
     fn graph(pairs: &[(&str, &[&str])]) -> IndexMap<String, Vec<String>> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+            .collect()
     }
 
     #[test]
@@ -703,22 +752,31 @@ mod tests {
         assert!(e.contains("unknown language key \"kotlin\""), "{e}");
         let e = err(r#"{"python": [{"repo": "o/r", "dependency": {}}]}"#);
         assert_eq!(e, "dataset bad.json: python[0] (o/r): missing field `content`");
-        let e = err(&GOOD.replace(r#""start_byte": 10, "end_byte": 31,
-            "path""#, r#""start_byte": -3, "end_byte": 31,
-            "path""#));
+        let e = err(&GOOD.replace(
+            r#""start_byte": 10, "end_byte": 31,
+            "path""#,
+            r#""start_byte": -3, "end_byte": 31,
+            "path""#,
+        ));
         assert_eq!(e, "dataset bad.json: python[0].needles[0].start_byte: expected a non-negative integer, found -3");
         let e = err(&GOOD.replace(r#""path": "a.py""#, r#""path": "c.py""#));
         assert_eq!(
             e,
             "dataset bad.json: python repo o/r (python[0].needles[0]): needle \"f\": path \"c.py\" is not a file of `content`"
         );
-        let e = err(&GOOD.replace(r#""end_byte": 31,
-            "path""#, r#""end_byte": 99,
-            "path""#));
+        let e = err(&GOOD.replace(
+            r#""end_byte": 31,
+            "path""#,
+            r#""end_byte": 99,
+            "path""#,
+        ));
         assert!(e.ends_with("byte range 10..99 is out of bounds of a.py (32 bytes)"), "{e}");
-        let e = err(&GOOD.replace(r#""end_line": 4, "start_byte": 10, "end_byte": 31,
-            "path""#, r#""end_line": 7, "start_byte": 10, "end_byte": 31,
-            "path""#));
+        let e = err(&GOOD.replace(
+            r#""end_line": 4, "start_byte": 10, "end_byte": 31,
+            "path""#,
+            r#""end_line": 7, "start_byte": 10, "end_byte": 31,
+            "path""#,
+        ));
         assert!(e.ends_with("line range 2..7 is out of bounds of a.py (5 lines)"), "{e}");
         let e = err(&GOOD.replace(r#""description": "Returns 1.", "#, ""));
         assert_eq!(e, "dataset bad.json: python[0].needles[0] (f): missing field `description`");
@@ -729,7 +787,8 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         std::io::Write::write_all(&mut gz, GOOD.as_bytes()).unwrap();
         let bytes = gz.finish().unwrap();
-        let e = Dataset::from_bytes(&bytes[..bytes.len() / 2], "cut.json.gz").unwrap_err().to_string();
+        let e =
+            Dataset::from_bytes(&bytes[..bytes.len() / 2], "cut.json.gz").unwrap_err().to_string();
         assert!(e.starts_with("dataset cut.json.gz: cannot read the gzip stream"), "{e}");
     }
 }

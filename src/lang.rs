@@ -83,10 +83,9 @@ impl Language {
     /// the official code concatenates, query by query.
     pub fn comment_query_sources(self) -> &'static [&'static str] {
         match self {
-            Language::Python => &[
-                "(block (expression_statement (string) @docstring))",
-                "(comment) @comment",
-            ],
+            Language::Python => {
+                &["(block (expression_statement (string) @docstring))", "(comment) @comment"]
+            }
             Language::Java | Language::Rust => {
                 &["(line_comment) @comment", "(block_comment) @comment"]
             }
@@ -177,9 +176,10 @@ impl Grammar {
 
     pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
         let mut parser = Parser::new();
-        parser
-            .set_language(&self.ts)
-            .map_err(|_| GrammarError::ParseFailed { language: self.language, len: source.len() })?;
+        parser.set_language(&self.ts).map_err(|_| GrammarError::ParseFailed {
+            language: self.language,
+            len: source.len(),
+        })?;
         parser
             .parse(source, None)
             .ok_or(GrammarError::ParseFailed { language: self.language, len: source.len() })
@@ -214,9 +214,9 @@ impl Grammar {
 
     /// The same captures through the compiled official query.
     pub fn function_spans_by_query(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
-        let q = self
-            .function_query
-            .get_or_init(|| compile(&self.ts, self.language, self.language.function_query_source()));
+        let q = self.function_query.get_or_init(|| {
+            compile(&self.ts, self.language, self.language.function_query_source())
+        });
         captures(q, tree, source)
     }
 
@@ -226,7 +226,9 @@ impl Grammar {
         let mut cursor = tree.walk();
         loop {
             let node = cursor.node();
-            if self.is_function(node) && !found(Span { start: node.start_byte(), end: node.end_byte() }) {
+            if self.is_function(node)
+                && !found(Span { start: node.start_byte(), end: node.end_byte() })
+            {
                 return;
             }
             if cursor.goto_first_child() {
@@ -264,7 +266,8 @@ impl Grammar {
                 node.kind() == "function_definition"
                     && node.children_by_field_name("declarator", &mut node.walk()).any(|d| {
                         d.kind() == "function_declarator"
-                            && d.children_by_field_name("declarator", &mut d.walk()).any(|i| i.kind() == "identifier")
+                            && d.children_by_field_name("declarator", &mut d.walk())
+                                .any(|i| i.kind() == "identifier")
                     })
             }
         }
@@ -274,7 +277,11 @@ impl Grammar {
     /// official code does (`capture_list += query.captures(root)`).
     pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
         let queries = self.comment_queries.get_or_init(|| {
-            self.language.comment_query_sources().iter().map(|q| compile(&self.ts, self.language, q)).collect()
+            self.language
+                .comment_query_sources()
+                .iter()
+                .map(|q| compile(&self.ts, self.language, q))
+                .collect()
         });
         queries.iter().flat_map(|q| captures(q, tree, source)).collect()
     }
@@ -288,7 +295,8 @@ impl Grammar {
 /// The queries are constants of this file; a failure is a bug in this build
 /// (a grammar without the node kinds), caught by the unit tests.
 fn compile(ts: &tree_sitter::Language, language: Language, source: &str) -> Query {
-    Query::new(ts, source).unwrap_or_else(|e| panic!("official query for {language} does not compile: {e}"))
+    Query::new(ts, source)
+        .unwrap_or_else(|e| panic!("official query for {language} does not compile: {e}"))
 }
 
 fn captures(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Span> {

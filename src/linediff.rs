@@ -39,7 +39,8 @@ pub fn line_diff(old: &str, new: &str) -> Vec<DiffLine> {
     let a: Vec<&str> = old.split('\n').collect();
     let b: Vec<&str> = new.split('\n').collect();
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let tail =
+        a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
     let (am, bm) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
     let line = |op, t: &str| DiffLine { op, text: t.to_string() };
     let mut out: Vec<DiffLine> = a[..head].iter().map(|t| line(DiffOp::Same, t)).collect();
@@ -65,7 +66,8 @@ pub fn line_diff(old: &str, new: &str) -> Vec<DiffLine> {
                 out.push(line(DiffOp::Same, am[i]));
                 i += 1;
                 j += 1;
-            } else if i < am.len() && (j == bm.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+            } else if i < am.len() && (j == bm.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
+            {
                 // Removals first on ties, as unified diffs show them.
                 out.push(line(DiffOp::Removed, am[i]));
                 i += 1;
@@ -101,7 +103,13 @@ mod tests {
     fn reconstructs_both_sides() {
         let (old, new) = ("1\n2\n3\n4\n5\n6", "0\n2\n4\n3\n5\n7");
         let d = line_diff(old, new);
-        let side = |skip| d.iter().filter(|l| l.op != skip).map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
+        let side = |skip| {
+            d.iter()
+                .filter(|l| l.op != skip)
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         assert_eq!(side(DiffOp::Added), old);
         assert_eq!(side(DiffOp::Removed), new);
     }

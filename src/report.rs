@@ -94,7 +94,11 @@ fn py_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
             i += 1;
         }
         let line = &text[start..i];
-        start = if i + 1 < bytes.len() && bytes[i] == b'\r' && bytes[i + 1] == b'\n' { i + 2 } else { i + 1 };
+        start = if i + 1 < bytes.len() && bytes[i] == b'\r' && bytes[i + 1] == b'\n' {
+            i + 2
+        } else {
+            i + 1
+        };
         n += 1;
         Some((n, line))
     })
@@ -124,7 +128,10 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
         format!("not valid JSON: {}", e.to_string().replace(" at line 1 column ", " at column "))
     })?;
     let Value::Object(record) = value else {
-        return Err(format!("expected a JSON object (a task dict with \"output\"), found {}", kind(&value)));
+        return Err(format!(
+            "expected a JSON object (a task dict with \"output\"), found {}",
+            kind(&value)
+        ));
     };
     let string = |key: &str| -> Result<String, String> {
         match record.get(key) {
@@ -142,15 +149,26 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
         Some(Value::Array(items)) => match items.first() {
             Some(Value::String(s)) => s.clone(),
             Some(v) => {
-                return Err(format!("field \"output\"[0] must be a string (the reply), found {}", kind(v)))
+                return Err(format!(
+                    "field \"output\"[0] must be a string (the reply), found {}",
+                    kind(v)
+                ))
             }
             None => {
-                return Err("field \"output\" is an empty list (the official scorer reads output[0])".into())
+                return Err(
+                    "field \"output\" is an empty list (the official scorer reads output[0])"
+                        .into(),
+                )
             }
         },
-        Some(v) => return Err(format!("field \"output\" must be a list of replies, found {}", kind(v))),
+        Some(v) => {
+            return Err(format!("field \"output\" must be a list of replies, found {}", kind(v)))
+        }
         None => {
-            return Err("field \"output\" is missing (is this a tasks file rather than model outputs?)".into())
+            return Err(
+                "field \"output\" is missing (is this a tasks file rather than model outputs?)"
+                    .into(),
+            )
         }
     };
     let name = string("name")?;
@@ -174,8 +192,10 @@ use crate::dataset::kind;
 
 /// `json.dumps(value) + "\n"`: one line of a tasks or outputs JSONL file.
 pub fn jsonl_line<T: serde::Serialize>(value: &T) -> Result<String, ReportError> {
-    let v = serde_json::to_value(value)
-        .map_err(|e| ReportError::Serialize { what: "a JSONL record".into(), message: e.to_string() })?;
+    let v = serde_json::to_value(value).map_err(|e| ReportError::Serialize {
+        what: "a JSONL record".into(),
+        message: e.to_string(),
+    })?;
     let mut s = pyjson::dumps(&v);
     s.push('\n');
     Ok(s)
@@ -183,11 +203,17 @@ pub fn jsonl_line<T: serde::Serialize>(value: &T) -> Result<String, ReportError>
 
 /// One line of a model-outputs file, as the official harness writes it:
 /// `json.dumps({**task, "output": replies}) + "\n"`.
-pub fn output_line<T: serde::Serialize>(task: &T, replies: &[String]) -> Result<String, ReportError> {
+pub fn output_line<T: serde::Serialize>(
+    task: &T,
+    replies: &[String],
+) -> Result<String, ReportError> {
     let mut v = serde_json::to_value(task)
         .map_err(|e| ReportError::Serialize { what: "a task".into(), message: e.to_string() })?;
     let Value::Object(map) = &mut v else {
-        return Err(ReportError::Serialize { what: "a task".into(), message: "not a JSON object".into() });
+        return Err(ReportError::Serialize {
+            what: "a task".into(),
+            message: "not a JSON object".into(),
+        });
     };
     map.insert("output".into(), Value::Array(replies.iter().cloned().map(Value::String).collect()));
     let mut s = pyjson::dumps(&v);
@@ -223,7 +249,10 @@ impl TaskResult {
         m.insert("needle_position".into(), self.needle_position.clone());
         m.insert("is_best_similar".into(), Value::Bool(self.is_best_similar));
         m.insert("best_similar_score".into(), Value::Number(self.best_similar_score.clone()));
-        m.insert("best_target".into(), self.best_target.clone().map(Value::String).unwrap_or(Value::Null));
+        m.insert(
+            "best_target".into(),
+            self.best_target.clone().map(Value::String).unwrap_or(Value::Null),
+        );
         let mut pos = Map::new();
         pos.insert("token_start".into(), self.token_start.clone());
         pos.insert("token_end".into(), self.token_end.clone());
@@ -261,7 +290,10 @@ impl ModelScores {
         m.insert("scores".into(), self.scores.clone());
         let mut results = Map::new();
         for (lang, tasks) in &self.results {
-            results.insert(lang.clone(), Value::Array(tasks.iter().map(TaskResult::to_value).collect()));
+            results.insert(
+                lang.clone(),
+                Value::Array(tasks.iter().map(TaskResult::to_value).collect()),
+            );
         }
         m.insert("results".into(), Value::Object(results));
         Value::Object(m)
@@ -300,8 +332,10 @@ impl ScoresFile {
     /// Parse a SCORES file; `origin` (the file name) prefixes every error,
     /// which names the offending field, e.g. `results.python[3].best_target`.
     pub fn parse(text: &str, origin: &str) -> Result<ScoresFile, ReportError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ReportError::Json { origin: origin.to_string(), message: e.to_string() })?;
+        let value: Value = serde_json::from_str(text).map_err(|e| ReportError::Json {
+            origin: origin.to_string(),
+            message: e.to_string(),
+        })?;
         let field = |path: &str, message: String| ReportError::Field {
             origin: origin.to_string(),
             path: path.to_string(),
@@ -318,14 +352,16 @@ impl ScoresFile {
             let Value::Object(entry) = entry else {
                 return Err(field(&model, format!("expected an object, found {}", kind(&entry))));
             };
-            let get =
-                |key: &str| entry.get(key).ok_or_else(|| field(&format!("{model}.{key}"), "missing".into()));
+            let get = |key: &str| {
+                entry.get(key).ok_or_else(|| field(&format!("{model}.{key}"), "missing".into()))
+            };
             let string = |key: &str| -> Result<String, ReportError> {
                 match get(key)? {
                     Value::String(s) => Ok(s.clone()),
-                    v => {
-                        Err(field(&format!("{model}.{key}"), format!("expected a string, found {}", kind(v))))
-                    }
+                    v => Err(field(
+                        &format!("{model}.{key}"),
+                        format!("expected a string, found {}", kind(v)),
+                    )),
                 }
             };
             let eval_date = string("eval_date")?;
@@ -354,8 +390,10 @@ impl ScoresFile {
                 let mut parsed = Vec::with_capacity(tasks.len());
                 for (i, t) in tasks.iter().enumerate() {
                     let at = format!("{model}.results.{lang}[{i}]");
-                    parsed
-                        .push(parse_task_result(t).map_err(|(sub, msg)| field(&format!("{at}{sub}"), msg))?);
+                    parsed.push(
+                        parse_task_result(t)
+                            .map_err(|(sub, msg)| field(&format!("{at}{sub}"), msg))?,
+                    );
                 }
                 results.insert(lang.clone(), parsed);
             }
@@ -380,22 +418,38 @@ fn parse_task_result(v: &Value) -> Result<TaskResult, (String, String)> {
     };
     let is_best_similar = match get("is_best_similar")? {
         Value::Bool(b) => *b,
-        v => return Err((".is_best_similar".into(), format!("expected a boolean, found {}", kind(v)))),
+        v => {
+            return Err((
+                ".is_best_similar".into(),
+                format!("expected a boolean, found {}", kind(v)),
+            ))
+        }
     };
     let best_similar_score = match get("best_similar_score")? {
         Value::Number(n) => n.clone(),
-        v => return Err((".best_similar_score".into(), format!("expected a number, found {}", kind(v)))),
+        v => {
+            return Err((
+                ".best_similar_score".into(),
+                format!("expected a number, found {}", kind(v)),
+            ))
+        }
     };
     let best_target = match get("best_target")? {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
-        v => return Err((".best_target".into(), format!("expected a string or null, found {}", kind(v)))),
+        v => {
+            return Err((
+                ".best_target".into(),
+                format!("expected a string or null, found {}", kind(v)),
+            ))
+        }
     };
     let Value::Object(pos) = get("position")? else {
         return Err((".position".into(), "expected an object {token_start, token_end}".into()));
     };
-    let pos_get =
-        |key: &str| pos.get(key).cloned().ok_or_else(|| (format!(".position.{key}"), "missing".to_string()));
+    let pos_get = |key: &str| {
+        pos.get(key).cloned().ok_or_else(|| (format!(".position.{key}"), "missing".to_string()))
+    };
     Ok(TaskResult {
         repo: string("repo")?,
         name: string("name")?,
@@ -577,7 +631,9 @@ mod tests {
     #[test]
     fn model_name_and_scores_path_follow_the_official_rules() {
         assert_eq!(
-            model_name_from_path("results/ntoken_16384/meta-llama_slash_Meta-Llama-3-8B-Instruct.jsonl"),
+            model_name_from_path(
+                "results/ntoken_16384/meta-llama_slash_Meta-Llama-3-8B-Instruct.jsonl"
+            ),
             "meta-llama/Meta-Llama-3-8B-Instruct"
         );
         assert_eq!(model_name_from_path("gpt-4o-2024-05-13.jsonl"), "gpt-4o-2024-05-13");
@@ -627,7 +683,10 @@ mod tests {
         assert_eq!(m.results["python"][0].best_similar_score, Number::from(0));
         let bad = text.replace(r#""best_target": null"#, r#""best_target": 3"#);
         let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
-        assert_eq!(e, "x.json: m/x.results.python[0].best_target: expected a string or null, found a number");
+        assert_eq!(
+            e,
+            "x.json: m/x.results.python[0].best_target: expected a string or null, found a number"
+        );
     }
 
     #[test]

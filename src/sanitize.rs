@@ -43,7 +43,11 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
     let stripped = py_strip(output);
     let blocks = code_blocks(stripped);
     if blocks.is_empty() {
-        return Sanitized { text: stripped.to_string(), source: SanitizeSource::WholeReply, blocks: 0 };
+        return Sanitized {
+            text: stripped.to_string(),
+            source: SanitizeSource::WholeReply,
+            blocks: 0,
+        };
     }
     let grammar = lang.grammar();
     for (i, block) in blocks.iter().enumerate() {
@@ -55,7 +59,11 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
             };
         }
     }
-    Sanitized { text: blocks[0].to_string(), source: SanitizeSource::FirstBlock, blocks: blocks.len() }
+    Sanitized {
+        text: blocks[0].to_string(),
+        source: SanitizeSource::FirstBlock,
+        blocks: blocks.len(),
+    }
 }
 
 /// The text of the first FUNCTION_QUERY capture in `block`, if any. The
@@ -382,9 +390,17 @@ mod tests {
                 "def f(x):\n    return x",
             ),
             (Language::Python, "```\ndef f(): pass\n```", "def f(): pass"),
-            (Language::Cpp, "```c++\nint f() { return 1; }\n```", "```c++\nint f() { return 1; }\n```"),
+            (
+                Language::Cpp,
+                "```c++\nint f() { return 1; }\n```",
+                "```c++\nint f() { return 1; }\n```",
+            ),
             (Language::Python, "```python3\ndef g():\n    return 2\n```", "def g():\n    return 2"),
-            (Language::Python, "```python\r\ndef f():\r\n    return 1\r\n```", "def f():\r\n    return 1"),
+            (
+                Language::Python,
+                "```python\r\ndef f():\r\n    return 1\r\n```",
+                "def f():\r\n    return 1",
+            ),
             (Language::Python, "  \n The function is `f`.\n\n", "The function is `f`."),
             (
                 Language::Python,
@@ -404,7 +420,11 @@ mod tests {
             ),
             (Language::Cpp, "```cpp\nint A::f() { return 1; }\n```", "int A::f() { return 1; }\n"),
             (Language::Cpp, "```cpp\nint f() { return 1; }\n```", "int f() { return 1; }"),
-            (Language::Python, "```python  \n\n  \ndef f():\n    return 1\n```", "def f():\n    return 1"),
+            (
+                Language::Python,
+                "```python  \n\n  \ndef f():\n    return 1\n```",
+                "def f():\n    return 1",
+            ),
             (Language::Python, "```python def f(): pass\n```", "```python def f(): pass\n```"),
             (Language::Python, "```python\n```", ""),
             (
@@ -418,15 +438,27 @@ mod tests {
                 "\u{1c}\u{3000}```python\ndef f():\n    return 1\n```\u{1f}\u{a0}",
                 "def f():\n    return 1",
             ),
-            (Language::Python, "```python\ndef f():\n    return 1\n", "```python\ndef f():\n    return 1"),
+            (
+                Language::Python,
+                "```python\ndef f():\n    return 1\n",
+                "```python\ndef f():\n    return 1",
+            ),
             (
                 Language::Rust,
                 "```rust\nimpl A {\n    fn f(&self) -> u8 { 1 }\n}\nfn g() {}\n```",
                 "fn f(&self) -> u8 { 1 }",
             ),
-            (Language::Go, "```go\nfunc (a A) F() int { return 1 }\nfunc G() {}\n```", "func G() {}"),
+            (
+                Language::Go,
+                "```go\nfunc (a A) F() int { return 1 }\nfunc G() {}\n```",
+                "func G() {}",
+            ),
             (Language::Python, "```pyth\u{f6}n\ndef f(): pass\n```", "def f(): pass"),
-            (Language::Python, "```py\u{301}\ndef f(): pass\n```", "```py\u{301}\ndef f(): pass\n```"),
+            (
+                Language::Python,
+                "```py\u{301}\ndef f(): pass\n```",
+                "```py\u{301}\ndef f(): pass\n```",
+            ),
             (
                 Language::Python,
                 "```python\ndef outer():\n    def inner():\n        pass\n```",
@@ -452,14 +484,26 @@ mod tests {
                 "int f() {\n  // c\n  /* b */ return 1; /** d */\n}\n",
                 "int f() {\n  \n   return 1; \n}\n",
             ),
-            (Language::Cpp, "int f() { // x\n  return /* y */ 1;\n}", "int f() { \n  return  1;\n}"),
-            (Language::Rust, "/// doc\nfn f() -> u8 { /* z */ 1 } // e\n", "\nfn f() -> u8 {  1 } \n"),
+            (
+                Language::Cpp,
+                "int f() { // x\n  return /* y */ 1;\n}",
+                "int f() { \n  return  1;\n}",
+            ),
+            (
+                Language::Rust,
+                "/// doc\nfn f() -> u8 { /* z */ 1 } // e\n",
+                "\nfn f() -> u8 {  1 } \n",
+            ),
             (
                 Language::TypeScript,
                 "function f(): number { // a\n  return 1; /* b */ }\n",
                 "function f(): number { \n  return 1;  }\n",
             ),
-            (Language::Go, "// G\nfunc G() int { return 1 /* x */ }\n", "\nfunc G() int { return 1  }\n"),
+            (
+                Language::Go,
+                "// G\nfunc G() int { return 1 /* x */ }\n",
+                "\nfunc G() int { return 1  }\n",
+            ),
             (
                 Language::Python,
                 "# \u{e9} comment\ndef f():\n    'doc'\n    return '\u{fc}'  # \u{fc}\n",
@@ -467,9 +511,21 @@ mod tests {
             ),
             // Grammar-version differences compensated in lang.rs: CRLF and
             // U+2028 after a TypeScript `//` comment, Rust doc comments.
-            (Language::TypeScript, "let x = 1; // c\r\nlet y = 2;\r\n", "let x = 1; \nlet y = 2;\r\n"),
-            (Language::TypeScript, "let x = 1; // c\u{2028}d\nlet y = 2;\n", "let x = 1; \nlet y = 2;\n"),
-            (Language::Rust, "fn f() {} // c\r\n/// d\r\nfn g() {}\r\n", "fn f() {} \n\nfn g() {}\r\n"),
+            (
+                Language::TypeScript,
+                "let x = 1; // c\r\nlet y = 2;\r\n",
+                "let x = 1; \nlet y = 2;\r\n",
+            ),
+            (
+                Language::TypeScript,
+                "let x = 1; // c\u{2028}d\nlet y = 2;\n",
+                "let x = 1; \nlet y = 2;\n",
+            ),
+            (
+                Language::Rust,
+                "fn f() {} // c\r\n/// d\r\nfn g() {}\r\n",
+                "fn f() {} \n\nfn g() {}\r\n",
+            ),
             (Language::Cpp, "int x; // c\r\nint y;\r\n", "int x; \nint y;\r\n"),
         ];
         for (lang, src, want) in cases {

@@ -28,7 +28,9 @@ pub enum ScoreError {
     LanguageNotInDataset { line: usize, language: String },
     #[error("outputs line {line}: repo {repo:?} is not in the dataset's {language} repos")]
     RepoNotFound { line: usize, language: String, repo: String },
-    #[error("dataset: repo {repo:?}: needle {name:?} points to {path:?}, which is not in its content")]
+    #[error(
+        "dataset: repo {repo:?}: needle {name:?} points to {path:?}, which is not in its content"
+    )]
     MissingFile { repo: String, name: String, path: String },
     #[error(
         "outputs line {line}: --candidates context needs the task's \"code_context\" field, which is missing"
@@ -220,9 +222,8 @@ impl<'d> Scorer<'d> {
 
     /// Score one output line.
     pub fn evaluate(&mut self, output: &ModelOutput) -> Result<Evaluation, ScoreError> {
-        let lang = Language::from_name(&output.language).map_err(|_| ScoreError::UnknownLanguage {
-            line: output.line,
-            language: output.language.clone(),
+        let lang = Language::from_name(&output.language).map_err(|_| {
+            ScoreError::UnknownLanguage { line: output.line, language: output.language.clone() }
         })?;
         let prepared = self.repo_candidates(output, lang)?;
         let ignore = self.options.ignore_comments;
@@ -231,8 +232,9 @@ impl<'d> Scorer<'d> {
                 evaluate_reply(&output.reply, &output.name, lang, ignore, &prepared.needles)
             }
             Candidates::Context => {
-                let context =
-                    output.code_context().ok_or(ScoreError::MissingCodeContext { line: output.line })?;
+                let context = output
+                    .code_context()
+                    .ok_or(ScoreError::MissingCodeContext { line: output.line })?;
                 let chosen = context_candidates(&prepared, context);
                 evaluate_reply(&output.reply, &output.name, lang, ignore, &chosen)
             }
@@ -266,15 +268,19 @@ impl<'d> Scorer<'d> {
         if let Some(c) = self.cache.get(&key) {
             return Ok(c.clone());
         }
-        let repos = self.dataset.repos(&output.language).ok_or_else(|| ScoreError::LanguageNotInDataset {
-            line: output.line,
-            language: output.language.clone(),
+        let repos = self.dataset.repos(&output.language).ok_or_else(|| {
+            ScoreError::LanguageNotInDataset {
+                line: output.line,
+                language: output.language.clone(),
+            }
         })?;
         // `_get_repo`: the first repo with that name.
-        let repo = repos.iter().find(|r| r.repo == output.repo).ok_or_else(|| ScoreError::RepoNotFound {
-            line: output.line,
-            language: output.language.clone(),
-            repo: output.repo.clone(),
+        let repo = repos.iter().find(|r| r.repo == output.repo).ok_or_else(|| {
+            ScoreError::RepoNotFound {
+                line: output.line,
+                language: output.language.clone(),
+                repo: output.repo.clone(),
+            }
         })?;
         let prepared = Rc::new(prepare_repo(repo, lang, self.options)?);
         self.cache.insert(key, prepared.clone());
@@ -297,14 +303,16 @@ fn make_candidate(
     lang: Language,
     ignore_comments: bool,
 ) -> Result<Candidate, ScoreError> {
-    let reference = repo.reference_text(site.path, site.start_line, site.end_line).ok_or_else(|| {
-        ScoreError::MissingFile {
-            repo: repo.repo.clone(),
-            name: site.name.to_string(),
-            path: site.path.to_string(),
-        }
-    })?;
-    let compared = if ignore_comments { remove_comments(&reference, lang) } else { reference.clone() };
+    let reference =
+        repo.reference_text(site.path, site.start_line, site.end_line).ok_or_else(|| {
+            ScoreError::MissingFile {
+                repo: repo.repo.clone(),
+                name: site.name.to_string(),
+                path: site.path.to_string(),
+            }
+        })?;
+    let compared =
+        if ignore_comments { remove_comments(&reference, lang) } else { reference.clone() };
     Ok(Candidate {
         name: site.name.to_string(),
         path: site.path.to_string(),
@@ -316,7 +324,11 @@ fn make_candidate(
     })
 }
 
-fn prepare_repo(repo: &Repo, lang: Language, options: ScoreOptions) -> Result<RepoCandidates, ScoreError> {
+fn prepare_repo(
+    repo: &Repo,
+    lang: Language,
+    options: ScoreOptions,
+) -> Result<RepoCandidates, ScoreError> {
     let ic = options.ignore_comments;
     let mut needles = Vec::with_capacity(repo.needles.len());
     for n in &repo.needles {
@@ -334,8 +346,13 @@ fn prepare_repo(repo: &Repo, lang: Language, options: ScoreOptions) -> Result<Re
         for (path, records) in &repo.functions {
             for f in records {
                 let is_needle = repo.needles.iter().any(|n| n.name == f.name && &n.path == path);
-                let site =
-                    Site { name: &f.name, path, start_line: f.start_line, end_line: f.end_line, is_needle };
+                let site = Site {
+                    name: &f.name,
+                    path,
+                    start_line: f.start_line,
+                    end_line: f.end_line,
+                    is_needle,
+                };
                 functions.push(make_candidate(repo, site, lang, ic)?);
             }
         }
@@ -348,7 +365,9 @@ fn context_candidates(prepared: &RepoCandidates, context: &str) -> Vec<Candidate
     let mut chosen: Vec<Candidate> = prepared
         .functions
         .iter()
-        .filter(|f| f.is_needle || (!f.reference.is_empty() && context.contains(f.reference.as_str())))
+        .filter(|f| {
+            f.is_needle || (!f.reference.is_empty() && context.contains(f.reference.as_str()))
+        })
         .cloned()
         .collect();
     for n in &prepared.needles {
@@ -493,7 +512,11 @@ pub fn verify_table(scores: &ModelScores) -> Vec<Mismatch> {
     let recomputed = match pass_table(&scores.results) {
         Ok(t) => t.to_value(),
         Err(e) => {
-            return vec![Mismatch { at: "results".into(), expected: "tasks".into(), actual: e.to_string() }]
+            return vec![Mismatch {
+                at: "results".into(),
+                expected: "tasks".into(),
+                actual: e.to_string(),
+            }]
         }
     };
     let mut out = Vec::new();
@@ -568,7 +591,9 @@ pub fn verify_results(
             });
         }
         for (i, (f, o)) in file_tasks.iter().zip(our_tasks).enumerate() {
-            let (Value::Object(fv), Value::Object(ov)) = (f.to_value(), o.to_value()) else { continue };
+            let (Value::Object(fv), Value::Object(ov)) = (f.to_value(), o.to_value()) else {
+                continue;
+            };
             for (key, our_v) in &ov {
                 let file_v = fv.get(key);
                 if show(file_v) != show(Some(our_v)) {
@@ -618,7 +643,8 @@ mod tests {
     fn best_target_is_strictly_greatest_first_wins() {
         let f = "def f(x):\n    return x + 1";
         let cands = [cand("g", "def g(y):\n    return y * 2"), cand("f", f), cand("f2", f)];
-        let e = evaluate_reply(&format!("```python\n{f}\n```"), "f", Language::Python, false, &cands);
+        let e =
+            evaluate_reply(&format!("```python\n{f}\n```"), "f", Language::Python, false, &cands);
         assert_eq!(e.best_target.as_deref(), Some("f"));
         assert!(e.is_best_similar);
         assert_eq!(e.best_similarity, 1.0);
@@ -648,7 +674,10 @@ mod tests {
     fn table_is_count_over_n_with_all_first() {
         let f = |x: f64| Number::from_f64(x).unwrap();
         let mut results = IndexMap::new();
-        results.insert("rust".to_string(), vec![rec(true, f(0.95)), rec(false, f(0.99)), rec(true, f(0.1))]);
+        results.insert(
+            "rust".to_string(),
+            vec![rec(true, f(0.95)), rec(false, f(0.99)), rec(true, f(0.1))],
+        );
         results.insert("python".to_string(), vec![rec(true, f(1.0)), rec(false, Number::from(0))]);
         let t = pass_table(&results).unwrap();
         let names: Vec<&str> = t.rows.iter().map(|r| r.name.as_str()).collect();

@@ -34,9 +34,8 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Load a `tokenizer.json` from its bytes; `origin` names it in errors.
     pub fn from_json_bytes(bytes: &[u8], origin: &str) -> Result<Tokenizer, TokenizerError> {
-        let inner = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| TokenizerError::Invalid {
-            origin: origin.to_string(),
-            message: e.to_string(),
+        let inner = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| {
+            TokenizerError::Invalid { origin: origin.to_string(), message: e.to_string() }
         })?;
         Ok(Tokenizer { inner, origin: origin.to_string(), counts: Mutex::new(HashMap::new()) })
     }

@@ -32,7 +32,8 @@ fn walk(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// The repository's files under `top/`, plus two that curation ignores.
 fn packed_files(dir: &Path, top: &str) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = walk(dir).into_iter().map(|(p, b)| (format!("{top}/{p}"), b)).collect();
+    let mut files: Vec<(String, Vec<u8>)> =
+        walk(dir).into_iter().map(|(p, b)| (format!("{top}/{p}"), b)).collect();
     files.push((format!("{top}/README.md"), b"# not code\n".to_vec()));
     files.push((format!("{top}/docs/logo.png"), vec![0x89, b'P', b'N', b'G', 0, 0xff]));
     files
@@ -40,7 +41,8 @@ fn packed_files(dir: &Path, top: &str) -> Vec<(String, Vec<u8>)> {
 
 fn zip_bytes(files: &[(String, Vec<u8>)], top: &str) -> Vec<u8> {
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     w.add_directory(format!("{top}/"), opts).unwrap();
     for (p, b) in files {
         w.start_file(p.as_str(), opts).unwrap();
@@ -77,7 +79,12 @@ fn curate(source: &Path, args: &[&str], out: &Path) -> Vec<u8> {
         .arg(out)
         .output()
         .unwrap();
-    assert!(res.status.success(), "repoqa curate {}: {}", source.display(), String::from_utf8_lossy(&res.stderr));
+    assert!(
+        res.status.success(),
+        "repoqa curate {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&res.stderr)
+    );
     std::fs::read(out).unwrap()
 }
 
@@ -96,16 +103,27 @@ fn cases() -> Vec<Case> {
         Case {
             name: "textkit",
             dir: demo.join("python"),
-            args: ["--language", "python", "--repo", "repoqa-web/demo-textkit", "--entry", "textkit", "--descriptions"]
-                .iter()
-                .map(|s| s.to_string())
-                .chain([descriptions.display().to_string()])
-                .collect(),
+            args: [
+                "--language",
+                "python",
+                "--repo",
+                "repoqa-web/demo-textkit",
+                "--entry",
+                "textkit",
+                "--descriptions",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([descriptions.display().to_string()])
+            .collect(),
         },
         Case {
             name: "nom",
             dir: nom,
-            args: ["--language", "rust", "--repo", "rust-bakery/nom", "--entry", "src"].iter().map(|s| s.to_string()).collect(),
+            args: ["--language", "rust", "--repo", "rust-bakery/nom", "--entry", "src"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         },
     ]
 }
@@ -119,16 +137,24 @@ fn archives_curate_like_their_folder() {
         let top = format!("{}-1.0", case.name);
         let files = packed_files(&case.dir, &top);
         let tar = tar_bytes(&files);
-        for (ext, bytes) in [("zip", zip_bytes(&files, &top)), ("tar", tar.clone()), ("tar.gz", gzip(&tar))] {
+        for (ext, bytes) in
+            [("zip", zip_bytes(&files, &top)), ("tar", tar.clone()), ("tar.gz", gzip(&tar))]
+        {
             let archive = scratch.join(format!("{}.{ext}", case.name));
             std::fs::write(&archive, &bytes).unwrap();
             let got = curate(&archive, &args, &scratch.join(format!("{}-{ext}.json", case.name)));
-            assert!(got == expected, "{}: the dataset from the .{ext} differs from the folder's", case.name);
+            assert!(
+                got == expected,
+                "{}: the dataset from the .{ext} differs from the folder's",
+                case.name
+            );
         }
         // A renamed archive is still recognized by its content.
         let renamed = scratch.join(format!("{}.bin", case.name));
         std::fs::write(&renamed, gzip(&tar)).unwrap();
-        assert!(curate(&renamed, &args, &scratch.join(format!("{}-bin.json", case.name))) == expected);
+        assert!(
+            curate(&renamed, &args, &scratch.join(format!("{}-bin.json", case.name))) == expected
+        );
     }
 }
 

@@ -12,7 +12,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use repoqa::curate::{append_repo, curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions};
+use repoqa::curate::{
+    append_repo, curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions,
+};
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
 use serde_json::{json, Value};
@@ -51,7 +53,9 @@ fn manifest() -> Vec<DemoRepo> {
 fn curate(d: &DemoRepo) -> CurateReport {
     let files = read_source_dir(&demo_dir().join(&d.dir), d.language, Some(&d.entry)).unwrap();
     let path = demo_dir().join(format!("descriptions/{}.json", d.language));
-    let descriptions = Descriptions::from_json(&std::fs::read(&path).unwrap(), &path.display().to_string()).unwrap();
+    let descriptions =
+        Descriptions::from_json(&std::fs::read(&path).unwrap(), &path.display().to_string())
+            .unwrap();
     let mut opts = CurateOptions::new(d.language, d.repo.clone());
     opts.entry = Some(d.entry.clone());
     opts.topic = Some(d.topic.clone());
@@ -109,10 +113,21 @@ fn demo_dataset_is_complete_and_up_to_date() {
             assert_eq!(r.needles.len(), 10, "{lang} {}", r.repo);
             for n in &r.needles {
                 // The model must find the function from what it does.
-                let spelled = regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(&n.name))).unwrap();
-                assert!(!spelled.is_match(&n.description), "{lang}: the description of {} spells its name", n.name);
-                for point in ["1. **Purpose**:", "2. **Input**:", "3. **Output**:", "4. **Procedure**:"] {
-                    assert!(n.description.contains(point), "{lang}: the description of {} lacks {point}", n.name);
+                let spelled =
+                    regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(&n.name))).unwrap();
+                assert!(
+                    !spelled.is_match(&n.description),
+                    "{lang}: the description of {} spells its name",
+                    n.name
+                );
+                for point in
+                    ["1. **Purpose**:", "2. **Input**:", "3. **Output**:", "4. **Procedure**:"]
+                {
+                    assert!(
+                        n.description.contains(point),
+                        "{lang}: the description of {} lacks {point}",
+                        n.name
+                    );
                 }
             }
         }
@@ -127,7 +142,12 @@ fn demo_dataset_is_complete_and_up_to_date() {
     // And it loads as a dataset.
     let loaded = Dataset::from_bytes(committed.as_bytes(), OUT).unwrap();
     assert_eq!(loaded.needle_count(), 60);
-    println!("public/demo/{OUT}: {} bytes, {} repos, {} needles", text.len(), langs.len(), loaded.needle_count());
+    println!(
+        "public/demo/{OUT}: {} bytes, {} repos, {} needles",
+        text.len(),
+        langs.len(),
+        loaded.needle_count()
+    );
 }
 
 #[test]
@@ -155,7 +175,12 @@ fn demo_curation_equals_the_corpus_builder() {
         for n in sampled.as_array_mut().unwrap() {
             n.as_object_mut().unwrap().shift_remove("description");
         }
-        assert_eq!(serde_json::to_string(&sampled).unwrap(), serde_json::to_string(&theirs["needles"]).unwrap(), "{}", d.repo);
+        assert_eq!(
+            serde_json::to_string(&sampled).unwrap(),
+            serde_json::to_string(&theirs["needles"]).unwrap(),
+            "{}",
+            d.repo
+        );
         println!(
             "{:10} {:28} files={} edges={} functions={} candidates={} needles={}: equal to the builder",
             d.language.name(),

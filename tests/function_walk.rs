@@ -46,5 +46,7 @@ fn walk_equals_the_official_query_on_the_demo_and_the_corpus() {
     let corpus = common::corpus_path();
     let d = Dataset::from_file(&corpus).unwrap();
     let (t, s) = check(&d, "corpus");
-    println!("corpus: {t} texts (whole files and 7 cuts each), {s} function captures, walk == query");
+    println!(
+        "corpus: {t} texts (whole files and 7 cuts each), {s} function captures, walk == query"
+    );
 }

@@ -55,14 +55,23 @@ struct Stub {
 impl Stub {
     fn start(fails: &[(&str, &str)]) -> Stub {
         let mut cmd = Command::new(common::oracle_python());
-        cmd.arg(common::root().join("tests/oracle/openai_stub.py")).args(["--key", KEY, "--model", MODEL]);
+        cmd.arg(common::root().join("tests/oracle/openai_stub.py"))
+            .args(["--key", KEY, "--model", MODEL]);
         for (name, kind) in fails {
             cmd.args(["--fail", &format!("{name}={kind}")]);
         }
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("start the stub server");
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the stub server");
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("stub said {line:?}"));
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("stub said {line:?}"));
         Stub { child, port }
     }
 
@@ -71,7 +80,12 @@ impl Stub {
     }
 
     fn stats(&self) -> Value {
-        let body = ureq::get(&format!("http://127.0.0.1:{}/stats", self.port)).call().unwrap().body_mut().read_to_string().unwrap();
+        let body = ureq::get(&format!("http://127.0.0.1:{}/stats", self.port))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap();
         serde_json::from_str(&body).unwrap()
     }
 
@@ -93,13 +107,27 @@ fn curate(stub: &Stub, key: &str, out: &Path, extra: &[&str]) -> (Output, String
     let out_s = out.display().to_string();
     let src = source().display().to_string();
     let base = stub.base_url();
-    let mut args = vec!["curate", "--language", "python", "--repo", REPO, "--source", &src, "--entry", "textkit"];
+    let mut args = vec![
+        "curate",
+        "--language",
+        "python",
+        "--repo",
+        REPO,
+        "--source",
+        &src,
+        "--entry",
+        "textkit",
+    ];
     args.extend(["--out", &out_s, "--llm-base-url", &base, "--llm-api-key-env", "STUB_KEY"]);
     if !extra.contains(&"--llm-model") {
         args.extend(["--llm-model", MODEL]);
     }
     args.extend(extra);
-    let output = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(&args).env("STUB_KEY", key).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        .args(&args)
+        .env("STUB_KEY", key)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(!stderr.contains(KEY), "the key is printed:\n{stderr}");
     (output, stderr)
@@ -126,18 +154,30 @@ fn every_needle_is_described_and_a_rerun_calls_nothing() {
     assert_eq!(stub.requests(), 10);
     let st = stub.stats();
     assert!(st["models"].as_array().unwrap().iter().all(|m| m == MODEL));
-    assert!(st["roles"].as_array().unwrap().iter().all(|r| r == &serde_json::json!(["system", "user"])));
+    assert!(st["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r == &serde_json::json!(["system", "user"])));
 
     // The sampled needles, in sample order, each with the stub's description.
     let got = needles(&out);
     assert_eq!(got.len(), 10);
     for (g, s) in got.iter().zip(&report.sampled) {
-        assert_eq!((&g.name, &g.path, g.start_byte, g.end_byte), (&s.name, &s.path, s.start_byte, s.end_byte));
+        assert_eq!(
+            (&g.name, &g.path, g.start_byte, g.end_byte),
+            (&s.name, &s.path, s.start_byte, s.end_byte)
+        );
         assert_eq!(g.description, stub_description(&report, s), "{}", s.name);
     }
     // The same needles as the committed demo dataset (which has hand-written descriptions).
-    let demo = Dataset::from_bytes(&std::fs::read(common::root().join("public/demo/repoqa-demo.json")).unwrap(), "demo").unwrap();
-    let demo_names: Vec<&str> = demo.repos("python").unwrap()[0].needles.iter().map(|n| n.name.as_str()).collect();
+    let demo = Dataset::from_bytes(
+        &std::fs::read(common::root().join("public/demo/repoqa-demo.json")).unwrap(),
+        "demo",
+    )
+    .unwrap();
+    let demo_names: Vec<&str> =
+        demo.repos("python").unwrap()[0].needles.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(got.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), demo_names);
 
     // The descriptions were saved next to the dataset; a rerun on them asks nothing.
@@ -176,7 +216,16 @@ fn failing_needles_are_reported_by_name_and_left_out() {
         assert!(err.contains(&format!("curate: {needle}: ")) && err.contains(says), "{needle}: {says}\n{err}");
         assert!(err.contains(&format!("warning: needle {needle} (")), "{needle} not in the warnings\n{err}");
     }
-    assert!(err.contains(&format!("4 of 10 needles could not be described and are left out: {}, {}, {}, {}", name(2), name(5), name(7), name(9))), "{err}");
+    assert!(
+        err.contains(&format!(
+            "4 of 10 needles could not be described and are left out: {}, {}, {}, {}",
+            name(2),
+            name(5),
+            name(7),
+            name(9)
+        )),
+        "{err}"
+    );
     let got = needles(&out);
     let kept: Vec<&str> = got.iter().map(|n| n.name.as_str()).collect();
     let expected: Vec<&str> = [0, 1, 3, 4, 6, 8].map(name).to_vec();
@@ -186,7 +235,17 @@ fn failing_needles_are_reported_by_name_and_left_out() {
 
     // A rerun on the saved descriptions asks only for the four others.
     let healthy = Stub::start(&[]);
-    let (o, err) = curate(&healthy, KEY, &out, &["--descriptions", &file.display().to_string(), "--descriptions-out", &file.display().to_string()]);
+    let (o, err) = curate(
+        &healthy,
+        KEY,
+        &out,
+        &[
+            "--descriptions",
+            &file.display().to_string(),
+            "--descriptions-out",
+            &file.display().to_string(),
+        ],
+    );
     assert!(o.status.success(), "{err}");
     assert_eq!(healthy.requests(), 4);
     let got = needles(&out);
@@ -205,7 +264,12 @@ fn a_wrong_key_or_model_stops_with_a_message_to_act_on() {
     let _ = std::fs::remove_file(&out);
     let (o, err) = curate(&stub, "sk-wrong", &out, &[]);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("HTTP 401, the API key was refused: Incorrect API key provided; check the key"), "{err}");
+    assert!(
+        err.contains(
+            "HTTP 401, the API key was refused: Incorrect API key provided; check the key"
+        ),
+        "{err}"
+    );
     assert!(err.contains("stopped describing needles"), "{err}");
     assert_eq!(stub.requests(), 1, "stops at the first refusal");
     assert!(!out.exists(), "no dataset after a refusal");
@@ -223,13 +287,30 @@ fn a_wrong_key_or_model_stops_with_a_message_to_act_on() {
     let out_s = out.display().to_string();
     let src = source().display().to_string();
     let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
-        .args(["curate", "--language", "python", "--repo", REPO, "--source", &src, "--entry", "textkit", "--out", &out_s])
+        .args([
+            "curate",
+            "--language",
+            "python",
+            "--repo",
+            REPO,
+            "--source",
+            &src,
+            "--entry",
+            "textkit",
+            "--out",
+            &out_s,
+        ])
         .args(["--llm-base-url", &closed, "--llm-model", MODEL])
         .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("the request to {closed}/chat/completions failed before an HTTP status")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the request to {closed}/chat/completions failed before an HTTP status"
+        )),
+        "{err}"
+    );
     assert!(err.contains("$OPENAI_API_KEY is not set"), "{err}");
 }

@@ -160,19 +160,8 @@ const PY_SPACES: &[&str] = &[
 ];
 
 /// Separators of ordinary code.
-const CODE_SEPS: &[&str] = &[
-    " ",
-    " ",
-    " ",
-    " ",
-    "\n",
-    "\n    ",
-    "\n        ",
-    "\t",
-    "  ",
-    "\r\n",
-    "\n\n",
-];
+const CODE_SEPS: &[&str] =
+    &[" ", " ", " ", " ", "\n", "\n    ", "\n        ", "\t", "  ", "\r\n", "\n\n"];
 
 fn join_with(rng: &mut Rng, toks: &[&str], seps: &[&str], edge_space: bool) -> String {
     let mut s = String::new();
@@ -250,9 +239,7 @@ fn real_chunks(rng: &mut Rng) -> Vec<String> {
         let dir = site.join(sub);
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         files.extend(
-            entries
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "py")),
+            entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "py")),
         );
     }
     files.sort();
@@ -267,12 +254,7 @@ fn real_chunks(rng: &mut Rng) -> Vec<String> {
             at += n;
         }
     }
-    assert!(
-        chunks.len() > 500,
-        "too few chunks ({}) from {}",
-        chunks.len(),
-        site.display()
-    );
+    assert!(chunks.len() > 500, "too few chunks ({}) from {}", chunks.len(), site.display());
     chunks
 }
 
@@ -310,10 +292,7 @@ fn pairs() -> Vec<(String, String)> {
         let (lh, lr) = (rng.range(0, 12), rng.range(0, 12));
         let h = random_tokens(&mut rng, vocab, lh);
         let r = random_tokens(&mut rng, vocab, lr);
-        v.push((
-            join_with(&mut rng, &h, &[" "], false),
-            join_with(&mut rng, &r, &[" "], false),
-        ));
+        v.push((join_with(&mut rng, &h, &[" "], false), join_with(&mut rng, &r, &[" "], false)));
     }
     // Identical tokens, different whitespace.
     for _ in 0..300 {
@@ -355,11 +334,7 @@ fn pairs() -> Vec<(String, String)> {
     }
     // Single tokens.
     for _ in 0..300 {
-        let a = if rng.chance(0.5) {
-            rng.pick(CODE)
-        } else {
-            rng.pick(UNI)
-        };
+        let a = if rng.chance(0.5) { rng.pick(CODE) } else { rng.pick(UNI) };
         let b = if rng.chance(0.5) { a } else { rng.pick(CODE) };
         let len = rng.range(0, 6);
         let r = random_tokens(&mut rng, &[a, b, "x"], len);
@@ -435,9 +410,7 @@ fn similarity_matches_official() {
     for (i, ((cand, reference), line)) in pairs.iter().zip(&lines).enumerate() {
         let ours = function_similarity(cand, reference);
         let (kind, text) = line.split_once(' ').unwrap();
-        let theirs: f64 = text
-            .parse()
-            .unwrap_or_else(|e| panic!("line {i}: {line:?}: {e}"));
+        let theirs: f64 = text.parse().unwrap_or_else(|e| panic!("line {i}: {line:?}: {e}"));
         if kind == "int" {
             int_zero += 1;
             assert_eq!(theirs, 0.0, "pair {i}: int result {text}");
@@ -479,12 +452,8 @@ fn whitespace_set_matches_python() {
     let sets: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&out).unwrap();
     let mut total = 0;
     for (name, list) in &sets {
-        let list: Vec<u32> = list
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
+        let list: Vec<u32> =
+            list.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
         let mut python = vec![false; 0x110000];
         for &c in &list {
             python[c as usize] = true;
@@ -495,10 +464,7 @@ fn whitespace_set_matches_python() {
             assert_eq!(is_py_space(c), python[cp as usize], "U+{cp:04X} ({name})");
             checked += 1;
         }
-        println!(
-            "whitespace {name}: {} code points are spaces, {checked} checked",
-            list.len()
-        );
+        println!("whitespace {name}: {} code points are spaces, {checked} checked", list.len());
         total += 1;
     }
     assert_eq!(total, 3);
@@ -559,10 +525,8 @@ fn tokens_match_re_split() {
 fn throughput() {
     let mut rng = Rng(0xbe_7c4);
     let chunks = real_chunks(&mut rng);
-    let typical: Vec<&String> = chunks
-        .iter()
-        .filter(|c| (150..=250).contains(&py_tokens(c).len()))
-        .collect();
+    let typical: Vec<&String> =
+        chunks.iter().filter(|c| (150..=250).contains(&py_tokens(c).len())).collect();
     assert!(!typical.is_empty());
     let pairs: Vec<(String, String)> = (0..500)
         .map(|_| {

@@ -56,7 +56,8 @@ fn diff(a: &Value, b: &Value, at: &str, out: &mut Vec<String>, max: usize) {
             let kx: Vec<&String> = x.keys().collect();
             let ky: Vec<&String> = y.keys().collect();
             if kx != ky {
-                let first = kx.iter().zip(&ky).position(|(p, q)| p != q).unwrap_or(kx.len().min(ky.len()));
+                let first =
+                    kx.iter().zip(&ky).position(|(p, q)| p != q).unwrap_or(kx.len().min(ky.len()));
                 out.push(format!(
                     "{at}: keys differ ({} vs {}); first difference at #{first}: {:?} vs {:?}",
                     kx.len(),
@@ -92,7 +93,11 @@ fn diff(a: &Value, b: &Value, at: &str, out: &mut Vec<String>, max: usize) {
         (x, y) => {
             let show = |v: &Value| {
                 let s = v.to_string();
-                if s.len() > 120 { format!("{}…", &s[..s.char_indices().nth(120).map_or(s.len(), |(i, _)| i)]) } else { s }
+                if s.len() > 120 {
+                    format!("{}…", &s[..s.char_indices().nth(120).map_or(s.len(), |(i, _)| i)])
+                } else {
+                    s
+                }
             };
             out.push(format!("{at}: {} vs {}", show(x), show(y)));
         }
@@ -101,19 +106,29 @@ fn diff(a: &Value, b: &Value, at: &str, out: &mut Vec<String>, max: usize) {
 
 #[test]
 fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
-    let corpus: Value = serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
+    let corpus: Value =
+        serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
     let src_dir = common::tools().join("corpus/src");
     let mut failures = Vec::new();
-    let (mut repos, mut files, mut edges, mut functions, mut needles, mut tolerated_repos) = (0, 0, 0, 0, 0, 0);
+    let (mut repos, mut files, mut edges, mut functions, mut needles, mut tolerated_repos) =
+        (0, 0, 0, 0, 0, 0);
     let t0 = Instant::now();
     for s in sources() {
         let language = Language::from_name(&s.lang).unwrap();
         let expected = corpus[&s.lang]
             .as_array()
-            .and_then(|rs| rs.iter().find(|r| r["repo"] == s.repo.as_str() && r["entrypoint_path"] == s.entry.as_str()))
+            .and_then(|rs| {
+                rs.iter().find(|r| {
+                    r["repo"] == s.repo.as_str() && r["entrypoint_path"] == s.entry.as_str()
+                })
+            })
             .unwrap_or_else(|| panic!("{} {} not in realistic.json", s.lang, s.repo));
         let base = src_dir.join(&s.id);
-        assert!(base.join(".complete").exists(), "{} not fetched: run tests/corpus/build.sh", base.display());
+        assert!(
+            base.join(".complete").exists(),
+            "{} not fetched: run tests/corpus/build.sh",
+            base.display()
+        );
         let t = Instant::now();
         let inputs = read_source_dir(&base, language, Some(&s.entry)).unwrap();
         let mut opts = CurateOptions::new(language, s.repo.clone());
@@ -123,7 +138,12 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|n| (n["name"].as_str().unwrap().to_string(), n["description"].as_str().unwrap().to_string()))
+            .map(|n| {
+                (
+                    n["name"].as_str().unwrap().to_string(),
+                    n["description"].as_str().unwrap().to_string(),
+                )
+            })
             .collect();
         let report = match curate_repo(&inputs, &opts, &descriptions) {
             Ok(r) => r,
@@ -155,22 +175,32 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
         if ok != ek {
             diffs.push(format!("{name}.functions: file order differs"));
         }
-        let differing: Vec<&String> = ok.iter().copied().filter(|p| of[p.as_str()] != ef[p.as_str()]).collect();
+        let differing: Vec<&String> =
+            ok.iter().copied().filter(|p| of[p.as_str()] != ef[p.as_str()]).collect();
         let mut tolerated = Vec::new();
         if differing.is_empty() {
-            diff(&ours["needles"], &expected["needles"], &format!("{name}.needles"), &mut diffs, 15);
+            diff(
+                &ours["needles"],
+                &expected["needles"],
+                &format!("{name}.needles"),
+                &mut diffs,
+                15,
+            );
         } else {
             let content = &expected["content"];
             let theirs_err: Value = serde_json::from_slice(&common::run_oracle(
                 "curate.py",
                 &["parse_errors"],
-                Some(serde_json::json!({"lang": s.lang, "content": content}).to_string().as_bytes()),
+                Some(
+                    serde_json::json!({"lang": s.lang, "content": content}).to_string().as_bytes(),
+                ),
             ))
             .unwrap();
             let grammar = language.grammar();
             for p in &differing {
                 let text = report.repo.content[p.as_str()].as_bytes();
-                let ours_err = grammar.parse(text).map(|t| t.root_node().has_error()).unwrap_or(true);
+                let ours_err =
+                    grammar.parse(text).map(|t| t.root_node().has_error()).unwrap_or(true);
                 let n_ours = of[p.as_str()].as_array().map_or(0, Vec::len);
                 let n_theirs = ef[p.as_str()].as_array().map_or(0, Vec::len);
                 if ours_err || theirs_err[p.as_str()] == true {
@@ -183,7 +213,13 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
                         }
                     ));
                 } else {
-                    diff(&of[p.as_str()], &ef[p.as_str()], &format!("{name}.functions[{p}]"), &mut diffs, 15);
+                    diff(
+                        &of[p.as_str()],
+                        &ef[p.as_str()],
+                        &format!("{name}.functions[{p}]"),
+                        &mut diffs,
+                        15,
+                    );
                 }
             }
             // The needles then differ too; check ours are what the builder
@@ -191,7 +227,11 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
             let picked: Value = serde_json::from_slice(&common::run_oracle(
                 "curate.py",
                 &["select"],
-                Some(serde_json::json!({"repo": s.repo, "content": content, "functions": of}).to_string().as_bytes()),
+                Some(
+                    serde_json::json!({"repo": s.repo, "content": content, "functions": of})
+                        .to_string()
+                        .as_bytes(),
+                ),
             ))
             .unwrap();
             let mut sampled = serde_json::to_value(&report.sampled).unwrap();
@@ -222,8 +262,14 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
                 println!("    warning: {w}");
             }
         } else {
-            let theirs: Vec<&str> = expected["needles"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
-            let changed = report.sampled.iter().filter(|n| !theirs.contains(&n.name.as_str())).count();
+            let theirs: Vec<&str> = expected["needles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|n| n["name"].as_str())
+                .collect();
+            let changed =
+                report.sampled.iter().filter(|n| !theirs.contains(&n.name.as_str())).count();
             println!("    needles: {changed} of 10 sampled differ from the corpus through these files; all equal to the builder's sample from our functions");
             tolerated_repos += 1;
         }
@@ -231,7 +277,13 @@ fn curation_equals_the_corpus_builder_on_every_corpus_repo() {
             println!("    DIFF {d}");
         }
         if !diffs.is_empty() {
-            failures.push(format!("{} {}: {} differences (first: {})", s.lang, s.repo, diffs.len(), diffs[0]));
+            failures.push(format!(
+                "{} {}: {} differences (first: {})",
+                s.lang,
+                s.repo,
+                diffs.len(),
+                diffs[0]
+            ));
         }
         repos += 1;
         files += st.files;

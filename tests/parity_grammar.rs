@@ -39,9 +39,12 @@ fn max_differ(lang: Language) -> usize {
 fn our_tables(lang: Language) -> Value {
     let ts = lang.ts_language();
     let kinds: Vec<Value> = (0..ts.node_kind_count() as u16)
-        .map(|i| json!([ts.node_kind_for_id(i), ts.node_kind_is_named(i), ts.node_kind_is_visible(i)]))
+        .map(|i| {
+            json!([ts.node_kind_for_id(i), ts.node_kind_is_named(i), ts.node_kind_is_visible(i)])
+        })
         .collect();
-    let fields: Vec<Value> = (1..=ts.field_count() as u16).map(|i| json!(ts.field_name_for_id(i))).collect();
+    let fields: Vec<Value> =
+        (1..=ts.field_count() as u16).map(|i| json!(ts.field_name_for_id(i))).collect();
     json!({"language": lang.name(), "abi": ts.version(), "kinds": kinds, "fields": fields})
 }
 
@@ -79,8 +82,10 @@ impl Lcg {
 
 /// Broken-code probes cut from one file (char-based, so always valid UTF-8).
 fn probes(text: &str, rng: &mut Lcg) -> Vec<String> {
-    const INSERTS: [&str; 14] =
-        ["\u{b}", "\u{c}", "\u{a0}", "\u{2028}", "\u{3000}", "{", "}", "(", "\"", "/*", "//", "\r\n", "`", "<"];
+    const INSERTS: [&str; 14] = [
+        "\u{b}", "\u{c}", "\u{a0}", "\u{2028}", "\u{3000}", "{", "}", "(", "\"", "/*", "//",
+        "\r\n", "`", "<",
+    ];
     let chars: Vec<char> = text.chars().collect();
     let lines: Vec<&str> = text.split('\n').collect();
     let start_line = rng.below(lines.len());
@@ -90,11 +95,21 @@ fn probes(text: &str, rng: &mut Lcg) -> Vec<String> {
     let wlines: Vec<&str> = window.split('\n').collect();
     if wlines.len() > 2 {
         let drop = rng.below(wlines.len());
-        out.push(wlines.iter().enumerate().filter(|(i, _)| *i != drop).map(|(_, l)| *l).collect::<Vec<_>>().join("\n"));
+        out.push(
+            wlines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != drop)
+                .map(|(_, l)| *l)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
     }
     let at = rng.below(wchars.len() + 1);
     let ins = INSERTS[rng.below(INSERTS.len())];
-    out.push(wchars[..at].iter().collect::<String>() + ins + &wchars[at..].iter().collect::<String>());
+    out.push(
+        wchars[..at].iter().collect::<String>() + ins + &wchars[at..].iter().collect::<String>(),
+    );
     let cut = rng.below(chars.len().min(3000) + 1);
     out.push(chars[..cut].iter().collect());
     out
@@ -103,11 +118,12 @@ fn probes(text: &str, rng: &mut Lcg) -> Vec<String> {
 #[test]
 fn grammars_match_tree_sitter_languages_1_10_2() {
     // Tables.
-    let theirs_tables: Vec<Value> = String::from_utf8(common::run_oracle("grammar.py", &["tables"], None))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let theirs_tables: Vec<Value> =
+        String::from_utf8(common::run_oracle("grammar.py", &["tables"], None))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
     for lang in Language::ALL {
         let theirs = theirs_tables.iter().find(|t| t["language"] == lang.name()).unwrap();
         let ours = our_tables(lang);
@@ -127,7 +143,8 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
     }
 
     // Trees of broken code.
-    let corpus: Value = serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
+    let corpus: Value =
+        serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
     let mut inputs: Vec<(Language, String)> = Vec::new();
     let mut rng = Lcg(20240420);
     for lang in Language::ALL {
@@ -160,8 +177,13 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
                 differ += 1;
                 if example.is_none() {
                     let (a, b) = (ours.as_array().unwrap(), t.as_array().unwrap());
-                    let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-                    example = Some(format!("first differing node: ours {:?} official {:?}", a.get(at), b.get(at)));
+                    let at =
+                        a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                    example = Some(format!(
+                        "first differing node: ours {:?} official {:?}",
+                        a.get(at),
+                        b.get(at)
+                    ));
                 }
             }
         }

@@ -90,11 +90,16 @@ fn compare(label: &str, ours: &[Task], oracle: &[Value]) -> (usize, Option<Strin
     let mut differing = 0;
     let mut first = None;
     if ours.len() != oracle.len() {
-        return (ours.len().max(oracle.len()), Some(format!("{label}: {} tasks vs oracle {}", ours.len(), oracle.len())));
+        return (
+            ours.len().max(oracle.len()),
+            Some(format!("{label}: {} tasks vs oracle {}", ours.len(), oracle.len())),
+        );
     }
     for (i, (t, o)) in ours.iter().zip(oracle).enumerate() {
         let v = serde_json::to_value(t).expect("task to JSON");
-        let (Value::Object(mine), Value::Object(theirs)) = (&v, o) else { panic!("task is not an object") };
+        let (Value::Object(mine), Value::Object(theirs)) = (&v, o) else {
+            panic!("task is not an object")
+        };
         let mut problem = None;
         let my_keys: Vec<&String> = mine.keys().collect();
         let their_keys: Vec<&String> = theirs.keys().collect();
@@ -129,13 +134,15 @@ fn prompts_match_the_official_harness() {
     let path_str = path.to_str().expect("UTF-8 path").to_string();
     let bytes = std::fs::read(&path).expect("read dataset");
     let dataset = Dataset::from_bytes(&bytes, &path_str).expect("load dataset");
-    let has_nul = dataset.languages.values().flatten().any(|r| r.content.values().any(|t| t.contains('\0')));
+    let has_nul =
+        dataset.languages.values().flatten().any(|r| r.content.values().any(|t| t.contains('\0')));
     let tok = Tokenizer::from_file(&common::tokenizer_path()).expect("tokenizer");
 
     // Mode none first, alone, so that the timing is fair.
     let oracle_none = run_oracle(&path_str, CommentMode::None, false);
     // PyPI 0.1.2 strips NULs (P4/P10); HEAD does not. Compare like with like.
-    let none_opts = ContextOptions { code_context_size: SIZE, strip_nul: has_nul, ..ContextOptions::default() };
+    let none_opts =
+        ContextOptions { code_context_size: SIZE, strip_nul: has_nul, ..ContextOptions::default() };
     let (ours_none, ours_none_s) = ours(&dataset, &tok, none_opts);
     // A second run (same tokenizer: its BPE cache is warm), for information.
     let (_, ours_warm_s) = ours(&dataset, &tok, none_opts);
@@ -161,7 +168,12 @@ fn prompts_match_the_official_harness() {
     failures.extend(first);
     for ((mode, fix), h) in runs.iter().zip(handles) {
         let oracle = h.join().expect("oracle thread");
-        let options = ContextOptions { code_context_size: SIZE, comment_mode: *mode, fix_suffix_cleaning: *fix, strip_nul: false };
+        let options = ContextOptions {
+            code_context_size: SIZE,
+            comment_mode: *mode,
+            fix_suffix_cleaning: *fix,
+            strip_nul: false,
+        };
         let (mine, secs) = ours(&dataset, &tok, options);
         let label = if *fix {
             format!("{mode} + fix_suffix_cleaning (vs head_context.py)")
@@ -209,7 +221,8 @@ fn prompts_match_the_official_harness() {
 #[ignore]
 fn time_mode_none() {
     let path = dataset_path();
-    let dataset = Dataset::from_bytes(&std::fs::read(&path).expect("read"), "corpus").expect("load");
+    let dataset =
+        Dataset::from_bytes(&std::fs::read(&path).expect("read"), "corpus").expect("load");
     for round in 0..3 {
         let tok = Tokenizer::from_file(&common::tokenizer_path()).expect("tokenizer");
         let (tasks, secs) = ours(&dataset, &tok, ContextOptions::default());

@@ -97,7 +97,8 @@ fn make_outputs(dataset: &Value) -> (String, Vec<(String, &'static str, String)>
                     n["end_line"].as_u64().unwrap() as usize,
                 )
             };
-            let needle_names: Vec<&str> = needles.iter().map(|n| n["name"].as_str().unwrap()).collect();
+            let needle_names: Vec<&str> =
+                needles.iter().map(|n| n["name"].as_str().unwrap()).collect();
             // A function of the repo that is not a needle.
             let other_function = repo["functions"].as_object().and_then(|fs| {
                 fs.iter().find_map(|(path, recs)| {
@@ -117,7 +118,9 @@ fn make_outputs(dataset: &Value) -> (String, Vec<(String, &'static str, String)>
                 tasks += 1;
                 let name = n["name"].as_str().unwrap();
                 let other = needle_text(&needles[(i + 1) % needles.len()]);
-                for (kind, reply) in replies(lang, &needle_text(n), &other, other_function.as_deref(), name) {
+                for (kind, reply) in
+                    replies(lang, &needle_text(n), &other, other_function.as_deref(), name)
+                {
                     let line = json!({
                         "repo": repo["repo"],
                         "name": name,
@@ -200,7 +203,14 @@ fn run_official_scores(ds_path: &Path, outputs_path: &Path, ignore_comments: boo
     let flag = if ignore_comments { "1" } else { "0" };
     let out = common::run_oracle(
         "score.py",
-        &["score", ds_path.to_str().unwrap(), outputs_path.to_str().unwrap(), MODEL, flag, EVAL_DATE],
+        &[
+            "score",
+            ds_path.to_str().unwrap(),
+            outputs_path.to_str().unwrap(),
+            MODEL,
+            flag,
+            EVAL_DATE,
+        ],
         None,
     );
     String::from_utf8(out).unwrap()
@@ -285,8 +295,11 @@ fn check_cli(
 }
 
 fn first_difference(ours: &str, theirs: &str) -> String {
-    let at =
-        ours.bytes().zip(theirs.bytes()).position(|(x, y)| x != y).unwrap_or(ours.len().min(theirs.len()));
+    let at = ours
+        .bytes()
+        .zip(theirs.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(ours.len().min(theirs.len()));
     let cut = |s: &str| {
         let mut a = at.saturating_sub(80);
         while !s.is_char_boundary(a) {
@@ -366,8 +379,9 @@ fn scores_match_the_official_compute_score() {
                 if b.is_best_similar {
                     passed += 1;
                 }
-                let same =
-                    a.best_target == b.best_target && a.is_best_similar == b.is_best_similar && diff <= 1e-12;
+                let same = a.best_target == b.best_target
+                    && a.is_best_similar == b.is_best_similar
+                    && diff <= 1e-12;
                 if drift[i] {
                     if !same {
                         drift_mismatches += 1;
@@ -401,14 +415,16 @@ fn scores_match_the_official_compute_score() {
         let kept_dir = common::scratch(&format!("parity_score/kept-ignore-{ignore_comments}"));
         let kept_path = kept_dir.join("parity-org_slash_parity-model.jsonl");
         std::fs::write(&kept_path, kept.join("\n") + "\n").unwrap();
-        let kept_outputs = report::read_model_outputs(&std::fs::read_to_string(&kept_path).unwrap()).outputs;
+        let kept_outputs =
+            report::read_model_outputs(&std::fs::read_to_string(&kept_path).unwrap()).outputs;
         let ours_kept = our_scores(&dataset, &kept_outputs, ignore_comments);
         let theirs_kept = run_official_scores(&ds_path, &kept_path, ignore_comments);
         let identical = ours_kept == theirs_kept;
         if !identical {
             failures.push(format!("SCORES text: {}", first_difference(&ours_kept, &theirs_kept)));
         }
-        let cli_identical = check_cli(&ds_path, &kept_path, ignore_comments, &theirs_kept, &mut failures);
+        let cli_identical =
+            check_cli(&ds_path, &kept_path, ignore_comments, &theirs_kept, &mut failures);
         let scope = kept.len();
         println!(
             "parity_score (ignore_comments={ignore_comments}): {tasks} needles → {n} outputs, {compared} tasks compared; \
@@ -426,7 +442,10 @@ fn scores_match_the_official_compute_score() {
         // dataset may still meet the runtime's differences (tree-sitter-c2rust
         // 0.25 vs the official C core; see tests/parity_grammar.rs).
         if std::env::var_os("REPOQA_PARITY_DATASET").is_none() {
-            assert_eq!(drift_count, 0, "error-recovery drift on the default corpus: {drift_kinds:?}");
+            assert_eq!(
+                drift_count, 0,
+                "error-recovery drift on the default corpus: {drift_kinds:?}"
+            );
         }
         assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
     }
@@ -474,7 +493,9 @@ fn sanitize_and_remove_comments_match_per_reply() {
             continue;
         };
         if recovering[i] {
-            *drift.entry(format!("{}:{lang}:{kind}", what.split(' ').next().unwrap())).or_default() += 1;
+            *drift
+                .entry(format!("{}:{lang}:{kind}", what.split(' ').next().unwrap()))
+                .or_default() += 1;
         } else {
             failures.push(what);
         }
@@ -536,7 +557,11 @@ fn remove_comments_matches_on_every_function_of_the_corpus() {
         items.len(),
         failures.len()
     );
-    assert!(failures.is_empty(), "{}", failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]
@@ -573,7 +598,8 @@ fn model_names_and_result_paths_match() {
         "slash.jsonl",
         "out/ü_slash_é.jsonl",
     ];
-    let input: String = paths.iter().map(|p| format!("{}\n", serde_json::to_string(p).unwrap())).collect();
+    let input: String =
+        paths.iter().map(|p| format!("{}\n", serde_json::to_string(p).unwrap())).collect();
     let out = common::run_oracle("score.py", &["names"], Some(input.as_bytes()));
     let official: Vec<(String, String)> =
         String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -606,8 +632,12 @@ fn context_candidates_mode_is_deterministic_and_sane() {
             n["start_line"].as_u64().unwrap() as usize,
             n["end_line"].as_u64().unwrap() as usize,
         );
-        let needle_names: Vec<&str> =
-            repo["needles"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+        let needle_names: Vec<&str> = repo["needles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap())
+            .collect();
         let other = repo["functions"][path]
             .as_array()
             .unwrap()
@@ -679,9 +709,11 @@ fn cli_prompts_match_the_official_task_dicts() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let ours = std::fs::read_to_string(&out_path).unwrap();
     let official =
-        String::from_utf8(common::run_oracle("prompts.py", &[ds_path.to_str().unwrap()], None)).unwrap();
+        String::from_utf8(common::run_oracle("prompts.py", &[ds_path.to_str().unwrap()], None))
+            .unwrap();
     // The oracle's last line is its timing.
-    let official: Vec<&str> = official.lines().filter(|l| !l.starts_with("{\"oracle_seconds\"")).collect();
+    let official: Vec<&str> =
+        official.lines().filter(|l| !l.starts_with("{\"oracle_seconds\"")).collect();
     let ours: Vec<&str> = ours.lines().collect();
     assert_eq!(ours.len(), official.len());
     let differing: Vec<usize> = (0..ours.len()).filter(|&i| ours[i] != official[i]).collect();

@@ -28,7 +28,9 @@ fn published_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(published_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("-SCORES.json")))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("-SCORES.json"))
+        })
         .collect();
     files.sort();
     files
@@ -89,7 +91,11 @@ fn python_format_rewrite_matches_python_json_dumps() {
             identical_to_python += 1;
         } else {
             let p = String::from_utf8_lossy(&python);
-            let at = ours.bytes().zip(p.bytes()).position(|(x, y)| x != y).unwrap_or(ours.len().min(p.len()));
+            let at = ours
+                .bytes()
+                .zip(p.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(ours.len().min(p.len()));
             failures.push(format!(
                 "{name}: differs from Python's json.dumps at byte {at}: ours {:?} python {:?}",
                 &ours[at.saturating_sub(40)..(at + 40).min(ours.len())],
@@ -114,7 +120,12 @@ fn cli_verify_accepts_every_published_file() {
     let bin = env!("CARGO_BIN_EXE_repoqa");
     let files = published_files();
     for path in &files {
-        let out = std::process::Command::new(bin).arg("verify").arg("--scores").arg(path).output().unwrap();
+        let out = std::process::Command::new(bin)
+            .arg("verify")
+            .arg("--scores")
+            .arg(path)
+            .output()
+            .unwrap();
         assert!(
             out.status.success(),
             "repoqa verify --scores {} failed ({}):\n{}{}",
@@ -131,9 +142,17 @@ fn cli_verify_accepts_every_published_file() {
     v[&model]["scores"]["all"]["0.5"]["pass@1"] = serde_json::json!(0.123);
     let tampered = common::scratch("verify_published").join("tampered-SCORES.json");
     std::fs::write(&tampered, serde_json::to_string(&v).unwrap()).unwrap();
-    let out = std::process::Command::new(bin).arg("verify").arg("--scores").arg(&tampered).output().unwrap();
+    let out = std::process::Command::new(bin)
+        .arg("verify")
+        .arg("--scores")
+        .arg(&tampered)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("scores.all.0.5"), "{stdout}");
-    println!("verify_published: CLI verify passed {} files and rejected a tampered one", files.len());
+    println!(
+        "verify_published: CLI verify passed {} files and rejected a tampered one",
+        files.len()
+    );
 }

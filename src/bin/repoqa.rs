@@ -145,7 +145,10 @@ struct Phases {
 
 impl Phases {
     fn start() -> Phases {
-        Phases { on: std::env::var_os("REPOQA_TIMINGS").is_some_and(|v| v == "1"), last: std::time::Instant::now() }
+        Phases {
+            on: std::env::var_os("REPOQA_TIMINGS").is_some_and(|v| v == "1"),
+            last: std::time::Instant::now(),
+        }
     }
 
     fn mark(&mut self, phase: &str) {
@@ -174,7 +177,14 @@ fn main() -> ExitCode {
             clean_ctx_comments,
             tokenizer,
             out,
-        } => prompts(&dataset_path, code_context_size, languages, clean_ctx_comments, tokenizer, &out),
+        } => prompts(
+            &dataset_path,
+            code_context_size,
+            languages,
+            clean_ctx_comments,
+            tokenizer,
+            &out,
+        ),
         Command::Score {
             model_output_path,
             dataset_path,
@@ -205,15 +215,19 @@ fn main() -> ExitCode {
             csv,
             skip_broken_lines,
         }),
-        Command::Verify { scores, model_output_path, dataset_path, ignore_comments, skip_broken_lines } => {
-            verify(
-                &scores,
-                model_output_path.as_deref(),
-                dataset_path.as_deref(),
-                ignore_comments,
-                skip_broken_lines,
-            )
-        }
+        Command::Verify {
+            scores,
+            model_output_path,
+            dataset_path,
+            ignore_comments,
+            skip_broken_lines,
+        } => verify(
+            &scores,
+            model_output_path.as_deref(),
+            dataset_path.as_deref(),
+            ignore_comments,
+            skip_broken_lines,
+        ),
         Command::Curate(args) => curate(*args),
         Command::SelfCheck { tokenizer, json } => self_check(tokenizer, json),
     };
@@ -260,7 +274,8 @@ fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 
 /// `str(datetime)` of now, in UTC.
 fn now_eval_date() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
 }
 
@@ -282,9 +297,13 @@ fn prompts(
         Some(names) => {
             let mut ls = Vec::new();
             for name in names {
-                let l = Language::from_name(name.trim()).map_err(|e| bad(format!("--languages: {e}")))?;
+                let l = Language::from_name(name.trim())
+                    .map_err(|e| bad(format!("--languages: {e}")))?;
                 if dataset.repos(l.name()).is_none() {
-                    eprintln!("repoqa: note: the dataset {} has no {l} repos", dataset_path.display());
+                    eprintln!(
+                        "repoqa: note: the dataset {} has no {l} repos",
+                        dataset_path.display()
+                    );
                 }
                 ls.push(l);
             }
@@ -412,7 +431,8 @@ fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
 
     println!(
         "{}",
-        run.table.render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
+        run.table
+            .render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
     );
 
     if out.exists() {
@@ -420,7 +440,8 @@ fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
         while bak.exists() {
             bak = PathBuf::from(format!("{}.bak", bak.display()));
         }
-        std::fs::rename(&out, &bak).map_err(|e| bad(format!("cannot back up {}: {e}", out.display())))?;
+        std::fs::rename(&out, &bak)
+            .map_err(|e| bad(format!("cannot back up {}: {e}", out.display())))?;
         eprintln!("repoqa: backed up {} to {}", out.display(), bak.display());
     }
     std::fs::write(&out, file.to_python_json())
@@ -442,8 +463,8 @@ fn verify(
     skip_broken_lines: bool,
 ) -> Result<(), Failure> {
     let text = read_text(scores_path, "scores file")?;
-    let file =
-        ScoresFile::parse(&text, &scores_path.display().to_string()).map_err(|e| bad(e.to_string()))?;
+    let file = ScoresFile::parse(&text, &scores_path.display().to_string())
+        .map_err(|e| bad(e.to_string()))?;
     let mut mismatches = Vec::new();
     for (model, ms) in &file.models {
         let found = score::verify_table(ms);
@@ -452,7 +473,11 @@ fn verify(
             scores_path.display(),
             ms.scores.as_object().map_or(0, |o| o.len()),
             ms.task_count(),
-            if found.is_empty() { "OK".to_string() } else { format!("{} mismatch(es)", found.len()) }
+            if found.is_empty() {
+                "OK".to_string()
+            } else {
+                format!("{} mismatch(es)", found.len())
+            }
         );
         mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
     }
@@ -482,7 +507,11 @@ fn verify(
             scores_path.display(),
             run.evaluations.len(),
             outputs_path.display(),
-            if found.is_empty() { "OK".to_string() } else { format!("{} mismatch(es)", found.len()) }
+            if found.is_empty() {
+                "OK".to_string()
+            } else {
+                format!("{} mismatch(es)", found.len())
+            }
         );
         mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
         let ours = run.table.to_value();
@@ -601,8 +630,10 @@ fn curate(a: CurateArgs) -> Result<(), Failure> {
     opts.commit_sha = a.commit;
     opts.topic = a.topic;
     let descriptions = match &a.descriptions {
-        Some(p) => Descriptions::from_json(&read_bytes(p, "descriptions")?, &p.display().to_string())
-            .map_err(|e| bad(e.to_string()))?,
+        Some(p) => {
+            Descriptions::from_json(&read_bytes(p, "descriptions")?, &p.display().to_string())
+                .map_err(|e| bad(e.to_string()))?
+        }
         None => Descriptions::new(),
     };
     let files = if a.source.is_file() {
@@ -615,10 +646,18 @@ fn curate(a: CurateArgs) -> Result<(), Failure> {
         .map_err(|e| bad(format!("{} ({language}): {e}", a.source.display())))?;
     let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
     let model = a.llm.settings();
-    let descriptions_out =
-        a.descriptions_out.clone().or_else(|| model.as_ref().map(|_| out.with_extension("descriptions.json")));
+    let descriptions_out = a
+        .descriptions_out
+        .clone()
+        .or_else(|| model.as_ref().map(|_| out.with_extension("descriptions.json")));
     if let Some(settings) = &model {
-        let obtained = describe_with_model(settings, &a.llm.key_env, &report, &descriptions, descriptions_out.as_deref())?;
+        let obtained = describe_with_model(
+            settings,
+            &a.llm.key_env,
+            &report,
+            &descriptions,
+            descriptions_out.as_deref(),
+        )?;
         report.apply_descriptions(&obtained);
     } else if let Some(path) = &descriptions_out {
         write_descriptions(path, &descriptions)?;
@@ -641,7 +680,10 @@ fn curate(a: CurateArgs) -> Result<(), Failure> {
     if let Some(t) = &a.template {
         std::fs::write(t, report.description_template() + "\n")
             .map_err(|e| bad(format!("cannot write {}: {e}", t.display())))?;
-        eprintln!("curate: wrote a descriptions template for the sampled needles to {}", t.display());
+        eprintln!(
+            "curate: wrote a descriptions template for the sampled needles to {}",
+            t.display()
+        );
     }
     let missing = report.missing_descriptions();
     if !missing.is_empty() {
@@ -659,13 +701,15 @@ fn curate(a: CurateArgs) -> Result<(), Failure> {
     if curate::append_repo(&mut dataset, language, report.repo) {
         eprintln!("curate: replaced the earlier {} repo of the same name", a.repo);
     }
-    std::fs::write(&out, dataset.to_json_string()).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    std::fs::write(&out, dataset.to_json_string())
+        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
     eprintln!("curate: wrote {}", out.display());
     Ok(())
 }
 
 fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Result<(), Failure> {
-    std::fs::write(path, d.to_json_pretty() + "\n").map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, d.to_json_pretty() + "\n")
+        .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Ask the model for every needle `report` lacks a description of; returns
@@ -691,7 +735,12 @@ fn describe_with_model(
     if settings.api_key.is_none() {
         eprintln!("curate: note: ${} is not set; the requests carry no API key", key_env);
     }
-    eprintln!("curate: describing {} needles with {} at {}", jobs.len(), settings.model, settings.endpoint());
+    eprintln!(
+        "curate: describing {} needles with {} at {}",
+        jobs.len(),
+        settings.model,
+        settings.endpoint()
+    );
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(std::time::Duration::from_secs(settings.timeout_secs)))
         .http_status_as_error(false)
@@ -705,7 +754,9 @@ fn describe_with_model(
         &jobs,
         |req| post(&agent, &req),
         |p| match p {
-            llm::Progress::Asking { index, job } => eprint!("[{}/{total}] describing {} ... ", index + 1, job.name),
+            llm::Progress::Asking { index, job } => {
+                eprint!("[{}/{total}] describing {} ... ", index + 1, job.name)
+            }
             llm::Progress::Answered { job, result: Ok(d), .. } => {
                 eprintln!("ok");
                 saved.insert(job.name.clone(), d);
@@ -715,7 +766,9 @@ fn describe_with_model(
                     }
                 }
             }
-            llm::Progress::Answered { job, result: Err(e), .. } => eprintln!("failed\ncurate: {}: {e}", job.name),
+            llm::Progress::Answered { job, result: Err(e), .. } => {
+                eprintln!("failed\ncurate: {}: {e}", job.name)
+            }
         },
         // A descriptions file that cannot be written stops the run: its
         // point is that no reply is lost.
@@ -724,17 +777,23 @@ fn describe_with_model(
     if let Some(e) = save_error.into_inner() {
         return Err(e);
     }
-    let kept = save_to.map(|p| format!(" (the {} descriptions obtained are in {})", run.obtained.len(), p.display()));
+    let kept = save_to.map(|p| {
+        format!(" (the {} descriptions obtained are in {})", run.obtained.len(), p.display())
+    });
     if let Some(e) = &run.stopped {
         return Err(bad(format!("stopped describing needles: {e}{}", kept.unwrap_or_default())));
     }
     if let Some(path) = save_to {
         write_descriptions(path, &saved)?;
-        eprintln!("curate: saved the descriptions to {} (pass it as --descriptions to reuse them)", path.display());
+        eprintln!(
+            "curate: saved the descriptions to {} (pass it as --descriptions to reuse them)",
+            path.display()
+        );
     }
     if !run.failures.is_empty() {
         let names: Vec<&str> = run.failures.iter().map(|(n, _)| n.as_str()).collect();
-        let retry = save_to.map(|p| format!(" with --descriptions {}", p.display())).unwrap_or_default();
+        let retry =
+            save_to.map(|p| format!(" with --descriptions {}", p.display())).unwrap_or_default();
         eprintln!(
             "curate: {} of {total} needles could not be described and are left out: {} (run again{retry} to ask only for them)",
             names.len(),
@@ -746,15 +805,22 @@ fn describe_with_model(
 
 /// Send one request; any HTTP status is a reply, only a failure to get one
 /// is an error.
-fn post(agent: &ureq::Agent, req: &repoqa::llm::HttpRequest) -> Result<repoqa::llm::HttpReply, repoqa::llm::LlmError> {
-    let failed = |e: ureq::Error| repoqa::llm::LlmError::Transport { url: req.url.clone(), message: e.to_string() };
+fn post(
+    agent: &ureq::Agent,
+    req: &repoqa::llm::HttpRequest,
+) -> Result<repoqa::llm::HttpReply, repoqa::llm::LlmError> {
+    let failed = |e: ureq::Error| repoqa::llm::LlmError::Transport {
+        url: req.url.clone(),
+        message: e.to_string(),
+    };
     let mut call = agent.post(&req.url);
     for (k, v) in &req.headers {
         call = call.header(k, v);
     }
     let mut resp = call.send(req.body.as_str()).map_err(failed)?;
     let status = resp.status().as_u16();
-    let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let retry_after =
+        resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
     let body = resp.body_mut().read_to_string().map_err(failed)?;
     Ok(repoqa::llm::HttpReply { status, retry_after, body })
 }
@@ -769,7 +835,8 @@ fn read_source_archive(
     use repoqa::curate::{read_archive, ArchiveLimits};
     let bytes = read_bytes(path, "source archive")?;
     let limits = ArchiveLimits { max_input_bytes, ..ArchiveLimits::default() };
-    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits).map_err(|e| bad(e.to_string()))?;
+    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits)
+        .map_err(|e| bad(e.to_string()))?;
     eprintln!(
         "curate: {} ({}): {} entries, {} {language} files{}",
         path.display(),
@@ -785,15 +852,27 @@ fn self_check(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
     let tok = repoqa::tokenize::Tokenizer::from_file(&path).map_err(|e| bad(e.to_string()))?;
     let report = repoqa::selfcheck::report_json(&tok).map_err(|e| bad(e.to_string()))?;
-    let grammars_ok = report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
+    let grammars_ok =
+        report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
     if json {
         println!("{report}");
     } else {
         for g in report["grammars"].as_array().into_iter().flatten() {
-            println!("{:<11} {:<28} {}", g["language"].as_str().unwrap_or("?"), g["grammar"].as_str().unwrap_or("?"),
-                if g["ok"] == true { "ok" } else { "FAILED" });
+            println!(
+                "{:<11} {:<28} {}",
+                g["language"].as_str().unwrap_or("?"),
+                g["grammar"].as_str().unwrap_or("?"),
+                if g["ok"] == true { "ok" } else { "FAILED" }
+            );
         }
-        println!("tokenizer   {} tokens in the sample line (vocabulary {})", report["tokenizer"]["sample_count"], report["tokenizer"]["vocab_size"]);
+        println!(
+            "tokenizer   {} tokens in the sample line (vocabulary {})",
+            report["tokenizer"]["sample_count"], report["tokenizer"]["vocab_size"]
+        );
     }
-    if grammars_ok { Ok(()) } else { Err(Failure("a grammar failed its self-check".into(), 1)) }
+    if grammars_ok {
+        Ok(())
+    } else {
+        Err(Failure("a grammar failed its self-check".into(), 1))
+    }
 }

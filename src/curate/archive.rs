@@ -36,7 +36,10 @@ impl ArchiveFormat {
     /// or a tar header (ustar magic, or a valid header checksum for the
     /// old v7 format that has none).
     pub fn detect(bytes: &[u8]) -> Option<ArchiveFormat> {
-        if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") || bytes.starts_with(b"PK\x07\x08") {
+        if bytes.starts_with(b"PK\x03\x04")
+            || bytes.starts_with(b"PK\x05\x06")
+            || bytes.starts_with(b"PK\x07\x08")
+        {
             return Some(ArchiveFormat::Zip);
         }
         if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -71,10 +74,15 @@ pub fn is_archive_name(name: &str) -> bool {
 /// field (148..156) counted as spaces. An all-zero block does not count.
 fn tar_checksum_ok(header: &[u8]) -> bool {
     let field = &header[148..156];
-    let digits: String = field.iter().take_while(|b| **b != 0 && **b != b' ').map(|b| *b as char).collect();
+    let digits: String =
+        field.iter().take_while(|b| **b != 0 && **b != b' ').map(|b| *b as char).collect();
     let digits = digits.trim_start_matches(' ');
     let Ok(stored) = u32::from_str_radix(digits, 8) else { return false };
-    let sum: u32 = header.iter().enumerate().map(|(i, b)| if (148..156).contains(&i) { 32 } else { u32::from(*b) }).sum();
+    let sum: u32 = header
+        .iter()
+        .enumerate()
+        .map(|(i, b)| if (148..156).contains(&i) { 32 } else { u32::from(*b) })
+        .sum();
     stored == sum && header.iter().any(|b| *b != 0)
 }
 
@@ -94,7 +102,11 @@ impl Default for ArchiveLimits {
     /// The curation input limit; 500,000 entries (the Linux kernel has
     /// ~90,000 files); 4 GiB of tar stream.
     fn default() -> ArchiveLimits {
-        ArchiveLimits { max_input_bytes: super::DEFAULT_MAX_INPUT_BYTES, max_entries: 500_000, max_unpacked_bytes: 4 << 30 }
+        ArchiveLimits {
+            max_input_bytes: super::DEFAULT_MAX_INPUT_BYTES,
+            max_entries: 500_000,
+            max_unpacked_bytes: 4 << 30,
+        }
     }
 }
 
@@ -123,7 +135,9 @@ pub enum ArchiveError {
     UnknownFormat { archive: String },
     #[error("{archive}: the archive has no entries")]
     NoEntries { archive: String },
-    #[error("{archive}: the gzip data is truncated (the file is incomplete: download or copy it again)")]
+    #[error(
+        "{archive}: the gzip data is truncated (the file is incomplete: download or copy it again)"
+    )]
     TruncatedGzip { archive: String },
     #[error("{archive}: corrupt gzip data: {message}")]
     CorruptGzip { archive: String, message: String },
@@ -155,7 +169,11 @@ pub enum ArchiveError {
 }
 
 fn corrupt_zip(archive: &str, entry: Option<&str>, e: &dyn std::fmt::Display) -> ArchiveError {
-    ArchiveError::CorruptZip { archive: archive.to_string(), entry: entry.map(str::to_string), message: e.to_string() }
+    ArchiveError::CorruptZip {
+        archive: archive.to_string(),
+        entry: entry.map(str::to_string),
+        message: e.to_string(),
+    }
 }
 
 fn at(entry: &Option<String>) -> String {
@@ -206,8 +224,18 @@ impl<'a> ArchiveRead<'a> {
         if bytes.is_empty() {
             return Err(ArchiveError::EmptyFile { archive });
         }
-        let format = ArchiveFormat::detect(bytes).ok_or_else(|| ArchiveError::UnknownFormat { archive: archive.clone() })?;
-        let reader = Reader { archive, languages, limits, root: RootTracker::default(), contents: Vec::new(), entries: 0, skipped: 0, total: 0 };
+        let format = ArchiveFormat::detect(bytes)
+            .ok_or_else(|| ArchiveError::UnknownFormat { archive: archive.clone() })?;
+        let reader = Reader {
+            archive,
+            languages,
+            limits,
+            root: RootTracker::default(),
+            contents: Vec::new(),
+            entries: 0,
+            skipped: 0,
+            total: 0,
+        };
         Ok(ArchiveRead { bytes, format, reader, zip: None, started: false })
     }
 
@@ -267,7 +295,13 @@ impl<'a> ArchiveRead<'a> {
                 f.path = f.path[r.len() + 1..].to_string();
             }
         }
-        Ok(ArchiveContents { format: self.format, files, root, entries: reader.entries, skipped_files: reader.skipped })
+        Ok(ArchiveContents {
+            format: self.format,
+            files,
+            root,
+            entries: reader.entries,
+            skipped_files: reader.skipped,
+        })
     }
 }
 
@@ -323,10 +357,15 @@ impl Reader<'_> {
     fn entry(&mut self, raw: &str, is_dir: bool) -> Result<String, ArchiveError> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
-            return Err(ArchiveError::TooManyEntries { archive: self.archive.clone(), limit: self.limits.max_entries });
+            return Err(ArchiveError::TooManyEntries {
+                archive: self.archive.clone(),
+                limit: self.limits.max_entries,
+            });
         }
-        let path = normalize_path(raw)
-            .ok_or_else(|| ArchiveError::PathEscapes { archive: self.archive.clone(), entry: raw.to_string() })?;
+        let path = normalize_path(raw).ok_or_else(|| ArchiveError::PathEscapes {
+            archive: self.archive.clone(),
+            entry: raw.to_string(),
+        })?;
         self.root.see(&path, is_dir);
         Ok(path)
     }
@@ -348,16 +387,21 @@ impl Reader<'_> {
     /// A zip's central directory: paths, kinds, declared sizes; the kept
     /// entries are checked against the limits before any is inflated.
     fn zip_directory<'b>(&mut self, bytes: &'b [u8]) -> Result<ZipPass<'b>, ArchiveError> {
-        let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| corrupt_zip(&self.archive, None, &e))?;
+        let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
+            .map_err(|e| corrupt_zip(&self.archive, None, &e))?;
         if zip.len() > self.limits.max_entries {
-            return Err(ArchiveError::TooManyEntries { archive: self.archive.clone(), limit: self.limits.max_entries });
+            return Err(ArchiveError::TooManyEntries {
+                archive: self.archive.clone(),
+                limit: self.limits.max_entries,
+            });
         }
         let mut wanted: Vec<(usize, String, u64)> = Vec::new();
         for i in 0..zip.len() {
             let file = zip.by_index_raw(i).map_err(|e| corrupt_zip(&self.archive, None, &e))?;
             let name = file.name().to_string();
             let is_dir = file.is_dir();
-            let (symlink, encrypted, method, size) = (file.is_symlink(), file.encrypted(), file.compression(), file.size());
+            let (symlink, encrypted, method, size) =
+                (file.is_symlink(), file.encrypted(), file.compression(), file.size());
             drop(file);
             let path = self.entry(&name, is_dir)?;
             if is_dir || symlink {
@@ -370,7 +414,8 @@ impl Reader<'_> {
             if encrypted {
                 return Err(ArchiveError::Encrypted { archive: self.archive.clone(), entry: name });
             }
-            if !matches!(method, zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated) {
+            if !matches!(method, zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated)
+            {
                 return Err(ArchiveError::UnsupportedCompression {
                     archive: self.archive.clone(),
                     entry: name,
@@ -390,13 +435,24 @@ impl Reader<'_> {
         pass.next += 1;
         let file = pass.zip.by_index(i).map_err(|e| corrupt_zip(&self.archive, Some(&path), &e))?;
         let mut data = Vec::with_capacity(size as usize);
-        file.take(size + 1).read_to_end(&mut data).map_err(|e| corrupt_zip(&self.archive, Some(&path), &e))?;
+        file.take(size + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| corrupt_zip(&self.archive, Some(&path), &e))?;
         let got = data.len() as u64;
         if got > size {
-            return Err(ArchiveError::SizeMismatch { archive: self.archive.clone(), entry: path, declared: size });
+            return Err(ArchiveError::SizeMismatch {
+                archive: self.archive.clone(),
+                entry: path,
+                declared: size,
+            });
         }
         if got < size {
-            return Err(ArchiveError::TruncatedEntry { archive: self.archive.clone(), entry: path, expected: size, got });
+            return Err(ArchiveError::TruncatedEntry {
+                archive: self.archive.clone(),
+                entry: path,
+                expected: size,
+                got,
+            });
         }
         self.contents.push(SourceFile { path, bytes: data });
         Ok(pass.next < pass.wanted.len())
@@ -404,13 +460,21 @@ impl Reader<'_> {
 
     /// A tar stream; `gz` reports the faults of the gzip layer under it,
     /// which the tar reader would otherwise pass on as plain I/O errors.
-    fn tar<R: Read>(&mut self, stream: R, gz: Option<Rc<RefCell<GzFault>>>) -> Result<(), ArchiveError> {
+    fn tar<R: Read>(
+        &mut self,
+        stream: R,
+        gz: Option<Rc<RefCell<GzFault>>>,
+    ) -> Result<(), ArchiveError> {
         let archive = self.archive.clone();
         let fail = |entry: Option<&str>, e: io::Error| -> ArchiveError {
             if let Some(fault) = gz.as_ref().and_then(|g| g.borrow().error(&archive)) {
                 return fault;
             }
-            ArchiveError::CorruptTar { archive: archive.clone(), entry: entry.map(str::to_string), message: e.to_string() }
+            ArchiveError::CorruptTar {
+                archive: archive.clone(),
+                entry: entry.map(str::to_string),
+                message: e.to_string(),
+            }
         };
         let mut tar = tar::Archive::new(stream);
         for entry in tar.entries().map_err(|e| fail(None, e))? {
@@ -434,7 +498,12 @@ impl Reader<'_> {
                 if let Some(fault) = gz.as_ref().and_then(|g| g.borrow().error(&archive)) {
                     return Err(fault);
                 }
-                return Err(ArchiveError::TruncatedEntry { archive: archive.clone(), entry: raw, expected: size, got });
+                return Err(ArchiveError::TruncatedEntry {
+                    archive: archive.clone(),
+                    entry: raw,
+                    expected: size,
+                    got,
+                });
             }
             self.contents.push(SourceFile { path, bytes: data });
         }
@@ -529,7 +598,11 @@ mod tests {
             let mut h = tar::Header::new_gnu();
             h.set_size(data.len() as u64);
             h.set_mode(0o644);
-            h.set_entry_type(if name.ends_with('/') { tar::EntryType::Directory } else { tar::EntryType::Regular });
+            h.set_entry_type(if name.ends_with('/') {
+                tar::EntryType::Directory
+            } else {
+                tar::EntryType::Regular
+            });
             b.append_data(&mut h, name, *data).unwrap();
         }
         b.into_inner().unwrap()
@@ -560,7 +633,8 @@ mod tests {
 
     #[test]
     fn a_zip_is_read_one_kept_entry_per_step() {
-        let files: &[(&str, &[u8])] = &[("r/a.py", b"a = 1\n"), ("r/x.md", b"x"), ("r/b.py", b"b = 2\n"), ("r/c.py", b"")];
+        let files: &[(&str, &[u8])] =
+            &[("r/a.py", b"a = 1\n"), ("r/x.md", b"x"), ("r/b.py", b"b = 2\n"), ("r/c.py", b"")];
         let z = zip_of(files, zip::CompressionMethod::Deflated);
         let limits = ArchiveLimits::default();
         let mut read = ArchiveRead::new("r.zip", &z, PY, &limits).unwrap();
@@ -581,11 +655,19 @@ mod tests {
 
     #[test]
     fn all_three_formats_give_the_same_files() {
-        let zips = [zip_of(REPO, zip::CompressionMethod::Stored), zip_of(REPO, zip::CompressionMethod::Deflated)];
+        let zips = [
+            zip_of(REPO, zip::CompressionMethod::Stored),
+            zip_of(REPO, zip::CompressionMethod::Deflated),
+        ];
         let tar = tar_of(REPO);
         let tgz = gz(&tar);
         let mut seen = Vec::new();
-        for (bytes, format) in [(&zips[0], ArchiveFormat::Zip), (&zips[1], ArchiveFormat::Zip), (&tar, ArchiveFormat::Tar), (&tgz, ArchiveFormat::TarGz)] {
+        for (bytes, format) in [
+            (&zips[0], ArchiveFormat::Zip),
+            (&zips[1], ArchiveFormat::Zip),
+            (&tar, ArchiveFormat::Tar),
+            (&tgz, ArchiveFormat::TarGz),
+        ] {
             let c = read(bytes).unwrap();
             assert_eq!(c.format, format);
             assert_eq!(c.root.as_deref(), Some("repo"));
@@ -599,7 +681,9 @@ mod tests {
 
     #[test]
     fn the_root_is_stripped_only_when_everything_is_under_it() {
-        let c = read(&zip_of(&[("a.py", b"x"), ("pkg/b.py", b"y")], zip::CompressionMethod::Stored)).unwrap();
+        let c =
+            read(&zip_of(&[("a.py", b"x"), ("pkg/b.py", b"y")], zip::CompressionMethod::Stored))
+                .unwrap();
         assert_eq!((c.root.as_deref(), paths(&c)), (None, vec!["a.py", "pkg/b.py"]));
         // A lone top file is not a directory.
         let c = read(&tar_of(&[("top.py", b"x")])).unwrap();
@@ -614,7 +698,13 @@ mod tests {
     #[test]
     fn several_languages_can_be_kept() {
         let files: &[(&str, &[u8])] = &[("a.py", b""), ("b.rs", b""), ("c.go", b"")];
-        let c = read_archive("t", &tar_of(files), &[Language::Python, Language::Rust], &ArchiveLimits::default()).unwrap();
+        let c = read_archive(
+            "t",
+            &tar_of(files),
+            &[Language::Python, Language::Rust],
+            &ArchiveLimits::default(),
+        )
+        .unwrap();
         assert_eq!(paths(&c), ["a.py", "b.rs"]);
     }
 
@@ -626,13 +716,21 @@ mod tests {
         // A v7 header (no ustar magic) is told by its checksum.
         let mut v7 = tar_of(&[("a.py", b"")]);
         v7[257..265].fill(0);
-        let sum: u32 = v7[..512].iter().enumerate().map(|(i, b)| if (148..156).contains(&i) { 32 } else { u32::from(*b) }).sum();
+        let sum: u32 = v7[..512]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| if (148..156).contains(&i) { 32 } else { u32::from(*b) })
+            .sum();
         v7[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
         assert_eq!(ArchiveFormat::detect(&v7), Some(ArchiveFormat::Tar));
         assert_eq!(ArchiveFormat::detect(&[0u8; 1024]), Some(ArchiveFormat::Tar));
         assert_eq!(ArchiveFormat::detect(&[0u8; 600]), None);
         assert_eq!(ArchiveFormat::detect(b"{\"python\": []}"), None);
-        assert!(is_archive_name("x.TGZ") && is_archive_name("a.tar.gz") && !is_archive_name("a.json.gz"));
+        assert!(
+            is_archive_name("x.TGZ")
+                && is_archive_name("a.tar.gz")
+                && !is_archive_name("a.json.gz")
+        );
     }
 
     fn message(r: Result<ArchiveContents, ArchiveError>) -> String {
@@ -642,8 +740,13 @@ mod tests {
     #[test]
     fn bad_files_are_named() {
         assert_eq!(message(read(b"")), "t.archive: the file is empty");
-        assert!(message(read(b"hello, not an archive")).contains("not a .zip, .tar or .tar.gz archive"));
-        assert_eq!(message(read(&zip_of(&[], zip::CompressionMethod::Stored))), "t.archive: the archive has no entries");
+        assert!(
+            message(read(b"hello, not an archive")).contains("not a .zip, .tar or .tar.gz archive")
+        );
+        assert_eq!(
+            message(read(&zip_of(&[], zip::CompressionMethod::Stored))),
+            "t.archive: the archive has no entries"
+        );
         assert_eq!(message(read(&tar_of(&[]))), "t.archive: the archive has no entries");
         let z = zip_of(REPO, zip::CompressionMethod::Deflated);
         assert!(message(read(&z[..z.len() - 10])).starts_with("t.archive: corrupt zip archive: "));
@@ -656,7 +759,8 @@ mod tests {
         b.append(&h, &b"x"[..]).unwrap();
         let e = message(read(&b.into_inner().unwrap()));
         assert_eq!(e, "t.archive: entry \"../evil.py\" leaves the archive's root (\"..\")");
-        let e = message(read(&zip_of(&[("a/../../evil.py", b"x")], zip::CompressionMethod::Stored)));
+        let e =
+            message(read(&zip_of(&[("a/../../evil.py", b"x")], zip::CompressionMethod::Stored)));
         assert!(e.contains("leaves the archive's root"), "{e}");
     }
 
@@ -671,7 +775,10 @@ mod tests {
         let n = bad.len();
         bad[n - 8] ^= 0xff; // the CRC-32 of the trailer
         let e = read(&bad).unwrap_err();
-        assert!(matches!(e, ArchiveError::CorruptGzip { .. } | ArchiveError::TruncatedGzip { .. }), "{e}");
+        assert!(
+            matches!(e, ArchiveError::CorruptGzip { .. } | ArchiveError::TruncatedGzip { .. }),
+            "{e}"
+        );
     }
 
     #[test]
@@ -701,7 +808,10 @@ mod tests {
         let e = message(read(&patch_zip(z.clone(), 6, 8, 1)));
         assert_eq!(e, "t.archive: a.py: encrypted; encrypted entries cannot be read, pack the archive again without a password");
         let e = message(read(&patch_zip(z, 8, 10, 12)));
-        assert!(e.starts_with("t.archive: a.py: compression method ") && e.contains("not supported"), "{e}");
+        assert!(
+            e.starts_with("t.archive: a.py: compression method ") && e.contains("not supported"),
+            "{e}"
+        );
         // Only kept entries matter: an encrypted image is skipped.
         let z = zip_of(&[("a.py", b"x = 1\n"), ("b.bin", b"\0")], zip::CompressionMethod::Stored);
         let z = patch_zip(z, 6, 8, 0); // no-op patch keeps it readable
@@ -713,10 +823,14 @@ mod tests {
         let big = vec![b'#'; 5000];
         let limits = ArchiveLimits { max_input_bytes: 6000, ..ArchiveLimits::default() };
         let files: &[(&str, &[u8])] = &[("a.py", &big), ("b.py", &big), ("c.txt", &big)];
-        let e = read_archive("t", &zip_of(files, zip::CompressionMethod::Deflated), PY, &limits).unwrap_err();
+        let e = read_archive("t", &zip_of(files, zip::CompressionMethod::Deflated), PY, &limits)
+            .unwrap_err();
         assert_eq!(e.to_string(), "t: the 2 source files hold 10000 bytes uncompressed (0.0 MiB), over the limit of 0 MiB; pack only the directory to curate");
         let e = read_archive("t", &gz(&tar_of(files)), PY, &limits).unwrap_err();
-        assert!(matches!(e, ArchiveError::TooLarge { files: 2, bytes: 10000, partial: true, .. }), "{e}");
+        assert!(
+            matches!(e, ArchiveError::TooLarge { files: 2, bytes: 10000, partial: true, .. }),
+            "{e}"
+        );
         let limits = ArchiveLimits { max_entries: 2, ..ArchiveLimits::default() };
         let e = read_archive("t", &tar_of(files), PY, &limits).unwrap_err();
         assert_eq!(e.to_string(), "t: more than 2 entries; refused");
@@ -738,6 +852,9 @@ mod tests {
             z[i + at..i + at + 4].copy_from_slice(&3u32.to_le_bytes());
         }
         let e = read(&z).unwrap_err();
-        assert!(matches!(e, ArchiveError::SizeMismatch { .. } | ArchiveError::CorruptZip { .. }), "{e}");
+        assert!(
+            matches!(e, ArchiveError::SizeMismatch { .. } | ArchiveError::CorruptZip { .. }),
+            "{e}"
+        );
     }
 }

@@ -22,9 +22,11 @@ impl Descriptions {
 
     /// Read `{"name": "description", ...}`; `origin` names the file in errors.
     pub fn from_json(bytes: &[u8], origin: &str) -> Result<Descriptions, CurateError> {
-        let bad = |message: String| CurateError::Descriptions { origin: origin.to_string(), message };
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|e| bad(format!("invalid JSON at line {}, column {}", e.line(), e.column())))?;
+        let bad =
+            |message: String| CurateError::Descriptions { origin: origin.to_string(), message };
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+            bad(format!("invalid JSON at line {}, column {}", e.line(), e.column()))
+        })?;
         let Value::Object(obj) = value else {
             return Err(bad("expected an object {\"function name\": \"description\"}".to_string()));
         };
@@ -116,7 +118,10 @@ pub fn description_from_reply(reply: &str) -> Option<String> {
     }
     // Point 4 may go on over a few lines; keep them up to a blank line.
     let mut last = end;
-    while last + 1 < lines.len() && !lines[last + 1].trim().is_empty() && !lines[last + 1].starts_with("```") {
+    while last + 1 < lines.len()
+        && !lines[last + 1].trim().is_empty()
+        && !lines[last + 1].starts_with("```")
+    {
         last += 1;
     }
     let body: Vec<&str> = lines[start..=last].iter().map(|l| l.trim_end()).collect();
@@ -147,7 +152,9 @@ mod tests {
     fn prompt_holds_the_code_and_the_four_points() {
         let p = annotation_prompt("fn add(a: i32) -> i32 { a + 1 }", Language::Rust);
         assert!(p.contains("```rust\nfn add(a: i32) -> i32 { a + 1 }\n```"));
-        for point in ["**Purpose**", "**Input**", "**Output**", "**Procedure**", "Do not mention the name"] {
+        for point in
+            ["**Purpose**", "**Input**", "**Output**", "**Procedure**", "Do not mention the name"]
+        {
             assert!(p.contains(point), "{point}");
         }
     }

@@ -110,7 +110,12 @@ pub(crate) fn collect(
     }
     let total: u64 = picked.iter().map(|(_, f)| f.bytes.len() as u64).sum();
     if total > max_bytes {
-        return Err(CurateError::TooLarge { language, bytes: total, limit: max_bytes, files: picked.len() });
+        return Err(CurateError::TooLarge {
+            language,
+            bytes: total,
+            limit: max_bytes,
+            files: picked.len(),
+        });
     }
     // Python sorts str paths by code point; UTF-8 byte order is the same.
     picked.sort_by(|a, b| a.0.cmp(&b.0));
@@ -126,7 +131,8 @@ pub(crate) fn collect(
             }
             Err(e) => {
                 undecodable += 1;
-                warnings.push(CurateWarning::NotUtf8 { path: path.clone(), at_byte: e.valid_up_to() });
+                warnings
+                    .push(CurateWarning::NotUtf8 { path: path.clone(), at_byte: e.valid_up_to() });
             }
         }
     }
@@ -156,7 +162,10 @@ mod tests {
         ];
         let mut w = Vec::new();
         let c = collect(&files, Language::Python, "src/pkg", 1 << 20, &mut w).unwrap();
-        assert_eq!(c.keys().collect::<Vec<_>>(), ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/sub/e.py"]);
+        assert_eq!(
+            c.keys().collect::<Vec<_>>(),
+            ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/sub/e.py"]
+        );
         let c = collect(&files, Language::Python, ".", 1 << 20, &mut w).unwrap();
         assert_eq!(c.len(), 5);
         assert!(w.is_empty());
@@ -164,7 +173,12 @@ mod tests {
 
     #[test]
     fn languages_and_directories_of_an_input() {
-        let files = [file("src/a.go", b""), file("src/x/b.go", b""), file("tools/c.py", b""), file("d.h", b"")];
+        let files = [
+            file("src/a.go", b""),
+            file("src/x/b.go", b""),
+            file("tools/c.py", b""),
+            file("d.h", b""),
+        ];
         let counts = count_by_language(&files);
         assert_eq!(counts[0], (Language::Go, 2));
         assert_eq!(&counts[1..3], [(Language::Python, 1), (Language::Cpp, 1)]);
@@ -181,7 +195,11 @@ mod tests {
         assert_eq!(normalize_entry(None).unwrap(), ".");
         assert_eq!(normalize_entry(Some("./src/")).unwrap(), "src");
         assert!(normalize_entry(Some("../x")).is_err());
-        assert!(under_entry("src/a.py", "src") && !under_entry("srcx/a.py", "src") && !under_entry("src", "src"));
+        assert!(
+            under_entry("src/a.py", "src")
+                && !under_entry("srcx/a.py", "src")
+                && !under_entry("src", "src")
+        );
     }
 
     #[test]
@@ -202,7 +220,8 @@ mod tests {
         assert_eq!(e.to_string(), "all 1 rust files are binary or not UTF-8; nothing to curate");
         let e = collect(&[file("a.rs", &[b'x'; 11])], Language::Rust, ".", 10, &mut w).unwrap_err();
         assert!(e.to_string().starts_with("the 1 rust files hold 11 bytes (0.0 MiB)"), "{e}");
-        let e = collect(&[file("a.rs", b""), file("./a.rs", b"")], Language::Rust, ".", 10, &mut w).unwrap_err();
+        let e = collect(&[file("a.rs", b""), file("./a.rs", b"")], Language::Rust, ".", 10, &mut w)
+            .unwrap_err();
         assert_eq!(e.to_string(), "the input lists a.rs twice");
         let e = collect(&[file("../a.rs", b"")], Language::Rust, ".", 10, &mut w).unwrap_err();
         assert_eq!(e.to_string(), "input path \"../a.rs\" leaves the repository root");

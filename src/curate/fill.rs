@@ -48,9 +48,11 @@ impl CurateReport {
                 n.description = d.to_string();
             }
         }
-        self.repo.needles = self.sampled.iter().filter(|n| !n.description.is_empty()).cloned().collect();
+        self.repo.needles =
+            self.sampled.iter().filter(|n| !n.description.is_empty()).cloned().collect();
 
-        let described = |name: &str| self.sampled.iter().any(|n| n.name == name && !n.description.is_empty());
+        let described =
+            |name: &str| self.sampled.iter().any(|n| n.name == name && !n.description.is_empty());
         self.warnings.retain(|w| match w {
             CurateWarning::MissingDescription { name, .. } => !described(name),
             CurateWarning::FewerNeedles { .. } => false,
@@ -89,7 +91,9 @@ mod tests {
                 let mut text = format!("package calc\n\n// File {f}.\n");
                 for i in 0..4 {
                     let k = f * 4 + i;
-                    text.push_str(&format!("func step{k}(v int) int {{\n\tw := v * {k}\n\treturn w - {f}\n}}\n\n"));
+                    text.push_str(&format!(
+                        "func step{k}(v int) int {{\n\tw := v * {k}\n\treturn w - {f}\n}}\n\n"
+                    ));
                 }
                 SourceFile::new(format!("calc/f{f}.go"), text.into_bytes())
             })
@@ -117,7 +121,8 @@ mod tests {
         assert_eq!(jobs[0].prompt, annotation_prompt(&code, Language::Go));
         assert_eq!((jobs[0].start_line, jobs[0].end_line), (first.start_line, first.end_line));
 
-        let some: Descriptions = none.sampled[..3].iter().map(|n| (n.name.clone(), text(&n.name))).collect();
+        let some: Descriptions =
+            none.sampled[..3].iter().map(|n| (n.name.clone(), text(&n.name))).collect();
         assert_eq!(curate(&some).describe_jobs(), jobs[3..].to_vec());
     }
 
@@ -148,7 +153,9 @@ mod tests {
         assert_eq!(applied, expected);
         assert_eq!(applied.repo.needles.len(), 6);
         assert!(applied.warnings.contains(&CurateWarning::FewerNeedles { kept: 6, sampled: 10 }));
-        assert!(applied.warnings.contains(&CurateWarning::UnusedDescription { name: "stray".into() }));
+        assert!(applied
+            .warnings
+            .contains(&CurateWarning::UnusedDescription { name: "stray".into() }));
 
         // Completing everything clears the warnings about descriptions.
         let rest: Descriptions = names.iter().map(|n| (n.clone(), text(n))).collect();

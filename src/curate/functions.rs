@@ -68,7 +68,11 @@ impl FunctionWalk {
     }
 
     /// Analyse the next file of the order; false once none is left.
-    pub fn step(&mut self, language: Language, content: &IndexMap<String, String>) -> Result<bool, CurateError> {
+    pub fn step(
+        &mut self,
+        language: Language,
+        content: &IndexMap<String, String>,
+    ) -> Result<bool, CurateError> {
         let Some(path) = self.order.get(self.next) else { return Ok(false) };
         self.next += 1;
         let Some(code) = content.get(path) else { return Ok(true) };
@@ -110,7 +114,8 @@ fn function_name(node: Node, language: Language, src: &[u8]) -> String {
     } else {
         node.child_by_field_name("name")
     };
-    name.map(|n| String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned()).unwrap_or_default()
+    name.map(|n| String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned())
+        .unwrap_or_default()
 }
 
 /// C4: comment bytes of the function parsed alone, over its bytes.
@@ -140,7 +145,10 @@ mod tests {
         .collect();
         let fns = analyze(Language::Python, &content, &["a.py", "b.py"]).unwrap();
         let f = &fns["a.py"][0];
-        assert_eq!((f.name.as_str(), f.start_line, f.end_line, f.start_byte, f.end_byte), ("f", 1, 3, 12, 33));
+        assert_eq!(
+            (f.name.as_str(), f.start_line, f.end_line, f.start_byte, f.end_byte),
+            ("f", 1, 3, 12, 33)
+        );
         assert_eq!((f.global_start_byte, f.global_start_line), (Some(12), Some(1)));
         let g = &fns["b.py"][0];
         // In-file bytes: "s = 'é'\n" is 9 bytes; a.py has 31 code points, 3 lines + 1.
@@ -155,8 +163,10 @@ mod tests {
 
     #[test]
     fn cpp_names_are_the_inner_declarator() {
-        let src = "static int add(int a, int b) { return a + b; } // c\nint *ptr(void) { return 0; }\n";
-        let content: IndexMap<String, String> = [("x.cc".to_string(), src.to_string())].into_iter().collect();
+        let src =
+            "static int add(int a, int b) { return a + b; } // c\nint *ptr(void) { return 0; }\n";
+        let content: IndexMap<String, String> =
+            [("x.cc".to_string(), src.to_string())].into_iter().collect();
         let fns = analyze(Language::Cpp, &content, &["x.cc"]).unwrap();
         let names: Vec<&str> = fns["x.cc"].iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["add"]);

@@ -37,7 +37,10 @@ use std::fmt;
 use indexmap::IndexMap;
 use thiserror::Error;
 
-pub use archive::{is_archive_name, read_archive, ArchiveContents, ArchiveRead, ArchiveError, ArchiveFormat, ArchiveLimits};
+pub use archive::{
+    is_archive_name, read_archive, ArchiveContents, ArchiveError, ArchiveFormat, ArchiveLimits,
+    ArchiveRead,
+};
 pub use deps::Dependency;
 pub use describe::{annotation_prompt, description_from_reply, Descriptions};
 pub use files::{count_by_language, directories_of, has_language_suffix, language_suffixes};
@@ -123,7 +126,9 @@ pub enum CurateError {
     TooLarge { language: Language, bytes: u64, limit: u64, files: usize },
     #[error("{repo}: no {language} functions found in {files} files ({hint})", hint = query_hint(*language))]
     NoFunctions { repo: String, language: Language, files: usize },
-    #[error("{repo}: the content has {chars} characters, too small to spread needles over {bins} bins")]
+    #[error(
+        "{repo}: the content has {chars} characters, too small to spread needles over {bins} bins"
+    )]
     TooSmall { repo: String, chars: usize, bins: usize },
     #[error(
         "{repo}: only {candidates} of {functions} functions can be needles, {needed} are needed (a needle has a name no other function has, at most {max} bytes, and is the first function of its 1/{bins} of the repository)",
@@ -143,9 +148,13 @@ pub enum CurateError {
 fn query_hint(language: Language) -> &'static str {
     match language {
         Language::Python => "only `def` functions count",
-        Language::Cpp => "only definitions whose name is a plain identifier count, not `A::f` or operators",
+        Language::Cpp => {
+            "only definitions whose name is a plain identifier count, not `A::f` or operators"
+        }
         Language::Java => "only method declarations count",
-        Language::TypeScript => "only `function` declarations count, not methods or arrow functions",
+        Language::TypeScript => {
+            "only `function` declarations count, not methods or arrow functions"
+        }
         Language::Rust => "only `fn` items count",
         Language::Go => "only `func` declarations count, not methods",
     }
@@ -282,7 +291,11 @@ struct Analysing {
 }
 
 impl<'a> Curation<'a> {
-    pub fn new(files: &'a [SourceFile], opts: &'a CurateOptions, descriptions: &'a Descriptions) -> Curation<'a> {
+    pub fn new(
+        files: &'a [SourceFile],
+        opts: &'a CurateOptions,
+        descriptions: &'a Descriptions,
+    ) -> Curation<'a> {
         Curation { files, opts, descriptions, analysing: None }
     }
 
@@ -297,12 +310,25 @@ impl<'a> Curation<'a> {
         let Some(mut a) = self.analysing.take() else {
             let entry = files::normalize_entry(self.opts.entry.as_deref())?;
             let mut warnings = Vec::new();
-            let content = files::collect(self.files, language, &entry, self.opts.max_input_bytes, &mut warnings)?;
+            let content = files::collect(
+                self.files,
+                language,
+                &entry,
+                self.opts.max_input_bytes,
+                &mut warnings,
+            )?;
             let skipped_files = warnings.len();
             let dependency = deps::analyze(language, &content, &entry, &mut warnings)?;
             let order = topological_sort(&dependency).into_iter().map(str::to_string).collect();
             let walk = functions::FunctionWalk::new(order);
-            self.analysing = Some(Box::new(Analysing { entry, warnings, skipped_files, content, dependency, walk }));
+            self.analysing = Some(Box::new(Analysing {
+                entry,
+                warnings,
+                skipped_files,
+                content,
+                dependency,
+                walk,
+            }));
             return Ok(CurationStep::More(self));
         };
         if a.walk.step(language, &a.content)? {
@@ -319,7 +345,11 @@ impl<'a> Curation<'a> {
         let functions = walk.finish();
         let nfunctions: usize = functions.values().map(Vec::len).sum();
         if nfunctions == 0 {
-            return Err(CurateError::NoFunctions { repo: opts.repo.clone(), language, files: content.len() });
+            return Err(CurateError::NoFunctions {
+                repo: opts.repo.clone(),
+                language,
+                files: content.len(),
+            });
         }
         let candidates = needles::candidates(&opts.repo, &content, &functions)?;
         if candidates.len() < NEEDLES_PER_REPO {
@@ -413,7 +443,9 @@ pub fn append_repo(dataset: &mut Dataset, language: Language, repo: Repo) -> boo
 pub fn strip_common_root(files: &mut [SourceFile]) -> Option<String> {
     let first = files.first()?.path.trim_start_matches("./").split('/').next()?.to_string();
     let prefix = format!("{first}/");
-    if first.is_empty() || !files.iter().all(|f| f.path.trim_start_matches("./").starts_with(&prefix)) {
+    if first.is_empty()
+        || !files.iter().all(|f| f.path.trim_start_matches("./").starts_with(&prefix))
+    {
         return None;
     }
     for f in files.iter_mut() {
@@ -432,9 +464,15 @@ pub fn read_source_dir(
 ) -> Result<Vec<SourceFile>, CurateError> {
     let entry = files::normalize_entry(entry)?;
     let top = if entry == "." { root.to_path_buf() } else { root.join(&entry) };
-    let io = |p: &std::path::Path, e: std::io::Error| CurateError::Io { path: p.display().to_string(), message: e.to_string() };
+    let io = |p: &std::path::Path, e: std::io::Error| CurateError::Io {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
     if !top.is_dir() {
-        return Err(CurateError::Io { path: top.display().to_string(), message: "not a directory".to_string() });
+        return Err(CurateError::Io {
+            path: top.display().to_string(),
+            message: "not a directory".to_string(),
+        });
     }
     let mut out = Vec::new();
     let mut stack = vec![top];
@@ -448,7 +486,8 @@ pub fn read_source_dir(
                 continue;
             }
             let Ok(rel) = path.strip_prefix(root) else { continue };
-            let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            let rel: Vec<String> =
+                rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
             let rel = rel.join("/");
             if !has_language_suffix(&rel, language) || path.is_dir() {
                 continue;

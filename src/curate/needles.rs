@@ -98,7 +98,8 @@ mod tests {
     #[test]
     fn unique_short_first_in_bin() {
         // 640 code points: bins of 10.
-        let content: IndexMap<String, String> = [("a".to_string(), "x".repeat(640))].into_iter().collect();
+        let content: IndexMap<String, String> =
+            [("a".to_string(), "x".repeat(640))].into_iter().collect();
         let functions: IndexMap<String, Vec<Function>> = [(
             "a".to_string(),
             vec![
@@ -115,9 +116,13 @@ mod tests {
         let c = candidates("o/r", &content, &functions).unwrap();
         let names: Vec<&str> = c.iter().map(|(_, f)| f.name.as_str()).collect();
         assert_eq!(names, ["first", "limit"]);
-        let small: IndexMap<String, String> = [("a".to_string(), "é".repeat(63))].into_iter().collect();
+        let small: IndexMap<String, String> =
+            [("a".to_string(), "é".repeat(63))].into_iter().collect();
         let e = candidates("o/r", &small, &functions).unwrap_err().to_string();
-        assert_eq!(e, "o/r: the content has 63 characters, too small to spread needles over 64 bins");
+        assert_eq!(
+            e,
+            "o/r: the content has 63 characters, too small to spread needles over 64 bins"
+        );
     }
 
     #[test]

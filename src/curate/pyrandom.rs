@@ -58,7 +58,8 @@ impl PyRandom {
         }
         for _ in 0..N - 1 {
             let prev = self.mt[i - 1];
-            self.mt[i] = (self.mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            self.mt[i] = (self.mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941))
+                .wrapping_sub(i as u32);
             i += 1;
             if i >= N {
                 self.mt[0] = self.mt[N - 1];
@@ -161,7 +162,10 @@ mod tests {
         let mut r = PyRandom::new(5489);
         assert_eq!([r.next_u32(), r.next_u32(), r.next_u32()], [3382763572, 956215839, 417760592]);
         let mut r = PyRandom::new(0);
-        assert_eq!([r.next_u32(), r.next_u32(), r.next_u32()], [3626764237, 1654615998, 3255389356]);
+        assert_eq!(
+            [r.next_u32(), r.next_u32(), r.next_u32()],
+            [3626764237, 1654615998, 3255389356]
+        );
         // A seed above 2**32 is split into two key words.
         let mut r = PyRandom::new((1 << 40) + 7);
         assert_eq!([r.next_u32(), r.next_u32()], [2635837658, 3209733218]);
@@ -174,7 +178,8 @@ mod tests {
     #[test]
     fn randbelow_matches_cpython() {
         let mut r = PyRandom::new(7);
-        let got: Vec<u64> = [1u64, 2, 3, 1000, (1 << 31) + 5].iter().map(|&n| r.randbelow(n)).collect();
+        let got: Vec<u64> =
+            [1u64, 2, 3, 1000, (1 << 31) + 5].iter().map(|&n| r.randbelow(n)).collect();
         assert_eq!(got, [0, 0, 1, 666, 207388624]);
     }
 
@@ -182,7 +187,10 @@ mod tests {
     fn sample_matches_cpython_pool_and_set_paths() {
         let seed = 1699660289; // zlib.crc32(b"psf/black")
         let pop: Vec<u32> = (0..40).collect(); // n <= 85: pool
-        assert_eq!(PyRandom::new(seed).sample(&pop, 10).unwrap(), [26, 15, 13, 35, 28, 4, 0, 39, 32, 34]);
+        assert_eq!(
+            PyRandom::new(seed).sample(&pop, 10).unwrap(),
+            [26, 15, 13, 35, 28, 4, 0, 39, 32, 34]
+        );
         let pop: Vec<u32> = (0..200).collect(); // n > 85: set
         assert_eq!(
             PyRandom::new(seed).sample(&pop, 10).unwrap(),

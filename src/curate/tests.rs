@@ -33,7 +33,11 @@ fn opts() -> CurateOptions {
 }
 
 fn all_described(report: &CurateReport) -> Descriptions {
-    report.sampled.iter().map(|n| (n.name.clone(), format!("\n1. **Purpose**: {}.\n", n.name.len()))).collect()
+    report
+        .sampled
+        .iter()
+        .map(|n| (n.name.clone(), format!("\n1. **Purpose**: {}.\n", n.name.len())))
+        .collect()
 }
 
 #[test]
@@ -124,9 +128,17 @@ fn missing_and_unused_descriptions_are_warnings() {
     assert_eq!(r.repo.needles.len(), 9);
     assert!(r.repo.needles.iter().all(|n| n.name != dropped && !n.description.is_empty()));
     let shown: Vec<String> = r.warnings.iter().map(ToString::to_string).collect();
-    assert!(shown.iter().any(|w| w.starts_with(&format!("needle {dropped} (pkg/")) && w.ends_with("has no description; left out")), "{shown:?}");
-    assert!(shown.contains(&"only 9 of the 10 sampled needles have a description; the repo has 9 needles".to_string()));
-    assert!(shown.contains(&"description for \"not_a_needle\" unused: it is not a sampled needle".to_string()));
+    assert!(
+        shown.iter().any(|w| w.starts_with(&format!("needle {dropped} (pkg/"))
+            && w.ends_with("has no description; left out")),
+        "{shown:?}"
+    );
+    assert!(shown.contains(
+        &"only 9 of the 10 sampled needles have a description; the repo has 9 needles".to_string()
+    ));
+    assert!(shown.contains(
+        &"description for \"not_a_needle\" unused: it is not a sampled needle".to_string()
+    ));
     let template: serde_json::Value = serde_json::from_str(&r.description_template()).unwrap();
     assert_eq!(template[&dropped], "");
     assert_eq!(template.as_object().unwrap().len(), 10);
@@ -152,7 +164,10 @@ fn errors_say_what_is_wrong() {
     assert!(e.starts_with("demo/pkg: only 7 of 7 functions can be needles, 10 are needed"), "{e}");
     let tiny = [SourceFile::new("pkg/x.py", b"def f(): pass\n".to_vec())];
     let e = curate_repo(&tiny, &opts(), &none).unwrap_err().to_string();
-    assert_eq!(e, "demo/pkg: the content has 14 characters, too small to spread needles over 64 bins");
+    assert_eq!(
+        e,
+        "demo/pkg: the content has 14 characters, too small to spread needles over 64 bins"
+    );
     let mut bad = opts();
     bad.entry = Some("../up".to_string());
     let e = curate_repo(&python_repo(14), &bad, &none).unwrap_err().to_string();
@@ -165,12 +180,18 @@ fn skipped_files_are_reported() {
     files.push(SourceFile::new("pkg/latin1.py", b"s = '\xe9'\n".to_vec()));
     let r = curate_repo(&files, &opts(), &Descriptions::new()).unwrap();
     assert_eq!(r.stats.skipped_files, 1);
-    assert_eq!(r.warnings[0].to_string(), "pkg/latin1.py: skipped, binary or not UTF-8 (invalid byte at offset 5)");
+    assert_eq!(
+        r.warnings[0].to_string(),
+        "pkg/latin1.py: skipped, binary or not UTF-8 (invalid byte at offset 5)"
+    );
 }
 
 #[test]
 fn common_root_is_stripped() {
-    let mut files = vec![SourceFile::new("repo/a.py", b"".to_vec()), SourceFile::new("./repo/pkg/b.py", b"".to_vec())];
+    let mut files = vec![
+        SourceFile::new("repo/a.py", b"".to_vec()),
+        SourceFile::new("./repo/pkg/b.py", b"".to_vec()),
+    ];
     assert_eq!(strip_common_root(&mut files).as_deref(), Some("repo"));
     assert_eq!(files[0].path, "a.py");
     assert_eq!(files[1].path, "pkg/b.py");

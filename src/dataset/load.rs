@@ -124,7 +124,12 @@ impl<'a> DatasetLoader<'a> {
                 total: self.input.len(),
                 repos: 0,
             },
-            None => LoadProgress { phase: Phase::Reading, done: self.pos, total: self.json().len(), repos: self.count },
+            None => LoadProgress {
+                phase: Phase::Reading,
+                done: self.pos,
+                total: self.json().len(),
+                repos: self.count,
+            },
         }
     }
 
@@ -143,7 +148,10 @@ impl<'a> DatasetLoader<'a> {
                 Ok(0) => self.inflater = None,
                 Ok(_) => {}
                 Err(e) => {
-                    self.result = Some(Err(DatasetError::Gzip { origin: self.origin.clone(), message: e.to_string() }));
+                    self.result = Some(Err(DatasetError::Gzip {
+                        origin: self.origin.clone(),
+                        message: e.to_string(),
+                    }));
                 }
             }
             if self.inflated.len() - old < want && self.result.is_none() {
@@ -162,7 +170,9 @@ impl<'a> DatasetLoader<'a> {
     /// Read whatever is left and return the dataset.
     pub fn finish(mut self) -> Result<Dataset, DatasetError> {
         while !self.step(64 << 20) {}
-        self.result.take().unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
+        self.result
+            .take()
+            .unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
     }
 
     fn json(&self) -> &[u8] {
@@ -205,7 +215,9 @@ impl<'a> DatasetLoader<'a> {
                     return 1;
                 }
                 let Some(end) = string_end(json, p) else { return self.fall_back() };
-                let Ok(key) = serde_json::from_slice::<String>(&json[p..end]) else { return self.fall_back() };
+                let Ok(key) = serde_json::from_slice::<String>(&json[p..end]) else {
+                    return self.fall_back();
+                };
                 p = end;
                 ws(&mut p);
                 if json.get(p) != Some(&b':') {
@@ -220,7 +232,8 @@ impl<'a> DatasetLoader<'a> {
                 }
                 if Language::from_name(&key).is_err() && self.schema_error.is_none() {
                     let origin = self.origin.clone();
-                    self.schema_error = Some(DatasetError::UnknownLanguage { origin, key: key.clone() });
+                    self.schema_error =
+                        Some(DatasetError::UnknownLanguage { origin, key: key.clone() });
                 }
                 self.key = key;
                 self.repos = Vec::new();
@@ -483,10 +496,16 @@ mod tests {
         for budget in [1, 7, 4096, 1 << 30] {
             assert_eq!(stepped(GOOD.as_bytes(), budget).unwrap(), want, "budget {budget}");
         }
-        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(GOOD).unwrap()).unwrap();
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(GOOD).unwrap()).unwrap();
         assert_eq!(stepped(pretty.as_bytes(), 100).unwrap(), want);
-        for text in ["{}", " { } ", r#"{"python": []}"#, r#"{"python":[],"go":[ ]}"#, r#"{"python": [], "python": []}"#]
-        {
+        for text in [
+            "{}",
+            " { } ",
+            r#"{"python": []}"#,
+            r#"{"python":[],"go":[ ]}"#,
+            r#"{"python": [], "python": []}"#,
+        ] {
             assert_eq!(stepped(text.as_bytes(), 3), whole(text.as_bytes()), "{text}");
         }
     }
@@ -502,7 +521,10 @@ mod tests {
             last = p.done;
         }
         let repos = whole(GOOD.as_bytes()).unwrap().languages.values().map(Vec::len).sum::<usize>();
-        assert_eq!(l.progress(), LoadProgress { phase: Phase::Finished, done: GOOD.len(), total: GOOD.len(), repos });
+        assert_eq!(
+            l.progress(),
+            LoadProgress { phase: Phase::Finished, done: GOOD.len(), total: GOOD.len(), repos }
+        );
     }
 
     #[test]
@@ -553,9 +575,19 @@ mod tests {
 
     #[test]
     fn top_level_shapes_fall_back_to_the_whole_reader() {
-        for text in ["[]", "3", r#"{"python": {}}"#, r#"{"python": [], }"#, r#"{"python": [{}],}"#, r#"{"python": [ , ]}"#,
-            r#"{"python": []} x"#, r#"{"kotlin": []}"#, r#"{"python": [1]}"#, "", "  "]
-        {
+        for text in [
+            "[]",
+            "3",
+            r#"{"python": {}}"#,
+            r#"{"python": [], }"#,
+            r#"{"python": [{}],}"#,
+            r#"{"python": [ , ]}"#,
+            r#"{"python": []} x"#,
+            r#"{"kotlin": []}"#,
+            r#"{"python": [1]}"#,
+            "",
+            "  ",
+        ] {
             assert_eq!(stepped(text.as_bytes(), 2), whole(text.as_bytes()), "{text}");
         }
     }

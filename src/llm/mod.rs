@@ -18,9 +18,9 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 mod needles;
-pub use needles::{describe_needles, Described, Progress};
 #[cfg(not(target_arch = "wasm32"))]
 pub use needles::describe_needles_blocking;
+pub use needles::{describe_needles, Described, Progress};
 
 /// The system message: the annotation prompt (the user message) says
 /// everything else.
@@ -93,10 +93,14 @@ impl ApiSettings {
     pub fn validate(&self) -> Result<(), LlmError> {
         let base = self.base_url.trim();
         if base.is_empty() {
-            return Err(LlmError::Settings("the base URL is empty (e.g. https://api.openai.com/v1)".into()));
+            return Err(LlmError::Settings(
+                "the base URL is empty (e.g. https://api.openai.com/v1)".into(),
+            ));
         }
         if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(LlmError::Settings(format!("the base URL {base:?} must start with http:// or https://")));
+            return Err(LlmError::Settings(format!(
+                "the base URL {base:?} must start with http:// or https://"
+            )));
         }
         if self.model.trim().is_empty() {
             return Err(LlmError::Settings("the model name is empty".into()));
@@ -180,9 +184,18 @@ impl fmt::Debug for HttpRequest {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
-            .map(|(k, v)| (k.as_str(), if k.eq_ignore_ascii_case("authorization") { "<hidden>" } else { v.as_str() }))
+            .map(|(k, v)| {
+                (
+                    k.as_str(),
+                    if k.eq_ignore_ascii_case("authorization") { "<hidden>" } else { v.as_str() },
+                )
+            })
             .collect();
-        f.debug_struct("HttpRequest").field("url", &self.url).field("headers", &headers).field("body", &self.body).finish()
+        f.debug_struct("HttpRequest")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("body", &self.body)
+            .finish()
     }
 }
 
@@ -223,7 +236,10 @@ impl LlmError {
     pub fn repeats_for_every_request(&self) -> bool {
         matches!(
             self,
-            LlmError::Settings(_) | LlmError::Transport { .. } | LlmError::BadKey { .. } | LlmError::NotFound { .. }
+            LlmError::Settings(_)
+                | LlmError::Transport { .. }
+                | LlmError::BadKey { .. }
+                | LlmError::NotFound { .. }
         )
     }
 }
@@ -261,7 +277,9 @@ fn api_message(body: &str) -> Option<String> {
         Value::Object(o) => o.get("message").and_then(Value::as_str).map(str::to_string),
         _ => None,
     };
-    found.or_else(|| v["message"].as_str().map(str::to_string)).or_else(|| v["detail"].as_str().map(str::to_string))
+    found
+        .or_else(|| v["message"].as_str().map(str::to_string))
+        .or_else(|| v["detail"].as_str().map(str::to_string))
 }
 
 /// The content of the first choice of a reply to `settings.request(…)`.
@@ -301,7 +319,8 @@ pub fn reply_content(settings: &ApiSettings, reply: &HttpReply) -> Result<String
 /// The needle description in a reply to an annotation prompt.
 pub fn description_of(settings: &ApiSettings, reply: &HttpReply) -> Result<String, LlmError> {
     let content = reply_content(settings, reply)?;
-    description_from_reply(&content).ok_or_else(|| LlmError::NoPoints { snippet: snippet(&content) })
+    description_from_reply(&content)
+        .ok_or_else(|| LlmError::NoPoints { snippet: snippet(&content) })
 }
 
 #[cfg(test)]
@@ -324,7 +343,8 @@ mod tests {
         HttpReply { status, retry_after: None, body: body.into() }
     }
 
-    const FOUR: &str = "1. **Purpose**: a.\n2. **Input**: b.\n3. **Output**: c.\n4. **Procedure**: d.";
+    const FOUR: &str =
+        "1. **Purpose**: a.\n2. **Input**: b.\n3. **Output**: c.\n4. **Procedure**: d.";
 
     #[test]
     fn builds_the_request() {
@@ -359,7 +379,8 @@ mod tests {
         // Stored by the browser: round-trips, older stored values still load.
         let back: ApiSettings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
-        let old: ApiSettings = serde_json::from_str(r#"{"base_url": "http://x/v1", "model": "m"}"#).unwrap();
+        let old: ApiSettings =
+            serde_json::from_str(r#"{"base_url": "http://x/v1", "model": "m"}"#).unwrap();
         assert_eq!(old.timeout_secs, DEFAULT_TIMEOUT_SECS);
         assert_eq!(old.temperature, Some(0.0));
     }
@@ -393,7 +414,14 @@ mod tests {
         let s = settings();
         let url = "https://api.example.com/v1/chat/completions";
         let e = reply_content(&s, &status(401, r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#)).unwrap_err();
-        assert_eq!(e, LlmError::BadKey { url: url.into(), status: 401, message: Some("Incorrect API key provided".into()) });
+        assert_eq!(
+            e,
+            LlmError::BadKey {
+                url: url.into(),
+                status: 401,
+                message: Some("Incorrect API key provided".into())
+            }
+        );
         assert_eq!(
             e.to_string(),
             format!("{url}: HTTP 401, the API key was refused: Incorrect API key provided; check the key (and that it may use this model)")
@@ -410,13 +438,27 @@ mod tests {
         let mut limited = status(429, r#"{"message": "slow down"}"#);
         limited.retry_after = Some("20".into());
         let e = reply_content(&s, &limited).unwrap_err();
-        assert_eq!(e, LlmError::RateLimited { url: url.into(), retry_after: Some("20".into()), message: Some("slow down".into()) });
+        assert_eq!(
+            e,
+            LlmError::RateLimited {
+                url: url.into(),
+                retry_after: Some("20".into()),
+                message: Some("slow down".into())
+            }
+        );
         assert!(e.to_string().contains("rate limited (Retry-After: 20): slow down"), "{e}");
 
         let e = reply_content(&s, &status(500, "<html>Internal Server Error</html>")).unwrap_err();
         assert_eq!(e.to_string(), format!("{url}: HTTP 500: <html>Internal Server Error</html>"));
         let e = reply_content(&s, &status(502, r#"{"detail": "upstream down"}"#)).unwrap_err();
-        assert_eq!(e, LlmError::Status { url: url.into(), status: 502, message: Some("upstream down".into()) });
+        assert_eq!(
+            e,
+            LlmError::Status {
+                url: url.into(),
+                status: 502,
+                message: Some("upstream down".into())
+            }
+        );
     }
 
     #[test]
@@ -429,24 +471,38 @@ mod tests {
         assert!(e.to_string().contains("is not JSON: \"<!doctype html>xxx"), "{e}");
 
         let e = reply_content(&s, &status(200, r#"{"choices": []}"#)).unwrap_err();
-        assert!(matches!(&e, LlmError::NoContent { detail, .. } if detail == "no choices"), "{e:?}");
+        assert!(
+            matches!(&e, LlmError::NoContent { detail, .. } if detail == "no choices"),
+            "{e:?}"
+        );
         let e = reply_content(&s, &status(200, r#"{"object": "list"}"#)).unwrap_err();
-        assert!(matches!(&e, LlmError::NoContent { detail, .. } if detail == "no choices"), "{e:?}");
+        assert!(
+            matches!(&e, LlmError::NoContent { detail, .. } if detail == "no choices"),
+            "{e:?}"
+        );
         let e = reply_content(&s, &status(200, r#"{"choices": "nope"}"#)).unwrap_err();
-        assert!(matches!(&e, LlmError::NoContent { detail, .. } if detail.starts_with("unexpected JSON shape")), "{e:?}");
+        assert!(
+            matches!(&e, LlmError::NoContent { detail, .. } if detail.starts_with("unexpected JSON shape")),
+            "{e:?}"
+        );
         let cut = r#"{"choices": [{"message": {"content": null}, "finish_reason": "length"}]}"#;
         let e = reply_content(&s, &status(200, cut)).unwrap_err();
         assert!(e.to_string().ends_with("(finish_reason \"length\": raise max_tokens)"), "{e}");
-        let e = reply_content(&s, &status(200, r#"{"choices": [{"finish_reason": "stop"}]}"#)).unwrap_err();
+        let e = reply_content(&s, &status(200, r#"{"choices": [{"finish_reason": "stop"}]}"#))
+            .unwrap_err();
         assert!(e.to_string().contains("empty content, finish_reason \"stop\""), "{e}");
     }
 
     #[test]
     fn transport_errors_read_well() {
-        let e = LlmError::Transport { url: "http://x/v1/chat/completions".into(), message: "connection refused".into() };
+        let e = LlmError::Transport {
+            url: "http://x/v1/chat/completions".into(),
+            message: "connection refused".into(),
+        };
         assert_eq!(e.to_string(), "the request to http://x/v1/chat/completions failed before an HTTP status: connection refused");
         assert!(e.repeats_for_every_request());
         assert!(!LlmError::NoPoints { snippet: String::new() }.repeats_for_every_request());
-        assert!(!LlmError::Status { url: String::new(), status: 500, message: None }.repeats_for_every_request());
+        assert!(!LlmError::Status { url: String::new(), status: 500, message: None }
+            .repeats_for_every_request());
     }
 }

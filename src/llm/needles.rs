@@ -92,7 +92,8 @@ pub fn describe_needles_blocking(
     cancel: impl Fn() -> bool,
 ) -> Described {
     use std::task::{Context, Poll, Waker};
-    let run = describe_needles(settings, jobs, |req| std::future::ready(send(req)), progress, cancel);
+    let run =
+        describe_needles(settings, jobs, |req| std::future::ready(send(req)), progress, cancel);
     let mut run = std::pin::pin!(run);
     let mut cx = Context::from_waker(Waker::noop());
     loop {
@@ -125,7 +126,9 @@ mod tests {
     }
 
     /// A server that answers by the function number in the prompt.
-    fn server(answer: impl Fn(usize) -> HttpReply) -> impl Fn(HttpRequest) -> Result<HttpReply, LlmError> {
+    fn server(
+        answer: impl Fn(usize) -> HttpReply,
+    ) -> impl Fn(HttpRequest) -> Result<HttpReply, LlmError> {
         move |req: HttpRequest| {
             let at = req.body.find("def f").expect("prompt in the body") + 5;
             let n: usize = req.body[at..].split('(').next().unwrap().parse().unwrap();
@@ -134,13 +137,19 @@ mod tests {
     }
 
     fn points(n: usize) -> HttpReply {
-        let content = format!("1. **Purpose**: p{n}.\n2. **Input**: i.\n3. **Output**: o.\n4. **Procedure**: s.");
+        let content = format!(
+            "1. **Purpose**: p{n}.\n2. **Input**: i.\n3. **Output**: o.\n4. **Procedure**: s."
+        );
         let body = serde_json::json!({"choices": [{"message": {"content": content}}]});
         HttpReply { status: 200, retry_after: None, body: body.to_string() }
     }
 
     fn status(code: u16) -> HttpReply {
-        HttpReply { status: code, retry_after: None, body: r#"{"error": {"message": "no"}}"#.into() }
+        HttpReply {
+            status: code,
+            retry_after: None,
+            body: r#"{"error": {"message": "no"}}"#.into(),
+        }
     }
 
     #[test]
@@ -151,21 +160,38 @@ mod tests {
             &jobs(4),
             server(|n| if n == 1 { status(500) } else { points(n) }),
             |p| match p {
-                Progress::Asking { index, job } => seen.borrow_mut().push((index, job.name.clone(), "asking")),
-                Progress::Answered { index, job, result } => {
-                    seen.borrow_mut().push((index, job.name.clone(), if result.is_ok() { "ok" } else { "failed" }))
+                Progress::Asking { index, job } => {
+                    seen.borrow_mut().push((index, job.name.clone(), "asking"))
                 }
+                Progress::Answered { index, job, result } => seen.borrow_mut().push((
+                    index,
+                    job.name.clone(),
+                    if result.is_ok() { "ok" } else { "failed" },
+                )),
             },
             || false,
         );
         assert_eq!(out.obtained.names().collect::<Vec<_>>(), ["f0", "f2", "f3"]);
         assert_eq!(out.obtained.get("f2"), Some("\n1. **Purpose**: p2.\n2. **Input**: i.\n3. **Output**: o.\n4. **Procedure**: s.\n"));
-        assert_eq!(out.failures, [("f1".to_string(), "http://stub/v1/chat/completions: HTTP 500: no".to_string())]);
+        assert_eq!(
+            out.failures,
+            [("f1".to_string(), "http://stub/v1/chat/completions: HTTP 500: no".to_string())]
+        );
         assert_eq!((out.stopped, out.cancelled), (None, false));
-        let seen: Vec<String> = seen.borrow().iter().map(|(i, n, what)| format!("{i} {n} {what}")).collect();
+        let seen: Vec<String> =
+            seen.borrow().iter().map(|(i, n, what)| format!("{i} {n} {what}")).collect();
         assert_eq!(
             seen,
-            ["0 f0 asking", "0 f0 ok", "1 f1 asking", "1 f1 failed", "2 f2 asking", "2 f2 ok", "3 f3 asking", "3 f3 ok"]
+            [
+                "0 f0 asking",
+                "0 f0 ok",
+                "1 f1 asking",
+                "1 f1 failed",
+                "2 f2 asking",
+                "2 f2 ok",
+                "3 f3 asking",
+                "3 f3 ok"
+            ]
         );
     }
 
@@ -188,16 +214,29 @@ mod tests {
         assert!(matches!(out.stopped, Some(LlmError::BadKey { status: 401, .. })));
         let names: Vec<&str> = out.failures.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["f1", "f2", "f3"]);
-        assert!(out.failures[2].1.starts_with("not asked: http://stub/v1/chat/completions: HTTP 401"), "{:?}", out.failures);
+        assert!(
+            out.failures[2].1.starts_with("not asked: http://stub/v1/chat/completions: HTTP 401"),
+            "{:?}",
+            out.failures
+        );
     }
 
     #[test]
     fn bad_settings_ask_nothing_and_cancel_stops_asking() {
-        let never = |_: HttpRequest| -> Result<HttpReply, LlmError> { panic!("no request expected") };
-        let out = describe_needles_blocking(&ApiSettings::new("", "m"), &jobs(2), never, |_| {}, || false);
+        let never =
+            |_: HttpRequest| -> Result<HttpReply, LlmError> { panic!("no request expected") };
+        let out = describe_needles_blocking(
+            &ApiSettings::new("", "m"),
+            &jobs(2),
+            never,
+            |_| {},
+            || false,
+        );
         assert!(matches!(out.stopped, Some(LlmError::Settings(_))));
         assert_eq!(out.failures.len(), 2);
-        assert!(out.failures[0].1.starts_with("not asked: model API settings: the base URL is empty"));
+        assert!(out.failures[0]
+            .1
+            .starts_with("not asked: model API settings: the base URL is empty"));
 
         let asked = Cell::new(0);
         let out = describe_needles_blocking(
@@ -213,6 +252,12 @@ mod tests {
         );
         assert!(out.cancelled);
         assert_eq!(out.obtained.len(), 1);
-        assert_eq!(out.failures, [("f1".to_string(), "cancelled".to_string()), ("f2".to_string(), "cancelled".to_string())]);
+        assert_eq!(
+            out.failures,
+            [
+                ("f1".to_string(), "cancelled".to_string()),
+                ("f2".to_string(), "cancelled".to_string())
+            ]
+        );
     }
 }

@@ -102,7 +102,9 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
         }
     };
     let similarity = move || {
-        score.get().and_then(|s| s.result.as_ref().ok().map(|e| repoqa::pyjson::float_repr(e.best_similarity)))
+        score.get().and_then(|s| {
+            s.result.as_ref().ok().map(|e| repoqa::pyjson::float_repr(e.best_similarity))
+        })
     };
     let box_id = format!("answer-{}", task_id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
 
@@ -164,7 +166,10 @@ impl Pending {
         if let Some(h) = handle {
             h.clear();
         }
-        let changed = state.answers.try_with_untracked(|a| a.get(&self.task_id) != Some(&text)).unwrap_or(false);
+        let changed = state
+            .answers
+            .try_with_untracked(|a| a.get(&self.task_id) != Some(&text))
+            .unwrap_or(false);
         if changed {
             state.answers.update(|a| {
                 a.insert(self.task_id.clone(), text);

@@ -55,15 +55,20 @@ pub fn use_builtin_tokenizer(state: AppState) {
 
 /// Load and check a tokenizer.json from a URL, and make it current.
 pub async fn use_tokenizer_from_url(state: AppState, url: &str) -> Result<String, String> {
-    let bytes = fetch_with_progress(state, url, "Downloading the tokenizer", MAX_TOKENIZER_BYTES).await?;
+    let bytes =
+        fetch_with_progress(state, url, "Downloading the tokenizer", MAX_TOKENIZER_BYTES).await?;
     adopt_tokenizer(state, bytes, url.to_string(), url.to_string()).await
 }
 
 /// Load and check an uploaded tokenizer.json, keep its bytes in IndexedDB,
 /// and make it current.
-pub async fn use_tokenizer_from_file(state: AppState, file: web_sys::File) -> Result<String, String> {
+pub async fn use_tokenizer_from_file(
+    state: AppState,
+    file: web_sys::File,
+) -> Result<String, String> {
     let name = file.name();
-    let bytes = read_file_with_progress(state, &file, "Reading the tokenizer", MAX_TOKENIZER_BYTES).await?;
+    let bytes =
+        read_file_with_progress(state, &file, "Reading the tokenizer", MAX_TOKENIZER_BYTES).await?;
     // Checked before it replaces the stored one: a bad file must not
     // spoil the tokenizer the next visit restores.
     let msg = adopt_tokenizer(state, bytes.clone(), format!("file:{name}"), name).await?;
@@ -73,7 +78,12 @@ pub async fn use_tokenizer_from_file(state: AppState, file: web_sys::File) -> Re
     Ok(msg)
 }
 
-async fn adopt_tokenizer(state: AppState, bytes: Vec<u8>, source: String, origin: String) -> Result<String, String> {
+async fn adopt_tokenizer(
+    state: AppState,
+    bytes: Vec<u8>,
+    source: String,
+    origin: String,
+) -> Result<String, String> {
     state.job.set(Job::Running { what: "Checking the tokenizer".into(), done: 0, total: 0 });
     yield_to_browser().await;
     let tok = match Tokenizer::from_json_bytes(&bytes, &origin) {
@@ -105,10 +115,14 @@ async fn tokenizer_bytes(state: AppState) -> Result<(Vec<u8>, String), String> {
     } else if let Some(name) = source.strip_prefix("file:") {
         match storage::load_bytes(storage::KEY_TOKENIZER_BYTES).await? {
             Some(b) => Ok((b, name.to_string())),
-            None => Err(format!("the tokenizer file {name} is no longer stored; choose it again in Settings")),
+            None => Err(format!(
+                "the tokenizer file {name} is no longer stored; choose it again in Settings"
+            )),
         }
     } else {
-        let bytes = fetch_with_progress(state, &source, "Downloading the tokenizer", MAX_TOKENIZER_BYTES).await?;
+        let bytes =
+            fetch_with_progress(state, &source, "Downloading the tokenizer", MAX_TOKENIZER_BYTES)
+                .await?;
         Ok((bytes, source))
     }
 }
@@ -127,7 +141,9 @@ pub async fn ensure_tokenizer_id(state: AppState) -> Result<String, String> {
 
 /// The parsed tokenizer of the current settings.
 async fn ensure_tokenizer(state: AppState) -> Result<Arc<Tokenizer>, String> {
-    if let (Some(t), Some(_)) = (state.tokenizer.get_untracked(), state.tokenizer_id.get_untracked()) {
+    if let (Some(t), Some(_)) =
+        (state.tokenizer.get_untracked(), state.tokenizer_id.get_untracked())
+    {
         return Ok(t);
     }
     ensure_tokenizer_id(state).await?;
@@ -171,7 +187,9 @@ pub async fn restore_cached(state: AppState) -> Result<bool, String> {
             Err(e) => {
                 // A damaged (or older-format) record: drop it and rebuild.
                 let _ = storage::delete(&key).await;
-                web_sys::console::warn_1(&format!("tasks cache dropped (task {}): {e}", tasks.len() + 1).into());
+                web_sys::console::warn_1(
+                    &format!("tasks cache dropped (task {}): {e}", tasks.len() + 1).into(),
+                );
                 state.job.set(job_before);
                 return Ok(false);
             }
@@ -182,11 +200,19 @@ pub async fn restore_cached(state: AppState) -> Result<bool, String> {
             slice_start = now_ms();
         }
     }
-    let stats = BuildStats { tasks: tasks.len(), ms: now_ms() - t0, max_chunk_ms: 0.0, chunks: 0, from_cache: true };
+    let stats = BuildStats {
+        tasks: tasks.len(),
+        ms: now_ms() - t0,
+        max_chunk_ms: 0.0,
+        chunks: 0,
+        from_cache: true,
+    };
     publish_stats(&stats);
     state.tasks.set(tasks);
     state.tasks_key.set(Some(key));
-    state.job.set(Job::Done(format!("{} tasks restored from this browser's storage.", stats.tasks)));
+    state
+        .job
+        .set(Job::Done(format!("{} tasks restored from this browser's storage.", stats.tasks)));
     state.build_stats.set(Some(stats));
     Ok(true)
 }
@@ -223,7 +249,10 @@ async fn build(state: AppState) -> Result<(), String> {
     let specs: Vec<_> = context::task_specs(&dataset, langs.as_deref())
         .into_iter()
         .filter(|s| {
-            let name = dataset.repos(s.language.name()).and_then(|r| r.get(s.repo_index)).map(|r| r.repo.as_str());
+            let name = dataset
+                .repos(s.language.name())
+                .and_then(|r| r.get(s.repo_index))
+                .map(|r| r.repo.as_str());
             let key = format!("{}::{}", s.language.name(), name.unwrap_or(""));
             !settings.excluded_repos.contains(&key)
         })
@@ -254,8 +283,11 @@ async fn build(state: AppState) -> Result<(), String> {
         let start = now_ms();
         while tasks.len() < total && now_ms() - start < CHUNK_BUDGET_MS {
             let spec = &specs[tasks.len()];
-            let task = builder.build(spec).map_err(|e| format!("Building task {} failed: {e}", tasks.len() + 1))?;
-            let json = serde_json::to_string(&task).map_err(|e| format!("cannot serialize a task: {e}"))?;
+            let task = builder
+                .build(spec)
+                .map_err(|e| format!("Building task {} failed: {e}", tasks.len() + 1))?;
+            let json = serde_json::to_string(&task)
+                .map_err(|e| format!("cannot serialize a task: {e}"))?;
             if !tasks.is_empty() {
                 parts.push(&wasm_bindgen::JsValue::from_str("\n"));
             }
@@ -267,9 +299,19 @@ async fn build(state: AppState) -> Result<(), String> {
         state.job.set(Job::Running { what: what.clone(), done: tasks.len(), total });
         yield_to_browser().await;
     }
-    let stats = BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms: max_chunk, chunks, from_cache: false };
+    let stats = BuildStats {
+        tasks: total,
+        ms: now_ms() - t0,
+        max_chunk_ms: max_chunk,
+        chunks,
+        from_cache: false,
+    };
     publish_stats(&stats);
-    state.job.set(Job::Running { what: "Saving the tasks in this browser".into(), done: total, total });
+    state.job.set(Job::Running {
+        what: "Saving the tasks in this browser".into(),
+        done: total,
+        total,
+    });
     state.tasks.set(tasks);
     state.tasks_key.set(Some(key.clone()));
     state.build_stats.set(Some(stats.clone()));
@@ -283,7 +325,10 @@ async fn build(state: AppState) -> Result<(), String> {
     };
     state.job.set(match saved {
         Ok(()) => Job::Done(format!("Built {total} tasks in {:.1} s.", stats.ms / 1000.0)),
-        Err(e) => Job::Done(format!("Built {total} tasks in {:.1} s (not saved: {e}).", stats.ms / 1000.0)),
+        Err(e) => Job::Done(format!(
+            "Built {total} tasks in {:.1} s (not saved: {e}).",
+            stats.ms / 1000.0
+        )),
     });
     Ok(())
 }

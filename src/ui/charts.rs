@@ -31,7 +31,8 @@ const FONT: &str = "system-ui, sans-serif";
 
 /// Series colours (Okabe–Ito, distinguishable with colour-blindness);
 /// `all` is drawn in near-black and thicker.
-const PALETTE: [&str; 7] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00"];
+const PALETTE: [&str; 7] =
+    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00"];
 
 fn colour(i: usize, name: &str) -> &'static str {
     if name == "all" {
@@ -62,7 +63,12 @@ pub fn Charts(series: Vec<Series>, threshold: f64) -> impl IntoView {
         .map(|(i, s)| Line {
             name: s.name.clone(),
             colour: colour(i, &s.name),
-            points: s.by_depth.iter().enumerate().map(|(b, c)| (b, *c, depth_bin_label(b))).collect(),
+            points: s
+                .by_depth
+                .iter()
+                .enumerate()
+                .map(|(b, c)| (b, *c, depth_bin_label(b)))
+                .collect(),
         })
         .collect();
     let threshold_lines: Vec<Line> = series
@@ -106,7 +112,8 @@ fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoV
     let svg_id = format!("chart-{id}-svg");
     let (a, b) = (svg_id.clone(), svg_id.clone());
     let export_svg = move |_| {
-        let r = svg_text(&a).and_then(|t| download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
+        let r = svg_text(&a)
+            .and_then(|t| download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
         status.set(r.err());
     };
     let export_png = move |_| status.set(export_png(&b, &format!("repoqa-{id}.png")).err());
@@ -170,7 +177,12 @@ fn axes(x_labels: &[String], x_title: &str) -> impl IntoView {
     }
 }
 
-fn line_chart(id: &'static str, lines: Vec<Line>, x_labels: Vec<String>, x_title: &'static str) -> impl IntoView {
+fn line_chart(
+    id: &'static str,
+    lines: Vec<Line>,
+    x_labels: Vec<String>,
+    x_title: &'static str,
+) -> impl IntoView {
     let n = x_labels.len();
     let legend = lines
         .iter()
@@ -266,7 +278,12 @@ fn heat_colour(rate: Option<f64>) -> (String, &'static str) {
         None => ("#eceef2".into(), "#5b6475"),
         Some(r) => {
             let mix = |a: f64, b: f64| (a + (b - a) * r).round() as u8;
-            let fill = format!("#{:02x}{:02x}{:02x}", mix(247.0, 0.0), mix(250.0, 84.0), mix(255.0, 160.0));
+            let fill = format!(
+                "#{:02x}{:02x}{:02x}",
+                mix(247.0, 0.0),
+                mix(250.0, 84.0),
+                mix(255.0, 160.0)
+            );
             (fill, if r > 0.55 { "#ffffff" } else { "#1d2330" })
         }
     }
@@ -326,7 +343,9 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
 
 /// The chart's SVG as a standalone document.
 fn svg_text(svg_id: &str) -> Result<String, String> {
-    let el = document().get_element_by_id(svg_id).ok_or_else(|| format!("chart {svg_id} is not on the page"))?;
+    let el = document()
+        .get_element_by_id(svg_id)
+        .ok_or_else(|| format!("chart {svg_id} is not on the page"))?;
     let s = web_sys::XmlSerializer::new().map_err(|e| format!("{e:?}"))?;
     let text = s.serialize_to_string(&el).map_err(|e| format!("{e:?}"))?;
     Ok(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}\n"))
@@ -343,7 +362,8 @@ fn export_png(svg_id: &str, name: &str) -> Result<(), String> {
     let (img2, name) = (img.clone(), name.to_string());
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
         let r = (|| -> Result<(), JsValue> {
-            let canvas = document().create_element("canvas")?.dyn_into::<web_sys::HtmlCanvasElement>()?;
+            let canvas =
+                document().create_element("canvas")?.dyn_into::<web_sys::HtmlCanvasElement>()?;
             canvas.set_width((w * 2.0) as u32);
             canvas.set_height((h * 2.0) as u32);
             let ctx = canvas
@@ -352,7 +372,13 @@ fn export_png(svg_id: &str, name: &str) -> Result<(), String> {
                 .dyn_into::<web_sys::CanvasRenderingContext2d>()?;
             ctx.set_fill_style_str("#ffffff");
             ctx.fill_rect(0.0, 0.0, w * 2.0, h * 2.0);
-            ctx.draw_image_with_html_image_element_and_dw_and_dh(&img2, 0.0, 0.0, w * 2.0, h * 2.0)?;
+            ctx.draw_image_with_html_image_element_and_dw_and_dh(
+                &img2,
+                0.0,
+                0.0,
+                w * 2.0,
+                h * 2.0,
+            )?;
             let data = canvas.to_data_url_with_type("image/png")?;
             download_url(&name, &data).map_err(|e| JsValue::from_str(&e))
         })();

@@ -19,8 +19,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, directories_of, has_language_suffix,
-    strip_common_root, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation, CurationStep, Descriptions, SourceFile,
-    DEFAULT_MAX_INPUT_BYTES,
+    strip_common_root, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation,
+    CurationStep, Descriptions, SourceFile, DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
@@ -29,11 +29,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::dataset_page;
+use super::download::download_text;
 use super::model_api::{self, ModelApiSettings};
 use super::progress::{bytes_label, now_ms, yield_to_browser};
 use super::state::{use_state, AppState};
 use super::storage::js_error;
-use super::download::download_text;
 
 /// Archives of this size or more are refused unread: the page would hold
 /// the archive and its unpacked files in memory at once.
@@ -179,7 +179,11 @@ fn repo_name_from(name: &str) -> String {
         .chars()
         .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' })
         .collect();
-    if stem.is_empty() { "repo".to_string() } else { stem }
+    if stem.is_empty() {
+        "repo".to_string()
+    } else {
+        stem
+    }
 }
 
 /// The `value` of an input, select or textarea.
@@ -192,7 +196,8 @@ fn target_value(ev: &leptos::ev::Event) -> String {
 
 fn input_files(ev: &leptos::ev::Event) -> (Option<web_sys::HtmlInputElement>, Vec<web_sys::File>) {
     let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-    let files = input.as_ref().and_then(|i| i.files()).map(|list| file_list(&list)).unwrap_or_default();
+    let files =
+        input.as_ref().and_then(|i| i.files()).map(|list| file_list(&list)).unwrap_or_default();
     (input, files)
 }
 
@@ -201,7 +206,9 @@ fn file_list(list: &web_sys::FileList) -> Vec<web_sys::File> {
 }
 
 async fn read_blob(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, String> {
-    let buf = JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("Could not read {name}: {}", js_error("read", &e)))?;
+    let buf = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(|e| format!("Could not read {name}: {}", js_error("read", &e)))?;
     Ok(Uint8Array::new(&buf).to_vec())
 }
 
@@ -213,12 +220,16 @@ async fn read_folder(st: CurateState, files: Vec<web_sys::File>) -> Result<Input
         .into_iter()
         .map(|f| {
             // `webkitRelativePath`: "folder/sub/file.py" (web-sys lacks it).
-            let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+            let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
             (if rel.is_empty() { f.name() } else { rel }, f)
         })
         .filter(|(path, _)| Language::ALL.iter().any(|l| has_language_suffix(path, *l)))
         .collect();
-    let folder = source.first().and_then(|(p, _)| p.split('/').next()).unwrap_or("folder").to_string();
+    let folder =
+        source.first().and_then(|(p, _)| p.split('/').next()).unwrap_or("folder").to_string();
     if source.is_empty() {
         return Err(format!("{folder}: none of its {total_files} files is a source file of a supported language ({}).", all_suffixes()));
     }
@@ -236,7 +247,12 @@ async fn read_folder(st: CurateState, files: Vec<web_sys::File>) -> Result<Input
     let mut last_yield = now_ms();
     for (i, (path, file)) in source.iter().enumerate() {
         if now_ms() - last_yield > YIELD_EVERY_MS {
-            st.status.set(format!("Reading {folder}: {i} of {} files ({} of {})…", source.len(), bytes_label(read as usize), bytes_label(bytes as usize)));
+            st.status.set(format!(
+                "Reading {folder}: {i} of {} files ({} of {})…",
+                source.len(),
+                bytes_label(read as usize),
+                bytes_label(bytes as usize)
+            ));
             yield_to_browser().await;
             last_yield = now_ms();
         }
@@ -246,7 +262,11 @@ async fn read_folder(st: CurateState, files: Vec<web_sys::File>) -> Result<Input
     strip_common_root(&mut out);
     let counts = count_by_language(&out);
     Ok(Input {
-        summary: format!("folder {folder}: {total_files} files, {} of them source files ({})", out.len(), bytes_label(read as usize)),
+        summary: format!(
+            "folder {folder}: {total_files} files, {} of them source files ({})",
+            out.len(),
+            bytes_label(read as usize)
+        ),
         name: folder,
         files: out,
         counts,
@@ -269,7 +289,11 @@ async fn read_archive_file(st: CurateState, file: web_sys::File) -> Result<Input
     let mut bytes = Vec::with_capacity(size as usize);
     let mut at = 0.0;
     while at < size {
-        st.status.set(format!("Reading {name}: {} of {}…", bytes_label(at as usize), bytes_label(size as usize)));
+        st.status.set(format!(
+            "Reading {name}: {} of {}…",
+            bytes_label(at as usize),
+            bytes_label(size as usize)
+        ));
         let end = (at + SLICE_BYTES).min(size);
         let blob = file.slice_with_f64_and_f64(at, end).map_err(|e| js_error(&name, &e))?;
         bytes.extend_from_slice(&read_blob(&blob, &name).await?);
@@ -280,7 +304,8 @@ async fn read_archive_file(st: CurateState, file: web_sys::File) -> Result<Input
     yield_to_browser().await;
     // A zip a kept entry per step; a tar stream is one step.
     let limits = ArchiveLimits::default();
-    let mut read = ArchiveRead::new(&name, &bytes, &Language::ALL, &limits).map_err(|e| e.to_string())?;
+    let mut read =
+        ArchiveRead::new(&name, &bytes, &Language::ALL, &limits).map_err(|e| e.to_string())?;
     let mut slice = now_ms();
     while read.step().map_err(|e| e.to_string())? {
         if now_ms() - slice > YIELD_EVERY_MS {
@@ -316,7 +341,11 @@ async fn read_archive_file(st: CurateState, file: web_sys::File) -> Result<Input
 }
 
 fn all_suffixes() -> String {
-    Language::ALL.iter().flat_map(|l| repoqa::curate::language_suffixes(*l).iter().copied()).collect::<Vec<_>>().join(" ")
+    Language::ALL
+        .iter()
+        .flat_map(|l| repoqa::curate::language_suffixes(*l).iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn load_input(st: CurateState, files: Vec<web_sys::File>, folder: bool) {
@@ -340,7 +369,10 @@ fn load_input(st: CurateState, files: Vec<web_sys::File>, folder: bool) {
             }
         };
         let result = result.map(|input| {
-            let msg = format!("Read {} in {:.0} ms. Choose the options, then Curate.", input.summary, input.read_ms);
+            let msg = format!(
+                "Read {} in {:.0} ms. Choose the options, then Curate.",
+                input.summary, input.read_ms
+            );
             st.adopt(input);
             msg
         });
@@ -356,7 +388,10 @@ fn load_descriptions(st: CurateState, file: web_sys::File) {
         let name = file.name();
         let result = async {
             if file.size() > MAX_DESCRIPTIONS_BYTES {
-                return Err(format!("{name} is {}: too large for a descriptions file.", bytes_label(file.size() as usize)));
+                return Err(format!(
+                    "{name} is {}: too large for a descriptions file.",
+                    bytes_label(file.size() as usize)
+                ));
             }
             let bytes = read_blob(&file, &name).await?;
             let d = Descriptions::from_json(&bytes, &name).map_err(|e| e.to_string())?;
@@ -423,7 +458,9 @@ fn run(st: CurateState) {
             }
             if now_ms() - slice > YIELD_EVERY_MS {
                 let (done, total) = curation.progress();
-                st.status.set(format!("Curating {repo} ({language}): functions of {done} of {total} files…"));
+                st.status.set(format!(
+                    "Curating {repo} ({language}): functions of {done} of {total} files…"
+                ));
                 yield_to_browser().await;
                 if st.cancel.get_untracked() {
                     st.curating.set(false);
@@ -476,7 +513,9 @@ fn describe_with_model(st: CurateState) {
         let (obtained, failures) = model_api::describe_missing(
             &settings,
             &report,
-            move |done, total| st.status.set(format!("Asking {model} for descriptions: {done} of {total} done…")),
+            move |done, total| {
+                st.status.set(format!("Asking {model} for descriptions: {done} of {total} done…"))
+            },
             move || st.cancel.get_untracked(),
         )
         .await;
@@ -492,7 +531,8 @@ fn describe_with_model(st: CurateState) {
         let result = if failures.is_empty() {
             Ok(format!("{got} descriptions written by {}.", settings.model))
         } else {
-            let list: Vec<String> = failures.iter().map(|(name, why)| format!("{name}: {why}")).collect();
+            let list: Vec<String> =
+                failures.iter().map(|(name, why)| format!("{name}: {why}")).collect();
             Err(format!(
                 "{got} descriptions written by {}; {} needles have none and stay out of the tasks — {}",
                 settings.model,
@@ -564,7 +604,8 @@ pub fn CuratePage() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        let files = ev.data_transfer().and_then(|d| d.files()).map(|l| file_list(&l)).unwrap_or_default();
+        let files =
+            ev.data_transfer().and_then(|d| d.files()).map(|l| file_list(&l)).unwrap_or_default();
         match files.len() {
             1 => load_input(st, files, false),
             0 => st.error.set(Some("Nothing to read: drop a .zip or .tar.gz file (for a folder, use the folder picker).".into())),

@@ -78,7 +78,12 @@ fn too_large(what: &str, size: usize, max: usize) -> String {
 
 /// GET `url` as bytes, reading the body as a stream so the progress bar
 /// moves and `max` is enforced before everything is in memory.
-pub async fn fetch_with_progress(state: AppState, url: &str, what: &str, max: usize) -> Result<Vec<u8>, String> {
+pub async fn fetch_with_progress(
+    state: AppState,
+    url: &str,
+    what: &str,
+    max: usize,
+) -> Result<Vec<u8>, String> {
     state.cancel.set(false);
     state.job.set(Job::Running { what: format!("{what}: connecting"), done: 0, total: 0 });
     let resp = gloo_net::http::Request::get(url).send().await.map_err(|e| {
@@ -88,15 +93,22 @@ pub async fn fetch_with_progress(state: AppState, url: &str, what: &str, max: us
         )
     })?;
     if !resp.ok() {
-        return Err(format!("Could not fetch {url}: HTTP {} {}", resp.status(), resp.status_text()));
+        return Err(format!(
+            "Could not fetch {url}: HTTP {} {}",
+            resp.status(),
+            resp.status_text()
+        ));
     }
-    let total: usize = resp.headers().get("content-length").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let total: usize =
+        resp.headers().get("content-length").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
     if total > max {
         return Err(too_large(url, total, max));
     }
     let Some(body) = resp.body() else { return Ok(Vec::new()) };
-    let reader: web_sys::ReadableStreamDefaultReader =
-        body.get_reader().dyn_into().map_err(|_| format!("{url}: the response body cannot be read as a stream"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| format!("{url}: the response body cannot be read as a stream"))?;
     let mut out: Vec<u8> = Vec::with_capacity(total);
     let mut last_update = now_ms();
     loop {
@@ -107,7 +119,10 @@ pub async fn fetch_with_progress(state: AppState, url: &str, what: &str, max: us
         let chunk = JsFuture::from(reader.read())
             .await
             .map_err(|e| format!("Download of {url} failed: {}", storage::js_error("read", &e)))?;
-        let done = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
         if done {
             break;
         }
@@ -162,7 +177,8 @@ pub async fn read_file_with_progress(
             total,
         });
         let end = (start + FILE_SLICE).min(size);
-        let blob = file.slice_with_f64_and_f64(start, end).map_err(|e| storage::js_error(&name, &e))?;
+        let blob =
+            file.slice_with_f64_and_f64(start, end).map_err(|e| storage::js_error(&name, &e))?;
         let buf = JsFuture::from(blob.array_buffer())
             .await
             .map_err(|e| format!("Could not read {name}: {}", storage::js_error("read", &e)))?;
@@ -191,8 +207,17 @@ async fn read_dataset(state: AppState, bytes: &[u8], origin: &str) -> Result<Dat
     loop {
         let p = loader.progress();
         let what = match p.phase {
-            Phase::Inflating => format!("Decompressing {origin}: {} of {}", bytes_label(p.done), bytes_label(p.total)),
-            _ => format!("Reading {origin}: {} of {}, {} repos", bytes_label(p.done), bytes_label(p.total), p.repos),
+            Phase::Inflating => format!(
+                "Decompressing {origin}: {} of {}",
+                bytes_label(p.done),
+                bytes_label(p.total)
+            ),
+            _ => format!(
+                "Reading {origin}: {} of {}, {} repos",
+                bytes_label(p.done),
+                bytes_label(p.total),
+                p.repos
+            ),
         };
         state.job.set(Job::Running { what, done: p.done, total: p.total });
         yield_to_browser().await;
@@ -222,7 +247,12 @@ enum Bytes {
 }
 
 /// Check `bytes` as a dataset and make it the current one.
-async fn adopt_dataset(state: AppState, bytes: Vec<u8>, source: Source, policy: Bytes) -> Result<(), String> {
+async fn adopt_dataset(
+    state: AppState,
+    bytes: Vec<u8>,
+    source: Source,
+    policy: Bytes,
+) -> Result<(), String> {
     let origin = source.origin();
     let dataset = read_dataset(state, &bytes, &origin).await?;
     let digest = storage::sha256_hex(&bytes).await?;
@@ -236,7 +266,11 @@ async fn adopt_dataset(state: AppState, bytes: Vec<u8>, source: Source, policy: 
         state.tasks_key.set(None);
         state.build_stats.set(None);
     }
-    let prior = storage::load_json(storage::KEY_DATASET_REF).await.ok().flatten().and_then(|t| Source::from_json(&t));
+    let prior = storage::load_json(storage::KEY_DATASET_REF)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|t| Source::from_json(&t));
     if changed && prior.is_some() && prior.as_ref() != Some(&source) {
         // The language/repo choices were about another dataset.
         settings::update(state, |s| {
@@ -276,7 +310,9 @@ fn fail(state: AppState, message: String) {
 /// A job is running: say so (loading now would race with it).
 fn busy(state: AppState) -> bool {
     let Job::Running { what, .. } = state.job.get_untracked() else { return false };
-    state.dataset_error.set(Some(format!("Busy ({what}): wait for it to finish or press Cancel, then load again.")));
+    state.dataset_error.set(Some(format!(
+        "Busy ({what}): wait for it to finish or press Cancel, then load again."
+    )));
     true
 }
 
@@ -286,7 +322,9 @@ pub fn load_demo(state: AppState) {
     }
     spawn_local(async move {
         let r = async {
-            let bytes = fetch_with_progress(state, DEMO_URL, "Downloading the demo", MAX_DATASET_BYTES).await?;
+            let bytes =
+                fetch_with_progress(state, DEMO_URL, "Downloading the demo", MAX_DATASET_BYTES)
+                    .await?;
             adopt_dataset(state, bytes, Source::Demo, Bytes::Forget).await
         }
         .await;

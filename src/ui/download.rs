@@ -12,21 +12,24 @@ pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), String> {
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
         .map_err(|e| js_error(&format!("cannot make {name}"), &e))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| js_error(&format!("cannot make {name}"), &e))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|e| js_error(&format!("cannot make {name}"), &e))?;
     let r = download_url(name, &url);
     // Revoke later: the download starts asynchronously.
     let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
         let _ = web_sys::Url::revoke_object_url(&url);
     });
     if let Some(w) = web_sys::window() {
-        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
     }
     r
 }
 
 /// Click a temporary `<a download>` pointing at `url` (a blob: or data: URL).
 pub fn download_url(name: &str, url: &str) -> Result<(), String> {
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("cannot download: no document")?;
+    let document =
+        web_sys::window().and_then(|w| w.document()).ok_or("cannot download: no document")?;
     let a: web_sys::HtmlAnchorElement = document
         .create_element("a")
         .map_err(|e| js_error("cannot download", &e))?

@@ -39,7 +39,9 @@ impl Page {
         let h = hash.trim_start_matches('#');
         if let Some(id) = h.strip_prefix("task/") {
             // The id is URI-encoded (it holds "/" and ":").
-            let id = js_sys::decode_uri_component(id).map(String::from).unwrap_or_else(|_| id.to_string());
+            let id = js_sys::decode_uri_component(id)
+                .map(String::from)
+                .unwrap_or_else(|_| id.to_string());
             return Page::Task(id);
         }
         match h {
@@ -86,11 +88,7 @@ pub fn App() -> impl IntoView {
     // the About page.
     if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
         let ms = perf.now();
-        let _ = js_sys::Reflect::set(
-            &js_sys::global(),
-            &"__repoqaMountedMs".into(),
-            &ms.into(),
-        );
+        let _ = js_sys::Reflect::set(&js_sys::global(), &"__repoqaMountedMs".into(), &ms.into());
     }
 
     view! {

@@ -17,12 +17,15 @@ pub const STORAGE_KEY: &str = "repoqa-model-api";
 /// `localStorage.<method>(args…)`; `Err` when storage is unavailable
 /// (private windows, blocked cookies) or refuses (quota).
 fn local_storage(method: &str, args: &[&str]) -> Result<JsValue, String> {
-    let fail = |e: JsValue| format!("localStorage.{method}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}")));
+    let fail = |e: JsValue| {
+        format!("localStorage.{method}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}")))
+    };
     let storage = Reflect::get(&js_sys::global(), &"localStorage".into()).map_err(fail)?;
     if storage.is_null() || storage.is_undefined() {
         return Err("this browser offers no localStorage".into());
     }
-    let f: Function = Reflect::get(&storage, &method.into()).map_err(fail)?.dyn_into().map_err(fail)?;
+    let f: Function =
+        Reflect::get(&storage, &method.into()).map_err(fail)?.dyn_into().map_err(fail)?;
     let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
     f.apply(&storage, &args).map_err(fail)
 }
@@ -168,7 +171,9 @@ async fn post(req: &HttpRequest, timeout_secs: u64) -> Result<HttpReply, LlmErro
         };
         LlmError::Transport { url: req.url.clone(), message }
     };
-    let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_secs.saturating_mul(1000).min(u32::MAX as u64) as u32);
+    let timeout = web_sys::AbortSignal::timeout_with_u32(
+        timeout_secs.saturating_mul(1000).min(u32::MAX as u64) as u32,
+    );
     let mut call = gloo_net::http::Request::post(&req.url).abort_signal(Some(&timeout));
     for (k, v) in &req.headers {
         call = call.header(k, v);

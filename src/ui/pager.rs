@@ -19,7 +19,11 @@ pub fn page_range(page: usize, total: usize) -> std::ops::Range<usize> {
 /// "Rows 101–200 of 500 · ‹ Previous · Next ›", shown only when there is
 /// more than one page. `id` prefixes the element ids (for tests).
 #[component]
-pub fn Pager(id: &'static str, #[prop(into)] total: Signal<usize>, page: RwSignal<usize>) -> impl IntoView {
+pub fn Pager(
+    id: &'static str,
+    #[prop(into)] total: Signal<usize>,
+    page: RwSignal<usize>,
+) -> impl IntoView {
     let pages = move || total.get().div_ceil(PAGE_ROWS).max(1);
     // Keep the page in range when the rows shrink (a filter, a new build).
     Effect::new(move |_| {

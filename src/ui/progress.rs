@@ -55,7 +55,9 @@ pub fn Progress() -> impl IntoView {
         Job::Done(_) => "done",
     };
     let percent = move || match job.get() {
-        Job::Running { done, total, .. } if total > 0 => (done as f64 * 100.0 / total as f64).min(100.0),
+        Job::Running { done, total, .. } if total > 0 => {
+            (done as f64 * 100.0 / total as f64).min(100.0)
+        }
         Job::Running { .. } => 0.0,
         Job::Done(_) => 100.0,
         _ => 0.0,

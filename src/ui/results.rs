@@ -19,8 +19,11 @@ use wasm_bindgen::JsCast;
 use super::charts::Charts;
 use super::download::download_text;
 use super::pager::{page_range, Pager};
-use super::scoring::{change_options, ensure_answers_restored, persist_answers, persist_scoring, score_set, warm_scores, ScoredSet, Shared, TaskScore};
 use super::progress::{now_ms, yield_to_browser, Progress};
+use super::scoring::{
+    change_options, ensure_answers_restored, persist_answers, persist_scoring, score_set,
+    warm_scores, ScoredSet, Shared, TaskScore,
+};
 use super::state::{use_state, AppState, Job};
 
 /// What the last import did.
@@ -99,7 +102,8 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
     let pasted = RwSignal::new(String::new());
 
     let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
             return;
         };
         let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
@@ -112,7 +116,10 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
             let bytes = match read {
                 Ok(buf) => js_sys::Uint8Array::new(&buf).to_vec(),
                 Err(e) => {
-                    import_report.set(Some(Err(super::storage::js_error(&format!("{name}: could not read the file"), &e))));
+                    import_report.set(Some(Err(super::storage::js_error(
+                        &format!("{name}: could not read the file"),
+                        &e,
+                    ))));
                     return;
                 }
             };
@@ -136,9 +143,9 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
         let tasks = state.tasks.get_untracked();
         let text = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a));
         let model = state.scoring.model_name.get_untracked();
-        let r = text
-            .map_err(|e| e.to_string())
-            .and_then(|t| download_text(&format!("{}.jsonl", model_file_stem(&model)), "application/jsonl", &t));
+        let r = text.map_err(|e| e.to_string()).and_then(|t| {
+            download_text(&format!("{}.jsonl", model_file_stem(&model)), "application/jsonl", &t)
+        });
         if let Err(e) = r {
             import_report.set(Some(Err(format!("export failed: {e}"))));
         }
@@ -193,14 +200,23 @@ fn AnswersCard(import_report: RwSignal<Option<Result<ImportReport, String>>>) ->
 /// answers scored into the cache before they are shown, with progress, so
 /// a 35 MB official-format file (500 tasks with their prompts) never
 /// freezes the page.
-fn import_text(state: AppState, text: String, origin: String, report: RwSignal<Option<Result<ImportReport, String>>>) {
+fn import_text(
+    state: AppState,
+    text: String,
+    origin: String,
+    report: RwSignal<Option<Result<ImportReport, String>>>,
+) {
     let tasks = state.tasks.get_untracked();
     if tasks.is_empty() {
-        report.set(Some(Err("No tasks are built yet: build the tasks, then import their answers.".into())));
+        report.set(Some(Err(
+            "No tasks are built yet: build the tasks, then import their answers.".into(),
+        )));
         return;
     }
     if matches!(state.job.get_untracked(), Job::Running { .. }) {
-        report.set(Some(Err("Busy: wait for the current job to finish or cancel it, then import again.".into())));
+        report.set(Some(Err(
+            "Busy: wait for the current job to finish or cancel it, then import again.".into(),
+        )));
         return;
     }
     state.cancel.set(false);
@@ -215,7 +231,9 @@ fn import_text(state: AppState, text: String, origin: String, report: RwSignal<O
             yield_to_browser().await;
             if state.cancel.get_untracked() {
                 state.cancel.set(false);
-                state.job.set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
+                state.job.set(Job::Failed(format!(
+                    "Import of {origin} cancelled; no answer was changed."
+                )));
                 return;
             }
             let start = now_ms();
@@ -226,11 +244,15 @@ fn import_text(state: AppState, text: String, origin: String, report: RwSignal<O
         }
         let found = importer.finish();
         let imported = found.answers.len();
-        let pairs: Vec<(&str, &str)> = found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
+        let pairs: Vec<(&str, &str)> =
+            found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
         let what = format!("Scoring {imported} imported answers");
-        if warm_scores(state, &pairs, state.scoring.options.get_untracked(), &what).await.is_none() {
+        if warm_scores(state, &pairs, state.scoring.options.get_untracked(), &what).await.is_none()
+        {
             state.cancel.set(false);
-            state.job.set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
+            state
+                .job
+                .set(Job::Failed(format!("Import of {origin} cancelled; no answer was changed.")));
             return;
         }
         if imported > 0 {
@@ -242,7 +264,9 @@ fn import_text(state: AppState, text: String, origin: String, report: RwSignal<O
             state.answers.with_untracked(persist_answers);
         }
         let errors = found.errors.len();
-        state.job.set(Job::Done(format!("Imported {imported} answers from {origin}; {errors} lines not used.")));
+        state.job.set(Job::Done(format!(
+            "Imported {imported} answers from {origin}; {errors} lines not used."
+        )));
         report.set(Some(Ok(ImportReport { origin, imported, errors: found.errors })));
     });
 }
@@ -252,7 +276,11 @@ fn OptionsCard() -> impl IntoView {
     let state = use_state();
     let options = state.scoring.options;
     let set_candidates = move |ev: leptos::ev::Event| {
-        let c = if event_target_value(&ev) == "context" { Candidates::Context } else { Candidates::Needles };
+        let c = if event_target_value(&ev) == "context" {
+            Candidates::Context
+        } else {
+            Candidates::Needles
+        };
         change_options(state, ScoreOptions { candidates: c, ..options.get_untracked() });
     };
     let set_threshold = move |ev: leptos::ev::Event| {
@@ -506,7 +534,10 @@ fn model_file_stem(model: &str) -> String {
 fn now_eval_date() -> String {
     let ms = js_sys::Date::now();
     let secs = (ms / 1000.0).floor();
-    report::format_eval_date(secs as i64, ((ms - secs * 1000.0) * 1000.0).round().clamp(0.0, 999_999.0) as u32)
+    report::format_eval_date(
+        secs as i64,
+        ((ms - secs * 1000.0) * 1000.0).round().clamp(0.0, 999_999.0) as u32,
+    )
 }
 
 #[component]
@@ -532,7 +563,11 @@ fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             };
             let text = ScoresFile::single(&model, scores).to_python_json();
             let opts: ScoreOptions = scoring.options.get_untracked();
-            let suffix = if opts.candidates == Candidates::Needles { "-SCORES.json" } else { "-CONTEXT-SCORES.json" };
+            let suffix = if opts.candidates == Candidates::Needles {
+                "-SCORES.json"
+            } else {
+                "-CONTEXT-SCORES.json"
+            };
             let name = format!("{}{suffix}", model_file_stem(&model));
             download_text(&name, "application/json", &text)?;
             Ok(name)

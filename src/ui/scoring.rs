@@ -17,7 +17,9 @@ use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::report::{ModelOutput, TaskResult};
-use repoqa::score::{pass_table, task_result, Candidates, Evaluation, ScoreOptions, ScoreTable, Scorer};
+use repoqa::score::{
+    pass_table, task_result, Candidates, Evaluation, ScoreOptions, ScoreTable, Scorer,
+};
 
 use super::state::{AppState, Job};
 use super::storage;
@@ -99,7 +101,10 @@ impl PartialEq for CacheKey {
             (None, None) => true,
             _ => false,
         };
-        self.answer == o.answer && self.options == o.options && Arc::ptr_eq(&self.task, &o.task) && same_ds
+        self.answer == o.answer
+            && self.options == o.options
+            && Arc::ptr_eq(&self.task, &o.task)
+            && same_ds
     }
 }
 
@@ -199,7 +204,14 @@ impl<'d> Pass<'d> {
         }
     }
 
-    fn score(&mut self, state: AppState, task: &Arc<Task>, id: &str, answer: &str, line: usize) -> Arc<TaskScore> {
+    fn score(
+        &mut self,
+        state: AppState,
+        task: &Arc<Task>,
+        id: &str,
+        answer: &str,
+        line: usize,
+    ) -> Arc<TaskScore> {
         let key = CacheKey {
             answer: answer.to_string(),
             options: self.options,
@@ -207,7 +219,9 @@ impl<'d> Pass<'d> {
             dataset: self.dataset.cloned(),
         };
         let cache = state.scoring.cache;
-        if let Some(hit) = cache.with_value(|c| c.get(id).filter(|(k, _)| *k == key).map(|(_, s)| s.clone())) {
+        if let Some(hit) =
+            cache.with_value(|c| c.get(id).filter(|(k, _)| *k == key).map(|(_, s)| s.clone()))
+        {
             return hit;
         }
         self.rescored += 1;
@@ -217,7 +231,8 @@ impl<'d> Pass<'d> {
             (Ok(_), None) => Err("no dataset is loaded".to_string()),
             (Ok(o), Some(scorer)) => scorer.evaluate(o).map_err(|e| e.to_string()),
         };
-        let score = Arc::new(TaskScore { task: task.clone(), answer: answer.to_string(), output, result });
+        let score =
+            Arc::new(TaskScore { task: task.clone(), answer: answer.to_string(), output, result });
         cache.update_value(|c| {
             c.insert(id.to_string(), (key, score.clone()));
         });
@@ -233,9 +248,15 @@ impl<'d> Pass<'d> {
 /// about to be set). The job line shows `what` with the count done, and
 /// its Cancel stops the pass. Returns how many were scored and the
 /// milliseconds spent scoring (yields excluded), or None if cancelled.
-pub async fn warm_scores(state: AppState, answers: &[(&str, &str)], options: ScoreOptions, what: &str) -> Option<(usize, f64)> {
+pub async fn warm_scores(
+    state: AppState,
+    answers: &[(&str, &str)],
+    options: ScoreOptions,
+    what: &str,
+) -> Option<(usize, f64)> {
     let tasks = state.tasks.get_untracked();
-    let index: HashMap<String, usize> = tasks.iter().enumerate().map(|(i, t)| (t.task_id(), i)).collect();
+    let index: HashMap<String, usize> =
+        tasks.iter().enumerate().map(|(i, t)| (t.task_id(), i)).collect();
     let dataset = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()));
     let mut pass = Pass::new(dataset.as_ref(), options);
     let mut busy_ms = 0.0;
@@ -276,7 +297,8 @@ pub fn change_options(state: AppState, new: ScoreOptions) {
     state.cancel.set(false);
     spawn_local(async move {
         let answers = state.answers.get_untracked();
-        let pairs: Vec<(&str, &str)> = answers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let pairs: Vec<(&str, &str)> =
+            answers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let what = format!("Scoring {} answers with the new options", pairs.len());
         let Some((n, ms)) = warm_scores(state, &pairs, new, &what).await else {
             // The inputs show the options in force again.

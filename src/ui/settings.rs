@@ -43,10 +43,13 @@ pub fn from_json(text: &str) -> Settings {
     if let Some(n) = m.get("code_context_size").and_then(Value::as_u64).filter(|&n| n > 0) {
         s.code_context_size = n as usize;
     }
-    if let Some(mode) = m.get("comment_mode").and_then(Value::as_str).and_then(|x| x.parse::<CommentMode>().ok()) {
+    if let Some(mode) =
+        m.get("comment_mode").and_then(Value::as_str).and_then(|x| x.parse::<CommentMode>().ok())
+    {
         s.comment_mode = mode;
     }
-    if let Some(t) = m.get("threshold").and_then(Value::as_f64).filter(|t| (0.0..=1.0).contains(t)) {
+    if let Some(t) = m.get("threshold").and_then(Value::as_f64).filter(|t| (0.0..=1.0).contains(t))
+    {
         s.threshold = t;
     }
     if let Some(t) = m.get("tokenizer_source").and_then(Value::as_str) {
@@ -61,13 +64,23 @@ pub fn prompt_key(s: &Settings) -> String {
     langs.sort();
     let mut repos = s.excluded_repos.clone();
     repos.sort();
-    format!("ctx={};mode={};langs={};skip={}", s.code_context_size, s.comment_mode, langs.join(","), repos.join(","))
+    format!(
+        "ctx={};mode={};langs={};skip={}",
+        s.code_context_size,
+        s.comment_mode,
+        langs.join(","),
+        repos.join(",")
+    )
 }
 
 /// Options of the context builder for these settings (the official
 /// defaults otherwise: K5 reproduced, NULs kept as upstream HEAD does).
 pub fn context_options(s: &Settings) -> ContextOptions {
-    ContextOptions { code_context_size: s.code_context_size, comment_mode: s.comment_mode, ..ContextOptions::default() }
+    ContextOptions {
+        code_context_size: s.code_context_size,
+        comment_mode: s.comment_mode,
+        ..ContextOptions::default()
+    }
 }
 
 /// The selected languages (None = all), as `task_specs` takes them.
@@ -98,7 +111,9 @@ fn input_value(ev: &leptos::ev::Event) -> String {
 }
 
 fn input_checked(ev: &leptos::ev::Event) -> bool {
-    ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .is_some_and(|i| i.checked())
 }
 
 #[component]
@@ -130,7 +145,8 @@ pub fn SettingsPanel() -> impl IntoView {
 
     let toggle_language = move |lang: String, on: bool, all: Vec<String>| {
         update(state, |s| {
-            let mut chosen: Vec<String> = if s.languages.is_empty() { all.clone() } else { s.languages.clone() };
+            let mut chosen: Vec<String> =
+                if s.languages.is_empty() { all.clone() } else { s.languages.clone() };
             chosen.retain(|l| *l != lang);
             if on {
                 chosen.push(lang);

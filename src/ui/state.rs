@@ -43,7 +43,11 @@ impl Default for Settings {
 pub enum Job {
     #[default]
     Idle,
-    Running { what: String, done: usize, total: usize },
+    Running {
+        what: String,
+        done: usize,
+        total: usize,
+    },
     Failed(String),
     Done(String),
 }

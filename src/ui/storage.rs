@@ -46,7 +46,10 @@ pub async fn save_json(key: &str, json: &str) -> Result<(), String> {
 pub async fn load_json(key: &str) -> Result<Option<String>, String> {
     match get(key).await? {
         None => Ok(None),
-        Some(v) => v.as_string().map(Some).ok_or_else(|| format!("IndexedDB: the value of {key:?} is not a text")),
+        Some(v) => v
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| format!("IndexedDB: the value of {key:?} is not a text")),
     }
 }
 
@@ -73,9 +76,9 @@ pub async fn load_bytes(key: &str) -> Result<Option<Vec<u8>>, String> {
     }
     match v.dyn_into::<web_sys::Blob>() {
         Ok(blob) => {
-            let buf = JsFuture::from(blob.array_buffer())
-                .await
-                .map_err(|e| format!("IndexedDB: cannot read the stored file {key:?}: {}", js_error("read", &e)))?;
+            let buf = JsFuture::from(blob.array_buffer()).await.map_err(|e| {
+                format!("IndexedDB: cannot read the stored file {key:?}: {}", js_error("read", &e))
+            })?;
             Ok(Some(Uint8Array::new(&buf).to_vec()))
         }
         Err(_) => Err(format!("IndexedDB: the value of {key:?} is not bytes")),
@@ -127,7 +130,8 @@ pub async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
 
 async fn put(key: &str, value: &JsValue) -> Result<(), String> {
     let (tx, store) = store(IdbTransactionMode::Readwrite).await?;
-    let req = store.put_with_key(value, &JsValue::from_str(key)).map_err(|e| js_error("put", &e))?;
+    let req =
+        store.put_with_key(value, &JsValue::from_str(key)).map_err(|e| js_error("put", &e))?;
     request(&req).await?;
     // Wait for the commit, so a reload right after sees the value.
     transaction_done(&tx).await
@@ -140,9 +144,12 @@ async fn get(key: &str) -> Result<Option<JsValue>, String> {
     Ok(if v.is_undefined() { None } else { Some(v) })
 }
 
-async fn store(mode: IdbTransactionMode) -> Result<(IdbTransaction, web_sys::IdbObjectStore), String> {
+async fn store(
+    mode: IdbTransactionMode,
+) -> Result<(IdbTransaction, web_sys::IdbObjectStore), String> {
     let db = open().await?;
-    let tx = db.transaction_with_str_and_mode(STORE, mode).map_err(|e| js_error("transaction", &e))?;
+    let tx =
+        db.transaction_with_str_and_mode(STORE, mode).map_err(|e| js_error("transaction", &e))?;
     let store = tx.object_store(STORE).map_err(|e| js_error("objectStore", &e))?;
     Ok((tx, store))
 }
@@ -156,7 +163,8 @@ async fn open() -> Result<IdbDatabase, String> {
         .indexed_db()
         .map_err(|e| js_error("indexedDB", &e))?
         .ok_or("IndexedDB is not available in this browser")?;
-    let req: IdbOpenDbRequest = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| js_error("open", &e))?;
+    let req: IdbOpenDbRequest =
+        factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| js_error("open", &e))?;
     let upgrade_req = req.clone();
     let on_upgrade = Closure::<dyn FnMut(web_sys::Event)>::new(move |_e: web_sys::Event| {
         if let Ok(result) = upgrade_req.result() {
@@ -225,7 +233,10 @@ pub fn js_error(what: &str, e: &JsValue) -> String {
     let text = e
         .as_string()
         .or_else(|| e.dyn_ref::<js_sys::Error>().map(|err| String::from(err.message())))
-        .or_else(|| e.dyn_ref::<web_sys::DomException>().map(|ex| format!("{}: {}", ex.name(), ex.message())))
+        .or_else(|| {
+            e.dyn_ref::<web_sys::DomException>()
+                .map(|ex| format!("{}: {}", ex.name(), ex.message()))
+        })
         .unwrap_or_else(|| format!("{e:?}"));
     format!("{what}: {text}")
 }

@@ -65,13 +65,11 @@ pub fn locate_needle(dataset: &Dataset, task: &Task) -> Option<NeedleSpan> {
         if pat.trim().is_empty() {
             return None;
         }
-        ctx.match_indices(pat)
-            .map(|(i, _)| i)
-            .min_by(|&x, &y| {
-                let dx = (x as f64 / ctx.len().max(1) as f64 - want).abs();
-                let dy = (y as f64 / ctx.len().max(1) as f64 - want).abs();
-                dx.total_cmp(&dy)
-            })
+        ctx.match_indices(pat).map(|(i, _)| i).min_by(|&x, &y| {
+            let dx = (x as f64 / ctx.len().max(1) as f64 - want).abs();
+            let dy = (y as f64 / ctx.len().max(1) as f64 - want).abs();
+            dx.total_cmp(&dy)
+        })
     };
     if let Some(i) = best(&exact) {
         return Some(NeedleSpan { start: i, end: i + exact.len(), how: "exact" });
@@ -123,7 +121,11 @@ pub fn TasksPage() -> impl IntoView {
         let verdicts: std::collections::HashMap<String, bool> = if answers.is_empty() {
             Default::default()
         } else {
-            super::scoring::score_set(state).items.iter().map(|i| (i.task.task_id(), i.passes(threshold))).collect()
+            super::scoring::score_set(state)
+                .items
+                .iter()
+                .map(|i| (i.task.task_id(), i.passes(threshold)))
+                .collect()
         };
         state.tasks.with(|tasks| {
             tasks

@@ -18,7 +18,11 @@ pub fn tools() -> PathBuf {
 /// Python of the oracle venv (PyPI repoqa==0.1.2 and its pinned deps).
 pub fn oracle_python() -> PathBuf {
     let p = tools().join("oracle/bin/python");
-    assert!(p.exists(), "{} missing: run scripts/setup.sh (it creates the oracle venv)", p.display());
+    assert!(
+        p.exists(),
+        "{} missing: run scripts/setup.sh (it creates the oracle venv)",
+        p.display()
+    );
     p
 }
 

@@ -16,7 +16,9 @@ const INCLUDE_DIRS: [&str; 7] = ["include", "src", "lib", "libs", "library", "li
 
 fn include_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| compile(&r#"(?m)^\s*#\s*include\s*([<"])([^>"]+)[>"]"#.replace(r"\s", PY_SPACE)))
+    RE.get_or_init(|| {
+        compile(&r#"(?m)^\s*#\s*include\s*([<"])([^>"]+)[>"]"#.replace(r"\s", PY_SPACE))
+    })
 }
 
 pub(super) fn deps(content: &IndexMap<String, String>, entry: &str) -> Dependency {

@@ -53,7 +53,12 @@ pub(super) fn deps(content: &IndexMap<String, String>) -> Dependency {
             .collect();
         for g in p.group.captures_iter(text) {
             if let Some(body) = g.get(1) {
-                names.extend(p.group_name.captures_iter(body.as_str()).filter_map(|c| c.get(1)).map(|m| m.as_str()));
+                names.extend(
+                    p.group_name
+                        .captures_iter(body.as_str())
+                        .filter_map(|c| c.get(1))
+                        .map(|m| m.as_str()),
+                );
             }
         }
         let table = decls.entry(dirname(path)).or_default();
@@ -72,7 +77,9 @@ pub(super) fn deps(content: &IndexMap<String, String>) -> Dependency {
     let dir_of_import = |ipath: &str| -> Option<&str> {
         dirs.iter().copied().find(|d| {
             !d.is_empty()
-                && (ipath == *d || ipath.ends_with(&format!("/{d}")) || d.ends_with(&format!("/{ipath}")))
+                && (ipath == *d
+                    || ipath.ends_with(&format!("/{d}"))
+                    || d.ends_with(&format!("/{ipath}")))
         })
     };
 
@@ -109,7 +116,8 @@ pub(super) fn deps(content: &IndexMap<String, String>) -> Dependency {
                 continue;
             }
             let alias = super::rust::py_strip(&alias);
-            let name = if alias.is_empty() { ipath.rsplit('/').next().unwrap_or(&ipath) } else { alias };
+            let name =
+                if alias.is_empty() { ipath.rsplit('/').next().unwrap_or(&ipath) } else { alias };
             let uses = compile(&format!(r"\b{}\.(\w+)", regex::escape(name)));
             for c in uses.captures_iter(text) {
                 for f in decls[d].get(&c[1]).map(Vec::as_slice).unwrap_or(&[]) {

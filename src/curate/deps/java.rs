@@ -63,7 +63,9 @@ pub(super) fn deps(content: &IndexMap<String, String>) -> Dependency {
             }
             // A static import names a member: the longest prefix that is a class.
             let parts: Vec<&str> = name.split('.').collect();
-            if let Some(f) = (1..=parts.len()).rev().find_map(|k| fq2path.get(&parts[..k].join("."))) {
+            if let Some(f) =
+                (1..=parts.len()).rev().find_map(|k| fq2path.get(&parts[..k].join(".")))
+            {
                 found.push(Some(f), path);
             }
         }
@@ -94,7 +96,10 @@ mod tests {
         .map(|(p, t)| (p.to_string(), t.to_string()))
         .collect();
         let d = deps(&content);
-        assert_eq!(d["src/a/Main.java"], ["src/b/Tool.java", "src/b/Util.java", "src/a/Other.java"]);
+        assert_eq!(
+            d["src/a/Main.java"],
+            ["src/b/Tool.java", "src/b/Util.java", "src/a/Other.java"]
+        );
         assert!(d["src/a/Other.java"].is_empty());
         assert!(d["src/b/Util.java"].is_empty());
     }

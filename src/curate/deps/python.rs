@@ -28,7 +28,8 @@ pub(super) fn deps(
     warnings: &mut Vec<CurateWarning>,
 ) -> Result<Dependency, CurateError> {
     let pkg_root = if entry == "." { "" } else { dirname(entry) };
-    let rel_of = |path: &str| if pkg_root.is_empty() { path.to_string() } else { relpath(path, pkg_root) };
+    let rel_of =
+        |path: &str| if pkg_root.is_empty() { path.to_string() } else { relpath(path, pkg_root) };
     let mut mod2path: IndexMap<String, &str> = IndexMap::new();
     for path in content.keys() {
         let rel = rel_of(path);
@@ -64,10 +65,13 @@ pub(super) fn deps(
                 Import::Module(m) => found.push(longest(&m), path),
                 Import::From { base, name } => {
                     let sub = if base.is_empty() { name } else { format!("{base}.{name}") };
-                    let hit = mod2path
-                        .get(&sub)
-                        .copied()
-                        .or_else(|| if base.is_empty() { None } else { longest(&base) });
+                    let hit = mod2path.get(&sub).copied().or_else(|| {
+                        if base.is_empty() {
+                            None
+                        } else {
+                            longest(&base)
+                        }
+                    });
                     found.push(hit, path);
                 }
             }
@@ -90,7 +94,9 @@ fn imports(root: Node, src: &[u8], package: &[&str]) -> Vec<Import> {
     let mut statements = Vec::new();
     while let Some(node) = stack.pop() {
         match node.kind() {
-            "import_statement" | "import_from_statement" | "future_import_statement" => statements.push(node),
+            "import_statement" | "import_from_statement" | "future_import_statement" => {
+                statements.push(node)
+            }
             _ => {
                 let mut cursor = node.walk();
                 stack.extend(node.named_children(&mut cursor));
@@ -160,7 +166,9 @@ fn from_base(node: Node, src: &[u8], package: &[&str]) -> String {
 /// The name of an `import` list entry: `a.b` or the name of `a.b as c`.
 fn imported_name(node: Node, src: &[u8]) -> String {
     match node.kind() {
-        "aliased_import" => node.child_by_field_name("name").map(|n| dotted(n, src)).unwrap_or_default(),
+        "aliased_import" => {
+            node.child_by_field_name("name").map(|n| dotted(n, src)).unwrap_or_default()
+        }
         _ => dotted(node, src),
     }
 }
@@ -184,7 +192,8 @@ mod tests {
     use super::*;
 
     fn run(files: &[(&str, &str)], entry: &str) -> Dependency {
-        let content: IndexMap<String, String> = files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+        let content: IndexMap<String, String> =
+            files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
         let mut w = Vec::new();
         deps(&content, entry, &mut w).unwrap()
     }
@@ -211,8 +220,10 @@ mod tests {
 
     #[test]
     fn a_file_with_a_syntax_error_has_no_dependencies() {
-        let content: IndexMap<String, String> =
-            [("a.py", "import b\ndef (:\n"), ("b.py", "")].iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+        let content: IndexMap<String, String> = [("a.py", "import b\ndef (:\n"), ("b.py", "")]
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
         let mut w = Vec::new();
         let d = deps(&content, ".", &mut w).unwrap();
         assert!(d["a.py"].is_empty());

@@ -27,7 +27,10 @@ fn group_re() -> &'static Regex {
 fn mod_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        compile(&r"(?m)^\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;".replace(r"\s", PY_SPACE))
+        compile(
+            &r"(?m)^\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;"
+                .replace(r"\s", PY_SPACE),
+        )
     })
 }
 
@@ -103,7 +106,10 @@ mod tests {
     fn modules_groups_and_paths() {
         let content: IndexMap<String, String> = [
             ("src/lib.rs", "pub mod a;\n#[cfg(test)]\nmod b;\nuse crate::a::{x, b::Y as Z};\n"),
-            ("src/a/mod.rs", "mod inner;\nuse super::b;\nfn f() { self::inner::g(); crate::b::h(); }\n"),
+            (
+                "src/a/mod.rs",
+                "mod inner;\nuse super::b;\nfn f() { self::inner::g(); crate::b::h(); }\n",
+            ),
             ("src/a/inner.rs", "use super::super::b::*;\n"),
             ("src/b.rs", "use crate::{a, b};"),
         ]

@@ -37,7 +37,10 @@ pub(super) fn deps(content: &IndexMap<String, String>) -> Dependency {
     for (path, text) in content {
         let mut hits: Vec<(usize, &str)> = Vec::new();
         for re in specs() {
-            hits.extend(re.captures_iter(text).filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.as_str()))));
+            hits.extend(
+                re.captures_iter(text)
+                    .filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.as_str()))),
+            );
         }
         hits.sort();
         let mut found = Uniq::default();
@@ -79,7 +82,10 @@ mod tests {
         .map(|(p, t)| (p.to_string(), t.to_string()))
         .collect();
         let d = deps(&content);
-        assert_eq!(d["src/index.ts"], ["src/core.ts", "src/util.js", "src/lazy.d.ts", "src/dir/index.ts"]);
+        assert_eq!(
+            d["src/index.ts"],
+            ["src/core.ts", "src/util.js", "src/lazy.d.ts", "src/dir/index.ts"]
+        );
         assert_eq!(d["src/core.ts"], ["src/index.ts", "src/types.ts"]);
         assert_eq!(d["src/dir/index.ts"], ["src/index.ts"]);
     }
