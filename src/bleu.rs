@@ -1,4 +1,4 @@
-//! The similarity RepoQA scores with (PARITY.md S5): `repoqa.metric.
+//! The similarity RepoQA scores with (docs/parity.md S5): `repoqa.metric.
 //! compute_function_similarity`, i.e. NLTK 3.8.1 `sentence_bleu([ref], hyp,
 //! smoothing_function=SmoothingFunction().method4)` over the tokens
 //! `re.split(r"\s+", s.strip())`, reproduced bit for bit.
@@ -15,7 +15,7 @@
 //!   is the very same function CPython calls, and results are bit-identical.
 //!   On wasm32 Rust's bundled libm (fdlibm-based) rounds differently from
 //!   glibc for ~7-10% of arguments, so ~8% of similarities differ by one ulp
-//!   (measured ≤ 2.3e-16; PARITY.md allows 1e-12).
+//!   (measured ≤ 2.3e-16; docs/parity.md allows 1e-12).
 //!
 //! Speed matters (every needle of a repo is scored against each answer, and
 //! more in context-candidate mode), so tokens stay borrowed `&str`, tokens

@@ -1,5 +1,5 @@
 //! The official prompt builder: `make_code_context` and the task list of
-//! `evaluate_model` (PARITY.md P1–P11), plus the comment-cleaning modes of
+//! `evaluate_model` (docs/parity.md P1–P11), plus the comment-cleaning modes of
 //! upstream HEAD (K1–K6), with the K5 bug reproduced by default and a
 //! corrected variant behind `ContextOptions::fix_suffix_cleaning`.
 //!

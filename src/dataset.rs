@@ -1,7 +1,7 @@
 //! The RepoQA dataset file (`repoqa-2024-04-20.json`, `.json.gz`): the
 //! official schema, read with key order and unknown fields kept so a file
 //! round-trips, checked on load so that a broken file is reported with the
-//! place and the reason instead of failing later (PARITY.md "Dataset file").
+//! place and the reason instead of failing later (docs/parity.md "Dataset file").
 //!
 //! The file order of a repo (`Repo::file_order`) is the official
 //! `topological_sort` (P2); the reference text of a needle

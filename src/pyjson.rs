@@ -1,5 +1,5 @@
 //! JSON text exactly as Python's `json.dumps(obj)` / `json.dump(obj, f)`
-//! writes it with default arguments (PARITY.md J1, J2): `", "` and `": "`
+//! writes it with default arguments (docs/parity.md J1, J2): `", "` and `": "`
 //! separators, no indentation, `ensure_ascii=True` (every character outside
 //! `' '..='~'` as a lowercase `\uXXXX` escape, astral characters as surrogate
 //! pairs) and floats in Python's `repr` (shortest round-trip digits, `1.0`,

@@ -1,4 +1,4 @@
-//! The files the official tools exchange (PARITY.md "Files the official tools
+//! The files the official tools exchange (docs/parity.md "Files the official tools
 //! exchange", S7, J1–J3):
 //!
 //! - tasks / model outputs JSONL: one task dict per line (`json.dumps(task)`),

@@ -1,5 +1,5 @@
 //! What the official scorer compares: the function extracted from a model's
-//! reply (`compute_score.sanitize_output`, PARITY.md S1) and the same text
+//! reply (`compute_score.sanitize_output`, docs/parity.md S1) and the same text
 //! with comments removed (`compute_score.remove_comments`, S2).
 //!
 //! The fence regex of the official code,

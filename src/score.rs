@@ -1,4 +1,4 @@
-//! Scoring as `compute_score` does it (PARITY.md S3, S4, S6, S7):
+//! Scoring as `compute_score` does it (docs/parity.md S3, S4, S6, S7):
 //! `needle_evaluator` for one reply, the per-task records, and the pass@1
 //! table over thresholds × languages; plus the checks behind `repoqa verify`.
 //!

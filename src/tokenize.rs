@@ -1,6 +1,6 @@
 //! Token counts as the official harness computes them:
 //! `len(tokenizer.tokenize(text))` with CodeLlama's tokenizer, one
-//! independent call per piece of text (PARITY.md T1–T4).
+//! independent call per piece of text (docs/parity.md T1–T4).
 //!
 //! Any HF `tokenizer.json` is accepted; the default is a Llama-2 file
 //! (CodeLlama's vocabulary without its 16 infilling tokens, which never occur
@@ -114,7 +114,7 @@ pub(crate) fn test_tokenizer() -> &'static Tokenizer {
 mod tests {
     use super::*;
 
-    // PARITY.md T1–T3, as printed by the official harness's tokenizer.
+    // docs/parity.md T1–T3, as printed by the official harness's tokenizer.
     #[test]
     fn quirks_of_per_call_tokenization() {
         let t = test_tokenizer();

@@ -1,27 +1,41 @@
-//! The 30 published `-SCORES.json` files of the RepoQA paper (shared
-//! fixtures, not copied into the project): every `scores` table recomputed
+//! The 30 published `-SCORES.json` files of the RepoQA paper (kept in
+//! `tests/fixtures/published-scores/`): every `scores` table recomputed
 //! from the file's own `results` must equal the published one exactly, and
 //! our Python-format writer must reproduce what Python's `json.dumps` writes
 //! for the same data, byte for byte.
 
 mod common;
 
+use std::io::Read;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use repoqa::report::ScoresFile;
 use repoqa::score::verify_table;
 
+/// The published files, kept gzipped in `tests/fixtures/published-scores/`
+/// (public result data of the RepoQA authors; see the README there),
+/// unpacked once into the test's scratch folder so the CLI and the oracle
+/// can read them as plain files.
 fn published_dir() -> PathBuf {
-    let d = PathBuf::from(
-        std::env::var("REPOQA_PUBLISHED_SCORES")
-            .unwrap_or_else(|_| "/work/shared/fixtures/published-scores".into()),
-    );
-    assert!(
-        d.is_dir(),
-        "{} missing (set REPOQA_PUBLISHED_SCORES to the folder of published -SCORES.json files)",
-        d.display()
-    );
-    d
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/published-scores");
+        let dst = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("published-scores");
+        std::fs::create_dir_all(&dst).unwrap();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            let Some(plain) = name.strip_suffix(".gz") else { continue };
+            let mut text = Vec::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+                .read_to_end(&mut text)
+                .unwrap();
+            std::fs::write(dst.join(plain), text).unwrap();
+        }
+        dst
+    })
+    .clone()
 }
 
 fn published_files() -> Vec<PathBuf> {

@@ -2,7 +2,7 @@
 on top of the installed PyPI 0.1.2 module.
 
 PyPI 0.1.2 predates comment cleaning and CI cannot fetch upstream HEAD, so this
-file states HEAD's semantics in our own words (PARITY.md P1-P9 without the
+file states HEAD's semantics in our own words (docs/parity.md P1-P9 without the
 0.1.2 NUL handling, K1-K6). It uses the same libraries HEAD uses: the
 tokenizer, tree_sitter_languages' parsers and 0.1.2's COMMENT_QUERY (identical
 in HEAD). It was checked against the real HEAD file task by task (see
