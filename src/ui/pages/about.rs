@@ -7,13 +7,16 @@ use leptos::task::spawn_local;
 use repoqa::selfcheck::{self, GrammarCheck, TokenizerCheck};
 use repoqa::tokenize::Tokenizer;
 
-use super::assets;
+use crate::ui::browser::fetch::fetch_bytes;
+use crate::ui::browser::time::now_ms;
+use crate::ui::error::UiError;
+use crate::ui::jobs::tokenizer::TOKENIZER_URL;
 
 #[derive(Clone)]
 enum TokState {
     Loading,
     Ready(TokenizerCheck, f64),
-    Failed(String),
+    Failed(UiError),
 }
 
 #[component]
@@ -24,10 +27,10 @@ pub fn About() -> impl IntoView {
 
     spawn_local(async move {
         let t0 = now_ms();
-        let result = match assets::fetch_bytes(assets::TOKENIZER_URL).await {
-            Ok(bytes) => Tokenizer::from_json_bytes(&bytes, assets::TOKENIZER_URL)
+        let result = match fetch_bytes(TOKENIZER_URL).await {
+            Ok(bytes) => Tokenizer::from_json_bytes(&bytes, TOKENIZER_URL)
                 .and_then(|t| selfcheck::check_tokenizer(&t))
-                .map_err(|e| e.to_string()),
+                .map_err(UiError::from),
             Err(e) => Err(e),
         };
         tok.set(match result {
@@ -68,7 +71,7 @@ pub fn About() -> impl IntoView {
             <p>"Sample line: " <code class="sample">{format!("{:?}", selfcheck::SAMPLE_LINE)}</code></p>
             {move || match tok.get() {
                 TokState::Loading => view! { <p>"Loading tokenizer…"</p> }.into_any(),
-                TokState::Failed(e) => view! { <p class="fail" id="tok-error">"Tokenizer failed: " {e}</p> }.into_any(),
+                TokState::Failed(e) => view! { <p class="fail" id="tok-error">"Tokenizer failed: " {e.to_string()}</p> }.into_any(),
                 TokState::Ready(c, ms) => view! {
                     <dl class="facts">
                         <dt>"File"</dt><dd>{c.origin.clone()}</dd>
@@ -87,8 +90,4 @@ pub fn About() -> impl IntoView {
             </dl>
         </section>
     }
-}
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }

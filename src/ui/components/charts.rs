@@ -1,4 +1,4 @@
-//! The result charts, drawn as SVG by Leptos itself.
+//! The result charts, drawn as SVG by Leptos itself, with SVG / PNG export.
 //!
 //! Why no JavaScript chart library: the app is one wasm bundle built
 //! offline by Trunk with no npm step; the charts are four small, fixed
@@ -18,7 +18,8 @@ use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
 use repoqa::score::THRESHOLD_KEYS;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::download::{download_text, download_url};
+use crate::ui::browser::download::{download_text, download_url};
+use crate::ui::error::UiError;
 
 const W: f64 = 640.0;
 const H: f64 = 300.0;
@@ -114,9 +115,11 @@ fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoV
     let export_svg = move |_| {
         let r = svg_text(&a)
             .and_then(|t| download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
-        status.set(r.err());
+        status.set(r.err().map(|e| e.to_string()));
     };
-    let export_png = move |_| status.set(export_png(&b, &format!("repoqa-{id}.png")).err());
+    let export_png = move |_| {
+        status.set(export_png(&b, &format!("repoqa-{id}.png")).err().map(|e| e.to_string()))
+    };
     view! {
         <figure class="chart" data-chart=id>
             <figcaption id=format!("chart-{id}-title")>{title}</figcaption>
@@ -342,22 +345,24 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
 }
 
 /// The chart's SVG as a standalone document.
-fn svg_text(svg_id: &str) -> Result<String, String> {
+fn svg_text(svg_id: &str) -> Result<String, UiError> {
     let el = document()
         .get_element_by_id(svg_id)
-        .ok_or_else(|| format!("chart {svg_id} is not on the page"))?;
-    let s = web_sys::XmlSerializer::new().map_err(|e| format!("{e:?}"))?;
-    let text = s.serialize_to_string(&el).map_err(|e| format!("{e:?}"))?;
+        .ok_or_else(|| UiError::invalid(format!("chart {svg_id} is not on the page")))?;
+    let s = web_sys::XmlSerializer::new().map_err(|e| UiError::js("XMLSerializer", &e))?;
+    let text = s.serialize_to_string(&el).map_err(|e| UiError::js("XMLSerializer", &e))?;
     Ok(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}\n"))
 }
 
 /// Draw the SVG on an offscreen canvas (2× for sharpness) and download it as PNG.
-fn export_png(svg_id: &str, name: &str) -> Result<(), String> {
+fn export_png(svg_id: &str, name: &str) -> Result<(), UiError> {
     let text = svg_text(svg_id)?;
-    let el = document().get_element_by_id(svg_id).ok_or("chart missing")?;
+    let el = document()
+        .get_element_by_id(svg_id)
+        .ok_or_else(|| UiError::invalid(format!("chart {svg_id} is not on the page")))?;
     let attr = |k: &str| el.get_attribute(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(W);
     let (w, h) = (attr("width"), attr("height"));
-    let img = web_sys::HtmlImageElement::new().map_err(|e| format!("{e:?}"))?;
+    let img = web_sys::HtmlImageElement::new().map_err(|e| UiError::js("Image", &e))?;
     let url = format!("data:image/svg+xml;charset=utf-8,{}", js_sys::encode_uri_component(&text));
     let (img2, name) = (img.clone(), name.to_string());
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
@@ -380,7 +385,7 @@ fn export_png(svg_id: &str, name: &str) -> Result<(), String> {
                 h * 2.0,
             )?;
             let data = canvas.to_data_url_with_type("image/png")?;
-            download_url(&name, &data).map_err(|e| JsValue::from_str(&e))
+            download_url(&name, &data).map_err(|e| JsValue::from_str(&e.to_string()))
         })();
         if let Err(e) = r {
             leptos::logging::warn!("PNG export failed: {e:?}");

@@ -1,56 +1,15 @@
-//! The app's state, shared by every page through Leptos context. Pages read
-//! and write these signals; they never compute scores or prompts themselves
-//! (that is the core's job, called from `build.rs`, `results.rs`, …).
+//! The app state: every signal the pages share, provided by `App`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::{CommentMode, Task};
+use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 
-/// What the user chose; persisted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    /// Languages to include (dataset keys); empty = all.
-    pub languages: Vec<String>,
-    /// Repos to leave out ("lang::owner/name").
-    pub excluded_repos: Vec<String>,
-    pub code_context_size: usize,
-    pub comment_mode: CommentMode,
-    /// Pass threshold shown in summaries (the table shows all of 0.0..1.0).
-    pub threshold: f64,
-    /// Where the tokenizer comes from: "builtin", or a URL / file name.
-    pub tokenizer_source: String,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            languages: Vec::new(),
-            excluded_repos: Vec::new(),
-            code_context_size: repoqa::context::DEFAULT_CODE_CONTEXT_SIZE,
-            comment_mode: CommentMode::None,
-            threshold: 0.8,
-            tokenizer_source: "builtin".to_string(),
-        }
-    }
-}
-
-/// Progress of a long job (loading, building, scoring, importing).
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum Job {
-    #[default]
-    Idle,
-    Running {
-        what: String,
-        done: usize,
-        total: usize,
-    },
-    Failed(String),
-    Done(String),
-}
+use super::scoring::Scoring;
+use super::settings::Settings;
 
 /// The loaded dataset and where it came from ("demo", a URL, a file name).
 #[derive(Clone)]
@@ -69,12 +28,8 @@ pub struct AppState {
     pub tasks: RwSignal<Vec<Arc<Task>>>,
     /// Model answers by task id ("lang::repo::name").
     pub answers: RwSignal<BTreeMap<String, String>>,
-    /// The current long job, shown by the progress bar.
-    pub job: RwSignal<Job>,
-    /// Set to ask the running job to stop at its next chunk.
-    pub cancel: RwSignal<bool>,
     /// Scoring options, export fields and the per-task score cache (`scoring.rs`).
-    pub scoring: super::scoring::Scoring,
+    pub scoring: Scoring,
     /// SHA-256 (hex) of the loaded dataset file's bytes.
     pub dataset_digest: RwSignal<Option<String>>,
     /// The last dataset load error (shown on the Dataset page).
@@ -102,6 +57,12 @@ pub struct BuildStats {
     pub from_cache: bool,
 }
 
+impl Default for AppState {
+    fn default() -> AppState {
+        AppState::new()
+    }
+}
+
 impl AppState {
     pub fn new() -> AppState {
         AppState {
@@ -110,9 +71,7 @@ impl AppState {
             settings: RwSignal::new(Settings::default()),
             tasks: RwSignal::new(Vec::new()),
             answers: RwSignal::new(BTreeMap::new()),
-            job: RwSignal::new(Job::Idle),
-            cancel: RwSignal::new(false),
-            scoring: super::scoring::Scoring::new(),
+            scoring: Scoring::new(),
             dataset_digest: RwSignal::new(None),
             dataset_error: RwSignal::new(None),
             tokenizer_id: RwSignal::new(None),
@@ -120,6 +79,26 @@ impl AppState {
             build_stats: RwSignal::new(None),
             restored: RwSignal::new(false),
         }
+    }
+}
+
+impl AppState {
+    /// Back to a fresh start ("New session"): no dataset, tasks or answers,
+    /// default settings and scoring options.
+    pub fn reset(self) {
+        self.settings.set(Settings::default());
+        self.dataset.set(None);
+        self.dataset_digest.set(None);
+        self.dataset_error.set(None);
+        self.tasks.set(Vec::new());
+        self.tasks_key.set(None);
+        self.build_stats.set(None);
+        self.answers.set(Default::default());
+        self.scoring.options.set(Default::default());
+        self.scoring.model_name.set("model".to_string());
+        self.scoring.eval_date.set(String::new());
+        self.tokenizer.set(None);
+        self.tokenizer_id.set(None);
     }
 }
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::scoring::{ensure_answers_restored, persist_answers, score_one};
-use super::state::{use_state, AppState};
+use crate::ui::state::answers::{ensure_answers_restored, persist_answers, score_one};
+use crate::ui::state::{use_state, AppState};
 
 /// Quiet time after the last key before the answer is committed.
 const DEBOUNCE: Duration = Duration::from_millis(300);
@@ -78,7 +78,7 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
         match score.get() {
             None => view! { <span class="muted">"No answer yet. Paste the model's reply; it is scored as you type."</span> }.into_any(),
             Some(s) => match &s.result {
-                Err(e) => view! { <span class="fail">"Cannot score: " {e.clone()}</span> }.into_any(),
+                Err(e) => view! { <span class="fail">"Cannot score: " {e.to_string()}</span> }.into_any(),
                 Ok(e) => {
                     let pass = e.passes(t);
                     let best = match &e.best_target {
