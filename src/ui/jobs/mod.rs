@@ -189,11 +189,14 @@ impl Runner {
         self.cancel.get()
     }
 
-    /// Pause or resume the running job (it waits at its next turn).
+    /// Pause or resume the running job (it waits at its next turn). For
+    /// jobs that offer it (a long model run); no line shows a Pause button yet.
+    #[allow(dead_code)]
     pub fn set_paused(self, paused: bool) {
         self.paused.set(paused && self.busy.get_untracked());
     }
 
+    #[allow(dead_code)]
     pub fn paused(self) -> bool {
         self.paused.get()
     }
@@ -205,6 +208,8 @@ impl Runner {
 
     /// Milliseconds the running job has taken, and the estimate of what is
     /// left from its progress so far (tracked; None when idle or unknown).
+    /// For lines that show an ETA (a long model run).
+    #[allow(dead_code)]
     pub fn eta_ms(self) -> Option<(f64, f64)> {
         let Line::Running { done, total, .. } = self.line.get() else { return None };
         let elapsed = now_ms() - self.started.get();
@@ -323,14 +328,6 @@ impl Ctx {
         });
     }
 
-    /// The current label.
-    pub fn what(&self) -> String {
-        match self.runner.line.get_untracked() {
-            Line::Running { what, .. } => what,
-            _ => String::new(),
-        }
-    }
-
     /// Cancel was pressed.
     pub fn cancelled(&self) -> bool {
         self.runner.cancel.get_untracked()
@@ -389,11 +386,5 @@ impl Ctx {
     /// The message the line shows when the job ends well (the last call wins).
     pub fn done(&self, message: impl Into<String>) {
         *self.inner.end.borrow_mut() = Some(Line::Done(message.into()));
-    }
-
-    /// End with a failure shown on the line, although the job returns `Ok`
-    /// (it already handled the error, e.g. kept what it had).
-    pub fn failed(&self, message: impl Into<String>) {
-        *self.inner.end.borrow_mut() = Some(Line::Failed(message.into()));
     }
 }
