@@ -128,15 +128,18 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
     }
 }
 
+/// The text waiting to be committed, and its debounce timer.
+type Waiting = Option<(String, Option<TimeoutHandle>)>;
+
 /// An answer typed but not yet committed to `AppState.answers`.
 #[derive(Clone)]
 struct Pending {
     task_id: String,
-    inner: Arc<Mutex<Option<(String, Option<TimeoutHandle>)>>>,
+    inner: Arc<Mutex<Waiting>>,
 }
 
 impl Pending {
-    fn take(&self) -> Option<(String, Option<TimeoutHandle>)> {
+    fn take(&self) -> Waiting {
         self.inner.lock().ok().and_then(|mut g| g.take())
     }
 

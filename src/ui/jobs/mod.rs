@@ -72,6 +72,9 @@ pub enum Line {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stop;
 
+/// Called with the line a job ends with.
+type OnEnd = Box<dyn FnOnce(&Line)>;
+
 /// A job to run: its first label, the time budget of its slices, and what
 /// its failure does to the line.
 pub struct Job {
@@ -79,7 +82,7 @@ pub struct Job {
     budget_ms: f64,
     quiet_errors: bool,
     queue: bool,
-    on_end: Option<Box<dyn FnOnce(&Line)>>,
+    on_end: Option<OnEnd>,
 }
 
 impl Job {
