@@ -1,0 +1,233 @@
+//! Scoring a pathological reply (megabytes, millions of lines) costs in
+//! proportion to its size and gives the official result exactly.
+//!
+//! - `pathological_replies_cost_in_proportion`: one task of the demo
+//!   dataset answered with a 12 MB reply of each shape, scored in a child
+//!   process (this binary again) that prints its time and peak memory
+//!   (`VmHWM`); memory above the process's baseline must stay within a small
+//!   multiple of the reply.
+//! - `pathological_replies_score_as_the_official_harness`: the same shapes
+//!   at 1 MB (the official harness takes minutes at 12 MB), scored by the
+//!   oracle (PyPI repoqa 0.1.2) and by us: the SCORES files are equal.
+//!
+//!     cargo test --release --test pathological_reply -- --nocapture
+//!     REPOQA_REPLY_MB=12 ... (the size of the first test's replies)
+
+mod common;
+
+use std::process::Command;
+use std::time::Instant;
+
+use repoqa::dataset::Dataset;
+use repoqa::report::{self, ScoresFile};
+use repoqa::score::{Candidates, ScoreOptions, Scorer};
+
+const DEMO: &str = include_str!("../public/demo/repoqa-demo.json");
+const MODEL: &str = "pathological/model";
+const EVAL_DATE: &str = "2024-06-01 00:00:00.000000";
+
+/// The shapes, by name: what a broken or hostile model could send.
+const SHAPES: &[&str] = &[
+    // One fenced block of code, megabytes long; the needle at its end.
+    "one-big-block",
+    // The same without any function: every block is parsed in vain.
+    "big-block-no-function",
+    // Millions of tiny fenced blocks.
+    "many-fences",
+    // Millions of short lines of prose, no fence: BLEU over the whole reply.
+    "million-lines",
+    // One line of megabytes with no whitespace: one huge token.
+    "one-token",
+];
+
+/// A reply of about `size` bytes of the shape `shape`, answering the needle
+/// whose code is `needle`.
+fn reply(shape: &str, size: usize, needle: &str) -> String {
+    let mut s = String::with_capacity(size + needle.len() + 64);
+    match shape {
+        "one-big-block" | "big-block-no-function" => {
+            s.push_str("Here it is:\n```python\n");
+            let mut i = 0u64;
+            while s.len() < size {
+                s.push_str(&format!(
+                    "value_{i} = compute(value_{}, {i}) + [x for x in range({i})]\n",
+                    i / 2
+                ));
+                i += 1;
+            }
+            if shape == "one-big-block" {
+                s.push_str(needle);
+                s.push('\n');
+            }
+            s.push_str("```\n");
+        }
+        "many-fences" => {
+            while s.len() < size {
+                s.push_str("```\nx\n```\n");
+            }
+            s.push_str("```python\n");
+            s.push_str(needle);
+            s.push_str("\n```\n");
+        }
+        "million-lines" => {
+            let mut i = 0u64;
+            while s.len() < size {
+                s.push_str(&format!("line {} of text\n", i % 5000));
+                i += 1;
+            }
+            s.push_str(needle);
+        }
+        "one-token" => {
+            while s.len() < size {
+                s.push_str("abcdefghij");
+            }
+        }
+        other => panic!("unknown shape {other}"),
+    }
+    s
+}
+
+/// The outputs JSONL: one task (the first python needle of the demo)
+/// answered with `reply`.
+fn outputs(dataset: &Dataset, reply_text: &str) -> String {
+    let repo = &dataset.repos("python").unwrap()[0];
+    let needle = &repo.needles[0];
+    let line = serde_json::json!({
+        "repo": repo.repo, "name": needle.name, "language": "python",
+        "position_ratio": 0.5, "needle_token_start": 1, "needle_token_end": 2,
+        "output": [reply_text],
+    });
+    format!("{line}\n")
+}
+
+fn needle_code(dataset: &Dataset) -> String {
+    let repo = &dataset.repos("python").unwrap()[0];
+    let n = &repo.needles[0];
+    repo.reference_text(&n.path, n.start_line, n.end_line).unwrap()
+}
+
+fn scores(dataset: &Dataset, outputs_text: &str, ignore_comments: bool) -> String {
+    let file = report::read_model_outputs(outputs_text);
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
+    let run = Scorer::new(dataset, options).score_all(&file.outputs, |_, _| {}).unwrap();
+    ScoresFile::single(MODEL, run.model_scores(EVAL_DATE, &report::train_size(MODEL).value))
+        .to_python_json()
+}
+
+fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The child: score one shape, print size, time and memory.
+#[test]
+fn child() {
+    let Ok(case) = std::env::var("REPOQA_REPLY_CASE") else { return };
+    let (shape, size) = case.split_once(':').unwrap();
+    let size: usize = size.parse().unwrap();
+    let dataset = Dataset::from_bytes(DEMO.as_bytes(), "demo").unwrap();
+    let text = outputs(&dataset, &reply(shape, size, &needle_code(&dataset)));
+    let file = report::read_model_outputs(&text);
+    let reply_len = file.outputs[0].reply.len();
+    drop(file);
+    let base = status_kib("VmRSS:");
+    let t = Instant::now();
+    let result = scores(&dataset, &text, false);
+    let secs = t.elapsed().as_secs_f64();
+    let peak = status_kib("VmHWM:");
+    let v: serde_json::Value = serde_json::from_str(&result).unwrap();
+    let task = &v[MODEL]["results"]["python"][0];
+    println!(
+        "REPLY\t{reply_len}\t{secs:.3}\t{base}\t{peak}\t{}\t{}",
+        task["best_target"], task["best_similar_score"]
+    );
+}
+
+#[test]
+fn pathological_replies_cost_in_proportion() {
+    let mb: usize =
+        std::env::var("REPOQA_REPLY_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(12);
+    let exe = std::env::current_exe().unwrap();
+    println!(
+        "{:<22} {:>9} {:>8} {:>10} {:>8}  best target (similarity)",
+        "shape", "reply", "time", "memory", "× reply"
+    );
+    let mut failures = Vec::new();
+    for shape in SHAPES {
+        let out = Command::new(&exe)
+            .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+            .env("REPOQA_REPLY_CASE", format!("{shape}:{}", mb << 20))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let Some(line) = stdout.lines().find_map(|l| l.strip_prefix("REPLY\t")) else {
+            failures
+                .push(format!("{shape}: child failed: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        };
+        let f: Vec<&str> = line.split('\t').collect();
+        let (len, secs, base, peak): (f64, f64, f64, f64) = (
+            f[0].parse().unwrap(),
+            f[1].parse().unwrap(),
+            f[2].parse().unwrap(),
+            f[3].parse().unwrap(),
+        );
+        let used = (peak - base).max(0.0) * 1024.0;
+        let times = used / len;
+        println!(
+            "{shape:<22} {:>7.1}MB {:>7.2}s {:>7.0}MiB {:>8.1}  {} ({})",
+            len / 1e6,
+            secs,
+            used / 1048576.0,
+            times,
+            f[4],
+            f[5]
+        );
+        if times > 24.0 {
+            failures.push(format!("{shape}: {times:.1}× the reply in memory"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn pathological_replies_score_as_the_official_harness() {
+    let dataset = Dataset::from_bytes(DEMO.as_bytes(), "demo").unwrap();
+    let needle = needle_code(&dataset);
+    let dir = common::scratch("pathological_reply");
+    let ds_path = dir.join("demo.json");
+    std::fs::write(&ds_path, DEMO).unwrap();
+    for shape in SHAPES {
+        let text = outputs(&dataset, &reply(shape, 1 << 20, &needle));
+        let path = dir.join(format!("{shape}.jsonl"));
+        std::fs::write(&path, &text).unwrap();
+        for ignore_comments in [false, true] {
+            let ours = scores(&dataset, &text, ignore_comments);
+            let flag = if ignore_comments { "1" } else { "0" };
+            let t = Instant::now();
+            let theirs = common::run_oracle(
+                "score.py",
+                &[
+                    "score",
+                    ds_path.to_str().unwrap(),
+                    path.to_str().unwrap(),
+                    MODEL,
+                    flag,
+                    EVAL_DATE,
+                ],
+                None,
+            );
+            let theirs = String::from_utf8(theirs).unwrap();
+            println!(
+                "{shape} (ignore_comments {ignore_comments}): official {:.1}s",
+                t.elapsed().as_secs_f64()
+            );
+            assert_eq!(ours, theirs, "{shape}, ignore_comments {ignore_comments}");
+        }
+    }
+}
