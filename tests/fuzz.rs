@@ -51,6 +51,7 @@ where
     let slowest = std::cell::Cell::new(Duration::ZERO);
     let count = std::cell::Cell::new(0u64);
     let errors = std::cell::Cell::new(0u64);
+    let samples = std::cell::RefCell::new(Vec::<String>::new());
     let start = Instant::now();
     let result = runner.run(&strategy, |value| {
         let t = Instant::now();
@@ -61,6 +62,10 @@ where
             Ok(()) => Ok(()),
             Err(e) if e.starts_with("rejected input: ") => {
                 errors.set(errors.get() + 1);
+                let mut s = samples.borrow_mut();
+                if s.len() < 3 {
+                    s.push(e.chars().skip(16).take(160).collect());
+                }
                 Ok(())
             }
             Err(e) => Err(TestCaseError::fail(e)),
@@ -73,6 +78,11 @@ where
         start.elapsed(),
         slowest.get()
     );
+    if std::env::var_os("REPOQA_FUZZ_VERBOSE").is_some() {
+        for e in samples.borrow().iter() {
+            println!("  e.g. {e}");
+        }
+    }
     if let Err(e) = result {
         panic!("fuzz {target}: {e}");
     }
@@ -397,29 +407,28 @@ fn fuzz_tokenizer_file() {
 /// Arbitrary file trees: paths from a small alphabet of parts (with "..",
 /// ".", empty parts, backslashes, non-ASCII) and Python-ish or random text.
 fn file_tree() -> impl Strategy<Value = (Vec<SourceFile>, Option<String>, bool)> {
-    let part = prop::sample::select(vec![
-        "pkg",
-        "src",
-        "black",
-        "blackd",
-        "..",
-        ".",
-        "",
-        "a.py",
-        "b.py",
-        "é.py",
-        "x\\y.py",
-        "c.txt",
-        "__init__.py",
-    ]);
-    let path = prop::collection::vec(part, 1..5).prop_map(|p| p.join("/"));
-    let text = prop_oneof![
-        prop::sample::select(vec![
-            "def f(x):\n    return x\n".to_string(),
-            "import os\nfrom . import a\nfrom .b import g\n\ndef g():\n    pass\n".to_string(),
-            "class A:\n    def m(self):\n        return 1\n".to_string(),
+    let part = prop_oneof![
+        12 => prop::sample::select(vec![
+            "pkg", "src", "black", "blackd", "a.py", "b.py", "é.py", "c.txt", "__init__.py",
         ]),
-        ".*".prop_map(|s: String| s),
+        1 => prop::sample::select(vec!["..", ".", "", "x\\y.py"]),
+    ];
+    let path = prop::collection::vec(part, 1..5).prop_map(|p| p.join("/"));
+    // Python-ish files of up to 40 functions (unique names, so needles can
+    // be sampled), or arbitrary text.
+    let function = (
+        0u32..5000,
+        prop::sample::select(vec![
+            "def f{n}(x):\n    return x + {n}\n\n",
+            "class C{n}:\n    def m{n}(self):\n        return {n}\n\n",
+            "from . import a\nfrom .b import g{n}\nimport os\n\n",
+            "async def h{n}(y):\n    # comment {n}\n    await y\n\n",
+        ]),
+    )
+        .prop_map(|(n, t)| t.replace("{n}", &n.to_string()));
+    let text = prop_oneof![
+        3 => prop::collection::vec(function, 1..40).prop_map(|v| v.concat()),
+        1 => ".*".prop_map(|s: String| s),
     ]
     .prop_map(String::into_bytes);
     let bytes = prop_oneof![text, prop::collection::vec(any::<u8>(), 0..64)];

@@ -216,7 +216,7 @@ fn read(path: &Path) -> Result<(), String> {
 fn child() {
     let Ok(case) = std::env::var("REPOQA_HOSTILE_CASE") else { return };
     let message = run_case(&case);
-    println!("HOSTILE\t{}\t{}", peak_kib(), message);
+    println!("\nHOSTILE\t{}\t{}", peak_kib(), message);
 }
 
 /// (case, what the message must say)

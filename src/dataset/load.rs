@@ -164,6 +164,7 @@ impl<'a> DatasetLoader<'a> {
                 let old = self.inflated.len();
                 let read = (&mut *decoder).take(want as u64).read_to_end(&mut self.inflated);
                 let consumed = (self.input.len() - decoder.get_ref().len()) as u64;
+                let got = self.inflated.len() - old;
                 if let Err(e) = read {
                     self.result = Some(Err(DatasetError::Gzip {
                         origin: self.origin.clone(),
@@ -176,7 +177,6 @@ impl<'a> DatasetLoader<'a> {
                     self.result =
                         Some(Err(DatasetError::Inflate { origin: self.origin.clone(), exceeded }));
                 }
-                let got = self.inflated.len() - old;
                 if got < want {
                     // The stream ended within this step.
                     break;
@@ -593,6 +593,38 @@ mod tests {
         let cut = &bytes[..bytes.len() - 100];
         let e = stepped(cut, 1000).unwrap_err();
         assert!(e.starts_with("dataset t.json: cannot read the gzip stream"), "{e}");
+    }
+
+    /// A gzip stream past the ceilings is refused naming the file and the
+    /// limit, in any step size (the ratio is not checked below 64 MiB).
+    #[test]
+    fn gzip_past_the_limits_is_refused() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, br#"{"python": [{"repo": "a/b", "x": ""#).unwrap();
+        std::io::Write::write_all(&mut gz, &vec![b' '; 3 << 20]).unwrap();
+        std::io::Write::write_all(&mut gz, br#""}]}"#).unwrap();
+        let bytes = gz.finish().unwrap();
+        let limits = DatasetLimits {
+            inflate: crate::limits::InflateLimits { max_bytes: 1 << 20, max_ratio: 100 },
+            ..DatasetLimits::default()
+        };
+        for budget in [1000, 1 << 20, 64 << 20] {
+            let mut l = DatasetLoader::with_limits(&bytes, "b.json.gz", limits);
+            while !l.step(budget) {}
+            let e = l.finish().unwrap_err().to_string();
+            assert_eq!(
+                e,
+                "dataset b.json.gz: the gzip stream inflates to more than 1048576 bytes (1 MiB), the limit; refused"
+            );
+        }
+        // Under the default limits the same file reads (and fails on its schema).
+        let e = Dataset::from_bytes(&bytes, "b.json.gz").unwrap_err().to_string();
+        assert!(e.contains("missing field `content`"), "{e}");
+        // A byte-order mark is read past, in the stepped and the whole reader.
+        let text = format!("\u{feff}{GOOD}");
+        assert_eq!(stepped(text.as_bytes(), 777).unwrap(), whole(GOOD.as_bytes()).unwrap());
+        let e = stepped("\u{feff}{\"python\": [}".as_bytes(), 5).unwrap_err();
+        assert_eq!(e, "dataset t.json: invalid JSON at line 1, column 16: expected value");
     }
 
     /// Every way of cutting the file short, and many single-byte damages,
