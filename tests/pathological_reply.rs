@@ -5,7 +5,9 @@
 //!   dataset answered with a 12 MB reply of each shape, scored in a child
 //!   process (this binary again) that prints its time and peak memory
 //!   (`VmHWM`); memory above the process's baseline must stay within a small
-//!   multiple of the reply.
+//!   multiple of the reply (a few times; a fenced block of megabytes of dense
+//!   code is parsed whole, as the official code does, and tree-sitter's tree
+//!   of it takes about 55 times the block).
 //! - `pathological_replies_score_as_the_official_harness`: the same shapes
 //!   at 1 MB (the official harness takes minutes at 12 MB), scored by the
 //!   oracle (PyPI repoqa 0.1.2) and by us: the SCORES files are equal.
@@ -216,7 +218,12 @@ fn pathological_replies_cost_in_proportion() {
             f[4],
             f[5]
         );
-        if times > 24.0 && !interned {
+        // A fenced block is parsed whole by tree-sitter, as the official
+        // code does, and its tree takes about 55× the block for dense code:
+        // that shape's bound is the parser's. Every other shape stays within
+        // a few times the reply.
+        let bound = if shape.contains("block") { 80.0 } else { 8.0 };
+        if times > bound && !interned {
             failures.push(format!("{shape}: {times:.1}× the reply in memory"));
         }
     }
