@@ -558,4 +558,17 @@ fn fuzz_model_reply_parsers() {
 }
 
 /// Inputs that once failed a property, kept as tests.
-mod regressions {}
+mod regressions {
+    /// `fuzz_tokenizer_file` (5000 cases, seed 20261123): a byte 0x0e where
+    /// the `decoder` value starts made tokenizers 0.22.2 panic
+    /// (`expect("Helper")`, decoders/mod.rs:90) instead of returning an error.
+    #[test]
+    fn tokenizer_with_a_broken_decoder_value_is_an_error() {
+        let input: &[u8] = b"{\"version\":\"1.0\",\"truncation\":null,\"padding\":null,\"added_tokens\":[],\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"post_processor\":null,\"decoder\":\x0e{\"[UNK]\":0,\"def\":1,\"f\":2,\"(\":3},\"unk_token\":\"[UNK]\"}}";
+        let e = repoqa::tokenize::Tokenizer::from_json_bytes(input, "crash-tokenizer.json")
+            .err()
+            .expect("a broken file must be refused");
+        assert!(e.to_string().starts_with("tokenizer file crash-tokenizer.json: "), "{e}");
+        assert!(e.to_string().contains("line 1 column 157"), "{e}");
+    }
+}
