@@ -9,7 +9,8 @@
 //!   code is parsed whole, as the official code does, and tree-sitter's tree
 //!   of it takes about 55 times the block).
 //! - `pathological_replies_score_as_the_official_harness`: the same shapes
-//!   at 1 MB (the official harness takes minutes at 12 MB), scored by the
+//!   at 256 KB (the official harness takes a minute per shape at 1 MB and
+//!   far longer at 12 MB; REPOQA_REPLY_ORACLE_KB sets the size), scored by the
 //!   oracle (PyPI repoqa 0.1.2) and by us: the SCORES files are equal.
 //!
 //!     cargo test --release --test pathological_reply -- --nocapture
@@ -238,7 +239,11 @@ fn pathological_replies_score_as_the_official_harness() {
     let ds_path = dir.join("demo.json");
     std::fs::write(&ds_path, DEMO).unwrap();
     for shape in SHAPES {
-        let text = outputs(&dataset, &reply(shape, 1 << 20, &needle));
+        let kb: usize = std::env::var("REPOQA_REPLY_ORACLE_KB")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(256);
+        let text = outputs(&dataset, &reply(shape, kb << 10, &needle));
         let path = dir.join(format!("{shape}.jsonl"));
         std::fs::write(&path, &text).unwrap();
         for ignore_comments in [false, true] {
