@@ -13,8 +13,10 @@
 //!   far longer at 12 MB; REPOQA_REPLY_ORACLE_KB sets the size), scored by the
 //!   oracle (PyPI repoqa 0.1.2) and by us: the SCORES files are equal.
 //!
-//!     cargo test --release --test pathological_reply -- --nocapture
-//!     REPOQA_REPLY_MB=12 ... (the size of the first test's replies)
+//! ```text
+//! cargo test --release --test pathological_reply -- --nocapture
+//! REPOQA_REPLY_MB=12 REPOQA_REPLY_BEFORE=1 ...   (reply size; rows for the old BLEU)
+//! ```
 
 mod common;
 
