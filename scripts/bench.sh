@@ -16,6 +16,15 @@ source scripts/env.sh
 cargo build --locked --release --bin repoqa
 .tools/oracle/bin/python tests/bench/bench.py "${args[@]}"
 
+echo
+echo "==> hostile input: bombs, pathological replies (peak memory), a long fuzzing pass"
+# REPOQA_FUZZ_CASES cases per fuzz target (default 20000), a new seed each run
+# unless REPOQA_FUZZ_SEED is set; a failure prints the shrunk input.
+cargo test --locked --release --test hostile_input --test pathological_reply -- --nocapture \
+  --test-threads=1 2>&1 | grep -v '^test .* ok$'
+REPOQA_FUZZ_CASES=${REPOQA_FUZZ_CASES:-20000} REPOQA_FUZZ_SEED=${REPOQA_FUZZ_SEED:-$(date +%s)} \
+  cargo test --locked --release --test fuzz -- --nocapture --test-threads=1 2>&1 | grep '^fuzz\|panicked\|FAILED'
+
 if [[ $browser == 1 ]]; then
   echo
   trunk build --release --offline

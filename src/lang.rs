@@ -175,14 +175,31 @@ impl Grammar {
     }
 
     pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
-        let mut parser = Parser::new();
-        parser.set_language(&self.ts).map_err(|_| GrammarError::ParseFailed {
-            language: self.language,
-            len: source.len(),
-        })?;
-        parser
-            .parse(source, None)
-            .ok_or(GrammarError::ParseFailed { language: self.language, len: source.len() })
+        // One parser per language and thread, reused: a reply of a million
+        // tiny fenced blocks is a million parses, and making a parser costs
+        // more than parsing an empty block.
+        thread_local! {
+            static PARSERS: std::cell::RefCell<[Option<Parser>; 6]> =
+                const { std::cell::RefCell::new([None, None, None, None, None, None]) };
+        }
+        let failed = || GrammarError::ParseFailed { language: self.language, len: source.len() };
+        PARSERS.with(|cell| {
+            let Ok(mut parsers) = cell.try_borrow_mut() else {
+                // Re-entered (cannot happen today): a parser of its own.
+                let mut parser = Parser::new();
+                parser.set_language(&self.ts).map_err(|_| failed())?;
+                return parser.parse(source, None).ok_or_else(failed);
+            };
+            let slot = &mut parsers[self.language.index()];
+            if slot.is_none() {
+                let mut parser = Parser::new();
+                parser.set_language(&self.ts).map_err(|_| failed())?;
+                *slot = Some(parser);
+            }
+            let parser = slot.as_mut().ok_or_else(failed)?;
+            parser.reset();
+            parser.parse(source, None).ok_or_else(failed)
+        })
     }
 
     /// Captures of `FUNCTION_QUERY`, in the order tree-sitter's

@@ -18,6 +18,7 @@
 //! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
+//! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
 
@@ -29,6 +30,7 @@ pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod lang;
+pub mod limits;
 pub mod linediff;
 pub mod llm;
 pub mod pyjson;

@@ -15,6 +15,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
+use crate::limits::{size_label, strip_bom, OutputsLimits};
 use crate::pyjson;
 
 #[derive(Debug, Error)]
@@ -108,10 +109,46 @@ fn py_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// are skipped (the official reader would stop with a JSONDecodeError on
 /// them); every other bad line is reported with its number and the fields
 /// it lacks, and the good lines are kept.
+///
+/// A byte-order mark at the start is read past: the official harness's
+/// `json.loads` refuses it ("Unexpected UTF-8 BOM"), but the lines are the
+/// same, so the score is the one it gives for the file saved without the
+/// mark (see `crate::limits::BOM`).
+///
+/// The default [`OutputsLimits`] apply: a line over the length limit is a
+/// broken line, and reading stops with a broken line past the answer limit.
 pub fn read_model_outputs(text: &str) -> OutputsFile {
+    read_model_outputs_with_limits(text, &OutputsLimits::default())
+}
+
+/// [`read_model_outputs`] with other limits than the defaults.
+pub fn read_model_outputs_with_limits(text: &str, limits: &OutputsLimits) -> OutputsFile {
     let mut file = OutputsFile::default();
-    for (n, line) in py_lines(text) {
+    let mut answers = 0;
+    for (n, line) in py_lines(strip_bom(text)) {
         if line.trim().is_empty() {
+            continue;
+        }
+        answers += 1;
+        if answers > limits.max_answers {
+            file.errors.push(LineError {
+                line: n,
+                message: format!(
+                    "more than {} answers in the file, the limit; the rest is not read",
+                    limits.max_answers
+                ),
+            });
+            break;
+        }
+        if line.len() > limits.max_line_bytes {
+            file.errors.push(LineError {
+                line: n,
+                message: format!(
+                    "the line is {} bytes long, over the limit of {}; not read",
+                    line.len(),
+                    size_label(limits.max_line_bytes as u64)
+                ),
+            });
             continue;
         }
         match parse_output_line(n, line) {
@@ -331,10 +368,11 @@ impl ScoresFile {
 
     /// Parse a SCORES file; `origin` (the file name) prefixes every error,
     /// which names the offending field, e.g. `results.python[3].best_target`.
+    ///
+    /// A byte-order mark at the start is read past, as for outputs files.
     pub fn parse(text: &str, origin: &str) -> Result<ScoresFile, ReportError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| ReportError::Json {
-            origin: origin.to_string(),
-            message: e.to_string(),
+        let value: Value = serde_json::from_str(strip_bom(text)).map_err(|e| {
+            ReportError::Json { origin: origin.to_string(), message: e.to_string() }
         })?;
         let field = |path: &str, message: String| ReportError::Field {
             origin: origin.to_string(),

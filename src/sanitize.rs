@@ -50,7 +50,14 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
         };
     }
     let grammar = lang.grammar();
+    // A block whose text was already parsed without a function has none
+    // (parsing is deterministic): a reply of a million copies of one small
+    // block is parsed once, not a million times.
+    let mut without_function: std::collections::HashSet<&str> = Default::default();
     for (i, block) in blocks.iter().enumerate() {
+        if without_function.contains(block) {
+            continue;
+        }
         if let Some(function) = first_function(grammar, block) {
             return Sanitized {
                 text: function,
@@ -58,6 +65,7 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
                 blocks: blocks.len(),
             };
         }
+        without_function.insert(block);
     }
     Sanitized {
         text: blocks[0].to_string(),

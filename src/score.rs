@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::bleu::Hypothesis;
+use crate::bleu::References;
 use crate::dataset::{Dataset, Repo};
 use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, ModelScores, TaskResult};
@@ -139,12 +139,14 @@ pub fn evaluate_reply(
 ) -> Evaluation {
     let s = sanitize_detailed(reply, lang);
     let compared = if ignore_comments { remove_comments(&s.text, lang) } else { s.text.clone() };
-    let hyp = Hypothesis::from_text(&compared);
+    // The references are prepared and the reply streamed once: memory in
+    // proportion to the candidates, not to the reply (see `References`).
+    let texts: Vec<&str> = candidates.iter().map(|c| c.compared.as_str()).collect();
+    let similarities = References::new(&texts).similarities(&compared);
     let mut best_target: Option<&str> = None;
     let mut best_similarity = 0.0;
     let mut scores = Vec::with_capacity(candidates.len());
-    for c in candidates {
-        let similarity = hyp.similarity(&c.compared);
+    for (c, &similarity) in candidates.iter().zip(&similarities) {
         // Strict `>` from 0: ties keep the earlier candidate, zeros never win.
         if similarity > best_similarity {
             best_similarity = similarity;

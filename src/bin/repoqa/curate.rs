@@ -24,6 +24,11 @@ pub struct CurateArgs {
     /// Entry directory under the root (default: the whole root).
     #[arg(long)]
     entry: Option<String>,
+    /// How --entry selects files: `directory` (its files only) or `prefix`
+    /// (upstream's `path.startswith(entrypoint)`, which made the official
+    /// dataset: `src/black` also takes `src/blackd/…`).
+    #[arg(long, value_enum, default_value = "directory")]
+    entry_match: EntryMatchArg,
     /// Seed of the needle sample (default: crc32 of --repo).
     #[arg(long)]
     seed: Option<u64>,
@@ -53,12 +58,22 @@ pub struct CurateArgs {
     descriptions_out: Option<PathBuf>,
 }
 
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EntryMatchArg {
+    Directory,
+    Prefix,
+}
+
 pub fn run(a: CurateArgs) -> Result<(), Failure> {
     use repoqa::curate::{self, CurateOptions, Descriptions};
     use repoqa::lang::Language;
     let language = Language::from_name(&a.language).map_err(|e| bad(format!("--language: {e}")))?;
     let mut opts = CurateOptions::new(language, a.repo.clone());
     opts.entry = a.entry.clone();
+    opts.entry_match = match a.entry_match {
+        EntryMatchArg::Directory => curate::EntryMatch::Directory,
+        EntryMatchArg::Prefix => curate::EntryMatch::Prefix,
+    };
     if let Some(seed) = a.seed {
         opts.seed = seed;
     }
@@ -74,7 +89,7 @@ pub fn run(a: CurateArgs) -> Result<(), Failure> {
     let files = if a.source.is_file() {
         read_source_archive(&a.source, language, opts.max_input_bytes)?
     } else {
-        curate::read_source_dir(&a.source, language, a.entry.as_deref())
+        curate::read_source_dir_matching(&a.source, language, a.entry.as_deref(), opts.entry_match)
             .map_err(|e| bad(format!("{}: {e}", a.source.display())))?
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
@@ -151,9 +166,15 @@ fn read_source_archive(
 ) -> Result<Vec<repoqa::curate::SourceFile>, Failure> {
     use repoqa::curate::{read_archive, ArchiveLimits};
     let bytes = read_bytes(path, "source archive")?;
-    let limits = ArchiveLimits { max_input_bytes, ..ArchiveLimits::default() };
+    let inflate = crate::input::inflate_limits(repoqa::limits::InflateLimits::ARCHIVE);
+    let limits = ArchiveLimits {
+        max_input_bytes,
+        max_unpacked_bytes: inflate.max_bytes,
+        max_inflate_ratio: inflate.max_ratio,
+        ..ArchiveLimits::default()
+    };
     let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits)
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(crate::input::archive_failure)?;
     eprintln!(
         "curate: {} ({}): {} entries, {} {language} files{}",
         path.display(),

@@ -1,8 +1,11 @@
 //! Reading the files a subcommand is given; each failure names the file.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use repoqa::dataset::Dataset;
+use repoqa::curate::ArchiveError;
+use repoqa::dataset::{Dataset, DatasetError};
+use repoqa::limits::{DatasetLimits, InflateExceeded, InflateLimits};
 use repoqa::report;
 
 use crate::{bad, Failure};
@@ -22,9 +25,57 @@ pub fn read_text(path: &Path, what: &str) -> Result<String, Failure> {
     })
 }
 
+/// `--max-inflated-bytes` and `--max-inflate-ratio` (global options), set
+/// once by `main`.
+static INFLATE: OnceLock<(Option<u64>, Option<u64>)> = OnceLock::new();
+
+pub fn set_inflate_limits(max_bytes: Option<u64>, max_ratio: Option<u64>) {
+    let _ = INFLATE.set((max_bytes, max_ratio));
+}
+
+/// The inflate limits of the command line over `defaults`.
+pub fn inflate_limits(defaults: InflateLimits) -> InflateLimits {
+    let (bytes, ratio) = INFLATE.get().copied().unwrap_or_default();
+    InflateLimits {
+        max_bytes: bytes.unwrap_or(defaults.max_bytes),
+        max_ratio: ratio.unwrap_or(defaults.max_ratio),
+    }
+}
+
+/// How to raise the limit a stream went through.
+pub fn raise_hint(exceeded: &InflateExceeded) -> &'static str {
+    if exceeded.is_ratio() {
+        " (if you trust the file, raise the limit with --max-inflate-ratio N)"
+    } else {
+        " (if you trust the file, raise the limit with --max-inflated-bytes N)"
+    }
+}
+
+/// An archive error, with the flag that raises an inflate limit.
+pub fn archive_failure(e: ArchiveError) -> Failure {
+    let hint = match &e {
+        ArchiveError::Inflate { exceeded, .. } => raise_hint(exceeded),
+        ArchiveError::TooMuchData { .. } => {
+            " (if you trust the file, raise the limit with --max-inflated-bytes N)"
+        }
+        _ => "",
+    };
+    bad(format!("{e}{hint}"))
+}
+
 pub fn load_dataset(path: &Path) -> Result<Dataset, Failure> {
     let bytes = read_bytes(path, "dataset")?;
-    Dataset::from_bytes(&bytes, &path.display().to_string()).map_err(|e| bad(e.to_string()))
+    let limits = DatasetLimits {
+        inflate: inflate_limits(InflateLimits::DATASET),
+        ..DatasetLimits::default()
+    };
+    Dataset::from_bytes_with_limits(&bytes, &path.display().to_string(), limits).map_err(|e| {
+        let hint = match &e {
+            DatasetError::Inflate { exceeded, .. } => raise_hint(exceeded),
+            _ => "",
+        };
+        bad(format!("{e}{hint}"))
+    })
 }
 
 pub fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {

@@ -41,6 +41,14 @@ use crate::score::{CandidatesArg, ScoreArgs};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse a gzip-compressed dataset that inflates to more bytes than this
+    /// (default 512 MiB; a compression-bomb guard, raise it for a trusted file).
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_inflated_bytes: Option<u64>,
+    /// Refuse a gzip dataset, a .tar.gz or a zip entry that inflates more than
+    /// N:1 once past 64 MiB of output (default 100).
+    #[arg(long, global = true, value_name = "N")]
+    max_inflate_ratio: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -141,6 +149,7 @@ pub fn bad(msg: impl Into<String>) -> Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_inflate_limits(cli.max_inflated_bytes, cli.max_inflate_ratio);
     let result = match cli.command {
         Command::Prompts {
             dataset_path,

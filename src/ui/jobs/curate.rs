@@ -320,6 +320,7 @@ pub fn run(cur: Curator) {
         }
     };
     let entry = st.entry.get_untracked();
+    let entry_match = st.entry_match.get_untracked();
     let descriptions = st.merged_descriptions();
     let what = format!("Curating {repo} ({language}, {} files)…", input.files.len());
     cur.spawn(
@@ -328,6 +329,7 @@ pub fn run(cur: Curator) {
             let _ = ctx.turn().await;
             let mut opts = CurateOptions::new(language, repo.clone());
             opts.entry = (entry != ".").then_some(entry);
+            opts.entry_match = entry_match;
             opts.seed = seed;
             let start = now_ms();
             // A step at a time (one file of the function analysis per

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::curate::{CurateReport, Descriptions, SourceFile};
+use repoqa::curate::{CurateReport, Descriptions, EntryMatch, SourceFile};
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
 use repoqa::llm::ApiSettings;
@@ -32,6 +32,9 @@ pub struct CurateState {
     pub input: RwSignal<Option<Arc<Input>>>,
     pub language: RwSignal<Option<Language>>,
     pub entry: RwSignal<String>,
+    /// How the entry selects files: its directory, or upstream's string
+    /// prefix (`path.startswith(entrypoint)`, docs/parity.md C5).
+    pub entry_match: RwSignal<EntryMatch>,
     pub repo: RwSignal<String>,
     /// Empty = the default, crc32 of the repo name.
     pub seed: RwSignal<String>,
@@ -61,6 +64,7 @@ impl CurateState {
             input: RwSignal::new(None),
             language: RwSignal::new(None),
             entry: RwSignal::new(".".to_string()),
+            entry_match: RwSignal::new(EntryMatch::Directory),
             repo: RwSignal::new(String::new()),
             seed: RwSignal::new(String::new()),
             descriptions: RwSignal::new(Descriptions::new()),

@@ -2,7 +2,7 @@
 //! descriptions file; and the Curate / Stop buttons.
 
 use leptos::prelude::*;
-use repoqa::curate::{default_seed, directories_of};
+use repoqa::curate::{default_seed, directories_of, EntryMatch};
 use repoqa::lang::Language;
 
 use crate::ui::browser::dom::{picked_files, target_value};
@@ -48,6 +48,14 @@ pub fn CurateOptionsCard() -> impl IntoView {
                                     let d2 = d.clone();
                                     view! { <option value=d selected=move || st.entry.get() == d2>{label}</option> }
                                 }).collect_view()}
+                            </select>
+                        </label>
+                        <label title="Directory: the files inside the entry directory. Prefix: upstream's rule, path.startswith(entry), which made the official dataset (src/black also takes src/blackd/…).">"Entry match "
+                            <select id="curate-entry-match" on:change=move |ev| {
+                                st.entry_match.set(EntryMatch::from_name(&target_value(&ev)).unwrap_or_default());
+                            }>
+                                <option value="directory" selected=move || st.entry_match.get() == EntryMatch::Directory>"directory (its files)"</option>
+                                <option value="prefix" selected=move || st.entry_match.get() == EntryMatch::Prefix>"prefix (upstream's startswith)"</option>
                             </select>
                         </label>
                         <label>"Repository (owner/name) "
