@@ -80,12 +80,13 @@ fn explicit_out_replaces_an_existing_file_and_keeps_a_bak() {
     let bak = dir.join("explicit-SCORES.json.bak");
     let _ = std::fs::remove_file(&bak);
     std::fs::write(&scores, "earlier result\n").unwrap();
+    let dataset = demo_dataset();
     let args = [
         "score",
         "--model-output-path",
         outputs.to_str().unwrap(),
         "--dataset-path",
-        demo_dataset().to_str().unwrap(),
+        dataset.to_str().unwrap(),
         "--train-size",
         "N/A",
         "--eval-date",
