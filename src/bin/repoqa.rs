@@ -20,7 +20,14 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use repoqa::dataset::Dataset;
 use repoqa::report::{self, ScoresFile};
-use repoqa::score::{self, Candidates, ScoreOptions, Scorer};
+use repoqa::score::{Candidates, ScoreOptions, Scorer};
+
+#[path = "repoqa/agent.rs"]
+mod agent;
+#[path = "repoqa/leaderboard.rs"]
+mod leaderboard;
+#[path = "repoqa/name_match.rs"]
+mod name_match;
 
 #[derive(Parser)]
 #[command(
@@ -122,6 +129,15 @@ enum Command {
         #[arg(long)]
         skip_broken_lines: bool,
     },
+    /// pass@1 per language and average at any threshold, from one or many
+    /// SCORES files (the paper's Table 2 at 0.8).
+    Leaderboard(leaderboard::LeaderboardArgs),
+    /// NOT OFFICIAL: the agent way (mcpbr): the needle's name in the reply.
+    NameMatch(name_match::NameMatchArgs),
+    /// Agent-style tasks (instance ids repoqa_0…) for agent harnesses.
+    AgentExport(agent::AgentExportArgs),
+    /// NOT OFFICIAL: score agent results ({instance_id, response}) by name match.
+    AgentImport(agent::AgentImportArgs),
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
     Curate(Box<CurateArgs>),
@@ -228,6 +244,10 @@ fn main() -> ExitCode {
             ignore_comments,
             skip_broken_lines,
         ),
+        Command::Leaderboard(args) => leaderboard::run(args),
+        Command::NameMatch(args) => name_match::run(args),
+        Command::AgentExport(args) => agent::export(args),
+        Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate(*args),
         Command::SelfCheck { tokenizer, json } => self_check(tokenizer, json),
     };
@@ -462,78 +482,38 @@ fn verify(
     ignore_comments: bool,
     skip_broken_lines: bool,
 ) -> Result<(), Failure> {
+    use repoqa::verify;
     let text = read_text(scores_path, "scores file")?;
-    let file = ScoresFile::parse(&text, &scores_path.display().to_string())
-        .map_err(|e| bad(e.to_string()))?;
-    let mut mismatches = Vec::new();
-    for (model, ms) in &file.models {
-        let found = score::verify_table(ms);
-        println!(
-            "{}: {model}: table of {} rows recomputed from {} tasks: {}",
-            scores_path.display(),
-            ms.scores.as_object().map_or(0, |o| o.len()),
-            ms.task_count(),
-            if found.is_empty() {
-                "OK".to_string()
-            } else {
-                format!("{} mismatch(es)", found.len())
-            }
-        );
-        mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
-    }
+    let source = scores_path.display().to_string();
+    let file = ScoresFile::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
+    let mut report = verify::Report::of_file(&source, &file);
     if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
-        if file.models.len() != 1 {
-            return Err(bad(format!(
-                "{}: holds {} models; re-scoring needs a single-model file",
-                scores_path.display(),
-                file.models.len()
-            )));
-        }
         let outputs = read_outputs(outputs_path, skip_broken_lines)?;
-        let dataset = load_dataset(dataset_path)?;
+        let data = load_dataset(dataset_path)?;
         let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
-        let run = Scorer::new(&dataset, options)
-            .score_all(&outputs, |done, total| {
+        verify::rescore(
+            &mut report,
+            &file,
+            &outputs,
+            &outputs_path.display().to_string(),
+            &data,
+            &dataset_path.display().to_string(),
+            options,
+            |done, total| {
                 if done % 25 == 0 || done == total {
                     eprint!("\rre-scoring: {done}/{total}");
                 }
-            })
-            .map_err(|e| bad(e.to_string()))?;
+            },
+        )
+        .map_err(|e| bad(e.to_string()))?;
         eprintln!();
-        let (model, ms) = file.models.iter().next().expect("one model");
-        let found = score::verify_results(&ms.results, &run.results);
-        println!(
-            "{}: {model}: {} tasks re-scored from {}: {}",
-            scores_path.display(),
-            run.evaluations.len(),
-            outputs_path.display(),
-            if found.is_empty() {
-                "OK".to_string()
-            } else {
-                format!("{} mismatch(es)", found.len())
-            }
-        );
-        mismatches.extend(found.into_iter().map(|m| (model.clone(), m)));
-        let ours = run.table.to_value();
-        if repoqa::pyjson::dumps(&ours) != repoqa::pyjson::dumps(&ms.scores) {
-            mismatches.push((
-                model.clone(),
-                score::Mismatch {
-                    at: "scores (from re-scored tasks)".into(),
-                    expected: "the file's table".into(),
-                    actual: "a different table".into(),
-                },
-            ));
-        }
     }
     let mut stdout = std::io::stdout().lock();
-    for (model, m) in &mismatches {
-        let _ = writeln!(stdout, "MISMATCH {model}: {m}");
-    }
-    if mismatches.is_empty() {
+    let _ = stdout.write_all(report.summary_text().as_bytes());
+    if report.ok() {
         Ok(())
     } else {
-        Err(Failure(format!("{}: {} mismatch(es)", scores_path.display(), mismatches.len()), 1))
+        Err(Failure(format!("{source}: {} mismatch(es)", report.mismatches()), 1))
     }
 }
 
