@@ -10,7 +10,8 @@ use repoqa::agent::{
     export_tasks, read_results, read_tasks, score_results, tasks_jsonl, ExportOptions,
 };
 
-use crate::{bad, load_dataset, read_text, Failure};
+use crate::input::{load_dataset, read_text};
+use crate::{bad, Failure};
 
 #[derive(clap::Args)]
 pub struct AgentExportArgs {

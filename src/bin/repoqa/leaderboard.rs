@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use repoqa::leaderboard::{read_scores, Leaderboard, SortKey};
 
-use crate::{bad, read_bytes, Failure};
+use crate::input::read_bytes;
+use crate::{bad, Failure};
 
 #[derive(clap::Args)]
 pub struct LeaderboardArgs {

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
 
-use crate::{bad, load_dataset, read_outputs, Failure};
+use crate::input::{load_dataset, read_outputs};
+use crate::{bad, Failure};
 
 #[derive(clap::Args)]
 pub struct NameMatchArgs {
