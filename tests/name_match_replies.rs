@@ -191,3 +191,44 @@ fn cli_agent_export_and_import() {
     assert_eq!(v["overall"], json!(3.0 / 7.0));
     assert!(stderr.contains("3 instance id(s) without a response"), "{stderr}");
 }
+
+#[test]
+fn cli_name_protocol_prompts_change_only_the_instruction() {
+    let dir = common::scratch("name_match_replies");
+    let demo = demo_path();
+    let tok = common::tokenizer_path();
+    let run = |out: &PathBuf, extra: &[&str]| {
+        let mut args = vec![
+            "prompts",
+            "--dataset-path",
+            demo.to_str().unwrap(),
+            "--languages",
+            "python",
+            "--tokenizer",
+            tok.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = repoqa(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let official = dir.join("official.jsonl");
+    let named = dir.join("name-protocol.jsonl");
+    run(&official, &[]);
+    let stderr = run(&named, &["--name-protocol"]);
+    assert!(stderr.contains("NOT the official SNF protocol"), "{stderr}");
+    let read = |p: &PathBuf| -> Vec<Value> {
+        std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let (a, b) = (read(&official), read(&named));
+    assert_eq!(a.len(), 10);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x["code_context"], y["code_context"]);
+        assert_eq!(x["description"], y["description"]);
+        assert_eq!(y["instruction"], json!(repoqa::name_protocol::NAME_INSTRUCTION));
+        assert_eq!(y["protocol"], json!(repoqa::name_protocol::PROTOCOL_FIELD));
+        assert!(x.get("protocol").is_none());
+    }
+}

@@ -71,6 +71,10 @@ enum Command {
         /// Output JSONL file.
         #[arg(long)]
         out: PathBuf,
+        /// NOT OFFICIAL: the same contexts with an instruction asking for the
+        /// function's name only (score the replies with `name-match`).
+        #[arg(long)]
+        name_protocol: bool,
     },
     /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
     Score {
@@ -165,6 +169,7 @@ fn main() -> ExitCode {
             clean_ctx_comments,
             tokenizer,
             out,
+            name_protocol,
         } => prompts::run(
             &dataset_path,
             code_context_size,
@@ -172,6 +177,7 @@ fn main() -> ExitCode {
             clean_ctx_comments,
             tokenizer,
             &out,
+            name_protocol,
         ),
         Command::Score {
             model_output_path,
