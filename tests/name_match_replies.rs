@@ -220,7 +220,11 @@ fn cli_name_protocol_prompts_change_only_the_instruction() {
     let stderr = run(&named, &["--name-protocol"]);
     assert!(stderr.contains("NOT the official SNF protocol"), "{stderr}");
     let read = |p: &PathBuf| -> Vec<Value> {
-        std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     };
     let (a, b) = (read(&official), read(&named));
     assert_eq!(a.len(), 10);
