@@ -148,7 +148,10 @@ pub fn tasks_jsonl(tasks: &[AgentTask]) -> String {
 
 /// The JSON objects of a file: one JSON array, or one object per line
 /// (blank lines skipped). Each comes with its line number (1 for an array).
-fn objects(text: &str) -> Result<Vec<(usize, Result<Map<String, Value>, String>)>, LineError> {
+/// A JSON object of a file with its line, or what is wrong with that line.
+type Numbered = (usize, Result<Map<String, Value>, String>);
+
+fn objects(text: &str) -> Result<Vec<Numbered>, LineError> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(trimmed)
