@@ -21,7 +21,13 @@
 //! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
+//! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
+//! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
+//! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
+//! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
+//! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
 
+pub mod agent;
 pub mod answers;
 pub mod bleu;
 pub mod breakdown;
@@ -31,14 +37,18 @@ pub mod dataset;
 pub mod error;
 pub mod lang;
 pub mod limits;
+pub mod leaderboard;
 pub mod linediff;
 pub mod llm;
+pub mod name_match;
+pub mod name_protocol;
 pub mod pyjson;
 pub mod report;
 pub mod sanitize;
 pub mod score;
 pub mod selfcheck;
 pub mod tokenize;
+pub mod verify;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm_alloc;

@@ -30,7 +30,7 @@ use self::browser::dom::{current_hash, publish_global};
 use self::browser::time::now_ms;
 use self::jobs::curate::Curator;
 use self::jobs::Runner;
-use self::pages::{about, curate, dataset, home, results, task_view, tasks};
+use self::pages::{about, curate, dataset, home, leaderboard, results, task_view, tasks, verify};
 use self::state::route::Page;
 use self::state::AppState;
 
@@ -41,6 +41,8 @@ pub fn App() -> impl IntoView {
     provide_context(app_state);
     provide_context(runner);
     provide_context(Curator::new());
+    provide_context(state::reviewers::LeaderboardState::new());
+    provide_context(state::reviewers::VerifyState::new(app_state));
     // The last session (or the demo dataset on a first visit).
     jobs::dataset::restore_session(app_state, runner);
     let page = RwSignal::new(Page::from_hash(&current_hash()));
@@ -63,6 +65,8 @@ pub fn App() -> impl IntoView {
                 <a href="#tasks" id="nav-tasks" class:active=move || page.with(|p| p.section() == "tasks")>"Tasks"</a>
                 <a href="#results" id="nav-results" class:active=move || page.with(|p| p.section() == "results")>"Results"</a>
                 <a href="#curate" id="nav-curate" class:active=move || page.with(|p| p.section() == "curate")>"Curate"</a>
+                <a href="#leaderboard" id="nav-leaderboard" class:active=move || page.with(|p| p.section() == "leaderboard")>"Leaderboard"</a>
+                <a href="#verify" id="nav-verify" class:active=move || page.with(|p| p.section() == "verify")>"Verify"</a>
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
         </header>
@@ -75,6 +79,8 @@ pub fn App() -> impl IntoView {
                 Page::Task(id) => view! { <task_view::TaskView id=id/> }.into_any(),
                 Page::Results => view! { <results::ResultsPage/> }.into_any(),
                 Page::Curate => view! { <curate::CuratePage/> }.into_any(),
+                Page::Leaderboard => view! { <leaderboard::LeaderboardPage/> }.into_any(),
+                Page::Verify => view! { <verify::VerifyPage/> }.into_any(),
             }}
         </main>
     }

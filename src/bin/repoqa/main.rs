@@ -5,6 +5,10 @@
 //!   and write the official `-SCORES.json`;
 //! - `repoqa verify`: recompute a SCORES file's table (and, given the
 //!   outputs and dataset, every task) and list each mismatch;
+//! - `repoqa leaderboard`: pass@1 per language and average at any threshold
+//!   over one or many SCORES files;
+//! - `repoqa name-match`, `repoqa agent-export` / `agent-import`: the agent
+//!   way (mcpbr's name match; NOT the official score);
 //! - `repoqa curate`: turn a repository's source folder into a dataset repo;
 //! - `repoqa self-check`: the grammars and tokenizer check of the web app's
 //!   About page, natively (the browser test compares the two).
@@ -12,9 +16,12 @@
 //! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
 //! naming the file, line and field).
 
+mod agent;
 mod curate;
 mod describe;
 mod input;
+mod leaderboard;
+mod name_match;
 mod phases;
 mod prompts;
 mod score;
@@ -72,6 +79,10 @@ enum Command {
         /// Output JSONL file.
         #[arg(long)]
         out: PathBuf,
+        /// NOT OFFICIAL: the same contexts with an instruction asking for the
+        /// function's name only (score the replies with `name-match`).
+        #[arg(long)]
+        name_protocol: bool,
     },
     /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
     Score {
@@ -126,6 +137,15 @@ enum Command {
         #[arg(long)]
         skip_broken_lines: bool,
     },
+    /// pass@1 per language and average at any threshold, from one or many
+    /// SCORES files (the paper's Table 2 at 0.8).
+    Leaderboard(leaderboard::LeaderboardArgs),
+    /// NOT OFFICIAL: the agent way (mcpbr): the needle's name in the reply.
+    NameMatch(name_match::NameMatchArgs),
+    /// Agent-style tasks (instance ids repoqa_0…) for agent harnesses.
+    AgentExport(agent::AgentExportArgs),
+    /// NOT OFFICIAL: score agent results ({instance_id, response}) by name match.
+    AgentImport(agent::AgentImportArgs),
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
     Curate(Box<CurateArgs>),
@@ -158,6 +178,7 @@ fn main() -> ExitCode {
             clean_ctx_comments,
             tokenizer,
             out,
+            name_protocol,
         } => prompts::run(
             &dataset_path,
             code_context_size,
@@ -165,6 +186,7 @@ fn main() -> ExitCode {
             clean_ctx_comments,
             tokenizer,
             &out,
+            name_protocol,
         ),
         Command::Score {
             model_output_path,
@@ -209,6 +231,10 @@ fn main() -> ExitCode {
             ignore_comments,
             skip_broken_lines,
         ),
+        Command::Leaderboard(args) => leaderboard::run(args),
+        Command::NameMatch(args) => name_match::run(args),
+        Command::AgentExport(args) => agent::export(args),
+        Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };

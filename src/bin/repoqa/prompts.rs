@@ -28,12 +28,16 @@ pub fn run(
     clean: CleanArg,
     tokenizer: Option<PathBuf>,
     out: &Path,
+    name_protocol: bool,
 ) -> Result<(), Failure> {
     use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions};
     use repoqa::lang::Language;
     let mut phases = Phases::start();
     let dataset = load_dataset(dataset_path)?;
     phases.mark("load-dataset");
+    if name_protocol {
+        eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
+    }
     let selected: Option<Vec<Language>> = match &languages {
         None => None,
         Some(names) => {
@@ -70,7 +74,12 @@ pub fn run(
     let total = specs.len();
     for (i, spec) in specs.iter().enumerate() {
         let task = builder.build(spec).map_err(|e| bad(e.to_string()))?;
-        text.push_str(&report::jsonl_line(&task).map_err(|e| bad(e.to_string()))?);
+        let line = if name_protocol {
+            repoqa::name_protocol::task_line(&task)
+        } else {
+            report::jsonl_line(&task)
+        };
+        text.push_str(&line.map_err(|e| bad(e.to_string()))?);
         if (i + 1) % 10 == 0 || i + 1 == total {
             eprint!("\rprompts: {}/{} tasks", i + 1, total);
         }

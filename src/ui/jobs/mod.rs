@@ -37,6 +37,7 @@ pub mod dataset;
 pub mod describe;
 pub mod digest;
 pub mod fetch;
+pub mod reviewers;
 pub mod scoring;
 pub mod tokenizer;
 

@@ -5,6 +5,8 @@ pub mod about;
 pub mod curate;
 pub mod dataset;
 pub mod home;
+pub mod leaderboard;
 pub mod results;
 pub mod task_view;
 pub mod tasks;
+pub mod verify;

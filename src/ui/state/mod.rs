@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod app;
 pub mod curate;
+pub mod reviewers;
 pub mod route;
 pub mod scoring;
 pub mod settings;

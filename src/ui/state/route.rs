@@ -11,6 +11,8 @@ pub enum Page {
     Task(String),
     Results,
     Curate,
+    Leaderboard,
+    Verify,
     About,
 }
 
@@ -27,6 +29,8 @@ impl Page {
             "tasks" => Page::Tasks,
             "results" => Page::Results,
             "curate" => Page::Curate,
+            "leaderboard" => Page::Leaderboard,
+            "verify" => Page::Verify,
             _ => Page::Home,
         }
     }
@@ -39,6 +43,8 @@ impl Page {
             Page::Tasks | Page::Task(_) => "tasks",
             Page::Results => "results",
             Page::Curate => "curate",
+            Page::Leaderboard => "leaderboard",
+            Page::Verify => "verify",
             Page::About => "about",
         }
     }
