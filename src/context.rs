@@ -57,6 +57,8 @@ pub enum ContextError {
     Utf8 { language: String, repo: String, needle: String },
     #[error("unknown comment mode {0:?} (expected none, positional_padding or no_padding)")]
     UnknownCommentMode(String),
+    #[error("unknown protocol {0:?} (expected official or corrected)")]
+    UnknownProtocol(String),
 }
 
 /// `--clean-ctx-comments` of upstream HEAD. PyPI 0.1.2 only has `None`.
@@ -100,6 +102,82 @@ impl FromStr for CommentMode {
     }
 }
 
+/// How prompts are built. `Official` is the official harness, quirks
+/// included; `Corrected` is NOT OFFICIAL (its scores are not comparable
+/// with published ones): the needle cut at the right character offsets (no
+/// P3 shift), no line break inserted before it (P6), and the cleaning-mode
+/// suffix built from the right files (K5); depth placement and token
+/// budgets as official otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    #[default]
+    Official,
+    Corrected,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 2] = [Protocol::Official, Protocol::Corrected];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Official => "official",
+            Protocol::Corrected => "corrected",
+        }
+    }
+
+    pub fn is_official(&self) -> bool {
+        *self == Protocol::Official
+    }
+
+    /// What a file or table made under this protocol must say about it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Protocol::Official => "official protocol",
+            Protocol::Corrected => {
+                "corrected protocol (NOT OFFICIAL: not comparable with published scores)"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = ContextError;
+    fn from_str(s: &str) -> Result<Protocol, ContextError> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| ContextError::UnknownProtocol(s.to_string()))
+    }
+}
+
+impl Serialize for Protocol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Protocol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where the builder put the needle: `needle` is its byte range in the
+/// task's `code_context` (after cleaning, in the comment modes), `cut` the
+/// byte range of the needle file it was cut from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NeedlePlacement {
+    pub needle: std::ops::Range<usize>,
+    pub cut: std::ops::Range<usize>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContextOptions {
     /// Token budget of a context (official default 16384).
@@ -113,6 +191,8 @@ pub struct ContextOptions {
     /// the budgets and `"\0"` is removed from the context. Off = upstream
     /// HEAD, which does neither. Identical unless the dataset has NULs.
     pub strip_nul: bool,
+    /// `Official` (default) or the corrected construction (NOT OFFICIAL).
+    pub protocol: Protocol,
 }
 
 impl Default for ContextOptions {
@@ -122,6 +202,7 @@ impl Default for ContextOptions {
             comment_mode: CommentMode::None,
             fix_suffix_cleaning: false,
             strip_nul: false,
+            protocol: Protocol::Official,
         }
     }
 }
@@ -141,6 +222,10 @@ pub struct Task {
     pub needle_token_start: usize,
     pub needle_token_end: usize,
     pub code_context_ntokens: usize,
+    /// NOT OFFICIAL when not `Official`: then written as an extra last
+    /// field `"protocol"`; official tasks have no such field.
+    #[serde(default, skip_serializing_if = "Protocol::is_official")]
+    pub protocol: Protocol,
 }
 
 impl Task {
@@ -255,6 +340,14 @@ impl<'d, 't> ContextBuilder<'d, 't> {
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
+        Ok(self.build_placed(spec)?.0)
+    }
+
+    /// `build`, and where the needle was put (for the audit).
+    pub fn build_placed(
+        &mut self,
+        spec: &TaskSpec,
+    ) -> Result<(Task, NeedlePlacement), ContextError> {
         let missing = || ContextError::NoSuchTask {
             language: spec.language.name().to_string(),
             repo_index: spec.repo_index,
@@ -278,7 +371,7 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             position_ratio,
             &self.options,
         )?;
-        Ok(Task {
+        let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
             language: spec.language.name().to_string(),
@@ -291,7 +384,9 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             needle_token_start: ctx.needle_token_start,
             needle_token_end: ctx.needle_token_end,
             code_context_ntokens: ctx.code_context_ntokens,
-        })
+            protocol: self.options.protocol,
+        };
+        Ok((task, ctx.placement))
     }
 }
 
@@ -649,6 +744,20 @@ impl<'d> FileData<'d> {
 
     /// Byte offset of Python's `text[:cp]` end: `cp` code points, clamped
     /// (P3: the dataset's byte offsets are used as code-point indices).
+    /// The corrected cut: the dataset's offsets as the UTF-8 byte offsets
+    /// they are, moved down to character boundaries and clamped.
+    fn byte_cut(&self, start: usize, end: usize) -> (usize, usize) {
+        let floor = |mut b: usize| {
+            b = b.min(self.text.len());
+            while !self.text.is_char_boundary(b) {
+                b -= 1;
+            }
+            b
+        };
+        let a = floor(start);
+        (a, floor(end).max(a))
+    }
+
     fn cp_to_byte(&self, cp: usize) -> usize {
         if self.ascii {
             return cp.min(self.text.len());
@@ -834,6 +943,7 @@ struct CodeContext {
     needle_token_start: usize,
     needle_token_end: usize,
     code_context_ntokens: usize,
+    placement: NeedlePlacement,
 }
 
 /// Where the outermost next file's chunk starts in the suffix and what it
@@ -862,9 +972,14 @@ fn make_code_context(
             path: needle.path.clone(),
         }
     })?;
-    // P3: byte offsets used as code-point indices.
-    let a = prep.files[nf].cp_to_byte(needle.start_byte);
-    let b = prep.files[nf].cp_to_byte(needle.end_byte).max(a);
+    let corrected = options.protocol == Protocol::Corrected;
+    let (a, b) = if corrected {
+        prep.files[nf].byte_cut(needle.start_byte, needle.end_byte)
+    } else {
+        // P3: byte offsets used as code-point indices.
+        let a = prep.files[nf].cp_to_byte(needle.start_byte);
+        (a, prep.files[nf].cp_to_byte(needle.end_byte).max(a))
+    };
     let text = prep.files[nf].text;
     let needle_code = &text[a..b];
     let needle_budget_tokens = c.budget(needle_code)?;
@@ -931,12 +1046,18 @@ fn make_code_context(
 
     let mut code_prefix = String::new();
     prep.push_text(&mut code_prefix, &prefix_pieces);
+    // P6 corrected: the part of the needle's line before it (the last own
+    // piece, when taken) keeps no line break of its own.
+    let joined = corrected && first < own.len();
+    if joined {
+        code_prefix.pop();
+    }
     let mut code_suffix = String::new();
     prep.push_text(&mut code_suffix, &suffix_pieces);
 
     if options.comment_mode == CommentMode::None {
         // P9, with the counts of the lines already known.
-        let prefix_tokens = prep.pieces_count(c, &prefix_pieces)?;
+        let mut prefix_tokens = prep.pieces_count(c, &prefix_pieces)?;
         let suffix_tokens = prep.pieces_count(c, &suffix_pieces)?;
         let (needle_text, needle_tokens) = if options.strip_nul && needle_code.contains('\0') {
             let s = needle_code.replace('\0', "");
@@ -950,6 +1071,13 @@ fn make_code_context(
             code_prefix.retain(|ch| ch != '\0');
             code_suffix.retain(|ch| ch != '\0');
         }
+        if joined {
+            prefix_tokens = c.text(&code_prefix)?;
+        }
+        let placement = NeedlePlacement {
+            needle: code_prefix.len()..code_prefix.len() + needle_text.len(),
+            cut: a..b,
+        };
         let mut code_context = code_prefix;
         code_context.push_str(&needle_text);
         code_context.push_str(&code_suffix);
@@ -958,11 +1086,13 @@ fn make_code_context(
             needle_token_start: prefix_tokens,
             needle_token_end: prefix_tokens + needle_tokens,
             code_context_ntokens: prefix_tokens + needle_tokens + suffix_tokens,
+            placement,
         });
     }
 
     // Comment cleaning (K1–K6) works on the texts.
-    let prefix_orig = prep.pieces_count(c, &prefix_pieces)?;
+    let prefix_orig =
+        if joined { c.text(&code_prefix)? } else { prep.pieces_count(c, &prefix_pieces)? };
     let suffix_orig = prep.pieces_count(c, &suffix_pieces)?;
     let needle_orig = c.text(needle_code)?;
     let cp = language.comment_prefix();
@@ -994,7 +1124,7 @@ fn make_code_context(
     let needle_cleaned = clean(needle_code)?.ok_or_else(utf8_error)?;
     let bottom = bottom.filter(|(f, _)| !prep.files[*f].text.is_empty());
     let mut suffix_cleaned = match bottom {
-        Some((f, chunk)) if options.fix_suffix_cleaning => {
+        Some((f, chunk)) if options.fix_suffix_cleaning || corrected => {
             // Corrected: the text before the last file is cleaned as a
             // segment, the last file as a whole like the top file, keeping
             // exactly the lines the context holds.
@@ -1067,6 +1197,10 @@ fn make_code_context(
     let start = c.text(&prefix_cleaned)?;
     let end = start + c.text(&needle_final)?;
     let total = end + c.text(&suffix_cleaned)?;
+    let placement = NeedlePlacement {
+        needle: prefix_cleaned.len()..prefix_cleaned.len() + needle_final.len(),
+        cut: a..b,
+    };
     let mut code_context = prefix_cleaned;
     code_context.push_str(&needle_final);
     code_context.push_str(&suffix_cleaned);
@@ -1075,6 +1209,7 @@ fn make_code_context(
         needle_token_start: start,
         needle_token_end: end,
         code_context_ntokens: total,
+        placement,
     })
 }
 

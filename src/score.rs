@@ -211,6 +211,7 @@ impl ScoredRun {
             train_size: train_size.to_string(),
             scores: self.table.to_value(),
             results: self.results.clone(),
+            protocol: Default::default(),
         }
     }
 }
@@ -705,6 +706,7 @@ mod tests {
             train_size: "N/A".into(),
             scores: table.to_value(),
             results,
+            protocol: Default::default(),
         };
         assert!(verify_table(&ms).is_empty());
         ms.scores["go"]["0.6"]["pass@1"] = json!(1.0);

@@ -48,6 +48,35 @@ enum CleanArg {
     NoPadding,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProtocolArg {
+    /// The official construction (default; byte-identical to the harness).
+    Official,
+    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
+    /// P6 line break, the K5 suffix built from the right files.
+    Corrected,
+}
+
+impl ProtocolArg {
+    fn protocol(self) -> repoqa::context::Protocol {
+        match self {
+            ProtocolArg::Official => repoqa::context::Protocol::Official,
+            ProtocolArg::Corrected => repoqa::context::Protocol::Corrected,
+        }
+    }
+}
+
+impl CleanArg {
+    fn mode(self) -> repoqa::context::CommentMode {
+        use repoqa::context::CommentMode;
+        match self {
+            CleanArg::None => CommentMode::None,
+            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+            CleanArg::NoPadding => CommentMode::NoPadding,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build the official tasks (one JSON dict per line, official key order).
@@ -66,10 +95,19 @@ enum Command {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
         #[arg(long)]
         tokenizer: Option<PathBuf>,
+        /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
+        /// `"protocol": "corrected"`).
+        #[arg(long, value_enum, default_value = "official")]
+        protocol: ProtocolArg,
         /// Output JSONL file.
         #[arg(long)]
         out: PathBuf,
     },
+    /// Audit the prompts: for every task, the artifacts by which the official
+    /// construction marks the needle (stray-line-break, extra-blank-line,
+    /// shifted-needle, glued-path), counts per language, and the score of an
+    /// answerer that only looks for them.
+    Audit(AuditArgs),
     /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
     Score {
         /// Model outputs JSONL (task dicts with "output": [reply]).
@@ -176,6 +214,7 @@ fn main() -> ExitCode {
             languages,
             clean_ctx_comments,
             tokenizer,
+            protocol,
             out,
         } => prompts(
             &dataset_path,
@@ -183,8 +222,10 @@ fn main() -> ExitCode {
             languages,
             clean_ctx_comments,
             tokenizer,
+            protocol,
             &out,
         ),
+        Command::Audit(args) => audit(args),
         Command::Score {
             model_output_path,
             dataset_path,
@@ -285,9 +326,10 @@ fn prompts(
     languages: Option<Vec<String>>,
     clean: CleanArg,
     tokenizer: Option<PathBuf>,
+    protocol: ProtocolArg,
     out: &Path,
 ) -> Result<(), Failure> {
-    use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions};
+    use repoqa::context::{self, ContextBuilder, ContextOptions};
     use repoqa::lang::Language;
     let mut phases = Phases::start();
     let dataset = load_dataset(dataset_path)?;
@@ -315,13 +357,17 @@ fn prompts(
     phases.mark("load-tokenizer");
     let options = ContextOptions {
         code_context_size: size,
-        comment_mode: match clean {
-            CleanArg::None => CommentMode::None,
-            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
-            CleanArg::NoPadding => CommentMode::NoPadding,
-        },
+        comment_mode: clean.mode(),
+        protocol: protocol.protocol(),
         ..ContextOptions::default()
     };
+    if !options.protocol.is_official() {
+        eprintln!(
+            "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
+            options.protocol.label(),
+            options.protocol
+        );
+    }
     let specs = context::task_specs(&dataset, selected.as_deref());
     let mut builder = ContextBuilder::new(&dataset, options, &tok);
     let mut text = String::new();
@@ -337,6 +383,10 @@ fn prompts(
     phases.mark("build-prompts");
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());
+    }
+    let tag = options.protocol.as_str();
+    if !options.protocol.is_official() && !out.to_string_lossy().contains(tag) {
+        eprintln!("repoqa: NOTE: consider a file name with `-{tag}` in it, e.g. tasks-{tag}.jsonl");
     }
     std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
     phases.mark("write");
@@ -390,10 +440,19 @@ fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
     if !official {
         eprintln!("repoqa: NOTE: --candidates context is NOT the official scoring; these scores are not comparable with published ones");
     }
+    let protocol = report::outputs_protocol(&outputs)
+        .map_err(|e| bad(format!("{}: {e}", a.outputs.display())))?;
+    if !protocol.is_official() {
+        eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
+    }
     let out = a.out.unwrap_or_else(|| {
         let p = report::scores_path_for(&outputs_str);
         // Never let a non-official file take the official name.
-        PathBuf::from(if official { p } else { p.replace("-SCORES.json", "-CONTEXT-SCORES.json") })
+        let suffix = report::scores_suffix(protocol, official);
+        PathBuf::from(match p.strip_suffix("-SCORES.json") {
+            Some(base) => format!("{base}{suffix}"),
+            None => p,
+        })
     });
     if out.exists() && !a.overwrite {
         return Err(bad(format!(
@@ -427,7 +486,9 @@ fn score_cmd(a: ScoreArgs) -> Result<(), Failure> {
         }
     };
     let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
-    let file = ScoresFile::single(&model, run.model_scores(&eval_date, &train_size));
+    let mut scores = run.model_scores(&eval_date, &train_size);
+    scores.protocol = protocol;
+    let file = ScoresFile::single(&model, scores);
 
     println!(
         "{}",
@@ -875,4 +936,115 @@ fn self_check(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     } else {
         Err(Failure("a grammar failed its self-check".into(), 1))
     }
+}
+
+#[derive(clap::Args)]
+struct AuditArgs {
+    /// Dataset file (.json or .json.gz).
+    #[arg(long)]
+    dataset_path: PathBuf,
+    #[arg(long, default_value_t = 16384)]
+    code_context_size: usize,
+    /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
+    #[arg(long, value_enum, default_value = "none")]
+    clean_ctx_comments: CleanArg,
+    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Print JSON: {"tasks": [{"language", "repo", "name", "artifacts"}], "counts": {NAME: {LANG: N}}}.
+    #[arg(long)]
+    json: bool,
+    /// The prompts audited (and answered by --baseline-out).
+    #[arg(long, value_enum, default_value = "official")]
+    protocol: ProtocolArg,
+    /// Write the artifact-only answerer's outputs (model-outputs JSONL, ready
+    /// for `repoqa score`) for the chosen protocol.
+    #[arg(long)]
+    baseline_out: Option<PathBuf>,
+}
+
+fn audit(a: AuditArgs) -> Result<(), Failure> {
+    use repoqa::audit::{self, measure};
+    use repoqa::context::{self, CommentMode, ContextOptions, Protocol};
+    let dataset = load_dataset(&a.dataset_path)?;
+    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let mode = a.clean_ctx_comments.mode();
+    let chosen = a.protocol.protocol();
+    let specs = context::task_specs(&dataset, None);
+    // Both protocols: the chosen one is audited, the answerer scored on both.
+    let mut runs = Vec::new();
+    for protocol in Protocol::ALL {
+        let options = ContextOptions {
+            code_context_size: a.code_context_size,
+            comment_mode: mode,
+            protocol,
+            ..ContextOptions::default()
+        };
+        let run = measure::audit_dataset(&dataset, &specs, options, &tok, |done, total| {
+            if done % 10 == 0 || done == total {
+                eprint!("\raudit ({protocol}): {done}/{total} tasks");
+            }
+        })
+        .map_err(|e| bad(e.to_string()))?;
+        eprintln!();
+        let scored = measure::score_baseline(&dataset, &run.tasks, mode != CommentMode::None)
+            .map_err(|e| bad(e.to_string()))?;
+        runs.push((protocol, run, scored));
+    }
+    let Some((_, run, _)) = runs.iter().find(|(p, _, _)| *p == chosen) else {
+        return Err(bad("no run for the chosen protocol"));
+    };
+    if let Some(path) = &a.baseline_out {
+        let text = measure::baseline_outputs(&run.tasks).map_err(|e| bad(e.to_string()))?;
+        std::fs::write(path, text)
+            .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!(
+            "repoqa: wrote the artifact-only answers on {} prompts to {}",
+            chosen,
+            path.display()
+        );
+    }
+    let headline = |th: usize| -> Vec<(Protocol, f64)> {
+        runs.iter()
+            .map(|(p, _, s)| (*p, s.table.rows.first().map_or(0.0, |r| r.pass_at_1[th])))
+            .collect()
+    };
+    if a.json {
+        let mut v = audit::report_json(&run.audits);
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("protocol".into(), chosen.as_str().into());
+            let mut base = serde_json::Map::new();
+            for (p, _, s) in &runs {
+                base.insert(p.as_str().into(), s.table.to_value());
+            }
+            m.insert("baseline".into(), serde_json::Value::Object(base));
+        }
+        let text = serde_json::to_string_pretty(&v).map_err(|e| bad(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    println!(
+        "Artifacts by which the prompts mark the needle ({}; {} tasks, context {} tokens, comments {})",
+        chosen.label(),
+        run.audits.len(),
+        a.code_context_size,
+        mode
+    );
+    print!("{}", audit::counts_table(&run.audits));
+    println!();
+    println!("Artifact-only answerer (never reads the description), official scorer, pass@1:");
+    for (th, key) in [(5usize, "0.5"), (8, "0.8")] {
+        let parts: Vec<String> =
+            headline(th).iter().map(|(p, v)| format!("{} prompts {:.1}%", p, v * 100.0)).collect();
+        println!("  threshold {key}: {}", parts.join(", "));
+    }
+    for (p, _, s) in &runs {
+        println!();
+        println!(
+            "{}",
+            s.table.render_text(&format!("Artifact-only answerer on {} prompts", p.label()))
+        );
+    }
+    Ok(())
 }

@@ -560,6 +560,7 @@ fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 train_size: report::train_size(&model).value,
                 scores: table.to_value(),
                 results: s.results.clone(),
+                protocol: Default::default(),
             };
             let text = ScoresFile::single(&model, scores).to_python_json();
             let opts: ScoreOptions = scoring.options.get_untracked();
