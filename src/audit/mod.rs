@@ -15,6 +15,7 @@
 //! | `glued-path` | K5 | the last file's `Path:` line glued to the needle's end (`return x# Path: last.py`) |
 
 pub mod answerer;
+pub mod locate;
 pub mod measure;
 
 use std::fmt;
@@ -460,6 +461,20 @@ mod tests {
         }
         // Mode none has no K5.
         assert!(!both(&d, CommentMode::None).0.contains(&Artifact::GluedPath));
+    }
+
+    #[test]
+    fn a_built_task_found_again_gives_the_same_audit() {
+        let text = "# café ✓\nclass A:\n    def g(self):\n        pass\n\n    def visit(self):\n        # c\n        return 1\n";
+        let (s, e) = span(text, "def visit", "return 1");
+        let d = dataset("python", &[("a.py", text)], &[("a.py", "visit", s, e)]);
+        for mode in CommentMode::ALL {
+            for protocol in Protocol::ALL {
+                let r = run(&d, mode, protocol);
+                let again = locate::audit_built_task(&d, &r.tasks[0], mode);
+                assert_eq!(again.as_ref(), Some(&r.audits[0]), "{mode} {protocol}");
+            }
+        }
     }
 
     #[test]
