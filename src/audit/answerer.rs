@@ -7,9 +7,12 @@
 //! is the share of tasks a model could solve without reading the question.
 //!
 //! Sites, strongest first:
-//! - a line of only spaces/tabs followed by a line at column 0 whose body is
-//!   indented deeper than those spaces (`stray-line-break`, P6);
+//! - an indented line (only spaces, or a fragment when the cut is shifted)
+//!   followed by a line at column 0 whose body is indented deeper
+//!   (`stray-line-break`, P6; `shifted-needle`, P3);
 //! - a path line glued after code (`glued-path`, K5): the function ending there;
+//! - a line ending in a space (`export `, `template <typename T> `) followed
+//!   by a line at column 0 (`stray-line-break`, P6);
 //! - a doc comment, attribute or decorator, a blank line, then a line at
 //!   column 0 (`extra-blank-line`, P6);
 //! - the blank-line run before a column-0 line that is longer than every
@@ -64,16 +67,20 @@ fn function_from(lines: &[&str], start: usize, base: usize) -> String {
 pub fn answer(prompt: &str) -> String {
     let lines: Vec<&str> = code_context_of(prompt).split('\n').collect();
     let block = |code: String| format!("```\n{code}\n```");
+    let next_body = |i: usize| lines[i..].iter().find(|l| !blank(l)).map(|l| indent(l));
 
-    // Stray line break: "    " then "def f(self):" at column 0, body deeper.
+    // Stray line break inside an indented line: "    " (or a fragment such as
+    // "    pu" when the cut is shifted) above a line at column 0 whose body is
+    // indented deeper: the line is re-joined and its function answered.
     for i in 0..lines.len().saturating_sub(2) {
-        let (ws, head) = (lines[i], lines[i + 1]);
-        if ws.is_empty() || !blank(ws) || head.is_empty() || indent(head) != 0 {
+        let (part, head) = (lines[i], lines[i + 1]);
+        if indent(part) == 0 || head.is_empty() || indent(head) != 0 {
             continue;
         }
-        let body = lines[i + 2..].iter().find(|l| !blank(l));
-        if body.is_some_and(|b| indent(b) > ws.len()) {
-            return block(cut_at_glue(function_from(&lines, i + 1, ws.len())));
+        if next_body(i + 2).is_some_and(|b| b > indent(part)) {
+            let mut code = function_from(&lines, i + 1, indent(part));
+            code.insert_str(0, part.trim_start());
+            return block(cut_at_glue(code));
         }
     }
     // Glued path: the needle ends where a Path: line starts mid-line.
@@ -96,12 +103,28 @@ pub fn answer(prompt: &str) -> String {
         code.push(last);
         return block(code.join("\n"));
     }
+    // Stray line break after a line head at column 0: "export " or
+    // "template <typename T> " (ending in a space) above a column-0 line.
+    for i in 0..lines.len().saturating_sub(1) {
+        let (part, head) = (lines[i], lines[i + 1]);
+        if !blank(part) && part.ends_with(' ') && !head.is_empty() && indent(head) == 0 {
+            let code = format!("{}{}", part, function_from(&lines, i + 1, 0));
+            return block(cut_at_glue(code));
+        }
+    }
     // Detached doc comment / attribute / decorator.
+    let not_code = ["use ", "import ", "#include", "package ", "mod ", "from "];
     for i in 2..lines.len() {
         let (doc, gap, head) = (lines[i - 2].trim_start(), lines[i - 1], lines[i]);
-        let docish = ["///", "//", "*/", "#[", "@", "# "].iter().any(|p| doc.starts_with(p))
+        let docish = ["//", "*/", "#[", "@", "# "].iter().any(|p| doc.starts_with(p))
+            && !doc.starts_with("//!")
             && !is_path_line(doc);
-        if docish && gap.is_empty() && !head.is_empty() && indent(head) == 0 {
+        if docish
+            && gap.is_empty()
+            && !head.is_empty()
+            && indent(head) == 0
+            && !not_code.iter().any(|p| head.starts_with(p))
+        {
             return block(cut_at_glue(function_from(&lines, i, 0)));
         }
     }
