@@ -251,6 +251,31 @@ fn comment_only(line: &str, language: Language) -> bool {
     t.starts_with(cp) || t.starts_with("/*") || t.starts_with("*") && cp == "//"
 }
 
+/// A finding's spot with up to `radius` characters around it, for display
+/// as text: (before, spot, after). Line breaks in the spot are shown as
+/// `⏎` followed by the break, so an inserted one is visible; an empty spot
+/// shows as `▹` (the place between two characters).
+pub fn excerpt(code_context: &str, spot: &Range<usize>, radius: usize) -> (String, String, String) {
+    let floor = |mut i: usize| {
+        i = i.min(code_context.len());
+        while !code_context.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let (a, b) = (floor(spot.start), floor(spot.end.max(spot.start)));
+    let from =
+        code_context[..a].char_indices().rev().nth(radius.saturating_sub(1)).map_or(0, |(i, _)| i);
+    let to =
+        code_context[b..].char_indices().nth(radius).map_or(code_context.len(), |(i, _)| b + i);
+    let marked = if a == b {
+        "\u{25b9}".to_string()
+    } else {
+        code_context[a..b].replace('\n', "\u{23ce}\n")
+    };
+    (code_context[from..a].to_string(), marked, code_context[b..to].to_string())
+}
+
 /// Tasks affected per artifact and language: `{NAME: {LANG: N}}`, every
 /// artifact and every language of `tasks` present (zeros included).
 pub fn counts(tasks: &[TaskAudit]) -> IndexMap<String, IndexMap<String, usize>> {
@@ -461,6 +486,14 @@ mod tests {
         }
         // Mode none has no K5.
         assert!(!both(&d, CommentMode::None).0.contains(&Artifact::GluedPath));
+    }
+
+    #[test]
+    fn excerpts_show_the_spot_as_text() {
+        let ctx = "ab\ncd\nef";
+        assert_eq!(excerpt(ctx, &(2..3), 2), ("ab".into(), "\u{23ce}\n".into(), "cd".into()));
+        assert_eq!(excerpt(ctx, &(0..0), 1), ("".into(), "\u{25b9}".into(), "a".into()));
+        assert_eq!(excerpt("é\nx", &(2..3), 9).0, "é");
     }
 
     #[test]
