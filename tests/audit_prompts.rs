@@ -24,10 +24,12 @@ use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
-    vec![
-        ("realistic corpus".into(), common::corpus_path()),
-        ("demo dataset".into(), common::root().join("public/demo/repoqa-demo.json")),
-    ]
+    // Like tests/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.
+    let corpus = match std::env::var_os("REPOQA_PARITY_DATASET") {
+        Some(p) => ("$REPOQA_PARITY_DATASET".into(), PathBuf::from(p)),
+        None => ("realistic corpus".into(), common::corpus_path()),
+    };
+    vec![corpus, ("demo dataset".into(), common::root().join("public/demo/repoqa-demo.json"))]
 }
 
 fn run(d: &Dataset, tok: &Tokenizer, mode: CommentMode, protocol: Protocol) -> AuditRun {
