@@ -15,6 +15,7 @@
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+//! | `audit`    | the artifacts by which official prompts mark the needle (P3, P6, K5); the artifact-only answerer |
 //! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
@@ -29,6 +30,7 @@
 
 pub mod agent;
 pub mod answers;
+pub mod audit;
 pub mod bleu;
 pub mod breakdown;
 pub mod context;

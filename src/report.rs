@@ -225,6 +225,7 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
     })
 }
 
+use crate::context::Protocol;
 use crate::dataset::kind;
 
 /// `json.dumps(value) + "\n"`: one line of a tasks or outputs JSONL file.
@@ -256,6 +257,55 @@ pub fn output_line<T: serde::Serialize>(
     let mut s = pyjson::dumps(&v);
     s.push('\n');
     Ok(s)
+}
+
+/// The protocol the prompts of an outputs file were built with: the
+/// `"protocol"` field of its lines (absent = official). Lines of different
+/// protocols cannot be scored together.
+pub fn outputs_protocol(outputs: &[ModelOutput]) -> Result<Protocol, ReportError> {
+    let mut found: Option<(Protocol, usize)> = None;
+    for o in outputs {
+        let p = match o.record.get("protocol") {
+            None => Protocol::Official,
+            Some(Value::String(s)) => s.parse().map_err(|e: crate::context::ContextError| {
+                ReportError::Message(format!("line {}: field `protocol`: {e}", o.line))
+            })?,
+            Some(v) => {
+                return Err(ReportError::Message(format!(
+                    "line {}: field `protocol`: expected a string, found {}",
+                    o.line,
+                    kind(v)
+                )))
+            }
+        };
+        match found {
+            None => found = Some((p, o.line)),
+            Some((q, line)) if q != p => {
+                return Err(ReportError::Message(format!(
+                    "line {line} was built with the {q} protocol but line {} with the {p} protocol: score them separately",
+                    o.line
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(found.map_or(Protocol::Official, |(p, _)| p))
+}
+
+/// The SCORES file name suffix: `-SCORES.json` for official scores, with
+/// `CORRECTED-` (NOT OFFICIAL prompts) and `CONTEXT-` (NOT OFFICIAL
+/// candidates) inserted so no such file takes the official name.
+pub fn scores_suffix(protocol: Protocol, official_candidates: bool) -> String {
+    let mut s = String::from("-");
+    if !protocol.is_official() {
+        s.push_str(&protocol.as_str().to_uppercase());
+        s.push('-');
+    }
+    if !official_candidates {
+        s.push_str("CONTEXT-");
+    }
+    s.push_str("SCORES.json");
+    s
 }
 
 /// One entry of `results[language]` in a SCORES file.
@@ -317,6 +367,10 @@ pub struct ModelScores {
     pub scores: Value,
     /// `results`: language → tasks, languages in order of first appearance.
     pub results: IndexMap<String, Vec<TaskResult>>,
+    /// How the prompts were built. Not `Official` = NOT OFFICIAL, written as
+    /// an extra `"protocol"` field after `train_size` (official files have
+    /// none, so they stay byte-identical).
+    pub protocol: Protocol,
 }
 
 impl ModelScores {
@@ -324,6 +378,9 @@ impl ModelScores {
         let mut m = Map::new();
         m.insert("eval_date".into(), Value::String(self.eval_date.clone()));
         m.insert("train_size".into(), Value::String(self.train_size.clone()));
+        if !self.protocol.is_official() {
+            m.insert("protocol".into(), Value::String(self.protocol.as_str().into()));
+        }
         m.insert("scores".into(), self.scores.clone());
         let mut results = Map::new();
         for (lang, tasks) in &self.results {
@@ -435,7 +492,21 @@ impl ScoresFile {
                 }
                 results.insert(lang.clone(), parsed);
             }
-            models.insert(model, ModelScores { eval_date, train_size, scores, results });
+            let protocol = match entry.get("protocol") {
+                None => Protocol::Official,
+                Some(Value::String(p)) => {
+                    p.parse().map_err(|e: crate::context::ContextError| {
+                        field(&format!("{model}.protocol"), e.to_string())
+                    })?
+                }
+                Some(v) => {
+                    return Err(field(
+                        &format!("{model}.protocol"),
+                        format!("expected a string, found {}", kind(v)),
+                    ))
+                }
+            };
+            models.insert(model, ModelScores { eval_date, train_size, scores, results, protocol });
         }
         if models.is_empty() {
             return Err(ReportError::NoModel { origin: origin.to_string() });

@@ -214,6 +214,7 @@ impl ScoredRun {
             train_size: train_size.to_string(),
             scores: self.table.to_value(),
             results: self.results.clone(),
+            protocol: Default::default(),
         }
     }
 }

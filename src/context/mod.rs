@@ -3,6 +3,10 @@
 //! upstream HEAD (K1–K6), with the K5 bug reproduced by default and a
 //! corrected variant behind `ContextOptions::fix_suffix_cleaning`.
 //!
+//! `Protocol::Corrected` (NOT OFFICIAL) builds the same tasks without the
+//! artifacts that mark the needle (P3, P6, K5; see `crate::audit`); the
+//! official construction stays the default, byte-identical.
+//!
 //! Speed: the official code tokenizes every line of every context again, and
 //! then the three parts of the context as wholes. Here each line of a repo is
 //! counted once (per repo, lazily), and the whole-part counts are *sums of
@@ -62,6 +66,8 @@ pub enum ContextError {
     Utf8 { language: String, repo: String, needle: String },
     #[error("unknown comment mode {0:?} (expected none, positional_padding or no_padding)")]
     UnknownCommentMode(String),
+    #[error("unknown protocol {0:?} (expected official or corrected)")]
+    UnknownProtocol(String),
 }
 
 /// `--clean-ctx-comments` of upstream HEAD. PyPI 0.1.2 only has `None`.
@@ -105,6 +111,82 @@ impl FromStr for CommentMode {
     }
 }
 
+/// How prompts are built. `Official` is the official harness, quirks
+/// included; `Corrected` is NOT OFFICIAL (its scores are not comparable
+/// with published ones): the needle cut at the right character offsets (no
+/// P3 shift), no line break inserted before it (P6), and the cleaning-mode
+/// suffix built from the right files (K5); depth placement and token
+/// budgets as official otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    #[default]
+    Official,
+    Corrected,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 2] = [Protocol::Official, Protocol::Corrected];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Official => "official",
+            Protocol::Corrected => "corrected",
+        }
+    }
+
+    pub fn is_official(&self) -> bool {
+        *self == Protocol::Official
+    }
+
+    /// What a file or table made under this protocol must say about it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Protocol::Official => "official protocol",
+            Protocol::Corrected => {
+                "corrected protocol (NOT OFFICIAL: not comparable with published scores)"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = ContextError;
+    fn from_str(s: &str) -> Result<Protocol, ContextError> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| ContextError::UnknownProtocol(s.to_string()))
+    }
+}
+
+impl Serialize for Protocol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Protocol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where the builder put the needle: `needle` is its byte range in the
+/// task's `code_context` (after cleaning, in the comment modes), `cut` the
+/// byte range of the needle file it was cut from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NeedlePlacement {
+    pub needle: std::ops::Range<usize>,
+    pub cut: std::ops::Range<usize>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContextOptions {
     /// Token budget of a context (official default 16384).
@@ -118,6 +200,8 @@ pub struct ContextOptions {
     /// the budgets and `"\0"` is removed from the context. Off = upstream
     /// HEAD, which does neither. Identical unless the dataset has NULs.
     pub strip_nul: bool,
+    /// `Official` (default) or the corrected construction (NOT OFFICIAL).
+    pub protocol: Protocol,
 }
 
 impl Default for ContextOptions {
@@ -127,6 +211,7 @@ impl Default for ContextOptions {
             comment_mode: CommentMode::None,
             fix_suffix_cleaning: false,
             strip_nul: false,
+            protocol: Protocol::Official,
         }
     }
 }
@@ -146,6 +231,10 @@ pub struct Task {
     pub needle_token_start: usize,
     pub needle_token_end: usize,
     pub code_context_ntokens: usize,
+    /// NOT OFFICIAL when not `Official`: then written as an extra last
+    /// field `"protocol"`; official tasks have no such field.
+    #[serde(default, skip_serializing_if = "Protocol::is_official")]
+    pub protocol: Protocol,
 }
 
 impl Task {
@@ -236,6 +325,34 @@ pub fn build_tasks(
     Ok(out)
 }
 
+/// The needle as the builder puts it in the context under `protocol` and
+/// `mode`, and the byte range of its file it is cut from: official = the
+/// dataset's byte offsets used as code-point indices (P3), corrected = as
+/// byte offsets; cleaned of comments in the cleaning modes (K4). For
+/// finding a built task's needle again (`crate::audit::locate`).
+pub fn emitted_needle(
+    language: Language,
+    source: &str,
+    needle: &crate::dataset::Needle,
+    mode: CommentMode,
+    protocol: Protocol,
+) -> Result<(String, std::ops::Range<usize>), ContextError> {
+    let (a, b) = walk::needle_cut(source, needle.start_byte, needle.end_byte, protocol);
+    let raw = &source[a..b];
+    let text = if mode == CommentMode::None {
+        raw.to_string()
+    } else {
+        clean::clean_segment_comments(language, raw, &[needle.path.as_str()])?.ok_or_else(|| {
+            ContextError::Utf8 {
+                language: language.name().to_string(),
+                repo: String::new(),
+                needle: needle.name.clone(),
+            }
+        })?
+    };
+    Ok((text, a..b))
+}
+
 /// Builds tasks one at a time (so a UI can show progress between them),
 /// keeping the line counts of the current repo.
 pub struct ContextBuilder<'d, 't> {
@@ -260,6 +377,14 @@ impl<'d, 't> ContextBuilder<'d, 't> {
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
+        Ok(self.build_placed(spec)?.0)
+    }
+
+    /// `build`, and where the needle was put (for the audit).
+    pub fn build_placed(
+        &mut self,
+        spec: &TaskSpec,
+    ) -> Result<(Task, NeedlePlacement), ContextError> {
         let missing = || ContextError::NoSuchTask {
             language: spec.language.name().to_string(),
             repo_index: spec.repo_index,
@@ -283,7 +408,7 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             position_ratio,
             &self.options,
         )?;
-        Ok(Task {
+        let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
             language: spec.language.name().to_string(),
@@ -296,7 +421,9 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             needle_token_start: ctx.needle_token_start,
             needle_token_end: ctx.needle_token_end,
             code_context_ntokens: ctx.code_context_ntokens,
-        })
+            protocol: self.options.protocol,
+        };
+        Ok((task, ctx.placement))
     }
 }
 

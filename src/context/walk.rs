@@ -7,7 +7,7 @@ use crate::tokenize::TokenizerError;
 
 use super::clean::{blank_comments, clean_partial_file, clean_segment_comments};
 use super::count::Counter;
-use super::{CommentMode, ContextError, ContextOptions};
+use super::{CommentMode, ContextError, ContextOptions, NeedlePlacement, Protocol};
 
 struct FileData<'d> {
     path: &'d str,
@@ -66,11 +66,53 @@ impl<'d> FileData<'d> {
 
     /// Byte offset of Python's `text[:cp]` end: `cp` code points, clamped
     /// (P3: the dataset's byte offsets are used as code-point indices).
+    /// The needle's byte range in this file (see `needle_cut`).
+    fn cut(&self, start: usize, end: usize, protocol: Protocol) -> (usize, usize) {
+        match protocol {
+            // P3: byte offsets used as code-point indices.
+            Protocol::Official => {
+                let a = self.cp_to_byte(start);
+                (a, self.cp_to_byte(end).max(a))
+            }
+            Protocol::Corrected => needle_cut(self.text, start, end, protocol),
+        }
+    }
+
     fn cp_to_byte(&self, cp: usize) -> usize {
         if self.ascii {
             return cp.min(self.text.len());
         }
         self.text.char_indices().nth(cp).map_or(self.text.len(), |(b, _)| b)
+    }
+}
+
+/// The byte range of `text` a needle with dataset offsets `start..end` is
+/// cut from: official = the offsets used as code-point indices (P3, clamped
+/// like a Python slice), corrected = as the UTF-8 byte offsets they are
+/// (moved down to character boundaries, clamped).
+pub(super) fn needle_cut(
+    text: &str,
+    start: usize,
+    end: usize,
+    protocol: Protocol,
+) -> (usize, usize) {
+    match protocol {
+        Protocol::Official => {
+            let cp = |i: usize| text.char_indices().nth(i).map_or(text.len(), |(b, _)| b);
+            let a = cp(start);
+            (a, cp(end).max(a))
+        }
+        Protocol::Corrected => {
+            let floor = |mut b: usize| {
+                b = b.min(text.len());
+                while !text.is_char_boundary(b) {
+                    b -= 1;
+                }
+                b
+            };
+            let a = floor(start);
+            (a, floor(end).max(a))
+        }
     }
 }
 
@@ -251,6 +293,7 @@ pub(super) struct CodeContext {
     pub(super) needle_token_start: usize,
     pub(super) needle_token_end: usize,
     pub(super) code_context_ntokens: usize,
+    pub(super) placement: NeedlePlacement,
 }
 
 /// Where the outermost next file's chunk starts in the suffix and what it
@@ -279,9 +322,8 @@ pub(super) fn make_code_context(
             path: needle.path.clone(),
         }
     })?;
-    // P3: byte offsets used as code-point indices.
-    let a = prep.files[nf].cp_to_byte(needle.start_byte);
-    let b = prep.files[nf].cp_to_byte(needle.end_byte).max(a);
+    let corrected = options.protocol == Protocol::Corrected;
+    let (a, b) = prep.files[nf].cut(needle.start_byte, needle.end_byte, options.protocol);
     let text = prep.files[nf].text;
     let needle_code = &text[a..b];
     let needle_budget_tokens = c.budget(needle_code)?;
@@ -348,12 +390,18 @@ pub(super) fn make_code_context(
 
     let mut code_prefix = String::new();
     prep.push_text(&mut code_prefix, &prefix_pieces);
+    // P6 corrected: the part of the needle's line before it (the last own
+    // piece, when taken) keeps no line break of its own.
+    let joined = corrected && first < own.len();
+    if joined {
+        code_prefix.pop();
+    }
     let mut code_suffix = String::new();
     prep.push_text(&mut code_suffix, &suffix_pieces);
 
     if options.comment_mode == CommentMode::None {
         // P9, with the counts of the lines already known.
-        let prefix_tokens = prep.pieces_count(c, &prefix_pieces)?;
+        let mut prefix_tokens = prep.pieces_count(c, &prefix_pieces)?;
         let suffix_tokens = prep.pieces_count(c, &suffix_pieces)?;
         let (needle_text, needle_tokens) = if options.strip_nul && needle_code.contains('\0') {
             let s = needle_code.replace('\0', "");
@@ -367,6 +415,13 @@ pub(super) fn make_code_context(
             code_prefix.retain(|ch| ch != '\0');
             code_suffix.retain(|ch| ch != '\0');
         }
+        if joined {
+            prefix_tokens = c.text(&code_prefix)?;
+        }
+        let placement = NeedlePlacement {
+            needle: code_prefix.len()..code_prefix.len() + needle_text.len(),
+            cut: a..b,
+        };
         let mut code_context = code_prefix;
         code_context.push_str(&needle_text);
         code_context.push_str(&code_suffix);
@@ -375,11 +430,13 @@ pub(super) fn make_code_context(
             needle_token_start: prefix_tokens,
             needle_token_end: prefix_tokens + needle_tokens,
             code_context_ntokens: prefix_tokens + needle_tokens + suffix_tokens,
+            placement,
         });
     }
 
     // Comment cleaning (K1–K6) works on the texts.
-    let prefix_orig = prep.pieces_count(c, &prefix_pieces)?;
+    let prefix_orig =
+        if joined { c.text(&code_prefix)? } else { prep.pieces_count(c, &prefix_pieces)? };
     let suffix_orig = prep.pieces_count(c, &suffix_pieces)?;
     let needle_orig = c.text(needle_code)?;
     let cp = language.comment_prefix();
@@ -411,7 +468,7 @@ pub(super) fn make_code_context(
     let needle_cleaned = clean(needle_code)?.ok_or_else(utf8_error)?;
     let bottom = bottom.filter(|(f, _)| !prep.files[*f].text.is_empty());
     let mut suffix_cleaned = match bottom {
-        Some((f, chunk)) if options.fix_suffix_cleaning => {
+        Some((f, chunk)) if options.fix_suffix_cleaning || corrected => {
             // Corrected: the text before the last file is cleaned as a
             // segment, the last file as a whole like the top file, keeping
             // exactly the lines the context holds.
@@ -481,6 +538,10 @@ pub(super) fn make_code_context(
         needle_final.retain(|ch| ch != '\0');
         suffix_cleaned.retain(|ch| ch != '\0');
     }
+    let placement = NeedlePlacement {
+        needle: prefix_cleaned.len()..prefix_cleaned.len() + needle_final.len(),
+        cut: a..b,
+    };
     let start = c.text(&prefix_cleaned)?;
     let end = start + c.text(&needle_final)?;
     let total = end + c.text(&suffix_cleaned)?;
@@ -492,6 +553,7 @@ pub(super) fn make_code_context(
         needle_token_start: start,
         needle_token_end: end,
         code_context_ntokens: total,
+        placement,
     })
 }
 

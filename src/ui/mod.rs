@@ -70,6 +70,16 @@ pub fn App() -> impl IntoView {
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
         </header>
+        {move || {
+            let corrected = app_state.settings.with(|s| !s.protocol.is_official())
+                || app_state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official()));
+            corrected.then(|| view! {
+                <p class="warning protocol-banner" id="protocol-banner">
+                    "Corrected protocol: NOT OFFICIAL. Prompts built and scores computed with it are not comparable with published RepoQA scores. "
+                    <a href="#dataset">"Settings"</a>
+                </p>
+            })
+        }}
         <main id="app-main" data-mounted="true">
             {move || match page.get() {
                 Page::Home => view! { <home::Home/> }.into_any(),

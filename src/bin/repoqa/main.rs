@@ -10,6 +10,9 @@
 //! - `repoqa name-match`, `repoqa agent-export` / `agent-import`: the agent
 //!   way (mcpbr's name match; NOT the official score);
 //! - `repoqa curate`: turn a repository's source folder into a dataset repo;
+//! - `repoqa audit`: the artifacts by which official prompts mark the needle,
+//!   per task and per language, and what an answerer that only looks for
+//!   them scores (`--protocol corrected`: the same without them);
 //! - `repoqa self-check`: the grammars and tokenizer check of the web app's
 //!   About page, natively (the browser test compares the two).
 //!
@@ -17,6 +20,7 @@
 //! naming the file, line and field).
 
 mod agent;
+mod audit;
 mod curate;
 mod describe;
 mod input;
@@ -35,8 +39,9 @@ use clap::{Parser, Subcommand};
 
 use repoqa::score::{Candidates, ScoreOptions};
 
+use crate::audit::AuditArgs;
 use crate::curate::CurateArgs;
-use crate::prompts::CleanArg;
+use crate::prompts::{CleanArg, ProtocolArg};
 use crate::score::{CandidatesArg, ScoreArgs};
 
 #[derive(Parser)]
@@ -76,6 +81,10 @@ enum Command {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
         #[arg(long)]
         tokenizer: Option<PathBuf>,
+        /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
+        /// `"protocol": "corrected"`).
+        #[arg(long, value_enum, default_value = "official")]
+        protocol: ProtocolArg,
         /// Output JSONL file.
         #[arg(long)]
         out: PathBuf,
@@ -84,6 +93,11 @@ enum Command {
         #[arg(long)]
         name_protocol: bool,
     },
+    /// Audit the prompts: for every task, the artifacts by which the official
+    /// construction marks the needle (stray-line-break, extra-blank-line,
+    /// shifted-needle, glued-path), counts per language, and the score of an
+    /// answerer that only looks for them.
+    Audit(AuditArgs),
     /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
     Score {
         /// Model outputs JSONL (task dicts with "output": [reply]).
@@ -177,6 +191,7 @@ fn main() -> ExitCode {
             languages,
             clean_ctx_comments,
             tokenizer,
+            protocol,
             out,
             name_protocol,
         } => prompts::run(
@@ -185,9 +200,11 @@ fn main() -> ExitCode {
             languages,
             clean_ctx_comments,
             tokenizer,
+            protocol,
             &out,
             name_protocol,
         ),
+        Command::Audit(args) => audit::run(args),
         Command::Score {
             model_output_path,
             dataset_path,

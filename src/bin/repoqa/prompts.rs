@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use repoqa::context::{CommentMode, Protocol};
 
 use repoqa::report;
 
@@ -21,16 +22,45 @@ pub enum CleanArg {
     NoPadding,
 }
 
+impl CleanArg {
+    pub fn mode(self) -> CommentMode {
+        match self {
+            CleanArg::None => CommentMode::None,
+            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+            CleanArg::NoPadding => CommentMode::NoPadding,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProtocolArg {
+    /// The official construction (default; byte-identical to the harness).
+    Official,
+    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
+    /// P6 line break, the K5 suffix built from the right files.
+    Corrected,
+}
+
+impl ProtocolArg {
+    pub fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::Official => Protocol::Official,
+            ProtocolArg::Corrected => Protocol::Corrected,
+        }
+    }
+}
+
 pub fn run(
     dataset_path: &Path,
     size: usize,
     languages: Option<Vec<String>>,
     clean: CleanArg,
     tokenizer: Option<PathBuf>,
+    protocol: ProtocolArg,
     out: &Path,
     name_protocol: bool,
 ) -> Result<(), Failure> {
-    use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions};
+    use repoqa::context::{self, ContextBuilder, ContextOptions};
     use repoqa::lang::Language;
     let mut phases = Phases::start();
     let dataset = load_dataset(dataset_path)?;
@@ -61,13 +91,17 @@ pub fn run(
     phases.mark("load-tokenizer");
     let options = ContextOptions {
         code_context_size: size,
-        comment_mode: match clean {
-            CleanArg::None => CommentMode::None,
-            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
-            CleanArg::NoPadding => CommentMode::NoPadding,
-        },
+        comment_mode: clean.mode(),
+        protocol: protocol.protocol(),
         ..ContextOptions::default()
     };
+    if !options.protocol.is_official() {
+        eprintln!(
+            "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
+            options.protocol.label(),
+            options.protocol
+        );
+    }
     let specs = context::task_specs(&dataset, selected.as_deref());
     let mut builder = ContextBuilder::new(&dataset, options, &tok);
     let mut text = String::new();
@@ -88,6 +122,10 @@ pub fn run(
     phases.mark("build-prompts");
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());
+    }
+    let tag = options.protocol.as_str();
+    if !options.protocol.is_official() && !out.to_string_lossy().contains(tag) {
+        eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
     }
     std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
     phases.mark("write");

@@ -57,10 +57,19 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
     // replaced (kept as a .bak, below). Only the default name asks for
     // --overwrite, so a rerun never silently moves an earlier result.
     let explicit_out = a.out.is_some();
+    let protocol = report::outputs_protocol(&outputs)
+        .map_err(|e| bad(format!("{}: {e}", a.outputs.display())))?;
+    if !protocol.is_official() {
+        eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
+    }
     let out = a.out.unwrap_or_else(|| {
         let p = report::scores_path_for(&outputs_str);
         // Never let a non-official file take the official name.
-        PathBuf::from(if official { p } else { p.replace("-SCORES.json", "-CONTEXT-SCORES.json") })
+        let suffix = report::scores_suffix(protocol, official);
+        PathBuf::from(match p.strip_suffix("-SCORES.json") {
+            Some(base) => format!("{base}{suffix}"),
+            None => p,
+        })
     });
     if out.exists() && !a.overwrite && !explicit_out {
         return Err(bad(format!(
@@ -94,7 +103,9 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
         }
     };
     let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
-    let file = ScoresFile::single(&model, run.model_scores(&eval_date, &train_size));
+    let mut scores = run.model_scores(&eval_date, &train_size);
+    scores.protocol = protocol;
+    let file = ScoresFile::single(&model, scores);
 
     println!(
         "{}",

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::CommentMode;
+use repoqa::context::{CommentMode, Protocol};
 
 use crate::ui::browser::dom::{
     picked_files, target_checked as input_checked, target_value as input_value,
@@ -162,6 +162,22 @@ pub fn SettingsPanel() -> impl IntoView {
                         </label>
                     </p>
                     <p class="note">"none = PyPI repoqa 0.1.2 (the published results). positional_padding and no_padding remove comments; they exist only in upstream HEAD (GitHub), not in the released package."</p>
+                    <p>
+                        <label>"Prompt construction "
+                            <select id="protocol" on:change=move |ev| {
+                                let v = input_value(&ev);
+                                if let Ok(p) = v.parse::<Protocol>() { update(state.settings, |s| s.protocol = p); }
+                            }>
+                                {Protocol::ALL.into_iter().map(|p| view! {
+                                    <option value=p.as_str() selected=move || settings.with(|s| s.protocol == p)>{p.label()}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                    </p>
+                    <p class="note">"official = the harness's construction, quirks included: its prompts mark the needle (see a task's audit). corrected = the same tasks without those marks (needle cut at the right characters, no inserted line break, the cleaning-mode suffix from the right files): NOT OFFICIAL, its scores are not comparable with published ones."</p>
+                    {move || settings.with(|s| !s.protocol.is_official()).then(|| view! {
+                        <p class="warning" id="protocol-warning">"Corrected protocol selected: tasks, answers and scores made now are NOT OFFICIAL and not comparable with published scores."</p>
+                    })}
                 </fieldset>
                 <fieldset>
                     <legend>"Scoring"</legend>

@@ -154,6 +154,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                         {span.is_none().then(|| view! {
                             <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
                         })}
+                        <TaskAuditBlock task=task.clone()/>
                         <AnswerSlot task_id=task_id.clone()/>
                         <h3>"Prompt"</h3>
                         <pre id="prompt" class="prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
@@ -161,6 +162,55 @@ pub fn TaskView(id: String) -> impl IntoView {
                 }.into_any()
             }
         }}
+    }
+}
+
+/// The audit of this task (`repoqa::audit`): which artifacts of the prompt
+/// construction mark its needle, each with its spot highlighted, as text.
+#[component]
+fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
+    let state = use_state();
+    let mode = state.settings.with_untracked(|s| s.comment_mode);
+    let audit = state.dataset.with(|d| {
+        d.as_ref().and_then(|d| repoqa::audit::locate::audit_built_task(&d.dataset, &task, mode))
+    });
+    let protocol = task.protocol;
+    let names = audit
+        .as_ref()
+        .map(|a| a.artifacts().iter().map(|x| x.name()).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let body = match audit {
+        None => view! { <p class="muted" id="audit-missing">"The audit needs the needle in the loaded dataset and in this context; it was not found."</p> }.into_any(),
+        Some(a) if a.findings.is_empty() => view! {
+            <p class="pass" id="audit-clean">{format!("No artifact: nothing in this prompt marks the needle's place ({} prompts).", protocol)}</p>
+        }.into_any(),
+        Some(a) => {
+            let ctx = task.code_context.clone();
+            view! {
+                <p>{format!("{} artifact(s) of the {} construction mark the needle's place; a reader could find it without the description:", a.findings.len(), protocol)}</p>
+                <ul class="audit-findings">
+                    {a.findings.into_iter().map(|f| {
+                        let (before, spot, after) = repoqa::audit::excerpt(&ctx, &f.spot, 60);
+                        view! {
+                            <li class="audit-finding" data-artifact=f.artifact.name()>
+                                <strong>{f.artifact.name()}</strong>
+                                {format!(" ({}): {}", f.artifact.parity_id(), f.artifact.explain())}
+                                <pre class="prompt audit-excerpt">{before}<mark class="artifact">{spot}</mark>{after}</pre>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            }.into_any()
+        }
+    };
+    view! {
+        <div id="task-audit" class="audit" data-artifacts=names data-protocol=protocol.as_str()>
+            <h3>"Audit"</h3>
+            {(!protocol.is_official()).then(|| view! {
+                <p class="warning">"Built with the corrected protocol: NOT OFFICIAL, not comparable with published scores."</p>
+            })}
+            {body}
+        </div>
     }
 }
 

@@ -106,7 +106,12 @@ pub fn TasksPage() -> impl IntoView {
     };
     let download = move |_| {
         let r = state.tasks.with_untracked(|ts| tasks_jsonl(ts));
-        match r.and_then(|text| download_text("repoqa-tasks.jsonl", "application/jsonl", &text)) {
+        // Tasks of the corrected protocol (NOT OFFICIAL) say so in the name
+        // too (each one also carries "protocol": "corrected").
+        let corrected =
+            state.tasks.with_untracked(|ts| ts.first().is_some_and(|t| !t.protocol.is_official()));
+        let name = if corrected { "repoqa-tasks-corrected.jsonl" } else { "repoqa-tasks.jsonl" };
+        match r.and_then(|text| download_text(name, "application/jsonl", &text)) {
             Ok(()) => download_error.set(None),
             Err(e) => download_error.set(Some(e)),
         }
@@ -127,6 +132,7 @@ pub fn TasksPage() -> impl IntoView {
                                 if s.languages.is_empty() { "all".to_string() } else { s.languages.join(", ") },
                                 s.code_context_size, s.comment_mode, s.tokenizer_source)}
                             {(!s.excluded_repos.is_empty()).then(|| format!(" · {} repos left out", s.excluded_repos.len()))}
+                            {(!s.protocol.is_official()).then(|| view! { <strong class="fail" id="build-protocol">{format!(" · {}", s.protocol.label())}</strong> })}
                             " · " <a href="#dataset">"change"</a>
                         </p>
                     }.into_any()

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::{CommentMode, ContextOptions};
+use repoqa::context::{CommentMode, ContextOptions, Protocol};
 use repoqa::lang::Language;
 use serde_json::{json, Value};
 
@@ -21,6 +21,9 @@ pub struct Settings {
     pub excluded_repos: Vec<String>,
     pub code_context_size: usize,
     pub comment_mode: CommentMode,
+    /// How prompts are built: official (default) or the corrected
+    /// construction (NOT OFFICIAL, not comparable with published scores).
+    pub protocol: Protocol,
     /// Pass threshold shown in summaries (the table shows all of 0.0..1.0).
     pub threshold: f64,
     /// Where the tokenizer comes from: "builtin", or a URL / file name.
@@ -34,6 +37,7 @@ impl Default for Settings {
             excluded_repos: Vec::new(),
             code_context_size: repoqa::context::DEFAULT_CODE_CONTEXT_SIZE,
             comment_mode: CommentMode::None,
+            protocol: Protocol::Official,
             threshold: 0.8,
             tokenizer_source: "builtin".to_string(),
         }
@@ -47,6 +51,7 @@ pub fn to_json(s: &Settings) -> String {
         "excluded_repos": s.excluded_repos,
         "code_context_size": s.code_context_size,
         "comment_mode": s.comment_mode.as_str(),
+        "protocol": s.protocol.as_str(),
         "threshold": s.threshold,
         "tokenizer_source": s.tokenizer_source,
     })
@@ -75,6 +80,11 @@ pub fn from_json(text: &str) -> Settings {
     {
         s.comment_mode = mode;
     }
+    if let Some(p) =
+        m.get("protocol").and_then(Value::as_str).and_then(|x| x.parse::<Protocol>().ok())
+    {
+        s.protocol = p;
+    }
     if let Some(t) = m.get("threshold").and_then(Value::as_f64).filter(|t| (0.0..=1.0).contains(t))
     {
         s.threshold = t;
@@ -91,13 +101,18 @@ pub fn prompt_key(s: &Settings) -> String {
     langs.sort();
     let mut repos = s.excluded_repos.clone();
     repos.sort();
-    format!(
+    let mut key = format!(
         "ctx={};mode={};langs={};skip={}",
         s.code_context_size,
         s.comment_mode,
         langs.join(","),
         repos.join(",")
-    )
+    );
+    // Official keys stay as they were (caches made before the option).
+    if !s.protocol.is_official() {
+        key.push_str(&format!(";protocol={}", s.protocol));
+    }
+    key
 }
 
 /// Options of the context builder for these settings (the official
@@ -106,6 +121,7 @@ pub fn context_options(s: &Settings) -> ContextOptions {
     ContextOptions {
         code_context_size: s.code_context_size,
         comment_mode: s.comment_mode,
+        protocol: s.protocol,
         ..ContextOptions::default()
     }
 }

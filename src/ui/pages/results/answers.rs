@@ -57,8 +57,17 @@ pub fn AnswersCard(
         let tasks = state.tasks.get_untracked();
         let text = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a));
         let model = state.scoring.model_name.get_untracked();
+        // Outputs on corrected prompts (NOT OFFICIAL) say so in the name too.
+        let tag = match tasks.first().map(|t| t.protocol) {
+            Some(p) if !p.is_official() => format!("-{p}"),
+            _ => String::new(),
+        };
         let r = text.map_err(UiError::from).and_then(|t| {
-            download_text(&format!("{}.jsonl", model_file_stem(&model)), "application/jsonl", &t)
+            download_text(
+                &format!("{}{tag}.jsonl", model_file_stem(&model)),
+                "application/jsonl",
+                &t,
+            )
         });
         if let Err(e) = r {
             report(Err(e.context("export failed")));

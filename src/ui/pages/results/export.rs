@@ -37,19 +37,19 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let model = if model.trim().is_empty() { "model".to_string() } else { model };
             let date = scoring.eval_date.get_untracked();
             let eval_date = if date.trim().is_empty() { now_eval_date() } else { date };
+            // The protocol the scored tasks were built with.
+            let protocol =
+                state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
             let scores = ModelScores {
                 eval_date,
                 train_size: report::train_size(&model).value,
                 scores: table.to_value(),
                 results: s.results.clone(),
+                protocol,
             };
             let text = ScoresFile::single(&model, scores).to_python_json();
             let opts: ScoreOptions = scoring.options.get_untracked();
-            let suffix = if opts.candidates == Candidates::Needles {
-                "-SCORES.json"
-            } else {
-                "-CONTEXT-SCORES.json"
-            };
+            let suffix = report::scores_suffix(protocol, opts.candidates == Candidates::Needles);
             let name = format!("{}{suffix}", model_file_stem(&model));
             download_text(&name, "application/json", &text)?;
             Ok(name)
@@ -89,6 +89,9 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                         persist_scoring(scoring);
                     }/>
             </div>
+            {move || state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official())).then(|| view! {
+                <p class="warning" id="export-protocol-warning">"These tasks were built with the corrected protocol: NOT OFFICIAL, not comparable with published scores. The SCORES file says \"protocol\": \"corrected\" and is named -CORRECTED-SCORES.json."</p>
+            })}
             {move || (!official()).then(|| view! {
                 <p class="warning">"These scores use the NOT official \"context\" candidates; the file is named -CONTEXT-SCORES.json."</p>
             })}

@@ -6,6 +6,7 @@
 //! `jobs::scoring`; answers and dataset text are rendered as text nodes only.
 
 mod answers;
+mod audit;
 mod export;
 mod options;
 mod table;
@@ -15,6 +16,7 @@ use leptos::prelude::*;
 use repoqa::breakdown::breakdown;
 
 use self::answers::AnswersCard;
+use self::audit::AuditCard;
 use self::export::ExportCard;
 use self::options::OptionsCard;
 use self::table::TableCard;
@@ -68,6 +70,7 @@ pub fn ResultsPage() -> impl IntoView {
         <AnswersCard import_report=import_report/>
         <OptionsCard/>
         <TableCard set=set/>
+        <AuditCard/>
         <section class="card" id="charts-card">
             <h2>"Charts"</h2>
             {move || {
