@@ -431,6 +431,7 @@ mod tests {
             train_size: "N/A".into(),
             scores: json!({}),
             results,
+            protocol: Default::default(),
         };
         let (a, b) = (ms(r), ms(other));
         let mut lb =

@@ -1004,7 +1004,13 @@ mod tests {
         );
         results.insert("rust".to_string(), vec![rec("r", Some("r"), 0.85)]);
         let scores = pass_table(&results).unwrap().to_value();
-        ModelScores { eval_date: "d".into(), train_size: "N/A".into(), scores, results }
+        ModelScores {
+            eval_date: "d".into(),
+            train_size: "N/A".into(),
+            scores,
+            results,
+            protocol: Default::default(),
+        }
     }
 
     #[test]
