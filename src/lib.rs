@@ -19,7 +19,7 @@
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
-//! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
+//! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 
 pub mod answers;
 pub mod bleu;

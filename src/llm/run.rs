@@ -16,9 +16,15 @@ use crate::report;
 #[derive(Debug)]
 pub enum RunStep {
     /// Send `request` for task `task`; hand its reply to [`Run::complete`].
-    Send { task: usize, attempt: u32, request: HttpRequest },
+    Send {
+        task: usize,
+        attempt: u32,
+        request: HttpRequest,
+    },
     /// Wait for a reply, or until `until_ms` if given.
-    Wait { until_ms: Option<f64> },
+    Wait {
+        until_ms: Option<f64>,
+    },
     Done,
 }
 
@@ -26,12 +32,26 @@ pub enum RunStep {
 #[derive(Debug)]
 pub enum RunEvent {
     /// Append `output_line` to the outputs file and `record` to the run log.
-    Answered { task: usize, output_line: String, record: RunRecord },
+    Answered {
+        task: usize,
+        output_line: String,
+        record: RunRecord,
+    },
     /// Append `record` (status failed, with the reason) to the run log.
-    Failed { task: usize, record: RunRecord },
-    Retrying { task: usize, at_ms: f64, attempt: u32, reason: String },
+    Failed {
+        task: usize,
+        record: RunRecord,
+    },
+    Retrying {
+        task: usize,
+        at_ms: f64,
+        attempt: u32,
+        reason: String,
+    },
     /// Nothing more is sent: fix what `reason` says and run again.
-    Stopped { reason: String },
+    Stopped {
+        reason: String,
+    },
     Ignored,
 }
 
@@ -222,7 +242,10 @@ mod tests {
         let mut run = Run::new(settings, &tasks, &[0, 2], config, 3);
         let RunStep::Send { task: 0, request, .. } = run.next(0.0) else { panic!() };
         let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
-        assert_eq!(body["messages"], json!([{"role": "user", "content": "I\nCODE\nFunction Description:d\nI"}]));
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": "ICODE\nFunction Description:d\nI"}])
+        );
         let RunStep::Send { task: 2, .. } = run.next(0.0) else { panic!() };
         let ev = run.complete(0, Ok(&ok("ANSWER", 90)), 25.0, "T".into());
         let RunEvent::Answered { output_line, record, .. } = ev else { panic!("{ev:?}") };

@@ -253,9 +253,10 @@ mod tests {
         let only = plan_resume(&ids, &outputs, &log, true);
         assert_eq!(only.todo, vec![1]);
         let dup = read_model_outputs(&format!("{}{}", line("f"), line("f")));
-        assert_eq!(plan_resume(&ids, &dup, &RunLog::default(), false).duplicates, vec![
-            "python::a/b::f".to_string()
-        ]);
+        assert_eq!(
+            plan_resume(&ids, &dup, &RunLog::default(), false).duplicates,
+            vec!["python::a/b::f".to_string()]
+        );
     }
 
     #[test]

@@ -62,10 +62,18 @@ pub enum Step {
 pub enum Verdict {
     Answered(Answer),
     /// Asked again at `at_ms` (attempt `attempt`).
-    Retrying { at_ms: f64, attempt: u32, reason: String },
-    Failed { reason: String },
+    Retrying {
+        at_ms: f64,
+        attempt: u32,
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
     /// The run stops: this reply said every request would fail alike.
-    Stopped { reason: String },
+    Stopped {
+        reason: String,
+    },
     /// The reply came after the run stopped or was cancelled: dropped.
     Ignored,
 }

@@ -334,12 +334,19 @@ pub enum Outcome {
     Answer(Answer),
     /// Worth asking again: rate limit, server error, network drop,
     /// timeout, malformed body. `retry_after_s` from the header.
-    Retry { reason: String, retry_after_s: Option<f64> },
+    Retry {
+        reason: String,
+        retry_after_s: Option<f64>,
+    },
     /// This task cannot be answered (its prompt is too long for the
     /// model, or the API refused this one request): mark it failed, go on.
-    TaskFailed { reason: String },
+    TaskFailed {
+        reason: String,
+    },
     /// Every request would fail alike (key, URL, model): stop the run.
-    Stop { reason: String },
+    Stop {
+        reason: String,
+    },
 }
 
 /// Why no reply came at all.
@@ -427,7 +434,9 @@ pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportEr
                 Outcome::Retry { reason: format!("{url}: HTTP {status}{says}"), retry_after_s }
             }
             _ if is_context_length_error(raw) => Outcome::TaskFailed {
-                reason: format!("the prompt is longer than the model's context (HTTP {status}{says})"),
+                reason: format!(
+                    "the prompt is longer than the model's context (HTTP {status}{says})"
+                ),
             },
             _ => Outcome::TaskFailed { reason: format!("{url}: HTTP {status}{says}") },
         };
@@ -674,7 +683,9 @@ mod tests {
     fn classifies_failures() {
         let s = settings(Provider::OpenAi);
         let st = |status: u16, b: Value| read_reply(&s, Ok(&reply(status, b)));
-        assert!(matches!(st(401, json!({})), Outcome::Stop { ref reason } if reason.contains("check the key (OPENAI_API_KEY)")));
+        assert!(
+            matches!(st(401, json!({})), Outcome::Stop { ref reason } if reason.contains("check the key (OPENAI_API_KEY)"))
+        );
         assert!(matches!(st(404, json!({"error": {"message": "no such model"}})),
             Outcome::Stop { ref reason } if reason.contains("no such model; check the base URL and the model name \"m-1\"")));
         let mut limited = reply(429, json!({}));
@@ -688,16 +699,15 @@ mod tests {
         );
         assert!(matches!(st(503, json!({})), Outcome::Retry { .. }));
         let ctx = json!({"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}});
-        assert!(matches!(st(400, ctx), Outcome::TaskFailed { ref reason } if reason.starts_with("the prompt is longer than the model's context")));
+        assert!(
+            matches!(st(400, ctx), Outcome::TaskFailed { ref reason } if reason.starts_with("the prompt is longer than the model's context"))
+        );
         let bad = HttpReply { status: 200, retry_after: None, body: "{\"choices\": [".into() };
         assert!(
             matches!(read_reply(&s, Ok(&bad)), Outcome::Retry { ref reason, .. } if reason.contains("not JSON"))
         );
         assert!(matches!(st(200, json!({"object": "x"})), Outcome::Retry { .. }));
-        assert!(matches!(
-            read_reply(&s, Err(&TransportError::Timeout)),
-            Outcome::Retry { .. }
-        ));
+        assert!(matches!(read_reply(&s, Err(&TransportError::Timeout)), Outcome::Retry { .. }));
         let g = settings(Provider::Google);
         let o = read_reply(
             &g,
@@ -707,7 +717,13 @@ mod tests {
             )),
         );
         assert!(matches!(o, Outcome::Stop { .. }), "{o:?}");
-        let o = read_reply(&g, Ok(&reply(400, json!({"error": {"message": "The input token count (20000) exceeds the maximum number of tokens allowed (8192)."}}))));
+        let o = read_reply(
+            &g,
+            Ok(&reply(
+                400,
+                json!({"error": {"message": "The input token count (20000) exceeds the maximum number of tokens allowed (8192)."}}),
+            )),
+        );
         assert!(matches!(o, Outcome::TaskFailed { .. }), "{o:?}");
     }
 

@@ -6,17 +6,20 @@
 //! - `repoqa verify`: recompute a SCORES file's table (and, given the
 //!   outputs and dataset, every task) and list each mismatch;
 //! - `repoqa curate`: turn a repository's source folder into a dataset repo;
+//! - `repoqa run`: ask a model behind an API every task (upstream's
+//!   `search_needle_function`), resumably, then score like `repoqa score`;
 //! - `repoqa self-check`: the grammars and tokenizer check of the web app's
 //!   About page, natively (the browser test compares the two).
 //!
 //! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
-//! naming the file, line and field).
+//! naming the file, line and field), 3 `run` left tasks failed (named).
 
 mod curate;
 mod describe;
 mod input;
 mod phases;
 mod prompts;
+mod run;
 mod score;
 mod self_check;
 mod verify;
@@ -121,6 +124,9 @@ enum Command {
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
     Curate(Box<CurateArgs>),
+    /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
+    /// Google), resumably, then score the outputs like `repoqa score`.
+    Run(Box<run::RunArgs>),
     /// Check the grammars and the tokenizer like the web app's About page.
     SelfCheck {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
@@ -201,6 +207,7 @@ fn main() -> ExitCode {
             skip_broken_lines,
         ),
         Command::Curate(args) => curate::run(*args),
+        Command::Run(args) => run::run(*args),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };
     match result {
