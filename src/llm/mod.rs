@@ -194,12 +194,7 @@ impl fmt::Debug for HttpRequest {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str(),
-                    if k.eq_ignore_ascii_case("authorization") { "<hidden>" } else { v.as_str() },
-                )
-            })
+            .map(|(k, v)| (k.as_str(), if is_key_header(k) { "<hidden>" } else { v.as_str() }))
             .collect();
         f.debug_struct("HttpRequest")
             .field("url", &self.url)
@@ -207,6 +202,13 @@ impl fmt::Debug for HttpRequest {
             .field("body", &self.body)
             .finish()
     }
+}
+
+/// Headers that carry an API key (OpenAI, Anthropic, Google, Azure).
+fn is_key_header(name: &str) -> bool {
+    ["authorization", "x-api-key", "x-goog-api-key", "api-key"]
+        .iter()
+        .any(|h| name.eq_ignore_ascii_case(h))
 }
 
 /// What came back: the status, the `Retry-After` header if any, the body.

@@ -286,7 +286,7 @@ def make_handler(state):
                 prompt = msgs[-1].get("content") if msgs else None
             else:
                 given_key = h.get("x-goog-api-key", "")
-                model = path.rsplit("/", 1)[-1].removesuffix(":generateContent")
+                model = path.split("/models/", 1)[-1].removesuffix(":generateContent")
                 contents = req.get("contents", [])
                 prompt = contents[-1]["parts"][0].get("text") if contents else None
             found = state.tasks.find(prompt) if isinstance(prompt, str) else None
