@@ -262,7 +262,10 @@ fn killed_mid_run_and_restarted_every_task_once_requests_official() {
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains(&format!("resuming {}", outputs.display())), "{err}");
     assert!(err.contains("1 task(s) failed after retries: cpp::repoqa-web/demo-geometry::format_number (the prompt is longer than the model's context"), "{err}");
-    assert!(err.contains("WARNING: 1 answer(s) came from silently truncated prompts"), "{err}");
+    if !first.iter().any(|id| id.ends_with("::cross")) {
+        // Its answer came in this run: the warning is this run's.
+        assert!(err.contains("WARNING: 1 answer(s) came from silently truncated prompts"), "{err}");
+    }
 
     let ids = check_outputs(&outputs, &tasks);
     let unique: HashSet<&String> = ids.iter().collect();
