@@ -21,7 +21,7 @@
 //! | `linediff` | LCS line diff of an answer's function against the needle |
 //! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
-//! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
+//! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
 //! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |

@@ -13,11 +13,13 @@
 //! - `repoqa audit`: the artifacts by which official prompts mark the needle,
 //!   per task and per language, and what an answerer that only looks for
 //!   them scores (`--protocol corrected`: the same without them);
+//! - `repoqa run`: ask a model behind an API every task (upstream's
+//!   `search_needle_function`), resumably, then score like `repoqa score`;
 //! - `repoqa self-check`: the grammars and tokenizer check of the web app's
 //!   About page, natively (the browser test compares the two).
 //!
 //! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
-//! naming the file, line and field).
+//! naming the file, line and field), 3 `run` left tasks failed (named).
 
 mod agent;
 mod audit;
@@ -28,6 +30,7 @@ mod leaderboard;
 mod name_match;
 mod phases;
 mod prompts;
+mod run;
 mod score;
 mod self_check;
 mod verify;
@@ -163,6 +166,9 @@ enum Command {
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
     Curate(Box<CurateArgs>),
+    /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
+    /// Google), resumably, then score the outputs like `repoqa score`.
+    Run(Box<run::RunArgs>),
     /// Check the grammars and the tokenizer like the web app's About page.
     SelfCheck {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
@@ -253,6 +259,7 @@ fn main() -> ExitCode {
         Command::AgentExport(args) => agent::export(args),
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args),
+        Command::Run(args) => run::run(*args),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };
     match result {
