@@ -221,6 +221,7 @@ mod tests {
             needle_token_start: 1,
             needle_token_end: 2,
             code_context_ntokens: 100,
+            protocol: Default::default(),
         }
     }
 
