@@ -111,6 +111,7 @@ pub fn matches_entry(path: &str, entry: &str, how: EntryMatch) -> bool {
 
 /// The directory to walk to find every file `entry` can select: the entry
 /// itself, or under the prefix rule the directory that holds it.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native folder walk
 pub fn walk_root_of(entry: &str, how: EntryMatch) -> &str {
     match how {
         EntryMatch::Directory => entry,
