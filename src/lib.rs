@@ -20,6 +20,11 @@
 //! | `linediff` | LCS line diff of an answer's function against the needle |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
+//! | `settings` | the build settings (size, comment mode, task filter, tokenizer) and the tasks cache key |
+//! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
+//! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
+//! | `run`      | scored tasks grouped into a run and its SCORES file |
+//! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 
 pub mod answers;
 pub mod bleu;
@@ -28,14 +33,19 @@ pub mod context;
 pub mod curate;
 pub mod dataset;
 pub mod error;
+pub mod identity;
 pub mod lang;
 pub mod linediff;
 pub mod llm;
+pub mod naming;
 pub mod pyjson;
 pub mod report;
+pub mod run;
 pub mod sanitize;
 pub mod score;
 pub mod selfcheck;
+pub mod settings;
+pub mod sniff;
 pub mod tokenize;
 
 #[cfg(target_arch = "wasm32")]
