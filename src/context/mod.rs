@@ -16,6 +16,7 @@
 
 mod clean;
 mod count;
+mod locate;
 mod walk;
 
 use std::fmt;
@@ -29,6 +30,7 @@ use crate::lang::{GrammarError, Language};
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 pub use count::text_count;
+pub use locate::{locate_needle, placed_needle_text};
 use count::Counter;
 use walk::{make_code_context, Prepared};
 
@@ -260,6 +262,15 @@ impl<'d, 't> ContextBuilder<'d, 't> {
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
+        Ok(self.build_placed(spec)?.task)
+    }
+
+    /// Build a task and say where its needle is in `code_context`: the
+    /// byte range the builder put it at (for the cleaning modes, the
+    /// cleaned needle between the cleaned prefix and suffix). The task view
+    /// marks it; searching the needle's text instead fails whenever
+    /// cleaning changed it.
+    pub fn build_placed(&mut self, spec: &TaskSpec) -> Result<PlacedTask, ContextError> {
         let missing = || ContextError::NoSuchTask {
             language: spec.language.name().to_string(),
             repo_index: spec.repo_index,
@@ -283,7 +294,8 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             position_ratio,
             &self.options,
         )?;
-        Ok(Task {
+        let needle_range = ctx.needle.clone();
+        let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
             language: spec.language.name().to_string(),
@@ -296,8 +308,17 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             needle_token_start: ctx.needle_token_start,
             needle_token_end: ctx.needle_token_end,
             code_context_ntokens: ctx.code_context_ntokens,
-        })
+        };
+        Ok(PlacedTask { task, needle: needle_range })
     }
+}
+
+/// A task and where the builder placed its needle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedTask {
+    pub task: Task,
+    /// Byte range of the needle in `task.code_context` (on char boundaries).
+    pub needle: std::ops::Range<usize>,
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -24,7 +24,13 @@ pub fn read_text(path: &Path, what: &str) -> Result<String, Failure> {
 
 pub fn load_dataset(path: &Path) -> Result<Dataset, Failure> {
     let bytes = read_bytes(path, "dataset")?;
-    Dataset::from_bytes(&bytes, &path.display().to_string()).map_err(|e| bad(e.to_string()))
+    Dataset::from_bytes(&bytes, &path.display().to_string()).map_err(|e| {
+        // Another of the project's files given as the dataset: say which.
+        match repoqa::sniff::wrong_file(&bytes, repoqa::sniff::FileKind::Dataset) {
+            Some(hint) => bad(format!("{}: {hint}", path.display())),
+            None => bad(e.to_string()),
+        }
+    })
 }
 
 pub fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
@@ -42,6 +48,13 @@ pub fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 pub fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelOutput>, Failure> {
     let text = read_text(path, "model outputs")?;
     let file = report::read_model_outputs(&text);
+    if file.outputs.is_empty() {
+        // Nothing usable: if it is another of the project's files, say which.
+        let kind = repoqa::sniff::FileKind::OutputsJsonl;
+        if let Some(hint) = repoqa::sniff::wrong_file(text.as_bytes(), kind) {
+            return Err(bad(format!("{}: {hint}", path.display())));
+        }
+    }
     for e in &file.errors {
         eprintln!("repoqa: {}: {e}", path.display());
     }

@@ -55,15 +55,21 @@ enum Command {
         /// Comma-separated languages to keep (default: all, dataset order).
         #[arg(long, value_delimiter = ',')]
         languages: Option<Vec<String>>,
+        /// NOT UPSTREAM (an addition): comma-separated repos ("owner/name")
+        /// to keep, as the app's repo checkboxes do (default: all).
+        #[arg(long, value_delimiter = ',')]
+        repos: Option<Vec<String>>,
         /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
         #[arg(long, value_enum, default_value = "none")]
         clean_ctx_comments: CleanArg,
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
         #[arg(long)]
         tokenizer: Option<PathBuf>,
-        /// Output JSONL file.
+        /// Output JSONL file (default: named after the dataset and settings,
+        /// as the app names its download, e.g.
+        /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
         #[arg(long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
     },
     /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
     Score {
@@ -146,17 +152,19 @@ fn main() -> ExitCode {
             dataset_path,
             code_context_size,
             languages,
+            repos,
             clean_ctx_comments,
             tokenizer,
             out,
-        } => prompts::run(
-            &dataset_path,
+        } => prompts::run(prompts::PromptsArgs {
+            dataset_path,
             code_context_size,
-            languages,
-            clean_ctx_comments,
+            languages: languages.unwrap_or_default(),
+            repos: repos.unwrap_or_default(),
+            clean: clean_ctx_comments,
             tokenizer,
-            &out,
-        ),
+            out,
+        }),
         Command::Score {
             model_output_path,
             dataset_path,

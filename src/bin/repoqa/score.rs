@@ -58,9 +58,8 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
     // --overwrite, so a rerun never silently moves an earlier result.
     let explicit_out = a.out.is_some();
     let out = a.out.unwrap_or_else(|| {
-        let p = report::scores_path_for(&outputs_str);
         // Never let a non-official file take the official name.
-        PathBuf::from(if official { p } else { p.replace("-SCORES.json", "-CONTEXT-SCORES.json") })
+        PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, official))
     });
     if out.exists() && !a.overwrite && !explicit_out {
         return Err(bad(format!(
