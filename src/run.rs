@@ -42,7 +42,12 @@ impl Run {
 
     /// The model's entry of the SCORES file. `train_size`: None = the
     /// official rule for the model's name (`report::train_size`).
-    pub fn model_scores(&self, model: &str, eval_date: &str, train_size: Option<&str>) -> ModelScores {
+    pub fn model_scores(
+        &self,
+        model: &str,
+        eval_date: &str,
+        train_size: Option<&str>,
+    ) -> ModelScores {
         ModelScores {
             eval_date: eval_date.to_string(),
             train_size: train_size
@@ -54,7 +59,12 @@ impl Run {
     }
 
     /// The SCORES file of one model (write it with `to_python_json`).
-    pub fn scores_file(&self, model: &str, eval_date: &str, train_size: Option<&str>) -> ScoresFile {
+    pub fn scores_file(
+        &self,
+        model: &str,
+        eval_date: &str,
+        train_size: Option<&str>,
+    ) -> ScoresFile {
         ScoresFile::single(model, self.model_scores(model, eval_date, train_size))
     }
 }

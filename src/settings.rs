@@ -57,9 +57,10 @@ impl TaskFilter {
     /// Whether the repo `name` of `language` is kept by the repo lists.
     pub fn keeps_repo(&self, language: &str, name: &str) -> bool {
         (self.repos.is_empty() || self.repos.iter().any(|r| r == name))
-            && !self.excluded_repos.iter().any(|r| {
-                r.split_once("::").is_some_and(|(l, n)| l == language && n == name)
-            })
+            && !self
+                .excluded_repos
+                .iter()
+                .any(|r| r.split_once("::").is_some_and(|(l, n)| l == language && n == name))
     }
 
     /// The tasks of `dataset` this filter keeps, in the official order

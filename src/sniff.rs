@@ -78,10 +78,8 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
     };
     let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     // A JSONL: the first non-blank line is a whole JSON object.
-    let first_line = text
-        .split(|&b| b == b'\n')
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
-        .unwrap_or(&[]);
+    let first_line =
+        text.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
     if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(first_line) {
         return by_keys(&m);
     }
@@ -103,7 +101,9 @@ fn by_keys(m: &Map<String, Value>) -> FileKind {
     }
     match m.iter().next() {
         Some((k, Value::Array(_))) if is_language(k) => FileKind::Dataset,
-        Some((_, Value::Object(inner))) if inner.keys().next().is_some_and(|k| is_scores_key(k)) => {
+        Some((_, Value::Object(inner)))
+            if inner.keys().next().is_some_and(|k| is_scores_key(k)) =>
+        {
             FileKind::Scores
         }
         _ => FileKind::Unknown,
@@ -236,7 +236,10 @@ mod tests {
         assert_eq!(sniff(&compact), FileKind::Dataset);
         let tasks = format!("{TASK}\n{TASK}\n");
         assert_eq!(sniff(tasks.as_bytes()), FileKind::TasksJsonl);
-        let out = TASK.replace("\"code_context_ntokens\": 3", "\"code_context_ntokens\": 3, \"output\": [\"r\"]");
+        let out = TASK.replace(
+            "\"code_context_ntokens\": 3",
+            "\"code_context_ntokens\": 3, \"output\": [\"r\"]",
+        );
         assert_eq!(sniff(format!("{out}\n{out}").as_bytes()), FileKind::OutputsJsonl);
         assert_eq!(sniff(&gz(out.as_bytes())), FileKind::OutputsJsonl);
         let scores = "{\n  \"gpt-4o\": {\n    \"eval_date\": \"2024\",\n    \"train_size\": \"N/A\",\n    \"scores\": {";
@@ -251,7 +254,10 @@ mod tests {
 
     #[test]
     fn says_where_a_wrong_file_goes() {
-        let out = TASK.replace("\"code_context_ntokens\": 3", "\"code_context_ntokens\": 3, \"output\": [\"r\"]");
+        let out = TASK.replace(
+            "\"code_context_ntokens\": 3",
+            "\"code_context_ntokens\": 3, \"output\": [\"r\"]",
+        );
         let msg = wrong_file(format!("{out}\n{out}\n").as_bytes(), FileKind::Dataset).unwrap();
         assert!(msg.starts_with("this looks like a model-outputs JSONL"), "{msg}");
         assert!(msg.contains("Results page"), "{msg}");

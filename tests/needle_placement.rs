@@ -9,7 +9,9 @@
 
 mod common;
 
-use repoqa::context::{locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions};
+use repoqa::context::{
+    locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions,
+};
 use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 
@@ -25,13 +27,21 @@ fn check(dataset: &Dataset, origin: &str, tok: &Tokenizer) {
             let ctx = &t.code_context;
             let at = format!("{origin} {mode} {}", t.task_id());
             assert!(ctx.is_char_boundary(r.start) && ctx.is_char_boundary(r.end), "{at}");
-            assert_eq!(tok.count(&ctx[..r.start]).unwrap(), t.needle_token_start, "{at}: tokens before");
+            assert_eq!(
+                tok.count(&ctx[..r.start]).unwrap(),
+                t.needle_token_start,
+                "{at}: tokens before"
+            );
             assert_eq!(
                 tok.count(&ctx[r.clone()]).unwrap(),
                 t.needle_token_end - t.needle_token_start,
                 "{at}: tokens of the needle"
             );
-            assert_eq!(placed_needle_text(dataset, t, mode).as_deref(), Some(&ctx[r.clone()]), "{at}");
+            assert_eq!(
+                placed_needle_text(dataset, t, mode).as_deref(),
+                Some(&ctx[r.clone()]),
+                "{at}"
+            );
             assert_eq!(locate_needle(dataset, t, mode), Some(r), "{at}: locator");
             let raw = placed_needle_text(dataset, t, CommentMode::None).unwrap();
             if !ctx.contains(&raw) {

@@ -30,8 +30,8 @@ use crate::lang::{GrammarError, Language};
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 pub use count::text_count;
-pub use locate::{locate_needle, placed_needle_text};
 use count::Counter;
+pub use locate::{locate_needle, placed_needle_text};
 use walk::{make_code_context, Prepared};
 
 /// `INSTRUCTION` of search_needle_function.py.
