@@ -1,0 +1,111 @@
+//! Import / export / clear the answers.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::export::model_file_stem;
+use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::download::download_text;
+use crate::ui::browser::fetch::read_blob;
+use crate::ui::error::UiError;
+use crate::ui::jobs::scoring::{import_answers, ImportReport};
+use crate::ui::jobs::use_runner;
+use crate::ui::state::answers::persist_answers;
+use crate::ui::state::use_state;
+
+/// Import / export / clear answers.
+#[component]
+pub fn AnswersCard(
+    import_report: RwSignal<Option<Result<ImportReport, UiError>>>,
+) -> impl IntoView {
+    let state = use_state();
+    let runner = use_runner();
+    let pasted = RwSignal::new(String::new());
+    let report = move |r: Result<ImportReport, UiError>| import_report.set(Some(r));
+
+    let on_file = move |ev: leptos::ev::Event| {
+        let (input, files) = picked_files(&ev);
+        let Some(file) = files.into_iter().next() else { return };
+        let name = file.name();
+        if let Some(i) = input {
+            i.set_value("");
+        }
+        spawn_local(async move {
+            // As bytes: a 35 MB file handed over as a JS string was a
+            // ~100 ms conversion in one go; bytes are one copy.
+            let bytes = match read_blob(&file, &name).await {
+                Ok(b) => b,
+                Err(e) => return report(Err(e)),
+            };
+            match String::from_utf8(bytes) {
+                Ok(t) => import_answers(state, runner, t, name, report),
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                    report(Err(UiError::invalid(format!(
+                        "{name}: line {line} is not UTF-8 text (byte {at} of the file); an outputs JSONL is UTF-8"
+                    ))));
+                }
+            }
+        });
+    };
+    let on_paste_import = move |_| {
+        let t = pasted.get_untracked();
+        import_answers(state, runner, t, "pasted text".to_string(), report);
+    };
+    let export_outputs = move |_| {
+        let tasks = state.tasks.get_untracked();
+        let text = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a));
+        let model = state.scoring.model_name.get_untracked();
+        let r = text.map_err(UiError::from).and_then(|t| {
+            download_text(&format!("{}.jsonl", model_file_stem(&model)), "application/jsonl", &t)
+        });
+        if let Err(e) = r {
+            report(Err(e.context("export failed")));
+        }
+    };
+    let clear = move |_| {
+        state.answers.update(|a| a.clear());
+        state.answers.with_untracked(persist_answers);
+    };
+
+    view! {
+        <section class="card" id="answers-card">
+            <h2>"Import and export answers"</h2>
+            <p>
+                "An outputs JSONL: the official format (each task dict with \"output\": [reply]), or one "
+                <code>"{\"task_id\": …, \"output\": …}"</code> " (or " <code>"\"name\""</code>
+                " when it names one task) per line. Only the first reply of a list is scored, as officially."
+            </p>
+            <div class="row">
+                <label>"Outputs file " <input type="file" id="import-file" accept=".jsonl,.json,.txt,application/json" on:change=on_file/></label>
+            </div>
+            <label for="import-text">"…or paste JSONL"</label>
+            <textarea id="import-text" rows="4" spellcheck="false"
+                prop:value=move || pasted.get()
+                on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+            <div class="row">
+                <button type="button" id="import-pasted" on:click=on_paste_import>"Import pasted lines"</button>
+                <button type="button" id="export-outputs" on:click=export_outputs
+                    disabled=move || state.answers.with(|a| a.is_empty())>"Export outputs JSONL"</button>
+                <button type="button" id="clear-answers" on:click=clear
+                    disabled=move || state.answers.with(|a| a.is_empty())>"Clear all answers"</button>
+            </div>
+            {move || import_report.get().map(|r| match r {
+                Err(e) => view! { <p class="fail" id="import-status" data-ok="false">{e.to_string()}</p> }.into_any(),
+                Ok(r) => { let n_errors = r.errors.len(); view! {
+                    <div id="import-status" data-ok="true" data-imported=r.imported data-errors=n_errors>
+                        <p>{format!("{}: {} answer(s) imported, {} line(s) skipped.", r.origin, r.imported, n_errors)}</p>
+                        {(!r.errors.is_empty()).then(|| view! {
+                            <ul class="line-errors" id="import-errors">
+                                {r.errors.into_iter().map(|e| view! {
+                                    <li data-line=e.line>{format!("line {}: {}", e.line, e.message)}</li>
+                                }).collect_view()}
+                            </ul>
+                        })}
+                    </div>
+                }.into_any() }
+            })}
+        </section>
+    }
+}

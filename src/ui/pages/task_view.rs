@@ -1,0 +1,171 @@
+//! The view of one task: the full prompt as text with the needle
+//! highlighted, where it sits, its token counts, copy, and the answer box.
+//!
+//! Locating the needle in the prompt: the core does not report the
+//! character range of the needle inside `code_context`, so the view finds
+//! the needle's text there. The needle text is sliced from the dataset as
+//! `make_code_context` slices it (`start_byte..end_byte` used as code-point
+//! indices, P3); if it occurs more than once, the occurrence whose position
+//! is closest to `needle_token_start / code_context_ntokens` wins. With the
+//! comment-cleaning modes the needle's comments are gone, so its exact
+//! text may not occur: then its reference lines (S3) are tried, and if they
+//! do not occur either the view says so instead of guessing.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::context::Task;
+use repoqa::dataset::Dataset;
+
+use crate::ui::browser::clipboard;
+use crate::ui::browser::dom::scroll_to;
+use crate::ui::components::answer_box::AnswerBox;
+use crate::ui::error::UiError;
+use crate::ui::state::route::task_href;
+use crate::ui::state::use_state;
+
+/// Where the needle is in `task.code_context` (byte range), and how it was
+/// found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NeedleSpan {
+    pub start: usize,
+    pub end: usize,
+    pub how: &'static str,
+}
+
+/// The needle text as `make_code_context` cuts it: code-point indices.
+fn needle_text(dataset: &Dataset, task: &Task) -> Option<(String, Option<String>)> {
+    let repo = dataset.repo(&task.language, &task.repo)?;
+    let needle = repo.needles.iter().find(|n| n.name == task.name && n.path == task.path)?;
+    let text = repo.content.get(&needle.path)?;
+    let cp = |i: usize| text.char_indices().nth(i).map(|(b, _)| b).unwrap_or(text.len());
+    let (a, b) = (cp(needle.start_byte), cp(needle.end_byte));
+    let exact = text.get(a..b.max(a))?.to_string();
+    let reference = repo.reference_text(&needle.path, needle.start_line, needle.end_line);
+    Some((exact, reference))
+}
+
+pub fn locate_needle(dataset: &Dataset, task: &Task) -> Option<NeedleSpan> {
+    let (exact, reference) = needle_text(dataset, task)?;
+    let ctx = &task.code_context;
+    let want = if task.code_context_ntokens > 0 {
+        task.needle_token_start as f64 / task.code_context_ntokens as f64
+    } else {
+        0.5
+    };
+    let best = |pat: &str| -> Option<usize> {
+        if pat.trim().is_empty() {
+            return None;
+        }
+        ctx.match_indices(pat).map(|(i, _)| i).min_by(|&x, &y| {
+            let dx = (x as f64 / ctx.len().max(1) as f64 - want).abs();
+            let dy = (y as f64 / ctx.len().max(1) as f64 - want).abs();
+            dx.total_cmp(&dy)
+        })
+    };
+    if let Some(i) = best(&exact) {
+        return Some(NeedleSpan { start: i, end: i + exact.len(), how: "exact" });
+    }
+    let reference = reference?;
+    let i = best(&reference)?;
+    Some(NeedleSpan { start: i, end: i + reference.len(), how: "reference lines" })
+}
+
+#[component]
+pub fn TaskView(id: String) -> impl IntoView {
+    let state = use_state();
+    let copied = RwSignal::new(None::<Result<String, UiError>>);
+    let id_for_find = id.clone();
+    let found = move || {
+        let index = state.tasks.with(|ts| ts.iter().position(|t| t.task_id() == id_for_find))?;
+        let task = state.tasks.with(|ts| ts[index].clone());
+        let total = state.tasks.with(|ts| ts.len());
+        Some((index, total, task))
+    };
+    view! {
+        {move || match found() {
+            None => view! {
+                <section class="card" id="task-view" data-found="false">
+                    <h2>"Task not found"</h2>
+                    <p>{format!("There is no built task {:?}. ", id)} <a href="#tasks">"Back to the tasks"</a></p>
+                </section>
+            }.into_any(),
+            Some((index, total, task)) => {
+                let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task)));
+                let prompt = task.prompt();
+                let ctx = task.code_context.as_str();
+                let (before, needle, after) = match &span {
+                    Some(s) => (&ctx[..s.start], &ctx[s.start..s.end], &ctx[s.end..]),
+                    None => (ctx, "", ""),
+                };
+                let head = format!("{}{}", task.instruction, before);
+                let tail = format!("{}{}{}", after, task.description, task.instruction);
+                let needle_text = needle.to_string();
+                let start_pct = if task.code_context_ntokens > 0 { task.needle_token_start as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
+                let end_pct = if task.code_context_ntokens > 0 { task.needle_token_end as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
+                let prev = (index > 0).then(|| state.tasks.with(|ts| ts[index - 1].task_id()));
+                let next = (index + 1 < total).then(|| state.tasks.with(|ts| ts[index + 1].task_id()));
+                let copy_text = prompt.clone();
+                let copy = move |_| {
+                    let text = copy_text.clone();
+                    spawn_local(async move {
+                        let r = clipboard::write_text(&text)
+                            .await
+                            .map(|_| format!("Copied {} characters.", text.chars().count()));
+                        copied.set(Some(r));
+                    });
+                };
+                let jump = move |_| scroll_to("needle");
+                let task_id = task.task_id();
+                view! {
+                    <section class="card" id="task-view" data-found="true" data-task-id=task_id.clone()
+                        data-needle-found=span.is_some().to_string()
+                        data-needle-how=span.as_ref().map(|s| s.how).unwrap_or("none")>
+                        <p class="crumbs"><a href="#tasks">"← Tasks"</a>
+                            {format!("  ·  task {} of {total}  ·  ", index + 1)}
+                            {prev.map(|p| view! { <a href=task_href(&p) id="prev-task">"previous"</a> })}
+                            " "
+                            {next.map(|n| view! { <a href=task_href(&n) id="next-task">"next"</a> })}
+                        </p>
+                        <h2>{task.name.clone()}</h2>
+                        <dl class="facts">
+                            <dt>"Task id"</dt><dd><code>{task_id.clone()}</code></dd>
+                            <dt>"File"</dt><dd><code>{task.path.clone()}</code></dd>
+                            <dt>"Depth (position_ratio)"</dt><dd id="position-ratio">{format!("{}", task.position_ratio)}</dd>
+                            <dt>"Needle tokens"</dt><dd id="needle-tokens">{format!("{} … {} of {} context tokens ({:.1}% – {:.1}%)",
+                                task.needle_token_start, task.needle_token_end, task.code_context_ntokens, start_pct, end_pct)}</dd>
+                            <dt>"Prompt"</dt><dd>{format!("{} characters", prompt.chars().count())}</dd>
+                        </dl>
+                        <div class="depth" title="Where the needle sits in the code context (by tokens)">
+                            <div class="depth-needle" style:left=format!("{start_pct:.2}%")
+                                style:width=format!("{:.2}%", (end_pct - start_pct).max(0.5))></div>
+                            <div class="depth-ratio" style:left=format!("{:.2}%", task.position_ratio * 100.0)></div>
+                        </div>
+                        <p class="muted small">"Bar: the code context by tokens; blue = the needle, line = position_ratio."</p>
+                        <p class="desc"><strong>"Description: "</strong>{task.description.trim().to_string()}</p>
+                        <p>
+                            <button type="button" id="copy-prompt" on:click=copy>"Copy prompt"</button>
+                            " "
+                            <button type="button" id="jump-needle" on:click=jump disabled=span.is_none()>"Go to the needle"</button>
+                            {move || copied.get().map(|r| match r {
+                                Ok(m) => view! { <span class="pass" id="copy-status">" " {m}</span> }.into_any(),
+                                Err(e) => view! { <span class="fail" id="copy-status">" " {e.to_string()}</span> }.into_any(),
+                            })}
+                        </p>
+                        {span.is_none().then(|| view! {
+                            <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
+                        })}
+                        <AnswerSlot task_id=task_id.clone()/>
+                        <h3>"Prompt"</h3>
+                        <pre id="prompt" class="prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
+                    </section>
+                }.into_any()
+            }
+        }}
+    }
+}
+
+/// Where the answer box goes.
+#[component]
+fn AnswerSlot(task_id: String) -> impl IntoView {
+    view! { <div id="answer-slot" data-task-id=task_id.clone()><AnswerBox task_id=task_id.clone()/></div> }
+}
