@@ -106,7 +106,12 @@ pub fn TasksPage() -> impl IntoView {
     };
     let download = move |_| {
         let r = state.tasks.with_untracked(|ts| tasks_jsonl(ts));
-        match r.and_then(|text| download_text("repoqa-tasks.jsonl", "application/jsonl", &text)) {
+        // Named after the dataset and the settings, as `repoqa prompts` names it.
+        let origin = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.origin.clone()));
+        let name = state.settings.with_untracked(|s| {
+            repoqa::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &s.build())
+        });
+        match r.and_then(|text| download_text(&name, "application/jsonl", &text)) {
             Ok(()) => download_error.set(None),
             Err(e) => download_error.set(Some(e)),
         }
