@@ -57,6 +57,7 @@ mod tests {
             needle_token_start: 1,
             needle_token_end: 2,
             code_context_ntokens: 3,
+            protocol: crate::context::Protocol::Official,
         };
         let n = name_task(&t);
         assert_eq!(n.code_context, t.code_context);
