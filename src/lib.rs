@@ -27,6 +27,11 @@
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
 //! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
+//! | `settings` | the build settings (size, comment mode, task filter, tokenizer) and the tasks cache key |
+//! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
+//! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
+//! | `run`      | scored tasks grouped into a run and its SCORES file |
+//! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 
 pub mod agent;
 pub mod answers;
@@ -37,6 +42,7 @@ pub mod context;
 pub mod curate;
 pub mod dataset;
 pub mod error;
+pub mod identity;
 pub mod lang;
 pub mod leaderboard;
 pub mod limits;
@@ -44,11 +50,15 @@ pub mod linediff;
 pub mod llm;
 pub mod name_match;
 pub mod name_protocol;
+pub mod naming;
 pub mod pyjson;
 pub mod report;
+pub mod run;
 pub mod sanitize;
 pub mod score;
 pub mod selfcheck;
+pub mod settings;
+pub mod sniff;
 pub mod tokenize;
 pub mod verify;
 

@@ -251,16 +251,14 @@ impl<'d> Scorer<'d> {
         outputs: &[ModelOutput],
         mut progress: impl FnMut(usize, usize),
     ) -> Result<ScoredRun, ScoreError> {
-        let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
         let mut evaluations = Vec::with_capacity(outputs.len());
         for (i, o) in outputs.iter().enumerate() {
-            let e = self.evaluate(o)?;
-            results.entry(o.language.clone()).or_default().push(task_result(o, &e));
-            evaluations.push(e);
+            evaluations.push(self.evaluate(o)?);
             progress(i + 1, outputs.len());
         }
-        let table = pass_table(&results)?;
-        Ok(ScoredRun { results, evaluations, table })
+        // Grouped as the app groups the answers it scores one at a time.
+        let run = crate::run::Run::new(outputs.iter().zip(&evaluations))?;
+        Ok(ScoredRun { results: run.results, evaluations, table: run.table })
     }
 
     fn repo_candidates(

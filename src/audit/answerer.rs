@@ -144,7 +144,7 @@ pub fn answer(prompt: &str) -> String {
             }
             run = 0;
         }
-        runs.sort_by(|a, b| b.0.cmp(&a.0));
+        runs.sort_by_key(|r| std::cmp::Reverse(r.0));
         if let [first, rest @ ..] = runs.as_slice() {
             let second = rest.first().map_or(0, |r| r.0);
             if first.0 > second && best.is_none_or(|(m, _)| first.0 - second > m) {

@@ -41,7 +41,7 @@ pub fn audit_dataset(
     let mut tasks = Vec::with_capacity(specs.len());
     let mut audits = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        let (task, placement) = builder.build_placed(spec)?;
+        let crate::context::PlacedTask { task, placement, .. } = builder.build_placed(spec)?;
         // `build_placed` succeeded, so the spec and the needle file exist.
         let repo = dataset.repos(spec.language.name()).and_then(|r| r.get(spec.repo_index));
         let needle = repo.and_then(|r| r.needles.get(spec.needle_index));

@@ -63,21 +63,21 @@ pub(super) fn blank_comments(
 }
 
 /// `clean_partial_file` (K2): path comment + the first `partial_lines - 1`
-/// lines of the blanked whole file (Python slice: a negative end counts
-/// from the back) + `"...\n"` glued to the last kept line.
+/// lines of the blanked whole file (`blanked`, from [`blank_comments`];
+/// Python slice: a negative end counts from the back) + `"...\n"` glued to
+/// the last kept line.
 pub(super) fn clean_partial_file(
     language: Language,
-    whole: &str,
+    blanked: &str,
     partial_lines: i64,
     path: &str,
-) -> Result<Option<String>, GrammarError> {
-    let Some(blanked) = blank_comments(language, whole)? else { return Ok(None) };
+) -> String {
     let lines: Vec<&str> = blanked.split('\n').collect();
     let end = python_slice_end(lines.len(), partial_lines - 1);
     let mut out = format!("{} Path: {}\n", language.comment_prefix(), path);
     out.push_str(&lines[..end].join("\n"));
     out.push_str("...\n");
-    Ok(Some(out))
+    out
 }
 
 /// The end index of Python's `list[:end]` for a list of `len` items.

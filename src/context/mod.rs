@@ -20,6 +20,7 @@
 
 mod clean;
 mod count;
+mod locate;
 mod walk;
 
 use std::fmt;
@@ -34,6 +35,7 @@ use crate::tokenize::{Tokenizer, TokenizerError};
 
 pub use count::text_count;
 use count::Counter;
+pub use locate::{locate_needle, placed_needle_text};
 use walk::{make_code_context, Prepared};
 
 /// `INSTRUCTION` of search_needle_function.py.
@@ -377,14 +379,16 @@ impl<'d, 't> ContextBuilder<'d, 't> {
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
-        Ok(self.build_placed(spec)?.0)
+        Ok(self.build_placed(spec)?.task)
     }
 
-    /// `build`, and where the needle was put (for the audit).
-    pub fn build_placed(
-        &mut self,
-        spec: &TaskSpec,
-    ) -> Result<(Task, NeedlePlacement), ContextError> {
+    /// Build a task and say where its needle is in `code_context`: the
+    /// byte range the builder put it at (for the cleaning modes, the
+    /// cleaned needle between the cleaned prefix and suffix), and the
+    /// placement (with the cut in the needle file) for the audit. The task
+    /// view marks the range; searching the needle's text instead fails
+    /// whenever cleaning changed it.
+    pub fn build_placed(&mut self, spec: &TaskSpec) -> Result<PlacedTask, ContextError> {
         let missing = || ContextError::NoSuchTask {
             language: spec.language.name().to_string(),
             repo_index: spec.repo_index,
@@ -408,6 +412,7 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             position_ratio,
             &self.options,
         )?;
+        let needle_range = ctx.needle.clone();
         let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
@@ -423,8 +428,18 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             code_context_ntokens: ctx.code_context_ntokens,
             protocol: self.options.protocol,
         };
-        Ok((task, ctx.placement))
+        Ok(PlacedTask { task, needle: needle_range, placement: ctx.placement })
     }
+}
+
+/// A task and where the builder placed its needle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedTask {
+    pub task: Task,
+    /// Byte range of the needle in `task.code_context` (on char boundaries).
+    pub needle: std::ops::Range<usize>,
+    /// Where the builder put the needle and the cut it came from (the audit).
+    pub placement: NeedlePlacement,
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -2,7 +2,7 @@
 //! fill the prefix and suffix around a needle (`make_code_context`).
 
 use crate::dataset::{Needle, Repo};
-use crate::lang::Language;
+use crate::lang::{GrammarError, Language};
 use crate::tokenize::TokenizerError;
 
 use super::clean::{blank_comments, clean_partial_file, clean_segment_comments};
@@ -119,6 +119,11 @@ pub(super) fn needle_cut(
 pub(super) struct Prepared<'d> {
     language: Language,
     files: Vec<FileData<'d>>,
+    /// Each file with its comments blanked (K2), computed when a context
+    /// first needs it and kept for the repo's other needles: the same
+    /// file is the top or bottom file of many contexts, and parsing it is
+    /// most of the cost of the cleaning modes. `Some(None)`: not UTF-8.
+    blanked: Vec<Option<Option<String>>>,
 }
 
 impl<'d> Prepared<'d> {
@@ -132,7 +137,16 @@ impl<'d> Prepared<'d> {
             })?;
             files.push(FileData::new(path, text, language));
         }
-        Ok(Prepared { language, files })
+        let blanked = vec![None; files.len()];
+        Ok(Prepared { language, files, blanked })
+    }
+
+    /// File `f` with its comments blanked (`blank_comments`), memoized.
+    fn blanked(&mut self, f: usize) -> Result<Option<&str>, GrammarError> {
+        if self.blanked[f].is_none() {
+            self.blanked[f] = Some(blank_comments(self.language, self.files[f].text)?);
+        }
+        Ok(self.blanked[f].as_ref().and_then(|b| b.as_deref()))
     }
 
     fn text(&self, p: Piece) -> &str {
@@ -290,6 +304,9 @@ fn file_pieces(prep: &Prepared, file: usize) -> impl Iterator<Item = Piece> + us
 
 pub(super) struct CodeContext {
     pub(super) code_context: String,
+    /// Byte range of the needle (as placed, cleaned in the cleaning modes)
+    /// in `code_context`.
+    pub(super) needle: std::ops::Range<usize>,
     pub(super) needle_token_start: usize,
     pub(super) needle_token_end: usize,
     pub(super) code_context_ntokens: usize,
@@ -423,10 +440,13 @@ pub(super) fn make_code_context(
             cut: a..b,
         };
         let mut code_context = code_prefix;
+        let at = code_context.len();
         code_context.push_str(&needle_text);
+        let needle = at..code_context.len();
         code_context.push_str(&code_suffix);
         return Ok(CodeContext {
             code_context,
+            needle,
             needle_token_start: prefix_tokens,
             needle_token_end: prefix_tokens + needle_tokens,
             code_context_ntokens: prefix_tokens + needle_tokens + suffix_tokens,
@@ -453,13 +473,8 @@ pub(super) fn make_code_context(
             let second = format!("{cp} Path: {}", context_paths[1]);
             let lines: Vec<&str> = code_prefix.split('\n').collect();
             let top_lines = lines.iter().position(|l| l.contains(&second)).unwrap_or(lines.len());
-            let top = clean_partial_file(
-                language,
-                prep.files[f].text,
-                top_lines as i64,
-                context_paths[0],
-            )?
-            .ok_or_else(utf8_error)?;
+            let blanked = prep.blanked(f)?.ok_or_else(utf8_error)?;
+            let top = clean_partial_file(language, blanked, top_lines as i64, context_paths[0]);
             let rest = clean(&lines[top_lines..].join("\n"))?.ok_or_else(utf8_error)?;
             top + &rest
         }
@@ -475,11 +490,11 @@ pub(super) fn make_code_context(
             let mut head = String::new();
             prep.push_text(&mut head, &suffix_pieces[..chunk.start]);
             let mut out = clean(&head)?.ok_or_else(utf8_error)?;
-            let whole = blank_comments(language, prep.files[f].text)?.ok_or_else(utf8_error)?;
             if chunk.path_line {
                 out.push_str(&prep.files[f].path_line);
                 out.push('\n');
             }
+            let whole = prep.blanked(f)?.ok_or_else(utf8_error)?;
             for line in whole.split('\n').take(chunk.lines) {
                 out.push_str(line);
                 out.push('\n');
@@ -496,8 +511,8 @@ pub(super) fn make_code_context(
             let lines: Vec<&str> = code_prefix.split('\n').collect();
             let count = lines.iter().position(|l| l.contains(&target)).unwrap_or(lines.len());
             let rest = clean(&lines[count..].join("\n"))?.ok_or_else(utf8_error)?;
-            let bottom = clean_partial_file(language, prep.files[f].text, count as i64, last)?
-                .ok_or_else(utf8_error)?;
+            let blanked = prep.blanked(f)?.ok_or_else(utf8_error)?;
+            let bottom = clean_partial_file(language, blanked, count as i64, last);
             rest + &bottom
         }
         None => clean(&code_suffix)?.ok_or_else(utf8_error)?,
@@ -546,10 +561,13 @@ pub(super) fn make_code_context(
     let end = start + c.text(&needle_final)?;
     let total = end + c.text(&suffix_cleaned)?;
     let mut code_context = prefix_cleaned;
+    let at = code_context.len();
     code_context.push_str(&needle_final);
+    let needle = at..code_context.len();
     code_context.push_str(&suffix_cleaned);
     Ok(CodeContext {
         code_context,
+        needle,
         needle_token_start: start,
         needle_token_end: end,
         code_context_ntokens: total,

@@ -203,7 +203,11 @@ impl<'a> DatasetLoader<'a> {
             .unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
     }
 
-    fn json(&self) -> &[u8] {
+    /// The dataset's JSON text: the file itself, or what was inflated from
+    /// it (whole once `step` has returned true). Its digest is the
+    /// dataset's identity (`identity::ContentId`), the same for a `.json`
+    /// and its `.json.gz`.
+    pub fn json(&self) -> &[u8] {
         if self.gzip {
             &self.inflated
         } else {

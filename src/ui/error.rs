@@ -102,7 +102,8 @@ from_core!(
     repoqa::context::ContextError,
     repoqa::report::ReportError,
     repoqa::score::ScoreError,
-    repoqa::curate::CurateError
+    repoqa::curate::CurateError,
+    repoqa::settings::SettingsError
 );
 
 impl From<repoqa::Error> for UiError {

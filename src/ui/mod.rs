@@ -46,8 +46,25 @@ pub fn App() -> impl IntoView {
     // The last session (or the demo dataset on a first visit).
     jobs::dataset::restore_session(app_state, runner);
     let page = RwSignal::new(Page::from_hash(&current_hash()));
+    // Each view opens at its top; going back to one seen before returns to
+    // where the user was in it (the scroll position is kept per hash).
+    let scroll_of = StoredValue::new_local(std::collections::HashMap::<String, f64>::new());
+    let shown = StoredValue::new_local(current_hash());
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
-        page.set(Page::from_hash(&current_hash()));
+        let hash = current_hash();
+        let y = web_sys::window().and_then(|w| w.scroll_y().ok()).unwrap_or(0.0);
+        let left = shown.get_value();
+        scroll_of.update_value(|m| {
+            m.insert(left, y);
+        });
+        shown.set_value(hash.clone());
+        let back_to = scroll_of.with_value(|m| m.get(&hash).copied()).unwrap_or(0.0);
+        page.set(Page::from_hash(&hash));
+        request_animation_frame(move || {
+            if let Some(w) = web_sys::window() {
+                w.scroll_to_with_x_and_y(0.0, back_to);
+            }
+        });
     });
     on_cleanup(move || on_hash.remove());
 

@@ -74,7 +74,14 @@ pub fn load_dataset(path: &Path) -> Result<Dataset, Failure> {
             DatasetError::Inflate { exceeded, .. } => raise_hint(exceeded),
             _ => "",
         };
-        bad(format!("{e}{hint}"))
+        if !hint.is_empty() {
+            return bad(format!("{e}{hint}"));
+        }
+        // Another of the project's files given as the dataset: say which.
+        match repoqa::sniff::wrong_file(&bytes, repoqa::sniff::FileKind::Dataset) {
+            Some(hint) => bad(format!("{}: {hint}", path.display())),
+            None => bad(e.to_string()),
+        }
     })
 }
 
@@ -93,6 +100,13 @@ pub fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 pub fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelOutput>, Failure> {
     let text = read_text(path, "model outputs")?;
     let file = report::read_model_outputs(&text);
+    if file.outputs.is_empty() {
+        // Nothing usable: if it is another of the project's files, say which.
+        let kind = repoqa::sniff::FileKind::OutputsJsonl;
+        if let Some(hint) = repoqa::sniff::wrong_file(text.as_bytes(), kind) {
+            return Err(bad(format!("{}: {hint}", path.display())));
+        }
+    }
     for e in &file.errors {
         eprintln!("repoqa: {}: {e}", path.display());
     }

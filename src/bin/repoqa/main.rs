@@ -78,6 +78,10 @@ enum Command {
         /// Comma-separated languages to keep (default: all, dataset order).
         #[arg(long, value_delimiter = ',')]
         languages: Option<Vec<String>>,
+        /// NOT UPSTREAM (an addition): comma-separated repos ("owner/name")
+        /// to keep, as the app's repo checkboxes do (default: all).
+        #[arg(long, value_delimiter = ',')]
+        repos: Option<Vec<String>>,
         /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
         #[arg(long, value_enum, default_value = "none")]
         clean_ctx_comments: CleanArg,
@@ -88,9 +92,11 @@ enum Command {
         /// `"protocol": "corrected"`).
         #[arg(long, value_enum, default_value = "official")]
         protocol: ProtocolArg,
-        /// Output JSONL file.
+        /// Output JSONL file (default: named after the dataset and settings,
+        /// as the app names its download, e.g.
+        /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
         #[arg(long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
         /// NOT OFFICIAL: the same contexts with an instruction asking for the
         /// function's name only (score the replies with `name-match`).
         #[arg(long)]
@@ -195,21 +201,23 @@ fn main() -> ExitCode {
             dataset_path,
             code_context_size,
             languages,
+            repos,
             clean_ctx_comments,
             tokenizer,
             protocol,
             out,
             name_protocol,
-        } => prompts::run(
-            &dataset_path,
+        } => prompts::run(prompts::PromptsArgs {
+            dataset_path,
             code_context_size,
-            languages,
-            clean_ctx_comments,
+            languages: languages.unwrap_or_default(),
+            repos: repos.unwrap_or_default(),
+            clean: clean_ctx_comments,
             tokenizer,
             protocol,
-            &out,
+            out,
             name_protocol,
-        ),
+        }),
         Command::Audit(args) => audit::run(args),
         Command::Score {
             model_output_path,

@@ -1,11 +1,13 @@
 //! `repoqa prompts`: the official task dicts (JSONL) for a dataset.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::ValueEnum;
-use repoqa::context::{CommentMode, Protocol};
 
+use repoqa::context::{CommentMode, ContextBuilder, Protocol};
+use repoqa::naming;
 use repoqa::report;
+use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 
 use crate::input::load_dataset;
 use crate::phases::Phases;
@@ -20,6 +22,19 @@ pub enum CleanArg {
     PositionalPadding,
     #[value(name = "no_padding", alias = "no-padding")]
     NoPadding,
+}
+
+/// The options of `repoqa prompts`.
+pub struct PromptsArgs {
+    pub dataset_path: PathBuf,
+    pub code_context_size: usize,
+    pub languages: Vec<String>,
+    pub repos: Vec<String>,
+    pub clean: CleanArg,
+    pub tokenizer: Option<PathBuf>,
+    pub protocol: ProtocolArg,
+    pub out: Option<PathBuf>,
+    pub name_protocol: bool,
 }
 
 impl CleanArg {
@@ -50,65 +65,48 @@ impl ProtocolArg {
     }
 }
 
-pub fn run(
-    dataset_path: &Path,
-    size: usize,
-    languages: Option<Vec<String>>,
-    clean: CleanArg,
-    tokenizer: Option<PathBuf>,
-    protocol: ProtocolArg,
-    out: &Path,
-    name_protocol: bool,
-) -> Result<(), Failure> {
-    use repoqa::context::{self, ContextBuilder, ContextOptions};
-    use repoqa::lang::Language;
+pub fn run(a: PromptsArgs) -> Result<(), Failure> {
     let mut phases = Phases::start();
-    let dataset = load_dataset(dataset_path)?;
+    let dataset = load_dataset(&a.dataset_path)?;
     phases.mark("load-dataset");
-    if name_protocol {
+    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    // The app's settings type, so both fronts select and name tasks alike.
+    let settings = BuildSettings {
+        code_context_size: parse_context_size(&a.code_context_size.to_string())
+            .map_err(|e| bad(format!("--code-context-size: {e}")))?,
+        comment_mode: a.clean.mode(),
+        filter: TaskFilter { languages: a.languages, repos: a.repos, excluded_repos: Vec::new() },
+        tokenizer_source: tok_path.display().to_string(),
+        protocol: a.protocol.protocol(),
+    };
+    if a.name_protocol {
         eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
     }
-    let selected: Option<Vec<Language>> = match &languages {
-        None => None,
-        Some(names) => {
-            let mut ls = Vec::new();
-            for name in names {
-                let l = Language::from_name(name.trim())
-                    .map_err(|e| bad(format!("--languages: {e}")))?;
-                if dataset.repos(l.name()).is_none() {
-                    eprintln!(
-                        "repoqa: note: the dataset {} has no {l} repos",
-                        dataset_path.display()
-                    );
-                }
-                ls.push(l);
-            }
-            Some(ls)
-        }
-    };
-    let tok_path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
-    phases.mark("load-tokenizer");
-    let options = ContextOptions {
-        code_context_size: size,
-        comment_mode: clean.mode(),
-        protocol: protocol.protocol(),
-        ..ContextOptions::default()
-    };
-    if !options.protocol.is_official() {
+    if !settings.protocol.is_official() {
         eprintln!(
             "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
-            options.protocol.label(),
-            options.protocol
+            settings.protocol.label(),
+            settings.protocol
         );
     }
-    let specs = context::task_specs(&dataset, selected.as_deref());
-    let mut builder = ContextBuilder::new(&dataset, options, &tok);
+    for name in settings.filter.unknown_names(&dataset) {
+        eprintln!("repoqa: note: the dataset {} has no {name}", a.dataset_path.display());
+    }
+    let specs = settings.filter.task_specs(&dataset).map_err(|e| bad(e.to_string()))?;
+    if specs.is_empty() {
+        return Err(bad(format!(
+            "{}: no tasks: the selected languages and repos have no needles",
+            a.dataset_path.display()
+        )));
+    }
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    phases.mark("load-tokenizer");
+    let mut builder = ContextBuilder::new(&dataset, settings.context_options(), &tok);
     let mut text = String::new();
     let total = specs.len();
     for (i, spec) in specs.iter().enumerate() {
         let task = builder.build(spec).map_err(|e| bad(e.to_string()))?;
-        let line = if name_protocol {
+        let line = if a.name_protocol {
             repoqa::name_protocol::task_line(&task)
         } else {
             report::jsonl_line(&task)
@@ -120,14 +118,17 @@ pub fn run(
     }
     eprintln!();
     phases.mark("build-prompts");
+    let out = a.out.unwrap_or_else(|| {
+        PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
+    });
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());
     }
-    let tag = options.protocol.as_str();
-    if !options.protocol.is_official() && !out.to_string_lossy().contains(tag) {
+    let tag = settings.protocol.as_str();
+    if !settings.protocol.is_official() && !out.to_string_lossy().contains(tag) {
         eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
     }
-    std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    std::fs::write(&out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
     phases.mark("write");
     eprintln!("prompts: wrote {total} tasks to {}", out.display());
     Ok(())

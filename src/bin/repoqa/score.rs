@@ -63,13 +63,8 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
         eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
     }
     let out = a.out.unwrap_or_else(|| {
-        let p = report::scores_path_for(&outputs_str);
         // Never let a non-official file take the official name.
-        let suffix = report::scores_suffix(protocol, official);
-        PathBuf::from(match p.strip_suffix("-SCORES.json") {
-            Some(base) => format!("{base}{suffix}"),
-            None => p,
-        })
+        PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
     });
     if out.exists() && !a.overwrite && !explicit_out {
         return Err(bad(format!(

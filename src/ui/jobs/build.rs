@@ -6,14 +6,14 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::{self, ContextBuilder, Task};
+use repoqa::context::{ContextBuilder, Task};
 use wasm_bindgen::JsValue;
 
 use super::{tokenizer, Ctx, Job, Runner};
 use crate::ui::browser::dom::{js_object, publish_global, warn};
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
-use crate::ui::state::{settings, AppState, BuildStats};
+use crate::ui::state::{AppState, BuildStats};
 use crate::ui::storage;
 
 /// Largest stretch of work between two turns of the page. Building one
@@ -25,8 +25,8 @@ const BUILD_BUDGET_MS: f64 = 30.0;
 pub fn cache_key(state: AppState) -> Option<String> {
     let digest = state.dataset_digest.get_untracked()?;
     let tok = state.tokenizer_id.get_untracked()?;
-    let prompts = settings::prompt_key(&state.settings.get_untracked());
-    Some(format!("{}{digest}:{prompts}:tok={tok}", storage::TASKS_PREFIX))
+    let key = state.settings.with_untracked(|s| s.build().cache_key(&digest, &tok));
+    Some(format!("{}{key}", storage::TASKS_PREFIX))
 }
 
 /// Are the tasks shown built for the current dataset, settings and
@@ -34,8 +34,8 @@ pub fn cache_key(state: AppState) -> Option<String> {
 pub fn tasks_current(state: AppState) -> bool {
     let Some(key) = state.tasks_key.get() else { return false };
     let Some(digest) = state.dataset_digest.get() else { return false };
-    let prompts = settings::prompt_key(&state.settings.get());
-    let head = format!("{}{digest}:{prompts}:tok=", storage::TASKS_PREFIX);
+    let head = state.settings.with(|s| s.build().cache_key_head(&digest));
+    let head = format!("{}{head}", storage::TASKS_PREFIX);
     match state.tokenizer_id.get() {
         Some(tok) => key == format!("{head}{tok}"),
         None => key.starts_with(&head),
@@ -120,25 +120,15 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     };
     let settings = state.settings.get_untracked();
     let dataset = loaded.dataset.clone();
-    let langs = settings::selected_languages(&settings);
-    let specs: Vec<_> = context::task_specs(&dataset, langs.as_deref())
-        .into_iter()
-        .filter(|s| {
-            let name = dataset
-                .repos(s.language.name())
-                .and_then(|r| r.get(s.repo_index))
-                .map(|r| r.repo.as_str());
-            let key = format!("{}::{}", s.language.name(), name.unwrap_or(""));
-            !settings.excluded_repos.contains(&key)
-        })
-        .collect();
+    let build_settings = settings.build();
+    let specs = build_settings.filter.task_specs(&dataset)?;
     if specs.is_empty() {
         return Err(UiError::invalid(
             "No tasks: the selected languages and repos have no needles.",
         ));
     }
     let total = specs.len();
-    let mut builder = ContextBuilder::new(&dataset, settings::context_options(&settings), &tok);
+    let mut builder = ContextBuilder::new(&dataset, build_settings.context_options(), &tok);
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
     // The cache file, a task's JSON per line, handed to the browser a task
     // at a time (one 35 MB string at the end was a long stop of the page).

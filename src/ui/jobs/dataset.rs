@@ -11,7 +11,6 @@ use leptos::task::spawn_local;
 use repoqa::dataset::{Dataset, DatasetLoader, Phase};
 use serde_json::{json, Value};
 
-use super::digest::sha256_hex;
 use super::fetch::{fetch_with_progress, read_file_with_progress};
 use super::{build, Ctx, Job, Line, Runner};
 use crate::ui::browser::dom::{confirm, warn};
@@ -73,7 +72,18 @@ impl Source {
 /// Inflate, parse and check `bytes` as a dataset a slice at a time
 /// (`DatasetLoader`), with progress and Cancel, so a 200 MB file never
 /// freezes the page: only a single repo is parsed in one go.
-async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<Dataset, UiError> {
+///
+/// Returns the dataset and its identity (`repoqa::identity`: the digest of
+/// its JSON text, the same for a `.json` and its `.json.gz`). A file that
+/// is another of the project's files (an outputs JSONL, a SCORES file…)
+/// gets a message saying where it goes instead of the parser's.
+async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<(Dataset, String), UiError> {
+    let wrong_kind = |e: repoqa::dataset::DatasetError| -> UiError {
+        match repoqa::sniff::wrong_file(bytes, repoqa::sniff::FileKind::Dataset) {
+            Some(hint) => UiError::invalid(format!("{origin}: {hint}")),
+            None => e.into(),
+        }
+    };
     let mut loader = DatasetLoader::new(bytes, origin);
     loop {
         let p = loader.progress();
@@ -98,7 +108,15 @@ async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<Dataset, 
         })?;
         while !ctx.over_budget() {
             if loader.step(READ_STEP_BYTES) {
-                return Ok(loader.finish()?);
+                let mut id = repoqa::identity::ContentId::new(loader.json());
+                while !id.step(repoqa::identity::SLICE) {
+                    if ctx.over_budget() {
+                        // A cancel here is seen by the job's next check.
+                        let _ = ctx.turn().await;
+                    }
+                }
+                let digest = id.finish();
+                return Ok((loader.finish().map_err(wrong_kind)?, digest));
             }
         }
     }
@@ -125,8 +143,7 @@ async fn adopt_dataset(
     policy: Bytes,
 ) -> Result<(), UiError> {
     let origin = source.origin();
-    let dataset = read_dataset(ctx, &bytes, &origin).await?;
-    let digest = sha256_hex(ctx, &bytes).await;
+    let (dataset, digest) = read_dataset(ctx, &bytes, &origin).await?;
     let changed = state.dataset_digest.get_untracked().as_deref() != Some(digest.as_str());
     let needles = dataset.needle_count();
     state.dataset.set(Some(LoadedDataset { dataset: Arc::new(dataset), origin: origin.clone() }));

@@ -54,6 +54,11 @@ pub fn DatasetPage() -> impl IntoView {
                 <label class="file-pick">"Or a file: "
                     <input type="file" id="dataset-file" accept=".json,.gz,application/json,application/gzip" on:change=on_file />
                 </label>
+                // The browser's own label says "No file chosen" once the input
+                // is reset after a load: say what is loaded instead.
+                <span class="muted" id="dataset-file-name">
+                    {move || state.dataset.with(|d| d.as_ref().map(|d| format!("loaded: {}", d.origin)))}
+                </span>
             </div>
             <DropZone id="drop-zone" label="Drop a dataset file here" on_drop=on_drop/>
             <Progress/>

@@ -15,7 +15,7 @@ pub fn Home() -> impl IntoView {
                 "and must repeat the needle function. Its answer is compared with every needle of the repository by smoothed BLEU: "
                 "it passes when the closest one is the right one and the similarity clears the threshold (0.8 by default)."
             </p>
-            <p>"Everything runs in this page: tree-sitter grammars for six languages and the CodeLlama tokenizer are compiled into it."</p>
+            <p>"Everything runs in this page: tree-sitter grammars for six languages are compiled into it, and the CodeLlama tokenizer (tokenizer.json) is served with it and loaded from that file (Settings can use another)."</p>
             <p><a href="#about">"Run the self-check"</a></p>
         </section>
         <section class="card">

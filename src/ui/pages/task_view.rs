@@ -1,19 +1,15 @@
 //! The view of one task: the full prompt as text with the needle
 //! highlighted, where it sits, its token counts, copy, and the answer box.
 //!
-//! Locating the needle in the prompt: the core does not report the
-//! character range of the needle inside `code_context`, so the view finds
-//! the needle's text there. The needle text is sliced from the dataset as
-//! `make_code_context` slices it (`start_byte..end_byte` used as code-point
-//! indices, P3); if it occurs more than once, the occurrence whose position
-//! is closest to `needle_token_start / code_context_ntokens` wins. With the
-//! comment-cleaning modes the needle's comments are gone, so its exact
-//! text may not occur: then its reference lines (S3) are tried, and if they
-//! do not occur either the view says so instead of guessing.
+//! Locating the needle in the prompt: the core's `context::locate_needle`
+//! looks for the needle as the builder writes it (sliced as P3 says, and
+//! with its comments removed as K3 does in the cleaning modes), nearest to
+//! `needle_token_start / code_context_ntokens`; tests/needle_placement.rs
+//! checks it finds the builder's own placement in every mode.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::Task;
+use repoqa::context::{CommentMode, Task};
 use repoqa::dataset::Dataset;
 
 use crate::ui::browser::clipboard;
@@ -32,42 +28,19 @@ pub struct NeedleSpan {
     pub how: &'static str,
 }
 
-/// The needle text as `make_code_context` cuts it: code-point indices.
-fn needle_text(dataset: &Dataset, task: &Task) -> Option<(String, Option<String>)> {
-    let repo = dataset.repo(&task.language, &task.repo)?;
-    let needle = repo.needles.iter().find(|n| n.name == task.name && n.path == task.path)?;
-    let text = repo.content.get(&needle.path)?;
-    let cp = |i: usize| text.char_indices().nth(i).map(|(b, _)| b).unwrap_or(text.len());
-    let (a, b) = (cp(needle.start_byte), cp(needle.end_byte));
-    let exact = text.get(a..b.max(a))?.to_string();
-    let reference = repo.reference_text(&needle.path, needle.start_line, needle.end_line);
-    Some((exact, reference))
-}
-
-pub fn locate_needle(dataset: &Dataset, task: &Task) -> Option<NeedleSpan> {
-    let (exact, reference) = needle_text(dataset, task)?;
-    let ctx = &task.code_context;
-    let want = if task.code_context_ntokens > 0 {
-        task.needle_token_start as f64 / task.code_context_ntokens as f64
-    } else {
-        0.5
-    };
-    let best = |pat: &str| -> Option<usize> {
-        if pat.trim().is_empty() {
-            return None;
+/// Where the builder put the needle (`repoqa::context::locate_needle`: the
+/// needle as the builder writes it, cleaned in the cleaning modes). The
+/// mode the tasks were built in is tried first, then the others (tasks
+/// shown after a settings change were built in another mode).
+pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedleSpan> {
+    let modes = std::iter::once(mode).chain(CommentMode::ALL.into_iter().filter(|m| *m != mode));
+    for m in modes {
+        if let Some(r) = repoqa::context::locate_needle(dataset, task, m) {
+            let how = if m == CommentMode::None { "exact" } else { "as cleaned" };
+            return Some(NeedleSpan { start: r.start, end: r.end, how });
         }
-        ctx.match_indices(pat).map(|(i, _)| i).min_by(|&x, &y| {
-            let dx = (x as f64 / ctx.len().max(1) as f64 - want).abs();
-            let dy = (y as f64 / ctx.len().max(1) as f64 - want).abs();
-            dx.total_cmp(&dy)
-        })
-    };
-    if let Some(i) = best(&exact) {
-        return Some(NeedleSpan { start: i, end: i + exact.len(), how: "exact" });
     }
-    let reference = reference?;
-    let i = best(&reference)?;
-    Some(NeedleSpan { start: i, end: i + reference.len(), how: "reference lines" })
+    None
 }
 
 #[component]
@@ -90,7 +63,8 @@ pub fn TaskView(id: String) -> impl IntoView {
                 </section>
             }.into_any(),
             Some((index, total, task)) => {
-                let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task)));
+                let mode = state.settings.with(|s| s.comment_mode);
+                let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task, mode)));
                 let prompt = task.prompt();
                 let ctx = task.code_context.as_str();
                 let (before, needle, after) = match &span {

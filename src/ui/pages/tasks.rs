@@ -106,12 +106,17 @@ pub fn TasksPage() -> impl IntoView {
     };
     let download = move |_| {
         let r = state.tasks.with_untracked(|ts| tasks_jsonl(ts));
-        // Tasks of the corrected protocol (NOT OFFICIAL) say so in the name
-        // too (each one also carries "protocol": "corrected").
-        let corrected =
-            state.tasks.with_untracked(|ts| ts.first().is_some_and(|t| !t.protocol.is_official()));
-        let name = if corrected { "repoqa-tasks-corrected.jsonl" } else { "repoqa-tasks.jsonl" };
-        match r.and_then(|text| download_text(name, "application/jsonl", &text)) {
+        // Named after the dataset and the settings, as `repoqa prompts` names
+        // it; tasks of the corrected protocol (NOT OFFICIAL) say so in the
+        // name too (each one also carries "protocol": "corrected").
+        let protocol = state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol));
+        let origin = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.origin.clone()));
+        let name = state.settings.with_untracked(|s| {
+            let mut b = s.build();
+            b.protocol = protocol.unwrap_or(b.protocol);
+            repoqa::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &b)
+        });
+        match r.and_then(|text| download_text(&name, "application/jsonl", &text)) {
             Ok(()) => download_error.set(None),
             Err(e) => download_error.set(Some(e)),
         }

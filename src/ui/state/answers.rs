@@ -7,11 +7,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::report::TaskResult;
-use repoqa::score::{pass_table, task_result};
+use repoqa::score::pass_table;
 
 use super::app::AppState;
 use super::scoring::{restore_scoring, Pass, ScoredSet, Shared, TaskScore};
@@ -38,12 +36,12 @@ pub fn score_set(state: AppState) -> Shared<ScoredSet> {
             Some(pass.score(state.scoring, t, &id, answer, i + 1))
         })
         .collect();
-    let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
-    for s in &items {
-        if let (Ok(o), Ok(e)) = (&s.output, &s.result) {
-            results.entry(o.language.clone()).or_default().push(task_result(o, e));
-        }
-    }
+    // Grouped as `repoqa score` groups an outputs file (`repoqa::run`).
+    let results =
+        repoqa::run::group_results(items.iter().filter_map(|s| match (&s.output, &s.result) {
+            (Ok(o), Ok(e)) => Some((o, e)),
+            _ => None,
+        }));
     let table = pass_table(&results).map_err(UiError::from);
     let rescored = pass.rescored;
     Shared(Arc::new(ScoredSet { items, results, table, rescored, ms: now_ms() - t0 }))

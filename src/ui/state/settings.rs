@@ -1,12 +1,12 @@
 //! The user's settings: which languages and repos, the context size, the
 //! comment mode, the pass threshold and the tokenizer. Saved in IndexedDB on
 //! every change; the ones that change prompts are part of the tasks cache
-//! key (`prompt_key`).
+//! key (`BuildSettings::cache_key`, through `Settings::build`).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::{CommentMode, ContextOptions, Protocol};
-use repoqa::lang::Language;
+use repoqa::context::{CommentMode, Protocol};
+use repoqa::settings::{BuildSettings, TaskFilter};
 use serde_json::{json, Value};
 
 use crate::ui::browser::dom::warn;
@@ -44,95 +44,55 @@ impl Default for Settings {
     }
 }
 
-/// Settings as stored (JSON).
+impl Settings {
+    /// The settings that change the prompts, as the core's typed value
+    /// (the same one `repoqa prompts` builds from its flags): the filter,
+    /// the cache key, the builder options and the download names all come
+    /// from it.
+    pub fn build(&self) -> BuildSettings {
+        BuildSettings {
+            code_context_size: self.code_context_size,
+            comment_mode: self.comment_mode,
+            filter: TaskFilter {
+                languages: self.languages.clone(),
+                repos: Vec::new(),
+                excluded_repos: self.excluded_repos.clone(),
+            },
+            tokenizer_source: self.tokenizer_source.clone(),
+            protocol: self.protocol,
+        }
+    }
+}
+
+/// Settings as stored (JSON): the core's serde form of the build settings
+/// plus the threshold.
 pub fn to_json(s: &Settings) -> String {
-    json!({
-        "languages": s.languages,
-        "excluded_repos": s.excluded_repos,
-        "code_context_size": s.code_context_size,
-        "comment_mode": s.comment_mode.as_str(),
-        "protocol": s.protocol.as_str(),
-        "threshold": s.threshold,
-        "tokenizer_source": s.tokenizer_source,
-    })
-    .to_string()
+    let mut v = s.build().to_value();
+    if let Value::Object(m) = &mut v {
+        m.insert("threshold".into(), json!(s.threshold));
+    }
+    v.to_string()
 }
 
 /// Stored settings; a missing or malformed field keeps its default (an old
 /// or hand-edited record never blocks the app).
 pub fn from_json(text: &str) -> Settings {
-    let mut s = Settings::default();
-    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text) else { return s };
-    let strings = |v: Option<&Value>| -> Option<Vec<String>> {
-        Some(v?.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+    let v = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+    let b = BuildSettings::from_value(&v);
+    let mut s = Settings {
+        languages: b.filter.languages,
+        excluded_repos: b.filter.excluded_repos,
+        code_context_size: b.code_context_size,
+        comment_mode: b.comment_mode,
+        tokenizer_source: b.tokenizer_source,
+        protocol: b.protocol,
+        ..Settings::default()
     };
-    if let Some(v) = strings(m.get("languages")) {
-        s.languages = v;
-    }
-    if let Some(v) = strings(m.get("excluded_repos")) {
-        s.excluded_repos = v;
-    }
-    if let Some(n) = m.get("code_context_size").and_then(Value::as_u64).filter(|&n| n > 0) {
-        s.code_context_size = n as usize;
-    }
-    if let Some(mode) =
-        m.get("comment_mode").and_then(Value::as_str).and_then(|x| x.parse::<CommentMode>().ok())
-    {
-        s.comment_mode = mode;
-    }
-    if let Some(p) =
-        m.get("protocol").and_then(Value::as_str).and_then(|x| x.parse::<Protocol>().ok())
-    {
-        s.protocol = p;
-    }
-    if let Some(t) = m.get("threshold").and_then(Value::as_f64).filter(|t| (0.0..=1.0).contains(t))
+    if let Some(t) = v.get("threshold").and_then(Value::as_f64).filter(|t| (0.0..=1.0).contains(t))
     {
         s.threshold = t;
     }
-    if let Some(t) = m.get("tokenizer_source").and_then(Value::as_str) {
-        s.tokenizer_source = t.to_string();
-    }
     s
-}
-
-/// The settings that change the prompts, as a cache-key part.
-pub fn prompt_key(s: &Settings) -> String {
-    let mut langs = s.languages.clone();
-    langs.sort();
-    let mut repos = s.excluded_repos.clone();
-    repos.sort();
-    let mut key = format!(
-        "ctx={};mode={};langs={};skip={}",
-        s.code_context_size,
-        s.comment_mode,
-        langs.join(","),
-        repos.join(",")
-    );
-    // Official keys stay as they were (caches made before the option).
-    if !s.protocol.is_official() {
-        key.push_str(&format!(";protocol={}", s.protocol));
-    }
-    key
-}
-
-/// Options of the context builder for these settings (the official
-/// defaults otherwise: K5 reproduced, NULs kept as upstream HEAD does).
-pub fn context_options(s: &Settings) -> ContextOptions {
-    ContextOptions {
-        code_context_size: s.code_context_size,
-        comment_mode: s.comment_mode,
-        protocol: s.protocol,
-        ..ContextOptions::default()
-    }
-}
-
-/// The selected languages (None = all), as `task_specs` takes them.
-pub fn selected_languages(s: &Settings) -> Option<Vec<Language>> {
-    if s.languages.is_empty() {
-        None
-    } else {
-        Some(s.languages.iter().filter_map(|l| Language::from_name(l).ok()).collect())
-    }
 }
 
 /// Change the settings and save them.

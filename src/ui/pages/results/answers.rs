@@ -3,15 +3,20 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::export::model_file_stem;
 use crate::ui::browser::dom::picked_files;
 use crate::ui::browser::download::download_text;
-use crate::ui::browser::fetch::read_blob;
+use crate::ui::browser::fetch::{fetch_bytes, read_blob};
 use crate::ui::error::UiError;
 use crate::ui::jobs::scoring::{import_answers, ImportReport};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::persist_answers;
+use crate::ui::state::scoring::persist_scoring;
 use crate::ui::state::use_state;
+
+/// Where the app serves the demo's sample answers (index.html copies them).
+pub const SAMPLE_ANSWERS_URL: &str = "demo/sample-answers.jsonl";
+/// The model name the sample answers are recorded under.
+pub const SAMPLE_MODEL: &str = "SAMPLE-answers-not-a-model";
 
 /// Import / export / clear answers.
 #[component]
@@ -37,6 +42,12 @@ pub fn AnswersCard(
                 Ok(b) => b,
                 Err(e) => return report(Err(e)),
             };
+            // A dataset, tasks, SCORES or tokenizer file dropped here: say
+            // where it goes instead of a parser message per line.
+            let kind = repoqa::sniff::FileKind::OutputsJsonl;
+            if let Some(hint) = repoqa::sniff::wrong_file(&bytes, kind) {
+                return report(Err(UiError::invalid(format!("{name}: {hint}"))));
+            }
             match String::from_utf8(bytes) {
                 Ok(t) => import_answers(state, runner, t, name, report),
                 Err(e) => {
@@ -64,7 +75,7 @@ pub fn AnswersCard(
         };
         let r = text.map_err(UiError::from).and_then(|t| {
             download_text(
-                &format!("{}{tag}.jsonl", model_file_stem(&model)),
+                &format!("{}{tag}.jsonl", repoqa::naming::model_file_stem(&model)),
                 "application/jsonl",
                 &t,
             )
@@ -73,6 +84,42 @@ pub fn AnswersCard(
             report(Err(e.context("export failed")));
         }
     };
+    // The demo's sample answers (public/demo/sample-answers.jsonl): written
+    // by the project, some right and some wrong, so a first visit has a
+    // table and charts. Recorded under a model name that says so.
+    let load_samples = move |_| {
+        spawn_local(async move {
+            match fetch_bytes(SAMPLE_ANSWERS_URL).await.and_then(|b| {
+                String::from_utf8(b)
+                    .map_err(|_| UiError::invalid("the sample answers are not UTF-8"))
+            }) {
+                Ok(t) => {
+                    if state
+                        .scoring
+                        .model_name
+                        .with_untracked(|m| m.trim().is_empty() || m == "model")
+                    {
+                        state.scoring.model_name.set(SAMPLE_MODEL.to_string());
+                        persist_scoring(state.scoring);
+                    }
+                    import_answers(
+                        state,
+                        runner,
+                        t,
+                        "SAMPLE answers (written by the project, not a model)".into(),
+                        report,
+                    )
+                }
+                Err(e) => report(Err(e.context("sample answers"))),
+            }
+        });
+    };
+    let offer_samples = move || {
+        state.answers.with(|a| a.is_empty())
+            && !state.tasks.with(|t| t.is_empty())
+            && state.dataset.with(|d| d.as_ref().is_some_and(|d| d.origin.starts_with("demo")))
+    };
+    let no_tasks = move || state.tasks.with(|t| t.is_empty());
     let clear = move |_| {
         state.answers.update(|a| a.clear());
         state.answers.with_untracked(persist_answers);
@@ -93,10 +140,22 @@ pub fn AnswersCard(
             <textarea id="import-text" rows="4" spellcheck="false"
                 prop:value=move || pasted.get()
                 on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+            {move || offer_samples().then(|| view! {
+                <p class="note" id="sample-offer">
+                    "No answers yet. "
+                    <button type="button" id="load-samples" on:click=load_samples>"Load sample answers"</button>
+                    " — 12 answers to the demo written by this project (not by a model): some right, some wrong in instructive ways, so you can see the table and charts."
+                </p>
+            })}
+            {move || (no_tasks() && !state.answers.with(|a| a.is_empty())).then(|| view! {
+                <p class="note" id="answers-kept">
+                    {move || format!("{} answers are kept; build the tasks (Tasks page) to score or export them.", state.answers.with(|a| a.len()))}
+                </p>
+            })}
             <div class="row">
                 <button type="button" id="import-pasted" on:click=on_paste_import>"Import pasted lines"</button>
                 <button type="button" id="export-outputs" on:click=export_outputs
-                    disabled=move || state.answers.with(|a| a.is_empty())>"Export outputs JSONL"</button>
+                    disabled=move || no_tasks() || state.answers.with(|a| a.is_empty())>"Export outputs JSONL"</button>
                 <button type="button" id="clear-answers" on:click=clear
                     disabled=move || state.answers.with(|a| a.is_empty())>"Clear all answers"</button>
             </div>

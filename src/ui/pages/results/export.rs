@@ -2,6 +2,7 @@
 //! eval_date they record.
 
 use leptos::prelude::*;
+use repoqa::naming;
 use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions};
 
@@ -10,12 +11,6 @@ use crate::ui::browser::time::unix_now;
 use crate::ui::error::UiError;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
 use crate::ui::state::use_state;
-
-/// `model` as the official file-name convention spells it (`/` → `_slash_`),
-/// so `repoqa score` on the exported outputs derives the same model name.
-pub fn model_file_stem(model: &str) -> String {
-    model.replace('/', "_slash_")
-}
 
 fn now_eval_date() -> String {
     let (secs, micros) = unix_now();
@@ -40,6 +35,9 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             // The protocol the scored tasks were built with.
             let protocol =
                 state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
+            let opts: ScoreOptions = scoring.options.get_untracked();
+            // The run as the CLI groups it (`repoqa::run`), named as upstream
+            // names result files (`repoqa::naming`).
             let scores = ModelScores {
                 eval_date,
                 train_size: report::train_size(&model).value,
@@ -48,9 +46,8 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 protocol,
             };
             let text = ScoresFile::single(&model, scores).to_python_json();
-            let opts: ScoreOptions = scoring.options.get_untracked();
-            let suffix = report::scores_suffix(protocol, opts.candidates == Candidates::Needles);
-            let name = format!("{}{suffix}", model_file_stem(&model));
+            let name =
+                naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
             download_text(&name, "application/json", &text)?;
             Ok(name)
         })();
@@ -59,7 +56,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let export_csv = move |_| {
         let s = set.get_untracked();
         let model = scoring.model_name.get_untracked();
-        let name = format!("{}-results.csv", model_file_stem(&model));
+        let name = naming::results_csv_name(&model);
         let r = if s.results.is_empty() {
             Err(UiError::invalid("no scored answers"))
         } else {

@@ -33,7 +33,8 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                             </tr></thead>
                             <tbody>
                                 {table.rows.iter().map(|r| {
-                                    let label = if r.name == "all" { "⭐all".to_string() } else { r.name.clone() };
+                                    // Plain text: a star needs an emoji font (an empty box without one).
+                                    let label = if r.name == "all" { "all languages".to_string() } else { r.name.clone() };
                                     view! {
                                         <tr data-row=r.name.clone() class:all-row=r.name == "all">
                                             <th scope="row">{label}</th>

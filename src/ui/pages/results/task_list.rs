@@ -8,6 +8,7 @@ use repoqa::linediff::{line_diff, DiffOp};
 use repoqa::pyjson::float_repr;
 use repoqa::report;
 
+use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::state::scoring::{ScoredSet, Shared, TaskScore};
 use crate::ui::state::use_state;
@@ -75,7 +76,11 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
             <td class=if pass { "pass" } else { "fail" }>{if pass { "pass" } else if error.is_some() { "error" } else { "fail" }}</td>
             <td>{sim}</td>
             <td>{error.unwrap_or(target)}</td>
-            <td><button type="button" class="details" on:click=move |_| selected.set(Some(select_id.clone()))>"Details"</button></td>
+            <td><button type="button" class="details" on:click=move |_| {
+                selected.set(Some(select_id.clone()));
+                // The panel is below the table: bring it (and the focus) there.
+                focus_into_view("task-detail");
+            }>"Details"</button></td>
         </tr>
     }
 }
@@ -115,7 +120,7 @@ pub fn TaskDetail(
                         {(!e.is_best_similar).then_some(" The closest candidate is not this task's needle.")}
                     </p>
                     <h3>"Function extracted from the answer"</h3>
-                    <p class="muted">{format!("Found by: {:?}", e.sanitize_source)}</p>
+                    <p class="muted">{format!("Found by: {}.", e.sanitize_source.describe())}</p>
                     <pre class="code" id="detail-sanitized">{e.sanitized.clone()}</pre>
                     <h3>"Similarity to every candidate"</h3>
                     <table class="grid" id="detail-candidates">
@@ -148,7 +153,7 @@ pub fn TaskDetail(
         };
         let id_attr = id.clone();
         Some(view! {
-            <section class="card" id="task-detail" data-task-id=id_attr>
+            <section class="card" id="task-detail" tabindex="-1" data-task-id=id_attr>
                 <h2>"Task " <code>{id}</code></h2>
                 <button type="button" on:click=move |_| selected.set(None)>"Close"</button>
                 <h3>"The answer as pasted"</h3>
