@@ -21,6 +21,4 @@ pub enum Error {
     Score(#[from] crate::score::ScoreError),
     #[error("{0}")]
     Curate(#[from] crate::curate::CurateError),
-    #[error("{0}")]
-    Settings(#[from] crate::settings::SettingsError),
 }
