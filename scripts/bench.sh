@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speed benchmark against the official Python harness (prints figures; not a
 # test): the native CLI, then the web app in headless Chromium on the same
-# inputs. `--no-browser` skips the second; other arguments go to
+# inputs, and the scheduling overhead of `repoqa run` (tests/bench/
+# run_overhead.py). `--no-browser` skips the browser part; other arguments go to
 # tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks).
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
@@ -15,6 +16,18 @@ scripts/setup.sh
 source scripts/env.sh
 cargo build --locked --release --bin repoqa
 .tools/oracle/bin/python tests/bench/bench.py "${args[@]}"
+
+echo
+echo "==> hostile input: bombs, pathological replies (peak memory), a long fuzzing pass"
+# REPOQA_FUZZ_CASES cases per fuzz target (default 20000), a new seed each run
+# unless REPOQA_FUZZ_SEED is set; a failure prints the shrunk input.
+cargo test --locked --release --test hostile_input --test pathological_reply -- --nocapture \
+  --test-threads=1 2>&1 | grep -v '^test .* ok$'
+REPOQA_FUZZ_CASES=${REPOQA_FUZZ_CASES:-20000} REPOQA_FUZZ_SEED=${REPOQA_FUZZ_SEED:-$(date +%s)} \
+  cargo test --locked --release --test fuzz -- --nocapture --test-threads=1 2>&1 | grep '^fuzz\|panicked\|FAILED'
+# `repoqa run`: what the runner costs per task beyond the server's time.
+echo
+python3 tests/bench/run_overhead.py --bin target/release/repoqa
 
 if [[ $browser == 1 ]]; then
   echo

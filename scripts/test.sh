@@ -8,6 +8,12 @@ cd "$root"
 scripts/setup.sh
 source scripts/env.sh
 
+# Fast failures first: formatting and lints (native, and the wasm32 UI).
+echo "==> cargo fmt --check; cargo clippy (native, wasm32 UI)"
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --bin repoqa-web -- -D warnings
+
 echo "==> cargo test (unit + parity against the official harness)"
 cargo test --locked
 

@@ -91,6 +91,9 @@ impl<'t> AnswersImporter<'t> {
 
     /// Line `n` (1-based, from [`lines`]) of the file.
     pub fn line(&mut self, n: usize, line: &str) {
+        // A byte-order mark starts line 1 of a file saved so: read past it
+        // (see `crate::limits::BOM`).
+        let line = if n == 1 { crate::limits::strip_bom(line) } else { line };
         if line.trim().is_empty() {
             return;
         }
@@ -224,6 +227,7 @@ mod tests {
             needle_token_start: 1,
             needle_token_end: 2,
             code_context_ntokens: 3,
+            protocol: Default::default(),
         }
     }
 

@@ -50,9 +50,17 @@ pub fn is_py_space(c: char) -> bool {
 /// except that an empty (or all-whitespace) string yields `[""]`: one empty
 /// token, which takes part in BLEU like any other token.
 pub fn py_tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::with_capacity(s.len() / 8 + 1);
+    for_each_token(s, |t| out.push(t));
+    out
+}
+
+/// The tokens of [`py_tokens`], one at a time, without collecting them
+/// (a reply of megabytes has millions).
+pub fn for_each_token<'s>(s: &'s str, mut f: impl FnMut(&'s str)) {
     let b = s.as_bytes();
     let n = b.len();
-    let mut out = Vec::with_capacity(n / 8 + 1);
+    let mut any = false;
     let mut i = 0;
     loop {
         while i < n {
@@ -74,12 +82,12 @@ pub fn py_tokens(s: &str) -> Vec<&str> {
                 break;
             }
         }
-        out.push(&s[start..i]);
+        any = true;
+        f(&s[start..i]);
     }
-    if out.is_empty() {
-        out.push("");
+    if !any {
+        f("");
     }
-    out
 }
 
 /// ASCII bytes that are Python whitespace: \t..\r, \x1c..\x1f, space.
@@ -125,9 +133,7 @@ fn space_len(b: &[u8], i: usize) -> usize {
 /// this returns `0.0` then (the caller's strict `>` against an initial int 0
 /// treats both alike).
 pub fn function_similarity(candidate: &str, reference: &str) -> f64 {
-    let hyp = py_tokens(candidate);
-    let reference = py_tokens(reference);
-    sentence_bleu(&reference, &hyp)
+    References::new(&[reference]).similarities(candidate)[0]
 }
 
 /// NLTK 3.8.1 `sentence_bleu([reference], hypothesis, weights=(0.25,)*4,
@@ -139,6 +145,127 @@ pub fn sentence_bleu(reference: &[&str], hypothesis: &[&str]) -> f64 {
 
 /// Maximum n-gram order (weights are 4 × 0.25).
 const N: usize = 4;
+
+/// Several references (the candidate functions of a task) prepared
+/// together, for the BLEU of one hypothesis (the reply) against each.
+///
+/// Only the n-grams of the references can match, so only they are
+/// interned; the hypothesis is streamed once, token by token, counting the
+/// occurrences of those n-grams, and its other n-grams count only towards
+/// its length. Memory is proportional to the references, not to the reply
+/// (a reply of megabytes costs no more memory than a short one), and the
+/// time is one pass over the reply plus one over each reference. The
+/// counts are NLTK's exactly: Σ over reference n-grams of
+/// min(count in hypothesis, count in reference), the same integers
+/// [`Hypothesis`] finds, so the similarities are the same bits.
+pub struct References<'a> {
+    vocab: Vocab<'a>,
+    /// Orders 2..=N (index n-2): (id of the (n-1)-gram, id of the last
+    /// token) → id of the n-gram, over all references.
+    grams: [IdTable; N - 1],
+    /// Per order (index n-1): number of distinct n-grams of all references.
+    distinct: [usize; N],
+    refs: Vec<RefGrams>,
+}
+
+/// One reference: its token count and, per order, (n-gram id, count).
+struct RefGrams {
+    len: usize,
+    counts: [Vec<(u32, u32)>; N],
+}
+
+impl<'a> References<'a> {
+    pub fn new(texts: &[&'a str]) -> Self {
+        let tokens: Vec<Vec<&'a str>> = texts.iter().map(|t| py_tokens(t)).collect();
+        let total: usize = tokens.iter().map(Vec::len).sum();
+        let mut vocab = Vocab::with_capacity(total);
+        let mut grams: [IdTable; N - 1] = Default::default();
+        for table in &mut grams {
+            *table = IdTable::with_capacity(total);
+        }
+        let mut refs = Vec::with_capacity(texts.len());
+        for toks in &tokens {
+            let len = toks.len();
+            let first: Vec<u32> = toks.iter().map(|t| vocab.intern(t).0).collect();
+            let mut ids = first.clone();
+            let mut counts: [Vec<(u32, u32)>; N] = Default::default();
+            counts[0] = run_lengths(ids.clone());
+            for n in 2..=N {
+                if len < n {
+                    break;
+                }
+                let table = &mut grams[n - 2];
+                for i in 0..=len - n {
+                    ids[i] = table.intern(pair_key(ids[i], first[i + n - 1])).0;
+                }
+                ids.truncate(len + 1 - n);
+                counts[n - 1] = run_lengths(ids.clone());
+            }
+            refs.push(RefGrams { len, counts });
+        }
+        let distinct = [
+            vocab.words.len(),
+            grams[0].len as usize,
+            grams[1].len as usize,
+            grams[2].len as usize,
+        ];
+        References { vocab, grams, distinct, refs }
+    }
+
+    /// BLEU of `hypothesis` (tokenized like the official code) against each
+    /// reference, in order.
+    pub fn similarities(&self, hypothesis: &str) -> Vec<f64> {
+        // How often each reference n-gram occurs in the hypothesis.
+        let mut hyp: [Vec<u32>; N] = std::array::from_fn(|n| vec![0u32; self.distinct[n]]);
+        // Ids of the n-grams ending at the previous token (ABSENT: none,
+        // or not a reference n-gram).
+        let mut prev = [ABSENT; N];
+        let mut len = 0usize;
+        for_each_token(hypothesis, |t| {
+            let mut cur = [ABSENT; N];
+            cur[0] = self.vocab.get(t);
+            for n in 2..=N.min(len + 1) {
+                let (a, b) = (prev[n - 2], cur[0]);
+                if a != ABSENT && b != ABSENT {
+                    cur[n - 1] = self.grams[n - 2].get(pair_key(a, b));
+                }
+            }
+            for (n, id) in cur.iter().enumerate() {
+                if *id != ABSENT {
+                    hyp[n][*id as usize] += 1;
+                }
+            }
+            prev = cur;
+            len += 1;
+        });
+        self.refs
+            .iter()
+            .map(|r| {
+                let mut num = [0u64; N];
+                for n in 0..N {
+                    num[n] = r.counts[n]
+                        .iter()
+                        .map(|&(id, c)| u64::from(c.min(hyp[n][id as usize])))
+                        .sum();
+                }
+                bleu_of_counts(num, len, r.len)
+            })
+            .collect()
+    }
+}
+
+/// (value, count) of each distinct value.
+fn run_lengths(mut ids: Vec<u32>) -> Vec<(u32, u32)> {
+    ids.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for id in ids {
+        match out.last_mut() {
+            Some((last, c)) if *last == id => *c += 1,
+            _ => out.push((id, 1)),
+        }
+    }
+    out
+}
 
 /// A hypothesis (candidate) prepared for BLEU against any number of
 /// references: its tokens and n-grams are interned once, so each reference
@@ -258,41 +385,44 @@ impl<'a> Hypothesis<'a> {
 
     /// BLEU of this hypothesis against one reference (NLTK 3.8.1, method4).
     pub fn bleu(&self, reference: &[&str]) -> f64 {
-        let hyp_len = self.len;
-        let ref_len = reference.len();
-        let num = self.matches(reference);
-        // `if p_numerators[1] == 0: return 0` — before any smoothing.
-        if num[0] == 0 {
-            return 0.0;
-        }
-        // Denominators: max(1, number of hypothesis n-grams).
-        let den = |n: usize| (hyp_len + 1).saturating_sub(n).max(1) as f64;
-        let mut terms = [0f64; N];
-        let mut used = 0;
-        // method4: zero-numerator orders get `1 / (2**c * k / log(hyp_len))
-        // / denominator`, c = 1, 2, … over those orders, only if hyp_len > 1;
-        // otherwise they stay 0 and `if p_i > 0` drops them from the sum.
-        let mut incvnt = 1u32;
-        for n in 1..=N {
-            let p = if num[n - 1] != 0 {
-                num[n - 1] as f64 / den(n)
-            } else if hyp_len > 1 {
-                let scaled = (2u64.pow(incvnt) * 5) as f64 / ln(hyp_len as f64);
-                incvnt += 1;
-                (1.0 / scaled) / den(n)
-            } else {
-                continue;
-            };
-            if p > 0.0 {
-                terms[used] = 0.25 * ln(p);
-                used += 1;
-            }
-        }
-        // brevity_penalty(closest_ref_len, hyp_len); with one reference the
-        // closest length is its length. hyp_len == 0 never gets here.
-        let bp = if hyp_len > ref_len { 1.0 } else { exp(1.0 - ref_len as f64 / hyp_len as f64) };
-        bp * exp(fsum(&terms[..used]))
+        bleu_of_counts(self.matches(reference), self.len, reference.len())
     }
+}
+
+/// NLTK 3.8.1 `sentence_bleu` (method4) from the clipped match counts per
+/// order and the two lengths.
+fn bleu_of_counts(num: [u64; N], hyp_len: usize, ref_len: usize) -> f64 {
+    // `if p_numerators[1] == 0: return 0` — before any smoothing.
+    if num[0] == 0 {
+        return 0.0;
+    }
+    // Denominators: max(1, number of hypothesis n-grams).
+    let den = |n: usize| (hyp_len + 1).saturating_sub(n).max(1) as f64;
+    let mut terms = [0f64; N];
+    let mut used = 0;
+    // method4: zero-numerator orders get `1 / (2**c * k / log(hyp_len))
+    // / denominator`, c = 1, 2, … over those orders, only if hyp_len > 1;
+    // otherwise they stay 0 and `if p_i > 0` drops them from the sum.
+    let mut incvnt = 1u32;
+    for n in 1..=N {
+        let p = if num[n - 1] != 0 {
+            num[n - 1] as f64 / den(n)
+        } else if hyp_len > 1 {
+            let scaled = (2u64.pow(incvnt) * 5) as f64 / ln(hyp_len as f64);
+            incvnt += 1;
+            (1.0 / scaled) / den(n)
+        } else {
+            continue;
+        };
+        if p > 0.0 {
+            terms[used] = 0.25 * ln(p);
+            used += 1;
+        }
+    }
+    // brevity_penalty(closest_ref_len, hyp_len); with one reference the
+    // closest length is its length. hyp_len == 0 never gets here.
+    let bp = if hyp_len > ref_len { 1.0 } else { exp(1.0 - ref_len as f64 / hyp_len as f64) };
+    bp * exp(fsum(&terms[..used]))
 }
 
 /// Reference n-gram that does not occur in the hypothesis.
@@ -583,6 +713,36 @@ mod tests {
         // Half-way case needing the final correction (CPython's test_fsum).
         assert_eq!(fsum(&[1.0, 1e-16, 1e-16]), 1.0000000000000002);
         assert_eq!(fsum(&[2f64.powi(53), -0.5, -2f64.powi(-54)]), 2f64.powi(53) - 1.0);
+    }
+
+    /// The streaming path (`References`, what scoring and
+    /// `function_similarity` use) gives the bits of the interning path
+    /// (`Hypothesis`) on texts with repeats, short texts and empties.
+    #[test]
+    fn references_equal_hypothesis() {
+        let texts = [
+            "",
+            " ",
+            "x",
+            "a b",
+            "a a a a a",
+            "def f(x):\n    return x + 1\n",
+            "def f(x): return x + 2 + x + 2 + x",
+            "def g(y):\n    if y:\n        return y\n    return f(y) + f(y)\n",
+            "return x + 1 return x + 1 return x + 1 def f(x):",
+            "é ü \u{3000} é ü é",
+        ];
+        let refs: Vec<&str> = texts.to_vec();
+        let prepared = References::new(&refs);
+        for hyp in texts {
+            let all = prepared.similarities(hyp);
+            for (r, got) in refs.iter().zip(&all) {
+                let want = Hypothesis::from_text(hyp).similarity(r);
+                assert_eq!(got.to_bits(), want.to_bits(), "{hyp:?} vs {r:?}");
+                assert_eq!(function_similarity(hyp, r).to_bits(), want.to_bits());
+            }
+        }
+        assert!(References::new(&[]).similarities("a b").is_empty());
     }
 
     #[test]

@@ -17,6 +17,7 @@ use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
 use crate::lang::Language;
+use crate::limits::{DatasetLimits, InflateExceeded};
 
 pub use load::{DatasetLoader, LoadProgress, Phase};
 
@@ -39,6 +40,12 @@ pub enum DatasetError {
     Needle { origin: String, at: String, message: String },
     #[error("dataset {path}: {source}")]
     Io { path: String, source: std::io::Error },
+    /// The gzip stream went through a ceiling of [`InflateLimits`].
+    #[error("dataset {origin}: the gzip stream {exceeded}; refused")]
+    Inflate { origin: String, exceeded: InflateExceeded },
+    /// A count or size over [`DatasetLimits`]; `at` names the place.
+    #[error("dataset {origin}: {at}: {message}; refused")]
+    Limit { origin: String, at: String, message: String },
 }
 
 /// The whole file: language key (`python`, …) → repos, in file order.
@@ -118,6 +125,15 @@ impl Dataset {
     /// same steps to the end.
     pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Dataset, DatasetError> {
         DatasetLoader::new(bytes, origin).finish()
+    }
+
+    /// [`Dataset::from_bytes`] with other ceilings than the defaults.
+    pub fn from_bytes_with_limits(
+        bytes: &[u8],
+        origin: &str,
+        limits: DatasetLimits,
+    ) -> Result<Dataset, DatasetError> {
+        DatasetLoader::with_limits(bytes, origin, limits).finish()
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -294,6 +310,9 @@ fn validate_repo(
     index: usize,
     origin: &str,
 ) -> Result<(), DatasetError> {
+    // Lines of each needle file, counted once per file: many needles in one
+    // large file must not multiply the scan.
+    let mut line_counts: std::collections::HashMap<&str, usize> = Default::default();
     for (ni, needle) in repo.needles.iter().enumerate() {
         let fail = |message: String| DatasetError::Needle {
             origin: origin.to_string(),
@@ -315,13 +334,61 @@ fn validate_repo(
                 text.len()
             )));
         }
-        let lines = text.split('\n').count();
+        let lines = *line_counts
+            .entry(needle.path.as_str())
+            .or_insert_with(|| memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
         if needle.start_line > needle.end_line || needle.end_line > lines {
             return Err(fail(format!(
                 "line range {}..{} is out of bounds of {} ({} lines)",
                 needle.start_line, needle.end_line, needle.path, lines
             )));
         }
+    }
+    Ok(())
+}
+
+/// The counts and sizes of one repo (the `repos`-th of the file, at
+/// `language[index]`) against `limits`.
+fn check_repo_limits(
+    repo: &Repo,
+    at: &str,
+    repos: usize,
+    limits: &DatasetLimits,
+    origin: &str,
+) -> Result<(), DatasetError> {
+    let fail = |at: String, message: String| DatasetError::Limit {
+        origin: origin.to_string(),
+        at,
+        message,
+    };
+    if repos > limits.max_repos {
+        return Err(fail(
+            at.to_string(),
+            format!("more than {} repos in the file, the limit", limits.max_repos),
+        ));
+    }
+    let name = &repo.repo;
+    if repo.content.len() > limits.max_files {
+        return Err(fail(
+            format!("{at} ({name}).content"),
+            format!("{} files, over the limit of {}", repo.content.len(), limits.max_files),
+        ));
+    }
+    if repo.needles.len() > limits.max_needles {
+        return Err(fail(
+            format!("{at} ({name}).needles"),
+            format!("{} needles, over the limit of {}", repo.needles.len(), limits.max_needles),
+        ));
+    }
+    if let Some((path, text)) = repo.content.iter().find(|(_, t)| t.len() > limits.max_text_bytes) {
+        return Err(fail(
+            format!("{at} ({name}).content[{path:?}]"),
+            format!(
+                "a text of {} bytes, over the limit of {}",
+                text.len(),
+                crate::limits::size_label(limits.max_text_bytes as u64)
+            ),
+        ));
     }
     Ok(())
 }

@@ -21,4 +21,6 @@ pub enum Error {
     Score(#[from] crate::score::ScoreError),
     #[error("{0}")]
     Curate(#[from] crate::curate::CurateError),
+    #[error("{0}")]
+    Settings(#[from] crate::settings::SettingsError),
 }

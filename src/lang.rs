@@ -175,14 +175,31 @@ impl Grammar {
     }
 
     pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
-        let mut parser = Parser::new();
-        parser.set_language(&self.ts).map_err(|_| GrammarError::ParseFailed {
-            language: self.language,
-            len: source.len(),
-        })?;
-        parser
-            .parse(source, None)
-            .ok_or(GrammarError::ParseFailed { language: self.language, len: source.len() })
+        // One parser per language and thread, reused: a reply of a million
+        // tiny fenced blocks is a million parses, and making a parser costs
+        // more than parsing an empty block.
+        thread_local! {
+            static PARSERS: std::cell::RefCell<[Option<Parser>; 6]> =
+                const { std::cell::RefCell::new([None, None, None, None, None, None]) };
+        }
+        let failed = || GrammarError::ParseFailed { language: self.language, len: source.len() };
+        PARSERS.with(|cell| {
+            let Ok(mut parsers) = cell.try_borrow_mut() else {
+                // Re-entered (cannot happen today): a parser of its own.
+                let mut parser = Parser::new();
+                parser.set_language(&self.ts).map_err(|_| failed())?;
+                return parser.parse(source, None).ok_or_else(failed);
+            };
+            let slot = &mut parsers[self.language.index()];
+            if slot.is_none() {
+                let mut parser = Parser::new();
+                parser.set_language(&self.ts).map_err(|_| failed())?;
+                *slot = Some(parser);
+            }
+            let parser = slot.as_mut().ok_or_else(failed)?;
+            parser.reset();
+            parser.parse(source, None).ok_or_else(failed)
+        })
     }
 
     /// Captures of `FUNCTION_QUERY`, in the order tree-sitter's
@@ -275,7 +292,64 @@ impl Grammar {
 
     /// Captures of every `COMMENT_QUERY`, concatenated query by query as the
     /// official code does (`capture_list += query.captures(root)`).
-    pub fn comment_spans(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
+    ///
+    /// Matched by one pre-order walk instead of the compiled queries (the
+    /// query engine of the pure-Rust runtime took most of the time of the
+    /// comment-cleaning modes): each official COMMENT_QUERY is one pattern
+    /// with one capture, `(kind) @c` or Python's docstring pattern
+    /// `(block (expression_statement (string) @c))`, whose children are
+    /// direct (visible) children. `comment_spans_by_query` is the compiled
+    /// form; tests/function_walk.rs holds the two together.
+    pub fn comment_spans(&self, tree: &Tree, _source: &[u8]) -> Vec<Span> {
+        let sources = self.language.comment_query_sources();
+        let mut per_query: Vec<Vec<Span>> = vec![Vec::new(); sources.len()];
+        let mut cursor = tree.walk();
+        // The visible ancestors of the cursor's node (the parents a query's
+        // nested pattern is matched against).
+        let mut ancestors: Vec<tree_sitter::Node> = Vec::new();
+        loop {
+            let node = cursor.node();
+            if node.is_named() {
+                let span = Span { start: node.start_byte(), end: node.end_byte() };
+                match (self.language, node.kind()) {
+                    (Language::Python, "string") => {
+                        let n = ancestors.len();
+                        let is_docstring = n >= 2
+                            && ancestors[n - 1].is_named()
+                            && ancestors[n - 1].kind() == "expression_statement"
+                            && ancestors[n - 2].is_named()
+                            && ancestors[n - 2].kind() == "block";
+                        if is_docstring {
+                            per_query[0].push(span);
+                        }
+                    }
+                    (Language::Python, "comment") => per_query[1].push(span),
+                    (Language::Java | Language::Rust, "line_comment") => per_query[0].push(span),
+                    (Language::Java | Language::Rust, "block_comment") => per_query[1].push(span),
+                    (Language::Cpp | Language::TypeScript | Language::Go, "comment") => {
+                        per_query[0].push(span)
+                    }
+                    _ => {}
+                }
+            }
+            if cursor.goto_first_child() {
+                ancestors.push(node);
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return per_query.into_iter().flatten().collect();
+                }
+                ancestors.pop();
+            }
+        }
+    }
+
+    /// The same captures through the compiled official queries.
+    pub fn comment_spans_by_query(&self, tree: &Tree, source: &[u8]) -> Vec<Span> {
         let queries = self.comment_queries.get_or_init(|| {
             self.language
                 .comment_query_sources()

@@ -15,28 +15,52 @@
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+//! | `audit`    | the artifacts by which official prompts mark the needle (P3, P6, K5); the artifact-only answerer |
 //! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
+//! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
-//! | `llm`      | an OpenAI-compatible chat API: request and reply (needle descriptions by a model) |
+//! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
+//! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
+//! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
+//! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
+//! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
+//! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
+//! | `settings` | the build settings (size, comment mode, task filter, tokenizer) and the tasks cache key |
+//! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
+//! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
+//! | `run`      | scored tasks grouped into a run and its SCORES file |
+//! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 
+pub mod agent;
 pub mod answers;
+pub mod audit;
 pub mod bleu;
 pub mod breakdown;
 pub mod context;
 pub mod curate;
 pub mod dataset;
 pub mod error;
+pub mod identity;
 pub mod lang;
+pub mod leaderboard;
+pub mod limits;
 pub mod linediff;
 pub mod llm;
+pub mod name_match;
+pub mod name_protocol;
+pub mod naming;
 pub mod pyjson;
 pub mod report;
+pub mod run;
 pub mod sanitize;
 pub mod score;
 pub mod selfcheck;
+pub mod settings;
+pub mod sniff;
 pub mod tokenize;
+pub mod verify;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm_alloc;

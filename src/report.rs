@@ -15,6 +15,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
+use crate::limits::{size_label, strip_bom, OutputsLimits};
 use crate::pyjson;
 
 #[derive(Debug, Error)]
@@ -108,10 +109,46 @@ fn py_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// are skipped (the official reader would stop with a JSONDecodeError on
 /// them); every other bad line is reported with its number and the fields
 /// it lacks, and the good lines are kept.
+///
+/// A byte-order mark at the start is read past: the official harness's
+/// `json.loads` refuses it ("Unexpected UTF-8 BOM"), but the lines are the
+/// same, so the score is the one it gives for the file saved without the
+/// mark (see `crate::limits::BOM`).
+///
+/// The default [`OutputsLimits`] apply: a line over the length limit is a
+/// broken line, and reading stops with a broken line past the answer limit.
 pub fn read_model_outputs(text: &str) -> OutputsFile {
+    read_model_outputs_with_limits(text, &OutputsLimits::default())
+}
+
+/// [`read_model_outputs`] with other limits than the defaults.
+pub fn read_model_outputs_with_limits(text: &str, limits: &OutputsLimits) -> OutputsFile {
     let mut file = OutputsFile::default();
-    for (n, line) in py_lines(text) {
+    let mut answers = 0;
+    for (n, line) in py_lines(strip_bom(text)) {
         if line.trim().is_empty() {
+            continue;
+        }
+        answers += 1;
+        if answers > limits.max_answers {
+            file.errors.push(LineError {
+                line: n,
+                message: format!(
+                    "more than {} answers in the file, the limit; the rest is not read",
+                    limits.max_answers
+                ),
+            });
+            break;
+        }
+        if line.len() > limits.max_line_bytes {
+            file.errors.push(LineError {
+                line: n,
+                message: format!(
+                    "the line is {} bytes long, over the limit of {}; not read",
+                    line.len(),
+                    size_label(limits.max_line_bytes as u64)
+                ),
+            });
             continue;
         }
         match parse_output_line(n, line) {
@@ -188,6 +225,7 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
     })
 }
 
+use crate::context::Protocol;
 use crate::dataset::kind;
 
 /// `json.dumps(value) + "\n"`: one line of a tasks or outputs JSONL file.
@@ -219,6 +257,55 @@ pub fn output_line<T: serde::Serialize>(
     let mut s = pyjson::dumps(&v);
     s.push('\n');
     Ok(s)
+}
+
+/// The protocol the prompts of an outputs file were built with: the
+/// `"protocol"` field of its lines (absent = official). Lines of different
+/// protocols cannot be scored together.
+pub fn outputs_protocol(outputs: &[ModelOutput]) -> Result<Protocol, ReportError> {
+    let mut found: Option<(Protocol, usize)> = None;
+    for o in outputs {
+        let p = match o.record.get("protocol") {
+            None => Protocol::Official,
+            Some(Value::String(s)) => s.parse().map_err(|e: crate::context::ContextError| {
+                ReportError::Message(format!("line {}: field `protocol`: {e}", o.line))
+            })?,
+            Some(v) => {
+                return Err(ReportError::Message(format!(
+                    "line {}: field `protocol`: expected a string, found {}",
+                    o.line,
+                    kind(v)
+                )))
+            }
+        };
+        match found {
+            None => found = Some((p, o.line)),
+            Some((q, line)) if q != p => {
+                return Err(ReportError::Message(format!(
+                    "line {line} was built with the {q} protocol but line {} with the {p} protocol: score them separately",
+                    o.line
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(found.map_or(Protocol::Official, |(p, _)| p))
+}
+
+/// The SCORES file name suffix: `-SCORES.json` for official scores, with
+/// `CORRECTED-` (NOT OFFICIAL prompts) and `CONTEXT-` (NOT OFFICIAL
+/// candidates) inserted so no such file takes the official name.
+pub fn scores_suffix(protocol: Protocol, official_candidates: bool) -> String {
+    let mut s = String::from("-");
+    if !protocol.is_official() {
+        s.push_str(&protocol.as_str().to_uppercase());
+        s.push('-');
+    }
+    if !official_candidates {
+        s.push_str("CONTEXT-");
+    }
+    s.push_str("SCORES.json");
+    s
 }
 
 /// One entry of `results[language]` in a SCORES file.
@@ -280,6 +367,10 @@ pub struct ModelScores {
     pub scores: Value,
     /// `results`: language → tasks, languages in order of first appearance.
     pub results: IndexMap<String, Vec<TaskResult>>,
+    /// How the prompts were built. Not `Official` = NOT OFFICIAL, written as
+    /// an extra `"protocol"` field after `train_size` (official files have
+    /// none, so they stay byte-identical).
+    pub protocol: Protocol,
 }
 
 impl ModelScores {
@@ -287,6 +378,9 @@ impl ModelScores {
         let mut m = Map::new();
         m.insert("eval_date".into(), Value::String(self.eval_date.clone()));
         m.insert("train_size".into(), Value::String(self.train_size.clone()));
+        if !self.protocol.is_official() {
+            m.insert("protocol".into(), Value::String(self.protocol.as_str().into()));
+        }
         m.insert("scores".into(), self.scores.clone());
         let mut results = Map::new();
         for (lang, tasks) in &self.results {
@@ -331,10 +425,11 @@ impl ScoresFile {
 
     /// Parse a SCORES file; `origin` (the file name) prefixes every error,
     /// which names the offending field, e.g. `results.python[3].best_target`.
+    ///
+    /// A byte-order mark at the start is read past, as for outputs files.
     pub fn parse(text: &str, origin: &str) -> Result<ScoresFile, ReportError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| ReportError::Json {
-            origin: origin.to_string(),
-            message: e.to_string(),
+        let value: Value = serde_json::from_str(strip_bom(text)).map_err(|e| {
+            ReportError::Json { origin: origin.to_string(), message: e.to_string() }
         })?;
         let field = |path: &str, message: String| ReportError::Field {
             origin: origin.to_string(),
@@ -397,7 +492,21 @@ impl ScoresFile {
                 }
                 results.insert(lang.clone(), parsed);
             }
-            models.insert(model, ModelScores { eval_date, train_size, scores, results });
+            let protocol = match entry.get("protocol") {
+                None => Protocol::Official,
+                Some(Value::String(p)) => {
+                    p.parse().map_err(|e: crate::context::ContextError| {
+                        field(&format!("{model}.protocol"), e.to_string())
+                    })?
+                }
+                Some(v) => {
+                    return Err(field(
+                        &format!("{model}.protocol"),
+                        format!("expected a string, found {}", kind(v)),
+                    ))
+                }
+            };
+            models.insert(model, ModelScores { eval_date, train_size, scores, results, protocol });
         }
         if models.is_empty() {
             return Err(ReportError::NoModel { origin: origin.to_string() });

@@ -24,6 +24,41 @@ pub enum SanitizeSource {
     FirstBlock,
 }
 
+impl SanitizeSource {
+    /// How the compared text was found, in words (for a result's detail).
+    pub fn describe(self) -> String {
+        match self {
+            SanitizeSource::WholeReply => {
+                "the whole reply (it has no fenced code block)".to_string()
+            }
+            SanitizeSource::Function { block } => {
+                format!("the first function in the {} code block", ordinal(block + 1))
+            }
+            SanitizeSource::FirstBlock => {
+                "the first code block as it is (no block holds a function)".to_string()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SanitizeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// "1st", "2nd", "3rd", "4th", … "11th", "12th", "13th", "21st".
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// The sanitized text of a reply and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sanitized {
@@ -50,7 +85,14 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
         };
     }
     let grammar = lang.grammar();
+    // A block whose text was already parsed without a function has none
+    // (parsing is deterministic): a reply of a million copies of one small
+    // block is parsed once, not a million times.
+    let mut without_function: std::collections::HashSet<&str> = Default::default();
     for (i, block) in blocks.iter().enumerate() {
+        if without_function.contains(block) {
+            continue;
+        }
         if let Some(function) = first_function(grammar, block) {
             return Sanitized {
                 text: function,
@@ -58,6 +100,7 @@ pub fn sanitize_detailed(output: &str, lang: Language) -> Sanitized {
                 blocks: blocks.len(),
             };
         }
+        without_function.insert(block);
     }
     Sanitized {
         text: blocks[0].to_string(),
@@ -572,5 +615,21 @@ mod tests {
         for c in ['+', '-', ' ', '\u{301}', '\u{903}', 'Ⓐ', '\u{0}'] {
             assert!(!is_py_word(c), "{c:?}");
         }
+    }
+
+    #[test]
+    fn found_by_in_words() {
+        assert_eq!(
+            SanitizeSource::Function { block: 0 }.to_string(),
+            "the first function in the 1st code block"
+        );
+        assert_eq!(
+            SanitizeSource::Function { block: 11 }.describe(),
+            "the first function in the 12th code block"
+        );
+        assert!(SanitizeSource::WholeReply.describe().contains("no fenced code block"));
+        assert!(SanitizeSource::FirstBlock.describe().contains("first code block"));
+        assert_eq!(ordinal(22), "22nd");
+        assert_eq!(ordinal(113), "113th");
     }
 }

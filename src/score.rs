@@ -1,6 +1,7 @@
 //! Scoring as `compute_score` does it (docs/parity.md S3, S4, S6, S7):
 //! `needle_evaluator` for one reply, the per-task records, and the pass@1
-//! table over thresholds × languages; plus the checks behind `repoqa verify`.
+//! table over thresholds × languages (the checks behind `repoqa verify` are in
+//! [`crate::verify`]).
 //!
 //! Official behaviour is the default ([`Candidates::Needles`]). The paper's
 //! stricter rule ([`Candidates::Context`]: every function of the repo that
@@ -14,7 +15,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::bleu::Hypothesis;
+use crate::bleu::References;
 use crate::dataset::{Dataset, Repo};
 use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, ModelScores, TaskResult};
@@ -139,12 +140,14 @@ pub fn evaluate_reply(
 ) -> Evaluation {
     let s = sanitize_detailed(reply, lang);
     let compared = if ignore_comments { remove_comments(&s.text, lang) } else { s.text.clone() };
-    let hyp = Hypothesis::from_text(&compared);
+    // The references are prepared and the reply streamed once: memory in
+    // proportion to the candidates, not to the reply (see `References`).
+    let texts: Vec<&str> = candidates.iter().map(|c| c.compared.as_str()).collect();
+    let similarities = References::new(&texts).similarities(&compared);
     let mut best_target: Option<&str> = None;
     let mut best_similarity = 0.0;
     let mut scores = Vec::with_capacity(candidates.len());
-    for c in candidates {
-        let similarity = hyp.similarity(&c.compared);
+    for (c, &similarity) in candidates.iter().zip(&similarities) {
         // Strict `>` from 0: ties keep the earlier candidate, zeros never win.
         if similarity > best_similarity {
             best_similarity = similarity;
@@ -211,6 +214,7 @@ impl ScoredRun {
             train_size: train_size.to_string(),
             scores: self.table.to_value(),
             results: self.results.clone(),
+            protocol: Default::default(),
         }
     }
 }
@@ -247,16 +251,14 @@ impl<'d> Scorer<'d> {
         outputs: &[ModelOutput],
         mut progress: impl FnMut(usize, usize),
     ) -> Result<ScoredRun, ScoreError> {
-        let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
         let mut evaluations = Vec::with_capacity(outputs.len());
         for (i, o) in outputs.iter().enumerate() {
-            let e = self.evaluate(o)?;
-            results.entry(o.language.clone()).or_default().push(task_result(o, &e));
-            evaluations.push(e);
+            evaluations.push(self.evaluate(o)?);
             progress(i + 1, outputs.len());
         }
-        let table = pass_table(&results)?;
-        Ok(ScoredRun { results, evaluations, table })
+        // Grouped as the app groups the answers it scores one at a time.
+        let run = crate::run::Run::new(outputs.iter().zip(&evaluations))?;
+        Ok(ScoredRun { results: run.results, evaluations, table: run.table })
     }
 
     fn repo_candidates(
@@ -484,131 +486,6 @@ impl ScoreTable {
     }
 }
 
-/// One difference found by `verify`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// Where: `scores.python.0.3`, `results.java[12].best_target`, …
-    pub at: String,
-    /// In the file.
-    pub expected: String,
-    /// Recomputed.
-    pub actual: String,
-}
-
-impl std::fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: file has {}, recomputed {}", self.at, self.expected, self.actual)
-    }
-}
-
-fn show(v: Option<&Value>) -> String {
-    v.map(crate::pyjson::dumps).unwrap_or_else(|| "(nothing)".into())
-}
-
-/// Recompute the `scores` table from the file's own `results` and list
-/// every cell (and row/key order) that differs. Equality is exact: the
-/// values are compared as the text Python would write.
-pub fn verify_table(scores: &ModelScores) -> Vec<Mismatch> {
-    let recomputed = match pass_table(&scores.results) {
-        Ok(t) => t.to_value(),
-        Err(e) => {
-            return vec![Mismatch {
-                at: "results".into(),
-                expected: "tasks".into(),
-                actual: e.to_string(),
-            }]
-        }
-    };
-    let mut out = Vec::new();
-    let (Value::Object(file), Value::Object(ours)) = (&scores.scores, &recomputed) else {
-        return vec![Mismatch {
-            at: "scores".into(),
-            expected: show(Some(&scores.scores)),
-            actual: show(Some(&recomputed)),
-        }];
-    };
-    let file_rows: Vec<&String> = file.keys().collect();
-    let our_rows: Vec<&String> = ours.keys().collect();
-    if file_rows != our_rows {
-        out.push(Mismatch {
-            at: "scores (rows)".into(),
-            expected: format!("{file_rows:?}"),
-            actual: format!("{our_rows:?}"),
-        });
-    }
-    for (row_name, our_row) in ours {
-        let file_row = file.get(row_name);
-        for key in THRESHOLD_KEYS {
-            let ours_cell = our_row.get(key);
-            let file_cell = file_row.and_then(|r| r.get(key));
-            if show(file_cell) != show(ours_cell) {
-                out.push(Mismatch {
-                    at: format!("scores.{row_name}.{key}"),
-                    expected: show(file_cell),
-                    actual: show(ours_cell),
-                });
-            }
-        }
-        if let Some(Value::Object(fr)) = file_row {
-            let fk: Vec<&String> = fr.keys().collect();
-            if !fk.iter().map(|s| s.as_str()).eq(THRESHOLD_KEYS) {
-                out.push(Mismatch {
-                    at: format!("scores.{row_name} (threshold keys)"),
-                    expected: format!("{fk:?}"),
-                    actual: format!("{THRESHOLD_KEYS:?}"),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Compare the file's per-task records with a re-scoring of the outputs
-/// (same grouping by language, same order). Every field is compared as the
-/// text Python would write, so `0` vs `0.0` or a last-ulp difference counts.
-pub fn verify_results(
-    file: &IndexMap<String, Vec<TaskResult>>,
-    ours: &IndexMap<String, Vec<TaskResult>>,
-) -> Vec<Mismatch> {
-    let mut out = Vec::new();
-    let fl: Vec<&String> = file.keys().collect();
-    let ol: Vec<&String> = ours.keys().collect();
-    if fl != ol {
-        out.push(Mismatch {
-            at: "results (languages)".into(),
-            expected: format!("{fl:?}"),
-            actual: format!("{ol:?}"),
-        });
-    }
-    for (lang, our_tasks) in ours {
-        let empty = Vec::new();
-        let file_tasks = file.get(lang).unwrap_or(&empty);
-        if file_tasks.len() != our_tasks.len() {
-            out.push(Mismatch {
-                at: format!("results.{lang} (count)"),
-                expected: file_tasks.len().to_string(),
-                actual: our_tasks.len().to_string(),
-            });
-        }
-        for (i, (f, o)) in file_tasks.iter().zip(our_tasks).enumerate() {
-            let (Value::Object(fv), Value::Object(ov)) = (f.to_value(), o.to_value()) else {
-                continue;
-            };
-            for (key, our_v) in &ov {
-                let file_v = fv.get(key);
-                if show(file_v) != show(Some(our_v)) {
-                    out.push(Mismatch {
-                        at: format!("results.{lang}[{i}] ({} {}).{key}", o.repo, o.name),
-                        expected: show(file_v),
-                        actual: show(Some(our_v)),
-                    });
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -693,26 +570,5 @@ mod tests {
             r#"{"0.0": {"pass@1": 0.5}, "0.1": {"pass@1": 0.5}, "0.2": {"pass@1": 0.5}, "0.3": {"pass@1": 0.5}, "0.4": {"pass@1": 0.5}, "0.5": {"pass@1": 0.5}, "0.6": {"pass@1": 0.5}, "0.7": {"pass@1": 0.5}, "0.8": {"pass@1": 0.5}, "0.9": {"pass@1": 0.5}, "1.0": {"pass@1": 0.5}}"#
         );
         assert!(matches!(pass_table(&IndexMap::new()), Err(ScoreError::NoTasks)));
-    }
-
-    #[test]
-    fn verify_table_flags_a_changed_cell() {
-        let mut results = IndexMap::new();
-        results.insert("go".to_string(), vec![rec(true, Number::from_f64(0.5).unwrap())]);
-        let table = pass_table(&results).unwrap();
-        let mut ms = ModelScores {
-            eval_date: "d".into(),
-            train_size: "N/A".into(),
-            scores: table.to_value(),
-            results,
-        };
-        assert!(verify_table(&ms).is_empty());
-        ms.scores["go"]["0.6"]["pass@1"] = json!(1.0);
-        let m = verify_table(&ms);
-        assert_eq!(m.len(), 1, "{m:?}");
-        assert_eq!(
-            m[0].to_string(),
-            "scores.go.0.6: file has {\"pass@1\": 1.0}, recomputed {\"pass@1\": 0.0}"
-        );
     }
 }

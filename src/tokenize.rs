@@ -34,9 +34,14 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Load a `tokenizer.json` from its bytes; `origin` names it in errors.
     pub fn from_json_bytes(bytes: &[u8], origin: &str) -> Result<Tokenizer, TokenizerError> {
-        let inner = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| {
-            TokenizerError::Invalid { origin: origin.to_string(), message: e.to_string() }
-        })?;
+        let invalid =
+            |message: String| TokenizerError::Invalid { origin: origin.to_string(), message };
+        // tokenizers 0.22 panics (`expect("Helper")` in its decoder
+        // deserializer) on some malformed JSON instead of returning an error
+        // (found by tests/fuzz.rs); the syntax is checked here first.
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+            .map_err(|e| invalid(format!("not valid JSON: {e}")))?;
+        let inner = parse_tokenizer(bytes).map_err(invalid)?;
         Ok(Tokenizer { inner, origin: origin.to_string(), counts: Mutex::new(HashMap::new()) })
     }
 
@@ -97,6 +102,21 @@ pub fn default_tokenizer_path() -> std::path::PathBuf {
         return p.into();
     }
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/tokenizer.json")
+}
+
+/// `tokenizers::Tokenizer::from_bytes`; natively, a panic inside the
+/// library on a file it cannot read becomes an error too.
+fn parse_tokenizer(bytes: &[u8]) -> Result<tokenizers::Tokenizer, String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(bytes))
+            .map_err(|_| "the tokenizer library failed on this file".to_string())?
+            .map_err(|e| e.to_string())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| e.to_string())
+    }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

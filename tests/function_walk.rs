@@ -1,5 +1,6 @@
-//! `Grammar::function_spans` matches FUNCTION_QUERY by walking the tree
-//! instead of compiling the query (see src/lang.rs). This holds the two
+//! `Grammar::function_spans` and `Grammar::comment_spans` match
+//! FUNCTION_QUERY and COMMENT_QUERY by walking the tree instead of compiling
+//! the queries (see src/lang.rs). This holds the two
 //! together on every file of the realistic corpus and the demo, whole and cut
 //! at many points (cut files are full of ERROR and MISSING nodes, the cases
 //! where a hand-written matcher could drift from the query engine).
@@ -28,8 +29,15 @@ fn check(dataset: &Dataset, origin: &str) -> (usize, usize) {
                     let query = g.function_spans_by_query(&tree, src);
                     assert_eq!(walk, query, "{origin}: {lang} {} {path} cut at {cut}", repo.repo);
                     assert_eq!(g.first_function_span(&tree), query.first().copied());
+                    let comments = g.comment_spans(&tree, src);
+                    let by_query = g.comment_spans_by_query(&tree, src);
+                    assert_eq!(
+                        comments, by_query,
+                        "{origin}: {lang} {} {path} cut at {cut}: comment captures",
+                        repo.repo
+                    );
                     texts += 1;
-                    spans += walk.len();
+                    spans += walk.len() + comments.len();
                 }
             }
         }
@@ -42,11 +50,11 @@ fn walk_equals_the_official_query_on_the_demo_and_the_corpus() {
     let demo = common::root().join("public/demo/repoqa-demo.json");
     let d = Dataset::from_file(&demo).unwrap();
     let (t, s) = check(&d, "demo");
-    println!("demo: {t} texts, {s} function captures, walk == query");
+    println!("demo: {t} texts, {s} function and comment captures, walk == query");
     let corpus = common::corpus_path();
     let d = Dataset::from_file(&corpus).unwrap();
     let (t, s) = check(&d, "corpus");
     println!(
-        "corpus: {t} texts (whole files and 7 cuts each), {s} function captures, walk == query"
+        "corpus: {t} texts (whole files and 7 cuts each), {s} function and comment captures, walk == query"
     );
 }

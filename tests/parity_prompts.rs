@@ -173,6 +173,7 @@ fn prompts_match_the_official_harness() {
             comment_mode: *mode,
             fix_suffix_cleaning: *fix,
             strip_nul: false,
+            ..ContextOptions::default()
         };
         let (mine, secs) = ours(&dataset, &tok, options);
         let label = if *fix {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use repoqa::report::ScoresFile;
-use repoqa::score::verify_table;
+use repoqa::verify::check_table;
 
 /// The published files, kept gzipped in `tests/fixtures/published-scores/`
 /// (public result data of the RepoQA authors; see the README there),
@@ -64,7 +64,7 @@ fn recomputed_tables_equal_the_published_ones() {
         for (model, scores) in &file.models {
             tasks += scores.task_count();
             cells += scores.scores.as_object().map_or(0, |rows| rows.len() * 11);
-            for m in verify_table(scores) {
+            for m in check_table(model, scores) {
                 failures.push(format!("{name} ({model}): {m}"));
             }
         }

@@ -22,6 +22,7 @@ use thiserror::Error;
 use super::files::{has_language_suffix, normalize_path};
 use super::SourceFile;
 use crate::lang::Language;
+use crate::limits::{InflateExceeded, InflateLimits};
 
 /// The archive formats read here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +97,10 @@ pub struct ArchiveLimits {
     /// Refuse a gzip stream that inflates to more than this, kept files or
     /// not (a tar stream is read through to reach later entries).
     pub max_unpacked_bytes: u64,
+    /// Refuse a gzip stream, a zip entry or a zip's kept files that
+    /// inflate more than this many times their compressed size, once past
+    /// `crate::limits::RATIO_FLOOR` of output (a compression bomb).
+    pub max_inflate_ratio: u64,
 }
 
 impl Default for ArchiveLimits {
@@ -105,7 +110,8 @@ impl Default for ArchiveLimits {
         ArchiveLimits {
             max_input_bytes: super::DEFAULT_MAX_INPUT_BYTES,
             max_entries: 500_000,
-            max_unpacked_bytes: 4 << 30,
+            max_unpacked_bytes: InflateLimits::ARCHIVE.max_bytes,
+            max_inflate_ratio: InflateLimits::ARCHIVE.max_ratio,
         }
     }
 }
@@ -164,6 +170,8 @@ pub enum ArchiveError {
     TooLarge { archive: String, files: usize, bytes: u64, limit: u64, partial: bool },
     #[error("{archive}: inflates to more than {limit} bytes ({gib:.1} GiB) in all; refused", gib = *limit as f64 / 1073741824.0)]
     TooMuchData { archive: String, limit: u64 },
+    #[error("{archive}{}: {exceeded}; refused", at(entry))]
+    Inflate { archive: String, entry: Option<String>, exceeded: InflateExceeded },
     #[error("{archive}: more than {limit} entries; refused")]
     TooManyEntries { archive: String, limit: usize },
 }
@@ -268,7 +276,11 @@ impl<'a> ArchiveRead<'a> {
                     let gz = Inflate {
                         inner: flate2::read::MultiGzDecoder::new(self.bytes),
                         fault: fault.clone(),
-                        limit: limits.max_unpacked_bytes,
+                        limits: InflateLimits {
+                            max_bytes: limits.max_unpacked_bytes,
+                            max_ratio: limits.max_inflate_ratio,
+                        },
+                        total: self.bytes.len() as u64,
                         out: 0,
                     };
                     self.reader.tar(gz, Some(fault))?
@@ -400,8 +412,13 @@ impl Reader<'_> {
             let file = zip.by_index_raw(i).map_err(|e| corrupt_zip(&self.archive, None, &e))?;
             let name = file.name().to_string();
             let is_dir = file.is_dir();
-            let (symlink, encrypted, method, size) =
-                (file.is_symlink(), file.encrypted(), file.compression(), file.size());
+            let (symlink, encrypted, method, size, compressed) = (
+                file.is_symlink(),
+                file.encrypted(),
+                file.compression(),
+                file.size(),
+                file.compressed_size(),
+            );
             drop(file);
             let path = self.entry(&name, is_dir)?;
             if is_dir || symlink {
@@ -422,8 +439,27 @@ impl Reader<'_> {
                     method: format!("{method:?}"),
                 });
             }
+            // A bomb is refused from its declared sizes, before inflating.
+            let ratio =
+                InflateLimits { max_bytes: u64::MAX, max_ratio: self.limits.max_inflate_ratio };
+            if let Err(exceeded) = ratio.check(size, compressed) {
+                return Err(ArchiveError::Inflate {
+                    archive: self.archive.clone(),
+                    entry: Some(name),
+                    exceeded,
+                });
+            }
             wanted.push((i, path, size));
             self.add_size(size, wanted.len(), false)?;
+            // Entries may share their compressed data (overlapping
+            // entries): the kept total against the whole archive too.
+            if let Err(exceeded) = ratio.check(self.total, bytes.len() as u64) {
+                return Err(ArchiveError::Inflate {
+                    archive: self.archive.clone(),
+                    entry: None,
+                    exceeded,
+                });
+            }
         }
         Ok(ZipPass { zip, wanted, next: 0 })
     }
@@ -521,7 +557,7 @@ impl Reader<'_> {
 #[derive(Default)]
 struct GzFault {
     truncated: bool,
-    too_much: Option<u64>,
+    too_much: Option<InflateExceeded>,
     message: Option<String>,
 }
 
@@ -530,30 +566,36 @@ impl GzFault {
         let archive = archive.to_string();
         if self.truncated {
             Some(ArchiveError::TruncatedGzip { archive })
-        } else if let Some(limit) = self.too_much {
-            Some(ArchiveError::TooMuchData { archive, limit })
+        } else if let Some(exceeded) = self.too_much {
+            Some(match exceeded {
+                InflateExceeded::Bytes { limit } => ArchiveError::TooMuchData { archive, limit },
+                exceeded => ArchiveError::Inflate { archive, entry: None, exceeded },
+            })
         } else {
             self.message.clone().map(|message| ArchiveError::CorruptGzip { archive, message })
         }
     }
 }
 
-/// The gzip layer: records its faults, and stops past the unpacked limit.
-struct Inflate<R: Read> {
-    inner: flate2::read::MultiGzDecoder<R>,
+/// The gzip layer: records its faults, and stops past the inflate limits.
+struct Inflate<'a> {
+    inner: flate2::read::MultiGzDecoder<&'a [u8]>,
     fault: Rc<RefCell<GzFault>>,
-    limit: u64,
+    limits: InflateLimits,
+    /// Compressed bytes in all.
+    total: u64,
     out: u64,
 }
 
-impl<R: Read> Read for Inflate<R> {
+impl Read for Inflate<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self.inner.read(buf) {
             Ok(n) => {
                 self.out += n as u64;
-                if self.out > self.limit {
-                    self.fault.borrow_mut().too_much = Some(self.limit);
-                    return Err(io::Error::other("gzip data over the unpacked limit"));
+                let consumed = self.total - self.inner.get_ref().len() as u64;
+                if let Err(exceeded) = self.limits.check(self.out, consumed) {
+                    self.fault.borrow_mut().too_much = Some(exceeded);
+                    return Err(io::Error::other("gzip data over the inflate limits"));
                 }
                 Ok(n)
             }

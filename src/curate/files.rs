@@ -56,6 +56,73 @@ pub fn under_entry(path: &str, entry: &str) -> bool {
     entry == "." || path.strip_prefix(entry).is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// How the entry path selects files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EntryMatch {
+    /// The files inside the entry directory (`src/black` takes
+    /// `src/black/…` only). The default, and the corpus builder's rule.
+    #[default]
+    Directory,
+    /// Upstream's rule, `path.startswith(entrypoint)` in
+    /// `scripts/curate/dataset_ensemble_clone.py`, the script that made the
+    /// official dataset: a plain string prefix, so `src/black` also takes
+    /// `src/blackd/…` and `src/black_primer/…` (and `src/black.py`).
+    Prefix,
+}
+
+impl EntryMatch {
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryMatch::Directory => "directory",
+            EntryMatch::Prefix => "prefix",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EntryMatch> {
+        match name {
+            "directory" => Some(EntryMatch::Directory),
+            "prefix" => Some(EntryMatch::Prefix),
+            _ => None,
+        }
+    }
+}
+
+/// The entry as a rule compares it: [`normalize_entry`], plus, under the
+/// prefix rule, the trailing "/" the user wrote (upstream's
+/// `startswith("src/black/")` does not take `src/blackd`).
+pub fn entry_for_match(entry: Option<&str>, how: EntryMatch) -> Result<String, CurateError> {
+    let normalized = normalize_entry(entry)?;
+    let slash = entry.is_some_and(|e| e.ends_with('/') || e.ends_with('\\'));
+    Ok(if how == EntryMatch::Prefix && slash && normalized != "." {
+        format!("{normalized}/")
+    } else {
+        normalized
+    })
+}
+
+/// Whether `path` (normalized) is selected by `entry` (from
+/// [`entry_for_match`]) under the rule `how`.
+pub fn matches_entry(path: &str, entry: &str, how: EntryMatch) -> bool {
+    match how {
+        EntryMatch::Directory => under_entry(path, entry),
+        EntryMatch::Prefix => entry == "." || path.starts_with(entry),
+    }
+}
+
+/// The directory to walk to find every file `entry` can select: the entry
+/// itself, or under the prefix rule the directory that holds it.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native folder walk
+pub fn walk_root_of(entry: &str, how: EntryMatch) -> &str {
+    match how {
+        EntryMatch::Directory => entry,
+        EntryMatch::Prefix => match entry.trim_end_matches('/').rsplit_once('/') {
+            _ if entry == "." => ".",
+            Some((dir, _)) => dir,
+            None => ".",
+        },
+    }
+}
+
 /// Files per language (by suffix; a ".h" counts for C++ only), the
 /// languages with files first, most files first, then in `Language::ALL`
 /// order: the browser's default language is the first.
@@ -88,6 +155,7 @@ pub(crate) fn collect(
     files: &[SourceFile],
     language: Language,
     entry: &str,
+    how: EntryMatch,
     max_bytes: u64,
     warnings: &mut Vec<CurateWarning>,
 ) -> Result<IndexMap<String, String>, CurateError> {
@@ -96,7 +164,7 @@ pub(crate) fn collect(
         let Some(path) = normalize_path(&f.path) else {
             return Err(CurateError::BadPath { path: f.path.clone() });
         };
-        if under_entry(&path, entry) && has_language_suffix(&path, language) {
+        if matches_entry(&path, entry, how) && has_language_suffix(&path, language) {
             picked.push((path, f));
         }
     }
@@ -161,12 +229,15 @@ mod tests {
             file("src/pkg/sub/e.py", b"e"),
         ];
         let mut w = Vec::new();
-        let c = collect(&files, Language::Python, "src/pkg", 1 << 20, &mut w).unwrap();
+        let c =
+            collect(&files, Language::Python, "src/pkg", EntryMatch::Directory, 1 << 20, &mut w)
+                .unwrap();
         assert_eq!(
             c.keys().collect::<Vec<_>>(),
             ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/sub/e.py"]
         );
-        let c = collect(&files, Language::Python, ".", 1 << 20, &mut w).unwrap();
+        let c =
+            collect(&files, Language::Python, ".", EntryMatch::Directory, 1 << 20, &mut w).unwrap();
         assert_eq!(c.len(), 5);
         assert!(w.is_empty());
     }
@@ -206,7 +277,8 @@ mod tests {
     fn non_utf8_files_are_skipped_with_a_warning() {
         let files = [file("a.py", b"x = 1\n"), file("b.py", b"x = '\xff'\n")];
         let mut w = Vec::new();
-        let c = collect(&files, Language::Python, ".", 1 << 20, &mut w).unwrap();
+        let c =
+            collect(&files, Language::Python, ".", EntryMatch::Directory, 1 << 20, &mut w).unwrap();
         assert_eq!(c.len(), 1);
         assert_eq!(w, [CurateWarning::NotUtf8 { path: "b.py".into(), at_byte: 5 }]);
     }
@@ -214,16 +286,49 @@ mod tests {
     #[test]
     fn errors_name_the_problem() {
         let mut w = Vec::new();
-        let e = collect(&[], Language::Go, ".", 10, &mut w).unwrap_err().to_string();
+        let e = collect(&[], Language::Go, ".", EntryMatch::Directory, 10, &mut w)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "no go files (.go) under . among 0 input files");
-        let e = collect(&[file("a.rs", b"\xfe\xff")], Language::Rust, ".", 10, &mut w).unwrap_err();
+        let e = collect(
+            &[file("a.rs", b"\xfe\xff")],
+            Language::Rust,
+            ".",
+            EntryMatch::Directory,
+            10,
+            &mut w,
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "all 1 rust files are binary or not UTF-8; nothing to curate");
-        let e = collect(&[file("a.rs", &[b'x'; 11])], Language::Rust, ".", 10, &mut w).unwrap_err();
+        let e = collect(
+            &[file("a.rs", &[b'x'; 11])],
+            Language::Rust,
+            ".",
+            EntryMatch::Directory,
+            10,
+            &mut w,
+        )
+        .unwrap_err();
         assert!(e.to_string().starts_with("the 1 rust files hold 11 bytes (0.0 MiB)"), "{e}");
-        let e = collect(&[file("a.rs", b""), file("./a.rs", b"")], Language::Rust, ".", 10, &mut w)
-            .unwrap_err();
+        let e = collect(
+            &[file("a.rs", b""), file("./a.rs", b"")],
+            Language::Rust,
+            ".",
+            EntryMatch::Directory,
+            10,
+            &mut w,
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "the input lists a.rs twice");
-        let e = collect(&[file("../a.rs", b"")], Language::Rust, ".", 10, &mut w).unwrap_err();
+        let e = collect(
+            &[file("../a.rs", b"")],
+            Language::Rust,
+            ".",
+            EntryMatch::Directory,
+            10,
+            &mut w,
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "input path \"../a.rs\" leaves the repository root");
     }
 }

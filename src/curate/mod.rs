@@ -43,7 +43,9 @@ pub use archive::{
 };
 pub use deps::Dependency;
 pub use describe::{annotation_prompt, description_from_reply, Descriptions};
-pub use files::{count_by_language, directories_of, has_language_suffix, language_suffixes};
+pub use files::{
+    count_by_language, directories_of, has_language_suffix, language_suffixes, EntryMatch,
+};
 pub use fill::DescribeJob;
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;
@@ -87,6 +89,9 @@ pub struct CurateOptions {
     pub topic: Option<String>,
     /// Refuse inputs above this many bytes (language files under the entry).
     pub max_input_bytes: u64,
+    /// How `entry` selects files: as a directory (default) or as
+    /// upstream's string prefix.
+    pub entry_match: EntryMatch,
 }
 
 impl CurateOptions {
@@ -102,6 +107,7 @@ impl CurateOptions {
             commit_sha: None,
             topic: None,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            entry_match: EntryMatch::Directory,
         }
     }
 }
@@ -308,17 +314,20 @@ impl<'a> Curation<'a> {
     pub fn step(mut self) -> Result<CurationStep<'a>, CurateError> {
         let language = self.opts.language;
         let Some(mut a) = self.analysing.take() else {
-            let entry = files::normalize_entry(self.opts.entry.as_deref())?;
+            let how = self.opts.entry_match;
+            let entry = files::entry_for_match(self.opts.entry.as_deref(), how)?;
             let mut warnings = Vec::new();
             let content = files::collect(
                 self.files,
                 language,
                 &entry,
+                how,
                 self.opts.max_input_bytes,
                 &mut warnings,
             )?;
             let skipped_files = warnings.len();
-            let dependency = deps::analyze(language, &content, &entry, &mut warnings)?;
+            let dir = if entry == "." { "." } else { entry.trim_end_matches('/') };
+            let dependency = deps::analyze(language, &content, dir, &mut warnings)?;
             let order = topological_sort(&dependency).into_iter().map(str::to_string).collect();
             let walk = functions::FunctionWalk::new(order);
             self.analysing = Some(Box::new(Analysing {
@@ -462,8 +471,22 @@ pub fn read_source_dir(
     language: Language,
     entry: Option<&str>,
 ) -> Result<Vec<SourceFile>, CurateError> {
-    let entry = files::normalize_entry(entry)?;
-    let top = if entry == "." { root.to_path_buf() } else { root.join(&entry) };
+    read_source_dir_matching(root, language, entry, EntryMatch::Directory)
+}
+
+/// [`read_source_dir`] for an entry matched by `how`: under the prefix
+/// rule, the files of the entry's parent directory (curation keeps those
+/// whose path starts with the entry).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_source_dir_matching(
+    root: &std::path::Path,
+    language: Language,
+    entry: Option<&str>,
+    how: EntryMatch,
+) -> Result<Vec<SourceFile>, CurateError> {
+    let entry = files::entry_for_match(entry, how)?;
+    let entry = files::walk_root_of(&entry, how);
+    let top = if entry == "." { root.to_path_buf() } else { root.join(entry) };
     let io = |p: &std::path::Path, e: std::io::Error| CurateError::Io {
         path: p.display().to_string(),
         message: e.to_string(),

@@ -214,3 +214,60 @@ fn reads_a_directory() {
     assert!(read_source_dir(&dir, Language::Python, Some("nope")).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Upstream's `path.startswith(entrypoint)` against our directory rule, on
+/// the case where they differ: `src/black` next to `src/blackd`.
+#[test]
+fn entry_match_prefix_takes_siblings_that_share_the_prefix() {
+    let mut files = python_repo(14);
+    for f in &mut files {
+        f.path = f.path.replace("pkg/", "src/black/");
+    }
+    files.push(SourceFile::new("src/blackd/server.py", b"def serve():\n    return 1\n".to_vec()));
+    files.push(SourceFile::new("src/black.py", b"def shim():\n    return 2\n".to_vec()));
+    files.push(SourceFile::new("src/other/x.py", b"def x():\n    return 3\n".to_vec()));
+    let mut o = opts();
+    o.entry = Some("src/black".to_string());
+    let none = Descriptions::new();
+    let paths = |o: &CurateOptions| -> Vec<String> {
+        let r = curate_repo(&files, o, &none).unwrap();
+        r.repo.content.keys().cloned().collect()
+    };
+    assert_eq!(paths(&o), ["src/black/a.py", "src/black/b.py"]);
+    o.entry_match = EntryMatch::Prefix;
+    assert_eq!(
+        paths(&o),
+        ["src/black.py", "src/black/a.py", "src/black/b.py", "src/blackd/server.py"]
+    );
+    let r = curate_repo(&files, &o, &none).unwrap();
+    assert_eq!(r.repo.entrypoint_path.as_deref(), Some("src/black"));
+    // A trailing "/" makes the prefix a directory again, as in Python.
+    o.entry = Some("src/black/".to_string());
+    assert_eq!(paths(&o), ["src/black/a.py", "src/black/b.py"]);
+    assert_eq!(files::walk_root_of("src/black", EntryMatch::Prefix), "src");
+    assert_eq!(files::walk_root_of("black", EntryMatch::Prefix), ".");
+    assert_eq!(files::walk_root_of(".", EntryMatch::Prefix), ".");
+    assert_eq!(files::walk_root_of("src/black", EntryMatch::Directory), "src/black");
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn entry_match_prefix_reads_the_parent_directory() {
+    let dir = std::env::temp_dir().join(format!("repoqa-prefix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (p, t) in [("src/black/a.py", "def a(): pass\n"), ("src/blackd/b.py", "def b(): pass\n")] {
+        let path = dir.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    let read = |how| -> Vec<String> {
+        read_source_dir_matching(&dir, Language::Python, Some("src/black"), how)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.path)
+            .collect()
+    };
+    assert_eq!(read(EntryMatch::Directory), ["src/black/a.py"]);
+    assert_eq!(read(EntryMatch::Prefix), ["src/black/a.py", "src/blackd/b.py"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,12 +20,20 @@ use std::io::Read;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::{strip_position, Dataset, DatasetError, Repo};
+use super::{check_repo_limits, strip_position, Dataset, DatasetError, Repo};
 use crate::lang::Language;
+use crate::limits::DatasetLimits;
 
 /// Inflated bytes produced per unit of budget (inflating is cheaper than
 /// parsing, so a step may inflate more than it would parse).
 const INFLATE_FACTOR: usize = 4;
+
+/// Inflated bytes between two checks of the limits.
+const INFLATE_CHUNK: usize = 4 << 20;
+
+/// The UTF-8 byte-order mark, read past at the start of the file (see
+/// `crate::limits::BOM`).
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// What the loader is doing, for a progress bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,12 +95,18 @@ pub struct DatasetLoader<'a> {
     schema_error: Option<DatasetError>,
     check_error: Option<DatasetError>,
     result: Option<Result<Dataset, DatasetError>>,
+    limits: DatasetLimits,
 }
 
 impl<'a> DatasetLoader<'a> {
     /// Plain JSON or gzip-compressed JSON (by the magic bytes); `origin`
     /// names the file in error messages.
     pub fn new(bytes: &'a [u8], origin: &str) -> DatasetLoader<'a> {
+        DatasetLoader::with_limits(bytes, origin, DatasetLimits::default())
+    }
+
+    /// [`DatasetLoader::new`] with other ceilings than the defaults.
+    pub fn with_limits(bytes: &'a [u8], origin: &str, limits: DatasetLimits) -> DatasetLoader<'a> {
         let gzip = bytes.starts_with(&[0x1f, 0x8b]);
         DatasetLoader {
             origin: origin.to_string(),
@@ -109,6 +123,7 @@ impl<'a> DatasetLoader<'a> {
             schema_error: None,
             check_error: None,
             result: None,
+            limits,
         }
     }
 
@@ -141,21 +156,34 @@ impl<'a> DatasetLoader<'a> {
         }
         let budget = budget.max(1);
         if let Some(decoder) = self.inflater.as_mut() {
-            let old = self.inflated.len();
-            let want = budget * INFLATE_FACTOR;
-            let mut limited = decoder.take(want as u64);
-            match limited.read_to_end(&mut self.inflated) {
-                Ok(0) => self.inflater = None,
-                Ok(_) => {}
-                Err(e) => {
+            // In chunks, the limits checked after each: what comes out is
+            // what is bounded, whatever the compressed size says.
+            let mut left = budget.saturating_mul(INFLATE_FACTOR);
+            while left > 0 && self.result.is_none() {
+                let want = left.min(INFLATE_CHUNK);
+                let old = self.inflated.len();
+                let read = (&mut *decoder).take(want as u64).read_to_end(&mut self.inflated);
+                let consumed = (self.input.len() - decoder.get_ref().len()) as u64;
+                let got = self.inflated.len() - old;
+                if let Err(e) = read {
                     self.result = Some(Err(DatasetError::Gzip {
                         origin: self.origin.clone(),
                         message: e.to_string(),
                     }));
+                } else if let Err(exceeded) =
+                    self.limits.inflate.check(self.inflated.len() as u64, consumed)
+                {
+                    self.inflated = Vec::new();
+                    self.result =
+                        Some(Err(DatasetError::Inflate { origin: self.origin.clone(), exceeded }));
                 }
+                if got < want {
+                    // The stream ended within this step.
+                    break;
+                }
+                left -= got;
             }
-            if self.inflated.len() - old < want && self.result.is_none() {
-                // The stream ended within this step.
+            if left > 0 || self.result.is_some() {
                 self.inflater = None;
             }
             return self.result.is_some();
@@ -175,7 +203,11 @@ impl<'a> DatasetLoader<'a> {
             .unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
     }
 
-    fn json(&self) -> &[u8] {
+    /// The dataset's JSON text: the file itself, or what was inflated from
+    /// it (whole once `step` has returned true). Its digest is the
+    /// dataset's identity (`identity::ContentId`), the same for a `.json`
+    /// and its `.json.gz`.
+    pub fn json(&self) -> &[u8] {
         if self.gzip {
             &self.inflated
         } else {
@@ -200,6 +232,9 @@ impl<'a> DatasetLoader<'a> {
         let mut p = self.pos;
         match self.scan {
             Scan::Start => {
+                if p == 0 && json.starts_with(BOM) {
+                    p = BOM.len();
+                }
                 ws(&mut p);
                 if json.get(p) != Some(&b'{') {
                     return self.fall_back();
@@ -359,6 +394,12 @@ impl<'a> DatasetLoader<'a> {
         let at = format!("{}[{index}]", self.key);
         match Repo::from_value(value, &at) {
             Ok(repo) => {
+                if let Err(e) =
+                    check_repo_limits(&repo, &at, self.count + 1, &self.limits, &self.origin)
+                {
+                    self.result = Some(Err(e));
+                    return end - start;
+                }
                 if self.check_error.is_none() {
                     if let Err(e) = super::validate_repo(&repo, &self.key, index, &self.origin) {
                         self.check_error = Some(e);
@@ -407,20 +448,32 @@ impl<'a> DatasetLoader<'a> {
     /// error) is final. Returns the work done.
     fn fall_back(&mut self) -> usize {
         let json: &[u8] = if self.gzip { &self.inflated } else { self.input };
-        self.result = Some(parse_whole(json, &self.origin));
+        self.result = Some(parse_whole(json, &self.origin, &self.limits));
         json.len().max(1)
     }
 }
 
 /// The whole-document reader: parse to a `Value`, convert, check.
-fn parse_whole(json: &[u8], origin: &str) -> Result<Dataset, DatasetError> {
+fn parse_whole(json: &[u8], origin: &str, limits: &DatasetLimits) -> Result<Dataset, DatasetError> {
+    // Past a byte-order mark; columns on the first line still count it.
+    let (json, shift) = match json.strip_prefix(BOM) {
+        Some(rest) => (rest, BOM.len()),
+        None => (json, 0),
+    };
     let value: Value = serde_json::from_slice(json).map_err(|e| DatasetError::Json {
         origin: origin.to_string(),
         line: e.line(),
-        column: e.column(),
+        column: if e.line() == 1 { e.column() + shift } else { e.column() },
         message: strip_position(&e.to_string()),
     })?;
     let dataset = Dataset::from_value(value, origin)?;
+    let mut count = 0;
+    for (language, repos) in &dataset.languages {
+        for (i, repo) in repos.iter().enumerate() {
+            count += 1;
+            check_repo_limits(repo, &format!("{language}[{i}]"), count, limits, origin)?;
+        }
+    }
     for (language, repos) in &dataset.languages {
         for (i, repo) in repos.iter().enumerate() {
             super::validate_repo(repo, language, i, origin)?;
@@ -477,7 +530,7 @@ mod tests {
     }
 
     fn whole(text: &[u8]) -> Result<Dataset, String> {
-        parse_whole(text, "t.json").map_err(|e| e.to_string())
+        parse_whole(text, "t.json", &DatasetLimits::default()).map_err(|e| e.to_string())
     }
 
     fn stepped(text: &[u8], budget: usize) -> Result<Dataset, String> {
@@ -544,6 +597,38 @@ mod tests {
         let cut = &bytes[..bytes.len() - 100];
         let e = stepped(cut, 1000).unwrap_err();
         assert!(e.starts_with("dataset t.json: cannot read the gzip stream"), "{e}");
+    }
+
+    /// A gzip stream past the ceilings is refused naming the file and the
+    /// limit, in any step size (the ratio is not checked below 64 MiB).
+    #[test]
+    fn gzip_past_the_limits_is_refused() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, br#"{"python": [{"repo": "a/b", "x": ""#).unwrap();
+        std::io::Write::write_all(&mut gz, &vec![b' '; 3 << 20]).unwrap();
+        std::io::Write::write_all(&mut gz, br#""}]}"#).unwrap();
+        let bytes = gz.finish().unwrap();
+        let limits = DatasetLimits {
+            inflate: crate::limits::InflateLimits { max_bytes: 1 << 20, max_ratio: 100 },
+            ..DatasetLimits::default()
+        };
+        for budget in [1000, 1 << 20, 64 << 20] {
+            let mut l = DatasetLoader::with_limits(&bytes, "b.json.gz", limits);
+            while !l.step(budget) {}
+            let e = l.finish().unwrap_err().to_string();
+            assert_eq!(
+                e,
+                "dataset b.json.gz: the gzip stream inflates to more than 1048576 bytes (1 MiB), the limit; refused"
+            );
+        }
+        // Under the default limits the same file reads (and fails on its schema).
+        let e = Dataset::from_bytes(&bytes, "b.json.gz").unwrap_err().to_string();
+        assert!(e.contains("missing field `content`"), "{e}");
+        // A byte-order mark is read past, in the stepped and the whole reader.
+        let text = format!("\u{feff}{GOOD}");
+        assert_eq!(stepped(text.as_bytes(), 777).unwrap(), whole(GOOD.as_bytes()).unwrap());
+        let e = stepped("\u{feff}{\"python\": [}".as_bytes(), 5).unwrap_err();
+        assert_eq!(e, "dataset t.json: invalid JSON at line 1, column 16: expected value");
     }
 
     /// Every way of cutting the file short, and many single-byte damages,

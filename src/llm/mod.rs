@@ -8,6 +8,12 @@
 //! [`HttpReply`]. That keeps this module the same on both targets and
 //! testable without a network. [`describe_needles`] (module `needles`) asks
 //! for one needle after another over any such transport.
+//!
+//! Running the benchmark itself: `wire` (the official request and the
+//! reply in the OpenAI, Anthropic and Google formats), `schedule` (when to
+//! send what: concurrency, retries, stop), `run` (the two together over
+//! built tasks, for both fronts), `runlog` (answers and what
+//! produced them, kept as they arrive; what a rerun still has to ask).
 
 use std::fmt;
 
@@ -18,6 +24,10 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 mod needles;
+pub mod run;
+pub mod runlog;
+pub mod schedule;
+pub mod wire;
 #[cfg(not(target_arch = "wasm32"))]
 pub use needles::describe_needles_blocking;
 pub use needles::{describe_needles, Described, Progress};
@@ -184,12 +194,7 @@ impl fmt::Debug for HttpRequest {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str(),
-                    if k.eq_ignore_ascii_case("authorization") { "<hidden>" } else { v.as_str() },
-                )
-            })
+            .map(|(k, v)| (k.as_str(), if is_key_header(k) { "<hidden>" } else { v.as_str() }))
             .collect();
         f.debug_struct("HttpRequest")
             .field("url", &self.url)
@@ -197,6 +202,13 @@ impl fmt::Debug for HttpRequest {
             .field("body", &self.body)
             .finish()
     }
+}
+
+/// Headers that carry an API key (OpenAI, Anthropic, Google, Azure).
+fn is_key_header(name: &str) -> bool {
+    ["authorization", "x-api-key", "x-goog-api-key", "api-key"]
+        .iter()
+        .any(|h| name.eq_ignore_ascii_case(h))
 }
 
 /// What came back: the status, the `Retry-After` header if any, the body.
@@ -253,7 +265,7 @@ fn retry(after: &Option<String>) -> String {
 }
 
 /// The first 200 characters of a text, for error messages.
-fn snippet(text: &str) -> String {
+pub(crate) fn snippet(text: &str) -> String {
     let t = text.trim();
     match t.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &t[..i]),
@@ -264,7 +276,7 @@ fn snippet(text: &str) -> String {
 /// The message of an API error body: `{"error": {"message": …}}` (OpenAI),
 /// `{"error": "…"}` or `{"message": …}` (other servers), else the body's
 /// start when it is text.
-fn api_message(body: &str) -> Option<String> {
+pub(crate) fn api_message(body: &str) -> Option<String> {
     let text = body.trim();
     if text.is_empty() {
         return None;

@@ -1,6 +1,8 @@
 // Smoke test of the built app in headless Chromium: it mounts, the
 // self-check parses a snippet in each of the six languages, and the
 // tokenizer's count of the sample line equals the native build's count.
+// The quick browser tier (`npm run smoke`, well under a minute); the time
+// to mount is a benchmark figure (bench.mjs, "first render").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -42,18 +44,4 @@ test('app mounts and the self-check passes with native token parity', async () =
   for (const g of native.grammars) assert.ok(g.ok, `native grammar ${g.language} failed`);
 
   assert.deepEqual(problems, [], 'console errors or panics in the page');
-});
-
-test('time from navigation to mounted app (median of 5)', async () => {
-  const times = [];
-  for (let i = 0; i < 5; i++) {
-    const { page, problems } = await openPage(context);
-    await page.goto(srv.url);
-    await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
-    times.push(await page.evaluate(() => window.__repoqaMountedMs));
-    assert.deepEqual(problems, []);
-    await page.close();
-  }
-  times.sort((a, b) => a - b);
-  console.log(`navigation-to-mount ms: ${times.map((t) => t.toFixed(0)).join(', ')}; median ${times[2].toFixed(0)} ms`);
 });

@@ -144,7 +144,8 @@ test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from
   await page.goto(srv.url + '#tasks');
   await page.waitForSelector('#download-tasks:not([disabled])');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-tasks')]);
-  assert.equal(download.suggestedFilename(), 'repoqa-tasks.jsonl');
+  // Named after the dataset and the settings (repoqa::naming), as `repoqa prompts` names it.
+  assert.match(download.suggestedFilename(), /^repoqa-demo_ntoken_\d+.*-tasks\.jsonl$/);
   const got = fs.readFileSync(await download.path());
   assert.equal(got.length, cliJsonl.length, 'downloaded JSONL length differs from the CLI');
   assert.ok(got.equals(cliJsonl), 'downloaded JSONL differs from the CLI');

@@ -1,0 +1,96 @@
+//! `repoqa agent-export` / `repoqa agent-import`: RepoQA the agent way
+//! (as mcpbr runs it). Export writes one task per line (`instance_id`
+//! `repoqa_<i>`, repo, language, description, function_name); import reads
+//! `{"instance_id", "response"}` objects and scores them by name match
+//! against the exported tasks. NOT the official score.
+
+use std::path::PathBuf;
+
+use repoqa::agent::{
+    export_tasks, read_results, read_tasks, score_results, tasks_jsonl, ExportOptions,
+};
+
+use crate::input::{load_dataset, read_text};
+use crate::{bad, Failure};
+
+#[derive(clap::Args)]
+pub struct AgentExportArgs {
+    /// Dataset file (.json or .json.gz).
+    #[arg(long)]
+    dataset_path: PathBuf,
+    /// Comma-separated languages to keep (default: all).
+    #[arg(long, value_delimiter = ',')]
+    languages: Option<Vec<String>>,
+    /// Export a sample of this many tasks (ids are then 0..n-1).
+    #[arg(long)]
+    sample: Option<usize>,
+    /// Seed of the sample (the same seed picks the same tasks).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output JSONL file.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn export(a: AgentExportArgs) -> Result<(), Failure> {
+    let dataset = load_dataset(&a.dataset_path)?;
+    if let Some(ls) = &a.languages {
+        for l in ls {
+            if dataset.repos(l.trim()).is_none() {
+                return Err(bad(format!(
+                    "--languages: the dataset has no language {l:?} (it has {:?})",
+                    dataset.languages.keys().collect::<Vec<_>>()
+                )));
+            }
+        }
+    }
+    let options = ExportOptions {
+        languages: a.languages.map(|ls| ls.iter().map(|l| l.trim().to_string()).collect()),
+        sample: a.sample,
+        seed: a.seed,
+    };
+    let tasks = export_tasks(&dataset, &options);
+    std::fs::write(&a.out, tasks_jsonl(&tasks))
+        .map_err(|e| bad(format!("cannot write {}: {e}", a.out.display())))?;
+    eprintln!("agent-export: wrote {} tasks to {}", tasks.len(), a.out.display());
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct AgentImportArgs {
+    /// The tasks written by `repoqa agent-export`.
+    #[arg(long)]
+    tasks: PathBuf,
+    /// Agent results: `{"instance_id", "response"}` per line, or a JSON array.
+    #[arg(long)]
+    results: PathBuf,
+    /// Print the name-match report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn import(a: AgentImportArgs) -> Result<(), Failure> {
+    let tasks_text = read_text(&a.tasks, "agent tasks")?;
+    let tasks =
+        read_tasks(&tasks_text, &a.tasks.display().to_string()).map_err(|e| bad(e.to_string()))?;
+    let results = read_results(&read_text(&a.results, "agent results")?);
+    for e in &results.errors {
+        eprintln!("repoqa: {}: {e}", a.results.display());
+    }
+    let s = score_results(&tasks, &results);
+    for (what, ids) in [
+        ("without a response (counted as not found)", &s.unanswered),
+        ("unknown (ignored)", &s.unknown),
+        ("answered more than once (the first counts)", &s.duplicates),
+    ] {
+        if !ids.is_empty() {
+            eprintln!("repoqa: {} instance id(s) {what}: {}", ids.len(), ids.join(", "));
+        }
+    }
+    if a.json {
+        println!("{}", s.report.to_json());
+    } else {
+        print!("{}", s.report.render_text());
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `repoqa audit`: the artifacts by which the official prompts mark the
+//! needle (docs/parity.md P3, P6, K5), per task and per language, and the
+//! official score of the artifact-only answerer on official and on
+//! corrected prompts.
+
+use std::path::PathBuf;
+
+use crate::input::load_dataset;
+use crate::prompts::{CleanArg, ProtocolArg};
+use crate::{bad, Failure};
+
+#[derive(clap::Args)]
+pub struct AuditArgs {
+    /// Dataset file (.json or .json.gz).
+    #[arg(long)]
+    dataset_path: PathBuf,
+    #[arg(long, default_value_t = 16384)]
+    code_context_size: usize,
+    /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
+    #[arg(long, value_enum, default_value = "none")]
+    clean_ctx_comments: CleanArg,
+    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Print JSON: {"tasks": [{"language", "repo", "name", "artifacts"}], "counts": {NAME: {LANG: N}}}.
+    #[arg(long)]
+    json: bool,
+    /// The prompts audited (and answered by --baseline-out).
+    #[arg(long, value_enum, default_value = "official")]
+    protocol: ProtocolArg,
+    /// Write the artifact-only answerer's outputs (model-outputs JSONL, ready
+    /// for `repoqa score`) for the chosen protocol.
+    #[arg(long)]
+    baseline_out: Option<PathBuf>,
+}
+
+pub fn run(a: AuditArgs) -> Result<(), Failure> {
+    use repoqa::audit::{self, measure};
+    use repoqa::context::{self, CommentMode, ContextOptions, Protocol};
+    let dataset = load_dataset(&a.dataset_path)?;
+    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let mode = a.clean_ctx_comments.mode();
+    let chosen = a.protocol.protocol();
+    let specs = context::task_specs(&dataset, None);
+    // Both protocols: the chosen one is audited, the answerer scored on both.
+    let mut runs = Vec::new();
+    for protocol in Protocol::ALL {
+        let options = ContextOptions {
+            code_context_size: a.code_context_size,
+            comment_mode: mode,
+            protocol,
+            ..ContextOptions::default()
+        };
+        let run = measure::audit_dataset(&dataset, &specs, options, &tok, |done, total| {
+            if done % 10 == 0 || done == total {
+                eprint!("\raudit ({protocol}): {done}/{total} tasks");
+            }
+        })
+        .map_err(|e| bad(e.to_string()))?;
+        eprintln!();
+        let scored = measure::score_baseline(&dataset, &run.tasks, mode != CommentMode::None)
+            .map_err(|e| bad(e.to_string()))?;
+        runs.push((protocol, run, scored));
+    }
+    let Some((_, run, _)) = runs.iter().find(|(p, _, _)| *p == chosen) else {
+        return Err(bad("no run for the chosen protocol"));
+    };
+    if let Some(path) = &a.baseline_out {
+        let text = measure::baseline_outputs(&run.tasks).map_err(|e| bad(e.to_string()))?;
+        std::fs::write(path, text)
+            .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!(
+            "repoqa: wrote the artifact-only answers on {} prompts to {}",
+            chosen,
+            path.display()
+        );
+    }
+    let headline = |th: usize| -> Vec<(Protocol, f64)> {
+        runs.iter()
+            .map(|(p, _, s)| (*p, s.table.rows.first().map_or(0.0, |r| r.pass_at_1[th])))
+            .collect()
+    };
+    if a.json {
+        let mut v = audit::report_json(&run.audits);
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("protocol".into(), chosen.as_str().into());
+            let mut base = serde_json::Map::new();
+            for (p, _, s) in &runs {
+                base.insert(p.as_str().into(), s.table.to_value());
+            }
+            m.insert("baseline".into(), serde_json::Value::Object(base));
+        }
+        let text = serde_json::to_string_pretty(&v).map_err(|e| bad(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    println!(
+        "Artifacts by which the prompts mark the needle ({}; {} tasks, context {} tokens, comments {})",
+        chosen.label(),
+        run.audits.len(),
+        a.code_context_size,
+        mode
+    );
+    print!("{}", audit::counts_table(&run.audits));
+    println!();
+    println!("Artifact-only answerer (never reads the description), official scorer, pass@1:");
+    for (th, key) in [(5usize, "0.5"), (8, "0.8")] {
+        let parts: Vec<String> =
+            headline(th).iter().map(|(p, v)| format!("{} prompts {:.1}%", p, v * 100.0)).collect();
+        println!("  threshold {key}: {}", parts.join(", "));
+    }
+    for (p, _, s) in &runs {
+        println!();
+        println!(
+            "{}",
+            s.table.render_text(&format!("Artifact-only answerer on {} prompts", p.label()))
+        );
+    }
+    Ok(())
+}

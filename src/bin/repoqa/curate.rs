@@ -1,0 +1,187 @@
+//! `repoqa curate`: turn a repository's source folder (or archive) into a
+//! dataset repo.
+
+use std::path::PathBuf;
+
+use repoqa::dataset::Dataset;
+
+use crate::describe::{describe_with_model, write_descriptions, LlmArgs};
+use crate::input::{load_dataset, read_bytes};
+use crate::{bad, Failure};
+
+#[derive(clap::Args)]
+pub struct CurateArgs {
+    /// Language of the files to keep (python, cpp, java, typescript, rust, go).
+    #[arg(long)]
+    language: String,
+    /// "owner/name" recorded in the dataset (also the default seed).
+    #[arg(long)]
+    repo: String,
+    /// The repository's root folder, or an archive of it (.zip, .tar,
+    /// .tar.gz/.tgz; a single top directory in it is taken as the root).
+    #[arg(long)]
+    source: PathBuf,
+    /// Entry directory under the root (default: the whole root).
+    #[arg(long)]
+    entry: Option<String>,
+    /// How --entry selects files: `directory` (its files only) or `prefix`
+    /// (upstream's `path.startswith(entrypoint)`, which made the official
+    /// dataset: `src/black` also takes `src/blackd/…`).
+    #[arg(long, value_enum, default_value = "directory")]
+    entry_match: EntryMatchArg,
+    /// Seed of the needle sample (default: crc32 of --repo).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// JSON {"needle name": "description"}; needles without one are left out (and listed).
+    #[arg(long)]
+    descriptions: Option<PathBuf>,
+    /// Recorded commit (default: a SHA-1 of the content).
+    #[arg(long)]
+    commit: Option<String>,
+    #[arg(long)]
+    topic: Option<String>,
+    /// Write a descriptions template {name: ""} for the sampled needles here.
+    #[arg(long)]
+    template: Option<PathBuf>,
+    /// Add the repo to this existing dataset file instead of starting a new one.
+    #[arg(long)]
+    append: Option<PathBuf>,
+    /// Dataset JSON to write (default: the --append file, else dataset.json).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// Where the descriptions (the --descriptions file's and the model's) are
+    /// saved after each reply, for --descriptions on a rerun (default, with
+    /// --llm-*: the dataset path with extension .descriptions.json).
+    #[arg(long)]
+    descriptions_out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EntryMatchArg {
+    Directory,
+    Prefix,
+}
+
+pub fn run(a: CurateArgs) -> Result<(), Failure> {
+    use repoqa::curate::{self, CurateOptions, Descriptions};
+    use repoqa::lang::Language;
+    let language = Language::from_name(&a.language).map_err(|e| bad(format!("--language: {e}")))?;
+    let mut opts = CurateOptions::new(language, a.repo.clone());
+    opts.entry = a.entry.clone();
+    opts.entry_match = match a.entry_match {
+        EntryMatchArg::Directory => curate::EntryMatch::Directory,
+        EntryMatchArg::Prefix => curate::EntryMatch::Prefix,
+    };
+    if let Some(seed) = a.seed {
+        opts.seed = seed;
+    }
+    opts.commit_sha = a.commit;
+    opts.topic = a.topic;
+    let descriptions = match &a.descriptions {
+        Some(p) => {
+            Descriptions::from_json(&read_bytes(p, "descriptions")?, &p.display().to_string())
+                .map_err(|e| bad(e.to_string()))?
+        }
+        None => Descriptions::new(),
+    };
+    let files = if a.source.is_file() {
+        read_source_archive(&a.source, language, opts.max_input_bytes)?
+    } else {
+        curate::read_source_dir_matching(&a.source, language, a.entry.as_deref(), opts.entry_match)
+            .map_err(|e| bad(format!("{}: {e}", a.source.display())))?
+    };
+    let mut report = curate::curate_repo(&files, &opts, &descriptions)
+        .map_err(|e| bad(format!("{} ({language}): {e}", a.source.display())))?;
+    let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
+    let model = a.llm.settings();
+    let descriptions_out = a
+        .descriptions_out
+        .clone()
+        .or_else(|| model.as_ref().map(|_| out.with_extension("descriptions.json")));
+    if let Some(settings) = &model {
+        let obtained = describe_with_model(
+            settings,
+            &a.llm.key_env,
+            &report,
+            &descriptions,
+            descriptions_out.as_deref(),
+        )?;
+        report.apply_descriptions(&obtained);
+    } else if let Some(path) = &descriptions_out {
+        write_descriptions(path, &descriptions)?;
+    }
+    let st = &report.stats;
+    eprintln!(
+        "curate: {} ({language}): {} files ({} skipped), {} dependency edges, {} functions, {} needle candidates, {} needles sampled, {} with a description",
+        a.repo,
+        st.files,
+        st.skipped_files,
+        st.edges,
+        st.functions,
+        st.candidates,
+        report.sampled.len(),
+        report.repo.needles.len()
+    );
+    for w in &report.warnings {
+        eprintln!("curate: warning: {w}");
+    }
+    if let Some(t) = &a.template {
+        std::fs::write(t, report.description_template() + "\n")
+            .map_err(|e| bad(format!("cannot write {}: {e}", t.display())))?;
+        eprintln!(
+            "curate: wrote a descriptions template for the sampled needles to {}",
+            t.display()
+        );
+    }
+    let missing = report.missing_descriptions();
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|n| n.name.as_str()).collect();
+        eprintln!(
+            "curate: {} sampled needles have no description and are left out of the tasks: {} (fill them with --template, then pass --descriptions; or let a model describe them with --llm-base-url and --llm-model)",
+            names.len(),
+            names.join(", ")
+        );
+    }
+    let mut dataset = match &a.append {
+        Some(p) => load_dataset(p)?,
+        None => Dataset::default(),
+    };
+    if curate::append_repo(&mut dataset, language, report.repo) {
+        eprintln!("curate: replaced the earlier {} repo of the same name", a.repo);
+    }
+    std::fs::write(&out, dataset.to_json_string())
+        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!("curate: wrote {}", out.display());
+    Ok(())
+}
+
+/// The language's files of an archive, as `read_source_dir` gives them for
+/// the unpacked folder.
+fn read_source_archive(
+    path: &std::path::Path,
+    language: repoqa::lang::Language,
+    max_input_bytes: u64,
+) -> Result<Vec<repoqa::curate::SourceFile>, Failure> {
+    use repoqa::curate::{read_archive, ArchiveLimits};
+    let bytes = read_bytes(path, "source archive")?;
+    let inflate = crate::input::inflate_limits(repoqa::limits::InflateLimits::ARCHIVE);
+    let limits = ArchiveLimits {
+        max_input_bytes,
+        max_unpacked_bytes: inflate.max_bytes,
+        max_inflate_ratio: inflate.max_ratio,
+        ..ArchiveLimits::default()
+    };
+    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits)
+        .map_err(crate::input::archive_failure)?;
+    eprintln!(
+        "curate: {} ({}): {} entries, {} {language} files{}",
+        path.display(),
+        contents.format.name(),
+        contents.entries,
+        contents.files.len(),
+        contents.root.as_ref().map(|r| format!(", root directory {r}/")).unwrap_or_default()
+    );
+    Ok(contents.files)
+}

@@ -1,0 +1,160 @@
+//! `repoqa curate --llm-*`: a model writes the missing needle descriptions.
+
+use std::path::Path;
+
+use crate::{bad, Failure};
+
+/// The model that writes missing descriptions (all optional: no
+/// --llm-base-url, no model).
+#[derive(clap::Args)]
+pub struct LlmArgs {
+    /// Describe the sampled needles that --descriptions does not cover with
+    /// a model behind this OpenAI-compatible API (e.g. https://api.openai.com/v1).
+    #[arg(long = "llm-base-url", requires = "model")]
+    base_url: Option<String>,
+    /// The model to ask (with --llm-base-url).
+    #[arg(long = "llm-model", requires = "base_url")]
+    model: Option<String>,
+    /// Environment variable holding the API key (unset: no key is sent).
+    #[arg(long = "llm-api-key-env", default_value = "OPENAI_API_KEY")]
+    pub key_env: String,
+    #[arg(long = "llm-temperature", default_value_t = 0.0)]
+    temperature: f64,
+    #[arg(long = "llm-max-tokens")]
+    max_tokens: Option<u32>,
+    /// Seconds one request may take.
+    #[arg(long = "llm-timeout", default_value_t = repoqa::llm::DEFAULT_TIMEOUT_SECS)]
+    timeout: u64,
+}
+
+impl LlmArgs {
+    /// The API settings, if a model was asked for; the key is read from
+    /// the environment (never from the command line, which others can see).
+    pub fn settings(&self) -> Option<repoqa::llm::ApiSettings> {
+        let (base_url, model) = self.base_url.clone().zip(self.model.clone())?;
+        let mut s = repoqa::llm::ApiSettings::new(base_url, model);
+        s.temperature = Some(self.temperature);
+        s.max_tokens = self.max_tokens;
+        s.timeout_secs = self.timeout;
+        s.api_key = std::env::var(&self.key_env).ok().filter(|k| !k.trim().is_empty());
+        Some(s)
+    }
+}
+
+pub fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Result<(), Failure> {
+    std::fs::write(path, d.to_json_pretty() + "\n")
+        .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Ask the model for every needle `report` lacks a description of; returns
+/// the descriptions obtained. After each one, `given` plus all obtained so
+/// far are saved to `save_to`, so a failure later loses nothing. A needle
+/// whose request fails is reported and stays without a description; a
+/// failure every request would repeat (key, URL, model) stops the run.
+pub fn describe_with_model(
+    settings: &repoqa::llm::ApiSettings,
+    key_env: &str,
+    report: &repoqa::curate::CurateReport,
+    given: &repoqa::curate::Descriptions,
+    save_to: Option<&Path>,
+) -> Result<repoqa::curate::Descriptions, Failure> {
+    use repoqa::curate::Descriptions;
+    use repoqa::llm;
+    settings.validate().map_err(|e| bad(e.to_string()))?;
+    let jobs = report.describe_jobs();
+    if jobs.is_empty() {
+        eprintln!("curate: every sampled needle has a description; the model is not called");
+        return Ok(Descriptions::new());
+    }
+    if settings.api_key.is_none() {
+        eprintln!("curate: note: ${} is not set; the requests carry no API key", key_env);
+    }
+    eprintln!(
+        "curate: describing {} needles with {} at {}",
+        jobs.len(),
+        settings.model,
+        settings.endpoint()
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(std::time::Duration::from_secs(settings.timeout_secs)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let total = jobs.len();
+    let mut saved = given.clone();
+    let save_error = std::cell::RefCell::new(None::<Failure>);
+    let run = llm::describe_needles_blocking(
+        settings,
+        &jobs,
+        |req| post(&agent, &req),
+        |p| match p {
+            llm::Progress::Asking { index, job } => {
+                eprint!("[{}/{total}] describing {} ... ", index + 1, job.name)
+            }
+            llm::Progress::Answered { job, result: Ok(d), .. } => {
+                eprintln!("ok");
+                saved.insert(job.name.clone(), d);
+                if let Some(path) = save_to {
+                    if let Err(e) = write_descriptions(path, &saved) {
+                        save_error.replace(Some(e));
+                    }
+                }
+            }
+            llm::Progress::Answered { job, result: Err(e), .. } => {
+                eprintln!("failed\ncurate: {}: {e}", job.name)
+            }
+        },
+        // A descriptions file that cannot be written stops the run: its
+        // point is that no reply is lost.
+        || save_error.borrow().is_some(),
+    );
+    if let Some(e) = save_error.into_inner() {
+        return Err(e);
+    }
+    let kept = save_to.map(|p| {
+        format!(" (the {} descriptions obtained are in {})", run.obtained.len(), p.display())
+    });
+    if let Some(e) = &run.stopped {
+        return Err(bad(format!("stopped describing needles: {e}{}", kept.unwrap_or_default())));
+    }
+    if let Some(path) = save_to {
+        write_descriptions(path, &saved)?;
+        eprintln!(
+            "curate: saved the descriptions to {} (pass it as --descriptions to reuse them)",
+            path.display()
+        );
+    }
+    if !run.failures.is_empty() {
+        let names: Vec<&str> = run.failures.iter().map(|(n, _)| n.as_str()).collect();
+        let retry =
+            save_to.map(|p| format!(" with --descriptions {}", p.display())).unwrap_or_default();
+        eprintln!(
+            "curate: {} of {total} needles could not be described and are left out: {} (run again{retry} to ask only for them)",
+            names.len(),
+            names.join(", ")
+        );
+    }
+    Ok(run.obtained)
+}
+
+/// Send one request; any HTTP status is a reply, only a failure to get one
+/// is an error.
+pub fn post(
+    agent: &ureq::Agent,
+    req: &repoqa::llm::HttpRequest,
+) -> Result<repoqa::llm::HttpReply, repoqa::llm::LlmError> {
+    let failed = |e: ureq::Error| repoqa::llm::LlmError::Transport {
+        url: req.url.clone(),
+        message: e.to_string(),
+    };
+    let mut call = agent.post(&req.url);
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
+    let status = resp.status().as_u16();
+    let retry_after =
+        resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let body = resp.body_mut().read_to_string().map_err(failed)?;
+    Ok(repoqa::llm::HttpReply { status, retry_after, body })
+}

@@ -1,0 +1,280 @@
+//! `repoqa`: the native command-line tool over the same core as the web app.
+//!
+//! - `repoqa prompts`: the official task dicts (JSONL) for a dataset;
+//! - `repoqa score`: score a model-outputs JSONL like `repoqa.compute_score`
+//!   and write the official `-SCORES.json`;
+//! - `repoqa verify`: recompute a SCORES file's table (and, given the
+//!   outputs and dataset, every task) and list each mismatch;
+//! - `repoqa leaderboard`: pass@1 per language and average at any threshold
+//!   over one or many SCORES files;
+//! - `repoqa name-match`, `repoqa agent-export` / `agent-import`: the agent
+//!   way (mcpbr's name match; NOT the official score);
+//! - `repoqa curate`: turn a repository's source folder into a dataset repo;
+//! - `repoqa audit`: the artifacts by which official prompts mark the needle,
+//!   per task and per language, and what an answerer that only looks for
+//!   them scores (`--protocol corrected`: the same without them);
+//! - `repoqa run`: ask a model behind an API every task (upstream's
+//!   `search_needle_function`), resumably, then score like `repoqa score`;
+//! - `repoqa self-check`: the grammars and tokenizer check of the web app's
+//!   About page, natively (the browser test compares the two).
+//!
+//! Exit codes: 0 success, 1 `verify` found mismatches, 2 bad input (one line
+//! naming the file, line and field), 3 `run` left tasks failed (named).
+
+mod agent;
+mod audit;
+mod curate;
+mod describe;
+mod input;
+mod leaderboard;
+mod name_match;
+mod phases;
+mod prompts;
+mod run;
+mod score;
+mod self_check;
+mod verify;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use repoqa::score::{Candidates, ScoreOptions};
+
+use crate::audit::AuditArgs;
+use crate::curate::CurateArgs;
+use crate::prompts::{CleanArg, ProtocolArg};
+use crate::score::{CandidatesArg, ScoreArgs};
+
+#[derive(Parser)]
+#[command(
+    name = "repoqa",
+    version,
+    about = "RepoQA Searching-Needle-Function: official prompts and scores, computed locally"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Refuse a gzip-compressed dataset that inflates to more bytes than this
+    /// (default 512 MiB; a compression-bomb guard, raise it for a trusted file).
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_inflated_bytes: Option<u64>,
+    /// Refuse a gzip dataset, a .tar.gz or a zip entry that inflates more than
+    /// N:1 once past 64 MiB of output (default 100).
+    #[arg(long, global = true, value_name = "N")]
+    max_inflate_ratio: Option<u64>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the official tasks (one JSON dict per line, official key order).
+    Prompts {
+        /// Dataset file (.json or .json.gz).
+        #[arg(long)]
+        dataset_path: PathBuf,
+        #[arg(long, default_value_t = 16384)]
+        code_context_size: usize,
+        /// Comma-separated languages to keep (default: all, dataset order).
+        #[arg(long, value_delimiter = ',')]
+        languages: Option<Vec<String>>,
+        /// NOT UPSTREAM (an addition): comma-separated repos ("owner/name")
+        /// to keep, as the app's repo checkboxes do (default: all).
+        #[arg(long, value_delimiter = ',')]
+        repos: Option<Vec<String>>,
+        /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
+        #[arg(long, value_enum, default_value = "none")]
+        clean_ctx_comments: CleanArg,
+        /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+        #[arg(long)]
+        tokenizer: Option<PathBuf>,
+        /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
+        /// `"protocol": "corrected"`).
+        #[arg(long, value_enum, default_value = "official")]
+        protocol: ProtocolArg,
+        /// Output JSONL file (default: named after the dataset and settings,
+        /// as the app names its download, e.g.
+        /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// NOT OFFICIAL: the same contexts with an instruction asking for the
+        /// function's name only (score the replies with `name-match`).
+        #[arg(long)]
+        name_protocol: bool,
+    },
+    /// Audit the prompts: for every task, the artifacts by which the official
+    /// construction marks the needle (stray-line-break, extra-blank-line,
+    /// shifted-needle, glued-path), counts per language, and the score of an
+    /// answerer that only looks for them.
+    Audit(AuditArgs),
+    /// Score model outputs like `repoqa.compute_score` and write the SCORES file.
+    Score {
+        /// Model outputs JSONL (task dicts with "output": [reply]).
+        #[arg(long)]
+        model_output_path: PathBuf,
+        /// Dataset file (default: $REPOQA_DATA_OVERRIDE_PATH; nothing is downloaded).
+        #[arg(long)]
+        dataset_path: Option<PathBuf>,
+        /// Remove comments from replies and references before comparing.
+        #[arg(long)]
+        ignore_comments: bool,
+        /// Candidates a reply is matched against.
+        #[arg(long, value_enum, default_value = "needles")]
+        candidates: CandidatesArg,
+        /// Model name (default: from the file name, `_slash_` → `/`, like the official tool).
+        #[arg(long)]
+        model: Option<String>,
+        /// SCORES file to write (default: <outputs without extension>-SCORES.json);
+        /// a file already there is kept as <file>.bak.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Replace an existing SCORES file at the default path (the old one is kept as <file>.bak, like the official tool).
+        #[arg(long)]
+        overwrite: bool,
+        /// train_size to record (default: the official rules; hub lookups give "N/A" offline).
+        #[arg(long)]
+        train_size: Option<String>,
+        /// eval_date to record (default: now, UTC, as `str(datetime)`).
+        #[arg(long)]
+        eval_date: Option<String>,
+        /// Also write the per-task results as CSV.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Score the good lines even if some lines are broken (they are listed).
+        #[arg(long)]
+        skip_broken_lines: bool,
+    },
+    /// Check a SCORES file: recompute its table from its results; with the
+    /// outputs and dataset, re-score every task too.
+    Verify {
+        #[arg(long)]
+        scores: PathBuf,
+        #[arg(long, requires = "dataset_path")]
+        model_output_path: Option<PathBuf>,
+        #[arg(long, requires = "model_output_path")]
+        dataset_path: Option<PathBuf>,
+        /// The scores were made with --ignore-comments.
+        #[arg(long)]
+        ignore_comments: bool,
+        /// Re-score the good lines even if some outputs lines are broken.
+        #[arg(long)]
+        skip_broken_lines: bool,
+    },
+    /// pass@1 per language and average at any threshold, from one or many
+    /// SCORES files (the paper's Table 2 at 0.8).
+    Leaderboard(leaderboard::LeaderboardArgs),
+    /// NOT OFFICIAL: the agent way (mcpbr): the needle's name in the reply.
+    NameMatch(name_match::NameMatchArgs),
+    /// Agent-style tasks (instance ids repoqa_0…) for agent harnesses.
+    AgentExport(agent::AgentExportArgs),
+    /// NOT OFFICIAL: score agent results ({instance_id, response}) by name match.
+    AgentImport(agent::AgentImportArgs),
+    /// Curate a repository into a RepoQA dataset repo (upstream semantics):
+    /// files, dependencies, functions, 10 needles, descriptions.
+    Curate(Box<CurateArgs>),
+    /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
+    /// Google), resumably, then score the outputs like `repoqa score`.
+    Run(Box<run::RunArgs>),
+    /// Check the grammars and the tokenizer like the web app's About page.
+    SelfCheck {
+        /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+        #[arg(long)]
+        tokenizer: Option<PathBuf>,
+        /// Print JSON (what the browser test reads).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A user-facing failure: the message (one line) and the exit code.
+pub struct Failure(pub String, pub u8);
+
+pub fn bad(msg: impl Into<String>) -> Failure {
+    Failure(msg.into(), 2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    input::set_inflate_limits(cli.max_inflated_bytes, cli.max_inflate_ratio);
+    let result = match cli.command {
+        Command::Prompts {
+            dataset_path,
+            code_context_size,
+            languages,
+            repos,
+            clean_ctx_comments,
+            tokenizer,
+            protocol,
+            out,
+            name_protocol,
+        } => prompts::run(prompts::PromptsArgs {
+            dataset_path,
+            code_context_size,
+            languages: languages.unwrap_or_default(),
+            repos: repos.unwrap_or_default(),
+            clean: clean_ctx_comments,
+            tokenizer,
+            protocol,
+            out,
+            name_protocol,
+        }),
+        Command::Audit(args) => audit::run(args),
+        Command::Score {
+            model_output_path,
+            dataset_path,
+            ignore_comments,
+            candidates,
+            model,
+            out,
+            overwrite,
+            train_size,
+            eval_date,
+            csv,
+            skip_broken_lines,
+        } => score::run(ScoreArgs {
+            outputs: model_output_path,
+            dataset: dataset_path,
+            options: ScoreOptions {
+                ignore_comments,
+                candidates: match candidates {
+                    CandidatesArg::Needles => Candidates::Needles,
+                    CandidatesArg::Context => Candidates::Context,
+                },
+            },
+            model,
+            out,
+            overwrite,
+            train_size,
+            eval_date,
+            csv,
+            skip_broken_lines,
+        }),
+        Command::Verify {
+            scores,
+            model_output_path,
+            dataset_path,
+            ignore_comments,
+            skip_broken_lines,
+        } => verify::run(
+            &scores,
+            model_output_path.as_deref(),
+            dataset_path.as_deref(),
+            ignore_comments,
+            skip_broken_lines,
+        ),
+        Command::Leaderboard(args) => leaderboard::run(args),
+        Command::NameMatch(args) => name_match::run(args),
+        Command::AgentExport(args) => agent::export(args),
+        Command::AgentImport(args) => agent::import(args),
+        Command::Curate(args) => curate::run(*args),
+        Command::Run(args) => run::run(*args),
+        Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg, code)) => {
+            eprintln!("repoqa: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `repoqa prompts`: the official task dicts (JSONL) for a dataset.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use repoqa::context::{CommentMode, ContextBuilder, Protocol};
+use repoqa::naming;
+use repoqa::report;
+use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
+
+use crate::input::load_dataset;
+use crate::phases::Phases;
+use crate::{bad, Failure};
+
+/// Upstream's spellings (`search_needle_function --clean-ctx-comments`),
+/// with the earlier kebab-case ones kept as aliases.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CleanArg {
+    None,
+    #[value(name = "positional_padding", alias = "positional-padding")]
+    PositionalPadding,
+    #[value(name = "no_padding", alias = "no-padding")]
+    NoPadding,
+}
+
+/// The options of `repoqa prompts`.
+pub struct PromptsArgs {
+    pub dataset_path: PathBuf,
+    pub code_context_size: usize,
+    pub languages: Vec<String>,
+    pub repos: Vec<String>,
+    pub clean: CleanArg,
+    pub tokenizer: Option<PathBuf>,
+    pub protocol: ProtocolArg,
+    pub out: Option<PathBuf>,
+    pub name_protocol: bool,
+}
+
+impl CleanArg {
+    pub fn mode(self) -> CommentMode {
+        match self {
+            CleanArg::None => CommentMode::None,
+            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+            CleanArg::NoPadding => CommentMode::NoPadding,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProtocolArg {
+    /// The official construction (default; byte-identical to the harness).
+    Official,
+    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
+    /// P6 line break, the K5 suffix built from the right files.
+    Corrected,
+}
+
+impl ProtocolArg {
+    pub fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::Official => Protocol::Official,
+            ProtocolArg::Corrected => Protocol::Corrected,
+        }
+    }
+}
+
+pub fn run(a: PromptsArgs) -> Result<(), Failure> {
+    let mut phases = Phases::start();
+    let dataset = load_dataset(&a.dataset_path)?;
+    phases.mark("load-dataset");
+    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    // The app's settings type, so both fronts select and name tasks alike.
+    let settings = BuildSettings {
+        code_context_size: parse_context_size(&a.code_context_size.to_string())
+            .map_err(|e| bad(format!("--code-context-size: {e}")))?,
+        comment_mode: a.clean.mode(),
+        filter: TaskFilter { languages: a.languages, repos: a.repos, excluded_repos: Vec::new() },
+        tokenizer_source: tok_path.display().to_string(),
+        protocol: a.protocol.protocol(),
+    };
+    if a.name_protocol {
+        eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
+    }
+    if !settings.protocol.is_official() {
+        eprintln!(
+            "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
+            settings.protocol.label(),
+            settings.protocol
+        );
+    }
+    for name in settings.filter.unknown_names(&dataset) {
+        eprintln!("repoqa: note: the dataset {} has no {name}", a.dataset_path.display());
+    }
+    let specs = settings.filter.task_specs(&dataset).map_err(|e| bad(e.to_string()))?;
+    if specs.is_empty() {
+        return Err(bad(format!(
+            "{}: no tasks: the selected languages and repos have no needles",
+            a.dataset_path.display()
+        )));
+    }
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    phases.mark("load-tokenizer");
+    let mut builder = ContextBuilder::new(&dataset, settings.context_options(), &tok);
+    let mut text = String::new();
+    let total = specs.len();
+    for (i, spec) in specs.iter().enumerate() {
+        let task = builder.build(spec).map_err(|e| bad(e.to_string()))?;
+        let line = if a.name_protocol {
+            repoqa::name_protocol::task_line(&task)
+        } else {
+            report::jsonl_line(&task)
+        };
+        text.push_str(&line.map_err(|e| bad(e.to_string()))?);
+        if (i + 1) % 10 == 0 || i + 1 == total {
+            eprint!("\rprompts: {}/{} tasks", i + 1, total);
+        }
+    }
+    eprintln!();
+    phases.mark("build-prompts");
+    let out = a.out.unwrap_or_else(|| {
+        PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
+    });
+    if out.exists() {
+        eprintln!("repoqa: replacing {}", out.display());
+    }
+    let tag = settings.protocol.as_str();
+    if !settings.protocol.is_official() && !out.to_string_lossy().contains(tag) {
+        eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
+    }
+    std::fs::write(&out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    phases.mark("write");
+    eprintln!("prompts: wrote {total} tasks to {}", out.display());
+    Ok(())
+}

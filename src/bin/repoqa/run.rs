@@ -1,0 +1,518 @@
+//! `repoqa run`: upstream's `search_needle_function` over an API. Builds
+//! the tasks, asks the model through the core's runner (`repoqa::llm::run`)
+//! on `--concurrency` threads, appends every answer to the official outputs
+//! file (and what produced it to the run log beside it) the moment it
+//! arrives, resumes a rerun, and scores the outputs like `repoqa score`.
+//!
+//! Exit: 0 every task answered; 2 bad input or configuration (including a
+//! key, URL or model the API refused); 3 some tasks failed after retries
+//! (named).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+
+use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions, Task};
+use repoqa::lang::Language;
+use repoqa::llm::run::{Run, RunEvent, RunStep};
+use repoqa::llm::runlog::{self, RunLog};
+use repoqa::llm::schedule::{self, ScheduleConfig};
+use repoqa::llm::wire::{self, Provider, RunSettings, TransportError};
+use repoqa::llm::{HttpReply, HttpRequest};
+use repoqa::report;
+use repoqa::score::{Candidates, ScoreOptions};
+
+use crate::input::{dataset_path_or_env, load_dataset, read_text};
+use crate::phases::Phases;
+use crate::prompts::CleanArg;
+use crate::score::ScoreArgs;
+use crate::{bad, Failure};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Openai,
+    Anthropic,
+    Google,
+    /// Upstream's in-process backends: not here (serve the model with an
+    /// OpenAI-compatible server and use `--backend openai --base-url`).
+    Vllm,
+    Hf,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Model name as the API knows it (also names the outputs file).
+    #[arg(long)]
+    pub model: String,
+    /// API format: openai (default; also vLLM, Ollama, llama.cpp, LM Studio…), anthropic, google.
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+    /// API base URL (default: the provider's public API), e.g. http://localhost:8000/v1.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    #[arg(long, default_value_t = 16384)]
+    pub code_context_size: usize,
+    #[arg(long, default_value_t = wire::DEFAULT_MAX_NEW_TOKENS)]
+    pub max_new_tokens: u32,
+    /// Outputs go to <result-dir>/ntoken_<N>/<model, "/" as "_slash_">.jsonl.
+    #[arg(long, default_value = "results")]
+    pub result_dir: PathBuf,
+    /// Comma-separated languages to run (default: all, dataset order).
+    #[arg(long, value_delimiter = ',')]
+    pub languages: Option<Vec<String>>,
+    /// System message (default: none, as upstream).
+    #[arg(long)]
+    pub system_message: Option<String>,
+    /// Dataset file (default: $REPOQA_DATA_OVERRIDE_PATH; nothing is downloaded).
+    #[arg(long)]
+    pub dataset_path: Option<PathBuf>,
+    /// Comment cleaning of the contexts (scoring then ignores comments, as upstream).
+    #[arg(long, value_enum, default_value = "none")]
+    pub clean_ctx_comments: CleanArg,
+    /// Ignore comments when scoring.
+    #[arg(long)]
+    pub eval_ignore_comments: bool,
+    /// Outputs file (instead of the one under --result-dir).
+    #[arg(long)]
+    pub model_output_path: Option<PathBuf>,
+    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// Requests in flight at once (a local vLLM takes 64).
+    #[arg(long, default_value_t = schedule::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Seconds a request may take before it is abandoned and retried.
+    #[arg(long, default_value_t = schedule::DEFAULT_TIMEOUT_S)]
+    pub timeout_s: f64,
+    /// Retries of a request after a rate limit, server error, network drop,
+    /// timeout or malformed reply.
+    #[arg(long, default_value_t = schedule::DEFAULT_MAX_RETRIES)]
+    pub max_retries: u32,
+    /// First retry delay in milliseconds (doubled per retry, with jitter;
+    /// a Retry-After header wins).
+    #[arg(long, default_value_t = 1000.0)]
+    pub retry_base_ms: f64,
+    /// Stop sequence (repeatable), e.g. the chat template's end-of-turn marker.
+    #[arg(long)]
+    pub stop: Vec<String>,
+    /// Ask only the tasks that failed in an earlier run.
+    #[arg(long)]
+    pub only_failed: bool,
+}
+
+fn provider_of(a: &RunArgs) -> Result<Provider, Failure> {
+    Ok(match a.backend {
+        None | Some(BackendArg::Openai) => Provider::OpenAi,
+        Some(BackendArg::Anthropic) => Provider::Anthropic,
+        Some(BackendArg::Google) => Provider::Google,
+        Some(b @ (BackendArg::Vllm | BackendArg::Hf)) => {
+            return Err(bad(format!(
+                "--backend {}: models are not run in-process here; serve it with an OpenAI-compatible server (e.g. `vllm serve {}`) and pass --backend openai --base-url http://127.0.0.1:8000/v1",
+                if b == BackendArg::Vllm { "vllm" } else { "hf" },
+                a.model
+            )))
+        }
+    })
+}
+
+fn key_from_env(provider: Provider) -> Option<String> {
+    provider
+        .key_env()
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .map(|k| k.trim().to_string())
+        .find(|k| !k.is_empty())
+}
+
+/// Build the tasks like `evaluate_model` (languages in dataset order).
+fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Task>, Failure> {
+    let selected: Option<Vec<Language>> = match &a.languages {
+        None => None,
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    Language::from_name(n.trim()).map_err(|e| bad(format!("--languages: {e}")))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    let tok_path = a.tokenizer.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let options = ContextOptions {
+        code_context_size: a.code_context_size,
+        comment_mode: comment_mode(a.clean_ctx_comments),
+        ..ContextOptions::default()
+    };
+    let specs = context::task_specs(dataset, selected.as_deref());
+    let mut builder = ContextBuilder::new(dataset, options, &tok);
+    let mut tasks = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        tasks.push(builder.build(spec).map_err(|e| bad(e.to_string()))?);
+        if (i + 1) % 10 == 0 || i + 1 == specs.len() {
+            eprint!("\rrun: built {}/{} tasks", i + 1, specs.len());
+        }
+    }
+    eprintln!();
+    Ok(tasks)
+}
+
+fn comment_mode(c: CleanArg) -> CommentMode {
+    match c {
+        CleanArg::None => CommentMode::None,
+        CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+        CleanArg::NoPadding => CommentMode::NoPadding,
+    }
+}
+
+/// Open `path` for appending after cutting a last line left half-written
+/// by a killed run; returns the file and its complete text.
+fn open_for_append(path: &Path, what: &str) -> Result<(File, String), Failure> {
+    let text = if path.exists() { read_text(path, what)? } else { String::new() };
+    let keep = runlog::complete_prefix_len(&text);
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| bad(format!("cannot open {}: {e}", path.display())))?;
+    if keep < text.len() {
+        eprintln!(
+            "repoqa: {}: dropping a cut last line ({} bytes) left by an interrupted run",
+            path.display(),
+            text.len() - keep
+        );
+        file.set_len(keep as u64)
+            .map_err(|e| bad(format!("cannot repair {}: {e}", path.display())))?;
+    }
+    Ok((file, text[..keep].to_string()))
+}
+
+fn append(file: &mut File, line: &str, path: &Path) -> Result<(), Failure> {
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Send one request; any HTTP status is a reply.
+fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    let failed = |e: ureq::Error| match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Network(e.to_string()),
+    };
+    let mut call = agent.post(&req.url);
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
+    let status = resp.status().as_u16();
+    let retry_after =
+        resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let body = resp.body_mut().read_to_string().map_err(failed)?;
+    Ok(HttpReply { status, retry_after, body })
+}
+
+type Job = (usize, HttpRequest);
+type Done = (usize, Result<HttpReply, TransportError>);
+
+/// `concurrency` threads sending what the runner says; replies come back
+/// on the returned receiver.
+fn start_workers(
+    n: usize,
+    timeout_s: f64,
+) -> (mpsc::Sender<Job>, mpsc::Receiver<Done>, Vec<std::thread::JoinHandle<()>>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs_f64(timeout_s.max(0.001))))
+        .http_status_as_error(false)
+        .max_idle_connections_per_host(n.max(1))
+        .build()
+        .into();
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let handles = (0..n.max(1))
+        .map(|_| {
+            let (agent, job_rx, done_tx) = (agent.clone(), job_rx.clone(), done_tx.clone());
+            std::thread::spawn(move || loop {
+                let job = match job_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok((task, req)) = job else { return };
+                if done_tx.send((task, post(&agent, &req))).is_err() {
+                    return;
+                }
+            })
+        })
+        .collect();
+    (job_tx, done_rx, handles)
+}
+
+fn now_time() -> String {
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
+}
+
+fn seed() -> u64 {
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+pub fn run(a: RunArgs) -> Result<(), Failure> {
+    let provider = provider_of(&a)?;
+    if a.concurrency == 0 {
+        return Err(bad("--concurrency must be at least 1"));
+    }
+    if !(a.timeout_s.is_finite() && a.timeout_s > 0.0) {
+        return Err(bad("--timeout-s must be a positive number of seconds"));
+    }
+    let settings = RunSettings {
+        provider,
+        base_url: a.base_url.clone().unwrap_or_default(),
+        api_key: key_from_env(provider),
+        model: a.model.clone(),
+        max_new_tokens: a.max_new_tokens,
+        system_message: a.system_message.clone().filter(|s| !s.is_empty()),
+        stop: a.stop.clone(),
+        from_browser: false,
+    };
+    settings.validate().map_err(|e| bad(format!("--backend {provider}: {e}")))?;
+    if settings.system_message.is_none() {
+        eprintln!("run: system message is disabled (as upstream)");
+    }
+
+    let mut phases = Phases::start();
+    let dataset_path = dataset_path_or_env(a.dataset_path.clone())?;
+    let dataset = load_dataset(&dataset_path)?;
+    phases.mark("load-dataset");
+    let tasks = build_tasks(&a, &dataset)?;
+    phases.mark("build-prompts");
+    if tasks.is_empty() {
+        return Err(bad(format!(
+            "{}: no tasks (no needles in the selected languages)",
+            dataset_path.display()
+        )));
+    }
+
+    let outputs_path = match &a.model_output_path {
+        Some(p) => p.clone(),
+        None => a
+            .result_dir
+            .join(format!("ntoken_{}", a.code_context_size))
+            .join(format!("{}.jsonl", a.model.replace('/', "_slash_"))),
+    };
+    if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| bad(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let outputs_str = outputs_path.to_string_lossy().into_owned();
+    let runlog_path = PathBuf::from(runlog::runlog_path_for(&outputs_str));
+    let (mut out_file, out_text) = open_for_append(&outputs_path, "model outputs")?;
+    let (mut log_file, log_text) = open_for_append(&runlog_path, "run log")?;
+    let existing = report::read_model_outputs(&out_text);
+    if !existing.errors.is_empty() {
+        return Err(bad(format!(
+            "{}: {} broken line(s), first {}; fix or move the file before resuming",
+            outputs_path.display(),
+            existing.errors.len(),
+            existing.errors[0]
+        )));
+    }
+    let log: RunLog = runlog::read_runlog(&log_text);
+    if !log.bad_lines.is_empty() {
+        eprintln!(
+            "repoqa: {}: skipping unreadable line(s) {:?}",
+            runlog_path.display(),
+            log.bad_lines
+        );
+    }
+    let ids: Vec<String> = tasks.iter().map(Task::task_id).collect();
+    let plan = runlog::plan_resume(&ids, &existing, &log, a.only_failed);
+    if !plan.duplicates.is_empty() {
+        eprintln!(
+            "repoqa: WARNING: {} has several lines for {:?}; the scorer counts each",
+            outputs_path.display(),
+            plan.duplicates
+        );
+    }
+    if plan.finished > 0 {
+        eprintln!(
+            "run: resuming {}: {} of {} tasks already answered, not asked again",
+            outputs_path.display(),
+            plan.finished,
+            tasks.len()
+        );
+    }
+    if !plan.failed_before.is_empty() {
+        eprintln!(
+            "run: {} task(s) failed in an earlier run, asked again:",
+            plan.failed_before.len()
+        );
+        for (id, why) in &plan.failed_before {
+            eprintln!("  {id}: {why}");
+        }
+    }
+
+    let config = ScheduleConfig {
+        concurrency: a.concurrency,
+        max_retries: a.max_retries,
+        backoff_base_ms: a.retry_base_ms.max(0.0),
+        ..ScheduleConfig::default()
+    };
+    eprintln!(
+        "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
+        plan.todo.len(),
+        provider,
+        settings.model.trim(),
+        settings.base_url_shown(),
+        a.concurrency,
+        a.timeout_s
+    );
+    let mut run = Run::new(settings, &tasks, &plan.todo, config, seed());
+    let mut failed: Vec<(String, String)> = Vec::new();
+    let mut truncated: Vec<String> = Vec::new();
+    let mut stopped: Option<String> = None;
+    if !plan.todo.is_empty() {
+        let (job_tx, done_rx, handles) = start_workers(a.concurrency, a.timeout_s);
+        let t0 = Instant::now();
+        let now = || t0.elapsed().as_secs_f64() * 1000.0;
+        let total = plan.todo.len();
+        loop {
+            let reply = match run.next(now()) {
+                RunStep::Send { task, request, .. } => {
+                    if job_tx.send((task, request)).is_err() {
+                        return Err(bad("the request threads stopped unexpectedly"));
+                    }
+                    continue;
+                }
+                RunStep::Done => break,
+                RunStep::Wait { until_ms } => match until_ms {
+                    Some(u) => {
+                        match done_rx
+                            .recv_timeout(Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)))
+                        {
+                            Ok(r) => r,
+                            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                                return Err(bad("the request threads stopped unexpectedly"))
+                            }
+                        }
+                    }
+                    None => done_rx
+                        .recv()
+                        .map_err(|_| bad("the request threads stopped unexpectedly"))?,
+                },
+            };
+            let (task, result) = reply;
+            match run.complete(task, result.as_ref(), now(), now_time()) {
+                RunEvent::Answered { output_line, record, .. } => {
+                    append(&mut out_file, &output_line, &outputs_path)?;
+                    append(&mut log_file, &record.line(), &runlog_path)?;
+                    if record.truncated {
+                        eprintln!(
+                            "\nrun: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
+                            record.task_id,
+                            record.usage.prompt_tokens.unwrap_or(0),
+                            record.task_ntokens
+                        );
+                        truncated.push(record.task_id.clone());
+                    }
+                }
+                RunEvent::Failed { record, .. } => {
+                    append(&mut log_file, &record.line(), &runlog_path)?;
+                    let why = record.reason.clone().unwrap_or_default();
+                    eprintln!("\nrun: FAILED {}: {why}", record.task_id);
+                    failed.push((record.task_id, why));
+                }
+                RunEvent::Retrying { task, at_ms, attempt, reason } => {
+                    eprintln!(
+                        "\nrun: {} again in {:.1} s (attempt {attempt}): {reason}",
+                        ids[task],
+                        ((at_ms - now()) / 1000.0).max(0.0)
+                    );
+                }
+                RunEvent::Stopped { reason } => {
+                    eprintln!("\nrun: STOPPED: {reason}");
+                    stopped.get_or_insert(reason);
+                }
+                RunEvent::Ignored => {}
+            }
+            let s = run.stats;
+            let done = s.answered + s.failed;
+            let elapsed = now() / 1000.0;
+            let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
+            eprint!(
+                "\rrun: {done}/{total} ({} answered, {} failed, {} retries) {} prompt + {} completion tokens, {elapsed:.0} s, ETA {eta:.0} s   ",
+                s.answered, s.failed, s.retries, s.prompt_tokens, s.completion_tokens
+            );
+        }
+        eprintln!();
+        drop(job_tx);
+        for h in handles {
+            let _ = h.join();
+        }
+        phases.mark("run");
+    }
+    let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
+    drop(out_file);
+    drop(log_file);
+
+    if let Some(reason) = stopped {
+        return Err(bad(format!(
+            "the run stopped: {reason}. {} task(s) not asked; answers so far are kept in {}; fix it and run again to resume",
+            not_asked.len(),
+            outputs_path.display()
+        )));
+    }
+
+    // Score everything answered so far, exactly as `repoqa score` would.
+    let answered = report::read_model_outputs(&read_text(&outputs_path, "model outputs")?);
+    if answered.outputs.is_empty() {
+        eprintln!("run: no answers to score");
+    } else {
+        crate::score::run(ScoreArgs {
+            outputs: outputs_path.clone(),
+            dataset: Some(dataset_path.clone()),
+            options: ScoreOptions {
+                ignore_comments: a.eval_ignore_comments
+                    || !matches!(a.clean_ctx_comments, CleanArg::None),
+                candidates: Candidates::Needles,
+            },
+            model: Some(a.model.clone()),
+            out: None,
+            overwrite: true,
+            train_size: None,
+            eval_date: None,
+            csv: None,
+            skip_broken_lines: false,
+        })?;
+    }
+    if !truncated.is_empty() {
+        eprintln!(
+            "run: WARNING: {} answer(s) came from silently truncated prompts ({}): their scores are meaningless; raise the server's context size and rerun them",
+            truncated.len(),
+            truncated.join(", ")
+        );
+    }
+    let mut unfinished = failed;
+    unfinished.extend(not_asked.into_iter().map(|id| (id, "not asked".to_string())));
+    if !unfinished.is_empty() {
+        let names: Vec<String> =
+            unfinished.iter().map(|(id, why)| format!("{id} ({why})")).collect();
+        return Err(Failure(
+            format!(
+                "{} task(s) failed after retries: {}; rerun the same command (or add --only-failed) to ask them again",
+                unfinished.len(),
+                names.join("; ")
+            ),
+            3,
+        ));
+    }
+    Ok(())
+}

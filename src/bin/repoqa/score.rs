@@ -1,0 +1,129 @@
+//! `repoqa score`: score a model-outputs JSONL like `repoqa.compute_score`
+//! and write the official `-SCORES.json`.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use repoqa::report::{self, ScoresFile};
+use repoqa::score::{Candidates, ScoreOptions, Scorer};
+
+use crate::input::{dataset_path_or_env, load_dataset, read_outputs};
+use crate::phases::Phases;
+use crate::{bad, Failure};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CandidatesArg {
+    /// Official: the repo's needles.
+    Needles,
+    /// NOT OFFICIAL: every repo function that appears in the prompt.
+    Context,
+}
+
+pub struct ScoreArgs {
+    pub outputs: PathBuf,
+    pub dataset: Option<PathBuf>,
+    pub options: ScoreOptions,
+    pub model: Option<String>,
+    pub out: Option<PathBuf>,
+    pub overwrite: bool,
+    pub train_size: Option<String>,
+    pub eval_date: Option<String>,
+    pub csv: Option<PathBuf>,
+    pub skip_broken_lines: bool,
+}
+
+/// `str(datetime)` of now, in UTC.
+fn now_eval_date() -> String {
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
+}
+
+pub fn run(a: ScoreArgs) -> Result<(), Failure> {
+    let outputs_str = a.outputs.to_string_lossy().into_owned();
+    let dataset_path = dataset_path_or_env(a.dataset)?;
+    let mut phases = Phases::start();
+    let outputs = read_outputs(&a.outputs, a.skip_broken_lines)?;
+    phases.mark("read-outputs");
+    let dataset = load_dataset(&dataset_path)?;
+    phases.mark("load-dataset");
+    let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
+    let official = a.options.candidates == Candidates::Needles;
+    if !official {
+        eprintln!("repoqa: NOTE: --candidates context is NOT the official scoring; these scores are not comparable with published ones");
+    }
+    // An explicit --out names the file to write: an existing one there is
+    // replaced (kept as a .bak, below). Only the default name asks for
+    // --overwrite, so a rerun never silently moves an earlier result.
+    let explicit_out = a.out.is_some();
+    let protocol = report::outputs_protocol(&outputs)
+        .map_err(|e| bad(format!("{}: {e}", a.outputs.display())))?;
+    if !protocol.is_official() {
+        eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
+    }
+    let out = a.out.unwrap_or_else(|| {
+        // Never let a non-official file take the official name.
+        PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
+    });
+    if out.exists() && !a.overwrite && !explicit_out {
+        return Err(bad(format!(
+            "{} already exists; pass --overwrite (it is then kept as a .bak) or --out",
+            out.display()
+        )));
+    }
+
+    let mut scorer = Scorer::new(&dataset, a.options);
+    let total = outputs.len();
+    let run = scorer
+        .score_all(&outputs, |done, total| {
+            if done % 25 == 0 || done == total {
+                eprint!("\rscoring {model}: {done}/{total}");
+            }
+        })
+        .map_err(|e| bad(e.to_string()))?;
+    eprintln!();
+    phases.mark("score");
+
+    let train_size = match a.train_size {
+        Some(t) => t,
+        None => {
+            let t = report::train_size(&model);
+            if t.needs_hub_lookup {
+                eprintln!(
+                    "repoqa: train_size of {model} needs a Hugging Face hub lookup (no network here): writing \"N/A\", as the official tool does when the lookup fails; use --train-size to set it"
+                );
+            }
+            t.value
+        }
+    };
+    let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
+    let mut scores = run.model_scores(&eval_date, &train_size);
+    scores.protocol = protocol;
+    let file = ScoresFile::single(&model, scores);
+
+    println!(
+        "{}",
+        run.table
+            .render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
+    );
+
+    if out.exists() {
+        let mut bak = PathBuf::from(format!("{}.bak", out.display()));
+        while bak.exists() {
+            bak = PathBuf::from(format!("{}.bak", bak.display()));
+        }
+        std::fs::rename(&out, &bak)
+            .map_err(|e| bad(format!("cannot back up {}: {e}", out.display())))?;
+        eprintln!("repoqa: backed up {} to {}", out.display(), bak.display());
+    }
+    std::fs::write(&out, file.to_python_json())
+        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!("repoqa: wrote {}", out.display());
+    if let Some(csv) = a.csv {
+        std::fs::write(&csv, report::results_csv(&run.results))
+            .map_err(|e| bad(format!("cannot write {}: {e}", csv.display())))?;
+        eprintln!("repoqa: wrote {}", csv.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! `repoqa self-check`: the grammars and tokenizer check of the web app's
+//! About page, natively (the browser test compares the two).
+
+use std::path::PathBuf;
+
+use crate::{bad, Failure};
+
+pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tok = repoqa::tokenize::Tokenizer::from_file(&path).map_err(|e| bad(e.to_string()))?;
+    let report = repoqa::selfcheck::report_json(&tok).map_err(|e| bad(e.to_string()))?;
+    let grammars_ok =
+        report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
+    if json {
+        println!("{report}");
+    } else {
+        for g in report["grammars"].as_array().into_iter().flatten() {
+            println!(
+                "{:<11} {:<28} {}",
+                g["language"].as_str().unwrap_or("?"),
+                g["grammar"].as_str().unwrap_or("?"),
+                if g["ok"] == true { "ok" } else { "FAILED" }
+            );
+        }
+        println!(
+            "tokenizer   {} tokens in the sample line (vocabulary {})",
+            report["tokenizer"]["sample_count"], report["tokenizer"]["vocab_size"]
+        );
+    }
+    if grammars_ok {
+        Ok(())
+    } else {
+        Err(Failure("a grammar failed its self-check".into(), 1))
+    }
+}

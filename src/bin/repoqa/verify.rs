@@ -1,0 +1,56 @@
+//! `repoqa verify`: check a SCORES file with the core's verification
+//! (`repoqa::verify`, the same code as the web app's Verify page): its
+//! table recomputed from its per-task records, each record checked for
+//! consistency, and, given the outputs and dataset, every task re-scored.
+//! Each mismatch line names the cell, or the task (language, repo, needle).
+
+use std::io::Write;
+use std::path::Path;
+
+use repoqa::report::ScoresFile;
+use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::verify::{self, Report};
+
+use crate::input::{load_dataset, read_outputs, read_text};
+use crate::{bad, Failure};
+
+pub fn run(
+    scores_path: &Path,
+    outputs: Option<&Path>,
+    dataset: Option<&Path>,
+    ignore_comments: bool,
+    skip_broken_lines: bool,
+) -> Result<(), Failure> {
+    let text = read_text(scores_path, "scores file")?;
+    let source = scores_path.display().to_string();
+    let file = ScoresFile::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
+    let mut report = Report::of_file(&source, &file);
+    if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
+        let outputs = read_outputs(outputs_path, skip_broken_lines)?;
+        let data = load_dataset(dataset_path)?;
+        let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
+        verify::rescore(
+            &mut report,
+            &file,
+            &outputs,
+            &outputs_path.display().to_string(),
+            &data,
+            &dataset_path.display().to_string(),
+            options,
+            |done, total| {
+                if done % 25 == 0 || done == total {
+                    eprint!("\rre-scoring: {done}/{total}");
+                }
+            },
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        eprintln!();
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(report.summary_text().as_bytes());
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Failure(format!("{source}: {} mismatch(es)", report.mismatches()), 1))
+    }
+}

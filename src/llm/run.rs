@@ -1,0 +1,292 @@
+//! One benchmark run over built tasks, for any front: the official request
+//! of each task ([`super::wire`]), when to send it ([`super::schedule`]),
+//! and, per reply, the official outputs line and the run-log record to
+//! append at once ([`super::runlog`]). The front sends the requests (the
+//! CLI with a blocking client on threads, the page with `fetch`) and
+//! stores the lines; this type decides everything else.
+
+use super::runlog::{RecordContext, RecordStatus, RunRecord};
+use super::schedule::{ScheduleConfig, Scheduler, Step, Verdict};
+use super::wire::{read_reply, RunSettings, TransportError};
+use super::{HttpReply, HttpRequest};
+use crate::context::Task;
+use crate::report;
+
+/// What to do now.
+#[derive(Debug)]
+pub enum RunStep {
+    /// Send `request` for task `task`; hand its reply to [`Run::complete`].
+    Send {
+        task: usize,
+        attempt: u32,
+        request: HttpRequest,
+    },
+    /// Wait for a reply, or until `until_ms` if given.
+    Wait {
+        until_ms: Option<f64>,
+    },
+    Done,
+}
+
+/// What a reply did.
+#[derive(Debug)]
+pub enum RunEvent {
+    /// Append `output_line` to the outputs file and `record` to the run log.
+    Answered {
+        task: usize,
+        output_line: String,
+        record: RunRecord,
+    },
+    /// Append `record` (status failed, with the reason) to the run log.
+    Failed {
+        task: usize,
+        record: RunRecord,
+    },
+    Retrying {
+        task: usize,
+        at_ms: f64,
+        attempt: u32,
+        reason: String,
+    },
+    /// Nothing more is sent: fix what `reason` says and run again.
+    Stopped {
+        reason: String,
+    },
+    Ignored,
+}
+
+/// Counts for a progress line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub total: usize,
+    pub answered: usize,
+    pub failed: usize,
+    pub retries: usize,
+    pub truncated: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+pub struct Run<'t> {
+    pub settings: RunSettings,
+    tasks: &'t [Task],
+    scheduler: Scheduler,
+    /// When the current request of each task was sent.
+    sent_ms: Vec<f64>,
+    attempts: Vec<u32>,
+    pub stats: RunStats,
+}
+
+impl<'t> Run<'t> {
+    /// A run asking `todo` (indices into `tasks`, in that order).
+    pub fn new(
+        settings: RunSettings,
+        tasks: &'t [Task],
+        todo: &[usize],
+        config: ScheduleConfig,
+        seed: u64,
+    ) -> Run<'t> {
+        let todo: Vec<usize> = todo.iter().copied().filter(|&i| i < tasks.len()).collect();
+        Run {
+            settings,
+            tasks,
+            stats: RunStats { total: todo.len(), ..RunStats::default() },
+            scheduler: Scheduler::new(config, todo, seed),
+            sent_ms: vec![0.0; tasks.len()],
+            attempts: vec![0; tasks.len()],
+        }
+    }
+
+    pub fn scheduler(&mut self) -> &mut Scheduler {
+        &mut self.scheduler
+    }
+
+    pub fn task(&self, i: usize) -> Option<&'t Task> {
+        self.tasks.get(i)
+    }
+
+    pub fn next(&mut self, now_ms: f64) -> RunStep {
+        match self.scheduler.next(now_ms) {
+            Step::Send { task, attempt } => {
+                self.sent_ms[task] = now_ms;
+                self.attempts[task] = attempt;
+                let request = self.settings.request(&self.tasks[task].prompt());
+                RunStep::Send { task, attempt, request }
+            }
+            Step::Wait { until_ms } => RunStep::Wait { until_ms },
+            Step::Done => RunStep::Done,
+        }
+    }
+
+    /// The reply to task `task`'s request, received at `now_ms`; `time`
+    /// is the wall-clock time to record (UTC).
+    pub fn complete(
+        &mut self,
+        task: usize,
+        reply: Result<&HttpReply, &TransportError>,
+        now_ms: f64,
+        time: String,
+    ) -> RunEvent {
+        let Some(t) = self.tasks.get(task) else { return RunEvent::Ignored };
+        let outcome = read_reply(&self.settings, reply);
+        let latency_ms = now_ms - self.sent_ms[task];
+        let attempts = self.attempts[task];
+        let ctx = RecordContext { settings: &self.settings, time };
+        match self.scheduler.complete(task, outcome, now_ms) {
+            Verdict::Answered(a) => {
+                let output_line = match report::output_line(t, std::slice::from_ref(&a.text)) {
+                    Ok(l) => l,
+                    // A task serializes; were it not to, say so as a failure.
+                    Err(e) => {
+                        self.stats.failed += 1;
+                        let record = RunRecord::new(
+                            &ctx,
+                            t.task_id(),
+                            RecordStatus::Failed,
+                            latency_ms,
+                            attempts,
+                            a.usage,
+                            t.code_context_ntokens,
+                            a.finish_reason,
+                            Some(e.to_string()),
+                        );
+                        return RunEvent::Failed { task, record };
+                    }
+                };
+                let record = RunRecord::new(
+                    &ctx,
+                    t.task_id(),
+                    RecordStatus::Answered,
+                    latency_ms,
+                    attempts,
+                    a.usage,
+                    t.code_context_ntokens,
+                    a.finish_reason,
+                    None,
+                );
+                self.stats.answered += 1;
+                self.stats.truncated += usize::from(record.truncated);
+                self.stats.prompt_tokens += a.usage.prompt_tokens.unwrap_or(0);
+                self.stats.completion_tokens += a.usage.completion_tokens.unwrap_or(0);
+                RunEvent::Answered { task, output_line, record }
+            }
+            Verdict::Failed { reason } => {
+                self.stats.failed += 1;
+                let record = RunRecord::new(
+                    &ctx,
+                    t.task_id(),
+                    RecordStatus::Failed,
+                    latency_ms,
+                    attempts,
+                    Default::default(),
+                    t.code_context_ntokens,
+                    None,
+                    Some(reason),
+                );
+                RunEvent::Failed { task, record }
+            }
+            Verdict::Retrying { at_ms, attempt, reason } => {
+                self.stats.retries += 1;
+                RunEvent::Retrying { task, at_ms, attempt, reason }
+            }
+            Verdict::Stopped { reason } => RunEvent::Stopped { reason },
+            Verdict::Ignored => RunEvent::Ignored,
+        }
+    }
+
+    /// Tasks neither answered nor failed when the run ended (after a stop
+    /// or a cancel).
+    pub fn not_asked(&self) -> Vec<usize> {
+        self.scheduler.unfinished()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::wire::Provider;
+    use serde_json::json;
+
+    fn task(name: &str) -> Task {
+        Task {
+            repo: "a/b".into(),
+            name: name.into(),
+            language: "python".into(),
+            path: "p.py".into(),
+            position_ratio: 0.5,
+            description: "\nFunction Description:d\n".into(),
+            instruction: "I".into(),
+            template: "instruction\ncode_context\ndescription\ninstruction".into(),
+            code_context: "CODE".into(),
+            needle_token_start: 1,
+            needle_token_end: 2,
+            code_context_ntokens: 100,
+            protocol: Default::default(),
+        }
+    }
+
+    fn ok(text: &str, ptoks: u64) -> HttpReply {
+        HttpReply {
+            status: 200,
+            retry_after: None,
+            body: json!({"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+                         "usage": {"prompt_tokens": ptoks, "completion_tokens": 3}})
+            .to_string(),
+        }
+    }
+
+    #[test]
+    fn a_run_sends_official_requests_and_makes_official_lines() {
+        let tasks = vec![task("f"), task("g"), task("h")];
+        let settings = RunSettings::new(Provider::OpenAi, "m");
+        let config = ScheduleConfig { concurrency: 2, ..ScheduleConfig::default() };
+        let mut run = Run::new(settings, &tasks, &[0, 2], config, 3);
+        let RunStep::Send { task: 0, request, .. } = run.next(0.0) else { panic!() };
+        let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": "ICODE\nFunction Description:d\nI"}])
+        );
+        let RunStep::Send { task: 2, .. } = run.next(0.0) else { panic!() };
+        let ev = run.complete(0, Ok(&ok("ANSWER", 90)), 25.0, "T".into());
+        let RunEvent::Answered { output_line, record, .. } = ev else { panic!("{ev:?}") };
+        assert!(output_line.ends_with(", \"output\": [\"ANSWER\"]}\n"), "{output_line}");
+        assert!(output_line.starts_with("{\"repo\": \"a/b\", \"name\": \"f\""), "{output_line}");
+        assert_eq!(record.latency_ms, 25.0);
+        assert!(!record.truncated);
+        let ev = run.complete(2, Ok(&ok("X", 10)), 30.0, "T".into());
+        let RunEvent::Answered { record, .. } = ev else { panic!() };
+        assert!(record.truncated, "10 prompt tokens for a 100-token task");
+        assert!(matches!(run.next(30.0), RunStep::Done));
+        assert_eq!(
+            run.stats,
+            RunStats {
+                total: 2,
+                answered: 2,
+                truncated: 1,
+                prompt_tokens: 100,
+                completion_tokens: 6,
+                ..RunStats::default()
+            }
+        );
+    }
+
+    #[test]
+    fn failures_are_recorded_with_the_reason() {
+        let tasks = vec![task("f")];
+        let mut run =
+            Run::new(RunSettings::new(Provider::OpenAi, "m"), &tasks, &[0], Default::default(), 1);
+        run.next(0.0);
+        let ctx = HttpReply {
+            status: 400,
+            retry_after: None,
+            body: r#"{"error": {"message": "too many", "code": "context_length_exceeded"}}"#.into(),
+        };
+        let RunEvent::Failed { record, .. } = run.complete(0, Ok(&ctx), 1.0, "T".into()) else {
+            panic!()
+        };
+        assert_eq!(record.status, RecordStatus::Failed);
+        assert!(record.reason.unwrap().contains("longer than the model's context"));
+        assert!(matches!(run.next(1.0), RunStep::Done));
+    }
+}

@@ -1,0 +1,269 @@
+//! What a run keeps so that nothing is lost and nothing is asked twice.
+//!
+//! Two files, both appended one line at a time the moment an answer (or a
+//! failure) arrives:
+//! - the official outputs JSONL: the task's fields plus `"output": [reply]`,
+//!   exactly what upstream writes, so `repoqa score` (and the official
+//!   `compute_score`) read it as is;
+//! - a run log beside it ([`runlog_path_for`]): one [`RunRecord`] per
+//!   answered or failed task saying what produced it (provider, model,
+//!   base URL without the key, parameters, time, latency, usage) and, for a
+//!   failure, why.
+//!
+//! A rerun reads both ([`plan_resume`]): a task with a line in the outputs
+//! is finished and never asked again; a failed one is listed and asked
+//! again (or alone, with `only_failed`).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::wire::{Provider, RequestParams, RunSettings, Usage};
+use crate::report::OutputsFile;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordStatus {
+    Answered,
+    Failed,
+}
+
+/// One line of the run log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// `language::repo::name`, as upstream's `make_task_id`.
+    pub task_id: String,
+    pub status: RecordStatus,
+    pub provider: Provider,
+    pub model: String,
+    /// Without user, password or query: never the key.
+    pub base_url: String,
+    pub params: RequestParams,
+    /// UTC, `YYYY-MM-DD HH:MM:SS.ffffff`.
+    pub time: String,
+    /// Of the last request (the one that answered or failed for good).
+    pub latency_ms: f64,
+    pub attempts: u32,
+    pub usage: Usage,
+    /// The task's own token count (`code_context_ntokens`).
+    pub task_ntokens: usize,
+    /// The API reported far fewer prompt tokens than the task holds.
+    #[serde(default)]
+    pub truncated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a record says besides the task and its outcome.
+#[derive(Clone, Debug)]
+pub struct RecordContext<'a> {
+    pub settings: &'a RunSettings,
+    pub time: String,
+}
+
+impl RunRecord {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        ctx: &RecordContext<'_>,
+        task_id: String,
+        status: RecordStatus,
+        latency_ms: f64,
+        attempts: u32,
+        usage: Usage,
+        task_ntokens: usize,
+        finish_reason: Option<String>,
+        reason: Option<String>,
+    ) -> RunRecord {
+        RunRecord {
+            task_id,
+            status,
+            provider: ctx.settings.provider,
+            model: ctx.settings.model.trim().to_string(),
+            base_url: ctx.settings.base_url_shown(),
+            params: ctx.settings.params(),
+            time: ctx.time.clone(),
+            latency_ms,
+            attempts,
+            truncated: status == RecordStatus::Answered && usage.looks_truncated(task_ntokens),
+            usage,
+            task_ntokens,
+            finish_reason,
+            reason,
+        }
+    }
+
+    /// The record's JSONL line (with its newline).
+    pub fn line(&self) -> String {
+        // Plain strings and numbers: serializing cannot fail.
+        let mut s = serde_json::to_string(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// `<outputs without .jsonl>.runlog.jsonl`.
+pub fn runlog_path_for(outputs_path: &str) -> String {
+    let base = outputs_path.strip_suffix(".jsonl").unwrap_or(outputs_path);
+    format!("{base}.runlog.jsonl")
+}
+
+/// The length of `text` up to its last complete line: a process killed
+/// in the middle of a write leaves a cut last line, dropped on resume.
+pub fn complete_prefix_len(text: &str) -> usize {
+    text.rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// A run log read back: good records, and the numbers of lines that were
+/// not records (reported, skipped).
+#[derive(Debug, Default)]
+pub struct RunLog {
+    pub records: Vec<RunRecord>,
+    pub bad_lines: Vec<usize>,
+}
+
+pub fn read_runlog(text: &str) -> RunLog {
+    let mut log = RunLog::default();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<RunRecord>(line) {
+            Ok(r) => log.records.push(r),
+            Err(_) => log.bad_lines.push(i + 1),
+        }
+    }
+    log
+}
+
+/// What a rerun does.
+#[derive(Debug, Default, PartialEq)]
+pub struct ResumePlan {
+    /// Indices of the tasks to ask, in task order.
+    pub todo: Vec<usize>,
+    /// Tasks already in the outputs file.
+    pub finished: usize,
+    /// Task ids whose last record is a failure and that have no answer,
+    /// with the reason.
+    pub failed_before: Vec<(String, String)>,
+    /// Task ids with more than one line in the outputs file (never by us;
+    /// reported so a hand-merged file is noticed).
+    pub duplicates: Vec<String>,
+}
+
+/// Which of `task_ids` still need asking, given the outputs file and run
+/// log of earlier runs. `only_failed`: only those that failed before.
+pub fn plan_resume(
+    task_ids: &[String],
+    outputs: &OutputsFile,
+    log: &RunLog,
+    only_failed: bool,
+) -> ResumePlan {
+    let mut done: HashSet<String> = HashSet::new();
+    let mut duplicates = Vec::new();
+    for o in &outputs.outputs {
+        let id = format!("{}::{}::{}", o.language, o.repo, o.name);
+        if !done.insert(id.clone()) {
+            duplicates.push(id);
+        }
+    }
+    let mut last: HashMap<&str, &RunRecord> = HashMap::new();
+    for r in &log.records {
+        last.insert(r.task_id.as_str(), r);
+    }
+    let mut plan = ResumePlan { duplicates, ..ResumePlan::default() };
+    for (i, id) in task_ids.iter().enumerate() {
+        if done.contains(id) {
+            plan.finished += 1;
+            continue;
+        }
+        let failed = last.get(id.as_str()).filter(|r| r.status == RecordStatus::Failed);
+        if let Some(r) = failed {
+            plan.failed_before.push((id.clone(), r.reason.clone().unwrap_or_default()));
+        }
+        if !only_failed || failed.is_some() {
+            plan.todo.push(i);
+        }
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::read_model_outputs;
+
+    fn rec(id: &str, status: RecordStatus, reason: Option<&str>) -> RunRecord {
+        let mut s = RunSettings::new(Provider::OpenAi, "m");
+        s.base_url = "http://user:pw@127.0.0.1:1/v1?key=sk-1".into();
+        s.api_key = Some("sk-1".into());
+        let ctx = RecordContext { settings: &s, time: "2026-01-01 00:00:00.000000".into() };
+        RunRecord::new(
+            &ctx,
+            id.into(),
+            status,
+            12.5,
+            1,
+            Usage { prompt_tokens: Some(100), completion_tokens: Some(5) },
+            1000,
+            None,
+            reason.map(str::to_string),
+        )
+    }
+
+    #[test]
+    fn records_say_what_produced_an_answer_never_the_key() {
+        let r = rec("python::a/b::f", RecordStatus::Answered, None);
+        let line = r.line();
+        assert!(!line.contains("sk-1") && !line.contains("pw"), "{line}");
+        assert!(line.contains("\"base_url\":\"http://127.0.0.1:1/v1\""), "{line}");
+        assert!(line.contains("\"max_tokens\":1024") && line.contains("\"temperature\":0.0"));
+        assert!(r.truncated, "100 prompt tokens for a 1000-token task");
+        let back = read_runlog(&format!("{line}garbage\n"));
+        assert_eq!(back.records, vec![r]);
+        assert_eq!(back.bad_lines, vec![2]);
+        assert!(!rec("x", RecordStatus::Failed, Some("r")).truncated);
+    }
+
+    #[test]
+    fn resume_skips_finished_and_lists_failed() {
+        let ids: Vec<String> =
+            ["python::a/b::f", "python::a/b::g", "python::a/b::h", "python::a/b::i"]
+                .map(String::from)
+                .to_vec();
+        let line = |name: &str| {
+            format!(
+                "{{\"repo\": \"a/b\", \"name\": \"{name}\", \"language\": \"python\", \"position_ratio\": 0.5, \"needle_token_start\": 1, \"needle_token_end\": 2, \"output\": [\"x\"]}}\n"
+            )
+        };
+        let outputs = read_model_outputs(&format!("{}{}", line("f"), line("h")));
+        let log = RunLog {
+            records: vec![
+                rec("python::a/b::g", RecordStatus::Failed, Some("too long")),
+                rec("python::a/b::h", RecordStatus::Failed, Some("500")),
+                rec("python::a/b::h", RecordStatus::Answered, None),
+            ],
+            bad_lines: vec![],
+        };
+        let plan = plan_resume(&ids, &outputs, &log, false);
+        assert_eq!(plan.todo, vec![1, 3]);
+        assert_eq!(plan.finished, 2);
+        assert_eq!(plan.failed_before, vec![("python::a/b::g".into(), "too long".into())]);
+        let only = plan_resume(&ids, &outputs, &log, true);
+        assert_eq!(only.todo, vec![1]);
+        let dup = read_model_outputs(&format!("{}{}", line("f"), line("f")));
+        assert_eq!(
+            plan_resume(&ids, &dup, &RunLog::default(), false).duplicates,
+            vec!["python::a/b::f".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_cut_last_line_is_dropped() {
+        assert_eq!(complete_prefix_len("a\nb\n"), 4);
+        assert_eq!(complete_prefix_len("a\n{\"cut"), 2);
+        assert_eq!(complete_prefix_len("{\"cut"), 0);
+        assert_eq!(runlog_path_for("r/ntoken_8/m.jsonl"), "r/ntoken_8/m.runlog.jsonl");
+    }
+}

@@ -1,0 +1,410 @@
+//! When to send which request of a run: a state machine with no clock and
+//! no transport of its own, so the CLI (threads) and the page (`fetch`
+//! futures) drive the same rules. The caller asks [`Scheduler::next`] what
+//! to do at time `now_ms`, sends what it is told, and hands each reply's
+//! [`Outcome`] to [`Scheduler::complete`].
+//!
+//! Rules: at most `concurrency` requests in flight; a retryable failure
+//! (429, 5xx, network drop, timeout, malformed body) is asked again after
+//! an exponential backoff with jitter, or after `Retry-After` when the
+//! server sends one (a 429 holds every new request that long), up to
+//! `max_retries` times, then the task fails; a task failure (prompt too
+//! long) fails that task at once; a stop (key, URL, model) stops the run:
+//! nothing more is sent, the rest are "not asked".
+
+use std::collections::VecDeque;
+
+use super::wire::{Answer, Outcome};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScheduleConfig {
+    pub concurrency: usize,
+    pub max_retries: u32,
+    /// First backoff; doubled per attempt, up to `backoff_max_ms`.
+    pub backoff_base_ms: f64,
+    pub backoff_max_ms: f64,
+    /// Longest `Retry-After` honoured (a server asking for an hour is
+    /// waited on for this long).
+    pub retry_after_max_ms: f64,
+}
+
+pub const DEFAULT_CONCURRENCY: usize = 4;
+pub const DEFAULT_MAX_RETRIES: u32 = 6;
+pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
+
+impl Default for ScheduleConfig {
+    fn default() -> ScheduleConfig {
+        ScheduleConfig {
+            concurrency: DEFAULT_CONCURRENCY,
+            max_retries: DEFAULT_MAX_RETRIES,
+            backoff_base_ms: 1000.0,
+            backoff_max_ms: 60_000.0,
+            retry_after_max_ms: 300_000.0,
+        }
+    }
+}
+
+/// What the caller should do now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// Send the request of task `task` (an index into the caller's list);
+    /// `attempt` counts from 1.
+    Send { task: usize, attempt: u32 },
+    /// Nothing to send before `until_ms` (a backoff), or before a reply
+    /// arrives if one is in flight: wait for whichever comes first.
+    Wait { until_ms: Option<f64> },
+    /// Nothing in flight, nothing left: the run is over.
+    Done,
+}
+
+/// What became of a task after [`Scheduler::complete`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Answered(Answer),
+    /// Asked again at `at_ms` (attempt `attempt`).
+    Retrying {
+        at_ms: f64,
+        attempt: u32,
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+    /// The run stops: this reply said every request would fail alike.
+    Stopped {
+        reason: String,
+    },
+    /// The reply came after the run stopped or was cancelled: dropped.
+    Ignored,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskState {
+    Queued,
+    InFlight,
+    Backoff,
+    Answered,
+    Failed,
+}
+
+/// A small PRNG for jitter (xorshift64*), seeded by the caller.
+#[derive(Clone, Debug)]
+pub struct Jitter(u64);
+
+impl Jitter {
+    pub fn new(seed: u64) -> Jitter {
+        Jitter(seed | 1)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[derive(Debug)]
+pub struct Scheduler {
+    pub config: ScheduleConfig,
+    state: Vec<TaskState>,
+    attempts: Vec<u32>,
+    queue: VecDeque<usize>,
+    /// (ready at, task), unsorted: few at a time.
+    backoff: Vec<(f64, usize)>,
+    in_flight: usize,
+    /// No new request before this (a 429's Retry-After).
+    hold_until_ms: f64,
+    stopped: Option<String>,
+    cancelled: bool,
+    paused: bool,
+    jitter: Jitter,
+}
+
+impl Scheduler {
+    /// A run over `tasks` (indices into the caller's list, in the order to
+    /// ask them).
+    pub fn new(config: ScheduleConfig, tasks: impl IntoIterator<Item = usize>, seed: u64) -> Self {
+        let queue: VecDeque<usize> = tasks.into_iter().collect();
+        let n = queue.iter().max().map_or(0, |m| m + 1);
+        let mut config = config;
+        config.concurrency = config.concurrency.max(1);
+        // Tasks not in the run count as done.
+        let mut state = vec![TaskState::Answered; n];
+        for &t in &queue {
+            state[t] = TaskState::Queued;
+        }
+        Scheduler {
+            config,
+            state,
+            attempts: vec![0; n],
+            queue,
+            backoff: Vec::new(),
+            in_flight: 0,
+            hold_until_ms: 0.0,
+            stopped: None,
+            cancelled: false,
+            paused: false,
+            jitter: Jitter::new(seed),
+        }
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Tasks not yet answered nor failed (queued, in flight, backing off).
+    pub fn remaining(&self) -> usize {
+        self.queue.len() + self.backoff.len() + self.in_flight
+    }
+
+    /// Send nothing new until [`Scheduler::resume`]; replies in flight
+    /// are still taken.
+    pub fn pause(&mut self) {
+        self.paused = true;
+    }
+
+    pub fn resume(&mut self) {
+        self.paused = false;
+    }
+
+    /// Send nothing more; the run is done once the replies in flight are in.
+    pub fn cancel(&mut self) {
+        self.cancelled = true;
+    }
+
+    /// Tasks never answered nor failed (queued or backing off), e.g. those
+    /// "not asked" after a stop or a cancel.
+    pub fn unfinished(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = (0..self.state.len())
+            .filter(|&t| matches!(self.state[t], TaskState::Queued | TaskState::Backoff))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    pub fn next(&mut self, now_ms: f64) -> Step {
+        let halted = self.stopped.is_some() || self.cancelled;
+        if halted {
+            return if self.in_flight == 0 { Step::Done } else { Step::Wait { until_ms: None } };
+        }
+        if self.queue.is_empty() && self.backoff.is_empty() && self.in_flight == 0 {
+            return Step::Done;
+        }
+        if self.paused || self.in_flight >= self.config.concurrency {
+            return Step::Wait { until_ms: None };
+        }
+        if now_ms < self.hold_until_ms {
+            return Step::Wait { until_ms: Some(self.hold_until_ms) };
+        }
+        // A task whose backoff is over goes first (it waited longest).
+        let ready = self
+            .backoff
+            .iter()
+            .enumerate()
+            .filter(|(_, (at, _))| *at <= now_ms)
+            .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+            .map(|(i, _)| i);
+        let task = match ready {
+            Some(i) => Some(self.backoff.swap_remove(i).1),
+            None => self.queue.pop_front(),
+        };
+        match task {
+            Some(t) => {
+                self.state[t] = TaskState::InFlight;
+                self.attempts[t] += 1;
+                self.in_flight += 1;
+                Step::Send { task: t, attempt: self.attempts[t] }
+            }
+            None => Step::Wait {
+                until_ms: self.backoff.iter().map(|(at, _)| *at).min_by(f64::total_cmp),
+            },
+        }
+    }
+
+    fn delay_ms(&mut self, attempt: u32, retry_after_s: Option<f64>) -> f64 {
+        if let Some(s) = retry_after_s {
+            return (s * 1000.0).min(self.config.retry_after_max_ms);
+        }
+        let exp = self.config.backoff_base_ms * 2f64.powi(attempt.saturating_sub(1).min(30) as i32);
+        let capped = exp.min(self.config.backoff_max_ms);
+        // Jitter: between half and all of the backoff.
+        capped * (0.5 + 0.5 * self.jitter.next_f64())
+    }
+
+    /// The outcome of the request sent for `task` (at `now_ms`).
+    pub fn complete(&mut self, task: usize, outcome: Outcome, now_ms: f64) -> Verdict {
+        if task >= self.state.len() || self.state[task] != TaskState::InFlight {
+            return Verdict::Ignored;
+        }
+        self.in_flight -= 1;
+        let halted = self.stopped.is_some() || self.cancelled;
+        match outcome {
+            Outcome::Answer(a) => {
+                // An answer that arrives is kept even after a stop.
+                self.state[task] = TaskState::Answered;
+                Verdict::Answered(a)
+            }
+            Outcome::TaskFailed { reason } => {
+                self.state[task] = TaskState::Failed;
+                Verdict::Failed { reason }
+            }
+            Outcome::Stop { reason } => {
+                self.state[task] = TaskState::Queued;
+                if self.stopped.is_none() {
+                    self.stopped = Some(reason.clone());
+                }
+                Verdict::Stopped { reason }
+            }
+            Outcome::Retry { reason, retry_after_s } => {
+                if halted {
+                    self.state[task] = TaskState::Queued;
+                    return Verdict::Ignored;
+                }
+                let attempt = self.attempts[task];
+                if attempt > self.config.max_retries {
+                    self.state[task] = TaskState::Failed;
+                    return Verdict::Failed {
+                        reason: format!("{reason} (gave up after {attempt} attempts)"),
+                    };
+                }
+                let delay = self.delay_ms(attempt, retry_after_s);
+                let at_ms = now_ms + delay;
+                if retry_after_s.is_some() {
+                    self.hold_until_ms = self.hold_until_ms.max(at_ms);
+                }
+                self.state[task] = TaskState::Backoff;
+                self.backoff.push((at_ms, task));
+                Verdict::Retrying { at_ms, attempt: attempt + 1, reason }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::wire::Usage;
+
+    fn answer() -> Outcome {
+        Outcome::Answer(Answer { text: "x".into(), usage: Usage::default(), finish_reason: None })
+    }
+
+    fn retry(after: Option<f64>) -> Outcome {
+        Outcome::Retry { reason: "HTTP 500".into(), retry_after_s: after }
+    }
+
+    fn config(concurrency: usize) -> ScheduleConfig {
+        ScheduleConfig {
+            concurrency,
+            max_retries: 2,
+            backoff_base_ms: 100.0,
+            backoff_max_ms: 1000.0,
+            retry_after_max_ms: 10_000.0,
+        }
+    }
+
+    #[test]
+    fn respects_concurrency_and_finishes() {
+        let mut s = Scheduler::new(config(2), [0, 1, 2], 1);
+        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
+        assert_eq!(s.next(0.0), Step::Send { task: 1, attempt: 1 });
+        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        assert!(matches!(s.complete(1, answer(), 1.0), Verdict::Answered(_)));
+        assert_eq!(s.next(1.0), Step::Send { task: 2, attempt: 1 });
+        assert!(matches!(s.complete(0, answer(), 2.0), Verdict::Answered(_)));
+        assert!(matches!(s.complete(2, answer(), 2.0), Verdict::Answered(_)));
+        assert_eq!(s.complete(2, answer(), 2.0), Verdict::Ignored, "never twice");
+        assert_eq!(s.next(3.0), Step::Done);
+    }
+
+    #[test]
+    fn retries_with_backoff_then_gives_up() {
+        let mut s = Scheduler::new(config(4), [5], 7);
+        assert_eq!(s.next(0.0), Step::Send { task: 5, attempt: 1 });
+        let Verdict::Retrying { at_ms, attempt: 2, .. } = s.complete(5, retry(None), 0.0) else {
+            panic!()
+        };
+        assert!((50.0..=100.0).contains(&at_ms), "jittered first backoff {at_ms}");
+        assert_eq!(s.next(at_ms - 1.0), Step::Wait { until_ms: Some(at_ms) });
+        assert_eq!(s.next(at_ms), Step::Send { task: 5, attempt: 2 });
+        let Verdict::Retrying { at_ms: at2, attempt: 3, .. } = s.complete(5, retry(None), at_ms)
+        else {
+            panic!()
+        };
+        assert!(at2 - at_ms >= 100.0 && at2 - at_ms <= 200.0, "doubled");
+        assert_eq!(s.next(at2), Step::Send { task: 5, attempt: 3 });
+        let v = s.complete(5, retry(None), at2);
+        assert!(
+            matches!(&v, Verdict::Failed { reason } if reason.ends_with("(gave up after 3 attempts)")),
+            "{v:?}"
+        );
+        assert_eq!(s.next(at2), Step::Done);
+    }
+
+    #[test]
+    fn retry_after_holds_every_request() {
+        let mut s = Scheduler::new(config(4), [0, 1], 1);
+        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
+        let v = s.complete(0, retry(Some(2.0)), 10.0);
+        assert!(matches!(v, Verdict::Retrying { at_ms, .. } if at_ms == 2010.0));
+        assert_eq!(s.next(11.0), Step::Wait { until_ms: Some(2010.0) });
+        assert_eq!(s.next(2010.0), Step::Send { task: 0, attempt: 2 });
+        assert_eq!(s.next(2010.0), Step::Send { task: 1, attempt: 1 });
+    }
+
+    #[test]
+    fn stop_and_task_failure() {
+        let mut s = Scheduler::new(config(2), [0, 1, 2, 3], 1);
+        s.next(0.0);
+        s.next(0.0);
+        let v = s.complete(0, Outcome::TaskFailed { reason: "too long".into() }, 1.0);
+        assert_eq!(v, Verdict::Failed { reason: "too long".into() });
+        assert_eq!(s.next(1.0), Step::Send { task: 2, attempt: 1 });
+        let v = s.complete(1, Outcome::Stop { reason: "bad key".into() }, 2.0);
+        assert_eq!(v, Verdict::Stopped { reason: "bad key".into() });
+        assert_eq!(s.next(2.0), Step::Wait { until_ms: None }, "task 2 still in flight");
+        assert!(matches!(s.complete(2, answer(), 3.0), Verdict::Answered(_)), "kept");
+        assert_eq!(s.next(3.0), Step::Done);
+        assert_eq!(s.unfinished(), vec![1, 3]);
+        assert_eq!(s.stopped(), Some("bad key"));
+    }
+
+    #[test]
+    fn pause_resume_cancel() {
+        let mut s = Scheduler::new(config(2), [0, 1, 2], 1);
+        s.pause();
+        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        s.resume();
+        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
+        s.cancel();
+        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        assert!(matches!(s.complete(0, answer(), 1.0), Verdict::Answered(_)));
+        assert_eq!(s.next(1.0), Step::Done);
+        assert_eq!(s.unfinished(), vec![1, 2]);
+    }
+
+    #[test]
+    fn jitter_is_uniform_enough() {
+        let mut j = Jitter::new(42);
+        let xs: Vec<f64> = (0..1000).map(|_| j.next_f64()).collect();
+        assert!(xs.iter().all(|x| (0.0..1.0).contains(x)));
+        let mean = xs.iter().sum::<f64>() / 1000.0;
+        assert!((0.45..0.55).contains(&mean), "{mean}");
+    }
+}

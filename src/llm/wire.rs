@@ -1,0 +1,746 @@
+//! The three wire formats a benchmark run speaks: OpenAI-compatible Chat
+//! Completions, Anthropic Messages and Google Gemini `generateContent`.
+//! [`RunSettings::request`] builds the official request for one prompt;
+//! [`read_reply`] turns what came back into an answer or an [`Outcome`]
+//! the scheduler acts on (retry, fail the task, stop the run).
+//!
+//! The official request (upstream `search_needle_function`): the prompt is
+//! the only user message, no system message unless one is set, temperature
+//! 0, `max_tokens` 1024, one sample, optional stop sequences.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::{api_message, snippet, HttpReply, HttpRequest};
+
+/// Which API the server speaks (`--backend`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// OpenAI Chat Completions, and every server that copies it (vLLM,
+    /// SGLang, TGI, Ollama, llama.cpp, LM Studio, OpenRouter…).
+    #[default]
+    OpenAi,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `generateContent`.
+    Google,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Google];
+
+    /// The `--backend` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Google => "google",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name.trim())
+    }
+
+    /// The public API's base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com/v1",
+            Provider::Google => "https://generativelanguage.googleapis.com/v1beta",
+        }
+    }
+
+    /// The environment variables the CLI reads the key from, in order
+    /// (upstream reads `ANTHROPIC_KEY`; the SDK's own name is accepted too).
+    pub fn key_env(self) -> &'static [&'static str] {
+        match self {
+            Provider::OpenAi => &["OPENAI_API_KEY"],
+            Provider::Anthropic => &["ANTHROPIC_API_KEY", "ANTHROPIC_KEY"],
+            Provider::Google => &["GOOGLE_API_KEY"],
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Official default of `--max-new-tokens`.
+pub const DEFAULT_MAX_NEW_TOKENS: u32 = 1024;
+
+/// Where the model is and what to ask it. `Debug` hides the key; the key
+/// is never serialized (the browser keeps it apart, see `api_key`).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    pub provider: Provider,
+    /// Empty: the provider's public API.
+    pub base_url: String,
+    #[serde(skip)]
+    pub api_key: Option<String>,
+    pub model: String,
+    pub max_new_tokens: u32,
+    /// `None` (or empty): no system message, as upstream by default.
+    pub system_message: Option<String>,
+    pub stop: Vec<String>,
+    /// Sent from a web page: Anthropic then needs
+    /// `anthropic-dangerous-direct-browser-access: true`.
+    pub from_browser: bool,
+}
+
+impl Default for RunSettings {
+    fn default() -> RunSettings {
+        RunSettings {
+            provider: Provider::OpenAi,
+            base_url: String::new(),
+            api_key: None,
+            model: String::new(),
+            max_new_tokens: DEFAULT_MAX_NEW_TOKENS,
+            system_message: None,
+            stop: Vec::new(),
+            from_browser: false,
+        }
+    }
+}
+
+impl fmt::Debug for RunSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunSettings")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url_shown())
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("model", &self.model)
+            .field("max_new_tokens", &self.max_new_tokens)
+            .field("system_message", &self.system_message)
+            .field("stop", &self.stop)
+            .finish()
+    }
+}
+
+/// The parameters recorded with each answer (what produced it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequestParams {
+    pub max_tokens: u32,
+    pub temperature: f64,
+    pub n: u32,
+    pub system_message: Option<String>,
+    pub stop: Vec<String>,
+}
+
+impl RunSettings {
+    pub fn new(provider: Provider, model: impl Into<String>) -> RunSettings {
+        RunSettings { provider, model: model.into(), ..RunSettings::default() }
+    }
+
+    /// The base URL used: the given one without a trailing `/`, else the
+    /// provider's.
+    pub fn base_url(&self) -> String {
+        let b = self.base_url.trim().trim_end_matches('/');
+        if b.is_empty() {
+            self.provider.default_base_url().to_string()
+        } else {
+            b.to_string()
+        }
+    }
+
+    /// The base URL as recorded and shown: without user:password and
+    /// without a query (where a key could hide).
+    pub fn base_url_shown(&self) -> String {
+        redact_url(&self.base_url())
+    }
+
+    fn system(&self) -> Option<&str> {
+        self.system_message.as_deref().filter(|s| !s.is_empty())
+    }
+
+    fn stops(&self) -> Vec<&str> {
+        self.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect()
+    }
+
+    fn key(&self) -> Option<&str> {
+        self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
+    }
+
+    pub fn params(&self) -> RequestParams {
+        RequestParams {
+            max_tokens: self.max_new_tokens,
+            temperature: 0.0,
+            n: 1,
+            system_message: self.system().map(str::to_string),
+            stop: self.stops().into_iter().map(str::to_string).collect(),
+        }
+    }
+
+    /// The request's URL.
+    pub fn endpoint(&self) -> String {
+        let base = self.base_url();
+        match self.provider {
+            Provider::OpenAi if base.ends_with("/chat/completions") => base,
+            Provider::OpenAi => format!("{base}/chat/completions"),
+            Provider::Anthropic if base.ends_with("/messages") => base,
+            Provider::Anthropic => format!("{base}/messages"),
+            Provider::Google => {
+                let model = self.model.trim();
+                let model = model.strip_prefix("models/").unwrap_or(model);
+                format!("{base}/models/{model}:generateContent")
+            }
+        }
+    }
+
+    /// What must be set before a request is worth sending.
+    pub fn validate(&self) -> Result<(), String> {
+        let base = self.base_url();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(format!("the base URL {base:?} must start with http:// or https://"));
+        }
+        if self.model.trim().is_empty() {
+            return Err("the model name is empty".into());
+        }
+        if self.max_new_tokens == 0 {
+            return Err("max new tokens must be at least 1".into());
+        }
+        if self.provider != Provider::OpenAi && self.key().is_none() {
+            let envs = self.provider.key_env().join(" or ");
+            return Err(format!("no API key for {} (set {envs})", self.provider));
+        }
+        Ok(())
+    }
+
+    /// The official request for `prompt`.
+    pub fn request(&self, prompt: &str) -> HttpRequest {
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        let stops = self.stops();
+        let body = match self.provider {
+            Provider::OpenAi => {
+                if let Some(key) = self.key() {
+                    headers.push(("Authorization".into(), format!("Bearer {key}")));
+                }
+                let mut messages = Vec::new();
+                if let Some(s) = self.system() {
+                    messages.push(json!({"role": "system", "content": s}));
+                }
+                messages.push(json!({"role": "user", "content": prompt}));
+                let mut b = Map::new();
+                b.insert("model".into(), json!(self.model.trim()));
+                b.insert("messages".into(), Value::Array(messages));
+                b.insert("max_tokens".into(), json!(self.max_new_tokens));
+                b.insert("temperature".into(), json!(0.0));
+                b.insert("n".into(), json!(1));
+                if !stops.is_empty() {
+                    b.insert("stop".into(), json!(stops));
+                }
+                Value::Object(b)
+            }
+            Provider::Anthropic => {
+                if let Some(key) = self.key() {
+                    headers.push(("x-api-key".into(), key.to_string()));
+                }
+                headers.push(("anthropic-version".into(), "2023-06-01".into()));
+                if self.from_browser {
+                    headers
+                        .push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
+                }
+                let mut b = Map::new();
+                b.insert("model".into(), json!(self.model.trim()));
+                b.insert("max_tokens".into(), json!(self.max_new_tokens));
+                b.insert("messages".into(), json!([{"role": "user", "content": prompt}]));
+                b.insert("temperature".into(), json!(0.0));
+                if let Some(s) = self.system() {
+                    b.insert("system".into(), json!(s));
+                }
+                if !stops.is_empty() {
+                    b.insert("stop_sequences".into(), json!(stops));
+                }
+                Value::Object(b)
+            }
+            Provider::Google => {
+                if let Some(key) = self.key() {
+                    headers.push(("x-goog-api-key".into(), key.to_string()));
+                }
+                let mut config = Map::new();
+                config.insert("candidateCount".into(), json!(1));
+                config.insert("maxOutputTokens".into(), json!(self.max_new_tokens));
+                config.insert("temperature".into(), json!(0.0));
+                if !stops.is_empty() {
+                    config.insert("stopSequences".into(), json!(stops));
+                }
+                let mut b = Map::new();
+                b.insert("contents".into(), json!([{"role": "user", "parts": [{"text": prompt}]}]));
+                if let Some(s) = self.system() {
+                    b.insert("systemInstruction".into(), json!({"parts": [{"text": s}]}));
+                }
+                b.insert("generationConfig".into(), Value::Object(config));
+                Value::Object(b)
+            }
+        };
+        HttpRequest { url: self.endpoint(), headers, body: body.to_string() }
+    }
+}
+
+/// `url` without `user:password@` and without `?query` / `#fragment`.
+pub fn redact_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
+    match cut.split_once("://") {
+        Some((scheme, rest)) => {
+            let (host, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+            let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+            if path.is_empty() && !rest.contains('/') {
+                format!("{scheme}://{host}")
+            } else {
+                format!("{scheme}://{host}/{path}")
+            }
+        }
+        None => cut.to_string(),
+    }
+}
+
+/// Tokens the API says it used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+}
+
+/// A prompt the API reports fewer than this share of the task's own
+/// token count for was cut before the model saw it (tokenizers differ by
+/// far less than half).
+pub const TRUNCATION_RATIO: f64 = 0.5;
+
+impl Usage {
+    /// Whether the reported prompt tokens are far below the task's count
+    /// (`code_context_ntokens`): the server truncated the prompt silently.
+    pub fn looks_truncated(&self, task_ntokens: usize) -> bool {
+        self.prompt_tokens.is_some_and(|p| (p as f64) < task_ntokens as f64 * TRUNCATION_RATIO)
+    }
+}
+
+/// A model's answer to one prompt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+}
+
+/// What a reply (or the failure to get one) means for the run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Answer(Answer),
+    /// Worth asking again: rate limit, server error, network drop,
+    /// timeout, malformed body. `retry_after_s` from the header.
+    Retry {
+        reason: String,
+        retry_after_s: Option<f64>,
+    },
+    /// This task cannot be answered (its prompt is too long for the
+    /// model, or the API refused this one request): mark it failed, go on.
+    TaskFailed {
+        reason: String,
+    },
+    /// Every request would fail alike (key, URL, model): stop the run.
+    Stop {
+        reason: String,
+    },
+}
+
+/// Why no reply came at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportError {
+    Timeout,
+    /// Connection refused, reset, dropped; the browser's `fetch` failing
+    /// (often CORS); a body cut off.
+    Network(String),
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::Timeout => f.write_str("timed out"),
+            TransportError::Network(m) => f.write_str(m),
+        }
+    }
+}
+
+/// `Retry-After`: seconds (an HTTP date is treated as absent).
+pub fn parse_retry_after(value: Option<&str>) -> Option<f64> {
+    let v = value?.trim().parse::<f64>().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+fn is_context_length_error(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "context_length_exceeded",
+        "context length",
+        "context window",
+        "maximum context",
+        "prompt is too long",
+        "input token count",
+        "too many tokens",
+        "exceeds the maximum number of tokens",
+        "exceed context window",
+        "input is too long",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+/// What `reply` (to `settings.request(…)`) or the transport failure means.
+pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportError>) -> Outcome {
+    let url = redact_url(&settings.endpoint());
+    let reply = match reply {
+        Ok(r) => r,
+        Err(TransportError::Timeout) => {
+            return Outcome::Retry { reason: format!("{url}: timed out"), retry_after_s: None }
+        }
+        Err(TransportError::Network(m)) => {
+            return Outcome::Retry { reason: format!("{url}: {m}"), retry_after_s: None }
+        }
+    };
+    let status = reply.status;
+    if !(200..300).contains(&status) {
+        let raw = reply.body.as_str();
+        let message = api_message(raw).unwrap_or_default();
+        let says = if message.is_empty() { String::new() } else { format!(": {message}") };
+        // Google answers a bad key with 400 API_KEY_INVALID.
+        let bad_key = raw.contains("API_KEY_INVALID") || raw.contains("API key not valid");
+        let retry_after_s = parse_retry_after(reply.retry_after.as_deref());
+        return match status {
+            401 | 403 => Outcome::Stop {
+                reason: format!(
+                    "{url}: HTTP {status}, the API key was refused{says}; check the key ({})",
+                    settings.provider.key_env().join(" or ")
+                ),
+            },
+            400 if bad_key => Outcome::Stop {
+                reason: format!(
+                    "{url}: HTTP 400, the API key was refused{says}; check the key ({})",
+                    settings.provider.key_env().join(" or ")
+                ),
+            },
+            404 => Outcome::Stop {
+                reason: format!(
+                    "{url}: HTTP 404{says}; check the base URL and the model name {:?}",
+                    settings.model.trim()
+                ),
+            },
+            408 | 409 | 425 | 429 | 500..=599 => {
+                Outcome::Retry { reason: format!("{url}: HTTP {status}{says}"), retry_after_s }
+            }
+            _ if is_context_length_error(raw) => Outcome::TaskFailed {
+                reason: format!(
+                    "the prompt is longer than the model's context (HTTP {status}{says})"
+                ),
+            },
+            _ => Outcome::TaskFailed { reason: format!("{url}: HTTP {status}{says}") },
+        };
+    }
+    let value: Value = match serde_json::from_str(&reply.body) {
+        Ok(v) => v,
+        Err(_) => {
+            return Outcome::Retry {
+                reason: format!(
+                    "{url}: the reply (HTTP {status}) is not JSON: {:?}",
+                    snippet(&reply.body)
+                ),
+                retry_after_s: None,
+            }
+        }
+    };
+    match answer_of(settings.provider, &value) {
+        Some(a) => Outcome::Answer(a),
+        None => Outcome::Retry {
+            reason: format!(
+                "{url}: the reply has no {} where the {} format puts it: {:?}",
+                match settings.provider {
+                    Provider::OpenAi => "choices[0].message",
+                    Provider::Anthropic => "content list",
+                    Provider::Google => "candidates list",
+                },
+                settings.provider,
+                snippet(&reply.body)
+            ),
+            retry_after_s: None,
+        },
+    }
+}
+
+fn count(v: &Value) -> Option<u64> {
+    v.as_u64()
+}
+
+/// The answer in a 2xx body, `None` when the body is not of the format.
+/// A reply without text (content `null`, a blocked Gemini candidate) is an
+/// empty answer, as upstream stores it.
+fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
+    match provider {
+        Provider::OpenAi => {
+            let choice = v.get("choices")?.as_array()?.first()?;
+            let message = choice.get("message")?;
+            let text = message.get("content").and_then(Value::as_str).unwrap_or("").to_string();
+            Some(Answer {
+                text,
+                usage: Usage {
+                    prompt_tokens: count(&v["usage"]["prompt_tokens"]),
+                    completion_tokens: count(&v["usage"]["completion_tokens"]),
+                },
+                finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(Into::into),
+            })
+        }
+        Provider::Anthropic => {
+            let content = v.get("content")?.as_array()?;
+            // Upstream stores content[0].text.
+            let text = content
+                .first()
+                .and_then(|c| c.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            Some(Answer {
+                text,
+                usage: Usage {
+                    prompt_tokens: count(&v["usage"]["input_tokens"]),
+                    completion_tokens: count(&v["usage"]["output_tokens"]),
+                },
+                finish_reason: v.get("stop_reason").and_then(Value::as_str).map(Into::into),
+            })
+        }
+        Provider::Google => {
+            let candidates = v.get("candidates")?.as_array()?;
+            let first = candidates.first();
+            // Upstream: parts[0].text, or "" when the candidate has no parts.
+            let text = first
+                .and_then(|c| c["content"]["parts"].as_array())
+                .and_then(|p| p.first())
+                .and_then(|p| p.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            Some(Answer {
+                text,
+                usage: Usage {
+                    prompt_tokens: count(&v["usageMetadata"]["promptTokenCount"]),
+                    completion_tokens: count(&v["usageMetadata"]["candidatesTokenCount"]),
+                },
+                finish_reason: first
+                    .and_then(|c| c.get("finishReason"))
+                    .and_then(Value::as_str)
+                    .map(Into::into),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(p: Provider) -> RunSettings {
+        let mut s = RunSettings::new(p, "m-1");
+        s.api_key = Some("sk-secret".into());
+        s
+    }
+
+    fn reply(status: u16, body: Value) -> HttpReply {
+        HttpReply { status, retry_after: None, body: body.to_string() }
+    }
+
+    fn body(r: &HttpRequest) -> Value {
+        serde_json::from_str(&r.body).unwrap()
+    }
+
+    fn header<'a>(r: &'a HttpRequest, name: &str) -> Option<&'a str> {
+        r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn official_openai_request() {
+        let mut s = settings(Provider::OpenAi);
+        s.base_url = "http://127.0.0.1:9/v1/".into();
+        let r = s.request("PROMPT");
+        assert_eq!(r.url, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(header(&r, "authorization"), Some("Bearer sk-secret"));
+        assert_eq!(
+            body(&r),
+            json!({"model": "m-1", "messages": [{"role": "user", "content": "PROMPT"}],
+                   "max_tokens": 1024, "temperature": 0.0, "n": 1})
+        );
+        s.system_message = Some("SYS".into());
+        s.stop = vec!["<|im_end|>".into()];
+        let b = body(&s.request("P"));
+        assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYS"}));
+        assert_eq!(b["messages"][1], json!({"role": "user", "content": "P"}));
+        assert_eq!(b["stop"], json!(["<|im_end|>"]));
+        s.api_key = None;
+        assert_eq!(header(&s.request("P"), "authorization"), None);
+        assert!(s.validate().is_ok(), "local servers need no key");
+    }
+
+    #[test]
+    fn official_anthropic_request() {
+        let mut s = settings(Provider::Anthropic);
+        let r = s.request("PROMPT");
+        assert_eq!(r.url, "https://api.anthropic.com/v1/messages");
+        assert_eq!(header(&r, "x-api-key"), Some("sk-secret"));
+        assert_eq!(header(&r, "anthropic-version"), Some("2023-06-01"));
+        assert_eq!(header(&r, "anthropic-dangerous-direct-browser-access"), None);
+        assert_eq!(
+            body(&r),
+            json!({"model": "m-1", "max_tokens": 1024,
+                   "messages": [{"role": "user", "content": "PROMPT"}], "temperature": 0.0})
+        );
+        s.from_browser = true;
+        s.system_message = Some("SYS".into());
+        let r = s.request("P");
+        assert_eq!(header(&r, "anthropic-dangerous-direct-browser-access"), Some("true"));
+        assert_eq!(body(&r)["system"], "SYS");
+        s.api_key = None;
+        assert!(s.validate().unwrap_err().contains("ANTHROPIC_API_KEY or ANTHROPIC_KEY"));
+    }
+
+    #[test]
+    fn official_google_request() {
+        let mut s = settings(Provider::Google);
+        s.model = "models/gemini-x".into();
+        let r = s.request("PROMPT");
+        assert_eq!(
+            r.url,
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-x:generateContent"
+        );
+        assert_eq!(header(&r, "x-goog-api-key"), Some("sk-secret"));
+        assert_eq!(
+            body(&r),
+            json!({"contents": [{"role": "user", "parts": [{"text": "PROMPT"}]}],
+                   "generationConfig": {"candidateCount": 1, "maxOutputTokens": 1024, "temperature": 0.0}})
+        );
+        assert!(!r.url.contains("key="), "the key goes in a header, never the URL");
+    }
+
+    #[test]
+    fn the_key_never_shows() {
+        for p in Provider::ALL {
+            let s = settings(p);
+            assert!(!format!("{s:?}").contains("sk-secret"));
+            assert!(!format!("{:?}", s.request("p")).contains("sk-secret"));
+            assert!(!serde_json::to_string(&s).unwrap().contains("sk-secret"));
+        }
+        assert_eq!(redact_url("https://u:pw@h.example/v1?key=abc#x"), "https://h.example/v1");
+        assert_eq!(redact_url("http://127.0.0.1:8/v1"), "http://127.0.0.1:8/v1");
+        assert_eq!(redact_url("http://h"), "http://h");
+    }
+
+    #[test]
+    fn reads_answers_in_each_format() {
+        let o = read_reply(
+            &settings(Provider::OpenAi),
+            Ok(&reply(
+                200,
+                json!({"choices": [{"message": {"content": "A"}, "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 10, "completion_tokens": 2}}),
+            )),
+        );
+        let want = |text: &str, fr: &str| {
+            Outcome::Answer(Answer {
+                text: text.into(),
+                usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(2) },
+                finish_reason: Some(fr.into()),
+            })
+        };
+        assert_eq!(o, want("A", "stop"));
+        let o = read_reply(
+            &settings(Provider::Anthropic),
+            Ok(&reply(
+                200,
+                json!({"content": [{"type": "text", "text": "B"}], "stop_reason": "end_turn",
+                       "usage": {"input_tokens": 10, "output_tokens": 2}}),
+            )),
+        );
+        assert_eq!(o, want("B", "end_turn"));
+        let o = read_reply(
+            &settings(Provider::Google),
+            Ok(&reply(
+                200,
+                json!({"candidates": [{"content": {"parts": [{"text": "C"}]}, "finishReason": "STOP"}],
+                       "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2}}),
+            )),
+        );
+        assert_eq!(o, want("C", "STOP"));
+        // A blocked Gemini candidate is an empty answer, as upstream.
+        let o = read_reply(
+            &settings(Provider::Google),
+            Ok(&reply(200, json!({"candidates": [{"finishReason": "SAFETY"}]}))),
+        );
+        assert!(matches!(o, Outcome::Answer(Answer { ref text, .. }) if text.is_empty()));
+    }
+
+    #[test]
+    fn classifies_failures() {
+        let s = settings(Provider::OpenAi);
+        let st = |status: u16, b: Value| read_reply(&s, Ok(&reply(status, b)));
+        assert!(
+            matches!(st(401, json!({})), Outcome::Stop { ref reason } if reason.contains("check the key (OPENAI_API_KEY)"))
+        );
+        assert!(matches!(st(404, json!({"error": {"message": "no such model"}})),
+            Outcome::Stop { ref reason } if reason.contains("no such model; check the base URL and the model name \"m-1\"")));
+        let mut limited = reply(429, json!({}));
+        limited.retry_after = Some("3".into());
+        assert_eq!(
+            read_reply(&s, Ok(&limited)),
+            Outcome::Retry {
+                reason: "https://api.openai.com/v1/chat/completions: HTTP 429".into(),
+                retry_after_s: Some(3.0)
+            }
+        );
+        assert!(matches!(st(503, json!({})), Outcome::Retry { .. }));
+        let ctx = json!({"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}});
+        assert!(
+            matches!(st(400, ctx), Outcome::TaskFailed { ref reason } if reason.starts_with("the prompt is longer than the model's context"))
+        );
+        let bad = HttpReply { status: 200, retry_after: None, body: "{\"choices\": [".into() };
+        assert!(
+            matches!(read_reply(&s, Ok(&bad)), Outcome::Retry { ref reason, .. } if reason.contains("not JSON"))
+        );
+        assert!(matches!(st(200, json!({"object": "x"})), Outcome::Retry { .. }));
+        assert!(matches!(read_reply(&s, Err(&TransportError::Timeout)), Outcome::Retry { .. }));
+        let g = settings(Provider::Google);
+        let o = read_reply(
+            &g,
+            Ok(&reply(
+                400,
+                json!({"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}}),
+            )),
+        );
+        assert!(matches!(o, Outcome::Stop { .. }), "{o:?}");
+        let o = read_reply(
+            &g,
+            Ok(&reply(
+                400,
+                json!({"error": {"message": "The input token count (20000) exceeds the maximum number of tokens allowed (8192)."}}),
+            )),
+        );
+        assert!(matches!(o, Outcome::TaskFailed { .. }), "{o:?}");
+    }
+
+    #[test]
+    fn truncation_check() {
+        let u = Usage { prompt_tokens: Some(4096), completion_tokens: None };
+        assert!(u.looks_truncated(16000));
+        assert!(!u.looks_truncated(5000));
+        assert!(!Usage::default().looks_truncated(16000), "no usage reported: no verdict");
+    }
+
+    #[test]
+    fn retry_after_values() {
+        assert_eq!(parse_retry_after(Some(" 7 ")), Some(7.0));
+        assert_eq!(parse_retry_after(Some("0.5")), Some(0.5));
+        assert_eq!(parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(parse_retry_after(Some("-1")), None);
+        assert_eq!(parse_retry_after(None), None);
+    }
+}

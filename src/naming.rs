@@ -1,0 +1,191 @@
+//! The names of the files the tools write, in one place so the app's
+//! downloads and the CLI's outputs agree with each other and with upstream.
+//!
+//! Upstream (`search_needle_function.evaluate_model`) writes a model's
+//! outputs to `results/ntoken_<size>/<model with / as _slash_>.jsonl` and its
+//! scores next to it as `<same stem>-SCORES.json`; `compute_score` takes the
+//! model's name back from the outputs file name (`report::model_name_from_path`).
+//! So an outputs or SCORES name is the model's name only: anything added to
+//! it would change the model read back. The tasks file carries the dataset
+//! and the settings instead (`repoqa-2024-04-20_ntoken_16384-tasks.jsonl`),
+//! using upstream's `ntoken_<size>` spelling.
+
+use crate::context::Protocol;
+use crate::settings::BuildSettings;
+
+/// A model's name as upstream puts it in a file name: `/` → `_slash_`.
+pub fn model_file_stem(model: &str) -> String {
+    let model = model.trim();
+    let model = if model.is_empty() { "model" } else { model };
+    safe(&model.replace('/', "_slash_"))
+}
+
+/// The outputs JSONL of a model, as upstream names it (`repoqa score`
+/// reads the model's name back from it).
+pub fn outputs_file_name(model: &str) -> String {
+    format!("{}.jsonl", model_file_stem(model))
+}
+
+/// The SCORES file of a model. `official`: scored with the official
+/// candidates (the needles); otherwise the paper's stricter "context"
+/// candidates. Neither those nor prompts built with a not-official
+/// `protocol` may take the official name.
+pub fn scores_file_name(model: &str, protocol: Protocol, official: bool) -> String {
+    format!("{}{}", model_file_stem(model), scores_suffix(protocol, official))
+}
+
+/// `-SCORES.json`; `-CORRECTED-` before `SCORES` for the corrected
+/// prompts, `-CONTEXT-` for the not-official candidates
+/// (`report::scores_suffix`).
+pub fn scores_suffix(protocol: Protocol, official: bool) -> String {
+    crate::report::scores_suffix(protocol, official)
+}
+
+/// The SCORES path beside an outputs path: upstream's
+/// `os.path.splitext(path)[0] + "-SCORES.json"` (`report::scores_path_for`),
+/// with the not-official suffixes of `scores_suffix`.
+pub fn scores_path_for(outputs_path: &str, protocol: Protocol, official: bool) -> String {
+    let p = crate::report::scores_path_for(outputs_path);
+    match p.strip_suffix("-SCORES.json") {
+        Some(base) => format!("{base}{}", scores_suffix(protocol, official)),
+        None => p,
+    }
+}
+
+/// The per-task results CSV of a model.
+pub fn results_csv_name(model: &str) -> String {
+    format!("{}-results.csv", model_file_stem(model))
+}
+
+/// A dataset's name for file names, from where it came from: the file
+/// name without `.json`/`.json.gz` (`repoqa-2024-04-20`), the last part
+/// of a URL path, or what the app calls it ("demo (repoqa-demo.json)").
+pub fn dataset_stem(origin: &str) -> String {
+    // "demo (repoqa-demo.json)": the name in parentheses.
+    let origin = match (origin.rfind('('), origin.strip_suffix(')')) {
+        (Some(i), Some(inner)) => &inner[i + 1..],
+        _ => origin,
+    };
+    let no_query = origin.split(['?', '#']).next().unwrap_or(origin);
+    let last = no_query.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().unwrap_or("");
+    let mut stem = last;
+    for ext in [".gz", ".json", ".jsonl"] {
+        if let Some(s) = stem.strip_suffix(ext) {
+            stem = s;
+        }
+    }
+    let stem = safe(stem);
+    if stem.is_empty() {
+        "dataset".to_string()
+    } else {
+        stem
+    }
+}
+
+/// The settings in a file name: `ntoken_16384`, then the comment mode
+/// unless it is the official `none`, the protocol unless official
+/// (`corrected`: NOT OFFICIAL), then the languages and repo choices
+/// when they keep less than everything.
+pub fn settings_stem(s: &BuildSettings) -> String {
+    let mut out = format!("ntoken_{}", s.code_context_size);
+    if s.comment_mode != crate::context::CommentMode::None {
+        out.push('_');
+        out.push_str(s.comment_mode.as_str());
+    }
+    if !s.protocol.is_official() {
+        out.push('_');
+        out.push_str(s.protocol.as_str());
+    }
+    if !s.filter.languages.is_empty() {
+        out.push('_');
+        out.push_str(&s.filter.languages.join("+"));
+    }
+    let repos = s.filter.repos.len();
+    if repos > 0 {
+        out.push_str(&format!("_{repos}-repos"));
+    }
+    let skipped = s.filter.excluded_repos.len();
+    if skipped > 0 {
+        out.push_str(&format!("_without-{skipped}-repos"));
+    }
+    safe(&out)
+}
+
+/// The tasks JSONL of a dataset built with `settings`:
+/// `<dataset>_<settings>-tasks.jsonl`.
+pub fn tasks_file_name(dataset_origin: &str, settings: &BuildSettings) -> String {
+    format!("{}_{}-tasks.jsonl", dataset_stem(dataset_origin), settings_stem(settings))
+}
+
+/// Characters file systems refuse (Windows' set, control characters)
+/// become `-`.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() || "<>:\"\\|?*/".contains(c) { '-' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::CommentMode;
+    use crate::report::model_name_from_path;
+
+    #[test]
+    fn model_names_round_trip_through_file_names() {
+        for model in ["gpt-4o", "meta-llama/Meta-Llama-3-8B-Instruct", "deepseek-ai/x"] {
+            let name = outputs_file_name(model);
+            assert_eq!(model_name_from_path(&name), model);
+        }
+        assert_eq!(outputs_file_name("a/b"), "a_slash_b.jsonl");
+        let (o, c) = (Protocol::Official, Protocol::Corrected);
+        assert_eq!(scores_file_name("a/b", o, true), "a_slash_b-SCORES.json");
+        assert_eq!(scores_file_name("a/b", o, false), "a_slash_b-CONTEXT-SCORES.json");
+        assert_eq!(scores_file_name("a/b", c, true), "a_slash_b-CORRECTED-SCORES.json");
+        assert_eq!(scores_file_name("a/b", c, false), "a_slash_b-CORRECTED-CONTEXT-SCORES.json");
+        assert_eq!(scores_file_name("  ", o, true), "model-SCORES.json");
+        assert_eq!(results_csv_name("m"), "m-results.csv");
+    }
+
+    #[test]
+    fn scores_paths_beside_outputs() {
+        let (o, c) = (Protocol::Official, Protocol::Corrected);
+        assert_eq!(
+            scores_path_for("r/ntoken_16384/m.jsonl", o, true),
+            "r/ntoken_16384/m-SCORES.json"
+        );
+        assert_eq!(scores_path_for("m.jsonl", o, false), "m-CONTEXT-SCORES.json");
+        assert_eq!(scores_path_for("m.jsonl", c, false), "m-CORRECTED-CONTEXT-SCORES.json");
+    }
+
+    #[test]
+    fn dataset_stems() {
+        assert_eq!(dataset_stem("repoqa-2024-04-20.json"), "repoqa-2024-04-20");
+        assert_eq!(dataset_stem("/x/y/repoqa-2024-04-20.json.gz"), "repoqa-2024-04-20");
+        assert_eq!(dataset_stem("https://h/p/ds.json?x=1"), "ds");
+        assert_eq!(dataset_stem("demo (repoqa-demo.json)"), "repoqa-demo");
+        assert_eq!(dataset_stem(""), "dataset");
+    }
+
+    #[test]
+    fn tasks_names_say_dataset_and_settings() {
+        let mut s = BuildSettings::default();
+        assert_eq!(
+            tasks_file_name("repoqa-2024-04-20.json", &s),
+            "repoqa-2024-04-20_ntoken_16384-tasks.jsonl"
+        );
+        s.comment_mode = CommentMode::PositionalPadding;
+        assert_eq!(
+            tasks_file_name("repoqa-2024-04-20.json.gz", &s),
+            "repoqa-2024-04-20_ntoken_16384_positional_padding-tasks.jsonl"
+        );
+        s.filter.languages = vec!["python".into(), "go".into()];
+        s.filter.excluded_repos = vec!["go::a/b".into()];
+        assert_eq!(
+            tasks_file_name("d.json", &s),
+            "d_ntoken_16384_positional_padding_python+go_without-1-repos-tasks.jsonl"
+        );
+        let s = BuildSettings { protocol: Protocol::Corrected, ..BuildSettings::default() };
+        assert_eq!(tasks_file_name("d.json", &s), "d_ntoken_16384_corrected-tasks.jsonl");
+    }
+}

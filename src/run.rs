@@ -1,0 +1,85 @@
+//! A run: scored tasks grouped as `compute_score` groups them, and the
+//! SCORES file made from them. The CLI scores a whole outputs file at once
+//! (`Scorer::score_all`); the app scores answers one at a time as they are
+//! typed or imported. Both group the per-task records here, so the file one
+//! writes is the file the other would.
+
+use indexmap::IndexMap;
+
+use crate::context::Protocol;
+
+use crate::report::{self, ModelOutput, ModelScores, ScoresFile, TaskResult};
+use crate::score::{pass_table, task_result, Evaluation, ScoreError, ScoreTable};
+
+/// `results` of a SCORES file: language → per-task records, languages in
+/// order of first appearance, records in the order given (as
+/// `compute_score` walks the outputs file).
+pub fn group_results<'a>(
+    scored: impl IntoIterator<Item = (&'a ModelOutput, &'a Evaluation)>,
+) -> IndexMap<String, Vec<TaskResult>> {
+    let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
+    for (o, e) in scored {
+        results.entry(o.language.clone()).or_default().push(task_result(o, e));
+    }
+    results
+}
+
+/// Scored tasks with their pass@1 table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub results: IndexMap<String, Vec<TaskResult>>,
+    pub table: ScoreTable,
+}
+
+impl Run {
+    /// Group `scored` and compute the table; an error when there is
+    /// nothing to score (`ScoreError::NoTasks`).
+    pub fn new<'a>(
+        scored: impl IntoIterator<Item = (&'a ModelOutput, &'a Evaluation)>,
+    ) -> Result<Run, ScoreError> {
+        let results = group_results(scored);
+        let table = pass_table(&results)?;
+        Ok(Run { results, table })
+    }
+
+    /// The model's entry of the SCORES file. `train_size`: None = the
+    /// official rule for the model's name (`report::train_size`). Its
+    /// `protocol` is the official one: change it for tasks built otherwise.
+    pub fn model_scores(
+        &self,
+        model: &str,
+        eval_date: &str,
+        train_size: Option<&str>,
+    ) -> ModelScores {
+        ModelScores {
+            eval_date: eval_date.to_string(),
+            train_size: train_size
+                .map(str::to_string)
+                .unwrap_or_else(|| report::train_size(model).value),
+            scores: self.table.to_value(),
+            results: self.results.clone(),
+            // Set it for tasks built otherwise (NOT OFFICIAL).
+            protocol: Protocol::Official,
+        }
+    }
+
+    /// The SCORES file of one model (write it with `to_python_json`).
+    pub fn scores_file(
+        &self,
+        model: &str,
+        eval_date: &str,
+        train_size: Option<&str>,
+    ) -> ScoresFile {
+        ScoresFile::single(model, self.model_scores(model, eval_date, train_size))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_scored_is_an_error() {
+        assert!(matches!(Run::new(std::iter::empty()), Err(ScoreError::NoTasks)));
+    }
+}

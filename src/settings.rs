@@ -1,0 +1,348 @@
+//! The settings that decide which prompts are built, as one typed value both
+//! fronts use: the context size, the comment-cleaning mode, which languages
+//! and repos, and which tokenizer. The app stores them (their serde form) and
+//! keys its tasks cache with them; the CLI fills the same value from its
+//! flags. Built once, so the two cannot disagree on what a filter keeps or
+//! which settings make a different set of tasks.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::context::{self, CommentMode, ContextOptions, Protocol, TaskSpec};
+use crate::dataset::Dataset;
+use crate::lang::Language;
+
+#[derive(Debug, Error, PartialEq)]
+pub enum SettingsError {
+    #[error("--languages: {0}")]
+    Language(String),
+    #[error("the context size must be a whole number of tokens above 0")]
+    ContextSize,
+}
+
+/// Which tasks of a dataset to build. Empty lists mean "all".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TaskFilter {
+    /// Languages to keep (dataset keys, as `--languages` takes them).
+    pub languages: Vec<String>,
+    /// Repos to keep ("owner/name", any language; `--repos`).
+    pub repos: Vec<String>,
+    /// Repos to leave out, "language::owner/name" (the app's checkboxes).
+    pub excluded_repos: Vec<String>,
+}
+
+impl TaskFilter {
+    /// Whether everything is kept.
+    pub fn is_all(&self) -> bool {
+        self.languages.is_empty() && self.repos.is_empty() && self.excluded_repos.is_empty()
+    }
+
+    /// The selected languages as `task_specs` takes them (None = all).
+    /// An unknown language name is an error (not silently nothing).
+    pub fn language_list(&self) -> Result<Option<Vec<Language>>, SettingsError> {
+        if self.languages.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(self.languages.len());
+        for name in &self.languages {
+            let l = Language::from_name(name.trim())
+                .map_err(|e| SettingsError::Language(e.to_string()))?;
+            out.push(l);
+        }
+        Ok(Some(out))
+    }
+
+    /// Whether the repo `name` of `language` is kept by the repo lists.
+    pub fn keeps_repo(&self, language: &str, name: &str) -> bool {
+        (self.repos.is_empty() || self.repos.iter().any(|r| r == name))
+            && !self
+                .excluded_repos
+                .iter()
+                .any(|r| r.split_once("::").is_some_and(|(l, n)| l == language && n == name))
+    }
+
+    /// The tasks of `dataset` this filter keeps, in the official order
+    /// (languages in file order, repos in order, needles in order: P1).
+    pub fn task_specs(&self, dataset: &Dataset) -> Result<Vec<TaskSpec>, SettingsError> {
+        let langs = self.language_list()?;
+        Ok(context::task_specs(dataset, langs.as_deref())
+            .into_iter()
+            .filter(|s| {
+                let name = dataset
+                    .repos(s.language.name())
+                    .and_then(|r| r.get(s.repo_index))
+                    .map(|r| r.repo.as_str())
+                    .unwrap_or("");
+                self.keeps_repo(s.language.name(), name)
+            })
+            .collect())
+    }
+
+    /// Names in the filter that the dataset does not have (a typo keeps
+    /// nothing; the CLI says so).
+    pub fn unknown_names(&self, dataset: &Dataset) -> Vec<String> {
+        let mut out = Vec::new();
+        for l in &self.languages {
+            if dataset.repos(l.trim()).is_none() {
+                out.push(format!("language {}", l.trim()));
+            }
+        }
+        for r in &self.repos {
+            if !dataset.languages.values().flatten().any(|x| x.repo == *r) {
+                out.push(format!("repo {r}"));
+            }
+        }
+        out
+    }
+}
+
+/// Where the tokenizer comes from. Its identity in the cache key is the
+/// digest of its file (`BuildSettings::cache_key`), not this name.
+pub const BUILTIN_TOKENIZER: &str = "builtin";
+
+/// Everything that changes the prompts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildSettings {
+    pub code_context_size: usize,
+    #[serde(with = "comment_mode_str")]
+    pub comment_mode: CommentMode,
+    #[serde(flatten)]
+    pub filter: TaskFilter,
+    /// "builtin", a URL, or "file:<name>" (the app); a path (the CLI).
+    pub tokenizer_source: String,
+    /// How prompts are built; `corrected` is NOT OFFICIAL.
+    #[serde(default, with = "protocol_str")]
+    pub protocol: Protocol,
+}
+
+impl Default for BuildSettings {
+    fn default() -> BuildSettings {
+        BuildSettings {
+            code_context_size: context::DEFAULT_CODE_CONTEXT_SIZE,
+            comment_mode: CommentMode::None,
+            filter: TaskFilter::default(),
+            tokenizer_source: BUILTIN_TOKENIZER.to_string(),
+            protocol: Protocol::Official,
+        }
+    }
+}
+
+mod comment_mode_str {
+    use super::CommentMode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(m: &CommentMode, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(m.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CommentMode, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+mod protocol_str {
+    use super::Protocol;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &Protocol, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(p.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl BuildSettings {
+    /// Options of the context builder (the official defaults otherwise: K5
+    /// reproduced, NULs kept as upstream HEAD does).
+    pub fn context_options(&self) -> ContextOptions {
+        ContextOptions {
+            code_context_size: self.code_context_size,
+            comment_mode: self.comment_mode,
+            protocol: self.protocol,
+            ..ContextOptions::default()
+        }
+    }
+
+    /// Read stored settings from a JSON object: a missing or malformed
+    /// field keeps its default (an old or hand-edited record never blocks
+    /// the app). Unknown fields are ignored.
+    pub fn from_value(v: &Value) -> BuildSettings {
+        let mut s = BuildSettings::default();
+        let Value::Object(m) = v else { return s };
+        let strings = |v: Option<&Value>| -> Option<Vec<String>> {
+            Some(v?.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        };
+        if let Some(v) = strings(m.get("languages")) {
+            s.filter.languages = v;
+        }
+        if let Some(v) = strings(m.get("repos")) {
+            s.filter.repos = v;
+        }
+        if let Some(v) = strings(m.get("excluded_repos")) {
+            s.filter.excluded_repos = v;
+        }
+        if let Some(n) = m.get("code_context_size").and_then(Value::as_u64).filter(|&n| n > 0) {
+            s.code_context_size = n as usize;
+        }
+        if let Some(mode) =
+            m.get("comment_mode").and_then(Value::as_str).and_then(|x| x.parse().ok())
+        {
+            s.comment_mode = mode;
+        }
+        if let Some(t) = m.get("tokenizer_source").and_then(Value::as_str) {
+            s.tokenizer_source = t.to_string();
+        }
+        if let Some(p) = m.get("protocol").and_then(Value::as_str).and_then(|x| x.parse().ok()) {
+            s.protocol = p;
+        }
+        s
+    }
+
+    /// The serde form as a JSON object.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The settings that change the prompts, as one string (lists sorted,
+    /// so the order of clicks does not matter). The tokenizer is not in
+    /// it: the cache key holds its file's digest instead.
+    pub fn prompt_key(&self) -> String {
+        let sorted = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v.join(",")
+        };
+        let mut key = format!(
+            "ctx={};mode={};langs={};skip={}",
+            self.code_context_size,
+            self.comment_mode,
+            sorted(&self.filter.languages),
+            sorted(&self.filter.excluded_repos)
+        );
+        // Added only when used, so keys made before `repos` existed stay valid.
+        if !self.filter.repos.is_empty() {
+            key.push_str(&format!(";repos={}", sorted(&self.filter.repos)));
+        }
+        // Official keys stay as they were (caches made before the option).
+        if !self.protocol.is_official() {
+            key.push_str(&format!(";protocol={}", self.protocol.as_str()));
+        }
+        key
+    }
+
+    /// The key of a set of built tasks: the dataset's content identity
+    /// (`identity::content_id`), these settings and the tokenizer file's
+    /// digest. Equal keys mean byte-identical tasks.
+    pub fn cache_key(&self, dataset_id: &str, tokenizer_id: &str) -> String {
+        format!("{dataset_id}:{}:tok={tokenizer_id}", self.prompt_key())
+    }
+
+    /// The part of `cache_key` before the tokenizer (to find tasks built
+    /// with the same settings whatever the tokenizer).
+    pub fn cache_key_head(&self, dataset_id: &str) -> String {
+        format!("{dataset_id}:{}:tok=", self.prompt_key())
+    }
+}
+
+/// Parse a context size typed by a user.
+pub fn parse_context_size(text: &str) -> Result<usize, SettingsError> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(SettingsError::ContextSize),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Dataset {
+        Dataset::from_bytes(include_bytes!("../public/demo/repoqa-demo.json"), "demo").unwrap()
+    }
+
+    #[test]
+    fn serde_form_is_the_stored_one() {
+        let s = BuildSettings {
+            code_context_size: 2048,
+            comment_mode: CommentMode::NoPadding,
+            filter: TaskFilter {
+                languages: vec!["go".into()],
+                repos: vec![],
+                excluded_repos: vec!["go::a/b".into()],
+            },
+            tokenizer_source: "file:t.json".into(),
+            protocol: Protocol::Corrected,
+        };
+        let v = s.to_value();
+        assert_eq!(v["comment_mode"], "no_padding");
+        assert_eq!(v["languages"][0], "go");
+        assert_eq!(v["excluded_repos"][0], "go::a/b");
+        assert_eq!(BuildSettings::from_value(&v), s);
+        let back: BuildSettings = serde_json::from_value(v).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn bad_fields_keep_defaults() {
+        let v: Value = serde_json::from_str(
+            r#"{"code_context_size": -3, "comment_mode": "nope", "languages": 7, "threshold": 0.5}"#,
+        )
+        .unwrap();
+        assert_eq!(BuildSettings::from_value(&v), BuildSettings::default());
+        assert_eq!(BuildSettings::from_value(&Value::Null), BuildSettings::default());
+    }
+
+    #[test]
+    fn prompt_key_is_order_free_and_unchanged_for_old_settings() {
+        let mut a = BuildSettings::default();
+        a.filter.excluded_repos = vec!["go::x".into(), "cpp::y".into()];
+        let mut b = a.clone();
+        b.filter.excluded_repos.reverse();
+        assert_eq!(a.prompt_key(), b.prompt_key());
+        // The form the app has stored keys in since before this module.
+        assert_eq!(a.prompt_key(), "ctx=16384;mode=none;langs=;skip=cpp::y,go::x");
+        assert_eq!(a.cache_key("D", "T"), "D:ctx=16384;mode=none;langs=;skip=cpp::y,go::x:tok=T");
+        assert!(a.cache_key("D", "T").starts_with(&a.cache_key_head("D")));
+        b.filter.repos = vec!["r".into()];
+        assert_ne!(a.prompt_key(), b.prompt_key());
+    }
+
+    #[test]
+    fn filter_keeps_languages_and_repos() {
+        let d = demo();
+        let all = TaskFilter::default().task_specs(&d).unwrap();
+        assert_eq!(all.len(), 60);
+        let f = TaskFilter { languages: vec!["go".into(), "python".into()], ..Default::default() };
+        let specs = f.task_specs(&d).unwrap();
+        assert_eq!(specs.len(), 20);
+        // Dataset order, not the order given.
+        assert_eq!(specs[0].language, Language::Python);
+        let f = TaskFilter { repos: vec!["repoqa-web/demo-bank".into()], ..Default::default() };
+        assert!(f.task_specs(&d).unwrap().iter().all(|s| s.language == Language::Java));
+        let f = TaskFilter {
+            excluded_repos: vec!["java::repoqa-web/demo-bank".into()],
+            ..Default::default()
+        };
+        assert_eq!(f.task_specs(&d).unwrap().len(), 50);
+        let f = TaskFilter {
+            languages: vec!["klingon".into()],
+            repos: vec!["no/such".into()],
+            ..Default::default()
+        };
+        assert!(f.task_specs(&d).is_err());
+        assert_eq!(f.unknown_names(&d), vec!["language klingon", "repo no/such"]);
+    }
+
+    #[test]
+    fn context_sizes() {
+        assert_eq!(parse_context_size(" 512 "), Ok(512));
+        assert_eq!(parse_context_size("0"), Err(SettingsError::ContextSize));
+        assert_eq!(parse_context_size("1e3"), Err(SettingsError::ContextSize));
+    }
+}

@@ -1,0 +1,128 @@
+//! Bytes from the network and from local files: a same-origin asset in one
+//! go, or a body / file read piece by piece so the caller can show progress,
+//! stop early, and refuse what is too large before it is all in memory.
+
+use js_sys::Uint8Array;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ui::error::UiError;
+
+/// Slice size when reading a local file.
+const FILE_SLICE: f64 = 8.0 * 1024.0 * 1024.0;
+
+/// GET `url` as bytes in one go (same-origin assets).
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, UiError> {
+    let resp = gloo_net::http::Request::get(url)
+        .send()
+        .await
+        .map_err(|e| UiError::Unreachable { url: url.to_string(), detail: e.to_string() })?;
+    if !resp.ok() {
+        return Err(UiError::Http {
+            url: url.to_string(),
+            status: resp.status(),
+            text: resp.status_text(),
+        });
+    }
+    resp.binary()
+        .await
+        .map_err(|e| UiError::Unreachable { url: url.to_string(), detail: e.to_string() })
+}
+
+/// GET `url` as bytes, reading the body as a stream: `on_chunk(done,
+/// total)` runs after each piece (total is 0 when the server does not say)
+/// and returns false to stop (then `Err(Cancelled)`). `max` is enforced
+/// from the header and while reading.
+pub async fn fetch_stream(
+    url: &str,
+    max: usize,
+    mut on_chunk: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<u8>, UiError> {
+    let resp = gloo_net::http::Request::get(url)
+        .send()
+        .await
+        .map_err(|e| UiError::Unreachable { url: url.to_string(), detail: e.to_string() })?;
+    if !resp.ok() {
+        return Err(UiError::Http {
+            url: url.to_string(),
+            status: resp.status(),
+            text: resp.status_text(),
+        });
+    }
+    let total: usize =
+        resp.headers().get("content-length").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    if total > max {
+        return Err(UiError::TooLarge { what: url.to_string(), size: total, max });
+    }
+    let Some(body) = resp.body() else { return Ok(Vec::new()) };
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| {
+            UiError::invalid(format!("{url}: the response body cannot be read as a stream"))
+        })?;
+    let mut out: Vec<u8> = Vec::with_capacity(total);
+    loop {
+        if !on_chunk(out.len(), total) {
+            let _ = reader.cancel();
+            return Err(UiError::cancelled(format!("Cancelled while downloading {url}.")));
+        }
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| UiError::js(format!("Download of {url} failed: read"), &e))?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
+            let arr: Uint8Array = value.unchecked_into();
+            let old = out.len();
+            let n = arr.length() as usize;
+            if old + n > max {
+                let _ = reader.cancel();
+                return Err(UiError::TooLarge { what: url.to_string(), size: old + n, max });
+            }
+            out.resize(old + n, 0);
+            arr.copy_to(&mut out[old..]);
+        }
+    }
+    Ok(out)
+}
+
+/// Read a local file in slices: `before_slice(done, total)` runs before
+/// each and returns false to stop (then `Err(Cancelled)`). Files over
+/// `max` are refused unread.
+pub async fn read_file(
+    file: &web_sys::File,
+    max: usize,
+    mut before_slice: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<u8>, UiError> {
+    let name = file.name();
+    let size = file.size();
+    if size > max as f64 {
+        return Err(UiError::TooLarge { what: name, size: size as usize, max });
+    }
+    let total = size as usize;
+    let mut out: Vec<u8> = Vec::with_capacity(total);
+    let mut start = 0.0;
+    while start < size {
+        if !before_slice(out.len(), total) {
+            return Err(UiError::cancelled(format!("Cancelled while reading {name}.")));
+        }
+        let end = (start + FILE_SLICE).min(size);
+        let blob = file.slice_with_f64_and_f64(start, end).map_err(|e| UiError::js(&name, &e))?;
+        let chunk = read_blob(&blob, &name).await?;
+        out.extend_from_slice(&chunk);
+        start = end;
+    }
+    Ok(out)
+}
+
+/// A whole Blob (or File) as bytes.
+pub async fn read_blob(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, UiError> {
+    let buf = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(|e| UiError::js(format!("Could not read {name}: read"), &e))?;
+    Ok(Uint8Array::new(&buf).to_vec())
+}

@@ -1,0 +1,397 @@
+//! The result charts, drawn as SVG by Leptos itself, with SVG / PNG export.
+//!
+//! Why no JavaScript chart library: the app is one wasm bundle built
+//! offline by Trunk with no npm step; the charts are four small, fixed
+//! layouts whose numbers come straight from `repoqa::breakdown` (so they
+//! cannot disagree with the SCORES file); and plain SVG elements let us
+//! give every point, bar and cell a keyboard focus, an `aria-label`, a
+//! `<title>` tooltip and `data-*` attributes the browser tests count. A
+//! library would add a second rendering model, a bundle-size cost and
+//! canvas output that screen readers cannot read.
+//!
+//! Styles are attributes on the elements (not CSS classes) so an exported
+//! SVG, or the PNG drawn from it on an offscreen canvas, looks the same as
+//! on the page.
+
+use leptos::prelude::*;
+use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
+use repoqa::score::THRESHOLD_KEYS;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::ui::browser::download::{download_text, download_url};
+use crate::ui::error::UiError;
+
+const W: f64 = 640.0;
+const H: f64 = 300.0;
+/// Plot area margins: left, right, top, bottom.
+const ML: f64 = 48.0;
+const MR: f64 = 120.0;
+const MT: f64 = 16.0;
+const MB: f64 = 40.0;
+const FONT: &str = "system-ui, sans-serif";
+
+/// Series colours (Okabe–Ito, distinguishable with colour-blindness);
+/// `all` is drawn in near-black and thicker.
+const PALETTE: [&str; 7] =
+    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00"];
+
+fn colour(i: usize, name: &str) -> &'static str {
+    if name == "all" {
+        "#1d2330"
+    } else {
+        PALETTE[i % PALETTE.len()]
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.1}%", 100.0 * v)
+}
+
+fn count_text(c: Count) -> String {
+    match c.rate() {
+        Some(r) => format!("{} of {} passed ({})", c.passed, c.n, pct(r)),
+        None => "no tasks".to_string(),
+    }
+}
+
+/// The four charts for a breakdown (`series[0]` is `all`).
+#[component]
+pub fn Charts(series: Vec<Series>, threshold: f64) -> impl IntoView {
+    let langs: Vec<Series> = series.iter().skip(1).cloned().collect();
+    let depth_lines: Vec<Line> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: s.name.clone(),
+            colour: colour(i, &s.name),
+            points: s
+                .by_depth
+                .iter()
+                .enumerate()
+                .map(|(b, c)| (b, *c, depth_bin_label(b)))
+                .collect(),
+        })
+        .collect();
+    let threshold_lines: Vec<Line> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: s.name.clone(),
+            colour: colour(i, &s.name),
+            points: s
+                .by_threshold
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (k, *c, format!("threshold {}", THRESHOLD_KEYS[k])))
+                .collect(),
+        })
+        .collect();
+    let depth_labels: Vec<String> = (0..DEPTH_BINS).map(|b| format!("{}", b * 10)).collect();
+    let thr_labels: Vec<String> = THRESHOLD_KEYS.iter().map(|k| k.to_string()).collect();
+    view! {
+        <div class="charts">
+            <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (% of the context before the needle)")>
+                {line_chart("depth", depth_lines, depth_labels, "needle depth bin (%)")}
+            </ChartFrame>
+            <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by language")>
+                {bar_chart(&series)}
+            </ChartFrame>
+            <ChartFrame id="threshold" title="Pass rate against the similarity threshold".to_string()>
+                {line_chart("threshold", threshold_lines, thr_labels, "BLEU threshold")}
+            </ChartFrame>
+            <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × language")>
+                {heatmap(&langs)}
+            </ChartFrame>
+        </div>
+    }
+}
+
+/// A captioned chart with its SVG / PNG export buttons.
+#[component]
+fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoView {
+    let status = RwSignal::new(None::<String>);
+    let svg_id = format!("chart-{id}-svg");
+    let (a, b) = (svg_id.clone(), svg_id.clone());
+    let export_svg = move |_| {
+        let r = svg_text(&a)
+            .and_then(|t| download_text(&format!("repoqa-{id}.svg"), "image/svg+xml", &t));
+        status.set(r.err().map(|e| e.to_string()));
+    };
+    let export_png = move |_| {
+        status.set(export_png(&b, &format!("repoqa-{id}.png")).err().map(|e| e.to_string()))
+    };
+    view! {
+        <figure class="chart" data-chart=id>
+            <figcaption id=format!("chart-{id}-title")>{title}</figcaption>
+            {children()}
+            <div class="row">
+                <button type="button" class="export-svg" on:click=export_svg>"Save SVG"</button>
+                <button type="button" class="export-png" on:click=export_png>"Save PNG"</button>
+                {move || status.get().map(|e| view! { <span class="fail">{e}</span> })}
+            </div>
+        </figure>
+    }
+}
+
+struct Line {
+    name: String,
+    colour: &'static str,
+    /// (x index, count, x description for labels).
+    points: Vec<(usize, Count, String)>,
+}
+
+fn y_of(rate: f64) -> f64 {
+    MT + (1.0 - rate) * (H - MT - MB)
+}
+
+fn x_of(i: usize, n: usize) -> f64 {
+    let w = W - ML - MR;
+    if n <= 1 {
+        ML + w / 2.0
+    } else {
+        ML + w * i as f64 / (n - 1) as f64
+    }
+}
+
+/// Y grid (0, 25, …, 100 %) and the x labels.
+fn axes(x_labels: &[String], x_title: &str) -> impl IntoView {
+    let n = x_labels.len();
+    let grid = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|v| {
+            let y = y_of(v);
+            view! {
+                <line x1=ML x2=W - MR y1=y y2=y stroke="#dde1e8" stroke-width="1"/>
+                <text x=ML - 6.0 y=y + 4.0 text-anchor="end" font-size="11" font-family=FONT fill="#5b6475">{format!("{:.0}%", v * 100.0)}</text>
+            }
+        })
+        .collect_view();
+    let xl = x_labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            view! { <text x=x_of(i, n) y=H - MB + 16.0 text-anchor="middle" font-size="11" font-family=FONT fill="#5b6475">{l.clone()}</text> }
+        })
+        .collect_view();
+    view! {
+        {grid}
+        {xl}
+        <text x=ML + (W - ML - MR) / 2.0 y=H - 6.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">{x_title.to_string()}</text>
+    }
+}
+
+fn line_chart(
+    id: &'static str,
+    lines: Vec<Line>,
+    x_labels: Vec<String>,
+    x_title: &'static str,
+) -> impl IntoView {
+    let n = x_labels.len();
+    let legend = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let y = MT + 8.0 + 18.0 * i as f64;
+            view! {
+                <line x1=W - MR + 12.0 x2=W - MR + 32.0 y1=y y2=y stroke=l.colour stroke-width=if l.name == "all" { "3" } else { "2" }/>
+                <text x=W - MR + 38.0 y=y + 4.0 font-size="12" font-family=FONT fill="#1d2330">{l.name.clone()}</text>
+            }
+        })
+        .collect_view();
+    let drawn = lines
+        .into_iter()
+        .map(|l| {
+            let pts: Vec<(f64, f64, Count, usize, String)> = l
+                .points
+                .iter()
+                .filter_map(|(i, c, desc)| c.rate().map(|r| (x_of(*i, n), y_of(r), *c, *i, desc.clone())))
+                .collect();
+            let path = pts.iter().map(|(x, y, ..)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ");
+            let width = if l.name == "all" { "3" } else { "2" };
+            let name = l.name.clone();
+            let dots = pts
+                .into_iter()
+                .map(|(x, y, c, i, desc)| {
+                    let label = format!("{name}, {desc}: {}", count_text(c));
+                    view! {
+                        <circle class="point" cx=format!("{x:.1}") cy=format!("{y:.1}") r="5" fill=l.colour stroke="#fff" stroke-width="1.5"
+                            tabindex="0" role="img" aria-label=label.clone()
+                            data-series=name.clone() data-bin=i data-value=c.rate().map(repoqa::pyjson::float_repr) data-n=c.n>
+                            <title>{label.clone()}</title>
+                        </circle>
+                    }
+                })
+                .collect_view();
+            view! {
+                <g class="series" data-series=l.name.clone()>
+                    <polyline points=path fill="none" stroke=l.colour stroke-width=width/>
+                    {dots}
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg id=format!("chart-{id}-svg") xmlns="http://www.w3.org/2000/svg" width=W height=H viewBox=format!("0 0 {W} {H}")
+            role="group" aria-labelledby=format!("chart-{id}-title")>
+            <rect x="0" y="0" width=W height=H fill="#ffffff"/>
+            {axes(&x_labels, x_title)}
+            {drawn}
+            {legend}
+        </svg>
+    }
+}
+
+fn bar_chart(series: &[Series]) -> impl IntoView {
+    let n = series.len().max(1);
+    let slot = (W - ML - MR) / n as f64;
+    let bw = (slot * 0.6).min(60.0);
+    let labels: Vec<String> = Vec::new();
+    let bars = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let r = s.total.rate().unwrap_or(0.0);
+            let x = ML + slot * (i as f64 + 0.5);
+            let y = y_of(r);
+            let label = format!("{}: {}", s.name, count_text(s.total));
+            view! {
+                <rect class="bar" x=format!("{:.1}", x - bw / 2.0) y=format!("{y:.1}") width=format!("{bw:.1}") height=format!("{:.1}", y_of(0.0) - y)
+                    fill=colour(i, &s.name) tabindex="0" role="img" aria-label=label.clone()
+                    data-series=s.name.clone() data-value=s.total.rate().map(repoqa::pyjson::float_repr) data-n=s.total.n>
+                    <title>{label.clone()}</title>
+                </rect>
+                <text x=x y=y - 4.0 text-anchor="middle" font-size="11" font-family=FONT fill="#1d2330">{pct(r)}</text>
+                <text x=x y=H - MB + 16.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">{s.name.clone()}</text>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg id="chart-language-svg" xmlns="http://www.w3.org/2000/svg" width=W height=H viewBox=format!("0 0 {W} {H}")
+            role="group" aria-labelledby="chart-language-title">
+            <rect x="0" y="0" width=W height=H fill="#ffffff"/>
+            {axes(&labels, "language")}
+            {bars}
+        </svg>
+    }
+}
+
+/// White → blue by pass rate; grey when the cell has no tasks.
+fn heat_colour(rate: Option<f64>) -> (String, &'static str) {
+    match rate {
+        None => ("#eceef2".into(), "#5b6475"),
+        Some(r) => {
+            let mix = |a: f64, b: f64| (a + (b - a) * r).round() as u8;
+            let fill = format!(
+                "#{:02x}{:02x}{:02x}",
+                mix(247.0, 0.0),
+                mix(250.0, 84.0),
+                mix(255.0, 160.0)
+            );
+            (fill, if r > 0.55 { "#ffffff" } else { "#1d2330" })
+        }
+    }
+}
+
+fn heatmap(langs: &[Series]) -> impl IntoView {
+    let rows = langs.len().max(1);
+    let cw = (W - ML - 60.0) / DEPTH_BINS as f64;
+    let ch = ((H - MT - MB) / rows as f64).min(40.0);
+    let height = MT + ch * rows as f64 + MB;
+    let left = ML + 40.0;
+    let cells = langs
+        .iter()
+        .enumerate()
+        .map(|(row, s)| {
+            let y = MT + ch * row as f64;
+            let cells = s
+                .by_depth
+                .iter()
+                .enumerate()
+                .map(|(b, c)| {
+                    let (fill, ink) = heat_colour(c.rate());
+                    let x = left + cw * b as f64;
+                    let label = format!("{}, depth {}: {}", s.name, depth_bin_label(b), count_text(*c));
+                    let text = c.rate().map(|r| format!("{:.0}", 100.0 * r)).unwrap_or_else(|| "–".into());
+                    view! {
+                        <rect class="cell" x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{:.1}", cw - 2.0) height=format!("{:.1}", ch - 2.0)
+                            fill=fill tabindex="0" role="img" aria-label=label.clone()
+                            data-series=s.name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-n=c.n>
+                            <title>{label.clone()}</title>
+                        </rect>
+                        <text x=x + cw / 2.0 - 1.0 y=y + ch / 2.0 + 3.0 text-anchor="middle" font-size="11" font-family=FONT fill=ink pointer-events="none">{text}</text>
+                    }
+                })
+                .collect_view();
+            view! {
+                <text x=left - 6.0 y=y + ch / 2.0 + 4.0 text-anchor="end" font-size="12" font-family=FONT fill="#1d2330">{s.name.clone()}</text>
+                {cells}
+            }
+        })
+        .collect_view();
+    let xl = (0..DEPTH_BINS)
+        .map(|b| {
+            view! { <text x=left + cw * (b as f64 + 0.5) - 1.0 y=MT + ch * rows as f64 + 14.0 text-anchor="middle" font-size="11" font-family=FONT fill="#5b6475">{format!("{}–{}", b * 10, b * 10 + 10)}</text> }
+        })
+        .collect_view();
+    view! {
+        <svg id="chart-heatmap-svg" xmlns="http://www.w3.org/2000/svg" width=W height=height viewBox=format!("0 0 {W} {height}")
+            role="group" aria-labelledby="chart-heatmap-title">
+            <rect x="0" y="0" width=W height=height fill="#ffffff"/>
+            {cells}
+            {xl}
+            <text x=left + cw * 5.0 y=height - 8.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">"needle depth bin (%); cell = pass rate (%)"</text>
+        </svg>
+    }
+}
+
+/// The chart's SVG as a standalone document.
+fn svg_text(svg_id: &str) -> Result<String, UiError> {
+    let el = document()
+        .get_element_by_id(svg_id)
+        .ok_or_else(|| UiError::invalid(format!("chart {svg_id} is not on the page")))?;
+    let s = web_sys::XmlSerializer::new().map_err(|e| UiError::js("XMLSerializer", &e))?;
+    let text = s.serialize_to_string(&el).map_err(|e| UiError::js("XMLSerializer", &e))?;
+    Ok(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}\n"))
+}
+
+/// Draw the SVG on an offscreen canvas (2× for sharpness) and download it as PNG.
+fn export_png(svg_id: &str, name: &str) -> Result<(), UiError> {
+    let text = svg_text(svg_id)?;
+    let el = document()
+        .get_element_by_id(svg_id)
+        .ok_or_else(|| UiError::invalid(format!("chart {svg_id} is not on the page")))?;
+    let attr = |k: &str| el.get_attribute(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(W);
+    let (w, h) = (attr("width"), attr("height"));
+    let img = web_sys::HtmlImageElement::new().map_err(|e| UiError::js("Image", &e))?;
+    let url = format!("data:image/svg+xml;charset=utf-8,{}", js_sys::encode_uri_component(&text));
+    let (img2, name) = (img.clone(), name.to_string());
+    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let r = (|| -> Result<(), JsValue> {
+            let canvas =
+                document().create_element("canvas")?.dyn_into::<web_sys::HtmlCanvasElement>()?;
+            canvas.set_width((w * 2.0) as u32);
+            canvas.set_height((h * 2.0) as u32);
+            let ctx = canvas
+                .get_context("2d")?
+                .ok_or("no 2d context")?
+                .dyn_into::<web_sys::CanvasRenderingContext2d>()?;
+            ctx.set_fill_style_str("#ffffff");
+            ctx.fill_rect(0.0, 0.0, w * 2.0, h * 2.0);
+            ctx.draw_image_with_html_image_element_and_dw_and_dh(
+                &img2,
+                0.0,
+                0.0,
+                w * 2.0,
+                h * 2.0,
+            )?;
+            let data = canvas.to_data_url_with_type("image/png")?;
+            download_url(&name, &data).map_err(|e| JsValue::from_str(&e.to_string()))
+        })();
+        if let Err(e) = r {
+            leptos::logging::warn!("PNG export failed: {e:?}");
+        }
+    });
+    img.set_onload(Some(onload.unchecked_ref()));
+    img.set_src(&url);
+    Ok(())
+}

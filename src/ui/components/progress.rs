@@ -1,0 +1,62 @@
+//! The main job line: what runs, how far it is, and a button to stop it.
+//! The `data-*` attributes are read by the browser tests.
+
+use leptos::prelude::*;
+
+use crate::ui::jobs::{use_runner, Line};
+
+#[component]
+pub fn Progress() -> impl IntoView {
+    let runner = use_runner();
+    let line = runner.line_signal();
+    let data_state = move || match line.get() {
+        Line::Idle => "idle",
+        Line::Running { .. } => "running",
+        Line::Failed(_) => "failed",
+        Line::Done(_) => "done",
+    };
+    let percent = move || match line.get() {
+        Line::Running { done, total, .. } if total > 0 => {
+            (done as f64 * 100.0 / total as f64).min(100.0)
+        }
+        Line::Running { .. } => 0.0,
+        Line::Done(_) => 100.0,
+        _ => 0.0,
+    };
+    // Fixed elements with reactive contents: re-creating the cancel button
+    // at every progress update could swallow a click.
+    let running = move || matches!(line.get(), Line::Running { .. });
+    let what = move || match line.get() {
+        Line::Running { what, .. } => what,
+        _ => String::new(),
+    };
+    let counts = move || match line.get() {
+        Line::Running { done, total, .. } => (done, total),
+        _ => (0, 0),
+    };
+    let message = move || match line.get() {
+        Line::Failed(m) | Line::Done(m) => m,
+        Line::Idle | Line::Running { .. } => String::new(),
+    };
+    view! {
+        <div id="job" class="job" data-state=data_state data-percent=move || format!("{:.0}", percent())
+            role="status" aria-live="polite">
+            <span class="job-running" style:display=move || if running() { "" } else { "none" }>
+                <span class="job-what">{what}</span>
+                <progress max="100" value=move || format!("{:.1}", percent())></progress>
+                <span class="job-count" data-done=move || counts().0.to_string() data-total=move || counts().1.to_string()>
+                    {move || format!("{:.0}%", percent())}
+                </span>
+                <button id="job-cancel" type="button" on:click=move |_| runner.cancel()
+                    disabled=move || runner.cancelling()>
+                    {move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}
+                </button>
+            </span>
+            <span id="job-message" class=move || match line.get() {
+                Line::Failed(_) => "fail",
+                Line::Done(_) => "pass",
+                _ => "muted",
+            }>{message}</span>
+        </div>
+    }
+}

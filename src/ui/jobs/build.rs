@@ -1,0 +1,201 @@
+//! Building the tasks in the page with the core's `ContextBuilder`, a few
+//! tasks per slice, so the page keeps answering clicks and Cancel works.
+//! Built tasks are cached in IndexedDB under (dataset digest, prompt
+//! settings, tokenizer digest), a file with one task's JSON per line.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::context::{ContextBuilder, Task};
+use wasm_bindgen::JsValue;
+
+use super::{tokenizer, Ctx, Job, Runner};
+use crate::ui::browser::dom::{js_object, publish_global, warn};
+use crate::ui::browser::time::now_ms;
+use crate::ui::error::UiError;
+use crate::ui::state::{AppState, BuildStats};
+use crate::ui::storage;
+
+/// Largest stretch of work between two turns of the page. Building one
+/// task can take longer on its own (the first task of a repo parses all
+/// its files); the slice then holds that one task.
+const BUILD_BUDGET_MS: f64 = 30.0;
+
+/// The tasks cache key for the current dataset, settings and tokenizer.
+pub fn cache_key(state: AppState) -> Option<String> {
+    let digest = state.dataset_digest.get_untracked()?;
+    let tok = state.tokenizer_id.get_untracked()?;
+    let key = state.settings.with_untracked(|s| s.build().cache_key(&digest, &tok));
+    Some(format!("{}{key}", storage::TASKS_PREFIX))
+}
+
+/// Are the tasks shown built for the current dataset, settings and
+/// tokenizer? (Tracked.)
+pub fn tasks_current(state: AppState) -> bool {
+    let Some(key) = state.tasks_key.get() else { return false };
+    let Some(digest) = state.dataset_digest.get() else { return false };
+    let head = state.settings.with(|s| s.build().cache_key_head(&digest));
+    let head = format!("{}{head}", storage::TASKS_PREFIX);
+    match state.tokenizer_id.get() {
+        Some(tok) => key == format!("{head}{tok}"),
+        None => key.starts_with(&head),
+    }
+}
+
+/// Put cached tasks for the current dataset/settings/tokenizer in place, if
+/// there are any (a step of the build and dataset jobs). Returns whether it
+/// did; a damaged cache is dropped (and rebuilt later).
+pub async fn restore_cached(ctx: &Ctx, state: AppState) -> Result<bool, UiError> {
+    if state.dataset_digest.get_untracked().is_none() {
+        return Ok(false);
+    }
+    tokenizer::ensure_id(ctx, state).await?;
+    let Some(key) = cache_key(state) else { return Ok(false) };
+    let t0 = now_ms();
+    let text = match storage::load_bytes(&key).await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(false),
+        Err(e) => {
+            // An older form of the cache (a text): drop it and rebuild.
+            let _ = storage::delete(&key).await;
+            warn(&format!("tasks cache dropped: {e}"));
+            return Ok(false);
+        }
+    };
+    // One task per line, read a slice at a time: 500 tasks are ~30 MB of
+    // JSON, one long stop of the page if parsed at once.
+    let total = text.iter().filter(|&&b| b == b'\n').count() + 1;
+    ctx.progress(format!("Reading {total} saved tasks"), 0, total);
+    let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    for line in text.split(|&b| b == b'\n') {
+        match serde_json::from_slice::<Task>(line) {
+            Ok(t) => tasks.push(Arc::new(t)),
+            Err(e) => {
+                // A damaged (or older-format) record: drop it and rebuild.
+                let _ = storage::delete(&key).await;
+                warn(&format!("tasks cache dropped (task {}): {e}", tasks.len() + 1));
+                return Ok(false);
+            }
+        }
+        // Reading saved tasks is not cancelled: it is what the session had.
+        let _ = ctx.tick(tasks.len(), total).await;
+    }
+    let stats = BuildStats {
+        tasks: tasks.len(),
+        ms: now_ms() - t0,
+        max_chunk_ms: 0.0,
+        chunks: 0,
+        from_cache: true,
+    };
+    publish_stats(&stats);
+    state.tasks.set(tasks);
+    state.tasks_key.set(Some(key));
+    ctx.done(format!("{} tasks restored from this browser's storage.", stats.tasks));
+    state.build_stats.set(Some(stats));
+    Ok(true)
+}
+
+/// Start building the tasks (unless a job runs already).
+pub fn start_build(state: AppState, runner: Runner) {
+    if runner.busy_untracked() {
+        return;
+    }
+    runner.spawn(Job::new("Preparing").budget_ms(BUILD_BUDGET_MS), move |ctx| async move {
+        build(&ctx, state).await
+    });
+}
+
+async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
+    let Some(loaded) = state.dataset.get_untracked() else {
+        return Err(UiError::invalid("No dataset is loaded: load one on the Dataset page first."));
+    };
+    if restore_cached(ctx, state).await? {
+        return Ok(());
+    }
+    ctx.progress("Loading the tokenizer", 0, 0);
+    let _ = ctx.turn().await;
+    let tok = tokenizer::ensure_parsed(ctx, state).await?;
+    let Some(key) = cache_key(state) else {
+        return Err(UiError::invalid("internal: no cache key"));
+    };
+    let settings = state.settings.get_untracked();
+    let dataset = loaded.dataset.clone();
+    let build_settings = settings.build();
+    let specs = build_settings.filter.task_specs(&dataset)?;
+    if specs.is_empty() {
+        return Err(UiError::invalid(
+            "No tasks: the selected languages and repos have no needles.",
+        ));
+    }
+    let total = specs.len();
+    let mut builder = ContextBuilder::new(&dataset, build_settings.context_options(), &tok);
+    let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    // The cache file, a task's JSON per line, handed to the browser a task
+    // at a time (one 35 MB string at the end was a long stop of the page).
+    let parts = js_sys::Array::new();
+    ctx.progress(format!("Building {total} tasks"), 0, total);
+    let cancelled = |done: usize| {
+        UiError::cancelled(format!(
+            "Cancelled after {done} of {total} tasks; nothing was kept. Build again to start over."
+        ))
+    };
+    ctx.turn().await.map_err(|_| cancelled(0))?;
+    ctx.restart_slice_stats();
+    let t0 = now_ms();
+    for spec in &specs {
+        let task = builder.build(spec).map_err(|e| {
+            UiError::from(e).context(format!("Building task {} failed", tasks.len() + 1))
+        })?;
+        let json = serde_json::to_string(&task)?;
+        if !tasks.is_empty() {
+            parts.push(&JsValue::from_str("\n"));
+        }
+        parts.push(&JsValue::from_str(&json));
+        tasks.push(Arc::new(task));
+        ctx.tick(tasks.len(), total).await.map_err(|_| cancelled(tasks.len()))?;
+    }
+    let (max_chunk_ms, chunks) = ctx.slice_stats();
+    let stats =
+        BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms, chunks, from_cache: false };
+    publish_stats(&stats);
+    ctx.progress("Saving the tasks in this browser", total, total);
+    state.tasks.set(tasks);
+    state.tasks_key.set(Some(key.clone()));
+    state.build_stats.set(Some(stats.clone()));
+    // One task per line (serde_json's compact form has no raw newline), so
+    // a reload can read it back a slice at a time. Stored as a Blob:
+    // IndexedDB keeps it without cloning the text.
+    let _ = ctx.turn().await;
+    let saved = match web_sys::Blob::new_with_str_sequence(&parts) {
+        Ok(blob) => save_cache(&key, &blob).await,
+        Err(e) => Err(UiError::js("cannot make the cache file", &e)),
+    };
+    ctx.done(match saved {
+        Ok(()) => format!("Built {total} tasks in {:.1} s.", stats.ms / 1000.0),
+        Err(e) => format!("Built {total} tasks in {:.1} s (not saved: {e}).", stats.ms / 1000.0),
+    });
+    Ok(())
+}
+
+/// Keep only this cache entry: one set of tasks is what the session uses,
+/// and old ones would fill the origin's storage quota.
+async fn save_cache(key: &str, file: &web_sys::Blob) -> Result<(), UiError> {
+    for old in storage::keys().await? {
+        if old.starts_with(storage::TASKS_PREFIX) && old != key {
+            storage::delete(&old).await?;
+        }
+    }
+    storage::save_blob(key, file).await
+}
+
+/// `window.__repoqaBuild`, read by the browser tests.
+fn publish_stats(stats: &BuildStats) {
+    let o = js_object(&[
+        ("tasks", (stats.tasks as f64).into()),
+        ("ms", stats.ms.into()),
+        ("maxChunkMs", stats.max_chunk_ms.into()),
+        ("chunks", (stats.chunks as f64).into()),
+        ("fromCache", stats.from_cache.into()),
+    ]);
+    publish_global("__repoqaBuild", &o);
+}

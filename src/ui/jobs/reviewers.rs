@@ -1,0 +1,240 @@
+//! The reviewers' jobs: loading SCORES files for the Leaderboard (the
+//! built-in published collection only when asked for, files, a URL), the
+//! Verify page's inputs, and its re-scoring of every task on the main job
+//! line (a slice at a time, with progress and Cancel). The checks and the
+//! numbers are the core's (`repoqa::verify`, `repoqa::leaderboard`).
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::dataset::Dataset;
+use repoqa::leaderboard::read_scores;
+use repoqa::report::{read_model_outputs, TaskResult};
+use repoqa::score::{task_result, Candidates, ScoreOptions, Scorer};
+use repoqa::verify::{self, Finding, Report};
+use serde_json::Value;
+
+use super::{Job, Runner};
+use crate::ui::browser::fetch::{fetch_bytes, read_blob};
+use crate::ui::error::UiError;
+use crate::ui::state::reviewers::{LeaderboardState, VerifyOutputs, VerifyState};
+
+/// Where the built-in collection is served (Trunk copies
+/// `public/published/` there).
+pub const PUBLISHED: &str = "published/";
+
+fn scores(bytes: &[u8], origin: &str) -> Result<repoqa::report::ScoresFile, UiError> {
+    read_scores(bytes, origin).map_err(|e| UiError::invalid(e.to_string()))
+}
+
+/// Load the 30 published files (only now: the first page load never pays
+/// for them).
+pub fn load_published(st: LeaderboardState) {
+    st.status.set(Some(Ok("Loading the published results…".into())));
+    spawn_local(async move {
+        let r = async {
+            let index = fetch_bytes(&format!("{PUBLISHED}index.json")).await?;
+            let index: Value = serde_json::from_slice(&index)?;
+            let mut names: Vec<String> = index["files"]
+                .as_array()
+                .map(|fs| {
+                    fs.iter().filter_map(|f| f["file"].as_str().map(str::to_string)).collect()
+                })
+                .unwrap_or_default();
+            names.dedup();
+            let mut added = 0;
+            for (i, name) in names.iter().enumerate() {
+                st.status.set(Some(Ok(format!(
+                    "Loading the published results: {} of {}…",
+                    i + 1,
+                    names.len()
+                ))));
+                let bytes = fetch_bytes(&format!("{PUBLISHED}{name}")).await?;
+                added += usize::from(st.add(format!("published/{name}"), scores(&bytes, name)?));
+            }
+            Ok::<usize, UiError>(added)
+        }
+        .await;
+        st.status.set(Some(
+            r.map(|n| format!("Loaded {n} published files.")).map_err(|e| e.to_string()),
+        ));
+    });
+}
+
+/// Load SCORES files picked or dropped.
+pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
+    spawn_local(async move {
+        let mut loaded = 0;
+        let mut errors = Vec::new();
+        for f in files {
+            let name = f.name();
+            let r = async { scores(&read_blob(&f, &name).await?, &name) }.await;
+            match r {
+                Ok(file) => loaded += usize::from(st.add(name, file)),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        st.status.set(Some(if errors.is_empty() {
+            Ok(format!("Loaded {loaded} file(s)."))
+        } else {
+            Err(errors.join("; "))
+        }));
+    });
+}
+
+/// Load a SCORES file from a URL.
+pub fn load_url(st: LeaderboardState, url: String) {
+    spawn_local(async move {
+        let r = async {
+            let file = scores(&fetch_bytes(&url).await?, &url)?;
+            st.add(url.clone(), file);
+            Ok::<(), UiError>(())
+        }
+        .await;
+        st.status.set(Some(r.map(|_| format!("Loaded {url}.")).map_err(|e| e.to_string())));
+    });
+}
+
+/// The checks that need no re-scoring: records, table, dataset needles.
+pub fn recompute(vs: VerifyState) {
+    let Some((name, file)) = vs.scores.get_untracked() else {
+        vs.report.set(None);
+        return;
+    };
+    let mut report = Report::of_file(&name, &file);
+    if let Some((dname, d)) = vs.chosen_dataset() {
+        verify::add_dataset_check(&mut report, &file, &d, &dname);
+    }
+    vs.report.set(Some(report));
+}
+
+/// A file given to the Verify page: a SCORES file, an outputs JSONL or a
+/// dataset, told apart by `kind`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum VerifyInput {
+    Scores,
+    Outputs,
+    Dataset,
+}
+
+impl VerifyInput {
+    /// By file name, for drops.
+    pub fn guess(name: &str) -> VerifyInput {
+        let n = name.to_lowercase();
+        if n.ends_with("-scores.json") || n.ends_with("-scores.json.gz") {
+            VerifyInput::Scores
+        } else if n.ends_with(".jsonl") {
+            VerifyInput::Outputs
+        } else {
+            VerifyInput::Dataset
+        }
+    }
+}
+
+/// Read one input and recompute what needs no re-scoring.
+pub fn load_input(vs: VerifyState, kind: VerifyInput, file: web_sys::File) {
+    spawn_local(async move {
+        let name = file.name();
+        let r = async {
+            let bytes = read_blob(&file, &name).await?;
+            match kind {
+                VerifyInput::Scores => {
+                    vs.scores.set(Some((name.clone(), Arc::new(scores(&bytes, &name)?))));
+                }
+                VerifyInput::Outputs => {
+                    let text = String::from_utf8(bytes).map_err(|e| {
+                        UiError::invalid(format!(
+                            "{name}: not UTF-8 text (byte {})",
+                            e.utf8_error().valid_up_to()
+                        ))
+                    })?;
+                    let parsed = read_model_outputs(&text);
+                    vs.outputs.set(Some(VerifyOutputs {
+                        name: name.clone(),
+                        outputs: Arc::new(parsed.outputs),
+                        errors: parsed.errors,
+                    }));
+                }
+                VerifyInput::Dataset => {
+                    let d = Dataset::from_bytes(&bytes, &name)?;
+                    vs.dataset.set(Some((name.clone(), Arc::new(d))));
+                }
+            }
+            Ok::<(), UiError>(())
+        }
+        .await;
+        match r {
+            Ok(()) => {
+                vs.error.set(None);
+                recompute(vs);
+            }
+            Err(e) => vs.error.set(Some(e.to_string())),
+        }
+    });
+}
+
+/// Re-score every output on the job line, then compare with the file.
+pub fn rescore(vs: VerifyState, runner: Runner) {
+    let (Some((name, file)), Some(outs)) = (vs.scores.get_untracked(), vs.outputs.get_untracked())
+    else {
+        vs.error.set(Some("Re-scoring needs the SCORES file and the outputs JSONL.".into()));
+        return;
+    };
+    let Some((dname, dataset)) = vs.chosen_dataset() else {
+        vs.error.set(Some(
+            "Re-scoring needs the dataset: give it here, or load it in the app (Dataset page) and tick \"use the loaded dataset\"."
+                .into(),
+        ));
+        return;
+    };
+    if file.models.len() != 1 {
+        vs.error.set(Some(format!(
+            "{name} holds {} models; re-scoring needs a single-model file.",
+            file.models.len()
+        )));
+        return;
+    }
+    let options = ScoreOptions {
+        ignore_comments: vs.ignore_comments.get_untracked(),
+        candidates: Candidates::Needles,
+    };
+    vs.error.set(None);
+    let what = format!("Re-scoring {} outputs", outs.outputs.len());
+    runner.spawn(Job::new(what.clone()), move |ctx| async move {
+        let outputs = outs.outputs.clone();
+        let (usable, dataset_findings) = verify::scorable_outputs(&outputs, &dataset);
+        let mut scorer = Scorer::new(&dataset, options);
+        let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
+        let total = usable.len();
+        ctx.progress(what, 0, total);
+        for (k, &i) in usable.iter().enumerate() {
+            let o = &outputs[i];
+            let e = scorer.evaluate(o)?;
+            results.entry(o.language.clone()).or_default().push(task_result(o, &e));
+            ctx.tick(k + 1, total).await.map_err(|_| {
+                UiError::cancelled("Re-scoring cancelled; the report is unchanged.")
+            })?;
+        }
+        let mut report = Report::of_file(&name, &file);
+        let mut findings = dataset_findings;
+        for e in &outs.errors {
+            findings.push(Finding::OutputsLine { line: e.line, message: e.message.clone() });
+        }
+        verify::finish_rescore(
+            &mut report,
+            &file,
+            &outputs,
+            &outs.name,
+            &dataset,
+            &dname,
+            options,
+            findings,
+            &results,
+        );
+        ctx.done(format!("Re-scored {total} tasks: {} mismatch(es).", report.mismatches()));
+        vs.report.set(Some(report));
+        Ok(())
+    });
+}

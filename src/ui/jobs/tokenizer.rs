@@ -1,0 +1,149 @@
+//! The tokenizer: which file (built-in, URL, uploaded), its digest (part
+//! of the tasks cache key) and the parsed `Tokenizer` (only when building).
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::tokenize::Tokenizer;
+
+use super::digest::sha256_hex;
+use super::fetch::{fetch_with_progress, read_file_with_progress};
+use super::{Ctx, Job, Runner};
+use crate::ui::browser::fetch::fetch_bytes;
+use crate::ui::error::UiError;
+use crate::ui::state::{settings, AppState};
+use crate::ui::storage;
+
+/// The default tokenizer (a CodeLlama-compatible Llama-2 `tokenizer.json`),
+/// copied into dist/assets by Trunk.
+pub const TOKENIZER_URL: &str = "assets/tokenizer.json";
+
+/// A tokenizer file larger than this is not a tokenizer.json.
+const MAX_TOKENIZER_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// The bytes of the tokenizer whose digest is `AppState::tokenizer_id`,
+    /// kept until they are parsed (parsing is only needed to build).
+    static TOKENIZER_BYTES: RefCell<Option<(Vec<u8>, String)>> = const { RefCell::new(None) };
+}
+
+/// Forget the loaded tokenizer (after the source changed).
+pub fn reset(state: AppState) {
+    state.tokenizer.set(None);
+    state.tokenizer_id.set(None);
+    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = None);
+}
+
+pub fn use_builtin(state: AppState) {
+    reset(state);
+    settings::update(state.settings, |s| s.tokenizer_source = "builtin".into());
+}
+
+/// Load and check a tokenizer.json from a URL, and make it current. Waits
+/// for a running job (the session restore at startup) to end first.
+pub async fn use_url(state: AppState, runner: Runner, url: String) -> Result<String, UiError> {
+    runner
+        .run(Job::new("Downloading the tokenizer").queue(), move |ctx| async move {
+            let bytes =
+                fetch_with_progress(&ctx, &url, "Downloading the tokenizer", MAX_TOKENIZER_BYTES)
+                    .await?;
+            adopt(&ctx, state, bytes, url.clone(), url).await
+        })
+        .await
+}
+
+/// Load and check an uploaded tokenizer.json, keep its bytes in IndexedDB,
+/// and make it current.
+pub async fn use_file(
+    state: AppState,
+    runner: Runner,
+    file: web_sys::File,
+) -> Result<String, UiError> {
+    runner
+        .run(Job::new("Reading the tokenizer").queue(), move |ctx| async move {
+            let name = file.name();
+            let bytes =
+                read_file_with_progress(&ctx, &file, "Reading the tokenizer", MAX_TOKENIZER_BYTES)
+                    .await?;
+            // Checked before it replaces the stored one: a bad file must not
+            // spoil the tokenizer the next visit restores.
+            let msg = adopt(&ctx, state, bytes.clone(), format!("file:{name}"), name).await?;
+            storage::save_bytes(storage::KEY_TOKENIZER_BYTES, &bytes).await.map_err(|e| {
+                UiError::Storage(format!("{msg} It could not be kept for the next visit: {e}"))
+            })?;
+            Ok(msg)
+        })
+        .await
+}
+
+async fn adopt(
+    ctx: &Ctx,
+    state: AppState,
+    bytes: Vec<u8>,
+    source: String,
+    origin: String,
+) -> Result<String, UiError> {
+    ctx.progress("Checking the tokenizer", 0, 0);
+    let _ = ctx.turn().await;
+    let tok = Tokenizer::from_json_bytes(&bytes, &origin)?;
+    let digest = sha256_hex(ctx, &bytes).await;
+    let vocab = tok.vocab_size();
+    state.tokenizer.set(Some(Arc::new(tok)));
+    state.tokenizer_id.set(Some(digest));
+    settings::update(state.settings, |s| s.tokenizer_source = source);
+    let msg = format!("Tokenizer {origin}: {vocab} tokens in the vocabulary.");
+    ctx.done(msg.clone());
+    Ok(msg)
+}
+
+/// The tokenizer file of the current settings, with its origin.
+async fn tokenizer_bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String), UiError> {
+    if let Some(b) = TOKENIZER_BYTES.with(|t| t.borrow().clone()) {
+        return Ok(b);
+    }
+    let source = state.settings.get_untracked().tokenizer_source;
+    if source == "builtin" {
+        let bytes = fetch_bytes(TOKENIZER_URL).await?;
+        Ok((bytes, TOKENIZER_URL.to_string()))
+    } else if let Some(name) = source.strip_prefix("file:") {
+        match storage::load_bytes(storage::KEY_TOKENIZER_BYTES).await? {
+            Some(b) => Ok((b, name.to_string())),
+            None => Err(UiError::invalid(format!(
+                "the tokenizer file {name} is no longer stored; choose it again in Settings"
+            ))),
+        }
+    } else {
+        let bytes =
+            fetch_with_progress(ctx, &source, "Downloading the tokenizer", MAX_TOKENIZER_BYTES)
+                .await?;
+        Ok((bytes, source))
+    }
+}
+
+/// Make sure `tokenizer_id` is known (fetching the file, not parsing it).
+pub async fn ensure_id(ctx: &Ctx, state: AppState) -> Result<String, UiError> {
+    if let Some(id) = state.tokenizer_id.get_untracked() {
+        return Ok(id);
+    }
+    let (bytes, origin) = tokenizer_bytes(ctx, state).await?;
+    let id = sha256_hex(ctx, &bytes).await;
+    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = Some((bytes, origin)));
+    state.tokenizer_id.set(Some(id.clone()));
+    Ok(id)
+}
+
+/// The parsed tokenizer of the current settings.
+pub async fn ensure_parsed(ctx: &Ctx, state: AppState) -> Result<Arc<Tokenizer>, UiError> {
+    if let (Some(t), Some(_)) =
+        (state.tokenizer.get_untracked(), state.tokenizer_id.get_untracked())
+    {
+        return Ok(t);
+    }
+    ensure_id(ctx, state).await?;
+    let (bytes, origin) = tokenizer_bytes(ctx, state).await?;
+    let tok = Arc::new(Tokenizer::from_json_bytes(&bytes, &origin)?);
+    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = None);
+    state.tokenizer.set(Some(tok.clone()));
+    Ok(tok)
+}

@@ -1,0 +1,93 @@
+//! "About / self-check": proves, in this browser, that the six grammars parse
+//! and the tokenizer counts like the native build. The browser smoke test
+//! reads the `data-*` attributes of this page.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::selfcheck::{self, GrammarCheck, TokenizerCheck};
+use repoqa::tokenize::Tokenizer;
+
+use crate::ui::browser::fetch::fetch_bytes;
+use crate::ui::browser::time::now_ms;
+use crate::ui::error::UiError;
+use crate::ui::jobs::tokenizer::TOKENIZER_URL;
+
+#[derive(Clone)]
+enum TokState {
+    Loading,
+    Ready(TokenizerCheck, f64),
+    Failed(UiError),
+}
+
+#[component]
+pub fn About() -> impl IntoView {
+    let grammars: Vec<GrammarCheck> = selfcheck::check_all_grammars();
+    let all_ok = grammars.iter().all(GrammarCheck::ok);
+    let tok = RwSignal::new(TokState::Loading);
+
+    spawn_local(async move {
+        let t0 = now_ms();
+        let result = match fetch_bytes(TOKENIZER_URL).await {
+            Ok(bytes) => Tokenizer::from_json_bytes(&bytes, TOKENIZER_URL)
+                .and_then(|t| selfcheck::check_tokenizer(&t))
+                .map_err(UiError::from),
+            Err(e) => Err(e),
+        };
+        tok.set(match result {
+            Ok(c) => TokState::Ready(c, now_ms() - t0),
+            Err(e) => TokState::Failed(e),
+        });
+    });
+
+    let status = move || match tok.get() {
+        TokState::Loading => "loading",
+        TokState::Ready(..) if all_ok => "ok",
+        _ => "fail",
+    };
+
+    view! {
+        <section class="card" id="selfcheck" data-status=status>
+            <h2>"Self-check"</h2>
+            <p>"Each grammar parses a snippet and the official FUNCTION_QUERY must find its one function; the tokenizer counts a sample line."</p>
+            <table class="grid">
+                <thead><tr><th>"Language"</th><th>"Grammar"</th><th>"Parsed"</th><th>"Functions"</th><th>"Comments"</th><th>"Result"</th></tr></thead>
+                <tbody>
+                    {grammars.into_iter().map(|g| {
+                        let ok = g.ok();
+                        view! {
+                            <tr class="grammar-row" data-lang=g.language.name() data-ok=ok.to_string()>
+                                <td>{g.language.name()}</td>
+                                <td>{g.grammar}</td>
+                                <td>{if g.parsed { "yes" } else { "no" }}</td>
+                                <td>{g.functions}</td>
+                                <td>{g.comments}</td>
+                                <td class=if ok { "pass" } else { "fail" }>{if ok { "ok" } else { "FAILED" }}{g.error.unwrap_or_default()}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <h3>"Tokenizer"</h3>
+            <p>"Sample line: " <code class="sample">{format!("{:?}", selfcheck::SAMPLE_LINE)}</code></p>
+            {move || match tok.get() {
+                TokState::Loading => view! { <p>"Loading tokenizer…"</p> }.into_any(),
+                TokState::Failed(e) => view! { <p class="fail" id="tok-error">"Tokenizer failed: " {e.to_string()}</p> }.into_any(),
+                TokState::Ready(c, ms) => view! {
+                    <dl class="facts">
+                        <dt>"File"</dt><dd>{c.origin.clone()}</dd>
+                        <dt>"Vocabulary"</dt><dd id="tok-vocab">{c.vocab_size}</dd>
+                        <dt>"Tokens in the sample line"</dt><dd id="tok-count" data-count=c.sample_count.to_string()>{c.sample_count}</dd>
+                        <dt>"Tokens"</dt><dd><code>{c.sample_tokens.join(" ")}</code></dd>
+                        <dt>"Load time"</dt><dd>{format!("{ms:.0} ms")}</dd>
+                    </dl>
+                }.into_any(),
+            }}
+            <h3>"Build"</h3>
+            <dl class="facts">
+                <dt>"repoqa-web"</dt><dd id="app-version">{env!("CARGO_PKG_VERSION")}</dd>
+                <dt>"tree-sitter runtime"</dt><dd>"tree-sitter-c2rust 0.22.6 (pure Rust)"</dd>
+                <dt>"tokenizer library"</dt><dd>"tokenizers 0.22 (unstable_wasm)"</dd>
+            </dl>
+        </section>
+    }
+}

@@ -1,0 +1,46 @@
+//! The home page: what a needle test is, the workflow, and what is loaded.
+
+use leptos::prelude::*;
+
+use crate::ui::state;
+
+#[component]
+pub fn Home() -> impl IntoView {
+    view! {
+        <section class="card">
+            <h2>"What is a needle test?"</h2>
+            <p>
+                "A repository's code is cut into a ~16k-token context with one \"needle\" function placed at a chosen depth. "
+                "The model reads an instruction, the code, a plain-language description of the needle, and the instruction again, "
+                "and must repeat the needle function. Its answer is compared with every needle of the repository by smoothed BLEU: "
+                "it passes when the closest one is the right one and the similarity clears the threshold (0.8 by default)."
+            </p>
+            <p>"Everything runs in this page: tree-sitter grammars for six languages are compiled into it, and the CodeLlama tokenizer (tokenizer.json) is served with it and loaded from that file (Settings can use another)."</p>
+            <p><a href="#about">"Run the self-check"</a></p>
+        </section>
+        <section class="card">
+            <h2>"Workflow"</h2>
+            <ol>
+                <li><a href="#dataset">"Dataset"</a>": the built-in demo is loaded; or load the official file, a URL or your own."</li>
+                <li><a href="#tasks">"Tasks"</a>": build the prompts here in the page, read them, download them as the official tasks JSONL."</li>
+                <li><a href="#results">"Results"</a>": paste or import the model's answers and score them."</li>
+            </ol>
+            <HomeStatus/>
+        </section>
+    }
+}
+
+/// One line on what is loaded.
+#[component]
+fn HomeStatus() -> impl IntoView {
+    let st = state::use_state();
+    view! {
+        <p class="muted" id="home-status">
+            {move || match st.dataset.get() {
+                None if !st.restored.get() => "Loading the last session…".to_string(),
+                None => "No dataset loaded.".to_string(),
+                Some(d) => format!("Dataset: {} ({} needles); {} tasks built.", d.origin, d.dataset.needle_count(), st.tasks.with(|t| t.len())),
+            }}
+        </p>
+    }
+}

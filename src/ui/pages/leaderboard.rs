@@ -1,0 +1,292 @@
+//! The Leaderboard page: published and your own SCORES files side by side,
+//! like the paper's Table 2 but at any threshold (a slider from 0 to 1),
+//! sortable, with task counts; chosen models compared in the charts; per
+//! model, the needles it missed and what it picked instead. Every number
+//! comes from `repoqa::leaderboard` (the official pass rule applied to
+//! the per-task records), so at the official thresholds it equals each
+//! file's own table and at any other it equals `repoqa leaderboard`.
+
+use leptos::prelude::*;
+use repoqa::breakdown::breakdown;
+use repoqa::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
+use repoqa::pyjson::float_repr;
+
+use crate::ui::browser::dom::picked_files;
+use crate::ui::components::charts::Charts;
+use crate::ui::components::drop_zone::DropZone;
+use crate::ui::components::pager::{page_range, Pager};
+use crate::ui::jobs::reviewers::{load_files, load_published, load_url};
+use crate::ui::state::reviewers::LeaderboardState;
+
+#[component]
+pub fn LeaderboardPage() -> impl IntoView {
+    let st = expect_context::<LeaderboardState>();
+    let url = RwSignal::new(String::new());
+    let board = Memo::new(move |_| {
+        let files = st.files.get();
+        let t = st.threshold.get();
+        let (key, desc) = st.sort.get();
+        let mut b = Leaderboard::from_files(files.iter().map(|f| (f.source.as_str(), &*f.file)), t)
+            .unwrap_or(Leaderboard { threshold: t, rows: Vec::new() });
+        b.sort(&key, desc);
+        b
+    });
+    let on_file = move |ev: leptos::ev::Event| {
+        let (input, files) = picked_files(&ev);
+        load_files(st, files);
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    };
+    let set_threshold = move |v: String| {
+        if let Ok(t) = v.trim().parse::<f64>() {
+            if (0.0..=1.0).contains(&t) {
+                st.threshold.set(t);
+            }
+        }
+    };
+
+    view! {
+        <section class="card" id="leaderboard">
+            <h2>"Leaderboard"</h2>
+            <p>
+                "pass@1 per language and the mean over languages (the paper's Table 2 at 0.8), from the per-task records of "
+                "SCORES files: a task passes when its best target is the needle and its similarity is at least the threshold. "
+                "At the official thresholds (0.0, 0.1, …, 1.0) each cell equals the file's own table."
+            </p>
+            <div class="load-options">
+                <button type="button" id="lb-load-published" on:click=move |_| load_published(st)>"Load the published results (30 models)"</button>
+                <label class="file-pick">"SCORES files: "
+                    <input type="file" id="lb-files" multiple accept=".json,.gz,application/json,application/gzip" on:change=on_file/>
+                </label>
+                <form class="url-form" on:submit=move |ev| {
+                    ev.prevent_default();
+                    let u = url.get_untracked().trim().to_string();
+                    if !u.is_empty() { load_url(st, u); }
+                }>
+                    <input type="url" id="lb-url" placeholder="https://…/model-SCORES.json"
+                        prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                    <button type="submit" id="lb-url-load">"Load URL"</button>
+                </form>
+            </div>
+            <DropZone id="lb-drop" label="Drop -SCORES.json files here" on_drop=move |files| load_files(st, files)/>
+            <p id="lb-credit" class="muted">
+                "Built-in collection: the per-task results published by the RepoQA authors (Jiawei Liu et al., "
+                <a href="https://evalplus.github.io/repoqa.html" target="_blank" rel="noopener">"RepoQA: Evaluating Long Context Code Understanding"</a>
+                ", 2024); all credit for the data is theirs. Loaded only when asked for."
+            </p>
+            {move || st.status.get().map(|s| match s {
+                Ok(m) => view! { <p id="lb-status" class="muted" role="status">{m}</p> }.into_any(),
+                Err(e) => view! { <p id="lb-status" class="fail error-box" role="alert">{e}</p> }.into_any(),
+            })}
+            <div class="row threshold-row">
+                <label for="lb-threshold">"Threshold "</label>
+                <input type="range" id="lb-threshold" min="0" max="1" step="0.01"
+                    prop:value=move || st.threshold.get().to_string()
+                    on:input=move |ev| set_threshold(event_target_value(&ev))/>
+                <input type="number" id="lb-threshold-num" min="0" max="1" step="0.001" class="num"
+                    prop:value=move || st.threshold.get().to_string()
+                    on:change=move |ev| set_threshold(event_target_value(&ev))/>
+                <span id="lb-threshold-value">{move || fmt_threshold(st.threshold.get())}</span>
+            </div>
+        </section>
+        <LeaderboardTable board=board/>
+        <CompareCard board=board/>
+        <MissesCard/>
+    }
+}
+
+#[component]
+fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
+    let st = expect_context::<LeaderboardState>();
+    let sort_button = move |key: SortKey, label: String| {
+        let k2 = key.clone();
+        let data = match &key {
+            SortKey::Model => "model".to_string(),
+            SortKey::Average => "average".to_string(),
+            SortKey::Tasks => "tasks".to_string(),
+            SortKey::Language(l) => l.clone(),
+        };
+        let arrow = move || {
+            let (k, desc) = st.sort.get();
+            if k == k2 {
+                if desc {
+                    " ▼"
+                } else {
+                    " ▲"
+                }
+            } else {
+                ""
+            }
+        };
+        let k3 = key.clone();
+        view! {
+            <button type="button" class="sort" data-sort=data on:click=move |_| {
+                st.sort.update(|(k, desc)| {
+                    if *k == k3 { *desc = !*desc } else { *k = k3.clone(); *desc = k3 != SortKey::Model }
+                })
+            }>{label}{arrow}</button>
+        }
+    };
+    view! {
+        <section class="card" id="lb-table-card">
+            {move || {
+                let b = board.get();
+                if b.rows.is_empty() {
+                    return view! { <p class="muted" id="lb-empty">"No SCORES files loaded yet."</p> }.into_any();
+                }
+                let langs = b.languages();
+                let head = langs.iter().map(|l| view! { <th>{sort_button(SortKey::Language(l.clone()), l.clone())}</th> }).collect_view();
+                let rows = b.rows.iter().map(|r| {
+                    let model = r.model.clone();
+                    let m2 = model.clone();
+                    let m3 = model.clone();
+                    let cells = langs.iter().map(|l| match r.languages.get(l) {
+                        Some(c) => view! {
+                            <td class="num" data-lang=l.clone() data-pass=float_repr(c.pass) data-passed=c.passed data-n=c.n
+                                title=format!("{} of {} tasks pass", c.passed, c.n)>{percent(c.pass)}</td>
+                        }.into_any(),
+                        None => view! { <td class="num muted">"–"</td> }.into_any(),
+                    }).collect_view();
+                    view! {
+                        <tr data-model=model.clone() data-source=r.source.clone()>
+                            <td><input type="checkbox" class="lb-compare" data-model=model.clone()
+                                aria-label=format!("compare {model}")
+                                prop:checked=move || st.compare.with(|c| c.contains(&m2))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    st.compare.update(|c| {
+                                        c.retain(|x| x != &m3);
+                                        if on { c.push(m3.clone()); }
+                                    });
+                                }/></td>
+                            <th scope="row" class="model">{model.clone()}</th>
+                            {cells}
+                            <td class="num avg" data-average=float_repr(r.average)>{percent(r.average)}</td>
+                            <td class="num" data-tasks=r.tasks>{r.tasks}</td>
+                        </tr>
+                    }
+                }).collect_view();
+                view! {
+                    <div class="table-scroll">
+                        <table id="lb-table" class="grid score-table" data-threshold=fmt_threshold(b.threshold)>
+                            <caption>{format!("pass@1 (%) at threshold {}; {} models", fmt_threshold(b.threshold), b.rows.len())}</caption>
+                            <thead><tr>
+                                <th>"Compare"</th>
+                                <th>{sort_button(SortKey::Model, "Model".into())}</th>
+                                {head}
+                                <th>{sort_button(SortKey::Average, "Avg.".into())}</th>
+                                <th>{sort_button(SortKey::Tasks, "Tasks".into())}</th>
+                            </tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// The chosen models in the charts: one series per model (all its tasks).
+#[component]
+fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
+    let st = expect_context::<LeaderboardState>();
+    view! {
+        <section class="card" id="lb-compare-card">
+            <h2>"Compare models"</h2>
+            {move || {
+                let chosen = st.compare.get();
+                let t = st.threshold.get();
+                let files = st.files.get();
+                let _ = board.get();
+                let series: Vec<_> = chosen
+                    .iter()
+                    .filter_map(|m| {
+                        let ms = files.iter().find_map(|f| f.file.models.get(m))?;
+                        let mut s = breakdown(&ms.results, t).into_iter().next()?;
+                        s.name = m.clone();
+                        Some(s)
+                    })
+                    .collect();
+                if series.is_empty() {
+                    view! { <p class="muted">"Tick models in the table to compare them."</p> }.into_any()
+                } else {
+                    view! { <div id="lb-charts"><Charts series=series threshold=t/></div> }.into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// Per model: every task it does not pass at the threshold, and what it
+/// picked instead.
+#[component]
+fn MissesCard() -> impl IntoView {
+    let st = expect_context::<LeaderboardState>();
+    let page = RwSignal::new(0usize);
+    let models = move || {
+        st.files.with(|fs| {
+            fs.iter()
+                .flat_map(|f| f.file.models.keys().cloned().collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        })
+    };
+    let list = Memo::new(move |_| {
+        let t = st.threshold.get();
+        let Some(m) = st.miss_model.get() else { return Vec::new() };
+        st.files.with(|fs| {
+            fs.iter()
+                .find_map(|f| f.file.models.get(&m))
+                .map(|ms| misses(&ms.results, t))
+                .unwrap_or_default()
+        })
+    });
+    let total_rows = Signal::derive(move || list.with(Vec::len));
+    view! {
+        <section class="card" id="lb-misses-card">
+            <h2>"Missed needles"</h2>
+            <label>"Model "
+                <select id="lb-miss-model" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    page.set(0);
+                    st.miss_model.set((!v.is_empty()).then_some(v));
+                }>
+                    <option value="">"(choose)"</option>
+                    {move || models().into_iter().map(|m| {
+                        let m2 = m.clone();
+                        view! { <option value=m.clone() selected=move || st.miss_model.with(|x| x.as_deref() == Some(m2.as_str()))>{m.clone()}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || {
+                let l = list.get();
+                if st.miss_model.with(Option::is_none) {
+                    return view! { <p class="muted">"Choose a model to list the tasks it does not pass at this threshold."</p> }.into_any();
+                }
+                let total = l.len();
+                let range = page_range(page.get(), total);
+                let rows = l[range].iter().map(|m| view! {
+                    <tr data-language=m.language.clone() data-repo=m.repo.clone() data-needle=m.needle.clone() data-kind=m.kind.label()>
+                        <td>{m.language.clone()}</td>
+                        <td>{m.repo.clone()}</td>
+                        <td><code>{m.needle.clone()}</code></td>
+                        <td>{m.best_target.clone().map(|b| view! { <code>{b}</code> }.into_any()).unwrap_or_else(|| view! { <span class="muted">"nothing"</span> }.into_any())}</td>
+                        <td class="num">{format!("{:.3}", m.similarity)}</td>
+                        <td class="num">{format!("{:.0}%", 100.0 * m.position)}</td>
+                        <td>{m.kind.label()}</td>
+                    </tr>
+                }).collect_view();
+                view! {
+                    <p id="lb-miss-count">{format!("{total} task(s) not passed at threshold {}.", fmt_threshold(st.threshold.get()))}</p>
+                    <div class="table-scroll">
+                        <table id="lb-misses" class="grid">
+                            <thead><tr><th>"Language"</th><th>"Repo"</th><th>"Needle"</th><th>"Picked"</th><th>"Similarity"</th><th>"Depth"</th><th>"Why"</th></tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
+                    <Pager id="lb-misses" page=page total=total_rows/>
+                }.into_any()
+            }}
+        </section>
+    }
+}

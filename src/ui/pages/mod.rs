@@ -1,0 +1,12 @@
+//! Floor 6: one module per page. A page lays out components and state,
+//! and starts jobs; it computes nothing itself.
+
+pub mod about;
+pub mod curate;
+pub mod dataset;
+pub mod home;
+pub mod leaderboard;
+pub mod results;
+pub mod task_view;
+pub mod tasks;
+pub mod verify;

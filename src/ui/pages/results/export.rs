@@ -1,0 +1,105 @@
+//! The official SCORES file and the per-task CSV, with the model name and
+//! eval_date they record.
+
+use leptos::prelude::*;
+use repoqa::naming;
+use repoqa::report::{self, ModelScores, ScoresFile};
+use repoqa::score::{Candidates, ScoreOptions};
+
+use crate::ui::browser::download::download_text;
+use crate::ui::browser::time::unix_now;
+use crate::ui::error::UiError;
+use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
+use crate::ui::state::use_state;
+
+fn now_eval_date() -> String {
+    let (secs, micros) = unix_now();
+    report::format_eval_date(secs, micros)
+}
+
+#[component]
+pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
+    let state = use_state();
+    let scoring = state.scoring;
+    let message = RwSignal::new(None::<Result<String, UiError>>);
+    let official = move || scoring.options.with(|o| o.candidates == Candidates::Needles);
+
+    let export_scores = move |_| {
+        let s = set.get_untracked();
+        let r = (|| -> Result<String, UiError> {
+            let table = s.table.as_ref().map_err(|e| e.clone())?;
+            let model = scoring.model_name.get_untracked();
+            let model = if model.trim().is_empty() { "model".to_string() } else { model };
+            let date = scoring.eval_date.get_untracked();
+            let eval_date = if date.trim().is_empty() { now_eval_date() } else { date };
+            // The protocol the scored tasks were built with.
+            let protocol =
+                state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
+            let opts: ScoreOptions = scoring.options.get_untracked();
+            // The run as the CLI groups it (`repoqa::run`), named as upstream
+            // names result files (`repoqa::naming`).
+            let scores = ModelScores {
+                eval_date,
+                train_size: report::train_size(&model).value,
+                scores: table.to_value(),
+                results: s.results.clone(),
+                protocol,
+            };
+            let text = ScoresFile::single(&model, scores).to_python_json();
+            let name =
+                naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
+            download_text(&name, "application/json", &text)?;
+            Ok(name)
+        })();
+        message.set(Some(r));
+    };
+    let export_csv = move |_| {
+        let s = set.get_untracked();
+        let model = scoring.model_name.get_untracked();
+        let name = naming::results_csv_name(&model);
+        let r = if s.results.is_empty() {
+            Err(UiError::invalid("no scored answers"))
+        } else {
+            download_text(&name, "text/csv", &report::results_csv(&s.results)).map(|_| name)
+        };
+        message.set(Some(r));
+    };
+    let none = move || set.with(|s| s.results.is_empty());
+
+    view! {
+        <section class="card" id="export-card">
+            <h2>"Export scores"</h2>
+            <div class="row">
+                <label for="model-name">"Model name "</label>
+                <input id="model-name" type="text" prop:value=move || scoring.model_name.get()
+                    on:input=move |ev| {
+                        scoring.model_name.set(event_target_value(&ev));
+                        persist_scoring(scoring);
+                    }/>
+                <span class="muted">{move || format!(" train_size: {}", report::train_size(&scoring.model_name.get()).value)}</span>
+            </div>
+            <div class="row">
+                <label for="eval-date">"eval_date "</label>
+                <input id="eval-date" type="text" placeholder="now (UTC)" prop:value=move || scoring.eval_date.get()
+                    on:input=move |ev| {
+                        scoring.eval_date.set(event_target_value(&ev));
+                        persist_scoring(scoring);
+                    }/>
+            </div>
+            {move || state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official())).then(|| view! {
+                <p class="warning" id="export-protocol-warning">"These tasks were built with the corrected protocol: NOT OFFICIAL, not comparable with published scores. The SCORES file says \"protocol\": \"corrected\" and is named -CORRECTED-SCORES.json."</p>
+            })}
+            {move || (!official()).then(|| view! {
+                <p class="warning">"These scores use the NOT official \"context\" candidates; the file is named -CONTEXT-SCORES.json."</p>
+            })}
+            <div class="row">
+                <button type="button" id="export-scores" on:click=export_scores disabled=none>"Download SCORES.json"</button>
+                <button type="button" id="export-csv" on:click=export_csv disabled=none>"Download per-task CSV"</button>
+            </div>
+            {move || message.get().map(|m| match m {
+                Ok(name) => view! { <p class="muted" id="export-status">{format!("Saved {name}.")}</p> }.into_any(),
+                Err(e) => view! { <p class="fail" id="export-status">{e.to_string()}</p> }.into_any(),
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,91 @@
+//! The Results page: answers in (import) and out (outputs JSONL), scoring
+//! options, the official pass@1 table, charts, per-task results with a
+//! detail view, and the official SCORES / CSV exports. Everything shown is
+//! computed by the core (`repoqa::score`, `repoqa::report`,
+//! `repoqa::breakdown`, `repoqa::linediff`) through `state::scoring` and
+//! `jobs::scoring`; answers and dataset text are rendered as text nodes only.
+
+mod answers;
+mod audit;
+mod export;
+mod options;
+mod table;
+mod task_list;
+
+use leptos::prelude::*;
+use repoqa::breakdown::breakdown;
+
+use self::answers::AnswersCard;
+use self::audit::AuditCard;
+use self::export::ExportCard;
+use self::options::OptionsCard;
+use self::table::TableCard;
+use self::task_list::{TaskDetail, TaskList};
+use crate::ui::components::charts::Charts;
+use crate::ui::components::progress::Progress;
+use crate::ui::error::UiError;
+use crate::ui::jobs::scoring::ImportReport;
+use crate::ui::state::answers::{ensure_answers_restored, score_set};
+use crate::ui::state::use_state;
+
+#[component]
+pub fn ResultsPage() -> impl IntoView {
+    let state = use_state();
+    ensure_answers_restored(state);
+    let set = Memo::new(move |_| score_set(state));
+    let selected = RwSignal::new(None::<String>);
+    let import_report = RwSignal::new(None::<Result<ImportReport, UiError>>);
+
+    view! {
+        <section
+            class="card results"
+            id="results"
+            data-tasks=move || state.tasks.with(Vec::len)
+            data-answered=move || set.with(|s| s.items.len())
+            data-rescored=move || set.with(|s| s.rescored)
+            data-score-ms=move || set.with(|s| format!("{:.1}", s.ms))
+            data-option-rescores=move || state.scoring.last_rescore.with(|r| r.0)
+            data-option-rescored=move || state.scoring.last_rescore.with(|r| r.1)
+            data-option-score-ms=move || state.scoring.last_rescore.with(|r| format!("{:.1}", r.2))
+        >
+            <h2>"Answers and results"</h2>
+            {move || {
+                let n = state.tasks.with(Vec::len);
+                if n == 0 {
+                    view! { <p class="notice" id="results-no-tasks">"No tasks are built yet: load a dataset and build the tasks first. Answers are matched to tasks by id (language::repo::name)."</p> }.into_any()
+                } else {
+                    let s = set.get();
+                    view! {
+                        <p id="answer-summary">
+                            {format!("{} of {n} tasks answered; ", s.items.len())}
+                            {format!("last scoring pass re-scored {} in {:.0} ms.", s.rescored, s.ms)}
+                        </p>
+                    }.into_any()
+                }
+            }}
+            // Imports and option changes run in slices: their progress and
+            // Cancel show here.
+            <Progress/>
+        </section>
+        <AnswersCard import_report=import_report/>
+        <OptionsCard/>
+        <TableCard set=set/>
+        <AuditCard/>
+        <section class="card" id="charts-card">
+            <h2>"Charts"</h2>
+            {move || {
+                let s = set.get();
+                let threshold = state.settings.with(|st| st.threshold);
+                if s.results.is_empty() {
+                    view! { <p class="muted">"Charts appear once answers are scored."</p> }.into_any()
+                } else {
+                    let series = breakdown(&s.results, threshold);
+                    view! { <Charts series=series threshold=threshold/> }.into_any()
+                }
+            }}
+        </section>
+        <TaskList set=set selected=selected/>
+        <TaskDetail set=set selected=selected/>
+        <ExportCard set=set/>
+    }
+}

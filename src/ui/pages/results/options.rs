@@ -1,0 +1,67 @@
+//! The scoring options (a change re-scores every answer first, as a job)
+//! and the pass threshold.
+
+use leptos::prelude::*;
+use repoqa::score::{Candidates, ScoreOptions};
+
+use crate::ui::jobs::scoring::change_options;
+use crate::ui::jobs::use_runner;
+use crate::ui::state::use_state;
+
+#[component]
+pub fn OptionsCard() -> impl IntoView {
+    let state = use_state();
+    let runner = use_runner();
+    let options = state.scoring.options;
+    let set_candidates = move |ev: leptos::ev::Event| {
+        let c = if event_target_value(&ev) == "context" {
+            Candidates::Context
+        } else {
+            Candidates::Needles
+        };
+        change_options(state, runner, ScoreOptions { candidates: c, ..options.get_untracked() });
+    };
+    let set_threshold = move |ev: leptos::ev::Event| {
+        if let Ok(t) = event_target_value(&ev).trim().parse::<f64>() {
+            if (0.0..=1.0).contains(&t) {
+                state.settings.update(|s| s.threshold = t);
+            }
+        }
+    };
+    view! {
+        <section class="card" id="options-card">
+            <h2>"Scoring options"</h2>
+            <div class="row">
+                <label>
+                    <input type="checkbox" id="opt-ignore-comments"
+                        prop:checked=move || options.with(|o| o.ignore_comments)
+                        disabled=move || runner.busy()
+                        on:change=move |ev| {
+                            let ignore_comments = event_target_checked(&ev);
+                            change_options(state, runner, ScoreOptions { ignore_comments, ..options.get_untracked() });
+                        }/>
+                    " Ignore comments (strip them from answers and references, like --ignore-comments)"
+                </label>
+            </div>
+            <div class="row">
+                <label for="opt-candidates">"Compare answers against "</label>
+                <select id="opt-candidates" on:change=set_candidates
+                    disabled=move || runner.busy()
+                    prop:value=move || options.with(|o| o.candidates.name())>
+                    <option value="needles">"the repo's needles (official)"</option>
+                    <option value="context">"every repo function in the prompt (NOT official)"</option>
+                </select>
+            </div>
+            {move || (options.with(|o| o.candidates) == Candidates::Context).then(|| view! {
+                <p class="warning" id="not-official">"NOT OFFICIAL: with this option scores are not comparable with published RepoQA results, and exports are labelled CONTEXT."</p>
+            })}
+            <div class="row">
+                <label for="opt-threshold">"Pass threshold for the verdicts, lists and charts "</label>
+                <input id="opt-threshold" type="number" min="0" max="1" step="0.05"
+                    prop:value=move || state.settings.with(|s| s.threshold.to_string())
+                    on:change=set_threshold/>
+                <span class="muted">" (the table shows every threshold)"</span>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,61 @@
+//! The official pass@1 table.
+
+use leptos::prelude::*;
+use repoqa::pyjson::float_repr;
+use repoqa::score::THRESHOLD_KEYS;
+
+use crate::ui::state::scoring::{ScoredSet, Shared};
+
+/// The official table: rows `all` + languages, columns the thresholds,
+/// percentages with one decimal as `print_result_table` prints them; the
+/// best and worst cell of each column marked as it colours them.
+#[component]
+pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
+    view! {
+        <section class="card" id="table-card">
+            <h2>"pass@1 (%) at each threshold"</h2>
+            {move || match &set.get().table {
+                Err(e) => view! { <p class="muted" id="score-table-empty">{e.to_string()}</p> }.into_any(),
+                Ok(table) => {
+                    let cols: Vec<(f64, f64)> = (0..THRESHOLD_KEYS.len())
+                        .map(|i| {
+                            let vals = table.rows.iter().map(|r| r.pass_at_1[i]);
+                            (vals.clone().fold(f64::MIN, f64::max), vals.fold(f64::MAX, f64::min))
+                        })
+                        .collect();
+                    view! {
+                        <div class="table-scroll">
+                        <table class="grid score-table" id="score-table">
+                            <thead><tr>
+                                <th scope="col">"Threshold"</th>
+                                {THRESHOLD_KEYS.iter().map(|k| view! { <th scope="col">{*k}</th> }).collect_view()}
+                                <th scope="col">"tasks"</th>
+                            </tr></thead>
+                            <tbody>
+                                {table.rows.iter().map(|r| {
+                                    // Plain text: a star needs an emoji font (an empty box without one).
+                                    let label = if r.name == "all" { "all languages".to_string() } else { r.name.clone() };
+                                    view! {
+                                        <tr data-row=r.name.clone() class:all-row=r.name == "all">
+                                            <th scope="row">{label}</th>
+                                            {r.pass_at_1.iter().enumerate().map(|(i, v)| {
+                                                let (max, min) = cols[i];
+                                                let class = if max - v < 0.01 { "best" } else if v - min < 0.01 { "worst" } else { "" };
+                                                view! {
+                                                    <td class=class data-threshold=THRESHOLD_KEYS[i] data-value=float_repr(*v)
+                                                        data-passed=r.passed[i]>{format!("{:.1}", 100.0 * v)}</td>
+                                                }
+                                            }).collect_view()}
+                                            <td data-n=r.n>{r.n}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                        </div>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,195 @@
+//! The view of one task: the full prompt as text with the needle
+//! highlighted, where it sits, its token counts, copy, and the answer box.
+//!
+//! Locating the needle in the prompt: the core's `context::locate_needle`
+//! looks for the needle as the builder writes it (sliced as P3 says, and
+//! with its comments removed as K3 does in the cleaning modes), nearest to
+//! `needle_token_start / code_context_ntokens`; tests/needle_placement.rs
+//! checks it finds the builder's own placement in every mode.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::context::{CommentMode, Task};
+use repoqa::dataset::Dataset;
+
+use crate::ui::browser::clipboard;
+use crate::ui::browser::dom::scroll_to;
+use crate::ui::components::answer_box::AnswerBox;
+use crate::ui::error::UiError;
+use crate::ui::state::route::task_href;
+use crate::ui::state::use_state;
+
+/// Where the needle is in `task.code_context` (byte range), and how it was
+/// found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NeedleSpan {
+    pub start: usize,
+    pub end: usize,
+    pub how: &'static str,
+}
+
+/// Where the builder put the needle (`repoqa::context::locate_needle`: the
+/// needle as the builder writes it, cleaned in the cleaning modes). The
+/// mode the tasks were built in is tried first, then the others (tasks
+/// shown after a settings change were built in another mode).
+pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedleSpan> {
+    let modes = std::iter::once(mode).chain(CommentMode::ALL.into_iter().filter(|m| *m != mode));
+    for m in modes {
+        if let Some(r) = repoqa::context::locate_needle(dataset, task, m) {
+            let how = if m == CommentMode::None { "exact" } else { "as cleaned" };
+            return Some(NeedleSpan { start: r.start, end: r.end, how });
+        }
+    }
+    None
+}
+
+#[component]
+pub fn TaskView(id: String) -> impl IntoView {
+    let state = use_state();
+    let copied = RwSignal::new(None::<Result<String, UiError>>);
+    let id_for_find = id.clone();
+    let found = move || {
+        let index = state.tasks.with(|ts| ts.iter().position(|t| t.task_id() == id_for_find))?;
+        let task = state.tasks.with(|ts| ts[index].clone());
+        let total = state.tasks.with(|ts| ts.len());
+        Some((index, total, task))
+    };
+    view! {
+        {move || match found() {
+            None => view! {
+                <section class="card" id="task-view" data-found="false">
+                    <h2>"Task not found"</h2>
+                    <p>{format!("There is no built task {:?}. ", id)} <a href="#tasks">"Back to the tasks"</a></p>
+                </section>
+            }.into_any(),
+            Some((index, total, task)) => {
+                let mode = state.settings.with(|s| s.comment_mode);
+                let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task, mode)));
+                let prompt = task.prompt();
+                let ctx = task.code_context.as_str();
+                let (before, needle, after) = match &span {
+                    Some(s) => (&ctx[..s.start], &ctx[s.start..s.end], &ctx[s.end..]),
+                    None => (ctx, "", ""),
+                };
+                let head = format!("{}{}", task.instruction, before);
+                let tail = format!("{}{}{}", after, task.description, task.instruction);
+                let needle_text = needle.to_string();
+                let start_pct = if task.code_context_ntokens > 0 { task.needle_token_start as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
+                let end_pct = if task.code_context_ntokens > 0 { task.needle_token_end as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
+                let prev = (index > 0).then(|| state.tasks.with(|ts| ts[index - 1].task_id()));
+                let next = (index + 1 < total).then(|| state.tasks.with(|ts| ts[index + 1].task_id()));
+                let copy_text = prompt.clone();
+                let copy = move |_| {
+                    let text = copy_text.clone();
+                    spawn_local(async move {
+                        let r = clipboard::write_text(&text)
+                            .await
+                            .map(|_| format!("Copied {} characters.", text.chars().count()));
+                        copied.set(Some(r));
+                    });
+                };
+                let jump = move |_| scroll_to("needle");
+                let task_id = task.task_id();
+                view! {
+                    <section class="card" id="task-view" data-found="true" data-task-id=task_id.clone()
+                        data-needle-found=span.is_some().to_string()
+                        data-needle-how=span.as_ref().map(|s| s.how).unwrap_or("none")>
+                        <p class="crumbs"><a href="#tasks">"← Tasks"</a>
+                            {format!("  ·  task {} of {total}  ·  ", index + 1)}
+                            {prev.map(|p| view! { <a href=task_href(&p) id="prev-task">"previous"</a> })}
+                            " "
+                            {next.map(|n| view! { <a href=task_href(&n) id="next-task">"next"</a> })}
+                        </p>
+                        <h2>{task.name.clone()}</h2>
+                        <dl class="facts">
+                            <dt>"Task id"</dt><dd><code>{task_id.clone()}</code></dd>
+                            <dt>"File"</dt><dd><code>{task.path.clone()}</code></dd>
+                            <dt>"Depth (position_ratio)"</dt><dd id="position-ratio">{format!("{}", task.position_ratio)}</dd>
+                            <dt>"Needle tokens"</dt><dd id="needle-tokens">{format!("{} … {} of {} context tokens ({:.1}% – {:.1}%)",
+                                task.needle_token_start, task.needle_token_end, task.code_context_ntokens, start_pct, end_pct)}</dd>
+                            <dt>"Prompt"</dt><dd>{format!("{} characters", prompt.chars().count())}</dd>
+                        </dl>
+                        <div class="depth" title="Where the needle sits in the code context (by tokens)">
+                            <div class="depth-needle" style:left=format!("{start_pct:.2}%")
+                                style:width=format!("{:.2}%", (end_pct - start_pct).max(0.5))></div>
+                            <div class="depth-ratio" style:left=format!("{:.2}%", task.position_ratio * 100.0)></div>
+                        </div>
+                        <p class="muted small">"Bar: the code context by tokens; blue = the needle, line = position_ratio."</p>
+                        <p class="desc"><strong>"Description: "</strong>{task.description.trim().to_string()}</p>
+                        <p>
+                            <button type="button" id="copy-prompt" on:click=copy>"Copy prompt"</button>
+                            " "
+                            <button type="button" id="jump-needle" on:click=jump disabled=span.is_none()>"Go to the needle"</button>
+                            {move || copied.get().map(|r| match r {
+                                Ok(m) => view! { <span class="pass" id="copy-status">" " {m}</span> }.into_any(),
+                                Err(e) => view! { <span class="fail" id="copy-status">" " {e.to_string()}</span> }.into_any(),
+                            })}
+                        </p>
+                        {span.is_none().then(|| view! {
+                            <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
+                        })}
+                        <TaskAuditBlock task=task.clone()/>
+                        <AnswerSlot task_id=task_id.clone()/>
+                        <h3>"Prompt"</h3>
+                        <pre id="prompt" class="prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
+                    </section>
+                }.into_any()
+            }
+        }}
+    }
+}
+
+/// The audit of this task (`repoqa::audit`): which artifacts of the prompt
+/// construction mark its needle, each with its spot highlighted, as text.
+#[component]
+fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
+    let state = use_state();
+    let mode = state.settings.with_untracked(|s| s.comment_mode);
+    let audit = state.dataset.with(|d| {
+        d.as_ref().and_then(|d| repoqa::audit::locate::audit_built_task(&d.dataset, &task, mode))
+    });
+    let protocol = task.protocol;
+    let names = audit
+        .as_ref()
+        .map(|a| a.artifacts().iter().map(|x| x.name()).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let body = match audit {
+        None => view! { <p class="muted" id="audit-missing">"The audit needs the needle in the loaded dataset and in this context; it was not found."</p> }.into_any(),
+        Some(a) if a.findings.is_empty() => view! {
+            <p class="pass" id="audit-clean">{format!("No artifact: nothing in this prompt marks the needle's place ({} prompts).", protocol)}</p>
+        }.into_any(),
+        Some(a) => {
+            let ctx = task.code_context.clone();
+            view! {
+                <p>{format!("{} artifact(s) of the {} construction mark the needle's place; a reader could find it without the description:", a.findings.len(), protocol)}</p>
+                <ul class="audit-findings">
+                    {a.findings.into_iter().map(|f| {
+                        let (before, spot, after) = repoqa::audit::excerpt(&ctx, &f.spot, 60);
+                        view! {
+                            <li class="audit-finding" data-artifact=f.artifact.name()>
+                                <strong>{f.artifact.name()}</strong>
+                                {format!(" ({}): {}", f.artifact.parity_id(), f.artifact.explain())}
+                                <pre class="prompt audit-excerpt">{before}<mark class="artifact">{spot}</mark>{after}</pre>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            }.into_any()
+        }
+    };
+    view! {
+        <div id="task-audit" class="audit" data-artifacts=names data-protocol=protocol.as_str()>
+            <h3>"Audit"</h3>
+            {(!protocol.is_official()).then(|| view! {
+                <p class="warning">"Built with the corrected protocol: NOT OFFICIAL, not comparable with published scores."</p>
+            })}
+            {body}
+        </div>
+    }
+}
+
+/// Where the answer box goes.
+#[component]
+fn AnswerSlot(task_id: String) -> impl IntoView {
+    view! { <div id="answer-slot" data-task-id=task_id.clone()><AnswerBox task_id=task_id.clone()/></div> }
+}

@@ -1,0 +1,230 @@
+//! The Tasks page: build the tasks (`jobs::build`), filter them, page
+//! through them, and download them as the official tasks JSONL.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::context::Task;
+use repoqa::report;
+
+use crate::ui::browser::dom::target_value;
+use crate::ui::browser::download::download_text;
+use crate::ui::components::pager::{page_range, Pager};
+use crate::ui::components::progress::Progress;
+use crate::ui::error::UiError;
+use crate::ui::jobs::build::{start_build, tasks_current};
+use crate::ui::jobs::use_runner;
+use crate::ui::state::answers::score_set;
+use crate::ui::state::route::task_href;
+use crate::ui::state::use_state;
+
+/// All tasks as the official tasks JSONL (`json.dumps(task)` per line).
+fn tasks_jsonl(tasks: &[Arc<Task>]) -> Result<String, UiError> {
+    let mut out = String::new();
+    for t in tasks {
+        out.push_str(&report::jsonl_line(t.as_ref())?);
+    }
+    Ok(out)
+}
+
+#[component]
+pub fn TasksPage() -> impl IntoView {
+    let state = use_state();
+    let runner = use_runner();
+    let lang = RwSignal::new(String::new());
+    let repo = RwSignal::new(String::new());
+    let status = RwSignal::new(String::new());
+    let query = RwSignal::new(String::new());
+    let download_error = RwSignal::new(None::<UiError>);
+    // Which page of the (filtered) list is shown, and how many rows match.
+    let page = RwSignal::new(0usize);
+    let shown = RwSignal::new(0usize);
+
+    let filtered = move || {
+        let answers = state.answers.get();
+        let (l, r, s, q) = (lang.get(), repo.get(), status.get(), query.get().to_lowercase());
+        // Verdicts of the answered tasks (scoring.rs caches them per task).
+        let threshold = state.settings.with(|st| st.threshold);
+        let verdicts: std::collections::HashMap<String, bool> = if answers.is_empty() {
+            Default::default()
+        } else {
+            score_set(state).items.iter().map(|i| (i.task.task_id(), i.passes(threshold))).collect()
+        };
+        state.tasks.with(|tasks| {
+            tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| l.is_empty() || t.language == l)
+                .filter(|(_, t)| r.is_empty() || t.repo == r)
+                .filter(|(_, t)| {
+                    let answered = answers.get(&t.task_id()).is_some_and(|a| !a.trim().is_empty());
+                    let verdict = verdicts.get(&t.task_id()).copied();
+                    match s.as_str() {
+                        "answered" => answered,
+                        "unanswered" => !answered,
+                        "pass" => answered && verdict == Some(true),
+                        "fail" => answered && verdict == Some(false),
+                        _ => true,
+                    }
+                })
+                .filter(|(_, t)| q.is_empty() || t.task_id().to_lowercase().contains(&q))
+                .map(|(i, t)| {
+                    let answered = answers.get(&t.task_id()).is_some_and(|a| !a.trim().is_empty());
+                    let label = match (answered, verdicts.get(&t.task_id())) {
+                        (false, _) => "—",
+                        (true, Some(true)) => "pass",
+                        (true, Some(false)) => "fail",
+                        (true, None) => "answered",
+                    };
+                    (i, t.clone(), answered, label)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let languages = move || {
+        state.tasks.with(|ts| {
+            let mut v: Vec<String> = Vec::new();
+            for t in ts {
+                if !v.contains(&t.language) {
+                    v.push(t.language.clone());
+                }
+            }
+            v
+        })
+    };
+    let repos = move || {
+        let l = lang.get();
+        state.tasks.with(|ts| {
+            let mut v: Vec<String> = Vec::new();
+            for t in ts.iter().filter(|t| l.is_empty() || t.language == l) {
+                if !v.contains(&t.repo) {
+                    v.push(t.repo.clone());
+                }
+            }
+            v
+        })
+    };
+    let download = move |_| {
+        let r = state.tasks.with_untracked(|ts| tasks_jsonl(ts));
+        // Named after the dataset and the settings, as `repoqa prompts` names
+        // it; tasks of the corrected protocol (NOT OFFICIAL) say so in the
+        // name too (each one also carries "protocol": "corrected").
+        let protocol = state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol));
+        let origin = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.origin.clone()));
+        let name = state.settings.with_untracked(|s| {
+            let mut b = s.build();
+            b.protocol = protocol.unwrap_or(b.protocol);
+            repoqa::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &b)
+        });
+        match r.and_then(|text| download_text(&name, "application/jsonl", &text)) {
+            Ok(()) => download_error.set(None),
+            Err(e) => download_error.set(Some(e)),
+        }
+    };
+    let select_value = |ev: &leptos::ev::Event| target_value(ev);
+
+    view! {
+        <section class="card" id="build-card">
+            <h2>"Build the tasks"</h2>
+            {move || match state.dataset.get() {
+                None => view! { <p>"No dataset yet: " <a href="#dataset">"load one"</a> "."</p> }.into_any(),
+                Some(d) => {
+                    let s = state.settings.get();
+                    view! {
+                        <p>
+                            "Dataset " <strong>{d.origin.clone()}</strong>
+                            {format!(" · languages: {} · context {} tokens · comments: {} · tokenizer: {}",
+                                if s.languages.is_empty() { "all".to_string() } else { s.languages.join(", ") },
+                                s.code_context_size, s.comment_mode, s.tokenizer_source)}
+                            {(!s.excluded_repos.is_empty()).then(|| format!(" · {} repos left out", s.excluded_repos.len()))}
+                            {(!s.protocol.is_official()).then(|| view! { <strong class="fail" id="build-protocol">{format!(" · {}", s.protocol.label())}</strong> })}
+                            " · " <a href="#dataset">"change"</a>
+                        </p>
+                    }.into_any()
+                }
+            }}
+            <p>
+                <button type="button" id="build-tasks" class="primary"
+                    disabled=move || state.dataset.get().is_none() || runner.busy()
+                    on:click=move |_| start_build(state, runner)>
+                    {move || if state.tasks.with(|t| t.is_empty()) { "Build tasks" } else { "Rebuild tasks" }}
+                </button>
+                {move || (!state.tasks.with(|t| t.is_empty()) && !tasks_current(state)).then(|| view! {
+                    <span class="fail" id="tasks-stale">" The settings changed since these tasks were built: build again."</span>
+                })}
+            </p>
+            <Progress/>
+            {move || state.build_stats.get().map(|s| view! {
+                <p class="muted" id="build-stats" data-tasks=s.tasks.to_string() data-ms=format!("{:.0}", s.ms)
+                    data-from-cache=s.from_cache.to_string() data-max-chunk-ms=format!("{:.1}", s.max_chunk_ms)>
+                    {if s.from_cache {
+                        format!("{} tasks read from this browser's storage in {:.0} ms (not rebuilt).", s.tasks, s.ms)
+                    } else {
+                        format!("{} tasks built in {:.2} s, in {} steps; the page was never blocked longer than {:.0} ms.",
+                            s.tasks, s.ms / 1000.0, s.chunks, s.max_chunk_ms)
+                    }}
+                </p>
+            })}
+        </section>
+        <section class="card" id="task-list-card">
+            <h2>"Tasks " <span class="muted" id="task-count" data-count=move || state.tasks.with(|t| t.len()).to_string()>
+                {move || format!("({})", state.tasks.with(|t| t.len()))}</span></h2>
+            <div class="filters">
+                <label>"Language "
+                    <select id="filter-lang" on:change=move |ev| { lang.set(select_value(&ev)); repo.set(String::new()); page.set(0); }>
+                        <option value="">"all"</option>
+                        {move || languages().into_iter().map(|l| view! { <option value=l.clone() selected=lang.get() == l>{l.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Repo "
+                    <select id="filter-repo" on:change=move |ev| { repo.set(select_value(&ev)); page.set(0); }>
+                        <option value="">"all"</option>
+                        {move || repos().into_iter().map(|r| view! { <option value=r.clone() selected=repo.get() == r>{r.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Status "
+                    <select id="filter-status" on:change=move |ev| { status.set(select_value(&ev)); page.set(0); }>
+                        <option value="">"all"</option>
+                        <option value="answered">"answered"</option>
+                        <option value="unanswered">"unanswered"</option>
+                        <option value="pass">"pass (at the threshold)"</option>
+                        <option value="fail">"fail"</option>
+                    </select>
+                </label>
+                <label>"Search " <input type="search" id="filter-text" placeholder="name or repo"
+                    on:input=move |ev| { query.set(event_target_value(&ev)); page.set(0); } /></label>
+                <button type="button" id="download-tasks" disabled=move || state.tasks.with(|t| t.is_empty())
+                    on:click=download>"Download tasks (JSONL)"</button>
+            </div>
+            {move || download_error.get().map(|e| view! { <p class="fail">{e.to_string()}</p> })}
+            <table class="grid tasks">
+                <thead><tr><th>"#"</th><th>"Language"</th><th>"Repo"</th><th>"Needle"</th><th>"Depth"</th><th>"Context tokens"</th><th>"Answer"</th></tr></thead>
+                <tbody id="task-rows">
+                    {move || {
+                        let rows = filtered();
+                        shown.set(rows.len());
+                        let range = page_range(page.get(), rows.len());
+                        rows.into_iter().skip(range.start).take(range.len()).map(|(i, t, answered, label)| {
+                            let id = t.task_id();
+                            view! {
+                                <tr class="task-row" data-task-id=id.clone() data-answered=answered.to_string()>
+                                    <td>{i + 1}</td>
+                                    <td>{t.language.clone()}</td>
+                                    <td>{t.repo.clone()}</td>
+                                    <td><a href=task_href(&id)>{t.name.clone()}</a></td>
+                                    <td>{format!("{:.0}%", t.position_ratio * 100.0)}</td>
+                                    <td>{t.code_context_ntokens}</td>
+                                    <td class=match label { "pass" => "pass", "fail" => "fail", _ => "" }>{label}</td>
+                                </tr>
+                            }
+                        }).collect_view()
+                    }}
+                </tbody>
+            </table>
+            <Pager id="tasks" total=shown page=page/>
+            {move || (state.tasks.with(|t| t.is_empty())).then(|| view! {
+                <p class="muted" id="no-tasks">"No tasks yet: build them above."</p>
+            })}
+        </section>
+    }
+}

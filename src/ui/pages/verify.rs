@@ -1,0 +1,164 @@
+//! The Verify page: check a reported score offline. Give a -SCORES.json:
+//! its table is recomputed from its per-task records and every record is
+//! checked; with a dataset (a file, or the one loaded in the app) its
+//! needles are compared; with the outputs JSONL too, every task is
+//! re-scored here in the page (a job on the main line). Every finding
+//! comes from `repoqa::verify`, the same code `repoqa verify` prints, and
+//! names the cell or the task (language, repo, needle) with what the file
+//! has against what was recomputed. The report downloads as JSON and as a
+//! readable summary.
+
+use leptos::prelude::*;
+use repoqa::verify::Finding;
+
+use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::download::download_text;
+use crate::ui::components::drop_zone::DropZone;
+use crate::ui::components::progress::Progress;
+use crate::ui::jobs::reviewers::{load_input, recompute, rescore, VerifyInput};
+use crate::ui::jobs::use_runner;
+use crate::ui::state::reviewers::VerifyState;
+use crate::ui::state::use_state;
+
+/// The first file of a pick, given to the page as `kind`.
+fn on_pick(vs: VerifyState, kind: VerifyInput) -> impl Fn(leptos::ev::Event) + Copy {
+    move |ev| {
+        let (input, files) = picked_files(&ev);
+        if let Some(f) = files.into_iter().next() {
+            load_input(vs, kind, f);
+        }
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    }
+}
+
+/// Findings listed on the page (the downloads hold them all).
+const SHOWN_FINDINGS: usize = 300;
+
+#[component]
+pub fn VerifyPage() -> impl IntoView {
+    let vs = expect_context::<VerifyState>();
+    let app = use_state();
+    let runner = use_runner();
+    let on_drop = move |files: Vec<web_sys::File>| {
+        for f in files {
+            let kind = VerifyInput::guess(&f.name());
+            load_input(vs, kind, f);
+        }
+    };
+    let loaded_name = move || app.dataset.with(|d| d.as_ref().map(|d| d.origin.clone()));
+
+    view! {
+        <section class="card" id="verify">
+            <h2>"Verify a reported score"</h2>
+            <p>
+                "Drop a " <code>"-SCORES.json"</code> ": its pass@1 table is recomputed from its per-task records and each record is checked. "
+                "Add the dataset to compare its needles, and the model outputs JSONL to re-score every task here in the page, offline. "
+                "The checks are the ones " <code>"repoqa verify"</code> " runs."
+            </p>
+            <div class="verify-inputs">
+                <label class="file-pick">"SCORES file: "
+                    <input type="file" id="verify-scores" accept=".json,.gz,application/json,application/gzip"
+                        on:change=on_pick(vs, VerifyInput::Scores)/>
+                </label>
+                <span class="muted" id="verify-scores-name">{move || vs.scores.get().map(|s| s.0).unwrap_or_default()}</span>
+                <label class="file-pick">"Outputs JSONL (optional): "
+                    <input type="file" id="verify-outputs" accept=".jsonl,.json,application/json"
+                        on:change=on_pick(vs, VerifyInput::Outputs)/>
+                </label>
+                <span class="muted" id="verify-outputs-name">{move || vs.outputs.get().map(|o| {
+                    let bad = if o.errors.is_empty() { String::new() } else { format!(", {} broken line(s)", o.errors.len()) };
+                    format!("{}: {} outputs{bad}", o.name, o.outputs.len())
+                }).unwrap_or_default()}</span>
+                <label class="file-pick">"Dataset (optional): "
+                    <input type="file" id="verify-dataset" accept=".json,.gz,application/json,application/gzip"
+                        on:change=on_pick(vs, VerifyInput::Dataset)/>
+                </label>
+                <label>
+                    <input type="checkbox" id="verify-use-loaded" prop:checked=move || vs.use_loaded.get()
+                        on:change=move |ev| { vs.use_loaded.set(event_target_checked(&ev)); recompute(vs); }/>
+                    {move || match loaded_name() {
+                        Some(n) => format!(" use the dataset loaded in the app ({n}) when none is dropped"),
+                        None => " use the dataset loaded in the app (none is loaded)".to_string(),
+                    }}
+                </label>
+                <label>
+                    <input type="checkbox" id="verify-ignore-comments" prop:checked=move || vs.ignore_comments.get()
+                        on:change=move |ev| vs.ignore_comments.set(event_target_checked(&ev))/>
+                    " the scores were made with --ignore-comments"
+                </label>
+            </div>
+            <DropZone id="verify-drop" label="Drop the SCORES file, the outputs (.jsonl) and the dataset here" on_drop=on_drop/>
+            <div class="row">
+                <button type="button" id="verify-rescore" on:click=move |_| rescore(vs, runner)
+                    disabled=move || runner.busy() || vs.scores.with(Option::is_none) || vs.outputs.with(Option::is_none)>
+                    "Re-score every task"
+                </button>
+            </div>
+            <Progress/>
+            {move || vs.error.get().map(|e| view! { <p class="fail error-box" id="verify-error" role="alert">{e}</p> })}
+        </section>
+        <ReportCard/>
+    }
+}
+
+#[component]
+fn ReportCard() -> impl IntoView {
+    let vs = expect_context::<VerifyState>();
+    let status = RwSignal::new(None::<String>);
+    let download = move |json: bool| {
+        let Some(r) = vs.report.get_untracked() else { return };
+        let res = if json {
+            download_text("verification-report.json", "application/json", &r.to_json())
+        } else {
+            download_text("verification-summary.txt", "text/plain;charset=utf-8", &r.summary_text())
+        };
+        status.set(res.err().map(|e| e.to_string()));
+    };
+    move || {
+        vs.report.get().map(|r| {
+            let ok = r.ok();
+            let verdict = if ok {
+                format!("Verified: no mismatch ({} finding(s) in all, notes only).", r.findings.len())
+            } else {
+                format!("{} mismatch(es) found.", r.mismatches())
+            };
+            let checks = r.summary_text().lines().take_while(|l| !l.starts_with("MISMATCH") && !l.starts_with("note")).map(|l| view! { <li>{l.to_string()}</li> }).collect_view();
+            let hidden = r.findings.len().saturating_sub(SHOWN_FINDINGS);
+            let items = r.findings.iter().take(SHOWN_FINDINGS).map(|f| {
+                let task = f.task().cloned();
+                let (row, threshold) = match f {
+                    Finding::Cell { row, threshold, .. } => (Some(row.clone()), Some(threshold.clone())),
+                    _ => (None, None),
+                };
+                let who = f.model().map(|m| format!("{m}: ")).unwrap_or_default();
+                view! {
+                    <li class=if f.is_mismatch() { "fail" } else { "muted" }
+                        data-kind=f.kind() data-mismatch=f.is_mismatch().to_string()
+                        data-language=task.as_ref().map(|t| t.language.clone())
+                        data-repo=task.as_ref().map(|t| t.repo.clone())
+                        data-needle=task.as_ref().map(|t| t.needle.clone())
+                        data-row=row data-threshold=threshold>
+                        {if f.is_mismatch() { "MISMATCH " } else { "note " }}{who}{f.to_string()}
+                    </li>
+                }
+            }).collect_view();
+            view! {
+                <section class="card" id="verify-report">
+                    <h2>"Report"</h2>
+                    <p id="verify-verdict" data-ok=ok.to_string() data-mismatches=r.mismatches()
+                        class=if ok { "pass" } else { "fail" } role="status">{verdict}</p>
+                    <ul id="verify-checks">{checks}</ul>
+                    <ul id="verify-findings" class="findings">{items}</ul>
+                    {(hidden > 0).then(|| view! { <p class="muted" id="verify-hidden">{format!("… and {hidden} more finding(s), in the downloads.")}</p> })}
+                    <div class="row">
+                        <button type="button" id="verify-download-json" on:click=move |_| download(true)>"Download the report (JSON)"</button>
+                        <button type="button" id="verify-download-text" on:click=move |_| download(false)>"Download the summary (text)"</button>
+                        {move || status.get().map(|e| view! { <span class="fail">{e}</span> })}
+                    </div>
+                </section>
+            }
+        })
+    }
+}

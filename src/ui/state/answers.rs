@@ -1,0 +1,99 @@
+//! The answers (task id → reply), saved in IndexedDB, and their scores as
+//! they arrive: every answered task is turned into the `ModelOutput` the
+//! CLI would read (`repoqa::answers::model_output`) and scored by
+//! `repoqa::score::Scorer` through the cache of `scoring.rs`, so typing in
+//! one answer box re-scores one task.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::score::pass_table;
+
+use super::app::AppState;
+use super::scoring::{restore_scoring, Pass, ScoredSet, Shared, TaskScore};
+use crate::ui::browser::time::now_ms;
+use crate::ui::error::UiError;
+use crate::ui::storage;
+
+/// Storage key of the answers (a JSON object task id → answer).
+pub const KEY_ANSWERS: &str = "answers";
+
+/// Score every answered task (tracked: tasks, answers, dataset, options).
+pub fn score_set(state: AppState) -> Shared<ScoredSet> {
+    let t0 = now_ms();
+    let tasks = state.tasks.get();
+    let answers = state.answers.get();
+    let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
+    let mut pass = Pass::new(dataset.as_ref(), state.scoring.options.get());
+    let items: Vec<Arc<TaskScore>> = tasks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let id = t.task_id();
+            let answer = answers.get(&id)?;
+            Some(pass.score(state.scoring, t, &id, answer, i + 1))
+        })
+        .collect();
+    // Grouped as `repoqa score` groups an outputs file (`repoqa::run`).
+    let results =
+        repoqa::run::group_results(items.iter().filter_map(|s| match (&s.output, &s.result) {
+            (Ok(o), Ok(e)) => Some((o, e)),
+            _ => None,
+        }));
+    let table = pass_table(&results).map_err(UiError::from);
+    let rescored = pass.rescored;
+    Shared(Arc::new(ScoredSet { items, results, table, rescored, ms: now_ms() - t0 }))
+}
+
+/// The score of one task's answer (tracked like [`score_set`]); `None`
+/// when the task has no answer or is not built.
+pub fn score_one(state: AppState, task_id: &str) -> Option<Shared<TaskScore>> {
+    let answer = state.answers.with(|a| a.get(task_id).cloned())?;
+    let tasks = state.tasks.get();
+    let (i, task) = tasks.iter().enumerate().find(|(_, t)| t.task_id() == task_id)?;
+    let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
+    let mut pass = Pass::new(dataset.as_ref(), state.scoring.options.get());
+    Some(Shared(pass.score(state.scoring, task, task_id, &answer, i + 1)))
+}
+
+/// Save the answers (IndexedDB, key [`KEY_ANSWERS`]); failures are logged,
+/// the page keeps working without persistence.
+pub fn persist_answers(answers: &BTreeMap<String, String>) {
+    let json = match serde_json::to_string(answers) {
+        Ok(j) => j,
+        Err(e) => return leptos::logging::warn!("answers not saved: {e}"),
+    };
+    spawn_local(async move {
+        if let Err(e) = storage::save_json(KEY_ANSWERS, &json).await {
+            leptos::logging::warn!("answers not saved: {e}");
+        }
+    });
+}
+
+/// Read saved answers and scoring options back once per page load;
+/// answers typed meanwhile win.
+pub fn ensure_answers_restored(state: AppState) {
+    let started = state.scoring.answers_restore_started;
+    if started.get_value() {
+        return;
+    }
+    started.set_value(true);
+    spawn_local(async move {
+        restore_scoring(state.scoring).await;
+        match storage::load_json(KEY_ANSWERS).await {
+            Ok(Some(json)) => match serde_json::from_str::<BTreeMap<String, String>>(&json) {
+                Ok(saved) if !saved.is_empty() => state.answers.update(|a| {
+                    for (k, v) in saved {
+                        a.entry(k).or_insert(v);
+                    }
+                }),
+                Ok(_) => {}
+                Err(e) => leptos::logging::warn!("saved answers unreadable: {e}"),
+            },
+            Ok(None) => {}
+            Err(e) => leptos::logging::warn!("saved answers not read: {e}"),
+        }
+    });
+}

@@ -1,0 +1,108 @@
+//! The app state: every signal the pages share, provided by `App`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::context::Task;
+use repoqa::dataset::Dataset;
+use repoqa::tokenize::Tokenizer;
+
+use super::scoring::Scoring;
+use super::settings::Settings;
+
+/// The loaded dataset and where it came from ("demo", a URL, a file name).
+#[derive(Clone)]
+pub struct LoadedDataset {
+    pub dataset: Arc<Dataset>,
+    pub origin: String,
+}
+
+/// Shared state. `Copy`: every field is a signal handle.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub dataset: RwSignal<Option<LoadedDataset>>,
+    pub tokenizer: RwSignal<Option<Arc<Tokenizer>>>,
+    pub settings: RwSignal<Settings>,
+    /// Built tasks, in official order.
+    pub tasks: RwSignal<Vec<Arc<Task>>>,
+    /// Model answers by task id ("lang::repo::name").
+    pub answers: RwSignal<BTreeMap<String, String>>,
+    /// Scoring options, export fields and the per-task score cache (`scoring.rs`).
+    pub scoring: Scoring,
+    /// SHA-256 (hex) of the loaded dataset file's bytes.
+    pub dataset_digest: RwSignal<Option<String>>,
+    /// The last dataset load error (shown on the Dataset page).
+    pub dataset_error: RwSignal<Option<String>>,
+    /// SHA-256 (hex) of the tokenizer file `tokenizer` was loaded from.
+    pub tokenizer_id: RwSignal<Option<String>>,
+    /// The tasks cache key `tasks` were built (or restored) for; `None`
+    /// when `tasks` is empty.
+    pub tasks_key: RwSignal<Option<String>>,
+    /// Timing of the last build, for the Tasks page and the tests.
+    pub build_stats: RwSignal<Option<BuildStats>>,
+    /// True once the saved session (IndexedDB) has been restored.
+    pub restored: RwSignal<bool>,
+}
+
+/// How the current tasks were obtained.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct BuildStats {
+    pub tasks: usize,
+    /// Wall time of the build (or of the cache read).
+    pub ms: f64,
+    /// The longest stretch the page was blocked between two yields.
+    pub max_chunk_ms: f64,
+    pub chunks: usize,
+    pub from_cache: bool,
+}
+
+impl Default for AppState {
+    fn default() -> AppState {
+        AppState::new()
+    }
+}
+
+impl AppState {
+    pub fn new() -> AppState {
+        AppState {
+            dataset: RwSignal::new(None),
+            tokenizer: RwSignal::new(None),
+            settings: RwSignal::new(Settings::default()),
+            tasks: RwSignal::new(Vec::new()),
+            answers: RwSignal::new(BTreeMap::new()),
+            scoring: Scoring::new(),
+            dataset_digest: RwSignal::new(None),
+            dataset_error: RwSignal::new(None),
+            tokenizer_id: RwSignal::new(None),
+            tasks_key: RwSignal::new(None),
+            build_stats: RwSignal::new(None),
+            restored: RwSignal::new(false),
+        }
+    }
+}
+
+impl AppState {
+    /// Back to a fresh start ("New session"): no dataset, tasks or answers,
+    /// default settings and scoring options.
+    pub fn reset(self) {
+        self.settings.set(Settings::default());
+        self.dataset.set(None);
+        self.dataset_digest.set(None);
+        self.dataset_error.set(None);
+        self.tasks.set(Vec::new());
+        self.tasks_key.set(None);
+        self.build_stats.set(None);
+        self.answers.set(Default::default());
+        self.scoring.options.set(Default::default());
+        self.scoring.model_name.set("model".to_string());
+        self.scoring.eval_date.set(String::new());
+        self.tokenizer.set(None);
+        self.tokenizer_id.set(None);
+    }
+}
+
+/// The state provided by `App`.
+pub fn use_state() -> AppState {
+    expect_context::<AppState>()
+}

@@ -1,0 +1,159 @@
+//! The Curate page's state, kept while the app runs (navigating away and
+//! back keeps it), not in storage: the files read, the options, the
+//! descriptions, the last curation and the repos collected so far. Its
+//! jobs run on their own line (`jobs::curate`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::curate::{CurateReport, Descriptions, EntryMatch, SourceFile};
+use repoqa::dataset::Dataset;
+use repoqa::lang::Language;
+use repoqa::llm::ApiSettings;
+
+/// The files read from one folder or archive.
+pub struct Input {
+    /// The folder's or archive's name, as picked.
+    pub name: String,
+    /// Source files of every language, paths relative to the repository root.
+    pub files: Vec<SourceFile>,
+    /// Files per language, most first.
+    pub counts: Vec<(Language, usize)>,
+    /// What was read, for the user ("zip, 312 entries, root rxjs-7.8.1/").
+    pub summary: String,
+    pub read_ms: f64,
+}
+
+/// The page's state, kept while the app runs (navigating away and back
+/// keeps it). `Copy`: every field is a signal handle.
+#[derive(Clone, Copy)]
+pub struct CurateState {
+    pub input: RwSignal<Option<Arc<Input>>>,
+    pub language: RwSignal<Option<Language>>,
+    pub entry: RwSignal<String>,
+    /// How the entry selects files: its directory, or upstream's string
+    /// prefix (`path.startswith(entrypoint)`, docs/parity.md C5).
+    pub entry_match: RwSignal<EntryMatch>,
+    pub repo: RwSignal<String>,
+    /// Empty = the default, crc32 of the repo name.
+    pub seed: RwSignal<String>,
+    pub descriptions: RwSignal<Descriptions>,
+    pub descriptions_name: RwSignal<Option<String>>,
+    /// Descriptions written in the page, by needle name; over the file's.
+    pub edits: RwSignal<BTreeMap<String, String>>,
+    pub report: RwSignal<Option<Arc<CurateReport>>>,
+    pub curate_ms: RwSignal<Option<f64>>,
+    /// Repos appended so far (any languages), one dataset.
+    pub collection: RwSignal<Dataset>,
+    /// The last step's message (the job line shows progress meanwhile).
+    pub status: RwSignal<String>,
+    pub error: RwSignal<Option<String>>,
+    /// The model that writes missing descriptions (stored in this browser).
+    pub model: RwSignal<ApiSettings>,
+    pub describing: RwSignal<bool>,
+    /// A curation runs (its Stop button shows).
+    pub curating: RwSignal<bool>,
+    /// What the last model run gave (kept while the repo is curated again).
+    pub model_message: RwSignal<Option<Result<String, String>>>,
+}
+
+impl CurateState {
+    pub fn new() -> CurateState {
+        CurateState {
+            input: RwSignal::new(None),
+            language: RwSignal::new(None),
+            entry: RwSignal::new(".".to_string()),
+            entry_match: RwSignal::new(EntryMatch::Directory),
+            repo: RwSignal::new(String::new()),
+            seed: RwSignal::new(String::new()),
+            descriptions: RwSignal::new(Descriptions::new()),
+            descriptions_name: RwSignal::new(None),
+            edits: RwSignal::new(BTreeMap::new()),
+            report: RwSignal::new(None),
+            curate_ms: RwSignal::new(None),
+            collection: RwSignal::new(Dataset::default()),
+            status: RwSignal::new(String::new()),
+            error: RwSignal::new(None),
+            model: RwSignal::new(model_api::load()),
+            describing: RwSignal::new(false),
+            curating: RwSignal::new(false),
+            model_message: RwSignal::new(None),
+        }
+    }
+
+    /// A new input: defaults from it, results of the old one dropped.
+    pub fn adopt(self, input: Input) {
+        let language = input.counts.first().filter(|c| c.1 > 0).map(|c| c.0);
+        self.repo.set(format!("local/{}", repo_name_from(&input.name)));
+        self.language.set(language);
+        self.entry.set(".".to_string());
+        self.seed.set(String::new());
+        self.edits.set(BTreeMap::new());
+        self.report.set(None);
+        self.curate_ms.set(None);
+        self.model_message.set(None);
+        self.input.set(Some(Arc::new(input)));
+    }
+
+    /// The descriptions a run uses: the file's, then the page's edits.
+    pub fn merged_descriptions(self) -> Descriptions {
+        let mut d = self.descriptions.get_untracked();
+        for (name, text) in self.edits.get_untracked() {
+            d.insert(name, text);
+        }
+        d
+    }
+}
+
+/// "rxjs-7.8.1.tar.gz" → "rxjs-7.8.1"; characters a repo name would not
+/// have become "-".
+fn repo_name_from(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let stem_len = [".tar.gz", ".tgz", ".tar", ".zip"]
+        .iter()
+        .find(|s| lower.ends_with(*s))
+        .map_or(name.len(), |s| name.len() - s.len());
+    let stem: String = name[..stem_len]
+        .chars()
+        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' })
+        .collect();
+    if stem.is_empty() {
+        "repo".to_string()
+    } else {
+        stem
+    }
+}
+
+impl Default for CurateState {
+    fn default() -> Self {
+        CurateState::new()
+    }
+}
+
+/// The model API settings, kept in this browser's localStorage (key
+/// included: it is sent only to the endpoint).
+pub mod model_api {
+    use repoqa::llm::ApiSettings;
+
+    use crate::ui::error::UiError;
+    use crate::ui::storage::local;
+
+    /// The localStorage key of the settings (JSON of [`ApiSettings`]).
+    pub const STORAGE_KEY: &str = "repoqa-model-api";
+
+    /// The stored settings, or the defaults (nothing stored, or unreadable).
+    pub fn load() -> ApiSettings {
+        local::get(STORAGE_KEY)
+            .ok()
+            .flatten()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+
+    /// Store the settings (the key too: it stays in this browser).
+    pub fn save(settings: &ApiSettings) -> Result<(), UiError> {
+        let text = serde_json::to_string(settings)?;
+        local::set(STORAGE_KEY, &text)
+    }
+}

@@ -1,0 +1,14 @@
+//! Floor 3: the app's state, shared by every page through Leptos context.
+//! Pages read and write these signals; they never compute scores or prompts
+//! themselves (that is the core's job, called from `jobs/` and the memos in
+//! `answers.rs`). Long jobs and their progress line are `jobs/`' own.
+
+pub mod answers;
+pub mod app;
+pub mod curate;
+pub mod reviewers;
+pub mod route;
+pub mod scoring;
+pub mod settings;
+
+pub use self::app::{use_state, AppState, BuildStats, LoadedDataset};

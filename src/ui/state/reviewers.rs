@@ -1,0 +1,118 @@
+//! The state of the reviewers' pages (Leaderboard, Verify): the loaded
+//! SCORES files and the view's choices; the Verify page's inputs and its
+//! last report. Kept while the user visits other pages.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::dataset::Dataset;
+use repoqa::leaderboard::SortKey;
+use repoqa::report::{LineError, ModelOutput, ScoresFile};
+use repoqa::verify::Report;
+
+use super::AppState;
+
+/// One loaded SCORES file.
+#[derive(Clone)]
+pub struct LoadedScores {
+    pub source: String,
+    pub file: Arc<ScoresFile>,
+}
+
+/// The Leaderboard page.
+#[derive(Clone, Copy)]
+pub struct LeaderboardState {
+    pub files: RwSignal<Vec<LoadedScores>>,
+    pub threshold: RwSignal<f64>,
+    /// Sort key and descending.
+    pub sort: RwSignal<(SortKey, bool)>,
+    /// Models chosen for the charts.
+    pub compare: RwSignal<Vec<String>>,
+    /// The model whose misses are listed.
+    pub miss_model: RwSignal<Option<String>>,
+    /// The last load's outcome.
+    pub status: RwSignal<Option<Result<String, String>>>,
+}
+
+impl Default for LeaderboardState {
+    fn default() -> LeaderboardState {
+        LeaderboardState::new()
+    }
+}
+
+impl LeaderboardState {
+    pub fn new() -> LeaderboardState {
+        LeaderboardState {
+            files: RwSignal::new(Vec::new()),
+            threshold: RwSignal::new(0.8),
+            sort: RwSignal::new((SortKey::Average, true)),
+            compare: RwSignal::new(Vec::new()),
+            miss_model: RwSignal::new(None),
+            status: RwSignal::new(None),
+        }
+    }
+
+    /// Add a parsed file unless one of that name is already there.
+    pub fn add(&self, source: String, file: ScoresFile) -> bool {
+        let mut added = false;
+        self.files.update(|fs| {
+            if !fs.iter().any(|f| f.source == source) {
+                fs.push(LoadedScores { source, file: Arc::new(file) });
+                added = true;
+            }
+        });
+        added
+    }
+}
+
+/// A model-outputs file given to the Verify page.
+#[derive(Clone)]
+pub struct VerifyOutputs {
+    pub name: String,
+    pub outputs: Arc<Vec<ModelOutput>>,
+    pub errors: Vec<LineError>,
+}
+
+/// The Verify page.
+#[derive(Clone, Copy)]
+pub struct VerifyState {
+    pub scores: RwSignal<Option<(String, Arc<ScoresFile>)>>,
+    pub outputs: RwSignal<Option<VerifyOutputs>>,
+    pub dataset: RwSignal<Option<(String, Arc<Dataset>)>>,
+    /// Use the app's dataset when none is given here.
+    pub use_loaded: RwSignal<bool>,
+    pub ignore_comments: RwSignal<bool>,
+    pub report: RwSignal<Option<Report>>,
+    pub error: RwSignal<Option<String>>,
+    /// The app's state (its loaded dataset).
+    pub app: AppState,
+}
+
+impl VerifyState {
+    pub fn new(app: AppState) -> VerifyState {
+        VerifyState {
+            scores: RwSignal::new(None),
+            outputs: RwSignal::new(None),
+            dataset: RwSignal::new(None),
+            use_loaded: RwSignal::new(true),
+            ignore_comments: RwSignal::new(false),
+            report: RwSignal::new(None),
+            error: RwSignal::new(None),
+            app,
+        }
+    }
+
+    /// The dataset to check against: the one given here, else the app's if
+    /// asked.
+    pub fn chosen_dataset(&self) -> Option<(String, Arc<Dataset>)> {
+        if let Some(d) = self.dataset.get_untracked() {
+            return Some(d);
+        }
+        if self.use_loaded.get_untracked() {
+            return self.app.dataset.with_untracked(|d| {
+                d.as_ref().map(|d| (format!("{} (loaded in the app)", d.origin), d.dataset.clone()))
+            });
+        }
+        None
+    }
+}

@@ -1,0 +1,56 @@
+//! Which page is shown: kept in the URL hash so a reload stays put.
+
+use crate::ui::browser::dom::{decode_uri_component, encode_uri_component};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Page {
+    Home,
+    Dataset,
+    Tasks,
+    /// One task, by task id ("lang::owner/repo::name").
+    Task(String),
+    Results,
+    Curate,
+    Leaderboard,
+    Verify,
+    About,
+}
+
+impl Page {
+    pub fn from_hash(hash: &str) -> Page {
+        let h = hash.trim_start_matches('#');
+        if let Some(id) = h.strip_prefix("task/") {
+            // The id is URI-encoded (it holds "/" and ":").
+            return Page::Task(decode_uri_component(id));
+        }
+        match h {
+            "about" => Page::About,
+            "dataset" => Page::Dataset,
+            "tasks" => Page::Tasks,
+            "results" => Page::Results,
+            "curate" => Page::Curate,
+            "leaderboard" => Page::Leaderboard,
+            "verify" => Page::Verify,
+            _ => Page::Home,
+        }
+    }
+
+    /// The nav entry this page belongs to.
+    pub fn section(&self) -> &'static str {
+        match self {
+            Page::Home => "home",
+            Page::Dataset => "dataset",
+            Page::Tasks | Page::Task(_) => "tasks",
+            Page::Results => "results",
+            Page::Curate => "curate",
+            Page::Leaderboard => "leaderboard",
+            Page::Verify => "verify",
+            Page::About => "about",
+        }
+    }
+}
+
+/// `#task/<id>` for a task id.
+pub fn task_href(id: &str) -> String {
+    format!("#task/{}", encode_uri_component(id))
+}

@@ -1,0 +1,62 @@
+// Answers in, in headless Chromium: typed answers get a live verdict,
+// imported JSONL lines are matched to tasks, broken lines and non-UTF-8
+// files are reported by line, and answers are text — never run as HTML.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { saveScreenshot } from './browser.js';
+import { open, buildDemo, typeAnswers, importRest, fence } from './results-fixture.js';
+
+let fx;
+before(async () => { fx = await open(); });
+after(async () => { await fx?.close(); });
+
+test('typed and imported answers: verdicts, line errors, UTF-8, inert text', async () => {
+  const { page, tasks, ids, needles, work } = fx;
+  assert.equal(tasks.length, 60);
+  await buildDemo(fx);
+
+  // Typed answers (verdicts asserted as they are typed); the XSS one inert.
+  await typeAnswers(fx);
+  await saveScreenshot(page, 'results-answer-box-xss.png');
+  assert.equal(await page.evaluate(() => window.__xss), undefined, 'answer box executed the answer');
+  assert.equal(await page.locator('#answer-slot img, #answer-slot script').count(), 0);
+
+  // The rest imported as pasted JSONL.
+  await importRest(fx);
+
+  // Broken lines: the good ones kept, the bad ones reported by line number.
+  const broken = [
+    JSON.stringify({ task_id: ids[1], output: [fence(tasks[1].language, needles.get(ids[1]).text)] }),
+    '{not json',
+    JSON.stringify({ task_id: 'python::nobody/nothing::f', output: ['x'] }),
+    '',
+    JSON.stringify({ task_id: ids[2] }),
+    JSON.stringify({ name: tasks[3].name, output: 7 }),
+  ];
+  const brokenFile = path.join(work, 'broken.jsonl');
+  fs.writeFileSync(brokenFile, broken.join('\n') + '\n');
+  await page.setInputFiles('#import-file', brokenFile);
+  await page.waitForSelector('#import-status[data-errors="4"]');
+  assert.equal(await page.getAttribute('#import-status', 'data-imported'), '1');
+  const errLines = await page.$$eval('#import-errors li', (lis) => lis.map((li) => Number(li.dataset.line)));
+  assert.deepEqual(errLines, [2, 3, 5, 6]);
+  // A file that is not UTF-8 is refused, naming the line; nothing changes.
+  const latin1 = path.join(work, 'latin1.jsonl');
+  fs.writeFileSync(latin1, Buffer.concat([Buffer.from(broken[0] + '\n'),
+    Buffer.from(`{"task_id": "${ids[1]}", "output": ["caf\xe9"]}\n`, 'latin1')]));
+  await page.setInputFiles('#import-file', latin1);
+  await page.waitForSelector('#import-status[data-ok="false"]');
+  assert.match(await page.textContent('#import-status'), /latin1\.jsonl: line 2 is not UTF-8 text/);
+  assert.equal(await page.getAttribute('#results', 'data-answered'), '60');
+
+  // The XSS answer in the results detail: text only, diff shown.
+  await page.click(`tr.task-row[data-task-id="${ids[44]}"] button.details`);
+  await page.waitForSelector('#task-detail #detail-diff');
+  assert.ok((await page.textContent('#detail-answer')).includes('<script>window.__xss = 3</script>'));
+  assert.equal(await page.locator('#app-main img, #app-main script').count(), 0);
+  assert.equal(await page.evaluate(() => window.__xss), undefined, 'results detail executed the answer');
+  await saveScreenshot(page, 'results-page.png');
+  assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
+});

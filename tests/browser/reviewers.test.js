@@ -1,0 +1,184 @@
+// The reviewers' pages in headless Chromium, checked against the native CLI:
+// - Leaderboard: the built-in collection of the 30 published SCORES files
+//   (loaded lazily from published/), the paper's figures at 0.8, and the
+//   threshold slider at 0.83 (between the official thresholds) agreeing
+//   with `repoqa leaderboard --threshold 0.83 --json` cell for cell; the
+//   misses of a model and what it picked.
+// - Verify: a published file with one flipped task and one edited cell is
+//   rejected and both are pinpointed (task: language, repo, needle; cell:
+//   row and threshold); the JSON report and the summary download.
+// Screenshots at 1280 and 390 px wide go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serveDir } from './serve.js';
+import { launch, openPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
+
+let srv, context;
+const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-reviewers-'));
+
+before(async () => {
+  srv = await serveDir(DIST);
+  context = await launch();
+});
+after(async () => {
+  await context?.close();
+  srv?.server.close();
+});
+
+function publishedFiles() {
+  return fs.readdirSync(PUBLISHED).filter((f) => f.endsWith('-SCORES.json.gz')).sort()
+    .map((f) => path.join(PUBLISHED, f));
+}
+
+function cliLeaderboard(threshold) {
+  const out = execFileSync(BIN, ['leaderboard', '--threshold', String(threshold), '--json', '--scores', ...publishedFiles()], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+/** The table as the page shows it: model → {languages: {lang: pass}, average, tasks}. */
+async function pageTable(page) {
+  return page.$$eval('#lb-table tbody tr', (trs) => Object.fromEntries(trs.map((tr) => {
+    const languages = {};
+    for (const td of tr.querySelectorAll('td[data-lang]')) languages[td.dataset.lang] = Number(td.dataset.pass);
+    return [tr.dataset.model, {
+      languages,
+      average: Number(tr.querySelector('td[data-average]').dataset.average),
+      tasks: Number(tr.querySelector('td[data-tasks]').dataset.tasks),
+    }];
+  })));
+}
+
+async function setThreshold(page, value) {
+  await page.$eval('#lb-threshold', (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+  await page.waitForSelector(`#lb-table[data-threshold="${value}"]`, { timeout: 10000 });
+}
+
+test('leaderboard: built-in collection, published figures, slider equals the CLI', async () => {
+  const { page, problems } = await openPage(context);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#leaderboard');
+  // Lazily loaded: nothing of the collection is fetched before the click.
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('/published/')) fetched.push(r.url()); });
+  await page.waitForSelector('#lb-load-published');
+  assert.equal(fetched.length, 0, 'the collection is fetched before it is asked for');
+  await page.click('#lb-load-published');
+  await page.waitForSelector('#lb-table tbody tr[data-model="gpt-4o-2024-05-13"]', { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  assert.ok(fetched.length >= 30, `fetched ${fetched.length} files`);
+  assert.match(await page.textContent('#lb-credit'), /RepoQA authors/);
+
+  await setThreshold(page, 0.8);
+  let table = await pageTable(page);
+  const pct = (x) => (100 * x).toFixed(1);
+  const gpt = table['gpt-4o-2024-05-13'];
+  assert.deepEqual(['python', 'cpp', 'rust', 'java', 'typescript'].map((l) => pct(gpt.languages[l])), ['95.0', '80.0', '85.0', '96.0', '97.0']);
+  assert.equal(pct(gpt.average), '90.6');
+  const opus = table['claude-3-opus-20240229'];
+  assert.deepEqual(['python', 'cpp', 'rust', 'java', 'typescript'].map((l) => pct(opus.languages[l])), ['93.0', '83.0', '88.0', '95.0', '94.0']);
+  assert.equal(pct(opus.average), '90.6');
+  assert.equal(gpt.tasks, 500);
+
+  for (const t of [0.83, 0.55]) {
+    await setThreshold(page, t);
+    table = await pageTable(page);
+    const cli = cliLeaderboard(t);
+    assert.equal(cli.models.length, Object.keys(table).length);
+    for (const m of cli.models) {
+      const row = table[m.model];
+      assert.ok(row, `page lacks ${m.model}`);
+      assert.deepEqual(row.languages, m.languages, `${m.model} at ${t}`);
+      assert.equal(row.average, m.average, `${m.model} average at ${t}`);
+      assert.equal(row.tasks, m.tasks);
+    }
+    console.log(`leaderboard at ${t}: page equals CLI for ${cli.models.length} models (gpt-4o average ${pct(table['gpt-4o-2024-05-13'].average)})`);
+  }
+
+  // Sorting by a language puts the best first.
+  await page.click('#lb-table th button[data-sort="python"]');
+  const firstPython = await page.$eval('#lb-table tbody tr td[data-lang="python"]', (td) => Number(td.dataset.pass));
+  const maxPython = Math.max(...Object.values(table).map((r) => r.languages.python));
+  assert.equal(firstPython, maxPython);
+
+  // Compare two models in the charts; list what one missed.
+  await page.check('input.lb-compare[data-model="gpt-4o-2024-05-13"]');
+  await page.check('input.lb-compare[data-model="claude-3-opus-20240229"]');
+  await page.waitForSelector('#lb-charts svg', { timeout: 10000 });
+  await page.selectOption('#lb-miss-model', 'gpt-4o-2024-05-13');
+  await page.waitForSelector('#lb-misses tbody tr', { timeout: 10000 });
+  const misses = await page.$$eval('#lb-misses tbody tr', (trs) => trs.length);
+  const cli55 = cliLeaderboard(0.55).models.find((m) => m.model === 'gpt-4o-2024-05-13');
+  const passed55 = Object.values(cli55.languages).reduce((a, p) => a + Math.round(p * 100), 0);
+  assert.equal(misses, 500 - passed55, 'misses at 0.55');
+
+  await setThreshold(page, 0.8);
+  await saveScreenshot(page, 'leaderboard-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'leaderboard-390.png');
+  assert.deepEqual(problems, [], 'console errors or panics in the page');
+});
+
+/** The claude-3-opus file with rust[4]'s verdict flipped and cpp 0.3 edited. */
+function tamperedFile() {
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, 'claude-3-opus-20240229-SCORES.json.gz'))).toString('utf8');
+  const v = JSON.parse(text);
+  const m = v['claude-3-opus-20240229'];
+  const t = m.results.rust[4];
+  t.is_best_similar = !t.is_best_similar;
+  m.scores.cpp['0.3']['pass@1'] = 0.99;
+  const file = path.join(work, 'tampered-SCORES.json');
+  fs.writeFileSync(file, JSON.stringify(v));
+  return { file, repo: t.repo, needle: t.name };
+}
+
+test('verify: a tampered published file is rejected and pinpointed, like the CLI', async () => {
+  const { page, problems } = await openPage(context);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#verify');
+  const { file, repo, needle } = tamperedFile();
+  await page.setInputFiles('#verify-scores', file);
+  await page.waitForSelector('#verify-verdict[data-ok]', { timeout: 30000 });
+  assert.equal(await page.getAttribute('#verify-verdict', 'data-ok'), 'false');
+  const findings = await page.$$eval('#verify-findings li', (lis) => lis.map((li) => ({ ...li.dataset, text: li.textContent })));
+  const task = findings.filter((f) => f.kind === 'inconsistent-record');
+  assert.equal(task.length, 1, JSON.stringify(findings));
+  assert.deepEqual([task[0].language, task[0].repo, task[0].needle], ['rust', repo, needle]);
+  const cell = findings.find((f) => f.kind === 'cell' && f.row === 'cpp' && f.threshold === '0.3');
+  assert.ok(cell, 'the edited cell is named');
+  assert.match(cell.text, /0\.99/);
+
+  // The same findings as the CLI's summary.
+  let cliOut = '';
+  try {
+    execFileSync(BIN, ['verify', '--scores', file], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    assert.equal(e.status, 1);
+    cliOut = e.stdout;
+  }
+  const cliMismatches = cliOut.split('\n').filter((l) => l.startsWith('MISMATCH')).length;
+  assert.equal(findings.filter((f) => f.mismatch === 'true').length, cliMismatches);
+
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#verify-download-json')]);
+  const report = JSON.parse(fs.readFileSync(await d.path(), 'utf8'));
+  assert.equal(report.ok, false);
+  assert.equal(report.mismatches, cliMismatches);
+  const [s] = await Promise.all([page.waitForEvent('download'), page.click('#verify-download-text')]);
+  const summary = fs.readFileSync(await s.path(), 'utf8');
+  assert.ok(summary.includes(`task rust ${repo} ${needle}`), summary);
+  console.log(`verify: tampered file pinpointed in the page (${cliMismatches} mismatches, same as the CLI)`);
+
+  await saveScreenshot(page, 'verify-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'verify-390.png');
+  assert.deepEqual(problems, [], 'console errors or panics in the page');
+});

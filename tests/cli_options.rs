@@ -1,0 +1,115 @@
+//! The `repoqa` binary's option handling: upstream's value spellings, and
+//! what an explicit `--out` does to a file already there.
+//!
+//!     cargo test --test cli_options
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repoqa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn demo_dataset() -> PathBuf {
+    common::root().join("public/demo/repoqa-demo.json")
+}
+
+/// One model-outputs line for the demo dataset's first needle.
+fn write_outputs(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(demo_dataset()).unwrap();
+    let dataset: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (language, repos) = dataset.as_object().unwrap().iter().next().unwrap();
+    let repo = &repos[0];
+    let line = serde_json::json!({
+        "repo": repo["repo"],
+        "name": repo["needles"][0]["name"],
+        "language": language,
+        "path": repo["needles"][0]["path"],
+        "position_ratio": 0.05,
+        "needle_token_start": 0,
+        "needle_token_end": 0,
+        "output": ["I could not find it."],
+    });
+    let path = dir.join("cli_options-model.jsonl");
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    path
+}
+
+#[test]
+fn clean_ctx_comments_accepts_upstream_and_earlier_spellings() {
+    let missing = common::scratch("cli_options").join("no-such-dataset.json");
+    let missing = missing.to_str().unwrap();
+    for value in ["none", "positional_padding", "no_padding", "positional-padding", "no-padding"] {
+        let out = repoqa(&[
+            "prompts",
+            "--dataset-path",
+            missing,
+            "--clean-ctx-comments",
+            value,
+            "--out",
+            "unused.jsonl",
+        ]);
+        // The value is accepted: the failure is the missing dataset.
+        assert_eq!(out.status.code(), Some(2), "{value}");
+        assert!(stderr(&out).starts_with("repoqa: dataset "), "{value}: {}", stderr(&out));
+    }
+    let out = repoqa(&[
+        "prompts",
+        "--dataset-path",
+        missing,
+        "--clean-ctx-comments",
+        "padding",
+        "--out",
+        "unused.jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("invalid value"), "{}", stderr(&out));
+}
+
+#[test]
+fn explicit_out_replaces_an_existing_file_and_keeps_a_bak() {
+    let dir = common::scratch("cli_options");
+    let outputs = write_outputs(&dir);
+    let scores = dir.join("explicit-SCORES.json");
+    let bak = dir.join("explicit-SCORES.json.bak");
+    let _ = std::fs::remove_file(&bak);
+    std::fs::write(&scores, "earlier result\n").unwrap();
+    let dataset = demo_dataset();
+    let args = [
+        "score",
+        "--model-output-path",
+        outputs.to_str().unwrap(),
+        "--dataset-path",
+        dataset.to_str().unwrap(),
+        "--train-size",
+        "N/A",
+        "--eval-date",
+        "2024-06-24 00:00:00.000000",
+        "--out",
+        scores.to_str().unwrap(),
+    ];
+    let out = repoqa(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("backed up {} to {}", scores.display(), bak.display())),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&bak).unwrap(), "earlier result\n");
+    let written = std::fs::read_to_string(&scores).unwrap();
+    assert!(serde_json::from_str::<serde_json::Value>(&written).is_ok(), "{written}");
+
+    // The default name still asks for --overwrite, and says how.
+    let default = dir.join("cli_options-model-SCORES.json");
+    std::fs::write(&default, "earlier result\n").unwrap();
+    let out = repoqa(&args[..args.len() - 2]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("pass --overwrite"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&default).unwrap(), "earlier result\n");
+}

@@ -1,0 +1,378 @@
+"""The project's test model server: no model, but the three wire formats a
+benchmark run speaks (OpenAI Chat Completions, Anthropic Messages, Google
+Gemini generateContent), answering each RepoQA prompt from the task it
+carries, with faults injected on request. Loopback only; CORS on by default.
+
+    python3 model_server.py --dataset DATASET.json [--key K] [--model M]
+        [--no-cors] [--fault NAME=KIND[,KIND...] ...] [--slow-s S]
+        [--latency-s S] [--zero]
+
+Prints "PORT <n>" on its first stdout line, then serves on 127.0.0.1:<n>
+until its stdin closes or it is killed. Standard library only.
+
+Routes:  POST /v1/chat/completions                      (OpenAI format)
+         POST /v1/messages                              (Anthropic format)
+         POST /v1beta/models/<model>:generateContent    (Google format)
+         GET  /stats, GET /requests, POST /control      (for the tests)
+
+The task is found from the prompt's "Function Description:" (the dataset's
+needle descriptions). The reply depends on the needle's index i in its repo:
+i % 4 in (0, 1): the needle's code in a fenced block; 2: another needle of
+the same repo; 3: prose without code. Usage reports len(prompt) // 3 prompt
+tokens (the runner's truncation check compares with the task's count).
+
+Faults, per needle name (successive requests for it get the listed faults
+in order, then answers); NAME "*" means every request:
+  429      HTTP 429 with Retry-After: 1
+  500      HTTP 500
+  drop     the connection is closed without a reply
+  badjson  HTTP 200 with a cut JSON body
+  slow     the reply comes after --slow-s seconds (beyond a client timeout)
+  nocors   a normal reply without CORS headers (a browser cannot read it)
+  401      the key is refused, in the format's own words
+  ctx      a context-length error, in the format's own words (every request)
+  trunc    a normal reply reporting 50 prompt tokens (a silently cut prompt)
+--zero answers every request at once with a fixed reply (benchmarks).
+"""
+
+import argparse
+import json
+import os
+import re
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MARK = "\nFunction Description:"
+INSTRUCTION = (
+    "Based on the function description and code context,"
+    " please retrieve and repeat the exact described function from the code context in a code block wrapped by ```:"
+)
+STICKY = {"ctx"}
+
+
+class Tasks:
+    """description -> (language, repo, needle name, reply mode, code)"""
+
+    def __init__(self, dataset):
+        self.by_desc = {}
+        for lang, repos in dataset.items():
+            for repo in repos:
+                needles = repo.get("needles", [])
+                for i, n in enumerate(needles):
+                    code = repo["content"][n["path"]][n["start_byte"] : n["end_byte"]]
+                    other = needles[(i + 1) % len(needles)]
+                    other_code = repo["content"][other["path"]][other["start_byte"] : other["end_byte"]]
+                    if i % 4 in (0, 1):
+                        reply = f"Here is the function:\n\n```{lang}\n{code}\n```\n"
+                    elif i % 4 == 2:
+                        reply = f"```{lang}\n{other_code}\n```"
+                    else:
+                        reply = "I could not find a function matching that description in the code."
+                    self.by_desc.setdefault(n["description"], (lang, repo["repo"], n["name"], reply))
+
+    def find(self, prompt):
+        i = prompt.rfind(MARK)
+        if i < 0:
+            return None
+        rest = prompt[i + len(MARK) :]
+        tail = "\n" + INSTRUCTION
+        if rest.endswith(tail):
+            rest = rest[: -len(tail)]
+        return self.by_desc.get(rest)
+
+
+class State:
+    def __init__(self, args, tasks):
+        self.args = args
+        self.tasks = tasks
+        self.cors = not args.no_cors
+        self.faults = {}
+        for spec in args.fault:
+            name, kinds = spec.split("=", 1)
+            self.faults[name] = kinds.split(",")
+        self.seen = {}  # needle name -> requests so far
+        self.requests = []  # what each POST carried
+        self.answered = {}  # task id -> 200 answers sent
+        self.faulted = {}  # kind -> count
+        self.server_ms = 0.0
+        self.lock = threading.Lock()
+
+    def fault_for(self, name):
+        with self.lock:
+            k = self.seen.get(name, 0)
+            self.seen[name] = k + 1
+            for key in ("*", name):
+                kinds = self.faults.get(key)
+                if not kinds:
+                    continue
+                sticky = [x for x in kinds if x in STICKY]
+                if sticky:
+                    return sticky[0]
+                if key == "*":
+                    return kinds[k % len(kinds)] if kinds else None
+                if k < len(kinds):
+                    return kinds[k]
+            return None
+
+
+def openai_ok(model, text, ptoks, ctoks):
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": ptoks, "completion_tokens": ctoks, "total_tokens": ptoks + ctoks},
+    }
+
+
+def anthropic_ok(model, text, ptoks, ctoks):
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": ptoks, "output_tokens": ctoks},
+    }
+
+
+def google_ok(model, text, ptoks, ctoks):
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": ptoks, "candidatesTokenCount": ctoks, "totalTokenCount": ptoks + ctoks},
+        "modelVersion": model,
+    }
+
+
+OK = {"openai": openai_ok, "anthropic": anthropic_ok, "google": google_ok}
+
+
+def error_body(fmt, kind, ptoks=0):
+    if kind == "401":
+        return {
+            "openai": (401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+            "anthropic": (401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
+            "google": (400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"reason": "API_KEY_INVALID"}]}}),
+        }[fmt]
+    if kind == "ctx":
+        return {
+            "openai": (400, {"error": {"message": f"This model's maximum context length is 8192 tokens. However, your messages resulted in {ptoks} tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+            "anthropic": (400, {"type": "error", "error": {"type": "invalid_request_error", "message": f"prompt is too long: {ptoks} tokens > 8192 maximum"}}),
+            "google": (400, {"error": {"code": 400, "message": f"The input token count ({ptoks}) exceeds the maximum number of tokens allowed (8192).", "status": "INVALID_ARGUMENT"}}),
+        }[fmt]
+    if kind == "429":
+        return {
+            "openai": (429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
+            "anthropic": (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Rate limited"}}),
+            "google": (429, {"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}}),
+        }[fmt]
+    if kind == "500":
+        return (500, {"error": {"message": "test server: internal error", "type": "server_error"}})
+    if kind == "404":
+        return (404, {"error": {"message": "The model does not exist", "type": "invalid_request_error", "code": "model_not_found"}})
+    raise ValueError(kind)
+
+
+def make_handler(state):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def send(self, status, body, headers=(), cors=True):
+            data = body.encode("utf-8") if isinstance(body, str) else json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in headers:
+                self.send_header(k, v)
+            if cors:
+                self.cors_headers()
+            # Headers and body in one write, without Nagle's delay: a
+            # benchmark measures the client, not TCP's delayed ACKs.
+            self._headers_buffer.append(b"\r\n" + data)
+            self.flush_headers()
+
+        def setup(self):
+            super().setup()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def cors_headers(self):
+            if state.cors:
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header(
+                    "Access-Control-Allow-Headers",
+                    "authorization, content-type, x-api-key, anthropic-version, "
+                    "anthropic-dangerous-direct-browser-access, x-goog-api-key",
+                )
+                self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+                self.send_header("Access-Control-Expose-Headers", "retry-after")
+
+        def do_OPTIONS(self):
+            self.send_response(204 if state.cors else 405)
+            self.cors_headers()
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_GET(self):
+            with state.lock:
+                if self.path == "/stats":
+                    body = {
+                        "requests": len(state.requests),
+                        "answered": state.answered,
+                        "faulted": state.faulted,
+                        "server_ms": state.server_ms,
+                    }
+                elif self.path == "/requests":
+                    body = state.requests
+                else:
+                    return self.send(404, {"error": {"message": f"no route {self.path}"}})
+            self.send(200, body)
+
+        def read_body(self):
+            length = int(self.headers.get("Content-Length", "0"))
+            return self.rfile.read(length)
+
+        def do_POST(self):
+            t0 = time.perf_counter()
+            try:
+                self.handle_post()
+            finally:
+                with state.lock:
+                    state.server_ms += (time.perf_counter() - t0) * 1000.0
+
+        def handle_post(self):
+            raw = self.read_body()
+            path = self.path.split("?", 1)[0]
+            if path == "/control":
+                ctl = json.loads(raw or b"{}")
+                with state.lock:
+                    if ctl.get("reset"):
+                        state.seen.clear()
+                        state.requests.clear()
+                        state.answered.clear()
+                        state.faulted.clear()
+                        state.server_ms = 0.0
+                    if "faults" in ctl:
+                        state.faults = {k: list(v) for k, v in ctl["faults"].items()}
+                    if "cors" in ctl:
+                        state.cors = bool(ctl["cors"])
+                return self.send(200, {"ok": True})
+            if state.args.zero:
+                with state.lock:
+                    state.requests.append(None)
+                return self.send(200, openai_ok("zero", "```python\ndef f():\n    pass\n```", 1000, 10))
+            if path.endswith("/chat/completions"):
+                fmt = "openai"
+            elif path.endswith("/messages"):
+                fmt = "anthropic"
+            elif path.endswith(":generateContent"):
+                fmt = "google"
+            else:
+                return self.send(404, {"error": {"message": f"no route {self.path}"}})
+            try:
+                req = json.loads(raw)
+            except ValueError:
+                return self.send(400, {"error": {"message": "body is not JSON"}})
+            h = {k.lower(): v for k, v in self.headers.items()}
+            if fmt == "openai":
+                given_key = (h.get("authorization") or "").removeprefix("Bearer ")
+                model = req.get("model")
+                msgs = req.get("messages", [])
+                prompt = msgs[-1].get("content") if msgs else None
+            elif fmt == "anthropic":
+                given_key = h.get("x-api-key", "")
+                model = req.get("model")
+                msgs = req.get("messages", [])
+                prompt = msgs[-1].get("content") if msgs else None
+            else:
+                given_key = h.get("x-goog-api-key", "")
+                model = path.split("/models/", 1)[-1].removesuffix(":generateContent")
+                contents = req.get("contents", [])
+                prompt = contents[-1]["parts"][0].get("text") if contents else None
+            found = state.tasks.find(prompt) if isinstance(prompt, str) else None
+            name = found[2] if found else None
+            kind = state.fault_for(name) if name else None
+            with state.lock:
+                state.requests.append(
+                    {
+                        "format": fmt,
+                        "path": path,
+                        "headers": sorted(h.keys()),
+                        "browser_access": h.get("anthropic-dangerous-direct-browser-access"),
+                        "body": req,
+                        "task": None if not found else f"{found[0]}::{found[1]}::{found[2]}",
+                        "fault": kind,
+                    }
+                )
+                if kind:
+                    state.faulted[kind] = state.faulted.get(kind, 0) + 1
+            if state.args.key is not None and given_key != state.args.key:
+                return self.send(*error_body(fmt, "401"))
+            if fmt == "anthropic" and "origin" in h and h.get("anthropic-dangerous-direct-browser-access") != "true":
+                return self.send(401, {"type": "error", "error": {"type": "authentication_error", "message": "CORS requests must set 'anthropic-dangerous-direct-browser-access' header"}})
+            if state.args.model is not None and model != state.args.model:
+                return self.send(*error_body(fmt, "404"))
+            if not found:
+                return self.send(400, {"error": {"message": "test server: no known task in the prompt"}})
+            ptoks = len(prompt) // 3
+            if kind in ("401", "ctx", "500", "404"):
+                return self.send(*error_body(fmt, kind, ptoks))
+            if kind == "429":
+                status, body = error_body(fmt, "429")
+                return self.send(status, body, headers=[("Retry-After", "1")])
+            if kind == "drop":
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            if kind == "badjson":
+                return self.send(200, '{"choices": [{"message": {"content": "cut')
+            if kind == "slow":
+                time.sleep(state.args.slow_s)
+            elif state.args.latency_s > 0:
+                time.sleep(state.args.latency_s)
+            text = found[3]
+            if kind == "trunc":
+                ptoks = 50
+            body = OK[fmt](model, text, ptoks, max(1, len(text) // 3))
+            with state.lock:
+                tid = f"{found[0]}::{found[1]}::{found[2]}"
+                state.answered[tid] = state.answered.get(tid, 0) + 1
+            self.send(200, body, cors=kind != "nocors")
+
+    return Handler
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", help="RepoQA dataset JSON (needed unless --zero)")
+    ap.add_argument("--key", help="the accepted API key (default: any)")
+    ap.add_argument("--model", help="the accepted model name (default: any)")
+    ap.add_argument("--no-cors", action="store_true", help="send no CORS headers")
+    ap.add_argument("--fault", action="append", default=[], help="NAME=KIND[,KIND...]")
+    ap.add_argument("--slow-s", type=float, default=3.0)
+    ap.add_argument("--latency-s", type=float, default=0.0, help="time each answer takes")
+    ap.add_argument("--zero", action="store_true", help="answer every request at once (benchmarks)")
+    args = ap.parse_args()
+    tasks = Tasks({})
+    if args.dataset:
+        with open(args.dataset, encoding="utf-8") as f:
+            tasks = Tasks(json.load(f))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(State(args, tasks)))
+    server.daemon_threads = True
+    print(f"PORT {server.server_address[1]}", flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

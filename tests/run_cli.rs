@@ -1,0 +1,444 @@
+//! `repoqa run` against the project's test model server
+//! (tests/oracle/model_server.py) on 127.0.0.1, with the demo dataset at a
+//! 2,048-token context: faults on, the process killed mid-run and started
+//! again; every task ends answered exactly once, every request is the
+//! official one, SCORES equals `repoqa score`; the three wire formats; a
+//! refused key stops the run (exit 2); a too-long prompt fails its task
+//! and the run goes on (exit 3).
+//!
+//!     cargo test --test run_cli
+
+mod common;
+#[path = "common/model_server.rs"]
+mod model_server;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use model_server::ModelServer;
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-test-run-0123456789";
+const MODEL: &str = "org/test-model";
+const SIZE: &str = "2048";
+
+fn demo() -> PathBuf {
+    common::root().join("public/demo/repoqa-demo.json")
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("repoqa-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn repoqa() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+    c.env("REPOQA_TOKENIZER", common::tokenizer_path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_KEY")
+        .env_remove("GOOGLE_API_KEY");
+    c
+}
+
+fn run_args(server: &ModelServer, backend: &str, dir: &Path) -> Vec<String> {
+    let base = match backend {
+        "google" => server.url("/v1beta"),
+        _ => server.url("/v1"),
+    };
+    [
+        "run",
+        "--model",
+        MODEL,
+        "--backend",
+        backend,
+        "--base-url",
+        &base,
+        "--dataset-path",
+        demo().to_str().unwrap(),
+        "--code-context-size",
+        SIZE,
+        "--result-dir",
+        dir.to_str().unwrap(),
+        "--timeout-s",
+        "2",
+        "--max-retries",
+        "4",
+        "--retry-base-ms",
+        "50",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn key_env(backend: &str) -> &'static str {
+    match backend {
+        "anthropic" => "ANTHROPIC_KEY",
+        "google" => "GOOGLE_API_KEY",
+        _ => "OPENAI_API_KEY",
+    }
+}
+
+fn outputs_path(dir: &Path) -> PathBuf {
+    dir.join(format!("ntoken_{SIZE}")).join("org_slash_test-model.jsonl")
+}
+
+/// The official tasks of the demo at this size, by task id: their JSONL
+/// line and their prompt.
+fn official_tasks(dir: &Path) -> HashMap<String, (String, String)> {
+    let out = dir.join("tasks.jsonl");
+    let o = repoqa()
+        .args(["prompts", "--dataset-path", demo().to_str().unwrap(), "--code-context-size", SIZE])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    text.lines()
+        .map(|line| {
+            let t: Value = serde_json::from_str(line).unwrap();
+            let id = format!(
+                "{}::{}::{}",
+                t["language"].as_str().unwrap(),
+                t["repo"].as_str().unwrap(),
+                t["name"].as_str().unwrap()
+            );
+            let prompt: String = t["template"]
+                .as_str()
+                .unwrap()
+                .split('\n')
+                .map(|k| t[k].as_str().unwrap().to_string())
+                .collect();
+            (id, (line.to_string(), prompt))
+        })
+        .collect()
+}
+
+/// Task id of each line of an outputs file, checking each line is the
+/// official task line plus `"output": [reply]`.
+fn check_outputs(path: &Path, tasks: &HashMap<String, (String, String)>) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let id = format!(
+                "{}::{}::{}",
+                v["language"].as_str().unwrap(),
+                v["repo"].as_str().unwrap(),
+                v["name"].as_str().unwrap()
+            );
+            let (task_line, _) = &tasks[&id];
+            let head = &task_line[..task_line.len() - 1];
+            assert!(line.starts_with(head), "{id}: the line is not the official task line");
+            assert!(
+                line[head.len()..].starts_with(", \"output\": [\""),
+                "{id}: {}",
+                &line[head.len()..]
+            );
+            assert!(line.ends_with("\"]}"));
+            id
+        })
+        .collect()
+}
+
+/// Every request the server saw is the official one for its task.
+fn check_requests(server: &ModelServer, tasks: &HashMap<String, (String, String)>, format: &str) {
+    let reqs = server.requests();
+    assert!(!reqs.is_empty());
+    for r in &reqs {
+        assert_eq!(r["format"], format);
+        let id = r["task"].as_str().expect("every request carries a known task");
+        let prompt = &tasks[id].1;
+        let want = match format {
+            "openai" => json!({"model": MODEL, "messages": [{"role": "user", "content": prompt}],
+                               "max_tokens": 1024, "temperature": 0.0, "n": 1}),
+            "anthropic" => json!({"model": MODEL, "max_tokens": 1024,
+                                  "messages": [{"role": "user", "content": prompt}], "temperature": 0.0}),
+            _ => json!({"contents": [{"role": "user", "parts": [{"text": prompt}]}],
+                        "generationConfig": {"candidateCount": 1, "maxOutputTokens": 1024, "temperature": 0.0}}),
+        };
+        assert_eq!(r["body"], want, "{id}: not the official request");
+    }
+}
+
+/// SCORES written by the run equals `repoqa score` on its outputs.
+fn check_scores(outputs: &Path, dir: &Path) {
+    let scores_path = PathBuf::from(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"));
+    let ours: Value =
+        serde_json::from_str(&std::fs::read_to_string(&scores_path).unwrap()).unwrap();
+    let again = dir.join("again-SCORES.json");
+    let o = repoqa()
+        .args(["score", "--dataset-path", demo().to_str().unwrap(), "--model", MODEL])
+        .arg("--model-output-path")
+        .arg(outputs)
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    let strip = |mut v: Value| {
+        v[MODEL].as_object_mut().unwrap().remove("eval_date");
+        v
+    };
+    assert_eq!(strip(ours), strip(theirs), "SCORES differs from `repoqa score`");
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const FAULTS: &[&str] = &[
+    "readability=429,429",
+    "wrap=500",
+    "justify=drop",
+    "content_words=badjson",
+    "frequencies=slow",
+    "cross=trunc",
+    "format_number=ctx",
+    "monthlyAdjustment=500,drop,429",
+    "parseTasks=badjson,slow",
+    "mergeIntervals=nocors",
+];
+
+fn server_args(dataset: &Path, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> =
+        ["--dataset", dataset.to_str().unwrap(), "--key", KEY, "--model", MODEL, "--slow-s", "3"]
+            .map(String::from)
+            .to_vec();
+    for f in FAULTS {
+        a.push("--fault".into());
+        a.push((*f).into());
+    }
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+#[test]
+fn killed_mid_run_and_restarted_every_task_once_requests_official() {
+    let dir = tmpdir("kill");
+    let tasks = official_tasks(&dir);
+    let args = server_args(&demo(), &["--latency-s", "0.15"]);
+    let server =
+        ModelServer::start(&common::root(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let outputs = outputs_path(&dir);
+
+    // First run: killed once 20 answers are in.
+    let mut child = repoqa()
+        .args(run_args(&server, "openai", &dir))
+        .env("OPENAI_API_KEY", KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        let n = std::fs::read_to_string(&outputs).map(|t| t.lines().count()).unwrap_or(0);
+        if n >= 20 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be killed");
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let first: HashSet<String> = check_outputs(&outputs, &tasks).into_iter().collect();
+    let first_requests = server.requests().len();
+    eprintln!("killed after {} answers, {first_requests} requests", first.len());
+
+    // Second run: resumes, finishes; the too-long prompt fails (exit 3).
+    let o = repoqa()
+        .args(run_args(&server, "openai", &dir))
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("resuming {}", outputs.display())), "{err}");
+    assert!(err.contains("1 task(s) failed after retries: cpp::repoqa-web/demo-geometry::format_number (the prompt is longer than the model's context"), "{err}");
+    if !first.iter().any(|id| id.ends_with("::cross")) {
+        // Its answer came in this run: the warning is this run's.
+        assert!(err.contains("WARNING: 1 answer(s) came from silently truncated prompts"), "{err}");
+    }
+
+    let ids = check_outputs(&outputs, &tasks);
+    let unique: HashSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "a task answered twice");
+    assert_eq!(ids.len(), tasks.len() - 1, "every task but the too-long one answered");
+    assert!(!ids.iter().any(|id| id.ends_with("::format_number")));
+
+    // No finished task was asked again by the second run.
+    let reqs = server.requests();
+    for r in &reqs[first_requests..] {
+        let id = r["task"].as_str().unwrap();
+        assert!(!first.contains(id), "{id} was answered before the kill but asked again");
+    }
+    check_requests(&server, &tasks, "openai");
+    let stats = server.stats();
+    eprintln!("fault run: {} requests in all, faults {}", reqs.len(), stats["faulted"]);
+    for kind in ["429", "500", "drop", "badjson", "slow", "trunc", "ctx", "nocors"] {
+        assert!(stats["faulted"][kind].as_u64().unwrap_or(0) >= 1, "fault {kind} never happened");
+    }
+
+    // The run log: what produced each answer, never the key; the failure.
+    let log = std::fs::read_to_string(
+        dir.join(format!("ntoken_{SIZE}/org_slash_test-model.runlog.jsonl")),
+    )
+    .unwrap();
+    assert!(!log.contains(KEY));
+    let records: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answered = records.iter().filter(|r| r["status"] == "answered").count();
+    assert_eq!(answered, ids.len(), "one record per answer");
+    let r = records.iter().find(|r| r["task_id"].as_str().unwrap().ends_with("::cross")).unwrap();
+    assert_eq!(r["truncated"], true);
+    assert_eq!(r["provider"], "openai");
+    assert_eq!(r["base_url"], server.url("/v1"));
+    assert_eq!(r["params"]["max_tokens"], 1024);
+    let r = records
+        .iter()
+        .find(|r| r["task_id"].as_str().unwrap().ends_with("::format_number"))
+        .unwrap();
+    assert_eq!(r["status"], "failed");
+    check_scores(&outputs, &dir);
+
+    // A third run asks only the failed task again, once.
+    let before = server.requests().len();
+    let o = repoqa()
+        .args(run_args(&server, "openai", &dir))
+        .arg("--only-failed")
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(text(&o).contains("1 task(s) failed in an earlier run, asked again"), "{}", text(&o));
+    let after = server.requests();
+    assert_eq!(after.len() - before, 1);
+    assert!(after[before]["task"].as_str().unwrap().ends_with("::format_number"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn three_wire_formats_give_the_same_scores() {
+    let dir = tmpdir("formats");
+    let tasks = official_tasks(&dir);
+    let mut tables = Vec::new();
+    for backend in ["openai", "anthropic", "google"] {
+        let server = ModelServer::start(
+            &common::root(),
+            &[
+                "--dataset",
+                demo().to_str().unwrap(),
+                "--key",
+                KEY,
+                "--model",
+                MODEL,
+                "--fault",
+                "wrap=429",
+                "--fault",
+                "line=500",
+            ],
+        );
+        let sub = dir.join(backend);
+        let o = repoqa()
+            .args(run_args(&server, backend, &sub))
+            .args(["--languages", "python,go", "--concurrency", "3"])
+            .env(key_env(backend), KEY)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", text(&o));
+        let outputs = outputs_path(&sub);
+        let ids = check_outputs(&outputs, &tasks);
+        assert_eq!(ids.len(), 20, "{backend}");
+        check_requests(&server, &tasks, backend);
+        if backend == "anthropic" {
+            for r in server.requests() {
+                let h: Vec<&str> =
+                    r["headers"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+                assert!(h.contains(&"x-api-key") && h.contains(&"anthropic-version"), "{h:?}");
+                assert!(r["browser_access"].is_null(), "the CLI is not a browser");
+            }
+        }
+        check_scores(&outputs, &sub);
+        let scores: Value = serde_json::from_str(
+            &std::fs::read_to_string(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        tables.push(scores[MODEL]["scores"].clone());
+    }
+    assert_eq!(tables[0], tables[1]);
+    assert_eq!(tables[0], tables[2]);
+    // The test server answers needles 0, 1, 4, 5, 8, 9 of each repo with
+    // the needle itself.
+    let pass = tables[0]["all"]["0.8"]["pass@1"].as_f64().unwrap();
+    assert!((pass - 0.6).abs() < 1e-9, "{pass}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_refused_key_stops_the_run_with_what_to_fix() {
+    let dir = tmpdir("key");
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo().to_str().unwrap(), "--key", KEY, "--model", MODEL],
+    );
+    let o = repoqa()
+        .args(run_args(&server, "openai", &dir))
+        .env("OPENAI_API_KEY", "sk-wrong")
+        .output()
+        .unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("HTTP 401, the API key was refused: Incorrect API key provided; check the key (OPENAI_API_KEY)"), "{err}");
+    assert!(!err.contains("sk-wrong"));
+    assert!(
+        server.requests().len() <= 4,
+        "stopped at once, not retried: {}",
+        server.requests().len()
+    );
+    // A model the server does not have: 404 says to check the URL and model.
+    let args: Vec<String> = run_args(&server, "openai", &dir)
+        .into_iter()
+        .map(|a| if a == MODEL { "no-such-model".to_string() } else { a })
+        .collect();
+    let o = repoqa().args(args).env("OPENAI_API_KEY", KEY).output().unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("HTTP 404: The model does not exist; check the base URL and the model name \"no-such-model\""), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_configuration_exits_2() {
+    let dir = tmpdir("config");
+    let demo = demo();
+    let base = [
+        "run",
+        "--model",
+        "m",
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--result-dir",
+        dir.to_str().unwrap(),
+    ];
+    let o = repoqa().args(base).args(["--backend", "vllm"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("--backend openai --base-url"), "{}", text(&o));
+    let o = repoqa().args(base).args(["--backend", "anthropic"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("no API key for anthropic (set ANTHROPIC_API_KEY or ANTHROPIC_KEY)"),
+        "{}",
+        text(&o)
+    );
+    let o = repoqa().args(base).args(["--base-url", "localhost:8000/v1"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("must start with http://"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

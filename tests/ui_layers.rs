@@ -1,0 +1,289 @@
+//! The UI's floors (see `src/ui/mod.rs`): every module of `src/ui` may use
+//! only modules of its own floor or below, and the modules do not import
+//! each other in a cycle. This reads the `crate::ui::…`, `super::…` and
+//! `self::…` paths of each file (imports and inline paths alike) and fails
+//! with the offending paths.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The floor of a module, by its first path segment under `ui`.
+fn floor(module: &[String]) -> usize {
+    match module.first().map(String::as_str) {
+        None => 7,
+        Some("error" | "format") => 0,
+        Some("browser") => 1,
+        Some("storage") => 2,
+        Some("state") => 3,
+        Some("jobs") => 4,
+        Some("components") => 5,
+        Some("pages") => 6,
+        Some(other) => panic!("src/ui/{other}: not on any floor; add it to tests/ui_layers.rs"),
+    }
+}
+
+/// Module path of a file under `src/ui` (`jobs/mod.rs` → `jobs`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The text without comments and string literals (paths in them are not
+/// imports).
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Every path starting with `crate::ui::`, `super::` or `self::`, as
+/// segments; `a::{b, c::d}` groups are expanded.
+fn paths(code: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let boundary = i == 0 || !(is_ident(chars[i - 1]) || chars[i - 1] == ':');
+        if boundary && is_ident(chars[i]) {
+            let (segs, end) = read_path(&chars, i);
+            let head = segs.first().map(|s| s.as_str());
+            let rooted = matches!(head, Some("super" | "self"))
+                || (segs.len() >= 2 && segs[0] == "crate" && segs[1] == "ui");
+            if rooted && segs.len() > 1 {
+                if chars.get(end) == Some(&'{') {
+                    let close = (end..chars.len()).find(|&k| chars[k] == '}').unwrap_or(end);
+                    let inner: String = chars[end + 1..close].iter().collect();
+                    for item in inner.split(',') {
+                        let item = item.trim();
+                        let item = item.split(" as ").next().unwrap_or("").trim();
+                        if item.is_empty() || item == "self" {
+                            found.push(segs.clone());
+                            continue;
+                        }
+                        let mut full = segs.clone();
+                        full.extend(item.split("::").map(|s| s.trim().to_string()));
+                        found.push(full);
+                    }
+                    i = close + 1;
+                    continue;
+                }
+                found.push(segs);
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+/// The `a::b::c` path starting at `i`, and where it ends (after a
+/// trailing `::` when a `{` group follows).
+fn read_path(chars: &[char], mut i: usize) -> (Vec<String>, usize) {
+    let mut segs = Vec::new();
+    loop {
+        let start = i;
+        while i < chars.len() && is_ident(chars[i]) {
+            i += 1;
+        }
+        segs.push(chars[start..i].iter().collect::<String>());
+        if chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':') {
+            i += 2;
+            if chars.get(i).is_some_and(|&c| is_ident(c)) {
+                continue;
+            }
+        }
+        return (segs, i);
+    }
+}
+
+/// The module a path points into: the longest known module prefix of its
+/// absolute form (segments under `ui`).
+fn resolve(
+    from: &[String],
+    is_mod_rs: bool,
+    path: &[String],
+    modules: &BTreeSet<Vec<String>>,
+) -> Option<Vec<String>> {
+    // `self` of a mod.rs is its directory module; of a file, the file's module.
+    let mut base: Vec<String> = from.to_vec();
+    let mut rest = path;
+    if rest.first().map(String::as_str) == Some("crate") {
+        base.clear();
+        rest = &rest[2..];
+    } else {
+        let _ = is_mod_rs;
+        while let Some(head) = rest.first() {
+            match head.as_str() {
+                "self" => rest = &rest[1..],
+                "super" => {
+                    base.pop()?;
+                    rest = &rest[1..];
+                }
+                _ => break,
+            }
+        }
+    }
+    let mut abs = base;
+    abs.extend(rest.iter().cloned());
+    (0..=abs.len()).rev().map(|n| abs[..n].to_vec()).find(|m| modules.contains(m))
+}
+
+type Graph = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
+/// (edges between modules, upward imports found).
+fn check(files: &[(Vec<String>, bool, String)]) -> (Graph, Vec<String>) {
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.0.clone()).collect();
+    let mut graph = Graph::new();
+    let mut upward = Vec::new();
+    for (module, is_mod_rs, text) in files {
+        let code = code_only(text);
+        for p in paths(&code) {
+            let Some(target) = resolve(module, *is_mod_rs, &p, &modules) else { continue };
+            if &target == module {
+                continue;
+            }
+            if floor(&target) > floor(module) {
+                upward.push(format!(
+                    "ui::{} (floor {}) uses {} in ui::{} (floor {})",
+                    module.join("::"),
+                    floor(module),
+                    p.join("::"),
+                    target.join("::"),
+                    floor(&target)
+                ));
+            }
+            graph.entry(module.clone()).or_default().insert(target);
+        }
+    }
+    (graph, upward)
+}
+
+/// A cycle in `graph`, if there is one.
+fn find_cycle(graph: &Graph) -> Option<Vec<Vec<String>>> {
+    fn visit(
+        n: &Vec<String>,
+        graph: &Graph,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<Vec<String>>> {
+        match state.get(n) {
+            Some(2) => return None,
+            Some(1) => {
+                let at = stack.iter().position(|m| m == n).unwrap_or(0);
+                let mut cycle = stack[at..].to_vec();
+                cycle.push(n.clone());
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        state.insert(n.clone(), 1);
+        stack.push(n.clone());
+        for m in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, graph, state, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        state.insert(n.clone(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+fn load_ui() -> Vec<(Vec<String>, bool, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&root).unwrap_or(&p).to_path_buf();
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (module_of(&rel), rel.ends_with("mod.rs"), text)
+        })
+        .collect()
+}
+
+#[test]
+fn ui_imports_point_down_and_have_no_cycle() {
+    let files = load_ui();
+    assert!(files.len() > 20, "src/ui not found or nearly empty");
+    let (graph, upward) = check(&files);
+    assert!(upward.is_empty(), "imports that point up a floor:\n{}", upward.join("\n"));
+    if let Some(cycle) = find_cycle(&graph) {
+        let names: Vec<String> = cycle.iter().map(|m| format!("ui::{}", m.join("::"))).collect();
+        panic!("import cycle in src/ui: {}", names.join(" → "));
+    }
+}
+
+#[test]
+fn the_check_sees_cycles_and_upward_imports() {
+    let f = |m: &str, text: &str| {
+        let module: Vec<String> =
+            m.split('/').filter(|s| !s.is_empty()).map(String::from).collect();
+        (module, false, text.to_string())
+    };
+    let files = vec![
+        f("jobs", "pub mod a; pub mod b;"),
+        f("jobs/a", "use super::b::{x, y as z};\nfn g() { super::b::x(); }"),
+        f("jobs/b", "use super::a::f; // use crate::ui::pages::p;\nlet s = \"crate::ui::pages\";"),
+        f("state", "use crate::ui::jobs::Runner;"),
+        f("pages", ""),
+    ];
+    let (graph, upward) = check(&files);
+    assert_eq!(upward.len(), 1, "{upward:?}");
+    assert!(upward[0].contains("ui::state (floor 3) uses crate::ui::jobs::Runner"));
+    let cycle = find_cycle(&graph).expect("the a ↔ b cycle");
+    assert!(cycle.len() == 3, "{cycle:?}");
+}
