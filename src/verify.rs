@@ -962,6 +962,19 @@ pub fn finish_rescore(
 
 /// The dataset check alone (no outputs): the file's tasks against the
 /// dataset's needles.
+/// Whether the dataset holds at least one repository the file's tasks come
+/// from: a dataset that shares none (the demo, for a published file) is
+/// another benchmark, and comparing needles with it says nothing.
+pub fn shares_repos(file: &ScoresFile, dataset: &Dataset) -> bool {
+    file.models.values().any(|ms| {
+        ms.results.iter().any(|(lang, tasks)| {
+            dataset
+                .repos(lang)
+                .is_some_and(|repos| tasks.iter().any(|t| repos.iter().any(|r| r.repo == t.repo)))
+        })
+    })
+}
+
 pub fn add_dataset_check(
     report: &mut Report,
     file: &ScoresFile,

@@ -89,6 +89,9 @@ pub fn VerifyPage() -> impl IntoView {
                     " the scores were made with --ignore-comments"
                 </label>
             </div>
+            {move || vs.loaded_unrelated.get().map(|n| view! {
+                <p class="muted" id="verify-loaded-unrelated">{format!("The dataset {n} holds none of this file's repositories, so its needles were not compared. Drop the file's dataset to compare them.")}</p>
+            })}
             <DropZone id="verify-drop" label="Drop the SCORES file, the outputs (.jsonl) and the dataset here" on_drop=on_drop/>
             <div class="row">
                 <button type="button" id="verify-rescore" on:click=move |_| rescore(vs, runner)

@@ -81,6 +81,9 @@ pub struct VerifyState {
     pub dataset: RwSignal<Option<(String, Arc<Dataset>)>>,
     /// Use the app's dataset when none is given here.
     pub use_loaded: RwSignal<bool>,
+    /// The app's dataset, when it was not used because it shares no
+    /// repository with the SCORES file.
+    pub loaded_unrelated: RwSignal<Option<String>>,
     pub ignore_comments: RwSignal<bool>,
     pub report: RwSignal<Option<Report>>,
     pub error: RwSignal<Option<String>>,
@@ -95,6 +98,7 @@ impl VerifyState {
             outputs: RwSignal::new(None),
             dataset: RwSignal::new(None),
             use_loaded: RwSignal::new(true),
+            loaded_unrelated: RwSignal::new(None),
             ignore_comments: RwSignal::new(false),
             report: RwSignal::new(None),
             error: RwSignal::new(None),
@@ -103,16 +107,27 @@ impl VerifyState {
     }
 
     /// The dataset to check against: the one given here, else the app's if
-    /// asked.
+    /// asked and it holds at least one of the file's repositories (else
+    /// `loaded_unrelated` names it).
     pub fn chosen_dataset(&self) -> Option<(String, Arc<Dataset>)> {
         if let Some(d) = self.dataset.get_untracked() {
             return Some(d);
         }
-        if self.use_loaded.get_untracked() {
-            return self.app.dataset.with_untracked(|d| {
-                d.as_ref().map(|d| (format!("{} (loaded in the app)", d.origin), d.dataset.clone()))
-            });
+        self.loaded_unrelated.set(None);
+        if !self.use_loaded.get_untracked() {
+            return None;
         }
-        None
+        let loaded = self.app.dataset.with_untracked(|d| {
+            d.as_ref().map(|d| (format!("{} (loaded in the app)", d.origin), d.dataset.clone()))
+        })?;
+        let related = self
+            .scores
+            .with_untracked(|s| s.as_ref().is_none_or(|(_, f)| repoqa::verify::shares_repos(f, &loaded.1)));
+        if related {
+            Some(loaded)
+        } else {
+            self.loaded_unrelated.set(Some(loaded.0));
+            None
+        }
     }
 }
