@@ -120,9 +120,9 @@ impl VerifyState {
         let loaded = self.app.dataset.with_untracked(|d| {
             d.as_ref().map(|d| (format!("{} (loaded in the app)", d.origin), d.dataset.clone()))
         })?;
-        let related = self
-            .scores
-            .with_untracked(|s| s.as_ref().is_none_or(|(_, f)| repoqa::verify::shares_repos(f, &loaded.1)));
+        let related = self.scores.with_untracked(|s| {
+            s.as_ref().is_none_or(|(_, f)| repoqa::verify::shares_repos(f, &loaded.1))
+        });
         if related {
             Some(loaded)
         } else {
