@@ -24,7 +24,7 @@ try {
   await page.fill('#import-text', lines.join('\n'));
   await page.click('#import-pasted');
   await page.waitForSelector('#import-status');
-  const pages = ['', '#dataset', '#tasks', `#task/${encodeURIComponent(ids[0])}`, '#results', '#curate', '#about'];
+  const pages = ['', '#dataset', '#tasks', `#task/${encodeURIComponent(ids[0])}`, '#results', '#leaderboard', '#verify', '#curate', '#about'];
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     for (const hash of pages) {
@@ -33,6 +33,9 @@ try {
       await page.waitForTimeout(300);
       const name = `${(hash.replace(/^#/, '').split('/')[0] || 'home')}-${width}.png`;
       await page.screenshot({ path: path.join(out, name), fullPage: true });
+      // The first screens at full resolution (a long page is shrunk when viewed).
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      await page.screenshot({ path: path.join(out, name.replace('.png', '-top.png')), fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, 1800) } });
       console.log(path.join(out, name));
     }
   }
