@@ -41,6 +41,7 @@ pub fn App() -> impl IntoView {
     provide_context(app_state);
     provide_context(runner);
     provide_context(Curator::new());
+    provide_context(state::route::TaskListView::new());
     provide_context(state::reviewers::LeaderboardState::new());
     provide_context(state::reviewers::VerifyState::new(app_state));
     // The last session (or the demo dataset on a first visit).

@@ -54,55 +54,90 @@ fn count_text(c: Count) -> String {
     }
 }
 
-/// The four charts for a breakdown (`series[0]` is `all`).
+/// The four charts for a breakdown (`series[0]` is `all`), with a row of
+/// checkboxes that shows or hides each series (`hidden` holds the names
+/// hidden; the caller keeps it so the choice survives a re-score). A
+/// series keeps its colour whatever else is hidden.
 #[component]
-pub fn Charts(series: Vec<Series>, threshold: f64) -> impl IntoView {
-    let langs: Vec<Series> = series.iter().skip(1).cloned().collect();
-    let depth_lines: Vec<Line> = series
+pub fn Charts(series: Vec<Series>, threshold: f64, hidden: RwSignal<Vec<String>>) -> impl IntoView {
+    let toggles = series
         .iter()
         .enumerate()
-        .map(|(i, s)| Line {
-            name: s.name.clone(),
-            colour: colour(i, &s.name),
-            points: s
-                .by_depth
-                .iter()
-                .enumerate()
-                .map(|(b, c)| (b, *c, depth_bin_label(b)))
-                .collect(),
+        .map(|(i, s)| {
+            let (shown_name, flip_name) = (s.name.clone(), s.name.clone());
+            view! {
+                <label class="series-toggle">
+                    <input type="checkbox" data-series=s.name.clone()
+                        prop:checked=move || !hidden.with(|h| h.contains(&shown_name))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            hidden.update(|h| {
+                                h.retain(|x| x != &flip_name);
+                                if !on {
+                                    h.push(flip_name.clone());
+                                }
+                            });
+                        }/>
+                    <span class="swatch" style:background=colour(i, &s.name)></span>
+                    {s.name.clone()}
+                </label>
+            }
         })
-        .collect();
-    let threshold_lines: Vec<Line> = series
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Line {
-            name: s.name.clone(),
-            colour: colour(i, &s.name),
-            points: s
-                .by_threshold
-                .iter()
-                .enumerate()
-                .map(|(k, c)| (k, *c, format!("threshold {}", THRESHOLD_KEYS[k])))
-                .collect(),
-        })
-        .collect();
-    let depth_labels: Vec<String> = (0..DEPTH_BINS).map(|b| format!("{}", b * 10)).collect();
-    let thr_labels: Vec<String> = THRESHOLD_KEYS.iter().map(|k| k.to_string()).collect();
+        .collect_view();
+    let charts = move || {
+        let hid = hidden.get();
+        let shown: Vec<(usize, Series)> =
+            series.iter().cloned().enumerate().filter(|(_, s)| !hid.contains(&s.name)).collect();
+        let langs: Vec<Series> =
+            shown.iter().filter(|(i, _)| *i > 0).map(|(_, s)| s.clone()).collect();
+        let depth_lines: Vec<Line> = shown
+            .iter()
+            .map(|(i, s)| Line {
+                name: s.name.clone(),
+                colour: colour(*i, &s.name),
+                points: s
+                    .by_depth
+                    .iter()
+                    .enumerate()
+                    .map(|(b, c)| (b, *c, depth_bin_label(b)))
+                    .collect(),
+            })
+            .collect();
+        let threshold_lines: Vec<Line> = shown
+            .iter()
+            .map(|(i, s)| Line {
+                name: s.name.clone(),
+                colour: colour(*i, &s.name),
+                points: s
+                    .by_threshold
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| (k, *c, format!("threshold {}", THRESHOLD_KEYS[k])))
+                    .collect(),
+            })
+            .collect();
+        let depth_labels: Vec<String> = (0..DEPTH_BINS).map(|b| format!("{}", b * 10)).collect();
+        let thr_labels: Vec<String> = THRESHOLD_KEYS.iter().map(|k| k.to_string()).collect();
+        view! {
+            <div class="charts">
+                <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (% of the context before the needle)")>
+                    {line_chart("depth", depth_lines, depth_labels, "needle depth bin (%)")}
+                </ChartFrame>
+                <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by language")>
+                    {bar_chart(&shown)}
+                </ChartFrame>
+                <ChartFrame id="threshold" title="Pass rate against the similarity threshold".to_string()>
+                    {line_chart("threshold", threshold_lines, thr_labels, "BLEU threshold")}
+                </ChartFrame>
+                <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × language")>
+                    {heatmap(&langs)}
+                </ChartFrame>
+            </div>
+        }
+    };
     view! {
-        <div class="charts">
-            <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (% of the context before the needle)")>
-                {line_chart("depth", depth_lines, depth_labels, "needle depth bin (%)")}
-            </ChartFrame>
-            <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by language")>
-                {bar_chart(&series)}
-            </ChartFrame>
-            <ChartFrame id="threshold" title="Pass rate against the similarity threshold".to_string()>
-                {line_chart("threshold", threshold_lines, thr_labels, "BLEU threshold")}
-            </ChartFrame>
-            <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × language")>
-                {heatmap(&langs)}
-            </ChartFrame>
-        </div>
+        <div class="series-toggles" role="group" aria-label="Series shown in the charts">"Show: " {toggles}</div>
+        {charts}
     }
 }
 
@@ -241,7 +276,7 @@ fn line_chart(
     }
 }
 
-fn bar_chart(series: &[Series]) -> impl IntoView {
+fn bar_chart(series: &[(usize, Series)]) -> impl IntoView {
     let n = series.len().max(1);
     let slot = (W - ML - MR) / n as f64;
     let bw = (slot * 0.6).min(60.0);
@@ -249,9 +284,10 @@ fn bar_chart(series: &[Series]) -> impl IntoView {
     let bars = series
         .iter()
         .enumerate()
-        .map(|(i, s)| {
+        .map(|(slot_i, (i, s))| {
+            let i = *i;
             let r = s.total.rate().unwrap_or(0.0);
-            let x = ML + slot * (i as f64 + 0.5);
+            let x = ML + slot * (slot_i as f64 + 0.5);
             let y = y_of(r);
             let label = format!("{}: {}", s.name, count_text(s.total));
             view! {

@@ -83,6 +83,7 @@ pub fn change_options(state: AppState, runner: Runner, new: ScoreOptions) {
         state.scoring.options.set(new);
         persist_scoring(state.scoring);
         state.scoring.last_rescore.update(|r| *r = (r.0 + 1, n, ms));
+        state.scoring.last_scoring.set(Some(("the options change".into(), n, ms)));
         ctx.done(format!("Scored {n} answers with the new options in {ms:.0} ms."));
         Ok(())
     });
@@ -132,9 +133,11 @@ pub fn import_answers(
                 let pairs: Vec<(&str, &str)> =
                     found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
                 let what = format!("Scoring {imported} imported answers");
-                warm_scores(&ctx, state, &pairs, state.scoring.options.get_untracked(), &what)
-                    .await
-                    .map_err(|_| cancelled())?;
+                let (_, ms) =
+                    warm_scores(&ctx, state, &pairs, state.scoring.options.get_untracked(), &what)
+                        .await
+                        .map_err(|_| cancelled())?;
+                state.scoring.last_scoring.set(Some(("the import".into(), imported, ms)));
                 if imported > 0 {
                     state.answers.update(|a| {
                         for ans in found.answers {

@@ -190,6 +190,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
 /// The chosen models in the charts: one series per model (all its tasks).
 #[component]
 fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
+    let hidden_series = RwSignal::new(Vec::<String>::new());
     let st = expect_context::<LeaderboardState>();
     view! {
         <section class="card" id="lb-compare-card">
@@ -211,7 +212,7 @@ fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
                 if series.is_empty() {
                     view! { <p class="muted">"Tick models in the table to compare them."</p> }.into_any()
                 } else {
-                    view! { <div id="lb-charts"><Charts series=series threshold=t/></div> }.into_any()
+                    view! { <div id="lb-charts"><Charts series=series threshold=t hidden=hidden_series/></div> }.into_any()
                 }
             }}
         </section>

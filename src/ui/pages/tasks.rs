@@ -15,7 +15,7 @@ use crate::ui::error::UiError;
 use crate::ui::jobs::build::{start_build, tasks_current};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::score_set;
-use crate::ui::state::route::task_href;
+use crate::ui::state::route::{task_href, TaskListView};
 use crate::ui::state::use_state;
 
 /// All tasks as the official tasks JSONL (`json.dumps(task)` per line).
@@ -31,13 +31,11 @@ fn tasks_jsonl(tasks: &[Arc<Task>]) -> Result<String, UiError> {
 pub fn TasksPage() -> impl IntoView {
     let state = use_state();
     let runner = use_runner();
-    let lang = RwSignal::new(String::new());
-    let repo = RwSignal::new(String::new());
-    let status = RwSignal::new(String::new());
-    let query = RwSignal::new(String::new());
+    // The filters and the list's page live in the app's state, so opening a
+    // task and coming back returns to the same view of the list.
+    let TaskListView { lang, repo, status, query, page } = expect_context::<TaskListView>();
     let download_error = RwSignal::new(None::<UiError>);
-    // Which page of the (filtered) list is shown, and how many rows match.
-    let page = RwSignal::new(0usize);
+    // How many rows match.
     let shown = RwSignal::new(0usize);
 
     let filtered = move || {
@@ -149,12 +147,14 @@ pub fn TasksPage() -> impl IntoView {
                     on:click=move |_| start_build(state, runner)>
                     {move || if state.tasks.with(|t| t.is_empty()) { "Build tasks" } else { "Rebuild tasks" }}
                 </button>
-                {move || (!state.tasks.with(|t| t.is_empty()) && !tasks_current(state)).then(|| view! {
+                // While a build runs, the warning and the last build's
+                // figures would contradict it: they wait for its end.
+                {move || (!runner.busy() && !state.tasks.with(|t| t.is_empty()) && !tasks_current(state)).then(|| view! {
                     <span class="fail" id="tasks-stale">" The settings changed since these tasks were built: build again."</span>
                 })}
             </p>
             <Progress/>
-            {move || state.build_stats.get().map(|s| view! {
+            {move || state.build_stats.get().filter(|_| !runner.busy()).map(|s| view! {
                 <p class="muted" id="build-stats" data-tasks=s.tasks.to_string() data-ms=format!("{:.0}", s.ms)
                     data-from-cache=s.from_cache.to_string() data-max-chunk-ms=format!("{:.1}", s.max_chunk_ms)>
                     {if s.from_cache {
@@ -185,13 +185,13 @@ pub fn TasksPage() -> impl IntoView {
                 <label>"Status "
                     <select id="filter-status" on:change=move |ev| { status.set(select_value(&ev)); page.set(0); }>
                         <option value="">"all"</option>
-                        <option value="answered">"answered"</option>
-                        <option value="unanswered">"unanswered"</option>
-                        <option value="pass">"pass (at the threshold)"</option>
-                        <option value="fail">"fail"</option>
+                        <option value="answered" selected=move || status.get() == "answered">"answered"</option>
+                        <option value="unanswered" selected=move || status.get() == "unanswered">"unanswered"</option>
+                        <option value="pass" selected=move || status.get() == "pass">"pass (at the threshold)"</option>
+                        <option value="fail" selected=move || status.get() == "fail">"fail"</option>
                     </select>
                 </label>
-                <label>"Search " <input type="search" id="filter-text" placeholder="name or repo"
+                <label>"Search " <input type="search" id="filter-text" placeholder="name or repo" prop:value=move || query.get()
                     on:input=move |ev| { query.set(event_target_value(&ev)); page.set(0); } /></label>
                 <button type="button" id="download-tasks" disabled=move || state.tasks.with(|t| t.is_empty())
                     on:click=download>"Download tasks (JSONL)"</button>

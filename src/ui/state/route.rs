@@ -54,3 +54,34 @@ impl Page {
 pub fn task_href(id: &str) -> String {
     format!("#task/{}", encode_uri_component(id))
 }
+
+/// What the Tasks list shows: its filters and page. Kept in context (not in
+/// the page component) so that opening a task and coming back returns to
+/// the same filtered page of the list.
+#[derive(Clone, Copy)]
+pub struct TaskListView {
+    pub lang: leptos::prelude::RwSignal<String>,
+    pub repo: leptos::prelude::RwSignal<String>,
+    pub status: leptos::prelude::RwSignal<String>,
+    pub query: leptos::prelude::RwSignal<String>,
+    pub page: leptos::prelude::RwSignal<usize>,
+}
+
+impl TaskListView {
+    pub fn new() -> TaskListView {
+        use leptos::prelude::RwSignal;
+        TaskListView {
+            lang: RwSignal::new(String::new()),
+            repo: RwSignal::new(String::new()),
+            status: RwSignal::new(String::new()),
+            query: RwSignal::new(String::new()),
+            page: RwSignal::new(0),
+        }
+    }
+}
+
+impl Default for TaskListView {
+    fn default() -> Self {
+        Self::new()
+    }
+}

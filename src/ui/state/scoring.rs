@@ -116,6 +116,11 @@ pub struct Scoring {
     /// The last re-scoring for an options change: (sequence number,
     /// answers scored, milliseconds).
     pub last_rescore: RwSignal<(u32, usize, f64)>,
+    /// The last scoring work the user started (an import or an options
+    /// change): what it was, answers scored, milliseconds. What the
+    /// Results page reports, so it never says "0 re-scored" right after an
+    /// import scored everything in advance.
+    pub last_scoring: RwSignal<Option<(String, usize, f64)>>,
     /// Whether saved answers were read back (or the read was started).
     pub answers_restore_started: StoredValue<bool>,
     cache: StoredValue<HashMap<String, (CacheKey, Arc<TaskScore>)>, LocalStorage>,
@@ -134,6 +139,7 @@ impl Scoring {
             model_name: RwSignal::new("model".to_string()),
             eval_date: RwSignal::new(String::new()),
             last_rescore: RwSignal::new((0, 0, 0.0)),
+            last_scoring: RwSignal::new(None),
             answers_restore_started: StoredValue::new(false),
             cache: StoredValue::new_local(HashMap::new()),
         }

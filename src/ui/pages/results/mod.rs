@@ -33,6 +33,8 @@ pub fn ResultsPage() -> impl IntoView {
     let state = use_state();
     ensure_answers_restored(state);
     let set = Memo::new(move |_| score_set(state));
+    // Series hidden in the charts: kept while answers are re-scored.
+    let hidden_series = RwSignal::new(Vec::<String>::new());
     let selected = RwSignal::new(None::<String>);
     let import_report = RwSignal::new(None::<Result<ImportReport, UiError>>);
 
@@ -58,7 +60,10 @@ pub fn ResultsPage() -> impl IntoView {
                     view! {
                         <p id="answer-summary">
                             {format!("{} of {n} tasks answered; ", s.items.len())}
-                            {format!("last scoring pass re-scored {} in {:.0} ms.", s.rescored, s.ms)}
+                            {match state.scoring.last_scoring.get() {
+                                Some((what, k, ms)) => format!("{what} scored {k} answer(s) in {ms:.0} ms."),
+                                None => format!("scored in {:.0} ms.", s.ms),
+                            }}
                         </p>
                     }.into_any()
                 }
@@ -80,7 +85,7 @@ pub fn ResultsPage() -> impl IntoView {
                     view! { <p class="muted">"Charts appear once answers are scored."</p> }.into_any()
                 } else {
                     let series = breakdown(&s.results, threshold);
-                    view! { <Charts series=series threshold=threshold/> }.into_any()
+                    view! { <Charts series=series threshold=threshold hidden=hidden_series/> }.into_any()
                 }
             }}
         </section>

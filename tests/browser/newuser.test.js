@@ -1,0 +1,266 @@
+// What a new user trips over (issue 12), one check per item, on a fresh
+// browser profile with the demo: sample answers on a first visit (14) that
+// score like `repoqa score`, a details panel that lands in view and takes
+// the focus (1), no emoji-font symbols (8), "found by" in words (7),
+// download names after the dataset, settings and model (6), charts that use
+// their card's width (13), layouts that fit from 390 px (12), the same
+// dataset compressed keeps the built tasks (2) and its name shows (9), a
+// wrong kind of file says where it goes (10), the needle located in every
+// comment-cleaning task view (3), navigation that lands at the top and
+// returns to the list's filter and place (4), and Home and About agreeing
+// on the tokenizer (11). Screenshots go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serveDir } from './serve.js';
+import { freshPage, gotoApp as gotoAppAt, saveScreenshot, DIST, ROOT } from './browser.js';
+
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
+const SAMPLES = path.join(ROOT, 'public', 'demo', 'sample-answers.jsonl');
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-newuser-'));
+
+let srv;
+before(async () => { srv = await serveDir(DIST); });
+after(() => { srv?.server.close(); fs.rmSync(TMP, { recursive: true, force: true }); });
+const gotoApp = (page, hash) => gotoAppAt(page, srv.url, hash);
+
+/** Build the loaded dataset's tasks on the Tasks page; the stats line. */
+async function build(page) {
+  await gotoApp(page, '#tasks');
+  await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });
+  await page.click('#build-tasks');
+  await page.waitForSelector('#build-stats', { timeout: 120000 });
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+  return page.textContent('#build-stats');
+}
+
+async function download(page, selector) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return { name: d.suggestedFilename(), text: fs.readFileSync(await d.path(), 'utf8') };
+}
+
+/** The page is no wider than the window (nothing pushes it sideways). */
+async function fitsWidth(page) {
+  return page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+}
+
+test('first visit: sample answers, details in view, words not internals, names, charts, 390 px', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await build(page);
+
+  // 14: the demo's sample answers are offered and score like the CLI.
+  await gotoApp(page, '#results');
+  await page.waitForSelector('#load-samples', { timeout: 30000 });
+  await page.click('#load-samples');
+  await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+  const imported = Number(await page.getAttribute('#import-status', 'data-imported'));
+  const sampleLines = fs.readFileSync(SAMPLES, 'utf8').trim().split('\n').length;
+  assert.equal(imported, sampleLines);
+  assert.match(await page.textContent('#import-status'), /SAMPLE/);
+  // 5: the summary says what the import did, not "re-scored 0".
+  const summary = await page.textContent('#answer-summary');
+  assert.match(summary, new RegExp(`the import scored ${imported} answer`), summary);
+  assert.doesNotMatch(summary, /re-scored 0/);
+  await page.waitForSelector('#score-table', { timeout: 30000 });
+  // The page's outputs export (official format) scored by the CLI.
+  const cliScores = path.join(TMP, 'samples-SCORES.json');
+  const outputs = path.join(TMP, 'samples.jsonl');
+  const exported = await download(page, '#export-outputs');
+  assert.equal(exported.name, 'SAMPLE-answers-not-a-model.jsonl');
+  fs.writeFileSync(outputs, exported.text);
+  execFileSync(BIN, ['score', '--model-output-path', outputs, '--dataset-path', DEMO, '--out', cliScores], { stdio: 'pipe' });
+  const cli = Object.values(JSON.parse(fs.readFileSync(cliScores, 'utf8')))[0];
+  const pageScores = await download(page, '#export-scores');
+  const mine = Object.values(JSON.parse(pageScores.text))[0];
+  assert.deepEqual(mine.scores, cli.scores, 'the page scores the samples as the CLI does');
+  console.log(`sample answers: ${imported} imported; pass@1 at 0.8 (all) ${cli.scores.all['0.8']['pass@1']}, same as the CLI`);
+
+  // 6: downloads are named after the model, the dataset and the settings.
+  assert.equal(pageScores.name, 'SAMPLE-answers-not-a-model-SCORES.json');
+  await gotoApp(page, '#tasks');
+  const tasksFile = await download(page, '#download-tasks');
+  assert.equal(tasksFile.name, 'repoqa-demo_ntoken_16384-tasks.jsonl');
+
+  // 8: no symbol that needs an emoji font, on any page.
+  for (const hash of ['', '#tasks', '#results', '#leaderboard', '#verify', '#about']) {
+    await gotoApp(page, hash);
+    await page.waitForTimeout(200);
+    const text = await page.evaluate(() => document.body.innerText);
+    // Characters drawn as emoji (or, without an emoji font, as empty boxes).
+    const emoji = text.match(/\p{Emoji_Presentation}|[\u2605\u2606\u2B50]/u);
+    assert.equal(emoji, null, `${hash || 'home'} shows ${emoji}`);
+  }
+
+  // 1: Details lands in view with the focus, the page does not shift sideways.
+  await gotoApp(page, '#results');
+  await page.waitForSelector('#task-results tr.task-row');
+  await page.click('#task-results tr.task-row >> nth=5 >> button.details');
+  await page.waitForSelector('#task-detail');
+  await page.waitForTimeout(400);
+  const placed = await page.evaluate(() => {
+    const r = document.querySelector('#task-detail').getBoundingClientRect();
+    return { top: r.top, inner: window.innerHeight, x: window.scrollX,
+      focus: document.activeElement?.closest('#task-detail') !== null };
+  });
+  assert.ok(placed.top >= -1 && placed.top < placed.inner, `details at ${placed.top} px, window ${placed.inner}`);
+  assert.ok(placed.focus, 'the focus moved into the details');
+  assert.equal(placed.x, 0);
+  const card = await page.evaluate(() => {
+    const c = document.querySelector('#task-results-card');
+    return { scroll: c.scrollWidth, client: c.clientWidth };
+  });
+  assert.ok(card.scroll <= card.client, `the table is wider than its card: ${card.scroll} > ${card.client}`);
+  // 7: how the function was found, in words.
+  const detail = await page.textContent('#task-detail');
+  assert.match(detail, /Found by: /);
+  assert.doesNotMatch(detail, /Function \{|block: \d|\{ *\w+: /);
+  await saveScreenshot(page, 'newuser-details-1280.png');
+
+  // 13: the charts use their card's width.
+  const charts = await page.$$eval('figure.chart svg', (svgs) => svgs.map((s) => ({
+    w: s.getBoundingClientRect().width, card: s.closest('.card').clientWidth })));
+  assert.ok(charts.length >= 3);
+  for (const c of charts) assert.ok(c.w >= 0.8 * Math.min(c.card - 40, 960), `chart ${c.w} px in a ${c.card} px card`);
+  await saveScreenshot(page, 'newuser-results-1280.png');
+
+  // 12: every page fits a 390 px phone (tables scroll inside their cards).
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const hash of ['', '#dataset', '#tasks', '#results', '#leaderboard', '#verify', '#curate', '#about']) {
+    await gotoApp(page, hash);
+    await page.waitForTimeout(300);
+    const w = await fitsWidth(page);
+    assert.ok(w.scroll <= w.inner, `${hash || 'home'} is ${w.scroll} px wide at ${w.inner} px`);
+  }
+  await gotoApp(page, '#results');
+  await saveScreenshot(page, 'newuser-results-390.png');
+  await gotoApp(page, '#tasks');
+  await saveScreenshot(page, 'newuser-tasks-390.png');
+  assert.deepEqual(problems, [], 'console errors or panics in the page');
+});
+
+test('same dataset compressed keeps the tasks; names show; wrong files say where they go', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await build(page);
+  const built = Number(await page.getAttribute('#task-count', 'data-count'));
+  assert.equal(built, 60);
+
+  // 2 and 9: the demo again, gzipped: the same content, so the tasks stay.
+  const gz = path.join(TMP, 'repoqa-demo.json.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(DEMO)));
+  await gotoApp(page, '#dataset');
+  await page.setInputFiles('#dataset-file', gz);
+  await page.waitForFunction(() => /repoqa-demo\.json\.gz/.test(document.querySelector('#dataset-origin')?.textContent || ''), null, { timeout: 60000 });
+  assert.match(await page.textContent('#dataset-file-name'), /repoqa-demo\.json\.gz/);
+  await gotoApp(page, '#tasks');
+  await page.waitForTimeout(500);
+  assert.equal(Number(await page.getAttribute('#task-count', 'data-count')), 60, 'the built tasks were thrown away');
+
+  // 10: an outputs JSONL dropped as a dataset is recognised.
+  const outputs = path.join(TMP, 'answers.jsonl');
+  fs.copyFileSync(SAMPLES, outputs);
+  await gotoApp(page, '#dataset');
+  await page.setInputFiles('#dataset-file', outputs);
+  await page.waitForSelector('#dataset-error', { timeout: 30000 });
+  const err = await page.textContent('#dataset-error');
+  assert.match(err, /outputs/i);
+  assert.match(err, /Results/);
+  assert.doesNotMatch(err, /trailing characters/);
+  console.log(`outputs file given as a dataset: ${err.trim()}`);
+
+  // 2: with answers but no tasks, export is off and the page says why.
+  await gotoApp(page, '#results');
+  await page.fill('#import-text', fs.readFileSync(SAMPLES, 'utf8'));
+  await page.click('#import-pasted');
+  await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+  const other = path.join(TMP, 'other.json');
+  const ds = JSON.parse(fs.readFileSync(DEMO, 'utf8'));
+  const lang = Object.keys(ds)[0];
+  fs.writeFileSync(other, JSON.stringify({ [lang]: [ds[lang][0]] }));
+  await gotoApp(page, '#dataset');
+  await page.setInputFiles('#dataset-file', other);
+  await page.waitForFunction(() => /other\.json/.test(document.querySelector('#dataset-origin')?.textContent || ''), null, { timeout: 60000 });
+  await gotoApp(page, '#results');
+  await page.waitForSelector('#answers-kept', { timeout: 30000 });
+  assert.equal(await page.isDisabled('#export-outputs'), true);
+
+  // 11: Home and About say the same about the tokenizer.
+  await gotoApp(page, '');
+  const home = await page.textContent('main');
+  await gotoApp(page, '#about');
+  await page.waitForSelector('#selfcheck:not([data-status="loading"])', { timeout: 60000 });
+  const about = await page.textContent('main');
+  assert.match(home, /tokenizer \(tokenizer\.json\) is served with it and loaded from that file/);
+  assert.doesNotMatch(home, /tokenizer (is|are) (compiled|built) into/i);
+  assert.match(about, /tokenizer\.json/);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource/.test(p)), [], 'console errors or panics in the page');
+});
+
+test('cleaning modes: every task view finds its needle; navigation lands at the top and comes back', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await build(page);
+  for (const mode of ['positional_padding', 'no_padding']) {
+    await gotoApp(page, '#dataset');
+    await page.selectOption('#comment-mode', mode);
+    await gotoApp(page, '#tasks');
+    // 5: the settings changed: the page says so until a build starts.
+    await page.waitForSelector('#tasks-stale');
+    await page.click('#build-tasks');
+    await page.waitForSelector('#job[data-state="running"]', { timeout: 10000 }).catch(() => {});
+    // One look at the DOM (a build may end between two looks).
+    const seen = await page.evaluate(() => ({
+      running: document.querySelector('#job[data-state="running"]') !== null,
+      stale: document.querySelector('#tasks-stale') !== null,
+      stats: document.querySelector('#build-stats') !== null,
+    }));
+    if (seen.running) {
+      assert.equal(seen.stale, false, 'a stale warning beside a running build');
+      assert.equal(seen.stats, false, 'the last build\'s figures beside a running build');
+    }
+    await page.waitForSelector('#build-stats', { timeout: 120000 });
+    const stats = await page.textContent('#build-stats');
+    console.log(`comment mode ${mode}, demo in Chromium: ${stats.trim()}`);
+    const ids = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
+    assert.ok(ids.length > 0);
+    // 3: the needle is located in each task view of the first page.
+    for (const id of ids) {
+      await gotoApp(page, `#task/${encodeURIComponent(id)}`);
+      await page.waitForSelector('#jump-needle');
+      assert.equal(await page.isDisabled('#jump-needle'), false, `${mode}: ${id}: "Go to the needle" disabled`);
+      assert.equal(await page.$('#needle-missing'), null, `${mode}: ${id}: needle not found`);
+    }
+  }
+
+  // 4: from a filtered, scrolled list into a task: at its top; back: the same list.
+  await page.setViewportSize({ width: 1280, height: 420 });
+  await gotoApp(page, '#tasks');
+  await page.selectOption('#filter-lang', 'cpp');
+  await page.waitForTimeout(200);
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await page.waitForTimeout(200);
+  const listY = await page.evaluate(() => window.scrollY);
+  assert.ok(listY > 200, 'the list is long enough to scroll');
+  const rows = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
+  assert.ok(rows.every((id) => id.startsWith('cpp::')));
+  await page.click('tr.task-row >> nth=-1 >> a');
+  await page.waitForSelector('#task-view');
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.scrollY), 0, 'the task view opens at its top');
+  await page.goBack();
+  await page.waitForSelector('tr.task-row');
+  await page.waitForTimeout(400);
+  assert.equal(await page.$eval('#filter-lang', (s) => s.value), 'cpp', 'the filter is kept');
+  const back = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
+  assert.deepEqual(back, rows, 'the same rows');
+  const y = await page.evaluate(() => window.scrollY);
+  assert.ok(Math.abs(y - listY) < 50, `back at ${y} px, was ${listY} px`);
+  assert.deepEqual(problems, [], 'console errors or panics in the page');
+});
