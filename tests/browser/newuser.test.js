@@ -128,6 +128,13 @@ test('first visit: sample answers, details in view, words not internals, names, 
     w: s.getBoundingClientRect().width, card: s.closest('.card').clientWidth })));
   assert.ok(charts.length >= 3);
   for (const c of charts) assert.ok(c.w >= 0.8 * Math.min(c.card - 40, 960), `chart ${c.w} px in a ${c.card} px card`);
+  // 13: a series can be hidden and shown again.
+  const lines = () => page.$$eval('#chart-depth-svg polyline', (ps) => ps.length);
+  const before = await lines();
+  await page.uncheck('.series-toggle input[data-series="python"]');
+  assert.equal(await lines(), before - 1, 'python hidden');
+  await page.check('.series-toggle input[data-series="python"]');
+  assert.equal(await lines(), before, 'python shown again');
   await saveScreenshot(page, 'newuser-results-1280.png');
 
   // 12: every page fits a 390 px phone (tables scroll inside their cards).
