@@ -17,6 +17,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use repoqa::audit::locate::locate;
 use repoqa::audit::measure::{audit_dataset, score_baseline, AuditRun};
 use repoqa::audit::{counts_table, Artifact};
 use repoqa::context::{task_specs, CommentMode, ContextOptions, Protocol};
@@ -49,6 +50,7 @@ fn common_ends(a: &str, b: &str) -> (usize, usize) {
 /// Tasks whose official and corrected contexts differ outside the artifact
 /// sites: (task id, description) of each.
 fn differences_outside_sites(
+    d: &Dataset,
     official: &AuditRun,
     corrected: &AuditRun,
     mode: CommentMode,
@@ -70,8 +72,27 @@ fn differences_outside_sites(
         let arts = a.artifacts();
         let lo = a.findings.iter().map(|f| f.spot.start).min();
         let hi = a.findings.iter().map(|f| f.spot.end).max();
+        // P6 where nothing shows: the context before the needle is blank
+        // lines only (in the cleaning modes, typically the end of a comment
+        // block cleaned away), the budget having cut into them. The official text is
+        // the corrected one with one line break more just before the
+        // needle; no reader can count those blank lines against the source,
+        // so the audit rightly finds nothing (src/audit, "a context made
+        // only of blank lines says nothing"), yet the corrected
+        // construction, which cannot know what cleaning will leave, still
+        // drops the break. Exactly that one break, nothing else.
+        let invisible_p6 = || {
+            let Some(at) = locate(d, o, mode).map(|p| p.needle.start) else { return false };
+            arts.is_empty()
+                && to == from + 1
+                && oc.len() == cc.len() + 1
+                && &oc[from..to] == "\n"
+                && to <= at
+                && oc[..at].trim().is_empty()
+        };
         let ok = match (lo, hi) {
             _ if arts.contains(&Artifact::ShiftedNeedle) => true,
+            (None, None) => invisible_p6(),
             (Some(lo), Some(hi)) => {
                 let hi = if arts.contains(&Artifact::GluedPath) { oc.len() } else { hi };
                 from >= lo && to <= hi
@@ -138,7 +159,7 @@ fn audit_corrected_protocol_and_what_the_leak_is_worth() {
             // follow the token counts, which the fixes change; the diff test
             // covers the other two modes.
             if mode != CommentMode::PositionalPadding {
-                let bad = differences_outside_sites(&official, &corrected, mode);
+                let bad = differences_outside_sites(&d, &official, &corrected, mode);
                 println!(
                     "   diff official vs corrected: {} of {} tasks differ outside the sites",
                     bad.len(),

@@ -29,6 +29,7 @@ use thiserror::Error;
 use crate::context::{CommentMode, NeedlePlacement, Task};
 use crate::dataset::Needle;
 use crate::lang::Language;
+use crate::sanitize::remove_comments;
 
 /// An artifact of the prompt construction that marks the needle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -164,21 +165,36 @@ pub fn audit_task(
     }
 
     // P6: what precedes the needle in the context against what precedes the
-    // cut in the source.
+    // cut in the source. In the cleaning modes the context holds cleaned
+    // text (K3: each comment's own bytes deleted), so the source is cleaned
+    // the same way first. Counting comment lines as blank lines instead is
+    // wrong both ways: a block comment spanning lines leaves one line, not
+    // one per line (a JSDoc block before the needle hid the official
+    // artifact), and its lines need not look like comments (`}*/`,
+    // ` \endrst */` closing a C++ block made a faithful context look
+    // like one with an extra blank line).
     let before = &ctx[..at];
-    let src_before = source.get(..cut.start).unwrap_or(source);
+    let raw_before = source.get(..cut.start).unwrap_or(source);
+    let cleaned;
+    let src_before = if mode == CommentMode::None {
+        raw_before
+    } else {
+        cleaned = remove_comments(raw_before, language);
+        cleaned.as_str()
+    };
     if !before.is_empty() {
         let partial = src_before.rsplit('\n').next().unwrap_or("");
         if !partial.is_empty() {
             // Mid-line cut: the source has no line break here.
-            if before.ends_with('\n') && !cleaned_away(partial, mode) {
+            if before.ends_with('\n') {
                 findings.push(Finding { artifact: Artifact::StrayLineBreak, spot: at - 1..at });
             }
         } else {
-            let ctx_run = blank_run(before, |_| false);
-            let comment = |l: &str| mode != CommentMode::None && comment_only(l, language);
-            let src_run = if cut.start == 0 { 0 } else { blank_run(src_before, comment) };
-            // A context made only of blank lines says nothing.
+            let ctx_run = blank_run(before);
+            let src_run = if cut.start == 0 { 0 } else { blank_run(src_before) };
+            // A context made only of blank lines says nothing: it starts
+            // inside a run of blank lines, so no reader can count them
+            // against the source.
             let all_blank = before.split('\n').all(|l| l.trim().is_empty());
             if ctx_run > src_run && !all_blank {
                 findings.push(Finding { artifact: Artifact::ExtraBlankLine, spot: at - 1..at });
@@ -220,35 +236,12 @@ pub fn true_cut(source: &str, needle: &Needle) -> Range<usize> {
     a..floor(needle.end_byte).max(a)
 }
 
-/// A partial line that comment cleaning may have removed entirely (then the
-/// context rightly ends with the previous line's break).
-fn cleaned_away(partial: &str, mode: CommentMode) -> bool {
-    mode != CommentMode::None && partial.trim().is_empty() && partial.contains(['#', '/'])
-}
-
 /// Number of blank lines that end `text` (lines before its last "\n"; the
-/// piece after the last "\n" must itself be empty). `also_blank` counts
-/// other lines as blank too.
-fn blank_run(text: &str, also_blank: impl Fn(&str) -> bool) -> usize {
+/// piece after the last "\n" must itself be empty).
+fn blank_run(text: &str) -> usize {
     let Some(body) = text.strip_suffix('\n') else { return 0 };
-    let mut lines = body.split('\n').rev();
-    let mut n = 0;
-    for l in lines.by_ref() {
-        if l.trim().is_empty() || also_blank(l) {
-            n += 1;
-        } else {
-            return n;
-        }
-    }
     // Only blank lines: the path line or the context start came first.
-    n
-}
-
-/// A line holding only a comment (the cleaning modes blank it).
-fn comment_only(line: &str, language: Language) -> bool {
-    let t = line.trim_start();
-    let cp = language.comment_prefix();
-    t.starts_with(cp) || t.starts_with("/*") || t.starts_with("*") && cp == "//"
+    body.split('\n').rev().take_while(|l| l.trim().is_empty()).count()
 }
 
 /// A finding's spot with up to `radius` characters around it, for display
@@ -453,6 +446,59 @@ mod tests {
         let text = "x = 1\n\n\ndef f():\n    return 1\n";
         let (s, e) = span(text, "def f", "return 1");
         let d = dataset("python", &[("a.py", text)], &[("a.py", "f", s, e)]);
+        assert_eq!(both(&d, CommentMode::None), (vec![Artifact::ExtraBlankLine], vec![]));
+    }
+
+    #[test]
+    fn cleaning_modes_compare_with_the_source_cleaned_alike() {
+        // A C++ block comment whose closing line does not look like a
+        // comment (`}*/`, ` \endrst */`): cleaning deletes the whole block,
+        // so the corrected context has as many blank lines as the cleaned
+        // source, and only the official one has one more (P6).
+        for close in ["}*/", " \\endrst */"] {
+            let text = format!(
+                "int a;\n/*\nint old()\n{{\n{close}\n\nbool f(int x)\n{{\n\treturn x > 0;\n}}\n"
+            );
+            let (s, e) = span(&text, "bool f", "\n}");
+            let d = dataset("cpp", &[("a.cpp", &text)], &[("a.cpp", "f", s, e)]);
+            for mode in [CommentMode::NoPadding, CommentMode::PositionalPadding] {
+                let (off, cor) = both(&d, mode);
+                assert_eq!((off, cor), (vec![Artifact::ExtraBlankLine], vec![]), "{close} {mode}");
+            }
+        }
+        // A JSDoc block spanning lines leaves one (blank) line, not one per
+        // line: counting its lines as blank hid the official artifact.
+        let text = "type F = () => void;\n\n/**\n * Makes one.\n * - and more\n */\nfunction make(): number {\n  return 1;\n}\n";
+        let (s, e) = span(text, "function make", "\n}");
+        let d = dataset("typescript", &[("a.ts", text)], &[("a.ts", "make", s, e)]);
+        for mode in [CommentMode::NoPadding, CommentMode::PositionalPadding] {
+            assert_eq!(both(&d, mode), (vec![Artifact::ExtraBlankLine], vec![]), "{mode}");
+        }
+        let o = run(&d, CommentMode::NoPadding, Protocol::Official);
+        assert!(o.tasks[0].code_context.contains("void;\n\n\n\nfunction make"));
+    }
+
+    #[test]
+    fn a_context_starting_inside_blank_lines_shows_no_artifact() {
+        // Cleaning leaves only blank lines before the needle and the budget
+        // cuts into them: the official context has one more than the
+        // corrected one (P6), but no reader can count them against the
+        // source, so neither gets a finding. tests/audit_prompts.rs allows
+        // exactly this difference.
+        let text =
+            format!("package p\n\n{}\nfunc f() int {{\n\treturn 1\n}}\n", "// note\n".repeat(1500));
+        let (s, e) = span(&text, "func f", "\n}");
+        let d = dataset("go", &[("a.go", &text)], &[("a.go", "f", s, e)]);
+        assert_eq!(both(&d, CommentMode::NoPadding), (vec![], vec![]));
+        let o = run(&d, CommentMode::NoPadding, Protocol::Official);
+        let c = run(&d, CommentMode::NoPadding, Protocol::Corrected);
+        let (oc, cc) = (&o.tasks[0].code_context, &c.tasks[0].code_context);
+        let at = oc.find("func f").unwrap();
+        assert!(oc[..at].trim().is_empty() && at > 100);
+        let mut fixed = oc.clone();
+        fixed.remove(at - 1);
+        assert_eq!(&fixed, cc);
+        // In mode none the comments are there to see, and so is the artifact.
         assert_eq!(both(&d, CommentMode::None), (vec![Artifact::ExtraBlankLine], vec![]));
     }
 
