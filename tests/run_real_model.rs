@@ -199,7 +199,10 @@ fn llama_cpp_server_with_smollm2() {
     // A 16k-token prompt: the server's real context-length error fails the
     // task; the run goes on to the next and exits 3.
     let big = dir.join("big.json");
-    demo_subset(2, 12, &big);
+    // Enough copies that the repo holds well over 16k tokens: both contexts
+    // come out near 16k, past the 8k the server has (a smaller repo gave one
+    // task a 5k context that the model then answered, slowly).
+    demo_subset(2, 40, &big);
     let t0 = Instant::now();
     let o = run(server.port, &big, "16384", &dir);
     let err = String::from_utf8_lossy(&o.stderr);

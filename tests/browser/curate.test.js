@@ -433,3 +433,35 @@ test('bad inputs: a clear message each, no console error; a 1 GiB file is refuse
   await saveScreenshot(page, 'curate-errors.png');
   assert.deepEqual(problems, []);
 });
+
+test('zip and tar.gz bombs on the Curate page are refused in bounded memory, naming the file', async (t) => {
+  const { page: first, problems } = await freshPage(t);
+  // The wasm module's memory, from the loader's start event on.
+  await first.addInitScript(() => {
+    addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; });
+  });
+  await gotoApp(first, srv.url, '#curate');
+  await first.waitForSelector('#curate');
+  const page = first;
+  const zeros = Buffer.alloc(256 << 20, 0x20); // 256 MiB of spaces: a few hundred KB compressed
+  const bombs = [
+    ['bomb.zip', zipOf([['pkg/bomb.py', zeros]])],
+    ['bomb.tar.gz', zlib.gzipSync(tarOf([['pkg/bomb.py', zeros]]), { level: 9 })],
+  ];
+  for (const [name, bytes] of bombs) {
+    const before = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
+    await upload(page, '#curate-archive', write(name, bytes));
+    const msg = await errorText(page);
+    assert.match(msg, new RegExp(name.replace('.', '\\.')), msg);
+    assert.match(msg, /inflates more than 100:1|over the limit|refused/, msg);
+    const peak = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
+    console.log(`${name} in the page: ${(bytes.length / 1e3).toFixed(0)} KB file (256 MiB inflated), wasm memory ${(before / 1048576).toFixed(0)} MiB before, ${(peak / 1048576).toFixed(0)} MiB after: ${msg.trim()}`);
+    assert.ok(peak < 400 * 1048576, `wasm memory grew to ${peak}`);
+  }
+  // The page still works: a good archive reads after the bombs.
+  const py = Array.from({ length: 60 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n');
+  await upload(page, '#curate-archive', write('after-bombs.zip', zipOf([['ok/a.py', Buffer.from(py)]])));
+  await page.waitForSelector('#curate-options', { timeout: 30000 });
+  assert.equal(await page.$('#curate-error'), null);
+  assert.deepEqual(problems, []);
+});
