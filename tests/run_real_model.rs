@@ -112,6 +112,9 @@ fn tmpdir(name: &str) -> PathBuf {
 /// The demo's python repo with only its first `needles` needles, and
 /// `copies` copies of its files added under new paths (a bigger repo, for
 /// a longer context).
+/// The demo's python repo with its first `needles` needles; each file's text
+/// is followed by `copies` more copies of itself (appended, so the needles'
+/// offsets stay right), which makes every context as long as asked.
 fn demo_subset(needles: usize, copies: usize, out: &Path) {
     let path = common::root().join("public/demo/repoqa-demo.json");
     let d: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -119,14 +122,14 @@ fn demo_subset(needles: usize, copies: usize, out: &Path) {
     let kept: Vec<Value> =
         repo["needles"].as_array().unwrap().iter().take(needles).cloned().collect();
     repo["needles"] = Value::Array(kept);
-    let files: Vec<(String, Value)> =
-        repo["content"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    for c in 0..copies {
-        for (p, text) in &files {
-            let copy = format!("copy{c}/{p}");
-            repo["content"][&copy] = text.clone();
-            repo["dependency"][&copy] = json!([]);
+    for text in repo["content"].as_object_mut().unwrap().values_mut() {
+        let t = text.as_str().unwrap().to_string();
+        let mut grown = t.clone();
+        for _ in 0..copies {
+            grown.push('\n');
+            grown.push_str(&t);
         }
+        *text = Value::String(grown);
     }
     std::fs::write(out, json!({ "python": [repo] }).to_string()).unwrap();
 }
@@ -199,10 +202,10 @@ fn llama_cpp_server_with_smollm2() {
     // A 16k-token prompt: the server's real context-length error fails the
     // task; the run goes on to the next and exits 3.
     let big = dir.join("big.json");
-    // Enough copies that the repo holds well over 16k tokens: both contexts
-    // come out near 16k, past the 8k the server has (a smaller repo gave one
-    // task a 5k context that the model then answered, slowly).
-    demo_subset(2, 40, &big);
+    // Files long enough that both contexts hold over 12k tokens, past the
+    // 8k the server has (copies as extra files left one task a 5k context,
+    // which the model then answered, slowly).
+    demo_subset(2, 12, &big);
     let t0 = Instant::now();
     let o = run(server.port, &big, "16384", &dir);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -82,6 +82,20 @@ test('first visit: sample answers, details in view, words not internals, names, 
   assert.deepEqual(mine.scores, cli.scores, 'the page scores the samples as the CLI does');
   console.log(`sample answers: ${imported} imported; pass@1 at 0.8 (all) ${cli.scores.all['0.8']['pass@1']}, same as the CLI`);
 
+  // Issue 11: name-match beside BLEU, equal to `repoqa name-match` on the
+  // same outputs, with its unreliable matches flagged.
+  const nm = JSON.parse(execFileSync(BIN, ['name-match', '--model-output-path', outputs, '--dataset-path', DEMO, '--json'], { encoding: 'utf8' }));
+  await page.waitForSelector('#name-match-table');
+  assert.equal(Number(await page.getAttribute('#name-match-table', 'data-overall')), nm.overall);
+  for (const [lang, rate] of Object.entries(nm.languages)) {
+    const row = await page.$eval(`#name-match-table tr[data-lang="${lang}"]`, (tr) => Number(tr.dataset.found) / Number(tr.dataset.n));
+    assert.ok(Math.abs(row - rate) < 1e-12, `${lang}: page ${row}, CLI ${rate}`);
+  }
+  const flaggedCli = nm.tasks.filter((x) => x.warnings.length > 0).map((x) => x.name).sort();
+  const flaggedPage = (await page.$$eval('#name-match-flagged li', (lis) => lis.map((li) => li.dataset.name))).sort();
+  assert.deepEqual(flaggedPage, flaggedCli);
+  console.log(`name-match of the samples: ${nm.overall} overall (page = CLI), ${flaggedCli.length} flagged`);
+
   // 6: downloads are named after the model, the dataset and the settings.
   assert.equal(pageScores.name, 'SAMPLE-answers-not-a-model-SCORES.json');
   await gotoApp(page, '#tasks');

@@ -8,6 +8,7 @@
 mod answers;
 mod audit;
 mod export;
+mod name_match;
 mod options;
 mod table;
 mod task_list;
@@ -18,6 +19,7 @@ use repoqa::breakdown::breakdown;
 use self::answers::AnswersCard;
 use self::audit::AuditCard;
 use self::export::ExportCard;
+use self::name_match::NameMatchCard;
 use self::options::OptionsCard;
 use self::table::TableCard;
 use self::task_list::{TaskDetail, TaskList};
@@ -75,6 +77,7 @@ pub fn ResultsPage() -> impl IntoView {
         <AnswersCard import_report=import_report/>
         <OptionsCard/>
         <TableCard set=set/>
+        <NameMatchCard set=set/>
         <AuditCard/>
         <section class="card" id="charts-card">
             <h2>"Charts"</h2>
