@@ -18,6 +18,11 @@ cargo build --locked --release --bin repoqa
 .tools/oracle/bin/python tests/bench/bench.py "${args[@]}"
 
 echo
+echo "==> BLEU throughput on function-sized pairs, native against the official Python"
+cargo test --locked --release --test parity_bleu throughput -- --ignored --nocapture \
+  --test-threads=1 2>&1 | grep '^bleu throughput\|panicked\|FAILED'
+
+echo
 echo "==> hostile input: bombs, pathological replies (peak memory), a long fuzzing pass"
 # REPOQA_FUZZ_CASES cases per fuzz target (default 20000), a new seed each run
 # unless REPOQA_FUZZ_SEED is set; a failure prints the shrunk input.

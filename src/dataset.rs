@@ -18,6 +18,7 @@ use thiserror::Error;
 
 use crate::lang::Language;
 use crate::limits::{DatasetLimits, InflateExceeded};
+use crate::step::Stepper;
 
 pub use load::{DatasetLoader, LoadProgress, Phase};
 

@@ -4,10 +4,13 @@
 //! plain `.json` file this is the digest of the file's bytes, as the app
 //! computed it before (its cached tasks stay valid).
 //!
-//! Hashed in slices (`ContentId::step`), so the page can take a turn between
-//! them; native callers use `content_id` at once.
+//! Hashed in slices (`ContentId` is a [`Stepper`] whose budget counts
+//! bytes), so the page can take a turn between them; native callers use
+//! `content_id` at once.
 
 use sha2::{Digest, Sha256};
+
+use crate::step::{Step, Stepper};
 
 /// Bytes hashed per slice (a few ms in the page).
 pub const SLICE: usize = 4 << 20;
@@ -25,24 +28,38 @@ impl<'a> ContentId<'a> {
     pub fn new(json: &'a [u8]) -> ContentId<'a> {
         ContentId { data: json, pos: 0, hasher: Sha256::new() }
     }
+}
 
-    /// Hash up to `budget` more bytes; true when everything is hashed.
-    pub fn step(&mut self, budget: usize) -> bool {
-        let end = (self.pos + budget.max(1)).min(self.data.len());
+impl Stepper for ContentId<'_> {
+    /// The digest, lowercase hex.
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    /// Hash up to `budget` more bytes; `Done` when everything is hashed.
+    fn step(&mut self, budget: usize) -> Result<Step, Self::Error> {
+        let end = self.pos.saturating_add(budget.max(1)).min(self.data.len());
         self.hasher.update(&self.data[self.pos..end]);
         self.pos = end;
-        self.pos == self.data.len()
+        Ok(if self.pos == self.data.len() { Step::Done } else { Step::More })
     }
 
     /// Hashed so far, and in all (for a progress bar).
-    pub fn progress(&self) -> (usize, usize) {
+    fn progress(&self) -> (usize, usize) {
         (self.pos, self.data.len())
     }
 
-    /// The digest, lowercase hex (hashing what is left first).
-    pub fn finish(mut self) -> String {
-        while !self.step(SLICE) {}
-        hex(&self.hasher.finalize())
+    /// The digest (hashing what is left first).
+    fn finish(mut self) -> Result<String, Self::Error> {
+        while self.step(SLICE)? == Step::More {}
+        Ok(hex(&self.hasher.finalize()))
+    }
+}
+
+/// The digest of `json` at once (the native shorthand of [`ContentId`]).
+fn digest_of(json: &[u8]) -> String {
+    match ContentId::new(json).finish() {
+        Ok(d) => d,
+        Err(never) => match never {},
     }
 }
 
@@ -70,7 +87,7 @@ pub fn json_text(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, std::io::Er
 
 /// The identity of a dataset file's content (plain or gzip).
 pub fn content_id(bytes: &[u8]) -> Result<String, std::io::Error> {
-    Ok(ContentId::new(&json_text(bytes)?).finish())
+    Ok(digest_of(&json_text(bytes)?))
 }
 
 #[cfg(test)]
@@ -91,12 +108,14 @@ mod tests {
         assert_eq!(id.len(), 64);
         // Slicing does not change it.
         let mut c = ContentId::new(demo);
-        while !c.step(1000) {}
-        assert_eq!(c.finish(), id);
+        while c.step(1000) == Ok(Step::More) {}
+        assert_eq!(c.progress(), (demo.len(), demo.len()));
+        assert_eq!(c.finish(), Ok(id.clone()));
+        assert_eq!(crate::step::drive(ContentId::new(demo), 4096, |_| {}), Ok(id.clone()));
         // Through the loader's own inflated text.
         let mut loader = crate::dataset::DatasetLoader::new(&gz, "demo.json.gz");
-        while !loader.step(1 << 20) {}
-        assert_eq!(ContentId::new(loader.json()).finish(), id);
+        while loader.step(1 << 20).unwrap() == Step::More {}
+        assert_eq!(ContentId::new(loader.json()).finish(), Ok(id));
         assert!(content_id(&gz[..gz.len() / 2]).is_err());
         assert_eq!(
             sha256_hex(b""),

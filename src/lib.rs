@@ -32,6 +32,7 @@
 //! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
 //! | `run`      | scored tasks grouped into a run and its SCORES file |
 //! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
+//! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 
 pub mod agent;
 pub mod answers;
@@ -59,6 +60,7 @@ pub mod score;
 pub mod selfcheck;
 pub mod settings;
 pub mod sniff;
+pub mod step;
 pub mod tokenize;
 pub mod verify;
 

@@ -24,6 +24,7 @@ use repoqa::curate::{
 use repoqa::dataset::{Dataset, DatasetLoader};
 use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
+use repoqa::step::{Step, Stepper};
 
 const DEMO: &str = include_str!("../public/demo/repoqa-demo.json");
 
@@ -235,7 +236,7 @@ fn load_both(bytes: &[u8], origin: &str, budget: usize) -> Result<(), String> {
     let whole = Dataset::from_bytes(bytes, origin).map_err(|e| e.to_string());
     let mut loader = DatasetLoader::new(bytes, origin);
     let mut steps = 0u64;
-    while !loader.step(budget) {
+    while loader.step(budget).map_err(|e| e.to_string())? == Step::More {
         steps += 1;
         if steps > 50_000_000 {
             return Err("the stepped loader makes no progress".into());

@@ -520,8 +520,11 @@ fn tokens_match_re_split() {
 /// this crate, run alone (the other tests compete for the CPU):
 /// `cargo test --config 'profile.test.package.repoqa-web.opt-level=3'
 /// --config 'profile.test.package.repoqa-web.debug-assertions=false'
-/// --test parity_bleu throughput -- --nocapture`.
+/// --test parity_bleu throughput -- --ignored --nocapture`. A benchmark
+/// (it prints figures and asserts no time), so `scripts/bench.sh` runs it,
+/// not the test suite.
 #[test]
+#[ignore = "a benchmark: scripts/bench.sh runs it"]
 fn throughput() {
     let mut rng = Rng(0xbe_7c4);
     let chunks = real_chunks(&mut rng);

@@ -23,6 +23,7 @@ use super::files::{has_language_suffix, normalize_path};
 use super::SourceFile;
 use crate::lang::Language;
 use crate::limits::{InflateExceeded, InflateLimits};
+use crate::step::{Step, Stepper};
 
 /// The archive formats read here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,15 +197,13 @@ pub fn read_archive(
     languages: &[Language],
     limits: &ArchiveLimits,
 ) -> Result<ArchiveContents, ArchiveError> {
-    let mut read = ArchiveRead::new(archive, bytes, languages, limits)?;
-    while read.step()? {}
-    read.finish()
+    ArchiveRead::new(archive, bytes, languages, limits)?.finish()
 }
 
 /// An archive read a step at a time, so that the page can give the browser
 /// a turn between steps: a zip's central directory, then one kept entry
-/// per step; a tar or tar.gz stream in one step. [`read_archive`] runs it
-/// to the end.
+/// per step; a tar or tar.gz stream in one step ([`Stepper`]: its budget
+/// counts kept entries). [`read_archive`] runs it to the end.
 pub struct ArchiveRead<'a> {
     bytes: &'a [u8],
     format: ArchiveFormat,
@@ -251,17 +250,8 @@ impl<'a> ArchiveRead<'a> {
         self.format
     }
 
-    /// Kept files read so far, and to read in all (known for a zip once
-    /// its central directory is read; a tar's total is what was read).
-    pub fn progress(&self) -> (usize, usize) {
-        match &self.zip {
-            Some(z) => (z.next, z.wanted.len()),
-            None => (self.reader.contents.len(), self.reader.contents.len()),
-        }
-    }
-
     /// Do the next step; false once everything is read.
-    pub fn step(&mut self) -> Result<bool, ArchiveError> {
+    fn step_one(&mut self) -> Result<bool, ArchiveError> {
         if !self.started {
             self.started = true;
             match self.format {
@@ -293,9 +283,35 @@ impl<'a> ArchiveRead<'a> {
             None => Ok(false),
         }
     }
+}
 
-    /// The files read (after the last step).
-    pub fn finish(self) -> Result<ArchiveContents, ArchiveError> {
+impl Stepper for ArchiveRead<'_> {
+    type Output = ArchiveContents;
+    type Error = ArchiveError;
+
+    /// Up to `budget` steps: a zip's central directory, then a kept entry
+    /// each; a tar stream is one step.
+    fn step(&mut self, budget: usize) -> Result<Step, ArchiveError> {
+        for _ in 0..budget.max(1) {
+            if !self.step_one()? {
+                return Ok(Step::Done);
+            }
+        }
+        Ok(Step::More)
+    }
+
+    /// Kept files read so far, and to read in all (known for a zip once
+    /// its central directory is read; a tar's total is what was read).
+    fn progress(&self) -> (usize, usize) {
+        match &self.zip {
+            Some(z) => (z.next, z.wanted.len()),
+            None => (self.reader.contents.len(), self.reader.contents.len()),
+        }
+    }
+
+    /// The files read (reading what is left first).
+    fn finish(mut self) -> Result<ArchiveContents, ArchiveError> {
+        while self.step_one()? {}
         let reader = self.reader;
         if reader.entries == 0 {
             return Err(ArchiveError::NoEntries { archive: reader.archive });
@@ -681,7 +697,7 @@ mod tests {
         let limits = ArchiveLimits::default();
         let mut read = ArchiveRead::new("r.zip", &z, PY, &limits).unwrap();
         let mut seen = vec![read.progress()];
-        while read.step().unwrap() {
+        while read.step(1).unwrap() == Step::More {
             seen.push(read.progress());
         }
         seen.push(read.progress());
@@ -691,7 +707,7 @@ mod tests {
         // A tar is one step.
         let t = tar_of(files);
         let mut read = ArchiveRead::new("r.tar", &t, PY, &limits).unwrap();
-        assert!(!read.step().unwrap());
+        assert_eq!(read.step(1).unwrap(), Step::Done);
         assert_eq!(read.progress(), (3, 3));
     }
 

@@ -22,6 +22,7 @@ use tree_sitter::{Node, Query, QueryCursor};
 use super::CurateError;
 use crate::dataset::Function;
 use crate::lang::Language;
+use crate::step::{Step, Stepper};
 
 /// FUNCTION_QUERY compiled once per language (lang.rs keeps its own copy
 /// private and reports spans only; the name needs the node).
@@ -42,14 +43,16 @@ fn analyze(
     content: &IndexMap<String, String>,
     order: &[&str],
 ) -> Result<IndexMap<String, Vec<Function>>, CurateError> {
-    let mut walk = FunctionWalk::new(order.iter().map(|p| p.to_string()).collect());
-    while walk.step(language, content)? {}
-    Ok(walk.finish())
+    let order = order.iter().map(|p| p.to_string()).collect();
+    Ok(FunctionWalk::new(language, content.clone(), order).finish()?.functions)
 }
 
-/// The function analysis a file at a time, so that the page can yield
-/// between files; `analyze` runs it to the end.
+/// The function analysis a file at a time ([`Stepper`]: its budget counts
+/// files), so that the page can yield between files; `analyze` runs it to
+/// the end.
 pub(crate) struct FunctionWalk {
+    language: Language,
+    content: IndexMap<String, String>,
     order: Vec<String>,
     next: usize,
     gline: usize,
@@ -57,25 +60,28 @@ pub(crate) struct FunctionWalk {
     out: IndexMap<String, Vec<Function>>,
 }
 
-impl FunctionWalk {
-    pub fn new(order: Vec<String>) -> FunctionWalk {
-        FunctionWalk { order, next: 0, gline: 0, gbyte: 0, out: IndexMap::new() }
-    }
+/// What the walk gives back: the files it read and their functions.
+pub(crate) struct Walked {
+    pub content: IndexMap<String, String>,
+    pub functions: IndexMap<String, Vec<Function>>,
+}
 
-    /// Files analysed so far, and in all.
-    pub fn progress(&self) -> (usize, usize) {
-        (self.next, self.order.len())
+impl FunctionWalk {
+    /// Walk `order` (paths of `content`) in `language`.
+    pub fn new(
+        language: Language,
+        content: IndexMap<String, String>,
+        order: Vec<String>,
+    ) -> FunctionWalk {
+        FunctionWalk { language, content, order, next: 0, gline: 0, gbyte: 0, out: IndexMap::new() }
     }
 
     /// Analyse the next file of the order; false once none is left.
-    pub fn step(
-        &mut self,
-        language: Language,
-        content: &IndexMap<String, String>,
-    ) -> Result<bool, CurateError> {
+    fn step_one(&mut self) -> Result<bool, CurateError> {
+        let language = self.language;
         let Some(path) = self.order.get(self.next) else { return Ok(false) };
         self.next += 1;
-        let Some(code) = content.get(path) else { return Ok(true) };
+        let Some(code) = self.content.get(path) else { return Ok(true) };
         let src = code.as_bytes();
         let tree = language.grammar().parse(src)?;
         let mut cursor = QueryCursor::new();
@@ -102,9 +108,30 @@ impl FunctionWalk {
         self.gline += code.matches('\n').count() + 1;
         Ok(true)
     }
+}
 
-    pub fn finish(self) -> IndexMap<String, Vec<Function>> {
-        self.out
+impl Stepper for FunctionWalk {
+    type Output = Walked;
+    type Error = CurateError;
+
+    /// Analyse up to `budget` files of the order.
+    fn step(&mut self, budget: usize) -> Result<Step, CurateError> {
+        for _ in 0..budget.max(1) {
+            if !self.step_one()? {
+                return Ok(Step::Done);
+            }
+        }
+        Ok(Step::More)
+    }
+
+    /// Files analysed so far, and in all.
+    fn progress(&self) -> (usize, usize) {
+        (self.next, self.order.len())
+    }
+
+    fn finish(mut self) -> Result<Walked, CurateError> {
+        while self.step_one()? {}
+        Ok(Walked { content: self.content, functions: self.out })
     }
 }
 

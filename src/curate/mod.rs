@@ -52,6 +52,7 @@ pub use pyrandom::PyRandom;
 
 use crate::dataset::{topological_sort, Dataset, Needle, Repo};
 use crate::lang::{GrammarError, Language};
+use crate::step::{Step, Stepper};
 
 /// Input files over this total (of the language's files under the entry)
 /// are refused: parsing them would take minutes and the browser's memory.
@@ -260,19 +261,14 @@ pub fn curate_repo(
     opts: &CurateOptions,
     descriptions: &Descriptions,
 ) -> Result<CurateReport, CurateError> {
-    let mut curation = Curation::new(files, opts, descriptions);
-    loop {
-        match curation.step()? {
-            CurationStep::More(next) => curation = next,
-            CurationStep::Done(report) => return Ok(*report),
-        }
-    }
+    Curation::new(files, opts, descriptions).finish()
 }
 
-/// Curation a step at a time, so that the page can give the browser a turn
-/// between steps: the files and their dependencies, then the function
-/// analysis one file per step, then the needles. [`curate_repo`] runs it to
-/// the end; both give the same result.
+/// Curation a step at a time ([`Stepper`]), so that the page can give the
+/// browser a turn between steps: the files and their dependencies, then
+/// the function analysis one file per step (the budget counts files); the
+/// needles in `finish`. [`curate_repo`] runs it to the end; both give the
+/// same result.
 pub struct Curation<'a> {
     files: &'a [SourceFile],
     opts: &'a CurateOptions,
@@ -280,19 +276,13 @@ pub struct Curation<'a> {
     analysing: Option<Box<Analysing>>,
 }
 
-/// What one [`Curation::step`] leaves.
-pub enum CurationStep<'a> {
-    More(Curation<'a>),
-    Done(Box<CurateReport>),
-}
-
 /// The state between the dependency analysis and the needles.
 struct Analysing {
     entry: String,
     warnings: Vec<CurateWarning>,
     skipped_files: usize,
-    content: IndexMap<String, String>,
     dependency: Dependency,
+    /// The function analysis; it holds the files' content.
     walk: functions::FunctionWalk,
 }
 
@@ -305,53 +295,61 @@ impl<'a> Curation<'a> {
         Curation { files, opts, descriptions, analysing: None }
     }
 
+    /// The files of the language under the entry and their dependencies.
+    fn start(&self) -> Result<Analysing, CurateError> {
+        let language = self.opts.language;
+        let how = self.opts.entry_match;
+        let entry = files::entry_for_match(self.opts.entry.as_deref(), how)?;
+        let mut warnings = Vec::new();
+        let content = files::collect(
+            self.files,
+            language,
+            &entry,
+            how,
+            self.opts.max_input_bytes,
+            &mut warnings,
+        )?;
+        let skipped_files = warnings.len();
+        let dir = if entry == "." { "." } else { entry.trim_end_matches('/') };
+        let dependency = deps::analyze(language, &content, dir, &mut warnings)?;
+        let order = topological_sort(&dependency).into_iter().map(str::to_string).collect();
+        let walk = functions::FunctionWalk::new(language, content, order);
+        Ok(Analysing { entry, warnings, skipped_files, dependency, walk })
+    }
+}
+
+impl Stepper for Curation<'_> {
+    type Output = CurateReport;
+    type Error = CurateError;
+
+    /// The first step reads the files and their dependencies; each next
+    /// one analyses up to `budget` files' functions; `Done` once all are.
+    fn step(&mut self, budget: usize) -> Result<Step, CurateError> {
+        match self.analysing.as_mut() {
+            None => {
+                self.analysing = Some(Box::new(self.start()?));
+                Ok(Step::More)
+            }
+            Some(a) => a.walk.step(budget),
+        }
+    }
+
     /// Files whose functions are analysed, and the language's files in all
     /// (0 of 0 before the first step).
-    pub fn progress(&self) -> (usize, usize) {
+    fn progress(&self) -> (usize, usize) {
         self.analysing.as_ref().map_or((0, 0), |a| a.walk.progress())
     }
 
-    pub fn step(mut self) -> Result<CurationStep<'a>, CurateError> {
-        let language = self.opts.language;
-        let Some(mut a) = self.analysing.take() else {
-            let how = self.opts.entry_match;
-            let entry = files::entry_for_match(self.opts.entry.as_deref(), how)?;
-            let mut warnings = Vec::new();
-            let content = files::collect(
-                self.files,
-                language,
-                &entry,
-                how,
-                self.opts.max_input_bytes,
-                &mut warnings,
-            )?;
-            let skipped_files = warnings.len();
-            let dir = if entry == "." { "." } else { entry.trim_end_matches('/') };
-            let dependency = deps::analyze(language, &content, dir, &mut warnings)?;
-            let order = topological_sort(&dependency).into_iter().map(str::to_string).collect();
-            let walk = functions::FunctionWalk::new(order);
-            self.analysing = Some(Box::new(Analysing {
-                entry,
-                warnings,
-                skipped_files,
-                content,
-                dependency,
-                walk,
-            }));
-            return Ok(CurationStep::More(self));
+    /// The needles, their descriptions, and the report (after the steps
+    /// that are left).
+    fn finish(mut self) -> Result<CurateReport, CurateError> {
+        let a = match self.analysing.take() {
+            Some(a) => *a,
+            None => self.start()?,
         };
-        if a.walk.step(language, &a.content)? {
-            self.analysing = Some(a);
-            return Ok(CurationStep::More(self));
-        }
-        self.finish(*a).map(|r| CurationStep::Done(Box::new(r)))
-    }
-
-    /// The needles, their descriptions, and the report.
-    fn finish(self, a: Analysing) -> Result<CurateReport, CurateError> {
-        let Analysing { entry, mut warnings, skipped_files, content, dependency, walk } = a;
+        let Analysing { entry, mut warnings, skipped_files, dependency, walk } = a;
         let (opts, descriptions, language) = (self.opts, self.descriptions, self.opts.language);
-        let functions = walk.finish();
+        let functions::Walked { content, functions } = walk.finish()?;
         let nfunctions: usize = functions.values().map(Vec::len).sum();
         if nfunctions == 0 {
             return Err(CurateError::NoFunctions {

@@ -45,26 +45,19 @@ fn steps_one_file_at_a_time_then_the_needles() {
     let files = python_repo(14);
     let o = opts();
     let none = Descriptions::new();
-    let mut curation = Curation::new(&files, &o, &none);
+    let curation = Curation::new(&files, &o, &none);
     assert_eq!(curation.progress(), (0, 0));
     let mut seen = Vec::new();
-    let report = loop {
-        match curation.step().unwrap() {
-            CurationStep::More(next) => {
-                seen.push(next.progress());
-                curation = next;
-            }
-            CurationStep::Done(report) => break report,
-        }
-    };
-    // Files and dependencies, then one file per step; the last step
-    // (needles) ends it.
+    let report = crate::step::drive(curation, 1, |c| seen.push(c.progress())).unwrap();
+    // Files and dependencies, then one file per step; `finish` (needles)
+    // ends it.
     assert_eq!(seen, [(0, 2), (1, 2), (2, 2)]);
     assert_eq!(report.repo.functions.keys().collect::<Vec<_>>(), ["pkg/b.py", "pkg/a.py"]);
     assert_eq!(report.sampled.len(), 10);
+    assert_eq!(report.repo, curate_repo(&files, &o, &none).unwrap().repo);
     // An error in the first step comes from the first step.
     let empty: Vec<SourceFile> = Vec::new();
-    assert!(matches!(Curation::new(&empty, &o, &none).step(), Err(CurateError::NoFiles { .. })));
+    assert!(matches!(Curation::new(&empty, &o, &none).step(1), Err(CurateError::NoFiles { .. })));
 }
 
 #[test]

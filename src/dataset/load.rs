@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::{check_repo_limits, strip_position, Dataset, DatasetError, Repo};
 use crate::lang::Language;
 use crate::limits::DatasetLimits;
+use crate::step::{Step, Stepper};
 
 /// Inflated bytes produced per unit of budget (inflating is cheaper than
 /// parsing, so a step may inflate more than it would parse).
@@ -72,7 +73,9 @@ enum Scan {
     End,
 }
 
-/// A dataset being read: `step` until it returns true, then `finish`.
+/// A dataset being read ([`Stepper`]: its budget counts bytes): `step`
+/// until it says `Done`, then `finish`. A failure ends the steps and is
+/// what `finish` returns.
 pub struct DatasetLoader<'a> {
     origin: String,
     input: &'a [u8],
@@ -127,7 +130,8 @@ impl<'a> DatasetLoader<'a> {
         }
     }
 
-    pub fn progress(&self) -> LoadProgress {
+    /// Where the reading is: the phase, bytes done of all, repos read.
+    pub fn load_progress(&self) -> LoadProgress {
         if self.result.is_some() {
             let n = self.json().len();
             return LoadProgress { phase: Phase::Finished, done: n, total: n, repos: self.count };
@@ -150,7 +154,7 @@ impl<'a> DatasetLoader<'a> {
 
     /// Do about `budget` bytes of work (at least one repo once reading).
     /// Returns true when the dataset is read (or failed); then `finish`.
-    pub fn step(&mut self, budget: usize) -> bool {
+    fn step_bytes(&mut self, budget: usize) -> bool {
         if self.result.is_some() {
             return true;
         }
@@ -195,16 +199,8 @@ impl<'a> DatasetLoader<'a> {
         self.result.is_some()
     }
 
-    /// Read whatever is left and return the dataset.
-    pub fn finish(mut self) -> Result<Dataset, DatasetError> {
-        while !self.step(64 << 20) {}
-        self.result
-            .take()
-            .unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
-    }
-
     /// The dataset's JSON text: the file itself, or what was inflated from
-    /// it (whole once `step` has returned true). Its digest is the
+    /// it (whole once `step` has said `Done`). Its digest is the
     /// dataset's identity (`identity::ContentId`), the same for a `.json`
     /// and its `.json.gz`.
     pub fn json(&self) -> &[u8] {
@@ -513,6 +509,31 @@ fn shift_position(json: &[u8], start: usize, line: usize, column: usize) -> (usi
     }
 }
 
+impl Stepper for DatasetLoader<'_> {
+    type Output = Dataset;
+    type Error = DatasetError;
+
+    /// About `budget` bytes of work; `Done` when the dataset is read or
+    /// failed (never an error here: `finish` gives it).
+    fn step(&mut self, budget: usize) -> Result<Step, DatasetError> {
+        Ok(if self.step_bytes(budget) { Step::Done } else { Step::More })
+    }
+
+    /// Bytes done (compressed while inflating, then JSON), and in all.
+    fn progress(&self) -> (usize, usize) {
+        let p = self.load_progress();
+        (p.done, p.total)
+    }
+
+    /// Read whatever is left and return the dataset.
+    fn finish(mut self) -> Result<Dataset, DatasetError> {
+        while !self.step_bytes(64 << 20) {}
+        self.result
+            .take()
+            .unwrap_or_else(|| Err(self.schema("top level", "the file ended early".into())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,7 +557,7 @@ mod tests {
     fn stepped(text: &[u8], budget: usize) -> Result<Dataset, String> {
         let mut l = DatasetLoader::new(text, "t.json");
         let mut steps = 0;
-        while !l.step(budget) {
+        while l.step(budget).unwrap() == Step::More {
             steps += 1;
             assert!(steps < 10_000_000, "no progress");
         }
@@ -567,15 +588,15 @@ mod tests {
     fn progress_moves_and_counts_repos() {
         let mut l = DatasetLoader::new(GOOD.as_bytes(), "t.json");
         let mut last = 0;
-        while !l.step(10_000) {
-            let p = l.progress();
+        while l.step(10_000).unwrap() == Step::More {
+            let p = l.load_progress();
             assert_eq!(p.phase, Phase::Reading);
             assert!(p.done >= last && p.done <= p.total);
             last = p.done;
         }
         let repos = whole(GOOD.as_bytes()).unwrap().languages.values().map(Vec::len).sum::<usize>();
         assert_eq!(
-            l.progress(),
+            l.load_progress(),
             LoadProgress { phase: Phase::Finished, done: GOOD.len(), total: GOOD.len(), repos }
         );
     }
@@ -587,8 +608,8 @@ mod tests {
         let bytes = gz.finish().unwrap();
         let mut l = DatasetLoader::new(&bytes, "t.json.gz");
         let mut inflating = 0;
-        while !l.step(1000) {
-            if l.progress().phase == Phase::Inflating {
+        while l.step(1000).unwrap() == Step::More {
+            if l.load_progress().phase == Phase::Inflating {
                 inflating += 1;
             }
         }
@@ -614,7 +635,7 @@ mod tests {
         };
         for budget in [1000, 1 << 20, 64 << 20] {
             let mut l = DatasetLoader::with_limits(&bytes, "b.json.gz", limits);
-            while !l.step(budget) {}
+            while l.step(budget).unwrap() == Step::More {}
             let e = l.finish().unwrap_err().to_string();
             assert_eq!(
                 e,

@@ -10,8 +10,8 @@ use repoqa::agent::{
     export_tasks, read_results, read_tasks, score_results, tasks_jsonl, ExportOptions,
 };
 
-use crate::input::{load_dataset, read_text};
-use crate::{bad, Failure};
+use crate::error::{fs_read_text, fs_write, CliError};
+use crate::input::load_dataset;
 
 #[derive(clap::Args)]
 pub struct AgentExportArgs {
@@ -32,12 +32,12 @@ pub struct AgentExportArgs {
     out: PathBuf,
 }
 
-pub fn export(a: AgentExportArgs) -> Result<(), Failure> {
+pub fn export(a: AgentExportArgs) -> Result<(), CliError> {
     let dataset = load_dataset(&a.dataset_path)?;
     if let Some(ls) = &a.languages {
         for l in ls {
             if dataset.repos(l.trim()).is_none() {
-                return Err(bad(format!(
+                return Err(CliError::usage(format!(
                     "--languages: the dataset has no language {l:?} (it has {:?})",
                     dataset.languages.keys().collect::<Vec<_>>()
                 )));
@@ -50,8 +50,7 @@ pub fn export(a: AgentExportArgs) -> Result<(), Failure> {
         seed: a.seed,
     };
     let tasks = export_tasks(&dataset, &options);
-    std::fs::write(&a.out, tasks_jsonl(&tasks))
-        .map_err(|e| bad(format!("cannot write {}: {e}", a.out.display())))?;
+    fs_write(&a.out, tasks_jsonl(&tasks))?;
     eprintln!("agent-export: wrote {} tasks to {}", tasks.len(), a.out.display());
     Ok(())
 }
@@ -69,11 +68,10 @@ pub struct AgentImportArgs {
     json: bool,
 }
 
-pub fn import(a: AgentImportArgs) -> Result<(), Failure> {
-    let tasks_text = read_text(&a.tasks, "agent tasks")?;
-    let tasks =
-        read_tasks(&tasks_text, &a.tasks.display().to_string()).map_err(|e| bad(e.to_string()))?;
-    let results = read_results(&read_text(&a.results, "agent results")?);
+pub fn import(a: AgentImportArgs) -> Result<(), CliError> {
+    let tasks_text = fs_read_text(&a.tasks, "agent tasks")?;
+    let tasks = read_tasks(&tasks_text, &a.tasks.display().to_string())?;
+    let results = read_results(&fs_read_text(&a.results, "agent results")?);
     for e in &results.errors {
         eprintln!("repoqa: {}: {e}", a.results.display());
     }

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use crate::error::{fs_write, CliError};
 use crate::input::load_dataset;
 use crate::prompts::{CleanArg, ProtocolArg};
-use crate::{bad, Failure};
 
 #[derive(clap::Args)]
 pub struct AuditArgs {
@@ -34,12 +34,12 @@ pub struct AuditArgs {
     baseline_out: Option<PathBuf>,
 }
 
-pub fn run(a: AuditArgs) -> Result<(), Failure> {
+pub fn run(a: AuditArgs) -> Result<(), CliError> {
     use repoqa::audit::{self, measure};
     use repoqa::context::{self, CommentMode, ContextOptions, Protocol};
     let dataset = load_dataset(&a.dataset_path)?;
     let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
     let mode = a.clean_ctx_comments.mode();
     let chosen = a.protocol.protocol();
     let specs = context::task_specs(&dataset, None);
@@ -56,20 +56,16 @@ pub fn run(a: AuditArgs) -> Result<(), Failure> {
             if done % 10 == 0 || done == total {
                 eprint!("\raudit ({protocol}): {done}/{total} tasks");
             }
-        })
-        .map_err(|e| bad(e.to_string()))?;
+        })?;
         eprintln!();
-        let scored = measure::score_baseline(&dataset, &run.tasks, mode != CommentMode::None)
-            .map_err(|e| bad(e.to_string()))?;
+        let scored = measure::score_baseline(&dataset, &run.tasks, mode != CommentMode::None)?;
         runs.push((protocol, run, scored));
     }
     let Some((_, run, _)) = runs.iter().find(|(p, _, _)| *p == chosen) else {
-        return Err(bad("no run for the chosen protocol"));
+        return Err(CliError::usage("no run for the chosen protocol"));
     };
     if let Some(path) = &a.baseline_out {
-        let text = measure::baseline_outputs(&run.tasks).map_err(|e| bad(e.to_string()))?;
-        std::fs::write(path, text)
-            .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))?;
+        fs_write(path, measure::baseline_outputs(&run.tasks)?)?;
         eprintln!(
             "repoqa: wrote the artifact-only answers on {} prompts to {}",
             chosen,
@@ -91,7 +87,7 @@ pub fn run(a: AuditArgs) -> Result<(), Failure> {
             }
             m.insert("baseline".into(), serde_json::Value::Object(base));
         }
-        let text = serde_json::to_string_pretty(&v).map_err(|e| bad(e.to_string()))?;
+        let text = serde_json::to_string_pretty(&v)?;
         println!("{text}");
         return Ok(());
     }

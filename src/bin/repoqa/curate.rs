@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use repoqa::dataset::Dataset;
 
 use crate::describe::{describe_with_model, write_descriptions, LlmArgs};
-use crate::input::{load_dataset, read_bytes};
-use crate::{bad, Failure};
+use crate::error::{fs_read, fs_write, At, CliError};
+use crate::input::load_dataset;
 
 #[derive(clap::Args)]
 pub struct CurateArgs {
@@ -64,10 +64,10 @@ enum EntryMatchArg {
     Prefix,
 }
 
-pub fn run(a: CurateArgs) -> Result<(), Failure> {
+pub fn run(a: CurateArgs) -> Result<(), CliError> {
     use repoqa::curate::{self, CurateOptions, Descriptions};
     use repoqa::lang::Language;
-    let language = Language::from_name(&a.language).map_err(|e| bad(format!("--language: {e}")))?;
+    let language = Language::from_name(&a.language).at("--language")?;
     let mut opts = CurateOptions::new(language, a.repo.clone());
     opts.entry = a.entry.clone();
     opts.entry_match = match a.entry_match {
@@ -80,20 +80,17 @@ pub fn run(a: CurateArgs) -> Result<(), Failure> {
     opts.commit_sha = a.commit;
     opts.topic = a.topic;
     let descriptions = match &a.descriptions {
-        Some(p) => {
-            Descriptions::from_json(&read_bytes(p, "descriptions")?, &p.display().to_string())
-                .map_err(|e| bad(e.to_string()))?
-        }
+        Some(p) => Descriptions::from_json(&fs_read(p, "descriptions")?, &p.display().to_string())?,
         None => Descriptions::new(),
     };
     let files = if a.source.is_file() {
         read_source_archive(&a.source, language, opts.max_input_bytes)?
     } else {
         curate::read_source_dir_matching(&a.source, language, a.entry.as_deref(), opts.entry_match)
-            .map_err(|e| bad(format!("{}: {e}", a.source.display())))?
+            .at(a.source.display())?
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
-        .map_err(|e| bad(format!("{} ({language}): {e}", a.source.display())))?;
+        .at(format_args!("{} ({language})", a.source.display()))?;
     let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
     let model = a.llm.settings();
     let descriptions_out = a
@@ -128,8 +125,7 @@ pub fn run(a: CurateArgs) -> Result<(), Failure> {
         eprintln!("curate: warning: {w}");
     }
     if let Some(t) = &a.template {
-        std::fs::write(t, report.description_template() + "\n")
-            .map_err(|e| bad(format!("cannot write {}: {e}", t.display())))?;
+        fs_write(t, report.description_template() + "\n")?;
         eprintln!(
             "curate: wrote a descriptions template for the sampled needles to {}",
             t.display()
@@ -151,8 +147,7 @@ pub fn run(a: CurateArgs) -> Result<(), Failure> {
     if curate::append_repo(&mut dataset, language, report.repo) {
         eprintln!("curate: replaced the earlier {} repo of the same name", a.repo);
     }
-    std::fs::write(&out, dataset.to_json_string())
-        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    fs_write(&out, dataset.to_json_string())?;
     eprintln!("curate: wrote {}", out.display());
     Ok(())
 }
@@ -163,9 +158,9 @@ fn read_source_archive(
     path: &std::path::Path,
     language: repoqa::lang::Language,
     max_input_bytes: u64,
-) -> Result<Vec<repoqa::curate::SourceFile>, Failure> {
+) -> Result<Vec<repoqa::curate::SourceFile>, CliError> {
     use repoqa::curate::{read_archive, ArchiveLimits};
-    let bytes = read_bytes(path, "source archive")?;
+    let bytes = fs_read(path, "source archive")?;
     let inflate = crate::input::inflate_limits(repoqa::limits::InflateLimits::ARCHIVE);
     let limits = ArchiveLimits {
         max_input_bytes,
@@ -173,8 +168,7 @@ fn read_source_archive(
         max_inflate_ratio: inflate.max_ratio,
         ..ArchiveLimits::default()
     };
-    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits)
-        .map_err(crate::input::archive_failure)?;
+    let contents = read_archive(&path.display().to_string(), &bytes, &[language], &limits)?;
     eprintln!(
         "curate: {} ({}): {} entries, {} {language} files{}",
         path.display(),

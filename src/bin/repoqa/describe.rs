@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::{bad, Failure};
+use crate::error::{fs_write, CliError};
 
 /// The model that writes missing descriptions (all optional: no
 /// --llm-base-url, no model).
@@ -41,9 +41,8 @@ impl LlmArgs {
     }
 }
 
-pub fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Result<(), Failure> {
-    std::fs::write(path, d.to_json_pretty() + "\n")
-        .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
+pub fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Result<(), CliError> {
+    fs_write(path, d.to_json_pretty() + "\n")
 }
 
 /// Ask the model for every needle `report` lacks a description of; returns
@@ -57,10 +56,10 @@ pub fn describe_with_model(
     report: &repoqa::curate::CurateReport,
     given: &repoqa::curate::Descriptions,
     save_to: Option<&Path>,
-) -> Result<repoqa::curate::Descriptions, Failure> {
+) -> Result<repoqa::curate::Descriptions, CliError> {
     use repoqa::curate::Descriptions;
     use repoqa::llm;
-    settings.validate().map_err(|e| bad(e.to_string()))?;
+    settings.validate()?;
     let jobs = report.describe_jobs();
     if jobs.is_empty() {
         eprintln!("curate: every sampled needle has a description; the model is not called");
@@ -82,7 +81,7 @@ pub fn describe_with_model(
         .into();
     let total = jobs.len();
     let mut saved = given.clone();
-    let save_error = std::cell::RefCell::new(None::<Failure>);
+    let save_error = std::cell::RefCell::new(None::<CliError>);
     let run = llm::describe_needles_blocking(
         settings,
         &jobs,
@@ -115,7 +114,10 @@ pub fn describe_with_model(
         format!(" (the {} descriptions obtained are in {})", run.obtained.len(), p.display())
     });
     if let Some(e) = &run.stopped {
-        return Err(bad(format!("stopped describing needles: {e}{}", kept.unwrap_or_default())));
+        return Err(CliError::usage(format!(
+            "stopped describing needles: {e}{}",
+            kept.unwrap_or_default()
+        )));
     }
     if let Some(path) = save_to {
         write_descriptions(path, &saved)?;

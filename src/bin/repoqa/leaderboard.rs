@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use repoqa::leaderboard::{read_scores, Leaderboard, SortKey};
 
-use crate::input::read_bytes;
-use crate::{bad, Failure};
+use crate::error::{fs_read, At, CliError};
 
 #[derive(clap::Args)]
 pub struct LeaderboardArgs {
@@ -29,23 +28,23 @@ pub struct LeaderboardArgs {
     json: bool,
 }
 
-pub fn run(a: LeaderboardArgs) -> Result<(), Failure> {
+pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
     let mut files = Vec::new();
     for path in &a.scores {
         let name = path.display().to_string();
-        let bytes = read_bytes(path, "scores file")?;
-        files.push((name.clone(), read_scores(&bytes, &name).map_err(|e| bad(e.to_string()))?));
+        let bytes = fs_read(path, "scores file")?;
+        files.push((name.clone(), read_scores(&bytes, &name)?));
     }
     let mut board =
         Leaderboard::from_files(files.iter().map(|(n, f)| (n.as_str(), f)), a.threshold)
-            .map_err(|e| bad(format!("--threshold: {e}")))?;
+            .at("--threshold")?;
     let key = match a.sort.as_str() {
         "average" => SortKey::Average,
         "model" => SortKey::Model,
         "tasks" => SortKey::Tasks,
         lang if board.languages().iter().any(|l| l == lang) => SortKey::Language(lang.into()),
         other => {
-            return Err(bad(format!(
+            return Err(CliError::usage(format!(
                 "--sort {other:?}: expected average, model, tasks or one of the languages {:?}",
                 board.languages()
             )))

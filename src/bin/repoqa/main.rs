@@ -25,6 +25,7 @@ mod agent;
 mod audit;
 mod curate;
 mod describe;
+mod error;
 mod input;
 mod leaderboard;
 mod name_match;
@@ -186,13 +187,6 @@ enum Command {
     },
 }
 
-/// A user-facing failure: the message (one line) and the exit code.
-pub struct Failure(pub String, pub u8);
-
-pub fn bad(msg: impl Into<String>) -> Failure {
-    Failure(msg.into(), 2)
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     input::set_inflate_limits(cli.max_inflated_bytes, cli.max_inflate_ratio);
@@ -272,9 +266,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure(msg, code)) => {
-            eprintln!("repoqa: {msg}");
-            ExitCode::from(code)
+        Err(e) => {
+            eprintln!("repoqa: {e}");
+            ExitCode::from(e.exit_code())
         }
     }
 }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
 
+use crate::error::CliError;
 use crate::input::{load_dataset, read_outputs};
-use crate::{bad, Failure};
 
 #[derive(clap::Args)]
 pub struct NameMatchArgs {
@@ -27,7 +27,7 @@ pub struct NameMatchArgs {
     skip_broken_lines: bool,
 }
 
-pub fn run(a: NameMatchArgs) -> Result<(), Failure> {
+pub fn run(a: NameMatchArgs) -> Result<(), CliError> {
     let outputs = read_outputs(&a.model_output_path, a.skip_broken_lines)?;
     let descriptions = match &a.dataset_path {
         Some(p) => dataset_descriptions(&load_dataset(p)?),
@@ -35,7 +35,7 @@ pub fn run(a: NameMatchArgs) -> Result<(), Failure> {
     };
     let tasks = tasks_from_outputs(&outputs, &descriptions);
     if tasks.is_empty() {
-        return Err(bad(format!("{}: no tasks", a.model_output_path.display())));
+        return Err(CliError::usage(format!("{}: no tasks", a.model_output_path.display())));
     }
     let report = name_match(&tasks);
     if a.json {

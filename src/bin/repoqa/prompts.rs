@@ -9,9 +9,9 @@ use repoqa::naming;
 use repoqa::report;
 use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 
+use crate::error::{fs_write, At, CliError};
 use crate::input::load_dataset;
 use crate::phases::Phases;
-use crate::{bad, Failure};
 
 /// Upstream's spellings (`search_needle_function --clean-ctx-comments`),
 /// with the earlier kebab-case ones kept as aliases.
@@ -65,7 +65,7 @@ impl ProtocolArg {
     }
 }
 
-pub fn run(a: PromptsArgs) -> Result<(), Failure> {
+pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     let mut phases = Phases::start();
     let dataset = load_dataset(&a.dataset_path)?;
     phases.mark("load-dataset");
@@ -73,7 +73,7 @@ pub fn run(a: PromptsArgs) -> Result<(), Failure> {
     // The app's settings type, so both fronts select and name tasks alike.
     let settings = BuildSettings {
         code_context_size: parse_context_size(&a.code_context_size.to_string())
-            .map_err(|e| bad(format!("--code-context-size: {e}")))?,
+            .at("--code-context-size")?,
         comment_mode: a.clean.mode(),
         filter: TaskFilter { languages: a.languages, repos: a.repos, excluded_repos: Vec::new() },
         tokenizer_source: tok_path.display().to_string(),
@@ -92,26 +92,26 @@ pub fn run(a: PromptsArgs) -> Result<(), Failure> {
     for name in settings.filter.unknown_names(&dataset) {
         eprintln!("repoqa: note: the dataset {} has no {name}", a.dataset_path.display());
     }
-    let specs = settings.filter.task_specs(&dataset).map_err(|e| bad(e.to_string()))?;
+    let specs = settings.filter.task_specs(&dataset)?;
     if specs.is_empty() {
-        return Err(bad(format!(
+        return Err(CliError::usage(format!(
             "{}: no tasks: the selected languages and repos have no needles",
             a.dataset_path.display()
         )));
     }
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
     phases.mark("load-tokenizer");
     let mut builder = ContextBuilder::new(&dataset, settings.context_options(), &tok);
     let mut text = String::new();
     let total = specs.len();
     for (i, spec) in specs.iter().enumerate() {
-        let task = builder.build(spec).map_err(|e| bad(e.to_string()))?;
+        let task = builder.build(spec)?;
         let line = if a.name_protocol {
             repoqa::name_protocol::task_line(&task)
         } else {
             report::jsonl_line(&task)
         };
-        text.push_str(&line.map_err(|e| bad(e.to_string()))?);
+        text.push_str(&line?);
         if (i + 1) % 10 == 0 || i + 1 == total {
             eprint!("\rprompts: {}/{} tasks", i + 1, total);
         }
@@ -128,7 +128,7 @@ pub fn run(a: PromptsArgs) -> Result<(), Failure> {
     if !settings.protocol.is_official() && !out.to_string_lossy().contains(tag) {
         eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
     }
-    std::fs::write(&out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    fs_write(&out, text)?;
     phases.mark("write");
     eprintln!("prompts: wrote {total} tasks to {}", out.display());
     Ok(())

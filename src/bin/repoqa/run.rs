@@ -27,11 +27,11 @@ use repoqa::llm::{HttpReply, HttpRequest};
 use repoqa::report;
 use repoqa::score::{Candidates, ScoreOptions};
 
-use crate::input::{dataset_path_or_env, load_dataset, read_text};
+use crate::error::{fs_read_text, io, At, CliError, FileOp};
+use crate::input::{dataset_path_or_env, load_dataset};
 use crate::phases::Phases;
 use crate::prompts::CleanArg;
 use crate::score::ScoreArgs;
-use crate::{bad, Failure};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
@@ -105,19 +105,23 @@ pub struct RunArgs {
     pub only_failed: bool,
 }
 
-fn provider_of(a: &RunArgs) -> Result<Provider, Failure> {
+fn provider_of(a: &RunArgs) -> Result<Provider, CliError> {
     Ok(match a.backend {
         None | Some(BackendArg::Openai) => Provider::OpenAi,
         Some(BackendArg::Anthropic) => Provider::Anthropic,
         Some(BackendArg::Google) => Provider::Google,
         Some(b @ (BackendArg::Vllm | BackendArg::Hf)) => {
-            return Err(bad(format!(
+            return Err(CliError::usage(format!(
                 "--backend {}: models are not run in-process here; serve it with an OpenAI-compatible server (e.g. `vllm serve {}`) and pass --backend openai --base-url http://127.0.0.1:8000/v1",
                 if b == BackendArg::Vllm { "vllm" } else { "hf" },
                 a.model
             )))
         }
     })
+}
+
+fn threads_stopped() -> CliError {
+    CliError::usage("the request threads stopped unexpectedly")
 }
 
 fn key_from_env(provider: Provider) -> Option<String> {
@@ -130,20 +134,18 @@ fn key_from_env(provider: Provider) -> Option<String> {
 }
 
 /// Build the tasks like `evaluate_model` (languages in dataset order).
-fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Task>, Failure> {
+fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Task>, CliError> {
     let selected: Option<Vec<Language>> = match &a.languages {
         None => None,
         Some(names) => Some(
             names
                 .iter()
-                .map(|n| {
-                    Language::from_name(n.trim()).map_err(|e| bad(format!("--languages: {e}")))
-                })
+                .map(|n| Language::from_name(n.trim()).at("--languages"))
                 .collect::<Result<_, _>>()?,
         ),
     };
     let tok_path = a.tokenizer.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path).map_err(|e| bad(e.to_string()))?;
+    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
     let options = ContextOptions {
         code_context_size: a.code_context_size,
         comment_mode: comment_mode(a.clean_ctx_comments),
@@ -153,7 +155,7 @@ fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Ta
     let mut builder = ContextBuilder::new(dataset, options, &tok);
     let mut tasks = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        tasks.push(builder.build(spec).map_err(|e| bad(e.to_string()))?);
+        tasks.push(builder.build(spec)?);
         if (i + 1) % 10 == 0 || i + 1 == specs.len() {
             eprint!("\rrun: built {}/{} tasks", i + 1, specs.len());
         }
@@ -172,30 +174,29 @@ fn comment_mode(c: CleanArg) -> CommentMode {
 
 /// Open `path` for appending after cutting a last line left half-written
 /// by a killed run; returns the file and its complete text.
-fn open_for_append(path: &Path, what: &str) -> Result<(File, String), Failure> {
-    let text = if path.exists() { read_text(path, what)? } else { String::new() };
+fn open_for_append(path: &Path, what: &'static str) -> Result<(File, String), CliError> {
+    let text = if path.exists() { fs_read_text(path, what)? } else { String::new() };
     let keep = runlog::complete_prefix_len(&text);
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| bad(format!("cannot open {}: {e}", path.display())))?;
+        .map_err(|e| io(FileOp::Open, path, e))?;
     if keep < text.len() {
         eprintln!(
             "repoqa: {}: dropping a cut last line ({} bytes) left by an interrupted run",
             path.display(),
             text.len() - keep
         );
-        file.set_len(keep as u64)
-            .map_err(|e| bad(format!("cannot repair {}: {e}", path.display())))?;
+        file.set_len(keep as u64).map_err(|e| io(FileOp::Repair, path, e))?;
     }
     Ok((file, text[..keep].to_string()))
 }
 
-fn append(file: &mut File, line: &str, path: &Path) -> Result<(), Failure> {
+fn append(file: &mut File, line: &str, path: &Path) -> Result<(), CliError> {
     file.write_all(line.as_bytes())
         .and_then(|()| file.flush())
-        .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| io(FileOp::Write, path, e))
 }
 
 /// Send one request; any HTTP status is a reply.
@@ -264,13 +265,13 @@ fn seed() -> u64 {
     now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
 }
 
-pub fn run(a: RunArgs) -> Result<(), Failure> {
+pub fn run(a: RunArgs) -> Result<(), CliError> {
     let provider = provider_of(&a)?;
     if a.concurrency == 0 {
-        return Err(bad("--concurrency must be at least 1"));
+        return Err(CliError::usage("--concurrency must be at least 1"));
     }
     if !(a.timeout_s.is_finite() && a.timeout_s > 0.0) {
-        return Err(bad("--timeout-s must be a positive number of seconds"));
+        return Err(CliError::usage("--timeout-s must be a positive number of seconds"));
     }
     let settings = RunSettings {
         provider,
@@ -282,7 +283,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         stop: a.stop.clone(),
         from_browser: false,
     };
-    settings.validate().map_err(|e| bad(format!("--backend {provider}: {e}")))?;
+    settings.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
     if settings.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
     }
@@ -294,7 +295,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let tasks = build_tasks(&a, &dataset)?;
     phases.mark("build-prompts");
     if tasks.is_empty() {
-        return Err(bad(format!(
+        return Err(CliError::usage(format!(
             "{}: no tasks (no needles in the selected languages)",
             dataset_path.display()
         )));
@@ -308,8 +309,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
             .join(format!("{}.jsonl", a.model.replace('/', "_slash_"))),
     };
     if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| bad(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| io(FileOp::Create, dir, e))?;
     }
     let outputs_str = outputs_path.to_string_lossy().into_owned();
     let runlog_path = PathBuf::from(runlog::runlog_path_for(&outputs_str));
@@ -317,7 +317,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let (mut log_file, log_text) = open_for_append(&runlog_path, "run log")?;
     let existing = report::read_model_outputs(&out_text);
     if !existing.errors.is_empty() {
-        return Err(bad(format!(
+        return Err(CliError::usage(format!(
             "{}: {} broken line(s), first {}; fix or move the file before resuming",
             outputs_path.display(),
             existing.errors.len(),
@@ -387,7 +387,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
             let reply = match run.next(now()) {
                 RunStep::Send { task, request, .. } => {
                     if job_tx.send((task, request)).is_err() {
-                        return Err(bad("the request threads stopped unexpectedly"));
+                        return Err(threads_stopped());
                     }
                     continue;
                 }
@@ -400,13 +400,11 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
                             Ok(r) => r,
                             Err(mpsc::RecvTimeoutError::Timeout) => continue,
                             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                                return Err(bad("the request threads stopped unexpectedly"))
+                                return Err(threads_stopped())
                             }
                         }
                     }
-                    None => done_rx
-                        .recv()
-                        .map_err(|_| bad("the request threads stopped unexpectedly"))?,
+                    None => done_rx.recv().map_err(|_| threads_stopped())?,
                 },
             };
             let (task, result) = reply;
@@ -464,7 +462,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     drop(log_file);
 
     if let Some(reason) = stopped {
-        return Err(bad(format!(
+        return Err(CliError::usage(format!(
             "the run stopped: {reason}. {} task(s) not asked; answers so far are kept in {}; fix it and run again to resume",
             not_asked.len(),
             outputs_path.display()
@@ -472,7 +470,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     }
 
     // Score everything answered so far, exactly as `repoqa score` would.
-    let answered = report::read_model_outputs(&read_text(&outputs_path, "model outputs")?);
+    let answered = report::read_model_outputs(&fs_read_text(&outputs_path, "model outputs")?);
     if answered.outputs.is_empty() {
         eprintln!("run: no answers to score");
     } else {
@@ -503,16 +501,8 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let mut unfinished = failed;
     unfinished.extend(not_asked.into_iter().map(|id| (id, "not asked".to_string())));
     if !unfinished.is_empty() {
-        let names: Vec<String> =
-            unfinished.iter().map(|(id, why)| format!("{id} ({why})")).collect();
-        return Err(Failure(
-            format!(
-                "{} task(s) failed after retries: {}; rerun the same command (or add --only-failed) to ask them again",
-                unfinished.len(),
-                names.join("; ")
-            ),
-            3,
-        ));
+        let tasks = unfinished.iter().map(|(id, why)| format!("{id} ({why})")).collect();
+        return Err(CliError::TasksFailed { tasks });
     }
     Ok(())
 }

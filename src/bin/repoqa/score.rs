@@ -8,9 +8,9 @@ use clap::ValueEnum;
 use repoqa::report::{self, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions, Scorer};
 
+use crate::error::{fs_write, io, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs};
 use crate::phases::Phases;
-use crate::{bad, Failure};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum CandidatesArg {
@@ -40,7 +40,7 @@ fn now_eval_date() -> String {
     report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
 }
 
-pub fn run(a: ScoreArgs) -> Result<(), Failure> {
+pub fn run(a: ScoreArgs) -> Result<(), CliError> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let dataset_path = dataset_path_or_env(a.dataset)?;
     let mut phases = Phases::start();
@@ -57,8 +57,7 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
     // replaced (kept as a .bak, below). Only the default name asks for
     // --overwrite, so a rerun never silently moves an earlier result.
     let explicit_out = a.out.is_some();
-    let protocol = report::outputs_protocol(&outputs)
-        .map_err(|e| bad(format!("{}: {e}", a.outputs.display())))?;
+    let protocol = report::outputs_protocol(&outputs).at(a.outputs.display())?;
     if !protocol.is_official() {
         eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
     }
@@ -67,7 +66,7 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
         PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
     });
     if out.exists() && !a.overwrite && !explicit_out {
-        return Err(bad(format!(
+        return Err(CliError::usage(format!(
             "{} already exists; pass --overwrite (it is then kept as a .bak) or --out",
             out.display()
         )));
@@ -75,13 +74,11 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
 
     let mut scorer = Scorer::new(&dataset, a.options);
     let total = outputs.len();
-    let run = scorer
-        .score_all(&outputs, |done, total| {
-            if done % 25 == 0 || done == total {
-                eprint!("\rscoring {model}: {done}/{total}");
-            }
-        })
-        .map_err(|e| bad(e.to_string()))?;
+    let run = scorer.score_all(&outputs, |done, total| {
+        if done % 25 == 0 || done == total {
+            eprint!("\rscoring {model}: {done}/{total}");
+        }
+    })?;
     eprintln!();
     phases.mark("score");
 
@@ -113,16 +110,13 @@ pub fn run(a: ScoreArgs) -> Result<(), Failure> {
         while bak.exists() {
             bak = PathBuf::from(format!("{}.bak", bak.display()));
         }
-        std::fs::rename(&out, &bak)
-            .map_err(|e| bad(format!("cannot back up {}: {e}", out.display())))?;
+        std::fs::rename(&out, &bak).map_err(|e| io(FileOp::BackUp, &out, e))?;
         eprintln!("repoqa: backed up {} to {}", out.display(), bak.display());
     }
-    std::fs::write(&out, file.to_python_json())
-        .map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
+    fs_write(&out, file.to_python_json())?;
     eprintln!("repoqa: wrote {}", out.display());
     if let Some(csv) = a.csv {
-        std::fs::write(&csv, report::results_csv(&run.results))
-            .map_err(|e| bad(format!("cannot write {}: {e}", csv.display())))?;
+        fs_write(&csv, report::results_csv(&run.results))?;
         eprintln!("repoqa: wrote {}", csv.display());
     }
     Ok(())

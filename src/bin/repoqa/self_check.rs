@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use crate::{bad, Failure};
+use crate::error::CliError;
 
-pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), CliError> {
     let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&path).map_err(|e| bad(e.to_string()))?;
-    let report = repoqa::selfcheck::report_json(&tok).map_err(|e| bad(e.to_string()))?;
+    let tok = repoqa::tokenize::Tokenizer::from_file(&path)?;
+    let report = repoqa::selfcheck::report_json(&tok)?;
     let grammars_ok =
         report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
     if json {
@@ -30,6 +30,6 @@ pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     if grammars_ok {
         Ok(())
     } else {
-        Err(Failure("a grammar failed its self-check".into(), 1))
+        Err(CliError::SelfCheckFailed)
     }
 }

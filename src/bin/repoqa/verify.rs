@@ -11,8 +11,8 @@ use repoqa::report::ScoresFile;
 use repoqa::score::{Candidates, ScoreOptions};
 use repoqa::verify::{self, Report};
 
-use crate::input::{load_dataset, read_outputs, read_text};
-use crate::{bad, Failure};
+use crate::error::{fs_read_text, CliError};
+use crate::input::{load_dataset, read_outputs};
 
 pub fn run(
     scores_path: &Path,
@@ -20,10 +20,10 @@ pub fn run(
     dataset: Option<&Path>,
     ignore_comments: bool,
     skip_broken_lines: bool,
-) -> Result<(), Failure> {
-    let text = read_text(scores_path, "scores file")?;
+) -> Result<(), CliError> {
+    let text = fs_read_text(scores_path, "scores file")?;
     let source = scores_path.display().to_string();
-    let file = ScoresFile::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
+    let file = ScoresFile::parse(&text, &source)?;
     let mut report = Report::of_file(&source, &file);
     if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
         let outputs = read_outputs(outputs_path, skip_broken_lines)?;
@@ -42,8 +42,7 @@ pub fn run(
                     eprint!("\rre-scoring: {done}/{total}");
                 }
             },
-        )
-        .map_err(|e| bad(e.to_string()))?;
+        )?;
         eprintln!();
     }
     let mut stdout = std::io::stdout().lock();
@@ -51,6 +50,6 @@ pub fn run(
     if report.ok() {
         Ok(())
     } else {
-        Err(Failure(format!("{source}: {} mismatch(es)", report.mismatches()), 1))
+        Err(CliError::Mismatches { file: source, count: report.mismatches() })
     }
 }

@@ -12,11 +12,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, has_language_suffix, strip_common_root,
-    ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation, CurationStep, Descriptions,
-    SourceFile, DEFAULT_MAX_INPUT_BYTES,
+    ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation, Descriptions, SourceFile,
+    DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
+use repoqa::step::{Step, Stepper};
 
 use super::{dataset, describe, Ctx, Job, Line, Runner};
 use crate::ui::browser::dom::{relative_path, set_hash};
@@ -202,7 +203,7 @@ async fn read_archive_file(ctx: &Ctx, file: web_sys::File) -> Result<Input, UiEr
     // A zip a kept entry per step; a tar stream is one step.
     let limits = ArchiveLimits::default();
     let mut read = ArchiveRead::new(&name, &bytes, &Language::ALL, &limits)?;
-    while read.step()? {
+    while read.step(1)? == Step::More {
         if ctx.over_budget() {
             let (done, total) = read.progress();
             ctx.progress(format!("Unpacking {name}: {done} of {total} source files…"), done, total);
@@ -371,9 +372,8 @@ async fn curate(
 ) -> Result<CurateReport, UiError> {
     let mut curation = Curation::new(&input.files, opts, descriptions);
     loop {
-        match curation.step()? {
-            CurationStep::Done(report) => return Ok(*report),
-            CurationStep::More(next) => curation = next,
+        if curation.step(1)?.is_done() {
+            return Ok(curation.finish()?);
         }
         if ctx.over_budget() {
             let (done, total) = curation.progress();

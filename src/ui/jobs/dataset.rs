@@ -9,6 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::dataset::{Dataset, DatasetLoader, Phase};
+use repoqa::step::{Step, Stepper};
 use serde_json::{json, Value};
 
 use super::fetch::{fetch_with_progress, read_file_with_progress};
@@ -86,7 +87,7 @@ async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<(Dataset,
     };
     let mut loader = DatasetLoader::new(bytes, origin);
     loop {
-        let p = loader.progress();
+        let p = loader.load_progress();
         let what = match p.phase {
             Phase::Inflating => format!(
                 "Decompressing {origin}: {} of {}",
@@ -107,15 +108,15 @@ async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<(Dataset,
             ))
         })?;
         while !ctx.over_budget() {
-            if loader.step(READ_STEP_BYTES) {
+            if loader.step(READ_STEP_BYTES).map_err(wrong_kind)?.is_done() {
                 let mut id = repoqa::identity::ContentId::new(loader.json());
-                while !id.step(repoqa::identity::SLICE) {
+                while id.step(repoqa::identity::SLICE) == Ok(Step::More) {
                     if ctx.over_budget() {
                         // A cancel here is seen by the job's next check.
                         let _ = ctx.turn().await;
                     }
                 }
-                let digest = id.finish();
+                let Ok(digest) = id.finish();
                 return Ok((loader.finish().map_err(wrong_kind)?, digest));
             }
         }

@@ -1,0 +1,225 @@
+//! The CLI's one error type: every failure a subcommand returns, typed,
+//! with `From` conversions from the core's errors so `?` works, and the
+//! exit code it maps to. `main` prints it once (`repoqa: <message>`).
+//!
+//! Exit codes: 2 bad input or configuration (most variants), 1 `verify`
+//! found mismatches or a grammar failed its self-check, 3 `run` left tasks
+//! failed.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use repoqa::curate::ArchiveError;
+use repoqa::dataset::DatasetError;
+use repoqa::limits::InflateExceeded;
+
+/// What was being done to a file when the system refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileOp {
+    Write,
+    Open,
+    Repair,
+    Create,
+    BackUp,
+}
+
+impl fmt::Display for FileOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FileOp::Write => "write",
+            FileOp::Open => "open",
+            FileOp::Repair => "repair",
+            FileOp::Create => "create",
+            FileOp::BackUp => "back up",
+        })
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// A bad flag value, a missing input, a configuration the command
+    /// cannot run with: the message says what to change.
+    #[error("{0}")]
+    Usage(String),
+    /// An error with the flag or file it concerns in front
+    /// (`--languages: …`, `dataset.json: …`).
+    #[error("{at}: {source}")]
+    At { at: String, source: Box<CliError> },
+    /// An input file could not be read (`what` names its role).
+    #[error("{what} {}: {source}", path.display())]
+    Read { what: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("{what} {}: not UTF-8 text (first bad byte at offset {offset})", path.display())]
+    NotUtf8 { what: &'static str, path: PathBuf, offset: usize },
+    /// A file could not be written, opened, repaired, created or backed up.
+    #[error("cannot {op} {}: {source}", path.display())]
+    Io { op: FileOp, path: PathBuf, source: std::io::Error },
+    /// Another of the project's files was given (`hint` says which).
+    #[error("{}: {hint}", path.display())]
+    WrongFile { path: PathBuf, hint: String },
+    #[error("{0}")]
+    Core(#[from] repoqa::Error),
+    #[error("{0}{hint}", hint = dataset_hint(.0))]
+    Dataset(#[from] DatasetError),
+    #[error("{0}{hint}", hint = archive_hint(.0))]
+    Archive(#[from] ArchiveError),
+    #[error("{0}")]
+    Leaderboard(#[from] repoqa::leaderboard::LeaderboardError),
+    #[error("{0}")]
+    Verify(#[from] repoqa::verify::VerifyError),
+    #[error("{0}")]
+    Llm(#[from] repoqa::llm::LlmError),
+    #[error("{0}")]
+    Audit(#[from] repoqa::audit::measure::AuditError),
+    #[error("{0}")]
+    Agent(#[from] repoqa::agent::AgentError),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// `verify`: the file disagrees with its recomputation (exit 1).
+    #[error("{file}: {count} mismatch(es)")]
+    Mismatches { file: String, count: usize },
+    /// `self-check` (exit 1).
+    #[error("a grammar failed its self-check")]
+    SelfCheckFailed,
+    /// `run`: tasks left unanswered, each `id (why)` (exit 3).
+    #[error("{} task(s) failed after retries: {}; rerun the same command (or add --only-failed) to ask them again", .tasks.len(), .tasks.join("; "))]
+    TasksFailed { tasks: Vec<String> },
+}
+
+/// The core errors that `repoqa::Error` gathers convert through it.
+macro_rules! via_core {
+    ($($t:ty),* $(,)?) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> CliError {
+                CliError::Core(e.into())
+            }
+        }
+    )*};
+}
+
+via_core!(
+    repoqa::tokenize::TokenizerError,
+    repoqa::lang::GrammarError,
+    repoqa::context::ContextError,
+    repoqa::report::ReportError,
+    repoqa::score::ScoreError,
+    repoqa::curate::CurateError,
+    repoqa::settings::SettingsError,
+);
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::Usage(message.into())
+    }
+
+    /// The process exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Mismatches { .. } | CliError::SelfCheckFailed => 1,
+            CliError::TasksFailed { .. } => 3,
+            CliError::At { source, .. } => source.exit_code(),
+            _ => 2,
+        }
+    }
+}
+
+/// Put the flag or file an error concerns in front of it.
+pub trait At<T> {
+    fn at(self, place: impl fmt::Display) -> Result<T, CliError>;
+}
+
+impl<T, E: Into<CliError>> At<T> for Result<T, E> {
+    fn at(self, place: impl fmt::Display) -> Result<T, CliError> {
+        self.map_err(|e| CliError::At { at: place.to_string(), source: Box::new(e.into()) })
+    }
+}
+
+/// How to raise the limit a stream went through.
+pub fn raise_hint(exceeded: &InflateExceeded) -> &'static str {
+    if exceeded.is_ratio() {
+        " (if you trust the file, raise the limit with --max-inflate-ratio N)"
+    } else {
+        " (if you trust the file, raise the limit with --max-inflated-bytes N)"
+    }
+}
+
+fn dataset_hint(e: &DatasetError) -> &'static str {
+    match e {
+        DatasetError::Inflate { exceeded, .. } => raise_hint(exceeded),
+        _ => "",
+    }
+}
+
+fn archive_hint(e: &ArchiveError) -> &'static str {
+    match e {
+        ArchiveError::Inflate { exceeded, .. } => raise_hint(exceeded),
+        ArchiveError::TooMuchData { .. } => {
+            " (if you trust the file, raise the limit with --max-inflated-bytes N)"
+        }
+        _ => "",
+    }
+}
+
+/// Read a file the command was given; `what` names its role in the error.
+pub fn fs_read(path: &Path, what: &'static str) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::Read { what, path: path.into(), source })
+}
+
+/// Read a text file the command was given.
+pub fn fs_read_text(path: &Path, what: &'static str) -> Result<String, CliError> {
+    let bytes = fs_read(path, what)?;
+    String::from_utf8(bytes).map_err(|e| CliError::NotUtf8 {
+        what,
+        path: path.into(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// Write `contents` to `path` (replacing it).
+pub fn fs_write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), CliError> {
+    std::fs::write(path, contents).map_err(|e| io(FileOp::Write, path, e))
+}
+
+/// The error of `op` on `path`.
+pub fn io(op: FileOp, path: &Path, source: std::io::Error) -> CliError {
+    CliError::Io { op, path: path.into(), source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_file_and_the_operation() {
+        let e = fs_read(Path::new("/no/such/file.json"), "dataset").unwrap_err();
+        assert!(e.to_string().starts_with("dataset /no/such/file.json: "), "{e}");
+        assert_eq!(e.exit_code(), 2);
+        let e = fs_write(Path::new("/no/such/dir/out.jsonl"), "x").unwrap_err();
+        assert!(e.to_string().starts_with("cannot write /no/such/dir/out.jsonl: "), "{e}");
+        let e = io(FileOp::BackUp, Path::new("a"), std::io::Error::other("busy"));
+        assert_eq!(e.to_string(), "cannot back up a: busy");
+    }
+
+    #[test]
+    fn at_prefixes_the_flag_and_keeps_the_exit_code() {
+        let r = repoqa::lang::Language::from_name("cobol").at("--languages");
+        let e = r.unwrap_err();
+        assert!(e.to_string().starts_with("--languages: "), "{e}");
+        assert_eq!(e.exit_code(), 2);
+        let e: Result<(), CliError> = Err(CliError::SelfCheckFailed).at("x");
+        assert_eq!(e.unwrap_err().exit_code(), 1);
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(CliError::usage("no").exit_code(), 2);
+        assert_eq!(CliError::Mismatches { file: "f".into(), count: 2 }.exit_code(), 1);
+        let e = CliError::TasksFailed { tasks: vec!["a (x)".into(), "b (y)".into()] };
+        assert_eq!(e.exit_code(), 3);
+        assert_eq!(
+            e.to_string(),
+            "2 task(s) failed after retries: a (x); b (y); rerun the same command (or add --only-failed) to ask them again"
+        );
+    }
+}
