@@ -9,7 +9,7 @@ mod answers;
 mod audit;
 mod export;
 mod options;
-mod table;
+pub(crate) mod table;
 mod task_list;
 
 use leptos::prelude::*;
