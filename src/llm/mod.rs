@@ -24,6 +24,7 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 mod needles;
+pub mod presets;
 pub mod run;
 pub mod runlog;
 pub mod schedule;
@@ -265,7 +266,7 @@ fn retry(after: &Option<String>) -> String {
 }
 
 /// The first 200 characters of a text, for error messages.
-pub(crate) fn snippet(text: &str) -> String {
+pub fn snippet(text: &str) -> String {
     let t = text.trim();
     match t.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &t[..i]),

@@ -34,6 +34,8 @@ pub enum RunEvent {
     /// Append `output_line` to the outputs file and `record` to the run log.
     Answered {
         task: usize,
+        /// The model's reply (the `output[0]` of `output_line`).
+        reply: String,
         output_line: String,
         record: RunRecord,
     },
@@ -168,7 +170,7 @@ impl<'t> Run<'t> {
                 self.stats.truncated += usize::from(record.truncated);
                 self.stats.prompt_tokens += a.usage.prompt_tokens.unwrap_or(0);
                 self.stats.completion_tokens += a.usage.completion_tokens.unwrap_or(0);
-                RunEvent::Answered { task, output_line, record }
+                RunEvent::Answered { task, reply: a.text, output_line, record }
             }
             Verdict::Failed { reason } => {
                 self.stats.failed += 1;

@@ -189,6 +189,90 @@ pub fn plan_resume(
     plan
 }
 
+/// Which tasks a run asks (the page's "which tasks"; the CLI's
+/// `--only-failed`): those whose id contains `filter` (case-insensitive;
+/// empty: all), then a seeded sample of `sample` of them (the same seed
+/// picks the same tasks, whatever was answered since), then, with
+/// `only_failed`, those whose last record is a failure.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TaskSelection {
+    pub filter: String,
+    pub sample: Option<usize>,
+    pub seed: u64,
+    pub only_failed: bool,
+}
+
+/// The indices of `task_ids` that `selection`'s filter and sample keep,
+/// in task order (before anything answered is skipped).
+pub fn select_tasks(task_ids: &[String], selection: &TaskSelection) -> Vec<usize> {
+    let needle = selection.filter.trim().to_lowercase();
+    let matching: Vec<usize> = (0..task_ids.len())
+        .filter(|&i| needle.is_empty() || task_ids[i].to_lowercase().contains(&needle))
+        .collect();
+    match selection.sample {
+        Some(n) if n < matching.len() => {
+            crate::agent::sample_indexes(matching.len(), n, selection.seed)
+                .into_iter()
+                .map(|k| matching[k])
+                .collect()
+        }
+        _ => matching,
+    }
+}
+
+/// [`plan_resume`] over the tasks `selection` keeps, with what is answered
+/// given by `is_answered` (the page keeps answers by task id, not as an
+/// outputs file). `todo` indexes `task_ids`; `finished` counts the
+/// selected tasks already answered.
+pub fn plan_run(
+    task_ids: &[String],
+    is_answered: impl Fn(&str) -> bool,
+    log: &RunLog,
+    selection: &TaskSelection,
+) -> ResumePlan {
+    let mut last: HashMap<&str, &RunRecord> = HashMap::new();
+    for r in &log.records {
+        last.insert(r.task_id.as_str(), r);
+    }
+    let mut plan = ResumePlan::default();
+    for i in select_tasks(task_ids, selection) {
+        let id = &task_ids[i];
+        if is_answered(id) {
+            plan.finished += 1;
+            continue;
+        }
+        let failed = last.get(id.as_str()).filter(|r| r.status == RecordStatus::Failed);
+        if let Some(r) = failed {
+            plan.failed_before.push((id.clone(), r.reason.clone().unwrap_or_default()));
+        }
+        if !selection.only_failed || failed.is_some() {
+            plan.todo.push(i);
+        }
+    }
+    plan
+}
+
+/// The tasks whose last record is a failure and that `is_answered` does
+/// not know, with the reason: what a "retry the failed" would ask.
+pub fn failed_tasks(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut last: Vec<&RunRecord> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    for r in &log.records {
+        match at.get(r.task_id.as_str()) {
+            Some(&k) => last[k] = r,
+            None => {
+                at.insert(r.task_id.as_str(), last.len());
+                last.push(r);
+            }
+        }
+    }
+    last.into_iter()
+        .filter(|r| r.status == RecordStatus::Failed && !is_answered(&r.task_id))
+        .map(|r| (r.task_id.clone(), r.reason.clone().unwrap_or_default()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +349,35 @@ mod tests {
         assert_eq!(complete_prefix_len("a\n{\"cut"), 2);
         assert_eq!(complete_prefix_len("{\"cut"), 0);
         assert_eq!(runlog_path_for("r/ntoken_8/m.jsonl"), "r/ntoken_8/m.runlog.jsonl");
+    }
+    #[test]
+    fn selection_filters_samples_and_skips_answered() {
+        let ids: Vec<String> = (0..10)
+            .map(|i| format!("{}::a/b::f{i}", if i < 5 { "python" } else { "go" }))
+            .collect();
+        let all = TaskSelection::default();
+        assert_eq!(select_tasks(&ids, &all).len(), 10);
+        let go = TaskSelection { filter: "GO::".into(), ..TaskSelection::default() };
+        assert_eq!(select_tasks(&ids, &go), vec![5, 6, 7, 8, 9]);
+        let sample = TaskSelection { sample: Some(3), seed: 7, ..TaskSelection::default() };
+        let picked = select_tasks(&ids, &sample);
+        assert_eq!(picked.len(), 3);
+        assert_eq!(picked, select_tasks(&ids, &sample), "same seed, same tasks");
+        let log = RunLog {
+            records: vec![rec(&ids[picked[1]], RecordStatus::Failed, Some("too long"))],
+            bad_lines: vec![],
+        };
+        let answered = ids[picked[0]].clone();
+        let plan = plan_run(&ids, |id| id == answered, &log, &sample);
+        assert_eq!(plan.finished, 1);
+        assert_eq!(plan.todo, vec![picked[1], picked[2]]);
+        assert_eq!(plan.failed_before, vec![(ids[picked[1]].clone(), "too long".into())]);
+        let only = TaskSelection { only_failed: true, ..sample };
+        assert_eq!(plan_run(&ids, |id| id == answered, &log, &only).todo, vec![picked[1]]);
+        assert_eq!(
+            failed_tasks(&log, |_| false),
+            vec![(ids[picked[1]].clone(), "too long".into())]
+        );
+        assert!(failed_tasks(&log, |_| true).is_empty());
     }
 }

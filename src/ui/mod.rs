@@ -30,7 +30,9 @@ use self::browser::dom::{current_hash, publish_global};
 use self::browser::time::now_ms;
 use self::jobs::curate::Curator;
 use self::jobs::Runner;
-use self::pages::{about, curate, dataset, home, leaderboard, results, task_view, tasks, verify};
+use self::pages::{
+    about, curate, dataset, home, leaderboard, results, run, task_view, tasks, verify,
+};
 use self::state::route::Page;
 use self::state::AppState;
 
@@ -42,6 +44,8 @@ pub fn App() -> impl IntoView {
     provide_context(runner);
     provide_context(Curator::new());
     provide_context(state::route::TaskListView::new());
+    provide_context(jobs::run::ModelRun::new());
+    provide_context(state::run::RunState::new());
     provide_context(state::reviewers::LeaderboardState::new());
     provide_context(state::reviewers::VerifyState::new(app_state));
     // The last session (or the demo dataset on a first visit).
@@ -81,6 +85,7 @@ pub fn App() -> impl IntoView {
                 <a href="#" class:active=move || page.with(|p| p.section() == "home")>"Home"</a>
                 <a href="#dataset" id="nav-dataset" class:active=move || page.with(|p| p.section() == "dataset")>"Dataset"</a>
                 <a href="#tasks" id="nav-tasks" class:active=move || page.with(|p| p.section() == "tasks")>"Tasks"</a>
+                <a href="#run" id="nav-run" class:active=move || page.with(|p| p.section() == "run")>"Run"</a>
                 <a href="#results" id="nav-results" class:active=move || page.with(|p| p.section() == "results")>"Results"</a>
                 <a href="#curate" id="nav-curate" class:active=move || page.with(|p| p.section() == "curate")>"Curate"</a>
                 <a href="#leaderboard" id="nav-leaderboard" class:active=move || page.with(|p| p.section() == "leaderboard")>"Leaderboard"</a>
@@ -106,6 +111,7 @@ pub fn App() -> impl IntoView {
                 Page::Tasks => view! { <tasks::TasksPage/> }.into_any(),
                 Page::Task(id) => view! { <task_view::TaskView id=id/> }.into_any(),
                 Page::Results => view! { <results::ResultsPage/> }.into_any(),
+                Page::Run => view! { <run::RunPage/> }.into_any(),
                 Page::Curate => view! { <curate::CuratePage/> }.into_any(),
                 Page::Leaderboard => view! { <leaderboard::LeaderboardPage/> }.into_any(),
                 Page::Verify => view! { <verify::VerifyPage/> }.into_any(),

@@ -126,3 +126,33 @@ pub async fn read_blob(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, UiEr
         .map_err(|e| UiError::js(format!("Could not read {name}: read"), &e))?;
     Ok(Uint8Array::new(&buf).to_vec())
 }
+
+/// POST a model request with `fetch`, giving up after `timeout_ms`. Every
+/// HTTP status is a reply; a failure before any status is a timeout or a
+/// network failure, and in a browser the latter includes a server that
+/// does not allow this page's origin (CORS), which `fetch` cannot tell
+/// apart from a server that is down.
+pub async fn post_model_request(
+    req: &repoqa::llm::HttpRequest,
+    timeout_ms: u32,
+) -> Result<repoqa::llm::HttpReply, repoqa::llm::wire::TransportError> {
+    use repoqa::llm::wire::TransportError;
+    let failed = |e: gloo_net::Error| {
+        let text = e.to_string();
+        if text.contains("TimeoutError") {
+            TransportError::Timeout
+        } else {
+            TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
+        }
+    };
+    let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_ms.max(1));
+    let mut call = gloo_net::http::Request::post(&req.url).abort_signal(Some(&timeout));
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    let resp = call.body(req.body.as_str()).map_err(failed)?.send().await.map_err(failed)?;
+    let status = resp.status();
+    let retry_after = resp.headers().get("retry-after");
+    let body = resp.text().await.map_err(failed)?;
+    Ok(repoqa::llm::HttpReply { status, retry_after, body })
+}

@@ -38,6 +38,7 @@ pub mod describe;
 pub mod digest;
 pub mod fetch;
 pub mod reviewers;
+pub mod run;
 pub mod scoring;
 pub mod tokenizer;
 
@@ -194,13 +195,11 @@ impl Runner {
     }
 
     /// Pause or resume the running job (it waits at its next turn). For
-    /// jobs that offer it (a long model run); no line shows a Pause button yet.
-    #[allow(dead_code)]
+    /// jobs that offer it (a long model run, `jobs::run`).
     pub fn set_paused(self, paused: bool) {
         self.paused.set(paused && self.busy.get_untracked());
     }
 
-    #[allow(dead_code)]
     pub fn paused(self) -> bool {
         self.paused.get()
     }
@@ -213,7 +212,6 @@ impl Runner {
     /// Milliseconds the running job has taken, and the estimate of what is
     /// left from its progress so far (tracked; None when idle or unknown).
     /// For lines that show an ETA (a long model run).
-    #[allow(dead_code)]
     pub fn eta_ms(self) -> Option<(f64, f64)> {
         let Line::Running { done, total, .. } = self.line.get() else { return None };
         let elapsed = now_ms() - self.started.get();
@@ -330,6 +328,12 @@ impl Ctx {
                 *t = total;
             }
         });
+    }
+
+    /// Pause was pressed (a job that does not wait in [`Ctx::turn`]
+    /// decides itself what pausing means, e.g. a model run sends nothing new).
+    pub fn paused(&self) -> bool {
+        self.runner.paused.get_untracked()
     }
 
     /// Cancel was pressed.

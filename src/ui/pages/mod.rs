@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod home;
 pub mod leaderboard;
 pub mod results;
+pub mod run;
 pub mod task_view;
 pub mod tasks;
 pub mod verify;

@@ -8,6 +8,7 @@ pub mod app;
 pub mod curate;
 pub mod reviewers;
 pub mod route;
+pub mod run;
 pub mod scoring;
 pub mod settings;
 

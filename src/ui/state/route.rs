@@ -10,6 +10,8 @@ pub enum Page {
     /// One task, by task id ("lang::owner/repo::name").
     Task(String),
     Results,
+    /// Ask a model (the Run panel).
+    Run,
     Curate,
     Leaderboard,
     Verify,
@@ -28,6 +30,7 @@ impl Page {
             "dataset" => Page::Dataset,
             "tasks" => Page::Tasks,
             "results" => Page::Results,
+            "run" => Page::Run,
             "curate" => Page::Curate,
             "leaderboard" => Page::Leaderboard,
             "verify" => Page::Verify,
@@ -42,6 +45,7 @@ impl Page {
             Page::Dataset => "dataset",
             Page::Tasks | Page::Task(_) => "tasks",
             Page::Results => "results",
+            Page::Run => "run",
             Page::Curate => "curate",
             Page::Leaderboard => "leaderboard",
             Page::Verify => "verify",

@@ -30,3 +30,8 @@ pub fn get(key: &str) -> Result<Option<String>, UiError> {
 pub fn set(key: &str, text: &str) -> Result<(), UiError> {
     call("setItem", &[key, text]).map(|_| ())
 }
+
+/// Remove `key` (no error when absent).
+pub fn remove(key: &str) -> Result<(), UiError> {
+    call("removeItem", &[key]).map(|_| ())
+}

@@ -10,7 +10,7 @@ mod audit;
 mod export;
 mod name_match;
 mod options;
-mod table;
+pub(crate) mod table;
 mod task_list;
 
 use leptos::prelude::*;

@@ -1,0 +1,333 @@
+//! A benchmark run from the page: the core's runner (`repoqa::llm::run`)
+//! decides what to send and what each reply means; this job sends the
+//! requests with `fetch`, stores every answer (in the answers the Results
+//! table scores, and its record in the run log, both in IndexedDB) the
+//! moment it arrives, and shows progress on its own job line (Pause,
+//! Resume, Cancel). A reload finds the stored answers: the next run asks
+//! only the rest (`repoqa::llm::runlog::plan_run`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::context::Task;
+use repoqa::llm::presets::NO_STATUS;
+use repoqa::llm::run::{Run, RunEvent, RunStep};
+use repoqa::llm::runlog::{plan_run, TaskSelection};
+use repoqa::llm::schedule::ScheduleConfig;
+use repoqa::llm::wire::{read_reply, Outcome, RunSettings, TransportError};
+use repoqa::llm::{snippet, HttpReply};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+use super::{Job, Runner};
+use crate::ui::browser::fetch::post_model_request;
+use crate::ui::browser::time::{now_ms, unix_now};
+use crate::ui::error::UiError;
+use crate::ui::state::answers::KEY_ANSWERS;
+use crate::ui::state::run::{mark_active, save_log, RunState};
+use crate::ui::state::AppState;
+use crate::ui::storage;
+
+/// The model run's own job line (provided by `App`), so a long run leaves
+/// the main line free for imports and re-scoring.
+#[derive(Clone, Copy)]
+pub struct ModelRun {
+    pub runner: Runner,
+}
+
+impl ModelRun {
+    pub fn new() -> ModelRun {
+        ModelRun { runner: Runner::new() }
+    }
+}
+
+impl Default for ModelRun {
+    fn default() -> Self {
+        ModelRun::new()
+    }
+}
+
+pub fn use_model_run() -> ModelRun {
+    expect_context::<ModelRun>()
+}
+
+/// The form's settings with the key (from memory), for the browser.
+fn settings_of(rs: RunState) -> Result<RunSettings, UiError> {
+    let mut s = rs.form.with_untracked(|f| f.settings.clone());
+    let key = rs.key.get_untracked();
+    s.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
+    s.from_browser = true;
+    s.validate().map_err(UiError::invalid)?;
+    Ok(s)
+}
+
+fn timeout_ms(rs: RunState) -> u32 {
+    let s = rs.form.with_untracked(|f| f.timeout_s);
+    (if s.is_finite() && s > 0.0 { s * 1000.0 } else { 300_000.0 }).min(u32::MAX as f64) as u32
+}
+
+fn time_now() -> String {
+    let (secs, micros) = unix_now();
+    repoqa::report::format_eval_date(secs, micros)
+}
+
+/// Replies delivered by the request tasks, and a way to wake the run loop.
+#[derive(Default)]
+struct Inbox {
+    replies: RefCell<Vec<(usize, Result<HttpReply, TransportError>)>>,
+    wake: RefCell<Option<js_sys::Function>>,
+}
+
+impl Inbox {
+    fn deliver(&self, item: (usize, Result<HttpReply, TransportError>)) {
+        self.replies.borrow_mut().push(item);
+        let wake = self.wake.borrow_mut().take();
+        if let Some(f) = wake {
+            let _ = f.call0(&JsValue::NULL);
+        }
+    }
+
+    /// Until a reply arrives or `ms` pass.
+    async fn wait(&self, ms: i32) {
+        if !self.replies.borrow().is_empty() {
+            return;
+        }
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            }
+            *self.wake.borrow_mut() = Some(resolve);
+        });
+        let _ = JsFuture::from(promise).await;
+        self.wake.borrow_mut().take();
+    }
+}
+
+/// Merge the answers saved in IndexedDB (a reload restores them lazily):
+/// the plan must know every stored answer before it decides what to ask.
+async fn merge_saved_answers(app: AppState) {
+    if let Ok(Some(json)) = storage::load_json(KEY_ANSWERS).await {
+        if let Ok(saved) = serde_json::from_str::<std::collections::BTreeMap<String, String>>(&json)
+        {
+            if saved.keys().any(|k| app.answers.with_untracked(|a| !a.contains_key(k))) {
+                app.answers.update(|a| {
+                    for (k, v) in saved {
+                        a.entry(k).or_insert(v);
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// Store the answers now (awaited, so a reload right after finds them).
+async fn save_answers(app: AppState) -> Result<(), UiError> {
+    let json = app
+        .answers
+        .with_untracked(serde_json::to_string)
+        .map_err(|e| UiError::Storage(format!("answers not saved: {e}")))?;
+    storage::save_json(KEY_ANSWERS, &json).await
+}
+
+/// Start a run over the selected tasks not answered yet (`only_failed`:
+/// only those whose last attempt failed; `only`: just these task ids).
+pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, only: Option<String>) {
+    rs.connection.set(None);
+    let settings = match settings_of(rs) {
+        Ok(s) => s,
+        Err(e) => return runner.show(super::Line::Failed(e.to_string())),
+    };
+    if let Err(e) = rs.save_form() {
+        leptos::logging::warn!("key not remembered: {e}");
+    }
+    let form = rs.form.get_untracked();
+    let timeout = timeout_ms(rs);
+    let config = ScheduleConfig {
+        concurrency: form.concurrency.max(1),
+        max_retries: form.max_retries,
+        backoff_base_ms: form.retry_base_ms.max(0.0),
+        ..ScheduleConfig::default()
+    };
+    let mut selection: TaskSelection = form.selection.clone();
+    selection.only_failed = only_failed;
+    if let Some(id) = &only {
+        selection =
+            TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() };
+    }
+    let model = settings.model.trim().to_string();
+    runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
+        merge_saved_answers(app).await;
+        let tasks = app.tasks.get_untracked();
+        if tasks.is_empty() {
+            return Err(UiError::invalid(
+                "No tasks are built yet: load a dataset and build the tasks first (Tasks page).",
+            ));
+        }
+        let ids: Vec<String> = tasks.iter().map(|t| t.task_id()).collect();
+        let log = rs.run_log();
+        let plan = app.answers.with_untracked(|a| {
+            plan_run(&ids, |id| a.contains_key(id), &log, &selection)
+        });
+        let plan_todo: Vec<usize> = match &only {
+            Some(id) => plan.todo.into_iter().filter(|&i| &ids[i] == id).collect(),
+            None => plan.todo,
+        };
+        if plan_todo.is_empty() {
+            ctx.done(format!(
+                "Nothing to ask: {} selected task(s) answered already{}.",
+                plan.finished,
+                if only_failed { ", none failed" } else { "" }
+            ));
+            return Ok(());
+        }
+        let sub: Vec<Task> = plan_todo.iter().map(|&i| (*tasks[i]).clone()).collect();
+        drop(tasks);
+        let todo: Vec<usize> = (0..sub.len()).collect();
+        let total = sub.len();
+        rs.live.set(Default::default());
+        rs.interrupted.set(false);
+        mark_active(true).await;
+        let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
+        ctx.progress(what, 0, total);
+        let seed = js_sys::Date::now() as u64;
+        let mut run = Run::new(settings, &sub, &todo, config, seed);
+        let inbox = Rc::new(Inbox::default());
+        loop {
+            if ctx.cancelled() && !run.scheduler().is_cancelled() {
+                run.scheduler().cancel();
+            }
+            let paused = ctx.paused();
+            if paused != run.scheduler().is_paused() {
+                if paused {
+                    run.scheduler().pause();
+                } else {
+                    run.scheduler().resume();
+                }
+            }
+            let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
+            for (task, reply) in batch {
+                if let Err(TransportError::Network(m)) = &reply {
+                    let m = m.clone();
+                    rs.live.update(|l| l.no_status = Some(m));
+                }
+                let ev = run.complete(task, reply.as_ref(), now_ms(), time_now());
+                on_event(app, rs, ev).await;
+            }
+            let stats = run.stats;
+            rs.live.update(|l| l.stats = stats);
+            ctx.count(stats.answered + stats.failed, total);
+            match run.next(now_ms()) {
+                RunStep::Send { task, request, .. } => {
+                    let inbox = inbox.clone();
+                    spawn_local(async move {
+                        let reply = post_model_request(&request, timeout).await;
+                        inbox.deliver((task, reply));
+                    });
+                }
+                RunStep::Wait { until_ms } => {
+                    let ms = until_ms
+                        .map(|u| (u - now_ms()).ceil().clamp(0.0, 200.0) as i32)
+                        .unwrap_or(200);
+                    inbox.wait(ms).await;
+                }
+                RunStep::Done => break,
+            }
+        }
+        mark_active(false).await;
+        let s = run.stats;
+        let not_asked = run.not_asked().len();
+        let tokens = s.prompt_tokens + s.completion_tokens;
+        let summary = format!(
+            "{} answered, {} failed, {} not asked, {} retries, {tokens} tokens",
+            s.answered, s.failed, not_asked, s.retries
+        );
+        if let Some(reason) = rs.live.with_untracked(|l| l.stopped.clone()) {
+            return Err(UiError::invalid(format!(
+                "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
+            )));
+        }
+        if ctx.cancelled() {
+            ctx.done(format!("Cancelled: {summary}. Press Run to ask the rest."));
+        } else {
+            ctx.done(format!("Done: {summary}."));
+        }
+        Ok(())
+    });
+}
+
+async fn on_event(app: AppState, rs: RunState, ev: RunEvent) {
+    match ev {
+        RunEvent::Answered { reply, record, .. } => {
+            let id = record.task_id.clone();
+            app.answers.update(|a| {
+                a.insert(id.clone(), reply);
+            });
+            let saved = save_answers(app).await;
+            if record.truncated {
+                rs.live.update(|l| l.truncated.push(id));
+            }
+            rs.log.update(|l| l.push(record));
+            let logged = save_log(&rs.log.get_untracked()).await;
+            if let Err(e) = saved.and(logged) {
+                rs.live.update(|l| l.save_error = Some(e.to_string()));
+            }
+        }
+        RunEvent::Failed { record, .. } => {
+            rs.log.update(|l| l.push(record));
+            if let Err(e) = save_log(&rs.log.get_untracked()).await {
+                rs.live.update(|l| l.save_error = Some(e.to_string()));
+            }
+        }
+        RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
+        RunEvent::Stopped { reason } => rs.live.update(|l| {
+            l.stopped.get_or_insert(reason);
+        }),
+        RunEvent::Ignored => {}
+    }
+}
+
+/// "Test connection": one short request with the form's settings; the
+/// verdict goes to `rs.connection` (and a failure before any HTTP status
+/// to `rs.live.no_status`, which shows how to allow browser origins).
+pub fn test_connection(rs: RunState) {
+    let mut settings = match settings_of(rs) {
+        Ok(s) => s,
+        Err(e) => return rs.connection.set(Some((false, e.to_string()))),
+    };
+    settings.max_new_tokens = 16;
+    let request = settings.request("Reply with the single word OK.");
+    let timeout = timeout_ms(rs).min(60_000);
+    rs.connection.set(Some((true, "Testing…".into())));
+    spawn_local(async move {
+        let reply = post_model_request(&request, timeout).await;
+        if let Err(TransportError::Network(m)) = &reply {
+            let m = m.clone();
+            rs.live.update(|l| l.no_status = Some(m));
+        }
+        let verdict = match read_reply(&settings, reply.as_ref()) {
+            Outcome::Answer(a) => (
+                true,
+                format!(
+                    "Connected: {} at {} replied {:?}.",
+                    settings.model.trim(),
+                    settings.base_url_shown(),
+                    snippet(&a.text)
+                ),
+            ),
+            Outcome::TaskFailed { reason } => (
+                true,
+                format!(
+                    "The server answered and took the key, but refused the test prompt: {reason}"
+                ),
+            ),
+            Outcome::Stop { reason } => (false, reason),
+            Outcome::Retry { reason, .. } if reason.contains(NO_STATUS) => {
+                (false, format!("No reply: {reason}. See below how to allow this page."))
+            }
+            Outcome::Retry { reason, .. } => (false, format!("No usable reply: {reason}")),
+        };
+        rs.connection.set(Some(verdict));
+    });
+}

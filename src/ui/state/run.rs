@@ -1,0 +1,192 @@
+//! The Run panel's state: the form (everything but the key, kept in
+//! IndexedDB), the key (in memory; in localStorage only when the user
+//! ticks "remember on this device"), the run log (every answered or failed
+//! task's record, in IndexedDB the moment it arrives) and what the running
+//! job shows. The rules (requests, retries, what to ask on resume) are the
+//! core's (`repoqa::llm`).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::llm::run::RunStats;
+use repoqa::llm::runlog::{RunLog, RunRecord, TaskSelection};
+use repoqa::llm::schedule;
+use repoqa::llm::wire::RunSettings;
+use serde::{Deserialize, Serialize};
+
+use crate::ui::error::UiError;
+use crate::ui::storage::{self, local};
+
+/// IndexedDB: the form (JSON, never the key).
+pub const KEY_RUN_FORM: &str = "run-form";
+/// IndexedDB: the run log (JSONL of `RunRecord`s, never the key).
+pub const KEY_RUN_LOG: &str = "run-log";
+/// IndexedDB: present while a run is under way (a reload finds it).
+pub const KEY_RUN_ACTIVE: &str = "run-active";
+/// localStorage: the key, only when "remember on this device" is ticked.
+pub const LOCAL_RUN_KEY: &str = "repoqa-run-api-key";
+
+/// The form, as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunForm {
+    pub preset: String,
+    /// `api_key` is never serialized (`RunSettings` skips it).
+    pub settings: RunSettings,
+    pub concurrency: usize,
+    pub timeout_s: f64,
+    pub max_retries: u32,
+    pub retry_base_ms: f64,
+    pub selection: TaskSelection,
+    pub remember_key: bool,
+}
+
+impl Default for RunForm {
+    fn default() -> RunForm {
+        let preset = repoqa::llm::presets::preset("vllm");
+        let mut settings = RunSettings::default();
+        if let Some(p) = preset {
+            settings.provider = p.provider;
+            settings.base_url = p.base_url.to_string();
+        }
+        RunForm {
+            preset: preset.map(|p| p.id).unwrap_or("custom").to_string(),
+            settings,
+            concurrency: schedule::DEFAULT_CONCURRENCY,
+            timeout_s: schedule::DEFAULT_TIMEOUT_S,
+            max_retries: schedule::DEFAULT_MAX_RETRIES,
+            retry_base_ms: 1000.0,
+            selection: TaskSelection { seed: 1, ..TaskSelection::default() },
+            remember_key: false,
+        }
+    }
+}
+
+/// What the running (or last) run shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunLive {
+    pub stats: RunStats,
+    /// The run stopped: what to fix.
+    pub stopped: Option<String>,
+    /// A request got no HTTP status (CORS or unreachable): the last reason.
+    pub no_status: Option<String>,
+    /// The last retry's reason.
+    pub last_retry: Option<String>,
+    /// Tasks whose prompt the API reports as cut.
+    pub truncated: Vec<String>,
+    /// Answers not saved (IndexedDB refused): the last error.
+    pub save_error: Option<String>,
+}
+
+/// The panel's state. `Copy`: every field is a signal handle.
+#[derive(Clone, Copy)]
+pub struct RunState {
+    pub form: RwSignal<RunForm>,
+    /// The API key: in memory only (see `remember_key`).
+    pub key: RwSignal<String>,
+    pub log: RwSignal<Vec<RunRecord>>,
+    pub live: RwSignal<RunLive>,
+    /// A run was under way when the page was last left (reload, crash).
+    pub interrupted: RwSignal<bool>,
+    /// The saved form, log and marker were read back.
+    pub restored: RwSignal<bool>,
+    /// "Test connection": its verdict (ok, text).
+    pub connection: RwSignal<Option<(bool, String)>>,
+}
+
+impl Default for RunState {
+    fn default() -> Self {
+        RunState::new()
+    }
+}
+
+impl RunState {
+    pub fn new() -> RunState {
+        RunState {
+            form: RwSignal::new(RunForm::default()),
+            key: RwSignal::new(String::new()),
+            log: RwSignal::new(Vec::new()),
+            live: RwSignal::new(RunLive::default()),
+            interrupted: RwSignal::new(false),
+            restored: RwSignal::new(false),
+            connection: RwSignal::new(None),
+        }
+    }
+
+    /// The run log as the core reads it.
+    pub fn run_log(self) -> RunLog {
+        RunLog { records: self.log.get_untracked(), bad_lines: Vec::new() }
+    }
+
+    /// Read the saved form, log, marker and (if remembered) key, once.
+    pub fn restore(self) {
+        if self.restored.get_untracked() {
+            return;
+        }
+        spawn_local(async move {
+            if let Ok(Some(json)) = storage::load_json(KEY_RUN_FORM).await {
+                match serde_json::from_str::<RunForm>(&json) {
+                    Ok(f) => self.form.set(f),
+                    Err(e) => leptos::logging::warn!("saved run settings unreadable: {e}"),
+                }
+            }
+            if let Ok(Some(text)) = storage::load_json(KEY_RUN_LOG).await {
+                let log = repoqa::llm::runlog::read_runlog(&text);
+                self.log.set(log.records);
+            }
+            if let Ok(Some(_)) = storage::load_json(KEY_RUN_ACTIVE).await {
+                self.interrupted.set(true);
+            }
+            if self.form.with_untracked(|f| f.remember_key) {
+                if let Ok(Some(k)) = local::get(LOCAL_RUN_KEY) {
+                    self.key.set(k);
+                }
+            }
+            self.restored.set(true);
+        });
+    }
+
+    /// Store the form (never the key); store or forget the key in
+    /// localStorage as "remember on this device" says.
+    pub fn save_form(self) -> Result<(), UiError> {
+        let form = self.form.get_untracked();
+        let json = serde_json::to_string(&form).unwrap_or_default();
+        spawn_local(async move {
+            if let Err(e) = storage::save_json(KEY_RUN_FORM, &json).await {
+                leptos::logging::warn!("run settings not saved: {e}");
+            }
+        });
+        let key = self.key.get_untracked();
+        if form.remember_key && !key.trim().is_empty() {
+            local::set(LOCAL_RUN_KEY, key.trim())
+        } else {
+            local::remove(LOCAL_RUN_KEY)
+        }
+    }
+}
+
+/// The run log's JSONL text.
+pub fn log_text(records: &[RunRecord]) -> String {
+    records.iter().map(RunRecord::line).collect()
+}
+
+/// Store the run log now (awaited: a reload right after finds it).
+pub async fn save_log(records: &[RunRecord]) -> Result<(), UiError> {
+    storage::save_json(KEY_RUN_LOG, &log_text(records)).await
+}
+
+/// Mark a run as under way (or no longer).
+pub async fn mark_active(active: bool) {
+    let r = if active {
+        storage::save_json(KEY_RUN_ACTIVE, "1").await
+    } else {
+        storage::delete(KEY_RUN_ACTIVE).await
+    };
+    if let Err(e) = r {
+        leptos::logging::warn!("run marker not saved: {e}");
+    }
+}
+
+/// Use the run state provided by `App`.
+pub fn use_run_state() -> RunState {
+    expect_context::<RunState>()
+}
