@@ -24,7 +24,7 @@ try {
   await page.fill('#import-text', lines.join('\n'));
   await page.click('#import-pasted');
   await page.waitForSelector('#import-status');
-  const pages = ['', '#dataset', '#tasks', `#task/${encodeURIComponent(ids[0])}`, '#results', '#leaderboard', '#verify', '#curate', '#about'];
+  const pages = ['', '#dataset', '#tasks', `#task/${encodeURIComponent(ids[0])}`, '#results', '#run', '#leaderboard', '#verify', '#curate', '#about'];
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     for (const hash of pages) {
