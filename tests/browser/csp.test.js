@@ -184,3 +184,31 @@ test('hostile repo names, file names and dataset text stay text', async (t) => {
   assert.deepEqual((await page.evaluate(() => window.__violations)).filter((v) => !v.startsWith('img-src')), []);
   await saveScreenshot(page, 'csp-hostile-names.png');
 });
+
+test('deep nesting and a 100 MB string in a dataset are refused in the page in bounded memory', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await watch(page);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-hostile-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const deep = path.join(tmp, 'deep.json');
+  fs.writeFileSync(deep, '{"python": ' + '['.repeat(1_000_000) + ']'.repeat(1_000_000) + '}');
+  const long = path.join(tmp, 'long-string.json');
+  fs.writeFileSync(long, '{"python": [{"repo": "a/b", "content": {"x.py": "' + 'x'.repeat(100 << 20) + '"}, "dependency": {}}]}');
+  await gotoApp(page, srv.url, '#dataset');
+  await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });
+  for (const [file, want] of [[deep, /deep\.json.*(recursion limit|nest)/s], [long, /long-string\.json.*over the limit/s]]) {
+    const before = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
+    await page.setInputFiles('#dataset-file', file);
+    await page.waitForSelector('#dataset-error', { timeout: 60000 });
+    await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });
+    const message = await page.textContent('#dataset-error');
+    assert.match(message, want, message);
+    const peak = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
+    console.log(`${path.basename(file)} in the page: ${(fs.statSync(file).size / 1e6).toFixed(1)} MB file, wasm memory ${(before / 1048576).toFixed(0)} MiB before, ${(peak / 1048576).toFixed(0)} MiB after: ${message.trim()}`);
+    assert.ok(peak < 600 * 1048576, `wasm memory grew to ${peak}`);
+  }
+  // The demo is still loaded and usable.
+  assert.match(await page.textContent('#dataset-origin'), /demo/);
+  assert.deepEqual(problems, []);
+});
