@@ -707,6 +707,26 @@ fn csv_cell(s: &str) -> String {
     }
 }
 
+/// A per-task record for tests of the modules that read SCORES files
+/// (`verify`, `leaderboard`): needle `name` in repo `a/b`, best target `best`
+/// (none: similarity 0) with similarity `score`.
+#[cfg(test)]
+pub(crate) fn test_record(name: &str, best: Option<&str>, score: f64) -> TaskResult {
+    TaskResult {
+        repo: "a/b".into(),
+        name: name.into(),
+        needle_position: serde_json::json!(0.5),
+        is_best_similar: best == Some(name),
+        best_similar_score: match best {
+            None => Number::from(0),
+            Some(_) => Number::from_f64(score).unwrap(),
+        },
+        best_target: best.map(str::to_string),
+        token_start: serde_json::json!(1),
+        token_end: serde_json::json!(2),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

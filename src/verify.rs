@@ -992,22 +992,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Number};
 
-    fn rec(name: &str, best: Option<&str>, score: f64) -> TaskResult {
-        TaskResult {
-            repo: "a/b".into(),
-            name: name.into(),
-            needle_position: json!(0.5),
-            is_best_similar: best == Some(name),
-            best_similar_score: if best.is_none() {
-                Number::from(0)
-            } else {
-                Number::from_f64(score).unwrap()
-            },
-            best_target: best.map(str::to_string),
-            token_start: json!(1),
-            token_end: json!(2),
-        }
-    }
+    use crate::report::test_record as rec;
 
     fn model_scores() -> ModelScores {
         let mut results = IndexMap::new();

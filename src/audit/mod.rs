@@ -352,37 +352,7 @@ mod tests {
     use crate::dataset::Dataset;
     use crate::tokenize::test_tokenizer;
 
-    /// One repo: files in dependency order, needles as (path, name, start, end).
-    fn dataset(
-        language: &str,
-        files: &[(&str, &str)],
-        needles: &[(&str, &str, usize, usize)],
-    ) -> Dataset {
-        let content: serde_json::Map<String, serde_json::Value> =
-            files.iter().map(|(p, t)| (p.to_string(), (*t).into())).collect();
-        let dependency: serde_json::Map<String, serde_json::Value> = files
-            .iter()
-            .enumerate()
-            .map(|(i, (p, _))| {
-                let deps: Vec<serde_json::Value> =
-                    if i > 0 { vec![files[i - 1].0.into()] } else { vec![] };
-                (p.to_string(), deps.into())
-            })
-            .collect();
-        let needles: Vec<serde_json::Value> = needles
-            .iter()
-            .map(|(path, name, s, e)| {
-                let text = files.iter().find(|f| f.0 == *path).unwrap().1;
-                let start_line = text[..*s].matches('\n').count();
-                let end_line = text[..*e].matches('\n').count() + 1;
-                serde_json::json!({"name": name, "start_line": start_line, "end_line": end_line,
-                    "start_byte": s, "end_byte": e, "path": path, "description": "d"})
-            })
-            .collect();
-        let v = serde_json::json!({language: [{"repo": "o/r", "content": content,
-            "dependency": dependency, "needles": needles}]});
-        Dataset::from_bytes(v.to_string().as_bytes(), "test").unwrap()
-    }
+    use crate::context::tests::dataset;
 
     fn run(d: &Dataset, mode: CommentMode, protocol: Protocol) -> measure::AuditRun {
         let options = ContextOptions {

@@ -443,15 +443,16 @@ pub struct PlacedTask {
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
-mod tests {
+pub(crate) mod tests {
     use super::clean::python_slice_end;
     use super::count::word_sums_apply;
     use super::*;
     use crate::tokenize::test_tokenizer;
 
     /// A dataset of one repo from (path, text) files in dependency order and
-    /// needles given as (path, name, start_byte, end_byte).
-    fn dataset(
+    /// needles given as (path, name, start_byte, end_byte). The audit's
+    /// tests use it too.
+    pub(crate) fn dataset(
         language: &str,
         files: &[(&str, &str)],
         needles: &[(&str, &str, usize, usize)],
