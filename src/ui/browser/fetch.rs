@@ -11,8 +11,8 @@ use crate::ui::error::UiError;
 /// Slice size when reading a local file.
 const FILE_SLICE: f64 = 8.0 * 1024.0 * 1024.0;
 
-/// GET `url` as bytes in one go (same-origin assets).
-pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, UiError> {
+/// GET `url`: the response when its status is a success, else why not.
+async fn get_ok(url: &str) -> Result<gloo_net::http::Response, UiError> {
     let resp = gloo_net::http::Request::get(url)
         .send()
         .await
@@ -24,6 +24,12 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, UiError> {
             text: resp.status_text(),
         });
     }
+    Ok(resp)
+}
+
+/// GET `url` as bytes in one go (same-origin assets).
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, UiError> {
+    let resp = get_ok(url).await?;
     resp.binary()
         .await
         .map_err(|e| UiError::Unreachable { url: url.to_string(), detail: e.to_string() })
@@ -38,17 +44,7 @@ pub async fn fetch_stream(
     max: usize,
     mut on_chunk: impl FnMut(usize, usize) -> bool,
 ) -> Result<Vec<u8>, UiError> {
-    let resp = gloo_net::http::Request::get(url)
-        .send()
-        .await
-        .map_err(|e| UiError::Unreachable { url: url.to_string(), detail: e.to_string() })?;
-    if !resp.ok() {
-        return Err(UiError::Http {
-            url: url.to_string(),
-            status: resp.status(),
-            text: resp.status_text(),
-        });
-    }
+    let resp = get_ok(url).await?;
     let total: usize =
         resp.headers().get("content-length").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
     if total > max {
@@ -145,14 +141,24 @@ pub async fn post_model_request(
             TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
         }
     };
+    post_http(req, timeout_ms).await.map_err(failed)
+}
+
+/// POST `req` with `fetch`, giving up after `timeout_ms`: any HTTP status
+/// is a reply; the error is what `fetch` reported before one (the callers
+/// say what it means for them).
+pub async fn post_http(
+    req: &repoqa::llm::HttpRequest,
+    timeout_ms: u32,
+) -> Result<repoqa::llm::HttpReply, gloo_net::Error> {
     let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_ms.max(1));
     let mut call = gloo_net::http::Request::post(&req.url).abort_signal(Some(&timeout));
     for (k, v) in &req.headers {
         call = call.header(k, v);
     }
-    let resp = call.body(req.body.as_str()).map_err(failed)?.send().await.map_err(failed)?;
+    let resp = call.body(req.body.as_str())?.send().await?;
     let status = resp.status();
     let retry_after = resp.headers().get("retry-after");
-    let body = resp.text().await.map_err(failed)?;
+    let body = resp.text().await?;
     Ok(repoqa::llm::HttpReply { status, retry_after, body })
 }

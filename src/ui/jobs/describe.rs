@@ -4,6 +4,7 @@
 //! endpoint with `fetch`, so the endpoint must allow cross-origin requests
 //! (CORS); the request and the reading of replies are `repoqa::llm`'s.
 
+use crate::ui::browser::fetch::post_http;
 use repoqa::curate::{CurateReport, Descriptions};
 use repoqa::llm::{self, ApiSettings, HttpReply, HttpRequest, LlmError, Progress};
 
@@ -56,16 +57,6 @@ async fn post(req: &HttpRequest, timeout_secs: u64) -> Result<HttpReply, LlmErro
         };
         LlmError::Transport { url: req.url.clone(), message }
     };
-    let timeout = web_sys::AbortSignal::timeout_with_u32(
-        timeout_secs.saturating_mul(1000).min(u32::MAX as u64) as u32,
-    );
-    let mut call = gloo_net::http::Request::post(&req.url).abort_signal(Some(&timeout));
-    for (k, v) in &req.headers {
-        call = call.header(k, v);
-    }
-    let resp = call.body(req.body.as_str()).map_err(failed)?.send().await.map_err(failed)?;
-    let status = resp.status();
-    let retry_after = resp.headers().get("retry-after");
-    let body = resp.text().await.map_err(failed)?;
-    Ok(HttpReply { status, retry_after, body })
+    let timeout_ms = timeout_secs.saturating_mul(1000).min(u32::MAX as u64) as u32;
+    post_http(req, timeout_ms).await.map_err(failed)
 }
