@@ -531,9 +531,12 @@ pub(super) fn make_code_context(
         let mut pad_suffix = needle_suffix + suffix_orig as i64 - suffix_clean - 1;
         let mut line = 0usize;
         let mut dummy = String::new();
+        // Each dummy line is counted as `len(tokenize(current))`; `budget`
+        // gives that count from the memoized words instead of a whole
+        // tokenizer call per line (K6).
         while pad_prefix > 0 {
             let current = format!("{cp} Line Number {line}\n");
-            pad_prefix -= c.tok.count(&current)? as i64;
+            pad_prefix -= c.budget(&current)? as i64;
             dummy.push_str(&current);
             line += 1;
         }
@@ -542,7 +545,7 @@ pub(super) fn make_code_context(
         prefix_cleaned = dummy;
         while pad_suffix > 0 {
             let current = format!("{cp} Line Number {line}\n");
-            pad_suffix -= c.tok.count(&current)? as i64;
+            pad_suffix -= c.budget(&current)? as i64;
             suffix_cleaned.push_str(&current);
             line += 1;
         }
