@@ -26,7 +26,7 @@ use crate::ui::browser::fetch::post_model_request;
 use crate::ui::browser::time::{now_ms, unix_now};
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
-use crate::ui::state::run::{mark_active, save_log, RunState};
+use crate::ui::state::run::{mark_active, save_log, RunLive, RunState};
 use crate::ui::state::AppState;
 use crate::ui::storage;
 
@@ -157,6 +157,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() };
     }
     let model = settings.model.trim().to_string();
+    let session = rs.session_now();
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
         merge_saved_answers(app).await;
         let tasks = app.tasks.get_untracked();
@@ -186,7 +187,10 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         drop(tasks);
         let todo: Vec<usize> = (0..sub.len()).collect();
         let total = sub.len();
-        rs.live.set(Default::default());
+        // A new run starts with clean counts and problems, but keeps the
+        // advice on browser origins: a server that hid one reply may hide
+        // the next, whatever failed in between.
+        rs.live.update(|l| *l = RunLive { no_status: l.no_status.take(), ..RunLive::default() });
         rs.interrupted.set(false);
         mark_active(true).await;
         let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
@@ -195,6 +199,11 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         let mut run = Run::new(settings, &sub, &todo, config, seed);
         let inbox = Rc::new(Inbox::default());
         loop {
+            if rs.session_now() != session {
+                // "New session": the replies still in flight are dropped.
+                ctx.done("Ended by New session: nothing more was stored.");
+                return Ok(());
+            }
             if ctx.cancelled() && !run.scheduler().is_cancelled() {
                 run.scheduler().cancel();
             }
@@ -208,12 +217,18 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             }
             let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
             for (task, reply) in batch {
+                if rs.session_now() != session {
+                    break;
+                }
                 if let Err(TransportError::Network(m)) = &reply {
                     let m = m.clone();
                     rs.live.update(|l| l.no_status = Some(m));
                 }
                 let ev = run.complete(task, reply.as_ref(), now_ms(), time_now());
                 on_event(app, rs, ev).await;
+            }
+            if rs.session_now() != session {
+                continue;
             }
             let stats = run.stats;
             rs.live.update(|l| l.stats = stats);
@@ -239,10 +254,16 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         let s = run.stats;
         let not_asked = run.not_asked().len();
         let tokens = s.prompt_tokens + s.completion_tokens;
-        let summary = format!(
+        let mut summary = format!(
             "{} answered, {} failed, {} not asked, {} retries, {tokens} tokens",
             s.answered, s.failed, not_asked, s.retries
         );
+        if s.truncated > 0 {
+            summary.push_str(&format!(
+                "; WARNING: {} prompt(s) cut by the server, their scores are meaningless",
+                s.truncated
+            ));
+        }
         if let Some(reason) = rs.live.with_untracked(|l| l.stopped.clone()) {
             return Err(UiError::invalid(format!(
                 "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
@@ -300,8 +321,12 @@ pub fn test_connection(rs: RunState) {
     let request = settings.request("Reply with the single word OK.");
     let timeout = timeout_ms(rs).min(60_000);
     rs.connection.set(Some((true, "Testing…".into())));
+    let session = rs.session_now();
     spawn_local(async move {
         let reply = post_model_request(&request, timeout).await;
+        if rs.session_now() != session {
+            return;
+        }
         if let Err(TransportError::Network(m)) = &reply {
             let m = m.clone();
             rs.live.update(|l| l.no_status = Some(m));
