@@ -14,6 +14,7 @@
 //     and resets the Run page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { saveScreenshot } from './browser.js';
 import { open, buildDemo, DEMO } from './results-fixture.js';
 import { KEY, startModelServer, idbDump, setField, runAndWait, configure, tasksOf } from './run-fixture.js';
 
@@ -134,6 +135,10 @@ test('a refused key names the API key field; the CORS advice outlives a later 50
   assert.equal(await runAndWait(page), 'done');
   assert.equal((await srv.get('/stats')).faulted['500'], 1);
   assert.match(await page.textContent('#run-cors-help'), /no HTTP status.*--allowed-origins/s);
+  await saveScreenshot(page, 'run-faults-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'run-faults-390.png');
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.click('#run-cors-dismiss');
   await page.waitForSelector('#run-cors-help', { state: 'detached' });
   // Another server (base URL) starts without it.
