@@ -216,6 +216,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
                 }
             }
             let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
+            let mut unsaved = Unsaved::default();
             for (task, reply) in batch {
                 if rs.session_now() != session {
                     break;
@@ -225,11 +226,12 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
                     rs.live.update(|l| l.no_status = Some(m));
                 }
                 let ev = run.complete(task, reply.as_ref(), now_ms(), time_now());
-                on_event(app, rs, ev).await;
+                on_event(app, rs, ev, &mut unsaved);
             }
             if rs.session_now() != session {
                 continue;
             }
+            store(app, rs, unsaved).await;
             let stats = run.stats;
             rs.live.update(|l| l.stats = stats);
             ctx.count(stats.answered + stats.failed, total);
@@ -278,34 +280,50 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
     });
 }
 
-async fn on_event(app: AppState, rs: RunState, ev: RunEvent) {
+/// What a batch of replies left to store.
+#[derive(Clone, Copy, Default)]
+struct Unsaved {
+    answers: bool,
+    log: bool,
+}
+
+/// Take one event into the page's state; what it changed is stored by
+/// [`store`] once per batch of replies.
+fn on_event(app: AppState, rs: RunState, ev: RunEvent, unsaved: &mut Unsaved) {
     match ev {
         RunEvent::Answered { reply, record, .. } => {
             let id = record.task_id.clone();
             app.answers.update(|a| {
                 a.insert(id.clone(), reply);
             });
-            let saved = save_answers(app).await;
             if record.truncated {
                 rs.live.update(|l| l.truncated.push(id));
             }
             rs.log.update(|l| l.push(record));
-            let logged = save_log(&rs.log.get_untracked()).await;
-            if let Err(e) = saved.and(logged) {
-                rs.live.update(|l| l.save_error = Some(e.to_string()));
-            }
+            unsaved.answers = true;
+            unsaved.log = true;
         }
         RunEvent::Failed { record, .. } => {
             rs.log.update(|l| l.push(record));
-            if let Err(e) = save_log(&rs.log.get_untracked()).await {
-                rs.live.update(|l| l.save_error = Some(e.to_string()));
-            }
+            unsaved.log = true;
         }
         RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
         RunEvent::Stopped { reason } => rs.live.update(|l| {
             l.stopped.get_or_insert(reason);
         }),
         RunEvent::Ignored => {}
+    }
+}
+
+/// Store the answers and the run log a batch of replies changed (awaited
+/// before the next request is sent, so a reload right after finds them).
+/// One write per batch, not per reply: each IndexedDB commit costs a few
+/// milliseconds, and at high concurrency replies arrive in bunches.
+async fn store(app: AppState, rs: RunState, unsaved: Unsaved) {
+    let saved = if unsaved.answers { save_answers(app).await } else { Ok(()) };
+    let logged = if unsaved.log { save_log(&rs.log.get_untracked()).await } else { Ok(()) };
+    if let Err(e) = saved.and(logged) {
+        rs.live.update(|l| l.save_error = Some(e.to_string()));
     }
 }
 
