@@ -2,7 +2,8 @@
 # Speed benchmark against the official Python harness (prints figures; not a
 # test): the native CLI, then the web app in headless Chromium on the same
 # inputs, and the scheduling overhead of `repoqa run` (tests/bench/
-# run_overhead.py). `--no-browser` skips the browser part; other arguments go to
+# run_overhead.py) and of the Run page (tests/browser/bench-run.mjs).
+# `--no-browser` skips the browser part; other arguments go to
 # tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks).
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
@@ -38,4 +39,7 @@ if [[ $browser == 1 ]]; then
   echo
   trunk build --release --offline
   (cd tests/browser && node bench.mjs)
+  # The Run page: what it costs per task beyond the server's time (as run_overhead.py).
+  echo
+  (cd tests/browser && node bench-run.mjs)
 fi

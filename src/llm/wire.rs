@@ -63,6 +63,15 @@ impl Provider {
             Provider::Google => &["GOOGLE_API_KEY"],
         }
     }
+
+    /// The API's name for people, in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OpenAI-compatible",
+            Provider::Anthropic => "Anthropic",
+            Provider::Google => "Google Gemini",
+        }
+    }
 }
 
 impl fmt::Display for Provider {
@@ -206,10 +215,21 @@ impl RunSettings {
             return Err("max new tokens must be at least 1".into());
         }
         if self.provider != Provider::OpenAi && self.key().is_none() {
-            let envs = self.provider.key_env().join(" or ");
-            return Err(format!("no API key for {} (set {envs})", self.provider));
+            let fix = if self.from_browser { "fill in" } else { "set" };
+            return Err(format!("no API key for {} ({fix} {})", self.provider, self.key_source()));
         }
         Ok(())
+    }
+
+    /// Where the key comes from, for messages saying what to fix: the
+    /// CLI's environment variables, or the page's "API key" field (the
+    /// page has no environment; `from_browser`).
+    pub fn key_source(&self) -> String {
+        if self.from_browser {
+            format!("the API key field, with your {} API key", self.provider.label())
+        } else {
+            self.provider.key_env().join(" or ")
+        }
     }
 
     /// The official request for `prompt`.
@@ -415,13 +435,13 @@ pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportEr
             401 | 403 => Outcome::Stop {
                 reason: format!(
                     "{url}: HTTP {status}, the API key was refused{says}; check the key ({})",
-                    settings.provider.key_env().join(" or ")
+                    settings.key_source()
                 ),
             },
             400 if bad_key => Outcome::Stop {
                 reason: format!(
                     "{url}: HTTP 400, the API key was refused{says}; check the key ({})",
-                    settings.provider.key_env().join(" or ")
+                    settings.key_source()
                 ),
             },
             404 => Outcome::Stop {
@@ -601,7 +621,15 @@ mod tests {
         assert_eq!(header(&r, "anthropic-dangerous-direct-browser-access"), Some("true"));
         assert_eq!(body(&r)["system"], "SYS");
         s.api_key = None;
-        assert!(s.validate().unwrap_err().contains("ANTHROPIC_API_KEY or ANTHROPIC_KEY"));
+        assert_eq!(
+            s.validate().unwrap_err(),
+            "no API key for anthropic (fill in the API key field, with your Anthropic API key)"
+        );
+        s.from_browser = false;
+        assert_eq!(
+            s.validate().unwrap_err(),
+            "no API key for anthropic (set ANTHROPIC_API_KEY or ANTHROPIC_KEY)"
+        );
     }
 
     #[test]
@@ -685,6 +713,22 @@ mod tests {
         let st = |status: u16, b: Value| read_reply(&s, Ok(&reply(status, b)));
         assert!(
             matches!(st(401, json!({})), Outcome::Stop { ref reason } if reason.contains("check the key (OPENAI_API_KEY)"))
+        );
+        // The page has no environment: it names its key field and the API.
+        let mut page = settings(Provider::OpenAi);
+        page.from_browser = true;
+        let o = read_reply(&page, Ok(&reply(403, json!({}))));
+        assert!(
+            matches!(&o, Outcome::Stop { reason } if reason.ends_with("check the key (the API key field, with your OpenAI-compatible API key)")),
+            "{o:?}"
+        );
+        assert!(!format!("{o:?}").contains("OPENAI_API_KEY"));
+        page.provider = Provider::Google;
+        let o =
+            read_reply(&page, Ok(&reply(400, json!({"error": {"message": "API key not valid."}}))));
+        assert!(
+            matches!(&o, Outcome::Stop { reason } if reason.contains("the API key field, with your Google Gemini API key")),
+            "{o:?}"
         );
         assert!(matches!(st(404, json!({"error": {"message": "no such model"}})),
             Outcome::Stop { ref reason } if reason.contains("no such model; check the base URL and the model name \"m-1\"")));

@@ -159,14 +159,15 @@ export async function answeredDemo() {
   return fx;
 }
 
-/** The page's outputs export scored by the CLI: its SCORES text and model record. */
-export async function cliScoresOfExport(fx) {
+/** The page's outputs export scored by the CLI (on `dataset`, the demo
+ *  unless given): its SCORES text and model record. */
+export async function cliScoresOfExport(fx, dataset = DEMO) {
   await fx.page.fill('#eval-date', EVAL_DATE);
   const outputs = await fx.download(() => fx.page.click('#export-outputs'));
   assert.equal(outputs.name, 'model.jsonl');
   fs.copyFileSync(outputs.path, path.join(ARTIFACTS, 'results-outputs.jsonl'));
   const cliScores = path.join(fx.work, 'cli-SCORES.json');
-  execFileSync(BIN, ['score', '--model-output-path', outputs.path, '--dataset-path', DEMO,
+  execFileSync(BIN, ['score', '--model-output-path', outputs.path, '--dataset-path', dataset,
     '--out', cliScores, '--eval-date', EVAL_DATE, '--overwrite'], { stdio: 'pipe' });
   const text = fs.readFileSync(cliScores, 'utf8');
   return { text, model: JSON.parse(text).model };

@@ -11,90 +11,11 @@
 // message saying so; a server without CORS gets the explanation.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { ROOT, saveScreenshot } from './browser.js';
+import { saveScreenshot } from './browser.js';
 import { open, buildDemo, cliScoresOfExport, DEMO } from './results-fixture.js';
-
-const KEY = 'sk-browser-test-SECRET-0123456789';
-const MODEL = 'org/test-model';
-
-/** python3 tests/oracle/model_server.py on 127.0.0.1; its URL and handles. */
-async function startModelServer(args) {
-  const child = spawn('python3', [path.join(ROOT, 'tests/oracle/model_server.py'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const rl = readline.createInterface({ input: child.stdout });
-  const line = await new Promise((resolve, reject) => {
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`model server exited ${code}`)));
-  });
-  const port = Number(line.replace('PORT ', ''));
-  assert.ok(port > 0, `model server said ${line}`);
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    async get(p) { return (await fetch(url + p)).json(); },
-    async control(body) {
-      await fetch(url + '/control', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    },
-    stop() { child.stdin.end(); child.kill(); },
-  };
-}
-
-/** Every IndexedDB value of the app, as text. */
-function idbDump(page) {
-  return page.evaluate(() => new Promise((resolve, reject) => {
-    const r = indexedDB.open('repoqa-web');
-    r.onerror = () => reject(r.error);
-    r.onsuccess = () => {
-      const out = {};
-      const c = r.result.transaction('kv').objectStore('kv').openCursor();
-      c.onerror = () => reject(c.error);
-      c.onsuccess = () => {
-        const cur = c.result;
-        if (!cur) return resolve(out);
-        const v = cur.value;
-        out[cur.key] = typeof v === 'string' ? v : (v instanceof Uint8Array ? new TextDecoder().decode(v) : String(v));
-        cur.continue();
-      };
-    };
-  }));
-}
-
-async function setField(page, sel, value) {
-  await page.fill(sel, String(value));
-  await page.dispatchEvent(sel, 'change');
-}
-
-async function finished(page) {
-  return Number(await page.getAttribute('#run-progress', 'data-finished'));
-}
-
-/** Click `button` and wait until the run it starts has ended; its end state. */
-async function runAndWait(page, button = '#run-start', timeout = 120000) {
-  const before = await finished(page);
-  await page.click(button);
-  await page.waitForFunction((b) => Number(document.querySelector('#run-progress')?.dataset.finished) > b, before, { timeout });
-  return page.getAttribute('#run-progress', 'data-state');
-}
-
-/** The form for one format and one language's tasks. */
-async function configure(page, srv, { provider, language, key = KEY }) {
-  await page.selectOption('#run-preset', 'custom');
-  await page.selectOption('#run-provider', provider);
-  await setField(page, '#run-base-url', srv.url + (provider === 'google' ? '/v1beta' : '/v1'));
-  await setField(page, '#run-model', MODEL);
-  await setField(page, '#run-key', key);
-  await setField(page, '#run-concurrency', 2);
-  await setField(page, '#run-timeout', 10);
-  await setField(page, '#run-max-retries', 4);
-  await setField(page, '#run-retry-base', 100);
-  await setField(page, '#run-filter', language + '::');
-  await page.waitForSelector('#run-selection[data-selected="10"]');
-}
-
-const tasksOf = (reqs) => reqs.map((r) => r && r.task).filter(Boolean);
+import { KEY, MODEL, startModelServer, idbDump, setField, runAndWait, configure, tasksOf } from './run-fixture.js';
 
 let fx;
 let srv;

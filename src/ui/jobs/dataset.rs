@@ -15,8 +15,10 @@ use serde_json::{json, Value};
 use super::fetch::{fetch_with_progress, read_file_with_progress};
 use super::{build, Ctx, Job, Line, Runner};
 use crate::ui::browser::dom::{confirm, warn};
+use crate::ui::browser::time::{now_ms, sleep_ms};
 use crate::ui::error::UiError;
 use crate::ui::format::bytes_label;
+use crate::ui::state::run::RunState;
 use crate::ui::state::{settings, AppState, LoadedDataset};
 use crate::ui::storage;
 
@@ -289,18 +291,28 @@ pub fn restore_session(state: AppState, runner: Runner) {
 }
 
 /// "New session": forget everything stored, then start over with the demo.
-pub fn new_session(state: AppState, runner: Runner) {
+/// A model run (on `model`, the Run page's line) is ended first: it stores
+/// answers as they arrive, and none of the old session may land in the new.
+pub fn new_session(state: AppState, runner: Runner, model: Runner, rs: RunState) {
     if !confirm("Start a new session? This forgets the dataset, settings, tasks, answers and results stored in this browser.") {
         return;
     }
     spawn_local(async move {
+        rs.reset();
+        model.cancel();
+        let asked = now_ms();
+        while model.busy_untracked() && now_ms() - asked < 10_000.0 {
+            sleep_ms(50).await;
+        }
         if let Err(e) = storage::clear_all().await {
             runner.show(Line::Failed(format!("Could not clear the stored session: {e}")));
             return;
         }
         state.reset();
+        rs.reset();
         super::tokenizer::reset(state);
         runner.show(Line::Idle);
+        model.show(Line::Idle);
         load_demo(state, runner);
     });
 }

@@ -26,7 +26,7 @@ use crate::ui::browser::fetch::post_model_request;
 use crate::ui::browser::time::{now_ms, unix_now};
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
-use crate::ui::state::run::{mark_active, save_log, RunState};
+use crate::ui::state::run::{mark_active, save_log, RunLive, RunState};
 use crate::ui::state::AppState;
 use crate::ui::storage;
 
@@ -157,6 +157,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() };
     }
     let model = settings.model.trim().to_string();
+    let session = rs.session_now();
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
         merge_saved_answers(app).await;
         let tasks = app.tasks.get_untracked();
@@ -186,7 +187,10 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         drop(tasks);
         let todo: Vec<usize> = (0..sub.len()).collect();
         let total = sub.len();
-        rs.live.set(Default::default());
+        // A new run starts with clean counts and problems, but keeps the
+        // advice on browser origins: a server that hid one reply may hide
+        // the next, whatever failed in between.
+        rs.live.update(|l| *l = RunLive { no_status: l.no_status.take(), ..RunLive::default() });
         rs.interrupted.set(false);
         mark_active(true).await;
         let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
@@ -195,6 +199,11 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         let mut run = Run::new(settings, &sub, &todo, config, seed);
         let inbox = Rc::new(Inbox::default());
         loop {
+            if rs.session_now() != session {
+                // "New session": the replies still in flight are dropped.
+                ctx.done("Ended by New session: nothing more was stored.");
+                return Ok(());
+            }
             if ctx.cancelled() && !run.scheduler().is_cancelled() {
                 run.scheduler().cancel();
             }
@@ -207,14 +216,22 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
                 }
             }
             let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
+            let mut unsaved = Unsaved::default();
             for (task, reply) in batch {
+                if rs.session_now() != session {
+                    break;
+                }
                 if let Err(TransportError::Network(m)) = &reply {
                     let m = m.clone();
                     rs.live.update(|l| l.no_status = Some(m));
                 }
                 let ev = run.complete(task, reply.as_ref(), now_ms(), time_now());
-                on_event(app, rs, ev).await;
+                on_event(app, rs, ev, &mut unsaved);
             }
+            if rs.session_now() != session {
+                continue;
+            }
+            store(app, rs, unsaved).await;
             let stats = run.stats;
             rs.live.update(|l| l.stats = stats);
             ctx.count(stats.answered + stats.failed, total);
@@ -239,10 +256,16 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         let s = run.stats;
         let not_asked = run.not_asked().len();
         let tokens = s.prompt_tokens + s.completion_tokens;
-        let summary = format!(
+        let mut summary = format!(
             "{} answered, {} failed, {} not asked, {} retries, {tokens} tokens",
             s.answered, s.failed, not_asked, s.retries
         );
+        if s.truncated > 0 {
+            summary.push_str(&format!(
+                "; WARNING: {} prompt(s) cut by the server, their scores are meaningless",
+                s.truncated
+            ));
+        }
         if let Some(reason) = rs.live.with_untracked(|l| l.stopped.clone()) {
             return Err(UiError::invalid(format!(
                 "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
@@ -257,34 +280,50 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
     });
 }
 
-async fn on_event(app: AppState, rs: RunState, ev: RunEvent) {
+/// What a batch of replies left to store.
+#[derive(Clone, Copy, Default)]
+struct Unsaved {
+    answers: bool,
+    log: bool,
+}
+
+/// Take one event into the page's state; what it changed is stored by
+/// [`store`] once per batch of replies.
+fn on_event(app: AppState, rs: RunState, ev: RunEvent, unsaved: &mut Unsaved) {
     match ev {
         RunEvent::Answered { reply, record, .. } => {
             let id = record.task_id.clone();
             app.answers.update(|a| {
                 a.insert(id.clone(), reply);
             });
-            let saved = save_answers(app).await;
             if record.truncated {
                 rs.live.update(|l| l.truncated.push(id));
             }
             rs.log.update(|l| l.push(record));
-            let logged = save_log(&rs.log.get_untracked()).await;
-            if let Err(e) = saved.and(logged) {
-                rs.live.update(|l| l.save_error = Some(e.to_string()));
-            }
+            unsaved.answers = true;
+            unsaved.log = true;
         }
         RunEvent::Failed { record, .. } => {
             rs.log.update(|l| l.push(record));
-            if let Err(e) = save_log(&rs.log.get_untracked()).await {
-                rs.live.update(|l| l.save_error = Some(e.to_string()));
-            }
+            unsaved.log = true;
         }
         RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
         RunEvent::Stopped { reason } => rs.live.update(|l| {
             l.stopped.get_or_insert(reason);
         }),
         RunEvent::Ignored => {}
+    }
+}
+
+/// Store the answers and the run log a batch of replies changed (awaited
+/// before the next request is sent, so a reload right after finds them).
+/// One write per batch, not per reply: each IndexedDB commit costs a few
+/// milliseconds, and at high concurrency replies arrive in bunches.
+async fn store(app: AppState, rs: RunState, unsaved: Unsaved) {
+    let saved = if unsaved.answers { save_answers(app).await } else { Ok(()) };
+    let logged = if unsaved.log { save_log(&rs.log.get_untracked()).await } else { Ok(()) };
+    if let Err(e) = saved.and(logged) {
+        rs.live.update(|l| l.save_error = Some(e.to_string()));
     }
 }
 
@@ -300,8 +339,12 @@ pub fn test_connection(rs: RunState) {
     let request = settings.request("Reply with the single word OK.");
     let timeout = timeout_ms(rs).min(60_000);
     rs.connection.set(Some((true, "Testing…".into())));
+    let session = rs.session_now();
     spawn_local(async move {
         let reply = post_model_request(&request, timeout).await;
+        if rs.session_now() != session {
+            return;
+        }
         if let Err(TransportError::Network(m)) = &reply {
             let m = m.clone();
             rs.live.update(|l| l.no_status = Some(m));

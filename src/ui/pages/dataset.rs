@@ -10,13 +10,17 @@ use crate::ui::components::progress::Progress;
 use crate::ui::components::settings_panel::SettingsPanel;
 use crate::ui::error::UiError;
 use crate::ui::jobs::dataset::{fail, load_demo, load_file, load_url, new_session};
+use crate::ui::jobs::run::use_model_run;
 use crate::ui::jobs::use_runner;
+use crate::ui::state::run::use_run_state;
 use crate::ui::state::use_state;
 
 #[component]
 pub fn DatasetPage() -> impl IntoView {
     let state = use_state();
     let runner = use_runner();
+    let model = use_model_run().runner;
+    let rs = use_run_state();
     let url = RwSignal::new(String::new());
 
     let on_file = move |ev: leptos::ev::Event| {
@@ -71,7 +75,7 @@ pub fn DatasetPage() -> impl IntoView {
         <section class="card">
             <h2>"Session"</h2>
             <p>"The dataset, settings, built tasks and answers are kept in this browser (IndexedDB) until you start over."</p>
-            <button type="button" id="new-session" on:click=move |_| new_session(state, runner)>"New session"</button>
+            <button type="button" id="new-session" on:click=move |_| new_session(state, runner, model, rs)>"New session"</button>
         </section>
     }
 }

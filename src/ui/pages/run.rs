@@ -65,9 +65,17 @@ pub fn RunPage() -> impl IntoView {
         app.answers.with(|a| failed_tasks(&log, |id| a.contains_key(id)))
     });
 
+    // The advice on browser origins is about one server: another address
+    // (or format) starts without it.
+    let forget_no_status = move || rs.live.update(|l| l.no_status = None);
     let on_preset = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
         if let Some(p) = presets::preset(&id) {
+            if form.with_untracked(|f| {
+                f.settings.base_url != p.base_url || f.settings.provider != p.provider
+            }) {
+                forget_no_status();
+            }
             edit(&|f| {
                 f.preset = p.id.to_string();
                 f.settings.provider = p.provider;
@@ -132,6 +140,7 @@ pub fn RunPage() -> impl IntoView {
                         <select id="run-provider" prop:value=move || form.with(|f| f.settings.provider.name().to_string())
                             on:change=move |ev| {
                                 if let Some(p) = Provider::from_name(&event_target_value(&ev)) {
+                                    if form.with_untracked(|f| f.settings.provider != p) { forget_no_status() }
                                     edit(&|f| f.settings.provider = p)
                                 }
                             }>
@@ -143,7 +152,11 @@ pub fn RunPage() -> impl IntoView {
                     <label>"Base URL "
                         <input type="url" id="run-base-url" placeholder=move || form.with(|f| f.settings.provider.default_base_url())
                             prop:value=move || form.with(|f| f.settings.base_url.clone())
-                            on:change=move |ev| { let v = event_target_value(&ev).trim().to_string(); edit(&|f| f.settings.base_url = v.clone()) }/>
+                            on:change=move |ev| {
+                                let v = event_target_value(&ev).trim().to_string();
+                                if form.with_untracked(|f| f.settings.base_url != v) { forget_no_status() }
+                                edit(&|f| f.settings.base_url = v.clone())
+                            }/>
                     </label>
                     <label>"Model "
                         <input type="text" id="run-model" placeholder="e.g. Qwen/CodeQwen1.5-7B-Chat"
@@ -292,6 +305,7 @@ pub fn RunPage() -> impl IntoView {
                         <ul>
                             {ALLOW_ORIGINS.iter().map(|(who, how)| view! { <li><strong>{*who}</strong>": "{*how}</li> }).collect_view()}
                         </ul>
+                        <button type="button" id="run-cors-dismiss" class="small" on:click=move |_| forget_no_status()>"Dismiss"</button>
                     </div>
                 })
             }

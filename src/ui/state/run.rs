@@ -68,6 +68,9 @@ pub struct RunLive {
     /// The run stopped: what to fix.
     pub stopped: Option<String>,
     /// A request got no HTTP status (CORS or unreachable): the last reason.
+    /// Kept when a new run starts and after later failures of other kinds
+    /// (a proxy's 5xx without CORS headers, a server that allows only
+    /// some replies), until dismissed or the base URL changes.
     pub no_status: Option<String>,
     /// The last retry's reason.
     pub last_retry: Option<String>,
@@ -91,6 +94,9 @@ pub struct RunState {
     pub restored: RwSignal<bool>,
     /// "Test connection": its verdict (ok, text).
     pub connection: RwSignal<Option<(bool, String)>>,
+    /// Bumped by "New session": a run or test started before it stores
+    /// nothing after it.
+    pub session: RwSignal<u64>,
 }
 
 impl Default for RunState {
@@ -109,7 +115,32 @@ impl RunState {
             interrupted: RwSignal::new(false),
             restored: RwSignal::new(false),
             connection: RwSignal::new(None),
+            session: RwSignal::new(0),
         }
+    }
+
+    /// Back to a fresh start ("New session"): the default form, no key
+    /// (a remembered one is forgotten too: the form that said to remember
+    /// it is gone), no run log, progress, problems or verdict. A run still
+    /// going sees `session` change and stores nothing more.
+    pub fn reset(self) {
+        self.session.update(|n| *n += 1);
+        self.form.set(RunForm::default());
+        self.key.set(String::new());
+        self.log.set(Vec::new());
+        self.live.set(RunLive::default());
+        self.interrupted.set(false);
+        self.connection.set(None);
+        // Nothing stored is left to read back.
+        self.restored.set(true);
+        if let Err(e) = local::remove(LOCAL_RUN_KEY) {
+            leptos::logging::warn!("remembered key not forgotten: {e}");
+        }
+    }
+
+    /// The current session (see `session`), untracked.
+    pub fn session_now(self) -> u64 {
+        self.session.get_untracked()
     }
 
     /// The run log as the core reads it.
@@ -122,18 +153,26 @@ impl RunState {
         if self.restored.get_untracked() {
             return;
         }
+        let session = self.session_now();
         spawn_local(async move {
-            if let Ok(Some(json)) = storage::load_json(KEY_RUN_FORM).await {
+            let form = storage::load_json(KEY_RUN_FORM).await;
+            let log = storage::load_json(KEY_RUN_LOG).await;
+            let active = storage::load_json(KEY_RUN_ACTIVE).await;
+            if self.session_now() != session {
+                // "New session" came first: what was read is forgotten.
+                return;
+            }
+            if let Ok(Some(json)) = form {
                 match serde_json::from_str::<RunForm>(&json) {
                     Ok(f) => self.form.set(f),
                     Err(e) => leptos::logging::warn!("saved run settings unreadable: {e}"),
                 }
             }
-            if let Ok(Some(text)) = storage::load_json(KEY_RUN_LOG).await {
+            if let Ok(Some(text)) = log {
                 let log = repoqa::llm::runlog::read_runlog(&text);
                 self.log.set(log.records);
             }
-            if let Ok(Some(_)) = storage::load_json(KEY_RUN_ACTIVE).await {
+            if let Ok(Some(_)) = active {
                 self.interrupted.set(true);
             }
             if self.form.with_untracked(|f| f.remember_key) {

@@ -1,0 +1,193 @@
+// The Run page's fault paths against the project's test model server
+// (tests/oracle/model_server.py on 127.0.0.1), in headless Chromium, on
+// the demo built in the page:
+//   - Pause sends nothing new (the server's request count stays flat), and
+//     Resume finishes the run with every task answered once;
+//   - a context-length error fails just that task with the reason shown,
+//     the run goes on, and "Retry the failed tasks" asks exactly those;
+//   - a silently cut prompt (the server reports 50 prompt tokens) flags the
+//     task and the run loudly;
+//   - a refused key names the page's API key field, never an environment
+//     variable; the advice on browser origins (CORS) stays after a later
+//     500 and a new run;
+//   - "New session" ends a run under way (nothing of it is stored after)
+//     and resets the Run page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { saveScreenshot } from './browser.js';
+import { open, buildDemo, DEMO } from './results-fixture.js';
+import { KEY, startModelServer, idbDump, setField, runAndWait, configure, tasksOf } from './run-fixture.js';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let fx;
+let srv;
+before(async () => {
+  srv = await startModelServer(['--dataset', DEMO, '--key', KEY, '--latency-s', '0.4']);
+  fx = await open();
+  await buildDemo(fx);
+  await fx.page.goto(fx.srv.url + '#run');
+  await fx.page.waitForSelector('#run-card');
+});
+after(async () => { await fx?.close(); srv?.stop(); });
+
+test('pause sends nothing new; resume finishes with every task answered once', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: {} });
+  await configure(page, srv, { provider: 'openai', language: 'python', concurrency: 1 });
+  await page.click('#run-start');
+  await page.waitForFunction(() => Number(document.querySelector('#run-progress')?.dataset.done) >= 2, null, { timeout: 60000 });
+  await page.click('#run-pause');
+  await page.waitForSelector('#run-progress[data-state="paused"]');
+  assert.equal(await page.textContent('#run-pause'), 'Resume');
+  // The request in flight (0.4 s at the server) may still come back.
+  await sleep(1000);
+  const atPause = (await srv.get('/stats')).requests;
+  const doneAtPause = await page.getAttribute('#run-progress', 'data-done');
+  await sleep(2000);
+  const later = (await srv.get('/stats')).requests;
+  assert.equal(later, atPause, 'requests sent while paused');
+  assert.equal(await page.getAttribute('#run-progress', 'data-done'), doneAtPause);
+  assert.equal(await page.getAttribute('#run-progress', 'data-state'), 'paused');
+  assert.ok(atPause < 10, `paused after ${atPause} of 10 requests`);
+  await page.click('#run-pause');
+  await page.waitForFunction(() => document.querySelector('#run-progress')?.dataset.state !== 'paused');
+  await page.waitForSelector('#run-progress[data-state="done"]', { timeout: 60000 });
+  const stats = await srv.get('/stats');
+  assert.equal(stats.requests, 10);
+  assert.equal(Object.keys(stats.answered).length, 10);
+  for (const [tid, n] of Object.entries(stats.answered)) assert.equal(n, 1, `${tid} answered ${n} times`);
+  await page.waitForSelector('#run-selection[data-answered="10"]');
+  console.log(`pause: ${atPause} requests at the pause, still ${later} 2 s later; resumed to 10, each task once`);
+});
+
+test('a context-length error fails that task with the reason; the run goes on; retry asks only the failed', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: { mergeIntervals: ['ctx'], parseClock: ['ctx'] } });
+  await configure(page, srv, { provider: 'openai', language: 'typescript' });
+  assert.equal(await runAndWait(page), 'done');
+  const failed = await page.$$eval('#run-failed li', (lis) => lis.map((li) => [li.dataset.taskId, li.textContent]));
+  const want = ['mergeIntervals', 'parseClock'].map((n) => `typescript::repoqa-web/demo-planner::${n}`);
+  assert.deepEqual(failed.map((f) => f[0]).sort(), want.sort(), `failed: ${JSON.stringify(failed)}`);
+  for (const [, text] of failed) assert.match(text, /the prompt is longer than the model's context \(HTTP 400: This model's maximum context length is 8192 tokens/);
+  const stats = await srv.get('/stats');
+  assert.equal(Object.keys(stats.answered).length, 8, 'the others are answered');
+  const asked = tasksOf(await srv.get('/requests'));
+  for (const id of want) assert.equal(asked.filter((t) => t === id).length, 1, `${id}: a context-length error is not retried`);
+  assert.match(await page.textContent('#run-message'), /8 answered, 2 failed/);
+  await page.waitForSelector('#run-selection[data-answered="8"]');
+
+  // "Retry the failed tasks" asks exactly those two (still too long here).
+  await srv.control({ reset: true });
+  assert.equal(await runAndWait(page, '#run-retry-failed'), 'done');
+  assert.deepEqual(tasksOf(await srv.get('/requests')).sort(), want.sort());
+  // The server's context grown: asked once more, answered, none failed.
+  await srv.control({ reset: true, faults: {} });
+  assert.equal(await runAndWait(page, '#run-retry-failed'), 'done');
+  assert.deepEqual(tasksOf(await srv.get('/requests')).sort(), want.sort());
+  await page.waitForSelector('#run-no-failed');
+  await page.waitForSelector('#run-selection[data-answered="10"]');
+  console.log(`context length: 2 of 10 tasks failed with the reason, each asked once; retried alone twice`);
+});
+
+test('a silently cut prompt flags the task and the run loudly', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: { convex_hull: ['trunc'] } });
+  await configure(page, srv, { provider: 'anthropic', language: 'cpp' });
+  assert.equal(await runAndWait(page), 'done');
+  const warning = await page.textContent('#run-truncated');
+  assert.match(warning, /^WARNING: the API counted far fewer prompt tokens than the task holds for 1 task\(s\) \(cpp::repoqa-web\/demo-geometry::convex_hull\)/);
+  assert.match(warning, /Their scores are meaningless/);
+  assert.equal(await page.getAttribute('#run-truncated', 'class'), 'error-box');
+  assert.match(await page.textContent('#run-message'), /WARNING: 1 prompt\(s\) cut by the server/);
+  const records = Object.fromEntries((await idbDump(page))['run-log'].trim().split('\n')
+    .map((l) => JSON.parse(l)).map((r) => [r.task_id, r]));
+  assert.equal(records['cpp::repoqa-web/demo-geometry::convex_hull'].truncated, true);
+  assert.equal(records['cpp::repoqa-web/demo-geometry::cross'].truncated, false);
+  console.log(`truncation: ${warning.slice(0, 120)}…`);
+});
+
+test('a refused key names the API key field; the CORS advice outlives a later 500 and a new run', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: {} });
+  await configure(page, srv, { provider: 'openai', language: 'java', key: 'sk-wrong' });
+  assert.equal(await runAndWait(page), 'failed');
+  const stopped = await page.textContent('#run-stopped');
+  assert.match(stopped, /HTTP 401, the API key was refused: Incorrect API key provided; check the key \(the API key field, with your OpenAI-compatible API key\)/);
+  assert.doesNotMatch(stopped, /OPENAI_API_KEY|env/);
+  await page.click('#run-test-connection');
+  await page.waitForSelector('#run-connection-status[data-ok="false"]');
+  const verdict = await page.textContent('#run-connection-status');
+  assert.match(verdict, /the API key field/);
+  assert.doesNotMatch(verdict, /OPENAI_API_KEY/);
+
+  // A reply the browser may not read (no CORS header), then a 500 later in the run.
+  await srv.control({ reset: true, faults: { monthlyAdjustment: ['nocors'], statement: ['500'] } });
+  await configure(page, srv, { provider: 'openai', language: 'java', concurrency: 1 });
+  assert.equal(await runAndWait(page), 'done');
+  const faulted = (await srv.get('/stats')).faulted;
+  assert.deepEqual(faulted, { nocors: 1, 500: 1 });
+  assert.match(await page.textContent('#run-cors-help'), /A request got no HTTP status.*OLLAMA_ORIGINS/s);
+  // A new run on the same server whose only trouble is a 500: the advice is still there.
+  await srv.control({ reset: true, faults: { sortedCopy: ['500'] } });
+  await setField(page, '#run-filter', 'go::');
+  await page.waitForSelector('#run-selection[data-selected="10"][data-answered="0"]');
+  assert.equal(await runAndWait(page), 'done');
+  assert.equal((await srv.get('/stats')).faulted['500'], 1);
+  assert.match(await page.textContent('#run-cors-help'), /no HTTP status.*--allowed-origins/s);
+  await saveScreenshot(page, 'run-faults-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'run-faults-390.png');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.click('#run-cors-dismiss');
+  await page.waitForSelector('#run-cors-help', { state: 'detached' });
+  // Another server (base URL) starts without it.
+  await srv.control({ reset: true, faults: {}, cors: false });
+  await page.click('#run-test-connection');
+  await page.waitForSelector('#run-cors-help');
+  await srv.control({ cors: true });
+  await setField(page, '#run-base-url', srv.url + '/v1/');
+  await page.waitForSelector('#run-cors-help', { state: 'detached' });
+  console.log(`key refused: ${stopped.slice(stopped.indexOf('HTTP 401'))}`);
+});
+
+test('New session ends a run under way and resets the Run page', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: { has_error: ['ctx'] } });
+  await configure(page, srv, { provider: 'google', language: 'rust', concurrency: 1 });
+  await page.click('#run-start');
+  await page.waitForSelector('#run-failed li', { timeout: 60000 });
+  await page.waitForFunction(() => Number(document.querySelector('#run-progress')?.dataset.done) >= 4, null, { timeout: 60000 });
+  assert.equal(await page.getAttribute('#run-progress', 'data-state'), 'running');
+  page.once('dialog', (d) => d.accept());
+  await page.goto(fx.srv.url + '#dataset');
+  await page.click('#new-session');
+  await page.goto(fx.srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await page.waitForSelector('#run-no-tasks', { timeout: 30000 });
+  const atReset = (await srv.get('/stats')).requests;
+  assert.ok(atReset < 10, `${atReset} requests`);
+  await sleep(1500);
+  assert.equal((await srv.get('/stats')).requests, atReset, 'the run went on after New session');
+  await page.waitForSelector('#run-no-failed');
+  assert.equal(await page.getAttribute('#run-progress', 'data-state'), 'idle');
+  assert.equal(await page.getAttribute('#run-progress', 'data-total'), '0');
+  assert.equal((await page.textContent('#run-tokens')).trim(), '');
+  assert.equal((await page.textContent('#run-message')).trim(), '');
+  for (const sel of ['#run-stopped', '#run-truncated', '#run-cors-help', '#run-interrupted', '#run-connection-status']) {
+    assert.equal(await page.$(sel), null, `${sel} after New session`);
+  }
+  assert.ok(await page.isDisabled('#run-download-log'), 'the run records are gone');
+  assert.equal(await page.inputValue('#run-model'), '');
+  assert.equal(await page.inputValue('#run-key'), '');
+  assert.equal(await page.inputValue('#run-filter'), '');
+  const idb = await idbDump(page);
+  assert.equal(idb['run-log'], undefined, 'run log stored after New session');
+  assert.ok(!(idb.answers || '').includes('rust::'), 'an answer of the old run stored after New session');
+  // A reload finds nothing of the old run either.
+  await page.reload();
+  await page.waitForSelector('#run-card');
+  await page.waitForSelector('#run-no-failed');
+  assert.equal(await page.$('#run-interrupted'), null);
+  console.log(`new session: the run stopped at ${atReset} requests; Run page and its storage reset`);
+});
