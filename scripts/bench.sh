@@ -42,4 +42,7 @@ if [[ $browser == 1 ]]; then
   # The Run page: what it costs per task beyond the server's time (as run_overhead.py).
   echo
   (cd tests/browser && node bench-run.mjs)
+  # The comment-cleaning modes: build time and longest step of each in the page.
+  echo
+  (cd tests/browser && node bench-modes.mjs)
 fi
