@@ -157,6 +157,46 @@ pub struct Grammar {
     /// Compiled on first use: scoring without --ignore-comments never needs
     /// them, and compiling a query is a large share of a short scoring run.
     comment_queries: OnceLock<Vec<Query>>,
+    /// The node kinds `comment_spans` looks for, as symbol ids.
+    comment_kinds: OnceLock<CommentKinds>,
+}
+
+/// The named node kinds of a language's COMMENT_QUERYs, as the public symbol
+/// ids `Node::kind_id` reports (a name not in the grammar is `u16::MAX`,
+/// which no node has).
+struct CommentKinds {
+    /// How many COMMENT_QUERYs there are.
+    queries: usize,
+    /// `(kind) @c` patterns: (kind, index of the query).
+    plain: Vec<(u16, usize)>,
+    /// Python's `(block (expression_statement (string) @c))` (query 0):
+    /// the ids of string, expression_statement and block.
+    docstring: Option<(u16, u16, u16)>,
+}
+
+impl CommentKinds {
+    fn new(language: Language, ts: &tree_sitter::Language) -> CommentKinds {
+        let id = |kind: &str| match ts.id_for_node_kind(kind, true) {
+            0 => u16::MAX,
+            k => k,
+        };
+        let queries = language.comment_query_sources().len();
+        match language {
+            Language::Python => CommentKinds {
+                queries,
+                plain: vec![(id("comment"), 1)],
+                docstring: Some((id("string"), id("expression_statement"), id("block"))),
+            },
+            Language::Java | Language::Rust => CommentKinds {
+                queries,
+                plain: vec![(id("line_comment"), 0), (id("block_comment"), 1)],
+                docstring: None,
+            },
+            Language::Cpp | Language::TypeScript | Language::Go => {
+                CommentKinds { queries, plain: vec![(id("comment"), 0)], docstring: None }
+            }
+        }
+    }
 }
 
 /// A byte range `[start, end)` of a capture in the parsed source.
@@ -171,7 +211,13 @@ impl Grammar {
         let ts = language.ts_language();
         // The queries are constants of this file; a failure is a bug in this
         // build (a grammar without the node kinds), caught by the unit tests.
-        Grammar { language, ts, function_query: OnceLock::new(), comment_queries: OnceLock::new() }
+        Grammar {
+            language,
+            ts,
+            function_query: OnceLock::new(),
+            comment_queries: OnceLock::new(),
+            comment_kinds: OnceLock::new(),
+        }
     }
 
     pub fn parse(&self, source: &[u8]) -> Result<Tree, GrammarError> {
@@ -301,39 +347,33 @@ impl Grammar {
     /// direct (visible) children. `comment_spans_by_query` is the compiled
     /// form; tests/function_walk.rs holds the two together.
     pub fn comment_spans(&self, tree: &Tree, _source: &[u8]) -> Vec<Span> {
-        let sources = self.language.comment_query_sources();
-        let mut per_query: Vec<Vec<Span>> = vec![Vec::new(); sources.len()];
+        let kinds = self.comment_kinds.get_or_init(|| CommentKinds::new(self.language, &self.ts));
+        let mut per_query: Vec<Vec<Span>> = vec![Vec::new(); kinds.queries];
         let mut cursor = tree.walk();
-        // The visible ancestors of the cursor's node (the parents a query's
-        // nested pattern is matched against).
-        let mut ancestors: Vec<tree_sitter::Node> = Vec::new();
+        // The visible ancestors' kinds (the parents a query's nested pattern
+        // is matched against; 0 for an anonymous one). Node kinds are
+        // compared by symbol id: `kind()` reads the name as a C string.
+        let mut ancestors: Vec<u16> = Vec::new();
         loop {
             let node = cursor.node();
-            if node.is_named() {
-                let span = Span { start: node.start_byte(), end: node.end_byte() };
-                match (self.language, node.kind()) {
-                    (Language::Python, "string") => {
-                        let n = ancestors.len();
-                        let is_docstring = n >= 2
-                            && ancestors[n - 1].is_named()
-                            && ancestors[n - 1].kind() == "expression_statement"
-                            && ancestors[n - 2].is_named()
-                            && ancestors[n - 2].kind() == "block";
-                        if is_docstring {
-                            per_query[0].push(span);
-                        }
+            let named = node.is_named();
+            let id = if named { node.kind_id() } else { 0 };
+            if named {
+                if let Some(&(_, query)) = kinds.plain.iter().find(|(k, _)| *k == id) {
+                    per_query[query].push(Span { start: node.start_byte(), end: node.end_byte() });
+                } else if let Some((string, statement, block)) = kinds.docstring {
+                    let n = ancestors.len();
+                    if id == string
+                        && n >= 2
+                        && ancestors[n - 1] == statement
+                        && ancestors[n - 2] == block
+                    {
+                        per_query[0].push(Span { start: node.start_byte(), end: node.end_byte() });
                     }
-                    (Language::Python, "comment") => per_query[1].push(span),
-                    (Language::Java | Language::Rust, "line_comment") => per_query[0].push(span),
-                    (Language::Java | Language::Rust, "block_comment") => per_query[1].push(span),
-                    (Language::Cpp | Language::TypeScript | Language::Go, "comment") => {
-                        per_query[0].push(span)
-                    }
-                    _ => {}
                 }
             }
             if cursor.goto_first_child() {
-                ancestors.push(node);
+                ancestors.push(id);
                 continue;
             }
             loop {

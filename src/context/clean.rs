@@ -1,13 +1,10 @@
 //! Comment cleaning (upstream HEAD, docs/parity.md K1–K6).
 
-use crate::lang::{GrammarError, Language};
+use crate::lang::{GrammarError, Language, Span};
 
 /// Comment captures of `source`, sorted by start, last first (stable, like
 /// Python's `sort(reverse=True)`).
-fn comment_spans_last_first(
-    language: Language,
-    source: &[u8],
-) -> Result<Vec<crate::lang::Span>, GrammarError> {
+fn comment_spans_last_first(language: Language, source: &[u8]) -> Result<Vec<Span>, GrammarError> {
     let g = language.grammar();
     let tree = g.parse(source)?;
     let mut spans = g.comment_spans(&tree, source);
@@ -26,23 +23,55 @@ pub(super) fn clean_segment_comments(
     let source = segment.as_bytes();
     let cp = language.comment_prefix();
     let spans = comment_spans_last_first(language, source)?;
+    let deleted: Vec<Span> = spans
+        .into_iter()
+        .filter(|s| {
+            let text = &source[s.start..s.end];
+            let is_path = context_paths.iter().any(|p| {
+                text.len() == cp.len() + 7 + p.len()
+                    && text.starts_with(cp.as_bytes())
+                    && text[cp.len()..].starts_with(b" Path: ")
+                    && &text[cp.len() + 7..] == p.as_bytes()
+            });
+            !is_path
+        })
+        .collect();
+    Ok(String::from_utf8(delete_spans(source, &deleted)).ok())
+}
+
+/// `source` with `last_first` deleted one after the other, from the first
+/// of the list (the last in the text) on, as Python deletes them.
+fn delete_spans(source: &[u8], last_first: &[Span]) -> Vec<u8> {
+    if !disjoint(last_first) {
+        return delete_spans_one_by_one(source, last_first);
+    }
+    // Deleting disjoint spans from the last one back never moves a span
+    // still to delete: the result is the text between them.
+    let mut out = Vec::with_capacity(source.len());
+    let mut at = 0;
+    for s in last_first.iter().rev() {
+        out.extend_from_slice(&source[at..s.start]);
+        at = s.end;
+    }
+    out.extend_from_slice(&source[at..]);
+    out
+}
+
+/// [`delete_spans`] literally: each deletion shifts the bytes after it.
+fn delete_spans_one_by_one(source: &[u8], last_first: &[Span]) -> Vec<u8> {
     let mut out = source.to_vec();
-    for s in spans {
-        let text = &source[s.start..s.end];
-        let is_path = context_paths.iter().any(|p| {
-            text.len() == cp.len() + 7 + p.len()
-                && text.starts_with(cp.as_bytes())
-                && text[cp.len()..].starts_with(b" Path: ")
-                && &text[cp.len() + 7..] == p.as_bytes()
-        });
-        if is_path {
-            continue;
-        }
+    for s in last_first {
         // Python slices of the shrinking bytes clamp.
         let (a, b) = (s.start.min(out.len()), s.end.min(out.len()));
         out.drain(a..b);
     }
-    Ok(String::from_utf8(out).ok())
+    out
+}
+
+/// Whether spans sorted last first are disjoint (each ends where or before
+/// the one before it in the list starts).
+fn disjoint(last_first: &[Span]) -> bool {
+    last_first.windows(2).all(|w| w[1].end <= w[0].start)
 }
 
 /// The comment blanking of `clean_partial_file`: each comment capture of the
@@ -53,12 +82,27 @@ pub(super) fn blank_comments(
 ) -> Result<Option<String>, GrammarError> {
     let source = whole.as_bytes();
     let spans = comment_spans_last_first(language, source)?;
-    let mut out = source.to_vec();
-    for s in spans {
-        let (a, b) = (s.start.min(out.len()), s.end.min(out.len()));
-        let newlines = out[a..b].iter().filter(|&&ch| ch == b'\n').count();
-        out.splice(a..b, std::iter::repeat_n(b'\n', newlines));
-    }
+    let newlines = |b: &[u8]| b.iter().filter(|&&ch| ch == b'\n').count();
+    let out = if disjoint(&spans) {
+        // As in `clean_segment_comments`: disjoint spans are replaced in place.
+        let mut out = Vec::with_capacity(source.len());
+        let mut at = 0;
+        for s in spans.iter().rev() {
+            out.extend_from_slice(&source[at..s.start]);
+            out.extend(std::iter::repeat_n(b'\n', newlines(&source[s.start..s.end])));
+            at = s.end;
+        }
+        out.extend_from_slice(&source[at..]);
+        out
+    } else {
+        let mut out = source.to_vec();
+        for s in spans {
+            let (a, b) = (s.start.min(out.len()), s.end.min(out.len()));
+            let n = newlines(&out[a..b]);
+            out.splice(a..b, std::iter::repeat_n(b'\n', n));
+        }
+        out
+    };
     Ok(String::from_utf8(out).ok())
 }
 
@@ -86,5 +130,31 @@ pub(super) fn python_slice_end(len: usize, end: i64) -> usize {
         (end as usize).min(len)
     } else {
         len.saturating_sub(end.unsigned_abs() as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deleting_disjoint_spans_at_once_equals_one_by_one() {
+        let source = b"0123456789abcdefghij";
+        let cases: &[&[(usize, usize)]] = &[
+            &[],
+            &[(15, 18), (10, 12), (0, 3)],
+            &[(18, 20), (12, 18), (3, 3), (0, 3)],
+            // Overlapping or nested: the literal path.
+            &[(10, 15), (8, 12)],
+            &[(5, 9), (5, 7), (2, 16)],
+        ];
+        for spans in cases {
+            let spans: Vec<Span> = spans.iter().map(|&(start, end)| Span { start, end }).collect();
+            assert_eq!(
+                delete_spans(source, &spans),
+                delete_spans_one_by_one(source, &spans),
+                "{spans:?}"
+            );
+        }
     }
 }

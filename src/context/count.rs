@@ -85,7 +85,7 @@ impl<'t> Counter<'t> {
     }
 
     /// A piece of text without "\n" inside, except possibly at its end.
-    fn count_piece(&mut self, piece: &str, pre: bool) -> Result<usize, TokenizerError> {
+    pub(super) fn count_piece(&mut self, piece: &str, pre: bool) -> Result<usize, TokenizerError> {
         match piece.strip_suffix('\n') {
             Some(line) if !line.contains('\n') => self.count_line(line, pre),
             _ if piece.contains('\n') => self.text(piece),
@@ -233,7 +233,7 @@ impl<'t> Counter<'t> {
 /// more than the lookup itself there (the keys come from the dataset being
 /// processed locally, so flooding resistance buys nothing).
 #[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
+pub(super) struct FxHasher(u64);
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -1,12 +1,15 @@
 //! A repo prepared once for all its needles, and the per-file walks that
 //! fill the prefix and suffix around a needle (`make_code_context`).
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use crate::dataset::{Needle, Repo};
 use crate::lang::{GrammarError, Language};
 use crate::tokenize::TokenizerError;
 
 use super::clean::{blank_comments, clean_partial_file, clean_segment_comments};
-use super::count::Counter;
+use super::count::{Counter, FxHasher};
 use super::{CommentMode, ContextError, ContextOptions, NeedlePlacement, Protocol};
 
 struct FileData<'d> {
@@ -124,10 +127,19 @@ pub(super) struct Prepared<'d> {
     /// file is the top or bottom file of many contexts, and parsing it is
     /// most of the cost of the cleaning modes. `Some(None)`: not UTF-8.
     blanked: Vec<Option<Option<String>>>,
+    /// In the cleaning modes (without `strip_nul`): the count inside a text
+    /// of each repo line counted so far, by its text. A cleaned context is
+    /// mostly the repo's own lines, so its count is mostly lookups here
+    /// instead of word sums (see `text_count`).
+    by_text: Option<HashMap<&'d str, usize, BuildHasherDefault<FxHasher>>>,
 }
 
 impl<'d> Prepared<'d> {
-    pub(super) fn new(language: Language, repo: &'d Repo) -> Result<Prepared<'d>, ContextError> {
+    pub(super) fn new(
+        language: Language,
+        repo: &'d Repo,
+        options: &ContextOptions,
+    ) -> Result<Prepared<'d>, ContextError> {
         let mut files = Vec::new();
         for path in repo.file_order() {
             let text = repo.content.get(path).ok_or_else(|| ContextError::MissingFile {
@@ -138,7 +150,9 @@ impl<'d> Prepared<'d> {
             files.push(FileData::new(path, text, language));
         }
         let blanked = vec![None; files.len()];
-        Ok(Prepared { language, files, blanked })
+        let by_text = (options.comment_mode != CommentMode::None && !options.strip_nul)
+            .then(HashMap::default);
+        Ok(Prepared { language, files, blanked, by_text })
     }
 
     /// File `f` with its comments blanked (`blank_comments`), memoized.
@@ -167,8 +181,31 @@ impl<'d> Prepared<'d> {
         let f = &mut self.files[file];
         if f.line_cost[line] == UNCOUNTED {
             (f.line_cost[line], f.line_inner[line]) = c.line_pair(f.line(line))?;
+            if let Some(by_text) = &mut self.by_text {
+                by_text.insert(f.line(line), f.line_inner[line]);
+            }
         }
         Ok(())
+    }
+
+    /// `len(tokenize(text))` (= `Counter::text`): a line after the first
+    /// that is a repo line already counted (`by_text`) adds that line's
+    /// count inside a text; the others are counted as `Counter::text`
+    /// counts them.
+    fn text_count(&self, c: &mut Counter, text: &str) -> Result<usize, TokenizerError> {
+        let Some(by_text) = &self.by_text else { return c.text(text) };
+        let mut n = 0;
+        for (i, piece) in text.split_inclusive('\n').enumerate() {
+            let known = match piece.strip_suffix('\n') {
+                Some(line) if i > 0 => by_text.get(line).copied(),
+                _ => None,
+            };
+            n += match known {
+                Some(k) => k,
+                None => c.count_piece(piece, i == 0)?,
+            };
+        }
+        Ok(n)
     }
 
     /// Budget cost of a piece: `len(tokenize(piece + "\n"))`.
@@ -521,9 +558,9 @@ pub(super) fn make_code_context(
 
     if options.comment_mode == CommentMode::PositionalPadding {
         // K6.
-        let prefix_clean = c.text(&prefix_cleaned)? as i64;
-        let needle_clean = c.text(&needle_final)? as i64;
-        let suffix_clean = c.text(&suffix_cleaned)? as i64;
+        let prefix_clean = prep.text_count(c, &prefix_cleaned)? as i64;
+        let needle_clean = prep.text_count(c, &needle_final)? as i64;
+        let suffix_clean = prep.text_count(c, &suffix_cleaned)? as i64;
         let removed = needle_orig as i64 - needle_clean;
         let needle_prefix = (removed as f64 * position_ratio) as i64;
         let needle_suffix = removed - needle_prefix;
@@ -560,9 +597,9 @@ pub(super) fn make_code_context(
         needle: prefix_cleaned.len()..prefix_cleaned.len() + needle_final.len(),
         cut: a..b,
     };
-    let start = c.text(&prefix_cleaned)?;
-    let end = start + c.text(&needle_final)?;
-    let total = end + c.text(&suffix_cleaned)?;
+    let start = prep.text_count(c, &prefix_cleaned)?;
+    let end = start + prep.text_count(c, &needle_final)?;
+    let total = end + prep.text_count(c, &suffix_cleaned)?;
     let mut code_context = prefix_cleaned;
     let at = code_context.len();
     code_context.push_str(&needle_final);
