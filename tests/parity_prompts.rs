@@ -16,7 +16,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use repoqa::context::{build_tasks, task_specs, CommentMode, ContextOptions, Task};
+use repoqa::context::{build_tasks_threaded, task_specs, CommentMode, ContextOptions, Task};
 use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 use serde_json::Value;
@@ -60,7 +60,10 @@ fn run_oracle(dataset: &str, mode: CommentMode, fix_suffix: bool) -> OracleRun {
 fn ours(dataset: &Dataset, tok: &Tokenizer, options: ContextOptions) -> (Vec<Task>, f64) {
     let specs = task_specs(dataset, None);
     let t = Instant::now();
-    let tasks = build_tasks(dataset, &specs, &options, tok, |_, _| {}).expect("build tasks");
+    // Two threads: what `repoqa prompts` does on a machine with cores to
+    // spare (the unit tests hold it equal to one builder).
+    let tasks =
+        build_tasks_threaded(dataset, &specs, &options, tok, 2, |_, _| {}).expect("build tasks");
     (tasks, t.elapsed().as_secs_f64())
 }
 

@@ -21,6 +21,7 @@
 mod clean;
 mod count;
 mod locate;
+mod threads;
 mod walk;
 
 use std::fmt;
@@ -36,6 +37,7 @@ use crate::tokenize::{Tokenizer, TokenizerError};
 pub use count::text_count;
 use count::Counter;
 pub use locate::{locate_needle, placed_needle_text};
+pub use threads::{build_tasks_threaded, default_threads};
 use walk::{make_code_context, Prepared};
 
 /// `INSTRUCTION` of search_needle_function.py.
@@ -399,8 +401,11 @@ impl<'d, 't> ContextBuilder<'d, 't> {
         let needle = repo.needles.get(spec.needle_index).ok_or_else(missing)?;
         let same = matches!(&self.current, Some((l, r, _)) if *l == spec.language && *r == spec.repo_index);
         if !same {
-            self.current =
-                Some((spec.language, spec.repo_index, Prepared::new(spec.language, repo)?));
+            self.current = Some((
+                spec.language,
+                spec.repo_index,
+                Prepared::new(spec.language, repo, &self.options)?,
+            ));
         }
         let Some((_, _, prepared)) = self.current.as_mut() else { unreachable!("set above") };
         let position_ratio = (spec.needle_index as f64 + 0.5) / repo.needles.len() as f64;

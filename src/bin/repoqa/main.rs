@@ -102,6 +102,11 @@ enum Command {
         /// function's name only (score the replies with `name-match`).
         #[arg(long)]
         name_protocol: bool,
+        /// NOT UPSTREAM (an addition): threads that build tasks, a repo at
+        /// a time each (default: the machine's cores). The output is the
+        /// same whatever the number.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
     },
     /// Audit the prompts: for every task, the artifacts by which the official
     /// construction marks the needle (stray-line-break, extra-blank-line,
@@ -201,6 +206,7 @@ fn main() -> ExitCode {
             protocol,
             out,
             name_protocol,
+            jobs,
         } => prompts::run(prompts::PromptsArgs {
             dataset_path,
             code_context_size,
@@ -211,6 +217,7 @@ fn main() -> ExitCode {
             protocol,
             out,
             name_protocol,
+            jobs: jobs.map_or_else(repoqa::context::default_threads, usize::from),
         }),
         Command::Audit(args) => audit::run(args),
         Command::Score {

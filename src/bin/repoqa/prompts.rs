@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use repoqa::context::{CommentMode, ContextBuilder, Protocol};
+use repoqa::context::{build_tasks_threaded, CommentMode, Protocol};
 use repoqa::naming;
 use repoqa::report;
 use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
@@ -35,6 +35,8 @@ pub struct PromptsArgs {
     pub protocol: ProtocolArg,
     pub out: Option<PathBuf>,
     pub name_protocol: bool,
+    /// Threads building tasks.
+    pub jobs: usize,
 }
 
 impl CleanArg {
@@ -101,20 +103,27 @@ pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     }
     let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
     phases.mark("load-tokenizer");
-    let mut builder = ContextBuilder::new(&dataset, settings.context_options(), &tok);
-    let mut text = String::new();
     let total = specs.len();
-    for (i, spec) in specs.iter().enumerate() {
-        let task = builder.build(spec)?;
+    let tasks = build_tasks_threaded(
+        &dataset,
+        &specs,
+        &settings.context_options(),
+        &tok,
+        a.jobs,
+        |done, total| {
+            if done % 10 == 0 || done == total {
+                eprint!("\rprompts: {done}/{total} tasks");
+            }
+        },
+    )?;
+    let mut text = String::new();
+    for task in &tasks {
         let line = if a.name_protocol {
-            repoqa::name_protocol::task_line(&task)
+            repoqa::name_protocol::task_line(task)
         } else {
-            report::jsonl_line(&task)
+            report::jsonl_line(task)
         };
         text.push_str(&line?);
-        if (i + 1) % 10 == 0 || i + 1 == total {
-            eprint!("\rprompts: {}/{} tasks", i + 1, total);
-        }
     }
     eprintln!();
     phases.mark("build-prompts");

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
-use repoqa::context::{self, CommentMode, ContextBuilder, ContextOptions, Task};
+use repoqa::context::{self, CommentMode, ContextOptions, Task};
 use repoqa::lang::Language;
 use repoqa::llm::run::{Run, RunEvent, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
@@ -152,14 +152,12 @@ fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Ta
         ..ContextOptions::default()
     };
     let specs = context::task_specs(dataset, selected.as_deref());
-    let mut builder = ContextBuilder::new(dataset, options, &tok);
-    let mut tasks = Vec::with_capacity(specs.len());
-    for (i, spec) in specs.iter().enumerate() {
-        tasks.push(builder.build(spec)?);
-        if (i + 1) % 10 == 0 || i + 1 == specs.len() {
-            eprint!("\rrun: built {}/{} tasks", i + 1, specs.len());
+    let threads = context::default_threads();
+    let tasks = context::build_tasks_threaded(dataset, &specs, &options, &tok, threads, |i, n| {
+        if i % 10 == 0 || i == n {
+            eprint!("\rrun: built {i}/{n} tasks");
         }
-    }
+    })?;
     eprintln!();
     Ok(tasks)
 }
