@@ -36,42 +36,59 @@ pub(super) fn clean_segment_comments(
             !is_path
         })
         .collect();
-    Ok(String::from_utf8(delete_spans(source, &deleted)).ok())
+    Ok(String::from_utf8(replace_spans(source, &deleted, Replace::Delete)).ok())
 }
 
-/// `source` with `last_first` deleted one after the other, from the first
-/// of the list (the last in the text) on, as Python deletes them.
-fn delete_spans(source: &[u8], last_first: &[Span]) -> Vec<u8> {
-    if !disjoint(last_first) {
-        return delete_spans_one_by_one(source, last_first);
+/// What a comment span becomes.
+#[derive(Clone, Copy, Debug)]
+enum Replace {
+    /// Nothing (`clean_segment_comments`).
+    Delete,
+    /// As many "\n" as it holds (`blank_comments`).
+    Newlines,
+}
+
+impl Replace {
+    fn apply(self, span: &[u8]) -> impl Iterator<Item = u8> {
+        let n = match self {
+            Replace::Delete => 0,
+            Replace::Newlines => span.iter().filter(|&&ch| ch == b'\n').count(),
+        };
+        std::iter::repeat_n(b'\n', n)
     }
-    // Deleting disjoint spans from the last one back never moves a span
-    // still to delete: the result is the text between them.
+}
+
+/// `source` with `last_first` replaced one after the other, from the first
+/// of the list (the last in the text) on, as Python does it.
+fn replace_spans(source: &[u8], last_first: &[Span], with: Replace) -> Vec<u8> {
+    if !last_first.windows(2).all(|w| w[1].end <= w[0].start) {
+        return replace_spans_one_by_one(source, last_first, with);
+    }
+    // Replacing disjoint spans from the last one back never moves a span
+    // still to replace: the result is the text between them, with each
+    // span's replacement in its place.
     let mut out = Vec::with_capacity(source.len());
     let mut at = 0;
     for s in last_first.iter().rev() {
         out.extend_from_slice(&source[at..s.start]);
+        out.extend(with.apply(&source[s.start..s.end]));
         at = s.end;
     }
     out.extend_from_slice(&source[at..]);
     out
 }
 
-/// [`delete_spans`] literally: each deletion shifts the bytes after it.
-fn delete_spans_one_by_one(source: &[u8], last_first: &[Span]) -> Vec<u8> {
+/// [`replace_spans`] literally: each replacement shifts the bytes after it
+/// (the spans may overlap).
+fn replace_spans_one_by_one(source: &[u8], last_first: &[Span], with: Replace) -> Vec<u8> {
     let mut out = source.to_vec();
     for s in last_first {
         // Python slices of the shrinking bytes clamp.
         let (a, b) = (s.start.min(out.len()), s.end.min(out.len()));
-        out.drain(a..b);
+        let replacement: Vec<u8> = with.apply(&out[a..b]).collect();
+        out.splice(a..b, replacement);
     }
     out
-}
-
-/// Whether spans sorted last first are disjoint (each ends where or before
-/// the one before it in the list starts).
-fn disjoint(last_first: &[Span]) -> bool {
-    last_first.windows(2).all(|w| w[1].end <= w[0].start)
 }
 
 /// The comment blanking of `clean_partial_file`: each comment capture of the
@@ -82,28 +99,7 @@ pub(super) fn blank_comments(
 ) -> Result<Option<String>, GrammarError> {
     let source = whole.as_bytes();
     let spans = comment_spans_last_first(language, source)?;
-    let newlines = |b: &[u8]| b.iter().filter(|&&ch| ch == b'\n').count();
-    let out = if disjoint(&spans) {
-        // As in `clean_segment_comments`: disjoint spans are replaced in place.
-        let mut out = Vec::with_capacity(source.len());
-        let mut at = 0;
-        for s in spans.iter().rev() {
-            out.extend_from_slice(&source[at..s.start]);
-            out.extend(std::iter::repeat_n(b'\n', newlines(&source[s.start..s.end])));
-            at = s.end;
-        }
-        out.extend_from_slice(&source[at..]);
-        out
-    } else {
-        let mut out = source.to_vec();
-        for s in spans {
-            let (a, b) = (s.start.min(out.len()), s.end.min(out.len()));
-            let n = newlines(&out[a..b]);
-            out.splice(a..b, std::iter::repeat_n(b'\n', n));
-        }
-        out
-    };
-    Ok(String::from_utf8(out).ok())
+    Ok(String::from_utf8(replace_spans(source, &spans, Replace::Newlines)).ok())
 }
 
 /// `clean_partial_file` (K2): path comment + the first `partial_lines - 1`
@@ -138,23 +134,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn deleting_disjoint_spans_at_once_equals_one_by_one() {
-        let source = b"0123456789abcdefghij";
+    fn replacing_disjoint_spans_at_once_equals_one_by_one() {
+        let source = b"0123\n456789\nabc\ndefghij";
         let cases: &[&[(usize, usize)]] = &[
             &[],
             &[(15, 18), (10, 12), (0, 3)],
-            &[(18, 20), (12, 18), (3, 3), (0, 3)],
+            &[(18, 22), (12, 18), (3, 3), (0, 3)],
             // Overlapping or nested: the literal path.
             &[(10, 15), (8, 12)],
             &[(5, 9), (5, 7), (2, 16)],
         ];
         for spans in cases {
             let spans: Vec<Span> = spans.iter().map(|&(start, end)| Span { start, end }).collect();
-            assert_eq!(
-                delete_spans(source, &spans),
-                delete_spans_one_by_one(source, &spans),
-                "{spans:?}"
-            );
+            for with in [Replace::Delete, Replace::Newlines] {
+                assert_eq!(
+                    replace_spans(source, &spans, with),
+                    replace_spans_one_by_one(source, &spans, with),
+                    "{spans:?} {with:?}"
+                );
+            }
         }
     }
 }
