@@ -45,4 +45,8 @@ if [[ $browser == 1 ]]; then
   # The comment-cleaning modes: build time and longest step of each in the page.
   echo
   (cd tests/browser && node bench-modes.mjs)
+  # The same on the realistic corpus (180 tasks of real repositories), once each.
+  if [ -f .tools/corpus/realistic.json ]; then
+    (cd tests/browser && REPOQA_BENCH_RUNS=1 REPOQA_BENCH_DATASET="$root/.tools/corpus/realistic.json" node bench-modes.mjs)
+  fi
 fi

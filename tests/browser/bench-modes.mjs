@@ -3,11 +3,13 @@
 // `--clean-ctx-comments` mode, three times each, in headless Chromium.
 // Printed per mode: the median build time, its spread, and the longest step
 // (how long the page was blocked at worst). Run by scripts/bench.sh;
-// `REPOQA_DIST=dir` measures another build of the page.
+// `REPOQA_DIST=dir` measures another build of the page, and
+// `REPOQA_BENCH_DATASET=file` another dataset (loaded as a user would).
 import { serveDir } from './serve.js';
 import { launch, openPage, gotoApp, DIST } from './browser.js';
 
 const RUNS = Number(process.env.REPOQA_BENCH_RUNS || 3);
+const DATASET = process.env.REPOQA_BENCH_DATASET;
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const srv = await serveDir(DIST);
@@ -23,6 +25,13 @@ try {
         await gotoApp(page, srv.url, '#dataset');
         await page.waitForSelector('#dataset-summary', { timeout: 60000 });
         await page.waitForSelector('#job:not([data-state="running"])');
+        if (DATASET) {
+          const name = DATASET.split('/').pop();
+          await page.setInputFiles('#dataset-file', DATASET);
+          await page.waitForFunction((n) => (document.querySelector('#dataset-origin')?.textContent || '').includes(n),
+            name, { timeout: 120000 });
+          await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+        }
         await page.selectOption('#comment-mode', mode);
         await gotoApp(page, srv.url, '#tasks');
         await page.click('#build-tasks');
@@ -37,7 +46,7 @@ try {
     }
     rows.push({ mode, runs });
   }
-  console.log(`comment-cleaning modes in headless Chromium (${DIST}), the demo at 16384 tokens, ${RUNS} builds each:`);
+  console.log(`comment-cleaning modes in headless Chromium (${DIST}), ${DATASET || 'the demo'} at 16384 tokens, ${RUNS} builds each:`);
   for (const { mode, runs } of rows) {
     const ms = runs.map((r) => r.ms);
     console.log(`  ${mode.padEnd(18)} ${runs[0].tasks} tasks: ${(median(ms) / 1000).toFixed(2)} s ` +
