@@ -21,6 +21,7 @@
 mod clean;
 mod count;
 mod locate;
+mod share;
 mod threads;
 mod walk;
 
@@ -37,6 +38,7 @@ use crate::tokenize::{Tokenizer, TokenizerError};
 pub use count::text_count;
 use count::Counter;
 pub use locate::{locate_needle, placed_needle_text};
+pub use share::{build_share, repo_shares, RepoShare, ShareError};
 pub use threads::{build_tasks_threaded, default_threads};
 use walk::{make_code_context, Prepared};
 
@@ -72,6 +74,9 @@ pub enum ContextError {
     UnknownCommentMode(String),
     #[error("unknown protocol {0:?} (expected official or corrected)")]
     UnknownProtocol(String),
+    /// A build message (`share`) that this version did not write.
+    #[error("not a build message of this version: {0}")]
+    BadShare(String),
 }
 
 /// `--clean-ctx-comments` of upstream HEAD. PyPI 0.1.2 only has `None`.
@@ -487,6 +492,34 @@ pub(crate) mod tests {
         let v = serde_json::json!({language: [{"repo": "o/r", "content": content, "dependency": dependency,
             "needles": needles}]});
         Dataset::from_bytes(v.to_string().as_bytes(), "test").unwrap()
+    }
+
+    /// `repos` copies of a repo of six small Python files (`m0.py` …, each
+    /// with a function `fN` and comments), with needles `fN` for each N of
+    /// `needle_files`: enough for several builders to share out.
+    pub(crate) fn python_repos(repos: usize, needle_files: &[usize]) -> Dataset {
+        let body = |n: usize| format!("# file {n}\ndef f{n}(x):\n    # add\n    return x + {n}\n");
+        let files: Vec<(String, String)> = (0..6).map(|n| (format!("m{n}.py"), body(n))).collect();
+        let file_refs: Vec<(&str, &str)> =
+            files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let names: Vec<(String, String)> =
+            needle_files.iter().map(|&n| (format!("m{n}.py"), format!("f{n}"))).collect();
+        let needles: Vec<(&str, &str, usize, usize)> = needle_files
+            .iter()
+            .zip(&names)
+            .map(|(&n, (p, f))| {
+                (p.as_str(), f.as_str(), body(n).find("def").unwrap_or(0), body(n).len())
+            })
+            .collect();
+        let mut d = dataset("python", &file_refs, &needles);
+        let list = d.languages.get_mut("python").expect("python");
+        let one = list[0].clone();
+        for k in 1..repos {
+            let mut r = one.clone();
+            r.repo = format!("repo{k}");
+            list.push(r);
+        }
+        d
     }
 
     fn tasks(d: &Dataset, options: ContextOptions) -> Vec<Task> {

@@ -94,7 +94,7 @@ pub fn build_tasks_threaded(
 
 /// The specs cut into runs of one repo each (a builder keeps a repo's
 /// line counts between its needles).
-fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
+pub(super) fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         match runs.last_mut() {
@@ -113,28 +113,15 @@ fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::context::tests::dataset;
+    use crate::context::tests::{dataset, python_repos};
     use crate::context::{task_specs, CommentMode};
     use crate::tokenize::test_tokenizer;
 
     #[test]
     fn threads_give_the_tasks_of_one_builder_in_order() {
         let tok = test_tokenizer();
-        let body = |n: usize| format!("# file {n}\ndef f{n}(x):\n    # add\n    return x + {n}\n");
-        let files: Vec<(String, String)> = (0..6).map(|n| (format!("m{n}.py"), body(n))).collect();
-        let file_refs: Vec<(&str, &str)> =
-            files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-        let start = body(2).find("def").unwrap_or(0);
-        let end = body(2).len();
-        let mut d = dataset("python", &file_refs, &[("m2.py", "f2", start, end)]);
         // Four repos, so that two threads share them out.
-        let repos = d.languages.get_mut("python").expect("python");
-        let one = repos[0].clone();
-        for k in 1..4 {
-            let mut r = one.clone();
-            r.repo = format!("repo{k}");
-            repos.push(r);
-        }
+        let d = python_repos(4, &[2]);
         let specs = task_specs(&d, None);
         for mode in CommentMode::ALL {
             let options = ContextOptions {
