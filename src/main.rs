@@ -2,10 +2,16 @@
 
 #[cfg(target_arch = "wasm32")]
 mod ui;
+#[cfg(target_arch = "wasm32")]
+mod worker;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
+    // In a task-build worker (no window) only `worker`'s exports are used.
+    if web_sys::window().is_none() {
+        return;
+    }
     leptos::mount::mount_to_body(ui::App);
 }
 

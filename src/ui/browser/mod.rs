@@ -1,6 +1,6 @@
 //! Floor 1: the browser itself — the clock, a turn of the event loop,
 //! fetching and reading files, downloads, the clipboard, DOM event values,
-//! and JS errors turned into [`UiError`](super::error::UiError). Nothing
+//! Web Workers, and JS errors turned into [`UiError`](super::error::UiError). Nothing
 //! here knows the app's state.
 
 pub mod clipboard;
@@ -8,3 +8,4 @@ pub mod dom;
 pub mod download;
 pub mod fetch;
 pub mod time;
+pub mod worker;

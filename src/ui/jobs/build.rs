@@ -1,14 +1,16 @@
-//! Building the tasks in the page with the core's `ContextBuilder`, a few
-//! tasks per slice, so the page keeps answering clicks and Cancel works.
+//! Building the tasks: in Web Workers (`build_pool`), or in the page with
+//! the core's `ContextBuilder` a few tasks per slice if they cannot run, so
+//! the page keeps answering clicks and Cancel works either way.
 //! Built tasks are cached in IndexedDB under (dataset digest, prompt
 //! settings, tokenizer digest), a file with one task's JSON per line.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::{ContextBuilder, Task};
+use repoqa::context::{repo_shares, ContextBuilder, Task};
 use wasm_bindgen::JsValue;
 
+use super::build_pool::{self, PoolError};
 use super::{tokenizer, Ctx, Job, Runner};
 use crate::ui::browser::dom::{js_object, publish_global, warn};
 use crate::ui::browser::time::now_ms;
@@ -86,6 +88,7 @@ pub async fn restore_cached(ctx: &Ctx, state: AppState) -> Result<bool, UiError>
         max_chunk_ms: 0.0,
         chunks: 0,
         from_cache: true,
+        workers: 0,
     };
     publish_stats(&stats);
     state.tasks.set(tasks);
@@ -128,35 +131,71 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
         ));
     }
     let total = specs.len();
-    let mut builder = ContextBuilder::new(&dataset, build_settings.context_options(), &tok);
-    let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    let options = build_settings.context_options();
     // The cache file, a task's JSON per line, handed to the browser a task
     // at a time (one 35 MB string at the end was a long stop of the page).
     let parts = js_sys::Array::new();
-    ctx.progress(format!("Building {total} tasks"), 0, total);
     let cancelled = |done: usize| {
         UiError::cancelled(format!(
             "Cancelled after {done} of {total} tasks; nothing was kept. Build again to start over."
         ))
     };
+    ctx.progress(format!("Building {total} tasks"), 0, total);
     ctx.turn().await.map_err(|_| cancelled(0))?;
     ctx.restart_slice_stats();
     let t0 = now_ms();
-    for spec in &specs {
-        let task = builder.build(spec).map_err(|e| {
-            UiError::from(e).context(format!("Building task {} failed", tasks.len() + 1))
-        })?;
-        let json = serde_json::to_string(&task)?;
-        if !tasks.is_empty() {
-            parts.push(&JsValue::from_str("\n"));
+    let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
+    // In Web Workers, a repo each at a time; in the page if they cannot run.
+    let shares = repo_shares(&dataset, &specs, &options);
+    let mut workers = build_pool::worker_count(&shares);
+    let pooled = if workers == 0 {
+        Err(PoolError::Unavailable("a small build".into()))
+    } else {
+        let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
+        build_pool::build_in_workers(ctx, &shares, total, workers, (&bytes, &origin), cancelled)
+            .await
+    };
+    match pooled {
+        Ok(built) => {
+            for b in built {
+                if !tasks.is_empty() {
+                    parts.push(&JsValue::from_str("\n"));
+                }
+                parts.push(&JsValue::from_str(&b.json));
+                tasks.push(b.task);
+            }
         }
-        parts.push(&JsValue::from_str(&json));
-        tasks.push(Arc::new(task));
-        ctx.tick(tasks.len(), total).await.map_err(|_| cancelled(tasks.len()))?;
+        Err(PoolError::Failed(e)) => return Err(e),
+        Err(PoolError::Unavailable(why)) => {
+            if workers > 0 {
+                warn(&format!("building in the page: the build workers are not available ({why})"));
+            }
+            workers = 0;
+            ctx.restart_slice_stats();
+            let mut builder = ContextBuilder::new(&dataset, options, &tok);
+            for spec in &specs {
+                let task = builder.build(spec).map_err(|e| {
+                    UiError::from(e).context(format!("Building task {} failed", tasks.len() + 1))
+                })?;
+                let json = serde_json::to_string(&task)?;
+                if !tasks.is_empty() {
+                    parts.push(&JsValue::from_str("\n"));
+                }
+                parts.push(&JsValue::from_str(&json));
+                tasks.push(Arc::new(task));
+                ctx.tick(tasks.len(), total).await.map_err(|_| cancelled(tasks.len()))?;
+            }
+        }
     }
     let (max_chunk_ms, chunks) = ctx.slice_stats();
-    let stats =
-        BuildStats { tasks: total, ms: now_ms() - t0, max_chunk_ms, chunks, from_cache: false };
+    let stats = BuildStats {
+        tasks: total,
+        ms: now_ms() - t0,
+        max_chunk_ms,
+        chunks,
+        from_cache: false,
+        workers,
+    };
     publish_stats(&stats);
     ctx.progress("Saving the tasks in this browser", total, total);
     state.tasks.set(tasks);
@@ -196,6 +235,7 @@ fn publish_stats(stats: &BuildStats) {
         ("maxChunkMs", stats.max_chunk_ms.into()),
         ("chunks", (stats.chunks as f64).into()),
         ("fromCache", stats.from_cache.into()),
+        ("workers", (stats.workers as f64).into()),
     ]);
     publish_global("__repoqaBuild", &o);
 }

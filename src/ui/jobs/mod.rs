@@ -26,12 +26,14 @@
 //! ```
 //!
 //! The concrete jobs: `dataset` (load, restore, new session), `tokenizer`,
-//! `build` (tasks and their cache), `scoring` (option re-score, import),
+//! `build` (tasks and their cache; `build_pool` shares a large build out
+//! to Web Workers), `scoring` (option re-score, import),
 //! `curate` (read a folder/archive, curate, descriptions by a model),
 //! with `fetch` (download / read a file with progress) and `digest`
 //! (SHA-256 in slices) as steps they share.
 
 pub mod build;
+pub mod build_pool;
 pub mod curate;
 pub mod dataset;
 pub mod describe;
@@ -367,6 +369,18 @@ impl Ctx {
         }
         self.inner.slice_start.set(now_ms());
         self.check()
+    }
+
+    /// Await `f`, work done elsewhere (a worker, the network) while the
+    /// page keeps its turns: the slice so far counts as one, and a new one
+    /// starts when `f` is ready (waiting blocked nothing).
+    pub async fn wait_for<T>(&self, f: impl Future<Output = T>) -> T {
+        let slice = now_ms() - self.inner.slice_start.get();
+        self.inner.max_slice_ms.set(self.inner.max_slice_ms.get().max(slice));
+        self.inner.slices.set(self.inner.slices.get() + 1);
+        let out = f.await;
+        self.inner.slice_start.set(now_ms());
+        out
     }
 
     /// After a unit of work: once the budget is spent, show `done` of

@@ -23,8 +23,8 @@ pub const TOKENIZER_URL: &str = "assets/tokenizer.json";
 const MAX_TOKENIZER_BYTES: usize = 64 << 20;
 
 thread_local! {
-    /// The bytes of the tokenizer whose digest is `AppState::tokenizer_id`,
-    /// kept until they are parsed (parsing is only needed to build).
+    /// The bytes of the tokenizer whose digest is `AppState::tokenizer_id`
+    /// (the build workers read their own copy of the tokenizer from them).
     static TOKENIZER_BYTES: RefCell<Option<(Vec<u8>, String)>> = const { RefCell::new(None) };
 }
 
@@ -98,6 +98,10 @@ async fn adopt(
 }
 
 /// The tokenizer file of the current settings, with its origin.
+pub async fn bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String), UiError> {
+    tokenizer_bytes(ctx, state).await
+}
+
 async fn tokenizer_bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String), UiError> {
     if let Some(b) = TOKENIZER_BYTES.with(|t| t.borrow().clone()) {
         return Ok(b);
@@ -143,7 +147,7 @@ pub async fn ensure_parsed(ctx: &Ctx, state: AppState) -> Result<Arc<Tokenizer>,
     ensure_id(ctx, state).await?;
     let (bytes, origin) = tokenizer_bytes(ctx, state).await?;
     let tok = Arc::new(Tokenizer::from_json_bytes(&bytes, &origin)?);
-    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = None);
+    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = Some((bytes, origin)));
     state.tokenizer.set(Some(tok.clone()));
     Ok(tok)
 }

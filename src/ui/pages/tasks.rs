@@ -156,11 +156,17 @@ pub fn TasksPage() -> impl IntoView {
             <Progress/>
             {move || state.build_stats.get().filter(|_| !runner.busy()).map(|s| view! {
                 <p class="muted" id="build-stats" data-tasks=s.tasks.to_string() data-ms=format!("{:.0}", s.ms)
-                    data-from-cache=s.from_cache.to_string() data-max-chunk-ms=format!("{:.1}", s.max_chunk_ms)>
+                    data-from-cache=s.from_cache.to_string() data-max-chunk-ms=format!("{:.1}", s.max_chunk_ms)
+                    data-workers=s.workers.to_string()>
                     {if s.from_cache {
                         format!("{} tasks read from this browser's storage in {:.0} ms (not rebuilt).", s.tasks, s.ms)
                     } else {
-                        format!("{} tasks built in {:.2} s, in {} steps; the page was never blocked longer than {:.0} ms.",
+                        let by = match s.workers {
+                            0 => "in this page".to_string(),
+                            1 => "by 1 background worker".to_string(),
+                            n => format!("by {n} background workers, a repo each at a time"),
+                        };
+                        format!("{} tasks built in {:.2} s {by}, in {} steps; the page was never blocked longer than {:.0} ms.",
                             s.tasks, s.ms / 1000.0, s.chunks, s.max_chunk_ms)
                     }}
                 </p>

@@ -55,6 +55,8 @@ pub struct BuildStats {
     pub max_chunk_ms: f64,
     pub chunks: usize,
     pub from_cache: bool,
+    /// Web Workers that built the tasks (0: built in the page itself).
+    pub workers: usize,
 }
 
 impl Default for AppState {

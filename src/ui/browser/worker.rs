@@ -1,0 +1,159 @@
+//! Module Web Workers that run this app's own wasm: start a few with one
+//! script, post them messages, and await what they post back, in arrival
+//! order, from one inbox. Dropping a [`Workers`] terminates them.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::dom::js_object;
+use crate::ui::error::UiError;
+
+/// Where the app's wasm-bindgen module and wasm file are (absolute URLs),
+/// read from the boot script's attributes (Trunk.toml `pattern_script`),
+/// and the URL of `script` beside the boot script.
+pub struct AppFiles {
+    pub js: String,
+    pub wasm: String,
+    pub script: String,
+}
+
+impl AppFiles {
+    pub fn find(script: &str) -> Result<AppFiles, UiError> {
+        let doc = web_sys::window().and_then(|w| w.document()).ok_or(UiError::NoWindow)?;
+        let boot = doc
+            .query_selector("script[data-repoqa-js]")
+            .ok()
+            .flatten()
+            .ok_or_else(|| UiError::invalid("the page has no boot script"))?;
+        let base = doc.base_uri().ok().flatten().unwrap_or_default();
+        let resolve = |rel: &str, base: &str| {
+            web_sys::Url::new_with_base(rel, base)
+                .map(|u| u.href())
+                .map_err(|e| UiError::js(format!("resolving {rel}"), &e))
+        };
+        let attr = |name: &str| {
+            boot.get_attribute(name)
+                .ok_or_else(|| UiError::invalid(format!("no {name} on the boot script")))
+        };
+        let boot_src = resolve(&attr("src")?, &base)?;
+        Ok(AppFiles {
+            js: resolve(&attr("data-repoqa-js")?, &base)?,
+            wasm: resolve(&attr("data-repoqa-wasm")?, &base)?,
+            script: resolve(script, &boot_src)?,
+        })
+    }
+}
+
+type Queue = Rc<RefCell<VecDeque<(usize, JsValue)>>>;
+type Wake = Rc<RefCell<Option<js_sys::Function>>>;
+
+/// Running workers and the inbox of their messages.
+pub struct Workers {
+    workers: Vec<web_sys::Worker>,
+    queue: Queue,
+    wake: Wake,
+    // Kept alive as long as the workers can call them.
+    _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
+}
+
+impl Workers {
+    /// Start `n` module workers running `script`. A worker that fails to
+    /// load or throws posts `{kind: "failed", error}` to the inbox.
+    pub fn start(script: &str, n: usize) -> Result<Workers, UiError> {
+        let queue: Queue = Rc::default();
+        let wake: Wake = Rc::default();
+        let options = web_sys::WorkerOptions::new();
+        options.set_type(web_sys::WorkerType::Module);
+        let mut workers = Vec::with_capacity(n);
+        let mut handlers = Vec::with_capacity(2 * n);
+        for i in 0..n {
+            let worker = web_sys::Worker::new_with_options(script, &options)
+                .map_err(|e| UiError::js("starting a worker", &e))?;
+            let push = move |queue: &Queue, wake: &Wake, data: JsValue| {
+                queue.borrow_mut().push_back((i, data));
+                if let Some(f) = wake.borrow_mut().take() {
+                    let _ = f.call0(&JsValue::NULL);
+                }
+            };
+            let (q, w) = (queue.clone(), wake.clone());
+            let on_message = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+                let data = ev
+                    .dyn_ref::<web_sys::MessageEvent>()
+                    .map(|m| m.data())
+                    .unwrap_or(JsValue::UNDEFINED);
+                push(&q, &w, data);
+            });
+            let (q, w) = (queue.clone(), wake.clone());
+            let on_error = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+                let text = ev
+                    .dyn_ref::<web_sys::ErrorEvent>()
+                    .map(|e| e.message())
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "the worker script could not run".to_string());
+                push(&q, &w, js_object(&[("kind", "failed".into()), ("error", text.into())]));
+            });
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            workers.push(worker);
+            handlers.push(on_message);
+            handlers.push(on_error);
+        }
+        Ok(Workers { workers, queue, wake, _handlers: handlers })
+    }
+
+    pub fn len(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Post `data` to worker `i`.
+    pub fn post(&self, i: usize, data: &JsValue) -> Result<(), UiError> {
+        let w = self.workers.get(i).ok_or_else(|| UiError::invalid("no such worker"))?;
+        w.post_message(data).map_err(|e| UiError::js("posting to a worker", &e))
+    }
+
+    /// The next message (which worker, what it posted), or `None` after
+    /// `ms` milliseconds without one. The page keeps its turns meanwhile.
+    pub async fn next(&self, ms: i32) -> Option<(usize, JsValue)> {
+        if let Some(m) = self.queue.borrow_mut().pop_front() {
+            return Some(m);
+        }
+        let wake = self.wake.clone();
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            }
+            *wake.borrow_mut() = Some(resolve);
+        });
+        let _ = JsFuture::from(promise).await;
+        self.wake.borrow_mut().take();
+        self.queue.borrow_mut().pop_front()
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        for w in &self.workers {
+            w.set_onmessage(None);
+            w.set_onerror(None);
+            w.terminate();
+        }
+    }
+}
+
+/// Field `key` of a message, as text (empty if absent).
+pub fn field_str(data: &JsValue, key: &str) -> String {
+    js_sys::Reflect::get(data, &JsValue::from_str(key))
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+}
+
+/// Field `key` of a message, as a number (`None` if absent).
+pub fn field_num(data: &JsValue, key: &str) -> Option<f64> {
+    js_sys::Reflect::get(data, &JsValue::from_str(key)).ok().and_then(|v| v.as_f64())
+}
