@@ -37,7 +37,7 @@ try {
         await page.click('#build-tasks');
         await page.waitForSelector('#build-stats[data-from-cache="false"]', { timeout: 300000 });
         runs.push(await page.$eval('#build-stats', (e) => ({
-          tasks: Number(e.dataset.tasks), ms: Number(e.dataset.ms), step: Number(e.dataset.maxChunkMs),
+          tasks: Number(e.dataset.tasks), ms: Number(e.dataset.ms), step: Number(e.dataset.maxChunkMs), workers: Number(e.dataset.workers || 0),
         })));
         if (problems.length) throw new Error(problems.join('\n'));
       } finally {

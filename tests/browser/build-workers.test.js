@@ -1,0 +1,131 @@
+// Task builds in Web Workers (src/ui/jobs/build_pool.rs): the realistic
+// corpus in a comment-cleaning mode is shared out to workers, Cancel stops
+// them, and the tasks are byte for byte those of the CLI's `repoqa prompts`;
+// a page whose worker script does not load builds in the page instead, with
+// the same tasks.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { serveDir } from './serve.js';
+import { freshPage, gotoApp as gotoAppAt, DIST, ROOT, ARTIFACTS } from './browser.js';
+
+const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
+const REALISTIC = path.join(ROOT, '.tools', 'corpus', 'realistic.json');
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-workers-'));
+
+let srv;
+before(async () => { srv = await serveDir(DIST); });
+after(() => {
+  srv?.server.close();
+  fs.rmSync(TMP, { recursive: true, force: true });
+});
+
+const gotoApp = (page, hash) => gotoAppAt(page, srv.url, hash);
+
+/** `repoqa prompts` on `dataset` in comment mode `mode`: the file's bytes. */
+function cliTasks(dataset, mode) {
+  const out = path.join(TMP, `${path.basename(dataset)}-${mode}.jsonl`);
+  execFileSync(BIN, ['prompts', '--dataset-path', dataset, '--clean-ctx-comments', mode, '--out', out],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  return fs.readFileSync(out);
+}
+
+/** Load `file` as the dataset (or keep the demo if none) and pick `mode`. */
+async function prepare(page, file, mode) {
+  await gotoApp(page, '#dataset');
+  await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });
+  if (file) {
+    await page.setInputFiles('#dataset-file', file);
+    await page.waitForFunction((n) => document.querySelector('#dataset-origin')?.textContent === n,
+      path.basename(file), { timeout: 120000 });
+    await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+  }
+  await page.selectOption('#comment-mode', mode);
+  await gotoApp(page, '#tasks');
+}
+
+async function buildAndDownload(page) {
+  await page.click('#build-tasks');
+  await page.waitForSelector('#build-stats[data-from-cache="false"]', { timeout: 300000 });
+  const stats = await page.evaluate(() => window.__repoqaBuild);
+  await page.waitForSelector('#download-tasks:not([disabled])');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-tasks')]);
+  return { stats, text: await page.textContent('#build-stats'), file: fs.readFileSync(await download.path()) };
+}
+
+test('realistic corpus, positional_padding: built by workers, Cancel stops them, tasks = CLI', async (t) => {
+  const { page, problems } = await freshPage(t);
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  await prepare(page, REALISTIC, 'positional_padding');
+  // Cancel as soon as the build runs: nothing is kept.
+  await page.evaluate(() => {
+    const job = document.querySelector('#job');
+    const o = new MutationObserver(() => {
+      if (job.dataset.state === 'running' && job.querySelector('.job-what')?.textContent.startsWith('Building 180')) {
+        o.disconnect();
+        document.querySelector('#job-cancel').click();
+      }
+    });
+    o.observe(job, { attributes: true, childList: true, subtree: true, characterData: true });
+  });
+  await page.click('#build-tasks');
+  await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+  assert.match(await page.textContent('#job-message'), /Cancelled after \d+ of 180 tasks; nothing was kept/);
+  assert.equal(await page.getAttribute('#task-count', 'data-count'), '0');
+
+  const want = cliTasks(REALISTIC, 'positional_padding');
+  // The progress bar moves while the workers build.
+  await page.evaluate(() => {
+    window.__percents = [];
+    const job = document.querySelector('#job');
+    new MutationObserver(() => window.__percents.push(Number(job.dataset.percent)))
+      .observe(job, { attributes: true, attributeFilter: ['data-percent'] });
+  });
+  const { stats, text, file } = await buildAndDownload(page);
+  const percents = await page.evaluate(() => window.__percents);
+  assert.ok(percents.filter((p) => p > 0 && p < 100).length >= 5, `progress seen: ${percents.join(' ')}`);
+  console.log(`realistic, positional_padding, in workers: ${text.trim()}`);
+  assert.equal(stats.tasks, 180);
+  assert.ok(stats.workers >= 1, `built in the page, not in workers: ${text}\n${warnings.join('\n')}`);
+  assert.match(text, /background worker/);
+  assert.equal(file.length, want.length, 'the workers\' tasks differ in length from the CLI\'s');
+  assert.ok(file.equals(want), 'the workers\' tasks differ from the CLI\'s');
+  // How the build reads to a person, at a desktop and a phone width.
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `workers-tasks-${width}.png`) });
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
+  await prepare(page, null, 'no_padding');
+  const { stats, text, file } = await buildAndDownload(page);
+  console.log(`demo, no_padding, workers forced: ${text.trim()}`);
+  assert.ok(stats.workers >= 1, text);
+  assert.ok(file.equals(cliTasks(DEMO, 'no_padding')), 'the workers\' tasks differ from the CLI\'s');
+  assert.deepEqual(problems, []);
+});
+
+test('a worker script that does not load: the page builds the same tasks itself', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
+  await page.route('**/build-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await prepare(page, null, 'positional_padding');
+  const { stats, text, file } = await buildAndDownload(page);
+  console.log(`demo, positional_padding, no worker script: ${text.trim()}`);
+  assert.equal(stats.workers, 0, text);
+  assert.match(text, /in this page/);
+  assert.ok(file.equals(cliTasks(DEMO, 'positional_padding')), 'the page\'s tasks differ from the CLI\'s');
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|build-worker/.test(p)), []);
+});
