@@ -129,3 +129,31 @@ test('a worker script that does not load: the page builds the same tasks itself'
   assert.ok(file.equals(cliTasks(DEMO, 'positional_padding')), 'the page\'s tasks differ from the CLI\'s');
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|build-worker/.test(p)), []);
 });
+
+test('a task that cannot be built: the same message from the workers as from the page', async (t) => {
+  // The demo with one file taken out of a repo's dependency order: its
+  // needles cannot be placed (the official harness fails on them too).
+  const ds = JSON.parse(fs.readFileSync(DEMO, 'utf8'));
+  const repo = ds.java[0];
+  const file = repo.needles[3].path;
+  delete repo.dependency[file];
+  for (const deps of Object.values(repo.dependency)) {
+    const i = deps.indexOf(file);
+    if (i >= 0) deps.splice(i, 1);
+  }
+  const broken = path.join(TMP, 'unordered.json');
+  fs.writeFileSync(broken, JSON.stringify(ds));
+  const messages = [];
+  for (const how of ['always', 'never']) {
+    const { page } = await freshPage(t);
+    await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
+    await prepare(page, broken, 'none');
+    await page.click('#build-tasks');
+    await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+    messages.push((await page.textContent('#job-message')).trim());
+    assert.equal(await page.getAttribute('#task-count', 'data-count'), '0');
+  }
+  console.log(`unbuildable task, workers and page: ${messages[0]}`);
+  assert.match(messages[0], /Building task \d+ failed: java repo repoqa-web\/demo-bank: needle "\w+" is in "src\/bank\/\w+\.java", which is not in the repo's dependency order/);
+  assert.equal(messages[0], messages[1]);
+});
