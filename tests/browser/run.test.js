@@ -146,7 +146,8 @@ test('runs three wire formats with faults, resumes after a reload, equals repoqa
   const log = await fx.download(() => page.click('#run-download-log'));
   files.push(log.bytes.toString('utf8'));
   const records = log.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.ok(records.length >= 30 && records.every((r) => r.model === MODEL && r.base_url.startsWith(srv.url)));
+  assert.ok(records.length >= 30 && records.every((r) => r.model === MODEL && r.base_url.startsWith(srv.url)),
+    `run log: ${records.length} records; unlike the run: ${JSON.stringify(records.filter((r) => r.model !== MODEL || !r.base_url.startsWith(srv.url)).slice(0, 2))}`);
   for (const f of files) assert.ok(!f.includes(KEY) && !f.includes('sk-wrong'), 'the key in an export');
   const idb = JSON.stringify(await idbDump(page));
   assert.ok(idb.includes('org/test-model'), 'the run records are in IndexedDB');

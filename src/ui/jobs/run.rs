@@ -319,9 +319,12 @@ fn on_event(app: AppState, rs: RunState, ev: RunEvent, unsaved: &mut Unsaved) {
 /// before the next request is sent, so a reload right after finds them).
 /// One write per batch, not per reply: each IndexedDB commit costs a few
 /// milliseconds, and at high concurrency replies arrive in bunches.
+/// The log goes first: a reload between the two writes then leaves a
+/// record whose answer is not kept (the task is asked again on resume),
+/// never a kept answer missing from the log.
 async fn store(app: AppState, rs: RunState, unsaved: Unsaved) {
-    let saved = if unsaved.answers { save_answers(app).await } else { Ok(()) };
     let logged = if unsaved.log { save_log(&rs.log.get_untracked()).await } else { Ok(()) };
+    let saved = if unsaved.answers { save_answers(app).await } else { Ok(()) };
     if let Err(e) = saved.and(logged) {
         rs.live.update(|l| l.save_error = Some(e.to_string()));
     }
