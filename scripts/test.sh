@@ -1,30 +1,114 @@
 #!/usr/bin/env bash
-# Set up what is missing, then run every test: native unit and parity tests
-# (against the official Python harness), the release wasm build and its
-# import check, and the headless-Chromium tests.
+# Set up what is missing, then run the tests.
+#
+#   scripts/test.sh           the full tier (the README's and CI's command):
+#                             formatting, clippy (native and wasm32), every native
+#                             test including parity against the official Python
+#                             harness, the release CLI, the release wasm build and
+#                             its import check, and the headless-Chromium tests
+#   scripts/test.sh --quick   formatting, native clippy, the core's unit tests and
+#                             the integration tests that take under ~10 s
+#
+# Every run ends with a table of phase times, the five slowest test binaries and
+# the number of tests passed, and writes one line to target/test-status:
+# <commit> <tier> <pass|fail> <seconds>.
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"
-scripts/setup.sh
+tier=full
+case "${1:-}" in
+  "") ;;
+  --quick) tier=quick ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+logs=$(mktemp -d /tmp/repoqa-test.XXXXXX)
+t_start=$(date +%s)
+phase_names=()
+phase_secs=()
+current=""
+# Integration tests that take under ~10 s (measured by this script's own table);
+# the quick tier runs these besides the unit tests.
+quick_tests=(ui_layers cli_options demo_dataset name_match_replies
+  leaderboard_published curate_archive llm_describe run_cli verify_tampered fuzz
+  parity_bleu parity_grammar sample_answers)
+
+finish() {
+  local rc=$? now; now=$(date +%s)
+  if [ -n "$current" ]; then
+    phase_names+=("$current (failed)"); phase_secs+=($((now - t_phase)))
+  fi
+  local total=$((now - t_start)) status=pass
+  [ "$rc" = 0 ] || status=fail
+  echo
+  echo "==> phase times ($tier tier, $status)"
+  local i
+  for i in "${!phase_names[@]}"; do
+    printf '  %6ss  %s\n' "${phase_secs[$i]}" "${phase_names[$i]}"
+  done
+  printf '  %6ss  total\n' "$total"
+  if [ -s "$logs/binaries" ]; then
+    echo "==> slowest test binaries"
+    sort -k1,1nr "$logs/binaries" | head -5 | awk '{printf "  %6ss  %s\n", $1, $2}'
+  fi
+  local native browser
+  native=$(cat "$logs"/cargo-*.log 2>/dev/null | awk '/^test result: /{n += $4} END {print n + 0}')
+  browser=$(cat "$logs"/browser.log 2>/dev/null | awk '/^# pass /{n += $3} END {print n + 0}')
+  echo "==> tests passed: $native native, $browser browser ($tier tier)"
+  mkdir -p "$root/target"
+  printf '%s %s %s %s\n' "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" \
+    "$tier" "$status" "$total" >"$root/target/test-status"
+  rm -rf "$logs"
+}
+trap finish EXIT
+
+# phase NAME COMMAND...: run one phase and record its seconds.
+phase() {
+  current="$1"; shift
+  echo; echo "==> $current"
+  t_phase=$(date +%s)
+  "$@"
+  phase_names+=("$current"); phase_secs+=($(( $(date +%s) - t_phase )))
+  current=""
+}
+
+# Test binaries run one at a time from the package root, as `cargo test` runs
+# them (same output), each timed. Arguments select them as cargo's do.
+run_tests() {
+  cargo test --locked --no-run "$@" 2>&1 | tee "$logs/build.log"
+  local exe name
+  grep -E '^ +Executable ' "$logs/build.log" | sed -E 's/^ +Executable (.*) \((.*)\)$/\1|\2/' |
+    while IFS='|' read -r name exe; do
+      local t0; t0=$(date +%s)
+      case "$exe" in /*) ;; *) exe="$root/$exe" ;; esac
+      "$exe" 2>&1 | tee "$logs/cargo-$(basename "$exe").log" || { echo "FAILED: $name" >&2; exit 1; }
+      echo "$(( $(date +%s) - t0 )) $name" >>"$logs/binaries"
+    done
+}
+
+if [ "$tier" = quick ]; then
+  phase "setup" scripts/setup.sh
+  source scripts/env.sh
+  phase "cargo fmt --check" cargo fmt --check
+  phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
+  args=(--lib)
+  for t in "${quick_tests[@]}"; do args+=(--test "$t"); done
+  phase "cargo test (unit + quick integration tests)" run_tests "${args[@]}"
+  exit 0
+fi
+
+phase "setup" scripts/setup.sh
 source scripts/env.sh
 
 # Fast failures first: formatting and lints (native, and the wasm32 UI).
-echo "==> cargo fmt --check; cargo clippy (native, wasm32 UI)"
-cargo fmt --check
-cargo clippy --all-targets --locked -- -D warnings
-cargo clippy --locked --target wasm32-unknown-unknown --bin repoqa-web -- -D warnings
-
-echo "==> cargo test (unit + parity against the official harness)"
-cargo test --locked
-
-echo "==> native CLI (release)"
-cargo build --locked --release --bin repoqa
-
-echo "==> trunk build --release --offline"
-trunk build --release --offline
-
-echo "==> wasm import check and page weight"
-node scripts/check-wasm.mjs dist
-
-echo "==> browser tests (headless Chromium)"
-(cd tests/browser && REPOQA_BIN="$root/target/release/repoqa" npm test --silent)
+phase "cargo fmt --check" cargo fmt --check
+phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
+phase "cargo clippy (wasm32 UI)" cargo clippy --locked --target wasm32-unknown-unknown --bin repoqa-web -- -D warnings
+phase "cargo test (unit + parity against the official harness)" run_tests
+phase "cargo test --doc" bash -c 'cargo test --locked --doc 2>&1 | tee "$1"; exit "${PIPESTATUS[0]}"' _ "$logs/cargo-doc.log"
+phase "native CLI (release)" cargo build --locked --release --bin repoqa
+phase "trunk build --release --offline" trunk build --release --offline
+phase "wasm import check and page weight" node scripts/check-wasm.mjs dist
+phase "browser tests (headless Chromium)" \
+  bash -c 'cd tests/browser && REPOQA_BIN="$1" npm test --silent 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
+  "$target_dir/release/repoqa" "$logs/browser.log"

@@ -15,8 +15,9 @@ Modes (results on stdout):
       the text has an error (`tree.root_node.has_error`).
   pyword
       the code points matched by Python's `\\w`, as JSON [[lo, hi], ...].
-  redump FILE
-      json.dumps(json.load(open(FILE))): Python's own layout of any JSON file.
+  redump FILE...
+      json.dumps(json.load(open(FILE))) for each FILE, one line each (the
+      text holds no newline of its own): Python's own layout of any JSON file.
   names < JSONL of paths
       one JSON line per path: [get_model_name(path), splitext(path)[0] + "-SCORES.json"].
 """
@@ -112,8 +113,9 @@ def main():
                 start = None
         out.write(json.dumps(ranges))
     elif mode == "redump":
-        with open(sys.argv[2]) as f:
-            out.write(json.dumps(json.load(f)))
+        for path in sys.argv[2:]:
+            with open(path) as f:
+                out.write(json.dumps(json.load(f)) + "\n")
     elif mode == "names":
         for path in read_jsonl(sys.stdin):
             base, _ = os.path.splitext(path)
