@@ -35,6 +35,7 @@ quick_tests=(ui_layers cli_options demo_dataset name_match_replies
 
 finish() {
   local rc=$? now; now=$(date +%s)
+  set +e
   if [ -n "$current" ]; then
     phase_names+=("$current (failed)"); phase_secs+=($((now - t_phase)))
   fi
@@ -59,6 +60,7 @@ finish() {
   printf '%s %s %s %s\n' "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" \
     "$tier" "$status" "$total" >"$root/target/test-status"
   rm -rf "$logs"
+  exit "$rc"
 }
 trap finish EXIT
 
@@ -91,9 +93,10 @@ if [ "$tier" = quick ]; then
   source scripts/env.sh
   phase "cargo fmt --check" cargo fmt --check
   phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
-  args=(--lib)
+  args=()
   for t in "${quick_tests[@]}"; do args+=(--test "$t"); done
-  phase "cargo test (unit + quick integration tests)" run_tests "${args[@]}"
+  phase "cargo test (the core's unit tests)" run_tests -p repoqa --lib
+  phase "cargo test (quick integration tests)" run_tests -p repoqa-web "${args[@]}"
   exit 0
 fi
 

@@ -1,4 +1,4 @@
-//! The audit of the prompt artifacts (src/audit), measured on the realistic
+//! The audit of the prompt artifacts (crates/repoqa/src/audit), measured on the realistic
 //! corpus and on the demo dataset, in the three comment modes:
 //!
 //! - tasks affected per language and artifact (official prompts);
@@ -77,7 +77,7 @@ fn differences_outside_sites(
         // block cleaned away), the budget having cut into them. The official text is
         // the corrected one with one line break more just before the
         // needle; no reader can count those blank lines against the source,
-        // so the audit rightly finds nothing (src/audit, "a context made
+        // so the audit rightly finds nothing (crates/repoqa/src/audit, "a context made
         // only of blank lines says nothing"), yet the corrected
         // construction, which cannot know what cleaning will leave, still
         // drops the break. Exactly that one break, nothing else.

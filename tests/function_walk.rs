@@ -1,6 +1,6 @@
 //! `Grammar::function_spans` and `Grammar::comment_spans` match
 //! FUNCTION_QUERY and COMMENT_QUERY by walking the tree instead of compiling
-//! the queries (see src/lang.rs). This holds the two
+//! the queries (see crates/repoqa/src/lang.rs). This holds the two
 //! together on every file of the realistic corpus and the demo, whole and cut
 //! at many points (cut files are full of ERROR and MISSING nodes, the cases
 //! where a hand-written matcher could drift from the query engine).

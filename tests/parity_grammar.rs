@@ -1,6 +1,6 @@
 //! Grammar parity with the official harness's parser: the grammars bundled in
 //! PyPI tree-sitter-languages 1.10.2 (tests/oracle/grammar.py), against the
-//! grammar crates compiled into this build (src/lang.rs).
+//! grammar crates compiled into this build (crates/repoqa/src/lang.rs).
 //!
 //! Two checks per language: the grammar's node kinds and fields (ids, names,
 //! named/visible flags: the same generated tables), and the parse trees of

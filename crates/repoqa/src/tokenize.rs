@@ -101,7 +101,9 @@ pub fn default_tokenizer_path() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("REPOQA_TOKENIZER") {
         return p.into();
     }
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/tokenizer.json")
+    // This crate is crates/repoqa/ of the project: the project is two up.
+    let core = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    core.ancestors().nth(2).unwrap_or(core).join(".tools/tokenizer.json")
 }
 
 /// `tokenizers::Tokenizer::from_bytes`; natively, a panic inside the

@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn json_and_gzip_have_one_identity() {
         use std::io::Write;
-        let demo = include_bytes!("../public/demo/repoqa-demo.json");
+        let demo = include_bytes!("../../../public/demo/repoqa-demo.json");
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         e.write_all(demo).unwrap();
         let gz = e.finish().unwrap();

@@ -538,7 +538,7 @@ impl Stepper for DatasetLoader<'_> {
 mod tests {
     use super::*;
 
-    const GOOD: &str = include_str!("../../public/demo/repoqa-demo.json");
+    const GOOD: &str = include_str!("../../../../public/demo/repoqa-demo.json");
 
     /// A small file of three repos in two languages, pretty-printed.
     fn small() -> String {

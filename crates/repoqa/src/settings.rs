@@ -263,7 +263,8 @@ mod tests {
     use super::*;
 
     fn demo() -> Dataset {
-        Dataset::from_bytes(include_bytes!("../public/demo/repoqa-demo.json"), "demo").unwrap()
+        Dataset::from_bytes(include_bytes!("../../../public/demo/repoqa-demo.json"), "demo")
+            .unwrap()
     }
 
     #[test]
