@@ -27,13 +27,18 @@ hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 exec 9>"$REPOQA_CACHE/.setup.lock"
 flock 9
 
+# link TARGET LINK: LINK points at TARGET (a folder an older checkout left in
+# its place is removed first).
+link() {
+  if [ -e "$2" ] && [ ! -L "$2" ]; then rm -rf "$2"; fi
+  ln -sfn "$1" "$2"
+}
+
 # cached NAME KEY: sets $item to the cache folder of NAME at KEY and links
 # .tools/NAME to it; true if it is complete. An incomplete one is removed.
 cached() {
   item="$REPOQA_CACHE/$1-$2"
-  local link="$tools/$1"
-  if [ -e "$link" ] && [ ! -L "$link" ]; then rm -rf "$link"; fi
-  ln -sfn "$item" "$link"
+  link "$item" "$tools/$1"
   [ -f "$item/.repoqa-complete" ] && return 0
   rm -rf "$item"
   mkdir -p "$item"
@@ -92,7 +97,7 @@ if ! cached tokenizer "${tok_sha:0:16}"; then
   echo "$tok_sha  $item/tokenizer.json" | sha256sum -c --quiet
   done_item
 fi
-ln -sfn tokenizer/tokenizer.json "$tools/tokenizer.json"
+link tokenizer/tokenizer.json "$tools/tokenizer.json"
 
 [ $app_only = 1 ] && exit 0
 
@@ -127,9 +132,7 @@ if ! cached browser-driver "$(hash_of tests/browser/package.json "$lock")"; then
   (cd "$item" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund)
   done_item
 fi
-nm=tests/browser/node_modules
-if [ -e "$nm" ] && [ ! -L "$nm" ]; then rm -rf "$nm"; fi
-ln -sfn "$item/node_modules" "$nm"
+link "$item/node_modules" tests/browser/node_modules
 
 # --- Realistic corpus from third-party code (for parity tests/benchmarks) ---
 # Keyed by its sources list, the scripts that fetch and build it, and the
