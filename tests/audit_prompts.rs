@@ -13,7 +13,7 @@
 //! (That official prompts stay byte-identical to the harness is
 //! tests/parity_prompts.rs.)
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::PathBuf;
 

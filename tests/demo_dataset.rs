@@ -8,7 +8,7 @@
 //! The demo sources are also curated by the corpus builder (via
 //! tests/oracle/curate.py) to check the two agree on them too.
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::PathBuf;
 

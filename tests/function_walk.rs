@@ -5,7 +5,7 @@
 //! at many points (cut files are full of ERROR and MISSING nodes, the cases
 //! where a hand-written matcher could drift from the query engine).
 
-mod common;
+use repoqa_testkit as common;
 
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;

@@ -7,7 +7,7 @@
 //! Also printed: how many needles a search for the dataset's needle text
 //! (what the task view did before) misses in each mode.
 
-mod common;
+use repoqa_testkit as common;
 
 use repoqa::context::{
     locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions,

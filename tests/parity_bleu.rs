@@ -8,7 +8,7 @@
 //! every Unicode whitespace, and real Python source taken from the oracle
 //! venv (NLTK's translate package, pinned by scripts/setup.sh).
 
-mod common;
+use repoqa_testkit as common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 //!
 //!     cargo test --test parity_curate -- --nocapture
 
-mod common;
+use repoqa_testkit as common;
 
 use std::time::Instant;
 

@@ -14,7 +14,7 @@
 //! parse every probe identically; Rust's (another grammar release) and Go's
 //! (lexer differences) remaining differences come from the grammar crates.
 
-mod common;
+use repoqa_testkit as common;
 
 use serde_json::{json, Value};
 

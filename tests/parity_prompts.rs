@@ -11,7 +11,7 @@
 //!
 //! Also prints the time taken by the oracle and by us for mode `none`.
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::PathBuf;
 use std::time::Instant;

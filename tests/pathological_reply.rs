@@ -18,7 +18,7 @@
 //! REPOQA_REPLY_MB=12 REPOQA_REPLY_BEFORE=1 ...   (reply size; rows for the old BLEU)
 //! ```
 
-mod common;
+use repoqa_testkit as common;
 
 use std::process::Command;
 use std::time::Instant;

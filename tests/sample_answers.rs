@@ -6,7 +6,7 @@
 //! meant to show (some pass, some fail in instructive ways), and the run
 //! equals what `Scorer::score_all` makes of the exported outputs file.
 
-mod common;
+use repoqa_testkit as common;
 
 use repoqa::answers::{import_answers, model_output, outputs_jsonl};
 use repoqa::dataset::Dataset;

@@ -1,14 +1,19 @@
-//! Shared by the parity tests in tests/: where the official harness (the
-//! oracle venv), the tokenizer and the realistic corpus live. All of them are
-//! installed by `scripts/setup.sh`; a missing one is a clear failure, never a
-//! silent skip.
-#![allow(dead_code)]
+//! What the workspace's Rust tests share (imported as `use repoqa_testkit as
+//! common;`): where the official harness (the oracle venv), the tokenizer and
+//! the realistic corpus live, running the official code, and the test model
+//! server. All of them are installed by `scripts/setup.sh`; a missing one is a
+//! clear failure, never a silent skip.
+
+pub mod model_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The checkout's top folder (this crate is `crates/repoqa-testkit`), where
+/// `.tools/`, `tests/oracle/`, `tests/fixtures/` and `target/` are.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().nth(2).unwrap_or(here).to_path_buf()
 }
 
 pub fn tools() -> PathBuf {

@@ -3,7 +3,7 @@
 //!
 //!     cargo test --test cli_options
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

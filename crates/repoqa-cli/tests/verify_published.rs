@@ -4,7 +4,7 @@
 //! our Python-format writer must reproduce what Python's `json.dumps` writes
 //! for the same data, byte for byte.
 
-mod common;
+use repoqa_testkit as common;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -20,7 +20,7 @@ use repoqa::verify::check_table;
 fn published_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/published-scores");
+        let src = repoqa_testkit::root().join("tests/fixtures/published-scores");
         let dst = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("published-scores");
         std::fs::create_dir_all(&dst).unwrap();
         for entry in std::fs::read_dir(&src).unwrap() {

@@ -4,7 +4,7 @@
 //! name inside another needle's name). Through the library and the CLI
 //! (`repoqa name-match`, `repoqa agent-export` / `agent-import`).
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,7 +1,5 @@
 //! Starting the project's test model server (tests/oracle/model_server.py)
-//! on 127.0.0.1 and reading what it saw. Included with
-//! `#[path = "common/model_server.rs"] mod model_server;`.
-#![allow(dead_code)]
+//! on 127.0.0.1 and reading what it saw.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

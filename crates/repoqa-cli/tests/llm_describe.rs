@@ -7,7 +7,7 @@
 //!
 //!     cargo test --test llm_describe
 
-mod common;
+use repoqa_testkit as common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

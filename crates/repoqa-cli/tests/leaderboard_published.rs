@@ -14,7 +14,7 @@ use repoqa::score::{THRESHOLDS, THRESHOLD_KEYS};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/published-scores")
+    repoqa_testkit::root().join("tests/fixtures/published-scores")
 }
 
 /// (file name without .gz, text) of every published `-SCORES.json`.

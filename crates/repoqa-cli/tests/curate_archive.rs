@@ -5,7 +5,7 @@
 //!
 //!     cargo test --test curate_archive
 
-mod common;
+use repoqa_testkit as common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

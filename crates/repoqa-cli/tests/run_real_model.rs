@@ -12,7 +12,7 @@
 //!
 //!     cargo test --release --test run_real_model -- --nocapture
 
-mod common;
+use repoqa_testkit as common;
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};

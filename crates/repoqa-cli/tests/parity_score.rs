@@ -8,7 +8,7 @@
 //! (plain and `--ignore-comments`) are compared task by task and as the whole
 //! SCORES file text (eval_date fixed on both sides).
 
-mod common;
+use repoqa_testkit as common;
 
 use std::path::Path;
 

@@ -8,9 +8,8 @@
 //!
 //!     cargo test --test run_cli
 
-mod common;
-#[path = "common/model_server.rs"]
-mod model_server;
+use repoqa_testkit as common;
+use repoqa_testkit::model_server;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -19,7 +19,7 @@ use repoqa::verify::{self, DatasetProblem, Finding, Report};
 use serde_json::{json, Number};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    repoqa_testkit::root()
 }
 
 fn published(name: &str) -> String {
