@@ -96,7 +96,7 @@ if [ "$tier" = quick ]; then
   args=()
   for t in "${quick_tests[@]}"; do args+=(--test "$t"); done
   phase "cargo test (the core's unit tests)" run_tests -p repoqa --lib
-  phase "cargo test (quick integration tests)" run_tests -p repoqa-web -p repoqa-cli "${args[@]}"
+  phase "cargo test (quick integration tests)" run_tests -p repoqa-web -p repoqa-cli -p repoqa "${args[@]}"
   exit 0
 fi
 

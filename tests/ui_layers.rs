@@ -3,6 +3,12 @@
 //! each other in a cycle. This reads the `crate::ui::…`, `super::…` and
 //! `self::…` paths of each file (imports and inline paths alike) and fails
 //! with the offending paths.
+//!
+//! And the fronts' boundary: the web app (`src/`) and the CLI
+//! (`crates/repoqa-cli/src`) reach the core (`crates/repoqa`) only through
+//! its public API — no `#[path]` or `include!` of source files, no copied
+//! stretch of a core module — and the core's manifest names no front's
+//! dependency.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -286,4 +292,131 @@ fn the_check_sees_cycles_and_upward_imports() {
     assert!(upward[0].contains("ui::state (floor 3) uses crate::ui::jobs::Runner"));
     let cycle = find_cycle(&graph).expect("the a ↔ b cycle");
     assert!(cycle.len() == 3, "{cycle:?}");
+}
+
+/// A file's code lines for comparing: comments and string contents gone,
+/// trimmed, and only lines with some substance (not `}` or `)`).
+fn code_lines(text: &str) -> Vec<String> {
+    code_only(text)
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| l.chars().filter(|c| is_ident(*c)).count() >= 3)
+        .collect()
+}
+
+/// Runs of this many consecutive code lines shared with a core file count
+/// as a copied module.
+const COPY_RUN: usize = 10;
+
+/// What in `fronts` (path, text) reaches into `core` (path, text) other than
+/// through its public API: a `#[path]` attribute or an `include!` of source,
+/// or a run of `COPY_RUN` code lines that a core file also has.
+fn boundary_breaches(fronts: &[(String, String)], core: &[(String, String)]) -> Vec<String> {
+    use std::collections::HashMap;
+    let mut runs: HashMap<Vec<String>, &str> = HashMap::new();
+    for (path, text) in core {
+        for w in code_lines(text).windows(COPY_RUN) {
+            runs.entry(w.to_vec()).or_insert(path);
+        }
+    }
+    let mut found = Vec::new();
+    for (path, text) in fronts {
+        let code: String = code_only(text).split_whitespace().collect();
+        if code.contains("#[path=") {
+            found.push(format!("{path}: a #[path] attribute (use the core through `repoqa::`)"));
+        }
+        if code.contains("include!(") {
+            found.push(format!("{path}: include! of source (use the core through `repoqa::`)"));
+        }
+        let lines = code_lines(text);
+        if let Some((i, from)) =
+            lines.windows(COPY_RUN).enumerate().find_map(|(i, w)| runs.get(w).map(|f| (i, *f)))
+        {
+            found.push(format!(
+                "{path}: {COPY_RUN} code lines from `{}` on are a copy of {from}",
+                lines[i]
+            ));
+        }
+    }
+    found
+}
+
+fn read_tree(dir: &Path) -> Vec<(String, String)> {
+    let root = repoqa_testkit::root();
+    let mut files = Vec::new();
+    rust_files(&root.join(dir), &mut files);
+    files
+        .into_iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.strip_prefix(&root).unwrap_or(&p).display().to_string(), text)
+        })
+        .collect()
+}
+
+#[test]
+fn fronts_reach_the_core_only_through_its_public_api() {
+    let core = read_tree(Path::new("crates/repoqa/src"));
+    let mut fronts = read_tree(Path::new("src"));
+    fronts.extend(read_tree(Path::new("crates/repoqa-cli/src")));
+    assert!(core.len() > 30 && fronts.len() > 40, "the core or the fronts not found");
+    let breaches = boundary_breaches(&fronts, &core);
+    assert!(breaches.is_empty(), "the fronts reach into the core:\n{}", breaches.join("\n"));
+}
+
+#[test]
+fn the_boundary_check_sees_includes_and_copies() {
+    let body: String =
+        (0..12).map(|i| format!("    let value_{i} = compute(input, {i});\n")).collect();
+    let core = vec![("core/a.rs".to_string(), format!("pub fn f() {{\n{body}}}\n"))];
+    let fronts = vec![
+        (
+            "ok.rs".to_string(),
+            "use repoqa::a::f;\n// #[path = \"x.rs\"]\nfn g() { f() }\n".to_string(),
+        ),
+        ("path.rs".to_string(), "#[path = \"../../crates/repoqa/src/a.rs\"]\nmod a;\n".to_string()),
+        ("incl.rs".to_string(), "include!(\"../core/a.rs\");\n".to_string()),
+        (
+            "copy.rs".to_string(),
+            format!("fn h() {{\n  // copied\n{}}}\n", body.replace("    ", "\t")),
+        ),
+    ];
+    let found = boundary_breaches(&fronts, &core);
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(found[0].starts_with("path.rs: a #[path]"), "{found:#?}");
+    assert!(found[1].starts_with("incl.rs: include!"), "{found:#?}");
+    assert!(
+        found[2].starts_with("copy.rs: 10 code lines") && found[2].ends_with("copy of core/a.rs")
+    );
+}
+
+/// The dependencies (not dev-dependencies) a manifest's text names.
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut in_deps = false;
+    let mut names = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line.ends_with("dependencies]") && !line.ends_with("dev-dependencies]");
+        } else if in_deps && !line.starts_with('#') {
+            if let Some((name, _)) = line.split_once('=') {
+                names.push(name.trim().to_string());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_core_names_no_front_dependency() {
+    let path = repoqa_testkit::root().join("crates/repoqa/Cargo.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let deps = dependencies(&text);
+    assert!(
+        deps.iter().any(|d| d == "tree-sitter") && deps.iter().any(|d| d == "pxfm"),
+        "{deps:?}"
+    );
+    let front = ["clap", "ureq", "leptos", "web-sys", "gloo-net", "js-sys", "wasm-bindgen"];
+    let named: Vec<&String> = deps.iter().filter(|d| front.contains(&d.as_str())).collect();
+    assert!(named.is_empty(), "crates/repoqa/Cargo.toml names front dependencies: {named:?}");
 }

@@ -459,7 +459,7 @@ fn scores_match_the_official_compute_score() {
         // The grammars are those of tree-sitter-languages 1.10.2 (crates/repoqa/src/lang.rs):
         // error recovery agrees on every output of the default corpus. Another
         // dataset may still meet the runtime's differences (tree-sitter-c2rust
-        // 0.25 vs the official C core; see tests/parity_grammar.rs).
+        // 0.25 vs the official C core; see crates/repoqa/tests/parity_grammar.rs).
         if std::env::var_os("REPOQA_PARITY_DATASET").is_none() {
             assert_eq!(
                 drift_count, 0,

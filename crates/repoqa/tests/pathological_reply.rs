@@ -27,7 +27,7 @@ use repoqa::dataset::Dataset;
 use repoqa::report::{self, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions, Scorer};
 
-const DEMO: &str = include_str!("../public/demo/repoqa-demo.json");
+const DEMO: &str = include_str!("../../../public/demo/repoqa-demo.json");
 const MODEL: &str = "pathological/model";
 const EVAL_DATE: &str = "2024-06-01 00:00:00.000000";
 

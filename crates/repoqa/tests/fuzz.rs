@@ -26,7 +26,7 @@ use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::step::{Step, Stepper};
 
-const DEMO: &str = include_str!("../public/demo/repoqa-demo.json");
+const DEMO: &str = include_str!("../../../public/demo/repoqa-demo.json");
 
 fn cases() -> u32 {
     std::env::var("REPOQA_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
@@ -301,7 +301,7 @@ fn fuzz_outputs_importer() {
 }
 
 fn scores_seed() -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = repoqa_testkit::root()
         .join("tests/fixtures/published-scores/gpt-4o-2024-05-13-SCORES.json.gz");
     let gz = std::fs::read(&path).unwrap();
     let mut text = String::new();

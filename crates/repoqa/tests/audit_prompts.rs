@@ -11,7 +11,7 @@
 //!     cargo test --release --test audit_prompts -- --nocapture
 //!
 //! (That official prompts stay byte-identical to the harness is
-//! tests/parity_prompts.rs.)
+//! crates/repoqa/tests/parity_prompts.rs.)
 
 use repoqa_testkit as common;
 
@@ -25,7 +25,7 @@ use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
-    // Like tests/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.
+    // Like crates/repoqa/tests/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.
     let corpus = match std::env::var_os("REPOQA_PARITY_DATASET") {
         Some(p) => ("$REPOQA_PARITY_DATASET".into(), PathBuf::from(p)),
         None => ("realistic corpus".into(), common::corpus_path()),
