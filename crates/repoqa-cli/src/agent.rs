@@ -12,6 +12,7 @@ use repoqa::agent::{
 
 use crate::error::{fs_read_text, fs_write, CliError};
 use crate::input::load_dataset;
+use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
 pub struct AgentExportArgs {
@@ -86,9 +87,9 @@ pub fn import(a: AgentImportArgs) -> Result<(), CliError> {
         }
     }
     if a.json {
-        println!("{}", s.report.to_json());
+        outln!("{}", s.report.to_json());
     } else {
-        print!("{}", s.report.render_text());
+        out!("{}", s.report.render_text());
     }
     Ok(())
 }

@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use crate::error::{fs_write, CliError};
 use crate::input::load_dataset;
 use crate::prompts::{CleanArg, ProtocolArg};
+use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
 pub struct AuditArgs {
     /// Dataset file (.json or .json.gz).
     #[arg(long)]
     dataset_path: PathBuf,
-    #[arg(long, default_value_t = 16384)]
+    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
     code_context_size: usize,
     /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
     #[arg(long, value_enum, default_value = "none")]
@@ -88,27 +89,27 @@ pub fn run(a: AuditArgs) -> Result<(), CliError> {
             m.insert("baseline".into(), serde_json::Value::Object(base));
         }
         let text = serde_json::to_string_pretty(&v)?;
-        println!("{text}");
+        outln!("{text}");
         return Ok(());
     }
-    println!(
+    outln!(
         "Artifacts by which the prompts mark the needle ({}; {} tasks, context {} tokens, comments {})",
         chosen.label(),
         run.audits.len(),
         a.code_context_size,
         mode
     );
-    print!("{}", audit::counts_table(&run.audits));
-    println!();
-    println!("Artifact-only answerer (never reads the description), official scorer, pass@1:");
+    out!("{}", audit::counts_table(&run.audits));
+    outln!();
+    outln!("Artifact-only answerer (never reads the description), official scorer, pass@1:");
     for (th, key) in [(5usize, "0.5"), (8, "0.8")] {
         let parts: Vec<String> =
             headline(th).iter().map(|(p, v)| format!("{} prompts {:.1}%", p, v * 100.0)).collect();
-        println!("  threshold {key}: {}", parts.join(", "));
+        outln!("  threshold {key}: {}", parts.join(", "));
     }
     for (p, _, s) in &runs {
-        println!();
-        println!(
+        outln!();
+        outln!(
             "{}",
             s.table.render_text(&format!("Artifact-only answerer on {} prompts", p.label()))
         );

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use repoqa::dataset::Dataset;
 
 use crate::describe::{describe_with_model, write_descriptions, LlmArgs};
-use crate::error::{fs_read, fs_write, At, CliError};
+use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
 use crate::input::load_dataset;
 
 #[derive(clap::Args)]
@@ -68,6 +68,25 @@ pub fn run(a: CurateArgs) -> Result<(), CliError> {
     use repoqa::curate::{self, CurateOptions, Descriptions};
     use repoqa::lang::Language;
     let language = Language::from_name(&a.language).at("--language")?;
+    let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
+    // Nothing this command reads is written over (`--append` is read and
+    // rewritten by design).
+    let mut inputs = vec![("--source", a.source.as_path())];
+    if let Some(d) = &a.descriptions {
+        inputs.push(("--descriptions", d));
+    }
+    refuse_overwriting_inputs("--out", &out, &inputs)?;
+    if let Some(t) = &a.template {
+        refuse_overwriting_inputs("--template", t, &inputs)?;
+        refuse_overwriting_inputs("--template", t, &[("--out", &out)])?;
+    }
+    if let Some(d) = &a.descriptions_out {
+        refuse_overwriting_inputs(
+            "--descriptions-out",
+            d,
+            &[("--source", &a.source), ("--out", &out)],
+        )?;
+    }
     let mut opts = CurateOptions::new(language, a.repo.clone());
     opts.entry = a.entry.clone();
     opts.entry_match = match a.entry_match {
@@ -91,7 +110,6 @@ pub fn run(a: CurateArgs) -> Result<(), CliError> {
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
         .at(format_args!("{} ({language})", a.source.display()))?;
-    let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
     let model = a.llm.settings();
     let descriptions_out = a
         .descriptions_out

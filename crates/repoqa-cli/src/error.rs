@@ -76,6 +76,8 @@ pub enum CliError {
     Agent(#[from] repoqa::agent::AgentError),
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    RunLimit(#[from] repoqa::llm::schedule::RunLimitError),
     /// `verify`: the file disagrees with its recomputation (exit 1).
     #[error("{file}: {count} mismatch(es)")]
     Mismatches { file: String, count: usize },
@@ -161,9 +163,14 @@ fn archive_hint(e: &ArchiveError) -> &'static str {
     }
 }
 
-/// Read a file the command was given; `what` names its role in the error.
+/// Read a file the command was given (a device is refused, a pipe read up
+/// to a limit: `repoqa::input_file`); `what` names its role in the error.
 pub fn fs_read(path: &Path, what: &'static str) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Read { what, path: path.into(), source })
+    repoqa::input_file::read(path).map_err(|source| CliError::Read {
+        what,
+        path: path.into(),
+        source,
+    })
 }
 
 /// Read a text file the command was given.
@@ -176,9 +183,63 @@ pub fn fs_read_text(path: &Path, what: &'static str) -> Result<String, CliError>
     })
 }
 
-/// Write `contents` to `path` (replacing it).
+/// Write `contents` to `path`, replacing it only once the whole text is on
+/// disk: it goes to a temporary file in the same folder that is then
+/// renamed over `path`, so a failed write (disk full, a size limit, an
+/// interrupt) leaves the file that was there intact.
+/// A pipe or device is written directly.
 pub fn fs_write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), CliError> {
-    std::fs::write(path, contents).map_err(|e| io(FileOp::Write, path, e))
+    use std::io::Write;
+    let fail = |e| io(FileOp::Write, path, e);
+    // A pipe or a device (`--out /dev/stdout`) is written to as it is:
+    // there is no old file to keep, and it cannot be renamed over.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::write(path, contents).map_err(fail);
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".repoqa-").suffix(".part");
+    if let Some(permissions) = new_file_permissions(path) {
+        builder.permissions(permissions);
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
+    tmp.write_all(contents.as_ref()).and_then(|()| tmp.as_file().sync_data()).map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+/// The permissions of the file being replaced, or on Unix the usual ones
+/// of a new file (0644; the temporary file's own are owner-only).
+fn new_file_permissions(path: &Path) -> Option<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        return Some(meta.permissions());
+    }
+    #[cfg(unix)]
+    return Some(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    #[cfg(not(unix))]
+    None
+}
+
+/// Refuse to write `out` (given by `out_flag`) over one of the command's
+/// own inputs (`(flag, path)`): the same file by another name or link
+/// counts too. Checked before anything is written.
+pub fn refuse_overwriting_inputs(
+    out_flag: &str,
+    out: &Path,
+    inputs: &[(&str, &Path)],
+) -> Result<(), CliError> {
+    for (flag, input) in inputs {
+        if same_file::is_same_file(out, input).unwrap_or(false) {
+            return Err(CliError::usage(format!(
+                "{out_flag} {}: that is the file given as {flag}, which this command reads; write to another file",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The error of `op` on `path`.
@@ -199,6 +260,11 @@ mod tests {
         assert!(e.to_string().starts_with("cannot write /no/such/dir/out.jsonl: "), "{e}");
         let e = io(FileOp::BackUp, Path::new("a"), std::io::Error::other("busy"));
         assert_eq!(e.to_string(), "cannot back up a: busy");
+        let e = fs_read(Path::new("/dev/zero"), "dataset").unwrap_err();
+        assert!(
+            e.to_string().starts_with("dataset /dev/zero: a device or socket, not a regular file"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use repoqa::leaderboard::{read_scores, Leaderboard, SortKey};
 
 use crate::error::{fs_read, At, CliError};
+use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
 pub struct LeaderboardArgs {
@@ -52,9 +53,9 @@ pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
     };
     board.sort(&key, !a.ascending && key != SortKey::Model);
     if a.json {
-        println!("{}", board.to_json());
+        outln!("{}", board.to_json());
     } else {
-        print!("{}", board.render_text());
+        out!("{}", board.render_text());
     }
     Ok(())
 }

@@ -34,6 +34,7 @@ mod prompts;
 mod run;
 mod score;
 mod self_check;
+mod stdout;
 mod verify;
 
 use std::path::PathBuf;
@@ -74,7 +75,7 @@ enum Command {
         /// Dataset file (.json or .json.gz).
         #[arg(long)]
         dataset_path: PathBuf,
-        #[arg(long, default_value_t = 16384)]
+        #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
         code_context_size: usize,
         /// Comma-separated languages to keep (default: all, dataset order).
         #[arg(long, value_delimiter = ',')]

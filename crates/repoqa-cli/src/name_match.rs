@@ -9,6 +9,7 @@ use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
 
 use crate::error::CliError;
 use crate::input::{load_dataset, read_outputs};
+use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
 pub struct NameMatchArgs {
@@ -39,9 +40,9 @@ pub fn run(a: NameMatchArgs) -> Result<(), CliError> {
     }
     let report = name_match(&tasks);
     if a.json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     } else {
-        print!("{}", report.render_text());
+        out!("{}", report.render_text());
     }
     Ok(())
 }

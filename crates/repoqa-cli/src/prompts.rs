@@ -9,7 +9,7 @@ use repoqa::naming;
 use repoqa::report;
 use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 
-use crate::error::{fs_write, At, CliError};
+use crate::error::{fs_write, refuse_overwriting_inputs, CliError};
 use crate::input::load_dataset;
 use crate::phases::Phases;
 
@@ -67,6 +67,12 @@ impl ProtocolArg {
     }
 }
 
+/// `--code-context-size` of `prompts`, `run` and `audit`: 1 to
+/// `MAX_CODE_CONTEXT_SIZE` tokens (clap names the flag in the message).
+pub fn context_size_arg(text: &str) -> Result<usize, String> {
+    parse_context_size(text).map_err(|e| e.to_string())
+}
+
 pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     let mut phases = Phases::start();
     let dataset = load_dataset(&a.dataset_path)?;
@@ -74,13 +80,20 @@ pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
     // The app's settings type, so both fronts select and name tasks alike.
     let settings = BuildSettings {
-        code_context_size: parse_context_size(&a.code_context_size.to_string())
-            .at("--code-context-size")?,
+        code_context_size: a.code_context_size,
         comment_mode: a.clean.mode(),
         filter: TaskFilter { languages: a.languages, repos: a.repos, excluded_repos: Vec::new() },
         tokenizer_source: tok_path.display().to_string(),
         protocol: a.protocol.protocol(),
     };
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
+    });
+    refuse_overwriting_inputs(
+        "--out",
+        &out,
+        &[("--dataset-path", &a.dataset_path), ("--tokenizer", &tok_path)],
+    )?;
     if a.name_protocol {
         eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
     }
@@ -127,9 +140,6 @@ pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     }
     eprintln!();
     phases.mark("build-prompts");
-    let out = a.out.unwrap_or_else(|| {
-        PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
-    });
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());
     }

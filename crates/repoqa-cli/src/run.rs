@@ -55,7 +55,7 @@ pub struct RunArgs {
     /// API base URL (default: the provider's public API), e.g. http://localhost:8000/v1.
     #[arg(long)]
     pub base_url: Option<String>,
-    #[arg(long, default_value_t = 16384)]
+    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
     pub code_context_size: usize,
     #[arg(long, default_value_t = wire::DEFAULT_MAX_NEW_TOKENS)]
     pub max_new_tokens: u32,
@@ -265,12 +265,9 @@ fn seed() -> u64 {
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     let provider = provider_of(&a)?;
-    if a.concurrency == 0 {
-        return Err(CliError::usage("--concurrency must be at least 1"));
-    }
-    if !(a.timeout_s.is_finite() && a.timeout_s > 0.0) {
-        return Err(CliError::usage("--timeout-s must be a positive number of seconds"));
-    }
+    schedule::check_concurrency(a.concurrency).at("--concurrency")?;
+    schedule::check_timeout_s(a.timeout_s).at("--timeout-s")?;
+    schedule::check_retry_base_ms(a.retry_base_ms).at("--retry-base-ms")?;
     let settings = RunSettings {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
@@ -360,7 +357,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let config = ScheduleConfig {
         concurrency: a.concurrency,
         max_retries: a.max_retries,
-        backoff_base_ms: a.retry_base_ms.max(0.0),
+        backoff_base_ms: a.retry_base_ms,
         ..ScheduleConfig::default()
     };
     eprintln!(

@@ -8,9 +8,10 @@ use clap::ValueEnum;
 use repoqa::report::{self, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions, Scorer};
 
-use crate::error::{fs_write, io, At, CliError, FileOp};
+use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs};
 use crate::phases::Phases;
+use crate::stdout::outln;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum CandidatesArg {
@@ -65,6 +66,12 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
         // Never let a non-official file take the official name.
         PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
     });
+    let inputs = [("--model-output-path", a.outputs.as_path()), ("--dataset-path", &dataset_path)];
+    refuse_overwriting_inputs("--out", &out, &inputs)?;
+    if let Some(csv) = &a.csv {
+        refuse_overwriting_inputs("--csv", csv, &inputs)?;
+        refuse_overwriting_inputs("--csv", csv, &[("--out", &out)])?;
+    }
     if out.exists() && !a.overwrite && !explicit_out {
         return Err(CliError::usage(format!(
             "{} already exists; pass --overwrite (it is then kept as a .bak) or --out",
@@ -99,7 +106,7 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
     scores.protocol = protocol;
     let file = ScoresFile::single(&model, scores);
 
-    println!(
+    outln!(
         "{}",
         run.table
             .render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
@@ -110,7 +117,8 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
         while bak.exists() {
             bak = PathBuf::from(format!("{}.bak", bak.display()));
         }
-        std::fs::rename(&out, &bak).map_err(|e| io(FileOp::BackUp, &out, e))?;
+        // A copy, not a move: until the new file is whole, the old stays.
+        std::fs::copy(&out, &bak).map_err(|e| io(FileOp::BackUp, &out, e))?;
         eprintln!("repoqa: backed up {} to {}", out.display(), bak.display());
     }
     fs_write(&out, file.to_python_json())?;

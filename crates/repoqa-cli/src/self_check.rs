@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::CliError;
+use crate::stdout::outln;
 
 pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), CliError> {
     let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
@@ -12,19 +13,20 @@ pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), CliError> {
     let grammars_ok =
         report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
     if json {
-        println!("{report}");
+        outln!("{report}");
     } else {
         for g in report["grammars"].as_array().into_iter().flatten() {
-            println!(
+            outln!(
                 "{:<11} {:<28} {}",
                 g["language"].as_str().unwrap_or("?"),
                 g["grammar"].as_str().unwrap_or("?"),
                 if g["ok"] == true { "ok" } else { "FAILED" }
             );
         }
-        println!(
+        outln!(
             "tokenizer   {} tokens in the sample line (vocabulary {})",
-            report["tokenizer"]["sample_count"], report["tokenizer"]["vocab_size"]
+            report["tokenizer"]["sample_count"],
+            report["tokenizer"]["vocab_size"]
         );
     }
     if grammars_ok {

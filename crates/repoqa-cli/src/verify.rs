@@ -4,7 +4,6 @@
 //! consistency, and, given the outputs and dataset, every task re-scored.
 //! Each mismatch line names the cell, or the task (language, repo, needle).
 
-use std::io::Write;
 use std::path::Path;
 
 use repoqa::report::ScoresFile;
@@ -13,6 +12,7 @@ use repoqa::verify::{self, Report};
 
 use crate::error::{fs_read_text, CliError};
 use crate::input::{load_dataset, read_outputs};
+use crate::stdout::out;
 
 pub fn run(
     scores_path: &Path,
@@ -45,8 +45,7 @@ pub fn run(
         )?;
         eprintln!();
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(report.summary_text().as_bytes());
+    out!("{}", report.summary_text());
     if report.ok() {
         Ok(())
     } else {

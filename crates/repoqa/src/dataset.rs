@@ -139,7 +139,7 @@ impl Dataset {
 
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_file(path: &std::path::Path) -> Result<Dataset, DatasetError> {
-        let bytes = std::fs::read(path)
+        let bytes = crate::input_file::read(path)
             .map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
         Dataset::from_bytes(&bytes, &path.display().to_string())
     }

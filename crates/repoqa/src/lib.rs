@@ -19,6 +19,7 @@
 //! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
 //! | `linediff` | LCS line diff of an answer's function against the needle |
+//! | `input_file` | reading a file a user names: regular files whole, pipes up to a limit, devices refused (native) |
 //! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
@@ -44,6 +45,8 @@ pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod identity;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod input_file;
 pub mod lang;
 pub mod leaderboard;
 pub mod limits;

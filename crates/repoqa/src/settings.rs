@@ -17,7 +17,7 @@ use crate::lang::Language;
 pub enum SettingsError {
     #[error("--languages: {0}")]
     Language(String),
-    #[error("the context size must be a whole number of tokens above 0")]
+    #[error("the context size must be a whole number of tokens from 1 to 4294967295")]
     ContextSize,
 }
 
@@ -250,10 +250,11 @@ impl BuildSettings {
     }
 }
 
-/// Parse a context size typed by a user.
+/// Parse a context size typed by a user: 1 to `MAX_CODE_CONTEXT_SIZE`
+/// tokens (a number past it is refused, never wrapped).
 pub fn parse_context_size(text: &str) -> Result<usize, SettingsError> {
-    match text.trim().parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 && n <= crate::context::MAX_CODE_CONTEXT_SIZE as u64 => Ok(n as usize),
         _ => Err(SettingsError::ContextSize),
     }
 }
@@ -345,5 +346,10 @@ mod tests {
         assert_eq!(parse_context_size(" 512 "), Ok(512));
         assert_eq!(parse_context_size("0"), Err(SettingsError::ContextSize));
         assert_eq!(parse_context_size("1e3"), Err(SettingsError::ContextSize));
+        assert_eq!(parse_context_size("4294967295"), Ok(4294967295));
+        // An overflow is refused, never taken as another value.
+        for big in ["4294967296", "9223372036854775808", "18446744073709551616"] {
+            assert_eq!(parse_context_size(big), Err(SettingsError::ContextSize), "{big}");
+        }
     }
 }

@@ -47,7 +47,7 @@ impl Tokenizer {
 
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_file(path: &std::path::Path) -> Result<Tokenizer, TokenizerError> {
-        let bytes = std::fs::read(path)
+        let bytes = crate::input_file::read(path)
             .map_err(|source| TokenizerError::Io { path: path.display().to_string(), source })?;
         Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
     }
@@ -110,15 +110,19 @@ pub fn default_tokenizer_path() -> std::path::PathBuf {
 /// library on a file it cannot read becomes an error too.
 fn parse_tokenizer(bytes: &[u8]) -> Result<tokenizers::Tokenizer, String> {
     #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(bytes))
-            .map_err(|_| "the tokenizer library failed on this file".to_string())?
-            .map_err(|e| e.to_string())
-    }
+    let mut tokenizer = std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(bytes))
+        .map_err(|_| "the tokenizer library failed on this file".to_string())?
+        .map_err(|e| e.to_string())?;
     #[cfg(target_arch = "wasm32")]
-    {
-        tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| e.to_string())
-    }
+    let mut tokenizer = tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| e.to_string())?;
+    // The file's truncation and padding are for encoding model inputs;
+    // `tokenizer.tokenize(text)`, which the official harness counts with,
+    // applies neither. Dropped, so a file's settings cannot panic the
+    // library (a `stride` not below `max_length`) or make it allocate
+    // terabytes (padding to a fixed 2^40).
+    tokenizer.with_truncation(None).map_err(|e| e.to_string())?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -158,6 +162,27 @@ mod tests {
         let s = "    return self.value  # café\n";
         assert_eq!(t.count(s).unwrap(), t.tokens(s).unwrap().len());
         assert_eq!(t.count(s).unwrap(), t.tokens(s).unwrap().len());
+    }
+
+    #[test]
+    fn truncation_and_padding_of_the_file_are_not_applied() {
+        let path = default_tokenizer_path();
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        // A stride not below max_length panics inside the library's
+        // truncation; a fixed padding of 2^40 would allocate terabytes.
+        json["truncation"] = serde_json::json!({
+            "direction": "Right", "max_length": 2, "strategy": "LongestFirst", "stride": 5
+        });
+        json["padding"] = serde_json::json!({
+            "strategy": {"Fixed": 1u64 << 40}, "direction": "Right", "pad_to_multiple_of": null,
+            "pad_id": 0, "pad_type_id": 0, "pad_token": "<unk>"
+        });
+        let hostile =
+            Tokenizer::from_json_bytes(json.to_string().as_bytes(), "hostile.json").unwrap();
+        let text = "def main():\n    return compute(1, 2, 3)\n";
+        assert_eq!(hostile.tokens(text).unwrap(), test_tokenizer().tokens(text).unwrap());
+        assert_eq!(hostile.count(text).unwrap(), test_tokenizer().count(text).unwrap());
     }
 
     #[test]

@@ -141,9 +141,9 @@ pub fn SettingsPanel() -> impl IntoView {
                         <input id="ctx-size" type="number" min="1" step="1"
                             prop:value=move || settings.with(|s| s.code_context_size.to_string())
                             on:change=move |ev| {
-                                match input_value(&ev).trim().parse::<usize>() {
-                                    Ok(n) if n > 0 => { ctx_error.set(None); update(state.settings, |s| s.code_context_size = n); }
-                                    _ => ctx_error.set(Some("The context size must be a whole number of tokens above 0.".into())),
+                                match repoqa::settings::parse_context_size(&input_value(&ev)) {
+                                    Ok(n) => { ctx_error.set(None); update(state.settings, |s| s.code_context_size = n); }
+                                    Err(e) => ctx_error.set(Some(format!("{e}."))),
                                 }
                             } />
                     </label>

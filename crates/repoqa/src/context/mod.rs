@@ -52,6 +52,10 @@ pub const TEMPLATE: &str = "instruction\ncode_context\ndescription\ninstruction"
 /// The official default `code_context_size` (16 * 1024).
 pub const DEFAULT_CODE_CONTEXT_SIZE: usize = 16 * 1024;
 
+/// The largest `code_context_size` taken (2^32 - 1 tokens: the same on
+/// 32-bit wasm and natively, and far past any repository).
+pub const MAX_CODE_CONTEXT_SIZE: usize = u32::MAX as usize;
+
 #[derive(Debug, Error)]
 pub enum ContextError {
     #[error("{0}")]

@@ -383,7 +383,8 @@ pub(super) fn make_code_context(
     let needle_budget_tokens = c.budget(needle_code)?;
 
     // P5.
-    let size = options.code_context_size as i64;
+    // Sizes are checked to fit (`MAX_CODE_CONTEXT_SIZE`); never wrap.
+    let size = i64::try_from(options.code_context_size).unwrap_or(i64::MAX);
     let mut prefix_size = (size as f64 * position_ratio - needle_budget_tokens as f64 / 2.0) as i64;
     let mut suffix_size = size - needle_budget_tokens as i64 - prefix_size;
 

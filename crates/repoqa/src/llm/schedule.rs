@@ -31,6 +31,60 @@ pub struct ScheduleConfig {
 pub const DEFAULT_CONCURRENCY: usize = 4;
 pub const DEFAULT_MAX_RETRIES: u32 = 6;
 pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
+/// The most requests a run may have in flight (the CLI runs a thread for
+/// each; the page's field stops at the same number).
+pub const MAX_CONCURRENCY: usize = 256;
+/// The longest a request may be given to answer: a day.
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+
+/// A run setting out of its range.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum RunLimitError {
+    #[error("the concurrency must be 1 to {MAX_CONCURRENCY} requests in flight, not {0}")]
+    Concurrency(usize),
+    #[error("the timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S} (a day), not {}", short(*.0))]
+    Timeout(f64),
+    #[error("the first retry delay must be 0 to {BACKOFF_MAX_MS} milliseconds, not {}", short(*.0))]
+    RetryBase(f64),
+}
+
+/// The longest backoff between two attempts (the default config's).
+pub const BACKOFF_MAX_MS: f64 = 60_000.0;
+
+/// `retry_base_ms` if it is in range.
+pub fn check_retry_base_ms(retry_base_ms: f64) -> Result<f64, RunLimitError> {
+    if (0.0..=BACKOFF_MAX_MS).contains(&retry_base_ms) {
+        Ok(retry_base_ms)
+    } else {
+        Err(RunLimitError::RetryBase(retry_base_ms))
+    }
+}
+
+/// A number as a person would write it (`1e308`, not 309 digits).
+fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// `concurrency` if it is in range.
+pub fn check_concurrency(concurrency: usize) -> Result<usize, RunLimitError> {
+    match concurrency {
+        1..=MAX_CONCURRENCY => Ok(concurrency),
+        _ => Err(RunLimitError::Concurrency(concurrency)),
+    }
+}
+
+/// `timeout_s` if it is in range (NaN and infinities are not).
+pub fn check_timeout_s(timeout_s: f64) -> Result<f64, RunLimitError> {
+    if timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S {
+        Ok(timeout_s)
+    } else {
+        Err(RunLimitError::Timeout(timeout_s))
+    }
+}
 
 impl Default for ScheduleConfig {
     fn default() -> ScheduleConfig {
@@ -38,7 +92,7 @@ impl Default for ScheduleConfig {
             concurrency: DEFAULT_CONCURRENCY,
             max_retries: DEFAULT_MAX_RETRIES,
             backoff_base_ms: 1000.0,
-            backoff_max_ms: 60_000.0,
+            backoff_max_ms: BACKOFF_MAX_MS,
             retry_after_max_ms: 300_000.0,
         }
     }
@@ -317,6 +371,31 @@ mod tests {
             backoff_max_ms: 1000.0,
             retry_after_max_ms: 10_000.0,
         }
+    }
+
+    #[test]
+    fn run_limits_say_the_range() {
+        assert_eq!(check_concurrency(1), Ok(1));
+        assert_eq!(check_concurrency(256), Ok(256));
+        let e = check_concurrency(100_000).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the concurrency must be 1 to 256 requests in flight, not 100000"
+        );
+        assert!(check_concurrency(0).is_err());
+        assert_eq!(check_timeout_s(0.5), Ok(0.5));
+        assert_eq!(check_timeout_s(86_400.0), Ok(86_400.0));
+        for bad in [0.0, -1.0, 1e308, f64::NAN, f64::INFINITY] {
+            assert!(check_timeout_s(bad).is_err(), "{bad}");
+        }
+        assert_eq!(check_retry_base_ms(0.0), Ok(0.0));
+        for bad in [-1.0, 1e308, f64::NAN] {
+            assert!(check_retry_base_ms(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            check_timeout_s(1e308).unwrap_err().to_string(),
+            "the timeout must be a number of seconds above 0 and at most 86400 (a day), not 1e308"
+        );
     }
 
     #[test]
