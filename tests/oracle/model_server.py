@@ -32,10 +32,15 @@ in order, then answers); NAME "*" means every request:
   401      the key is refused, in the format's own words
   ctx      a context-length error, in the format's own words (every request)
   trunc    a normal reply reporting 50 prompt tokens (a silently cut prompt)
+  redirect HTTP 302 to GET /landing, which answers a chat completion
+  numcontent  HTTP 200 whose message content is the number 42
+  othermodel  a normal reply naming the model "other-model-9"
+  gzipbomb a gzip-encoded reply that inflates to 1 GiB of spaces
 --zero answers every request at once with a fixed reply (benchmarks).
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -151,6 +156,18 @@ def google_ok(model, text, ptoks, ctoks):
 OK = {"openai": openai_ok, "anthropic": anthropic_ok, "google": google_ok}
 
 
+@functools.lru_cache(maxsize=1)
+def gzip_bomb():
+    """A gzip stream of 1 GiB of spaces (about 1 MB), made once."""
+    import zlib
+
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b" " * (1 << 20)
+    parts = [z.compress(chunk) for _ in range(1024)]
+    parts.append(z.flush())
+    return b"".join(parts)
+
+
 def error_body(fmt, kind, ptoks=0):
     if kind == "401":
         return {
@@ -230,6 +247,8 @@ def make_handler(state):
                     }
                 elif self.path == "/requests":
                     body = state.requests
+                elif self.path == "/landing":
+                    body = openai_ok("landing", "the landing page", 1, 1)
                 else:
                     return self.send(404, {"error": {"message": f"no route {self.path}"}})
             self.send(200, body)
@@ -335,6 +354,26 @@ def make_handler(state):
                 return
             if kind == "badjson":
                 return self.send(200, '{"choices": [{"message": {"content": "cut')
+            if kind == "redirect":
+                port = self.server.server_address[1]
+                return self.send(302, {}, headers=[("Location", f"http://127.0.0.1:{port}/landing")])
+            if kind == "numcontent":
+                body = openai_ok(model, "x", ptoks, 1)
+                body["choices"][0]["message"]["content"] = 42
+                return self.send(200, body)
+            if kind == "gzipbomb":
+                data = gzip_bomb()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(data)))
+                self.cors_headers()
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client stopped reading: right
+                return
             if kind == "slow":
                 time.sleep(state.args.slow_s)
             elif state.args.latency_s > 0:
@@ -342,7 +381,7 @@ def make_handler(state):
             text = found[3]
             if kind == "trunc":
                 ptoks = 50
-            body = OK[fmt](model, text, ptoks, max(1, len(text) // 3))
+            body = OK[fmt]("other-model-9" if kind == "othermodel" else model, text, ptoks, max(1, len(text) // 3))
             with state.lock:
                 tid = f"{found[0]}::{found[1]}::{found[2]}"
                 state.answered[tid] = state.answered.get(tid, 0) + 1

@@ -105,8 +105,17 @@ pub fn run(a: CurateArgs) -> Result<(), CliError> {
     let files = if a.source.is_file() {
         read_source_archive(&a.source, language, opts.max_input_bytes)?
     } else {
-        curate::read_source_dir_matching(&a.source, language, a.entry.as_deref(), opts.entry_match)
-            .at(a.source.display())?
+        let dir = curate::read_source_dir_matching(
+            &a.source,
+            language,
+            a.entry.as_deref(),
+            opts.entry_match,
+        )
+        .at(a.source.display())?;
+        for f in &dir.skipped {
+            eprintln!("curate: {}: {}: {}", a.source.display(), f.path, f.reason);
+        }
+        dir.files
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
         .at(format_args!("{} ({language})", a.source.display()))?;

@@ -74,11 +74,7 @@ pub fn describe_with_model(
         settings.model,
         settings.endpoint()
     );
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(std::time::Duration::from_secs(settings.timeout_secs)))
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent = crate::http::agent(std::time::Duration::from_secs(settings.timeout_secs), 1);
     let total = jobs.len();
     let mut saved = given.clone();
     let save_error = std::cell::RefCell::new(None::<CliError>);
@@ -126,6 +122,13 @@ pub fn describe_with_model(
             path.display()
         );
     }
+    if run.obtained.is_empty() && !run.failures.is_empty() {
+        // Not one reply: a repository without needles is no result.
+        let (name, why) = &run.failures[0];
+        return Err(CliError::usage(format!(
+            "none of the {total} needles could be described; the first error ({name}): {why}"
+        )));
+    }
     if !run.failures.is_empty() {
         let names: Vec<&str> = run.failures.iter().map(|(n, _)| n.as_str()).collect();
         let retry =
@@ -139,24 +142,17 @@ pub fn describe_with_model(
     Ok(run.obtained)
 }
 
-/// Send one request; any HTTP status is a reply, only a failure to get one
-/// is an error.
+/// Send one request through the CLI's one POST (`crate::http`); what
+/// keeps a reply from coming back becomes the descriptions' error.
 pub fn post(
     agent: &ureq::Agent,
     req: &repoqa::llm::HttpRequest,
 ) -> Result<repoqa::llm::HttpReply, repoqa::llm::LlmError> {
-    let failed = |e: ureq::Error| repoqa::llm::LlmError::Transport {
-        url: req.url.clone(),
-        message: e.to_string(),
-    };
-    let mut call = agent.post(&req.url);
-    for (k, v) in &req.headers {
-        call = call.header(k, v);
-    }
-    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
-    let status = resp.status().as_u16();
-    let retry_after =
-        resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
-    let body = resp.body_mut().read_to_string().map_err(failed)?;
-    Ok(repoqa::llm::HttpReply { status, retry_after, body })
+    use repoqa::llm::{wire::TransportError, LlmError};
+    crate::http::post(agent, req).map_err(|e| match e {
+        TransportError::Redirect { status, location } => {
+            LlmError::Redirect { url: req.url.clone(), status, location }
+        }
+        e => LlmError::Transport { url: req.url.clone(), message: e.to_string() },
+    })
 }

@@ -57,9 +57,18 @@ pub fn dataset_path_or_env(given: Option<PathBuf>) -> Result<PathBuf, CliError> 
     }
 }
 
-pub fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelOutput>, CliError> {
+/// The outputs at `path`; a task answered twice is a broken line unless
+/// `allow_repeats` (`--allow-repeated-tasks`: each counts, as officially).
+pub fn read_outputs(
+    path: &Path,
+    skip_broken: bool,
+    allow_repeats: bool,
+) -> Result<Vec<report::ModelOutput>, CliError> {
     let text = fs_read_text(path, "model outputs")?;
-    let file = report::read_model_outputs(&text);
+    let mut file = report::read_model_outputs(&text);
+    if !allow_repeats {
+        file.drop_repeated_tasks();
+    }
     if file.outputs.is_empty() {
         // Nothing usable: if it is another of the project's files, say which.
         let kind = repoqa::sniff::FileKind::OutputsJsonl;
@@ -72,7 +81,7 @@ pub fn read_outputs(path: &Path, skip_broken: bool) -> Result<Vec<report::ModelO
     }
     if !file.errors.is_empty() && !skip_broken {
         return Err(CliError::usage(format!(
-            "{}: {} broken line(s) (listed above); fix them or pass --skip-broken-lines to score the other {}",
+            "{}: {} broken line(s) (listed above); fix them or pass --skip-broken-lines to score the other {} (a task answered again: --allow-repeated-tasks scores every line, as the official scorer does)",
             path.display(),
             file.errors.len(),
             file.outputs.len()

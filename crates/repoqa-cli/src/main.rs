@@ -26,6 +26,7 @@ mod audit;
 mod curate;
 mod describe;
 mod error;
+mod http;
 mod input;
 mod leaderboard;
 mod name_match;
@@ -150,6 +151,11 @@ enum Command {
         /// Score the good lines even if some lines are broken (they are listed).
         #[arg(long)]
         skip_broken_lines: bool,
+        /// NOT UPSTREAM (an addition): score every line even when a task is
+        /// answered more than once, each counting, as the official scorer
+        /// counts them (by default a repeated task is a broken line).
+        #[arg(long)]
+        allow_repeated_tasks: bool,
     },
     /// Check a SCORES file: recompute its table from its results; with the
     /// outputs and dataset, re-score every task too.
@@ -166,6 +172,11 @@ enum Command {
         /// Re-score the good lines even if some outputs lines are broken.
         #[arg(long)]
         skip_broken_lines: bool,
+        /// NOT UPSTREAM (an addition): score every line even when a task is
+        /// answered more than once, each counting, as the official scorer
+        /// counts them (by default a repeated task is a broken line).
+        #[arg(long)]
+        allow_repeated_tasks: bool,
     },
     /// pass@1 per language and average at any threshold, from one or many
     /// SCORES files (the paper's Table 2 at 0.8).
@@ -233,6 +244,7 @@ fn main() -> ExitCode {
             eval_date,
             csv,
             skip_broken_lines,
+            allow_repeated_tasks,
         } => score::run(ScoreArgs {
             outputs: model_output_path,
             dataset: dataset_path,
@@ -250,6 +262,7 @@ fn main() -> ExitCode {
             eval_date,
             csv,
             skip_broken_lines,
+            allow_repeated_tasks,
         }),
         Command::Verify {
             scores,
@@ -257,12 +270,14 @@ fn main() -> ExitCode {
             dataset_path,
             ignore_comments,
             skip_broken_lines,
+            allow_repeated_tasks,
         } => verify::run(
             &scores,
             model_output_path.as_deref(),
             dataset_path.as_deref(),
             ignore_comments,
             skip_broken_lines,
+            allow_repeated_tasks,
         ),
         Command::Leaderboard(args) => leaderboard::run(args),
         Command::NameMatch(args) => name_match::run(args),

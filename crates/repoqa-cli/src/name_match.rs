@@ -29,7 +29,7 @@ pub struct NameMatchArgs {
 }
 
 pub fn run(a: NameMatchArgs) -> Result<(), CliError> {
-    let outputs = read_outputs(&a.model_output_path, a.skip_broken_lines)?;
+    let outputs = read_outputs(&a.model_output_path, a.skip_broken_lines, false)?;
     let descriptions = match &a.dataset_path {
         Some(p) => dataset_descriptions(&load_dataset(p)?),
         None => HashMap::new(),

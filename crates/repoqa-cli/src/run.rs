@@ -28,6 +28,7 @@ use repoqa::report;
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_read_text, io, At, CliError, FileOp};
+use crate::http;
 use crate::input::{dataset_path_or_env, load_dataset};
 use crate::phases::Phases;
 use crate::prompts::CleanArg;
@@ -172,14 +173,26 @@ fn comment_mode(c: CleanArg) -> CommentMode {
 
 /// Open `path` for appending after cutting a last line left half-written
 /// by a killed run; returns the file and its complete text.
+/// The file is locked for as long as it is open, so a second run on the
+/// same file stops at once instead of writing the same tasks again.
 fn open_for_append(path: &Path, what: &'static str) -> Result<(File, String), CliError> {
-    let text = if path.exists() { fs_read_text(path, what)? } else { String::new() };
-    let keep = runlog::complete_prefix_len(&text);
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(|e| io(FileOp::Open, path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(CliError::usage(format!(
+                "{}: another `repoqa run` is writing this {what} file (it is locked); wait for that run to end, or give this one another --result-dir or --model-output-path",
+                path.display()
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(FileOp::Open, path, e)),
+    }
+    let text = fs_read_text(path, what)?;
+    let keep = runlog::complete_prefix_len(&text);
     if keep < text.len() {
         eprintln!(
             "repoqa: {}: dropping a cut last line ({} bytes) left by an interrupted run",
@@ -197,24 +210,6 @@ fn append(file: &mut File, line: &str, path: &Path) -> Result<(), CliError> {
         .map_err(|e| io(FileOp::Write, path, e))
 }
 
-/// Send one request; any HTTP status is a reply.
-fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
-    let failed = |e: ureq::Error| match e {
-        ureq::Error::Timeout(_) => TransportError::Timeout,
-        e => TransportError::Network(e.to_string()),
-    };
-    let mut call = agent.post(&req.url);
-    for (k, v) in &req.headers {
-        call = call.header(k, v);
-    }
-    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
-    let status = resp.status().as_u16();
-    let retry_after =
-        resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
-    let body = resp.body_mut().read_to_string().map_err(failed)?;
-    Ok(HttpReply { status, retry_after, body })
-}
-
 type Job = (usize, HttpRequest);
 type Done = (usize, Result<HttpReply, TransportError>);
 
@@ -224,12 +219,7 @@ fn start_workers(
     n: usize,
     timeout_s: f64,
 ) -> (mpsc::Sender<Job>, mpsc::Receiver<Done>, Vec<std::thread::JoinHandle<()>>) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs_f64(timeout_s.max(0.001))))
-        .http_status_as_error(false)
-        .max_idle_connections_per_host(n.max(1))
-        .build()
-        .into();
+    let agent = http::agent(Duration::from_secs_f64(timeout_s.max(0.001)), n);
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let job_rx = Arc::new(Mutex::new(job_rx));
@@ -242,7 +232,7 @@ fn start_workers(
                     Err(_) => return,
                 };
                 let Ok((task, req)) = job else { return };
-                if done_tx.send((task, post(&agent, &req))).is_err() {
+                if done_tx.send((task, http::post(&agent, &req))).is_err() {
                     return;
                 }
             })
@@ -372,6 +362,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let mut run = Run::new(settings, &tasks, &plan.todo, config, seed());
     let mut failed: Vec<(String, String)> = Vec::new();
     let mut truncated: Vec<String> = Vec::new();
+    let mut warned_other_model = false;
     let mut stopped: Option<String> = None;
     if !plan.todo.is_empty() {
         let (job_tx, done_rx, handles) = start_workers(a.concurrency, a.timeout_s);
@@ -407,6 +398,11 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
                 RunEvent::Answered { output_line, record, .. } => {
                     append(&mut out_file, &output_line, &outputs_path)?;
                     append(&mut log_file, &record.line(), &runlog_path)?;
+                    if let (Some(other), false) = (&record.answered_by, warned_other_model) {
+                        warned_other_model = true;
+                        let w = runlog::other_model_warning(&record.model, other, &record.task_id);
+                        eprintln!("\nrun: {w}");
+                    }
                     if record.truncated {
                         eprintln!(
                             "\nrun: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
@@ -484,6 +480,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             eval_date: None,
             csv: None,
             skip_broken_lines: false,
+            allow_repeated_tasks: false,
         })?;
     }
     if !truncated.is_empty() {

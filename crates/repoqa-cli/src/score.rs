@@ -32,6 +32,7 @@ pub struct ScoreArgs {
     pub eval_date: Option<String>,
     pub csv: Option<PathBuf>,
     pub skip_broken_lines: bool,
+    pub allow_repeated_tasks: bool,
 }
 
 /// `str(datetime)` of now, in UTC.
@@ -45,7 +46,7 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let dataset_path = dataset_path_or_env(a.dataset)?;
     let mut phases = Phases::start();
-    let outputs = read_outputs(&a.outputs, a.skip_broken_lines)?;
+    let outputs = read_outputs(&a.outputs, a.skip_broken_lines, a.allow_repeated_tasks)?;
     phases.mark("read-outputs");
     let dataset = load_dataset(&dataset_path)?;
     phases.mark("load-dataset");

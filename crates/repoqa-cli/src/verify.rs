@@ -20,13 +20,14 @@ pub fn run(
     dataset: Option<&Path>,
     ignore_comments: bool,
     skip_broken_lines: bool,
+    allow_repeated_tasks: bool,
 ) -> Result<(), CliError> {
     let text = fs_read_text(scores_path, "scores file")?;
     let source = scores_path.display().to_string();
     let file = ScoresFile::parse(&text, &source)?;
     let mut report = Report::of_file(&source, &file);
     if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
-        let outputs = read_outputs(outputs_path, skip_broken_lines)?;
+        let outputs = read_outputs(outputs_path, skip_broken_lines, allow_repeated_tasks)?;
         let data = load_dataset(dataset_path)?;
         let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
         verify::rescore(

@@ -11,6 +11,8 @@
 //! token positions, the score) are kept as JSON numbers, so an int stays an
 //! int and a float keeps its exact repr when written back.
 
+use std::collections::HashMap;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
@@ -157,6 +159,42 @@ pub fn read_model_outputs_with_limits(text: &str, limits: &OutputsLimits) -> Out
         }
     }
     file
+}
+
+impl OutputsFile {
+    /// Every task (language, repo, needle) is scored once: a later line for
+    /// a task already read becomes a broken line (naming the first), and
+    /// only the first is kept, as the page's answers import does. The
+    /// official scorer would count both, so a file with repeats has no
+    /// official score; `repoqa score --skip-broken-lines` scores the first
+    /// of each.
+    pub fn drop_repeated_tasks(&mut self) {
+        let mut first: HashMap<(&str, &str, &str), usize> = HashMap::new();
+        let mut keep = Vec::with_capacity(self.outputs.len());
+        for o in &self.outputs {
+            let key = (o.language.as_str(), o.repo.as_str(), o.name.as_str());
+            match first.get(&key) {
+                Some(&line) => {
+                    keep.push(false);
+                    self.errors.push(LineError {
+                        line: o.line,
+                        // Worded as the page's answers import words it.
+                        message: format!(
+                            "task {}::{}::{} was already answered on line {line}; this line is ignored",
+                            o.language, o.repo, o.name
+                        ),
+                    });
+                }
+                None => {
+                    keep.push(true);
+                    first.insert(key, o.line);
+                }
+            }
+        }
+        let mut keep = keep.into_iter();
+        self.outputs.retain(|_| keep.next().unwrap_or(true));
+        self.errors.sort_by_key(|e| e.line);
+    }
 }
 
 fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
@@ -755,6 +793,33 @@ mod tests {
         assert!(f.errors[1].message.contains("\"output\" is missing"), "{}", f.errors[1]);
         assert!(f.errors[2].message.contains("\"position_ratio\" is missing"), "{}", f.errors[2]);
         assert!(f.errors[3].message.contains("must be a list"), "{}", f.errors[3]);
+    }
+
+    #[test]
+    fn a_repeated_task_is_a_broken_line_and_the_first_is_kept() {
+        let line = |name: &str, reply: &str| {
+            format!(
+                "{}\n",
+                json!({"repo": "a/b", "name": name, "language": "python", "position_ratio": 0.5,
+                    "needle_token_start": 1, "needle_token_end": 2, "output": [reply]})
+            )
+        };
+        let text =
+            [line("f", "1"), line("g", "2"), "{bad\n".into(), line("f", "3"), line("f", "4")];
+        let mut f = read_model_outputs(&text.concat());
+        f.drop_repeated_tasks();
+        let kept: Vec<(usize, &str)> =
+            f.outputs.iter().map(|o| (o.line, o.reply.as_str())).collect();
+        assert_eq!(kept, [(1, "1"), (2, "2")]);
+        let errors: Vec<String> = f.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            errors,
+            [
+                "line 3: not valid JSON: key must be a string at column 2",
+                "line 4: task python::a/b::f was already answered on line 1; this line is ignored",
+                "line 5: task python::a/b::f was already answered on line 1; this line is ignored",
+            ]
+        );
     }
 
     #[test]

@@ -306,8 +306,10 @@ fn task_ref(language: &str, index: usize, t: &TaskResult) -> TaskRef {
     TaskRef { language: language.to_string(), index, repo: t.repo.clone(), needle: t.name.clone() }
 }
 
-/// Records that contradict themselves: the verdict must be `best_target ==
-/// name`, a missing target has the int score 0, a score lies in [0, 1].
+/// Records that contradict themselves or break the file format: the verdict
+/// must be `best_target == name`, a missing target has the int score 0, a
+/// score lies in [0, 1], `needle_position` is a number in [0, 1] and the
+/// token positions are whole numbers, start before end.
 pub fn check_records(model: &str, results: &IndexMap<String, Vec<TaskResult>>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (lang, tasks) in results {
@@ -334,6 +336,31 @@ pub fn check_records(model: &str, results: &IndexMap<String, Vec<TaskResult>>) -
             }
             if t.best_target.is_some() && score <= 0.0 {
                 problems.push("best_target is set but best_similar_score is not positive".into());
+            }
+            // The task's own fields, as the official file writes them: the
+            // position ratio a number in [0, 1], the needle's tokens whole
+            // numbers from start to end.
+            if !t.needle_position.as_f64().is_some_and(|p| (0.0..=1.0).contains(&p)) {
+                problems.push(format!(
+                    "needle_position is {}, not a number in [0, 1]",
+                    crate::pyjson::dumps(&t.needle_position)
+                ));
+            }
+            let (start, end) = (t.token_start.as_u64(), t.token_end.as_u64());
+            for (key, v, n) in
+                [("token_start", &t.token_start, start), ("token_end", &t.token_end, end)]
+            {
+                if n.is_none() {
+                    problems.push(format!(
+                        "position.{key} is {}, not a whole number of tokens",
+                        crate::pyjson::dumps(v)
+                    ));
+                }
+            }
+            if let (Some(a), Some(b)) = (start, end) {
+                if a > b {
+                    problems.push(format!("position.token_start {a} is past token_end {b}"));
+                }
             }
             for problem in problems {
                 out.push(Finding::Inconsistent {
@@ -1063,6 +1090,28 @@ mod tests {
         assert!(check_table("m", &ms)
             .iter()
             .any(|f| matches!(f, Finding::Cell { row, .. } if row == "python")));
+    }
+
+    #[test]
+    fn fields_of_the_wrong_type_or_range_are_findings() {
+        let mut ms = model_scores();
+        assert!(check_records("m", &ms.results).is_empty());
+        ms.results["python"][0].needle_position = Value::String("abc".into());
+        ms.results["python"][1].needle_position = serde_json::json!(1.5);
+        ms.results["python"][2].token_start = serde_json::json!(-3);
+        ms.results["rust"][0].token_start = serde_json::json!(9);
+        ms.results["rust"][0].token_end = serde_json::json!(2);
+        let f: Vec<String> =
+            check_records("m", &ms.results).iter().map(|f| f.to_string()).collect();
+        assert_eq!(f.len(), 4, "{f:#?}");
+        assert!(f[0].ends_with("needle_position is \"abc\", not a number in [0, 1]"), "{}", f[0]);
+        assert!(f[1].ends_with("needle_position is 1.5, not a number in [0, 1]"), "{}", f[1]);
+        assert!(
+            f[2].ends_with("position.token_start is -3, not a whole number of tokens"),
+            "{}",
+            f[2]
+        );
+        assert!(f[3].ends_with("position.token_start 9 is past token_end 2"), "{}", f[3]);
     }
 
     #[test]

@@ -162,6 +162,10 @@ pub enum ArchiveError {
     Encrypted { archive: String, entry: String },
     #[error("{archive}: entry {entry:?} leaves the archive's root (\"..\")")]
     PathEscapes { archive: String, entry: String },
+    #[error("{archive}: entry {entry:?} has an absolute path; refused (pack the archive with paths relative to its folder)")]
+    AbsolutePath { archive: String, entry: String },
+    #[error("{archive}: two entries are both {entry:?}, so which one to curate is unclear; refused (pack the archive again without the repeat)")]
+    DuplicateEntry { archive: String, entry: String },
     #[error(
         "{archive}: the {files} source files{so_far} hold {bytes} bytes uncompressed ({mib:.1} MiB), over the limit of {limit_mib:.0} MiB; pack only the directory to curate",
         so_far = if *partial { " read so far" } else { "" },
@@ -242,6 +246,7 @@ impl<'a> ArchiveRead<'a> {
             entries: 0,
             skipped: 0,
             total: 0,
+            kept_paths: Default::default(),
         };
         Ok(ArchiveRead { bytes, format, reader, zip: None, started: false })
     }
@@ -374,6 +379,8 @@ struct Reader<'a> {
     skipped: usize,
     /// Uncompressed bytes of the kept files.
     total: u64,
+    /// Paths of the kept files, to refuse a second entry of the same path.
+    kept_paths: std::collections::HashSet<String>,
 }
 
 impl Reader<'_> {
@@ -381,7 +388,8 @@ impl Reader<'_> {
         self.languages.iter().any(|l| has_language_suffix(path, *l))
     }
 
-    /// Count an entry and normalize its path (an error if it has "..").
+    /// Count an entry and normalize its path (an error if it has ".." or is
+    /// absolute).
     fn entry(&mut self, raw: &str, is_dir: bool) -> Result<String, ArchiveError> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
@@ -390,12 +398,35 @@ impl Reader<'_> {
                 limit: self.limits.max_entries,
             });
         }
+        // "/etc/x.py", "\\x.py", "C:/x.py": not relative to the archive.
+        let drive =
+            raw.len() >= 2 && raw.as_bytes()[0].is_ascii_alphabetic() && raw.as_bytes()[1] == b':';
+        if raw.starts_with(['/', '\\']) || drive {
+            return Err(ArchiveError::AbsolutePath {
+                archive: self.archive.clone(),
+                entry: raw.to_string(),
+            });
+        }
         let path = normalize_path(raw).ok_or_else(|| ArchiveError::PathEscapes {
             archive: self.archive.clone(),
             entry: raw.to_string(),
         })?;
         self.root.see(&path, is_dir);
         Ok(path)
+    }
+
+    /// Keep a file read from the archive; a second entry of a path already
+    /// kept is an error (zip and tar both allow repeats, and unpacking
+    /// tools differ on which one wins).
+    fn keep(&mut self, path: String, bytes: Vec<u8>) -> Result<(), ArchiveError> {
+        if !self.kept_paths.insert(path.clone()) {
+            return Err(ArchiveError::DuplicateEntry {
+                archive: self.archive.clone(),
+                entry: path,
+            });
+        }
+        self.contents.push(SourceFile { path, bytes });
+        Ok(())
     }
 
     fn add_size(&mut self, size: u64, files: usize, partial: bool) -> Result<(), ArchiveError> {
@@ -421,6 +452,14 @@ impl Reader<'_> {
             return Err(ArchiveError::TooManyEntries {
                 archive: self.archive.clone(),
                 limit: self.limits.max_entries,
+            });
+        }
+        // The zip crate keeps one entry per name: a repeated name shows as
+        // fewer entries than the central directory declares.
+        if let Some(name) = repeated_zip_name(bytes, zip.len()) {
+            return Err(ArchiveError::DuplicateEntry {
+                archive: self.archive.clone(),
+                entry: name,
             });
         }
         let mut wanted: Vec<(usize, String, u64)> = Vec::new();
@@ -506,7 +545,7 @@ impl Reader<'_> {
                 got,
             });
         }
-        self.contents.push(SourceFile { path, bytes: data });
+        self.keep(path, data)?;
         Ok(pass.next < pass.wanted.len())
     }
 
@@ -557,7 +596,7 @@ impl Reader<'_> {
                     got,
                 });
             }
-            self.contents.push(SourceFile { path, bytes: data });
+            self.keep(path, data)?;
         }
         // The tar reader stops at the end-of-archive block: read the rest
         // of the gzip stream too, so that its checksum and length (the
@@ -626,6 +665,42 @@ impl Read for Inflate<'_> {
             }
         }
     }
+}
+
+/// The first name that two entries of a zip's central directory share,
+/// when the directory declares more entries than `distinct` (the names
+/// the zip crate kept). Read from the end-of-central-directory record and
+/// the central headers; a zip64 count (0xFFFF) is not checked here.
+fn repeated_zip_name(bytes: &[u8], distinct: usize) -> Option<String> {
+    let u16_at = |i: usize| bytes.get(i..i + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize);
+    let u32_at = |i: usize| {
+        bytes.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    // The EOCD record: 22 bytes plus a comment of up to 64 KiB, at the end.
+    let from = bytes.len().saturating_sub(22 + 0xFFFF);
+    let eocd = (from..bytes.len().saturating_sub(21))
+        .rev()
+        .find(|&i| bytes[i..].starts_with(&[0x50, 0x4b, 0x05, 0x06]))?;
+    let declared = u16_at(eocd + 10)?;
+    if declared == 0xFFFF || declared <= distinct {
+        return None;
+    }
+    let mut at = u32_at(eocd + 16)?;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..declared {
+        if !bytes.get(at..)?.starts_with(&[0x50, 0x4b, 0x01, 0x02]) {
+            return None;
+        }
+        let (name_len, extra_len, comment_len) =
+            (u16_at(at + 28)?, u16_at(at + 30)?, u16_at(at + 32)?);
+        let name = bytes.get(at + 46..at + 46 + name_len)?;
+        let name = String::from_utf8_lossy(name).into_owned();
+        if !seen.insert(name.clone()) {
+            return Some(name);
+        }
+        at += 46 + name_len + extra_len + comment_len;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -820,6 +895,38 @@ mod tests {
         let e =
             message(read(&zip_of(&[("a/../../evil.py", b"x")], zip::CompressionMethod::Stored)));
         assert!(e.contains("leaves the archive's root"), "{e}");
+    }
+
+    #[test]
+    fn absolute_and_repeated_entries_are_refused() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.as_old_mut().name[..13].copy_from_slice(b"/etc/evil.py\0");
+        h.set_size(1);
+        h.set_cksum();
+        b.append(&h, &b"x"[..]).unwrap();
+        let e = message(read(&b.into_inner().unwrap()));
+        assert_eq!(
+            e,
+            "t.archive: entry \"/etc/evil.py\" has an absolute path; refused (pack the archive with paths relative to its folder)"
+        );
+        // The zip writer refuses a repeated name: rename the second entry
+        // (in its local header and the central directory) to the first's.
+        let mut z = zip_of(
+            &[("repo/a.py", b"def a(): ...\n"), ("repo/b.py", b"def b(): ...\n")],
+            zip::CompressionMethod::Stored,
+        );
+        let mut at = 0;
+        while let Some(i) = z[at..].windows(9).position(|w| w == b"repo/b.py") {
+            z[at + i + 5] = b'a';
+            at += i + 9;
+        }
+        assert_eq!(
+            message(read(&z)),
+            "t.archive: two entries are both \"repo/a.py\", so which one to curate is unclear; refused (pack the archive again without the repeat)"
+        );
+        let t = tar_of(&[("repo/a.py", b"1\n"), ("repo/./a.py", b"2\n")]);
+        assert!(message(read(&t)).contains("two entries are both \"repo/a.py\""));
     }
 
     #[test]

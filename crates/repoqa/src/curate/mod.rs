@@ -462,14 +462,16 @@ pub fn strip_common_root(files: &mut [SourceFile]) -> Option<String> {
 }
 
 /// Read the language's files under `root/entry` (paths relative to
-/// `root`). Symlinked directories are not followed, like `os.walk`.
+/// `root`). Symlinked directories are not followed, like `os.walk`; what
+/// is not a regular file inside the folder is left out (the list of what
+/// was left out is [`read_source_dir_matching`]'s).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_source_dir(
     root: &std::path::Path,
     language: Language,
     entry: Option<&str>,
 ) -> Result<Vec<SourceFile>, CurateError> {
-    read_source_dir_matching(root, language, entry, EntryMatch::Directory)
+    read_source_dir_matching(root, language, entry, EntryMatch::Directory).map(|d| d.files)
 }
 
 /// [`read_source_dir`] for an entry matched by `how`: under the prefix
@@ -481,7 +483,7 @@ pub fn read_source_dir_matching(
     language: Language,
     entry: Option<&str>,
     how: EntryMatch,
-) -> Result<Vec<SourceFile>, CurateError> {
+) -> Result<SourceDir, CurateError> {
     let entry = files::entry_for_match(entry, how)?;
     let entry = files::walk_root_of(&entry, how);
     let top = if entry == "." { root.to_path_buf() } else { root.join(entry) };
@@ -495,7 +497,9 @@ pub fn read_source_dir_matching(
             message: "not a directory".to_string(),
         });
     }
+    let root_real = std::fs::canonicalize(root).map_err(|e| io(root, e))?;
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut stack = vec![top];
     while let Some(dir) = stack.pop() {
         for item in std::fs::read_dir(&dir).map_err(|e| io(&dir, e))? {
@@ -513,12 +517,62 @@ pub fn read_source_dir_matching(
             if !has_language_suffix(&rel, language) || path.is_dir() {
                 continue;
             }
+            if let Some(reason) = not_a_source_file(&path, kind, &root_real) {
+                skipped.push(SkippedFile { path: rel, reason });
+                continue;
+            }
             let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
             out.push(SourceFile { path: rel, bytes });
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(out)
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(SourceDir { files: out, skipped })
+}
+
+/// The files of a folder [`read_source_dir_matching`] read, and the ones
+/// with the language's suffix that it left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceDir {
+    pub files: Vec<SourceFile>,
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A file left out of a folder's reading, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedFile {
+    /// Relative to the folder, "/" separators.
+    pub path: String,
+    pub reason: &'static str,
+}
+
+/// Why the entry at `path` is not read as a source file, if it is not: a
+/// FIFO (reading it would block), a socket or a device (`/dev/zero` never
+/// ends), a link that is broken, leaves the folder `root_real` (a
+/// dataset never takes a file from outside the folder given) or ends at
+/// anything but a regular file.
+#[cfg(not(target_arch = "wasm32"))]
+fn not_a_source_file(
+    path: &std::path::Path,
+    kind: std::fs::FileType,
+    root_real: &std::path::Path,
+) -> Option<&'static str> {
+    if kind.is_file() {
+        return None;
+    }
+    if !kind.is_symlink() {
+        return Some("not a regular file (a FIFO, socket or device); not read");
+    }
+    let Ok(target) = std::fs::canonicalize(path) else {
+        return Some("a broken link; not read");
+    };
+    if !target.starts_with(root_real) {
+        return Some("a link to a file outside the folder; not read");
+    }
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_file() => None,
+        _ => Some("a link to something other than a regular file; not read"),
+    }
 }
 
 #[cfg(test)]

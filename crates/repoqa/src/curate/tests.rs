@@ -208,6 +208,44 @@ fn reads_a_directory() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A FIFO (reading would block), a link to a device (reading never ends)
+/// and a link to a file outside the folder are left out and listed; a link
+/// to a file inside is read.
+#[cfg(unix)]
+#[test]
+fn special_files_and_links_out_of_the_folder_are_skipped() {
+    let base = std::env::temp_dir().join(format!("repoqa-curate-special-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let dir = base.join("repo");
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    std::fs::write(dir.join("pkg/a.py"), "x = 1\n").unwrap();
+    std::fs::write(base.join("secret.py"), "KEY = 1\n").unwrap();
+    let fifo = dir.join("pkg/fifo.py");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("pkg/zero.py")).unwrap();
+    std::os::unix::fs::symlink(base.join("secret.py"), dir.join("pkg/out.py")).unwrap();
+    std::os::unix::fs::symlink(dir.join("pkg/a.py"), dir.join("pkg/in.py")).unwrap();
+    std::os::unix::fs::symlink(dir.join("pkg/gone.py"), dir.join("pkg/broken.py")).unwrap();
+    let read = read_source_dir_matching(&dir, Language::Python, Some("pkg"), EntryMatch::Directory)
+        .unwrap();
+    let paths: Vec<&str> = read.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["pkg/a.py", "pkg/in.py"]);
+    assert_eq!(read.files[1].bytes, b"x = 1\n");
+    let skipped: Vec<(&str, &str)> =
+        read.skipped.iter().map(|f| (f.path.as_str(), f.reason)).collect();
+    assert_eq!(
+        skipped,
+        [
+            ("pkg/broken.py", "a broken link; not read"),
+            ("pkg/fifo.py", "not a regular file (a FIFO, socket or device); not read"),
+            ("pkg/out.py", "a link to a file outside the folder; not read"),
+            ("pkg/zero.py", "a link to a file outside the folder; not read"),
+        ]
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
 /// Upstream's `path.startswith(entrypoint)` against our directory rule, on
 /// the case where they differ: `src/black` next to `src/blackd`.
 #[test]
@@ -256,6 +294,7 @@ fn entry_match_prefix_reads_the_parent_directory() {
     let read = |how| -> Vec<String> {
         read_source_dir_matching(&dir, Language::Python, Some("src/black"), how)
             .unwrap()
+            .files
             .into_iter()
             .map(|f| f.path)
             .collect()

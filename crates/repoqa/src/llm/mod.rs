@@ -212,6 +212,21 @@ fn is_key_header(name: &str) -> bool {
         .any(|h| name.eq_ignore_ascii_case(h))
 }
 
+/// The most a model API's reply may hold, after decompression (64 MiB, the
+/// longest outputs line read): a reply past it fails its request.
+pub const MAX_REPLY_BYTES: u64 = 64 << 20;
+
+/// Why a redirect is not followed, for a request to `url` answered with
+/// `status` (3xx) and `location`: a 301, 302 or 303 turns a POST into a
+/// GET (so another page's text would be stored as answers), and a model
+/// API answers at the address it is given.
+pub fn redirect_reason(url: &str, status: u16, location: Option<&str>) -> String {
+    let to = location.map(|l| format!(" to {l}")).unwrap_or_default();
+    format!(
+        "{url}: the server redirected the request (HTTP {status}{to}); redirects are not followed (a 301, 302 or 303 would turn the POST into a GET): give the address a model API answers at as the base URL"
+    )
+}
+
 /// What came back: the status, the `Retry-After` header if any, the body.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HttpReply {
@@ -227,6 +242,8 @@ pub enum LlmError {
     Settings(String),
     #[error("the request to {url} failed before an HTTP status: {message}")]
     Transport { url: String, message: String },
+    #[error("{}", redirect_reason(.url, *.status, .location.as_deref()))]
+    Redirect { url: String, status: u16, location: Option<String> },
     #[error("{url}: HTTP {status}, the API key was refused{}; check the key (and that it may use this model)", says(.message))]
     BadKey { url: String, status: u16, message: Option<String> },
     #[error("{url}: HTTP 404{}; check the base URL (it usually ends in /v1) and the model name {model:?}", says(.message))]
@@ -251,6 +268,7 @@ impl LlmError {
             self,
             LlmError::Settings(_)
                 | LlmError::Transport { .. }
+                | LlmError::Redirect { .. }
                 | LlmError::BadKey { .. }
                 | LlmError::NotFound { .. }
         )

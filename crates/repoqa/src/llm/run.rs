@@ -155,7 +155,7 @@ impl<'t> Run<'t> {
                         return RunEvent::Failed { task, record };
                     }
                 };
-                let record = RunRecord::new(
+                let mut record = RunRecord::new(
                     &ctx,
                     t.task_id(),
                     RecordStatus::Answered,
@@ -166,6 +166,7 @@ impl<'t> Run<'t> {
                     a.finish_reason,
                     None,
                 );
+                record.answered_by = super::runlog::other_model(&record.model, a.model.as_deref());
                 self.stats.answered += 1;
                 self.stats.truncated += usize::from(record.truncated);
                 self.stats.prompt_tokens += a.usage.prompt_tokens.unwrap_or(0);

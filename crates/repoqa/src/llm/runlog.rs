@@ -54,6 +54,10 @@ pub struct RunRecord {
     pub finish_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The model the reply named, when it is not the one asked for (see
+    /// [`other_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
 }
 
 /// What a record says besides the task and its outcome.
@@ -61,6 +65,40 @@ pub struct RunRecord {
 pub struct RecordContext<'a> {
     pub settings: &'a RunSettings,
     pub time: String,
+}
+
+/// The model a reply names (`answered`), when it is another than the one
+/// asked for (`asked`). A dated, numbered or tagged release of the name
+/// asked for is the same model: `gpt-4o` answered by `gpt-4o-2024-08-06`,
+/// `llama3` by `llama3:8b`, `gemini-1.5-flash` by
+/// `models/gemini-1.5-flash-002`, `claude-3-5-sonnet-latest` by
+/// `claude-3-5-sonnet-20241022`; `gpt-4o-mini` is not `gpt-4o`.
+pub fn other_model(asked: &str, answered: Option<&str>) -> Option<String> {
+    let answered = answered?.trim();
+    let norm = |m: &str| m.trim().trim_start_matches("models/").to_ascii_lowercase();
+    let (a, b) = (norm(asked), norm(answered));
+    let a = a.strip_suffix("-latest").unwrap_or(&a);
+    let variant = b.strip_prefix(a).is_some_and(|rest| {
+        let mut c = rest.chars();
+        match c.next() {
+            None => true,
+            Some(':' | '@') => true,
+            Some('-' | '.') => c.next().is_some_and(|d| d.is_ascii_digit()),
+            Some(_) => false,
+        }
+    });
+    if answered.is_empty() || variant {
+        None
+    } else {
+        Some(answered.to_string())
+    }
+}
+
+/// The warning a run gives once, at the first reply naming another model.
+pub fn other_model_warning(asked: &str, answered: &str, task_id: &str) -> String {
+    format!(
+        "WARNING: asked for model {asked:?}, but the reply to {task_id} names {answered:?}: the server may be serving another model than the one asked for (some servers put any name, or their own, in replies, so it can be harmless); every such reply is marked \"answered_by\" in the run log"
+    )
 }
 
 impl RunRecord {
@@ -91,6 +129,7 @@ impl RunRecord {
             task_ntokens,
             finish_reason,
             reason,
+            answered_by: None,
         }
     }
 
@@ -341,6 +380,22 @@ mod tests {
             plan_resume(&ids, &dup, &RunLog::default(), false).duplicates,
             vec!["python::a/b::f".to_string()]
         );
+    }
+
+    #[test]
+    fn another_model_is_told_from_a_variant_of_the_one_asked() {
+        assert_eq!(other_model("gpt-4o", Some("gpt-4o-2024-08-06")), None);
+        assert_eq!(other_model("llama3", Some("llama3:8b")), None);
+        assert_eq!(other_model("gemini-1.5-flash", Some("models/gemini-1.5-flash-002")), None);
+        assert_eq!(other_model("Qwen/Qwen2.5", Some("qwen/qwen2.5")), None);
+        assert_eq!(other_model("m", None), None);
+        assert_eq!(
+            other_model("claude-3-5-sonnet-latest", Some("claude-3-5-sonnet-20241022")),
+            None
+        );
+        assert_eq!(other_model("gpt-4o", Some("gpt-4o-mini")), Some("gpt-4o-mini".into()));
+        assert_eq!(other_model("gpt-4", Some("gpt-4o")), Some("gpt-4o".into()));
+        assert_eq!(other_model("m", Some("other-9")), Some("other-9".into()));
     }
 
     #[test]

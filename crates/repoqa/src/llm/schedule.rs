@@ -356,7 +356,12 @@ mod tests {
     use crate::llm::wire::Usage;
 
     fn answer() -> Outcome {
-        Outcome::Answer(Answer { text: "x".into(), usage: Usage::default(), finish_reason: None })
+        Outcome::Answer(Answer {
+            text: "x".into(),
+            usage: Usage::default(),
+            finish_reason: None,
+            model: None,
+        })
     }
 
     fn retry(after: Option<f64>) -> Outcome {

@@ -346,6 +346,9 @@ pub struct Answer {
     pub text: String,
     pub usage: Usage,
     pub finish_reason: Option<String>,
+    /// The model the reply says answered (`model`; Google's
+    /// `modelVersion`), to compare with the one asked for.
+    pub model: Option<String>,
 }
 
 /// What a reply (or the failure to get one) means for the run.
@@ -376,6 +379,12 @@ pub enum TransportError {
     /// Connection refused, reset, dropped; the browser's `fetch` failing
     /// (often CORS); a body cut off.
     Network(String),
+    /// A 3xx answer (redirects are not followed: see
+    /// [`super::redirect_reason`]).
+    Redirect {
+        status: u16,
+        location: Option<String>,
+    },
 }
 
 impl fmt::Display for TransportError {
@@ -383,6 +392,11 @@ impl fmt::Display for TransportError {
         match self {
             TransportError::Timeout => f.write_str("timed out"),
             TransportError::Network(m) => f.write_str(m),
+            TransportError::Redirect { status, location } => write!(
+                f,
+                "redirected (HTTP {status}{})",
+                location.as_deref().map(|l| format!(" to {l}")).unwrap_or_default()
+            ),
         }
     }
 }
@@ -421,6 +435,11 @@ pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportEr
         }
         Err(TransportError::Network(m)) => {
             return Outcome::Retry { reason: format!("{url}: {m}"), retry_after_s: None }
+        }
+        Err(TransportError::Redirect { status, location }) => {
+            return Outcome::Stop {
+                reason: super::redirect_reason(&url, *status, location.as_deref()),
+            }
         }
     };
     let status = reply.status;
@@ -479,15 +498,26 @@ pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportEr
             reason: format!(
                 "{url}: the reply has no {} where the {} format puts it: {:?}",
                 match settings.provider {
-                    Provider::OpenAi => "choices[0].message",
-                    Provider::Anthropic => "content list",
-                    Provider::Google => "candidates list",
+                    Provider::OpenAi => "choices[0].message with a text content",
+                    Provider::Anthropic => "content list with a text",
+                    Provider::Google => "candidates list with a text",
                 },
                 settings.provider,
                 snippet(&reply.body)
             ),
             retry_after_s: None,
         },
+    }
+}
+
+/// An answer's text: a string as it is, missing or `null` as "" (upstream
+/// stores an empty answer), anything else (a number, a list) `None`: a
+/// malformed reply, asked again and never stored.
+fn text_or_empty(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => Some(String::new()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
     }
 }
 
@@ -503,7 +533,7 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
         Provider::OpenAi => {
             let choice = v.get("choices")?.as_array()?.first()?;
             let message = choice.get("message")?;
-            let text = message.get("content").and_then(Value::as_str).unwrap_or("").to_string();
+            let text = text_or_empty(message.get("content"))?;
             Some(Answer {
                 text,
                 usage: Usage {
@@ -511,17 +541,13 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
                     completion_tokens: count(&v["usage"]["completion_tokens"]),
                 },
                 finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(Into::into),
+                model: v.get("model").and_then(Value::as_str).map(Into::into),
             })
         }
         Provider::Anthropic => {
             let content = v.get("content")?.as_array()?;
             // Upstream stores content[0].text.
-            let text = content
-                .first()
-                .and_then(|c| c.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let text = text_or_empty(content.first().and_then(|c| c.get("text")))?;
             Some(Answer {
                 text,
                 usage: Usage {
@@ -529,6 +555,7 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
                     completion_tokens: count(&v["usage"]["output_tokens"]),
                 },
                 finish_reason: v.get("stop_reason").and_then(Value::as_str).map(Into::into),
+                model: v.get("model").and_then(Value::as_str).map(Into::into),
             })
         }
         Provider::Google => {
@@ -538,10 +565,8 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
             let text = first
                 .and_then(|c| c["content"]["parts"].as_array())
                 .and_then(|p| p.first())
-                .and_then(|p| p.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+                .and_then(|p| p.get("text"));
+            let text = text_or_empty(text)?;
             Some(Answer {
                 text,
                 usage: Usage {
@@ -552,6 +577,7 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
                     .and_then(|c| c.get("finishReason"))
                     .and_then(Value::as_str)
                     .map(Into::into),
+                model: v.get("modelVersion").and_then(Value::as_str).map(Into::into),
             })
         }
     }
@@ -678,6 +704,7 @@ mod tests {
                 text: text.into(),
                 usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(2) },
                 finish_reason: Some(fr.into()),
+                model: None,
             })
         };
         assert_eq!(o, want("A", "stop"));
@@ -751,7 +778,27 @@ mod tests {
             matches!(read_reply(&s, Ok(&bad)), Outcome::Retry { ref reason, .. } if reason.contains("not JSON"))
         );
         assert!(matches!(st(200, json!({"object": "x"})), Outcome::Retry { .. }));
+        // A text that is not a string is malformed (asked again), never an
+        // empty answer; null is the empty answer upstream stores.
+        for content in [json!(42), json!(["a"]), json!({"text": "a"})] {
+            let o = st(200, json!({"choices": [{"message": {"content": content}}]}));
+            assert!(
+                matches!(&o, Outcome::Retry { reason, .. } if reason.contains("with a text content")),
+                "{o:?}"
+            );
+        }
+        let o = st(200, json!({"model": "other-9", "choices": [{"message": {"content": null}}]}));
+        let Outcome::Answer(a) = o else { panic!("{o:?}") };
+        assert_eq!((a.text.as_str(), a.model.as_deref()), ("", Some("other-9")));
+        let an = settings(Provider::Anthropic);
+        let o = read_reply(&an, Ok(&reply(200, json!({"content": [{"type": "text", "text": 7}]}))));
+        assert!(matches!(o, Outcome::Retry { .. }), "{o:?}");
         assert!(matches!(read_reply(&s, Err(&TransportError::Timeout)), Outcome::Retry { .. }));
+        let moved = TransportError::Redirect { status: 302, location: Some("http://x/y".into()) };
+        assert_eq!(
+            read_reply(&s, Err(&moved)),
+            Outcome::Stop { reason: "https://api.openai.com/v1/chat/completions: the server redirected the request (HTTP 302 to http://x/y); redirects are not followed (a 301, 302 or 303 would turn the POST into a GET): give the address a model API answers at as the base URL".into() }
+        );
         let g = settings(Provider::Google);
         let o = read_reply(
             &g,

@@ -1,0 +1,56 @@
+//! The CLI's one way to POST to a model API, for benchmark runs and needle
+//! descriptions alike: any HTTP status is a reply; a redirect is not
+//! followed (see `repoqa::llm::redirect_reason`); a reply is read up to
+//! `repoqa::llm::MAX_REPLY_BYTES` after decompression, so a compressed
+//! bomb fails its request instead of filling memory.
+
+use std::io::Read;
+use std::time::Duration;
+
+use repoqa::llm::wire::TransportError;
+use repoqa::llm::{HttpReply, HttpRequest, MAX_REPLY_BYTES};
+
+/// An agent for `connections` requests at once, each given `timeout`.
+pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .max_idle_connections_per_host(connections.max(1))
+        .build()
+        .into()
+}
+
+/// Send one request.
+pub fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    let failed = |e: ureq::Error| match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        e => TransportError::Network(e.to_string()),
+    };
+    let mut call = agent.post(&req.url);
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
+    let status = resp.status().as_u16();
+    let header =
+        |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if (300..400).contains(&status) {
+        return Err(TransportError::Redirect { status, location: header("location") });
+    }
+    let retry_after = header("retry-after");
+    let mut bytes = Vec::new();
+    resp.body_mut()
+        .as_reader()
+        .take(MAX_REPLY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| TransportError::Network(format!("reading the reply: {e}")))?;
+    if bytes.len() as u64 > MAX_REPLY_BYTES {
+        return Err(TransportError::Network(format!(
+            "the reply is longer than {} MiB (after decompression); not read",
+            MAX_REPLY_BYTES >> 20
+        )));
+    }
+    let body = String::from_utf8_lossy(&bytes).into_owned();
+    Ok(HttpReply { status, retry_after, body })
+}
