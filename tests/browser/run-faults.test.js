@@ -10,6 +10,9 @@
 //   - a refused key names the page's API key field, never an environment
 //     variable; the advice on browser origins (CORS) stays after a later
 //     500 and a new run;
+//   - a redirect stops the run with nothing stored (the browser would turn
+//     a 302's POST into a GET); replies naming another model are warned
+//     about once;
 //   - "New session" ends a run under way (nothing of it is stored after)
 //     and resets the Run page.
 import { test, before, after } from 'node:test';
@@ -190,4 +193,34 @@ test('New session ends a run under way and resets the Run page', async () => {
   await page.waitForSelector('#run-no-failed');
   assert.equal(await page.$('#run-interrupted'), null);
   console.log(`new session: the run stopped at ${atReset} requests; Run page and its storage reset`);
+});
+
+test('a redirect stops the run with nothing stored; replies naming another model are warned about once', async () => {
+  const { page } = fx;
+  // After "New session": the demo's tasks again, none answered.
+  await buildDemo(fx);
+  await page.goto(fx.srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await srv.control({ reset: true, faults: { '*': ['redirect'] } });
+  await configure(page, srv, { provider: 'openai', language: 'go' });
+  assert.equal(await runAndWait(page), 'failed');
+  const stopped = await page.textContent('#run-stopped');
+  assert.match(stopped, /the server redirected the request \(HTTP 3xx; the browser does not show where to\); redirects are not followed/);
+  const idb = await idbDump(page);
+  assert.ok(!(idb.answers || '').includes('go::'), 'an answer stored from a redirect');
+  // The first redirect stops the run: only the requests already in flight (2) went out.
+  assert.ok((await srv.get('/stats')).requests <= 2, 'the run stopped at the first redirect');
+
+  await srv.control({ reset: true, faults: { '*': ['othermodel'] } });
+  assert.equal(await runAndWait(page), 'done');
+  const warning = await page.textContent('#run-other-model');
+  assert.match(warning, /^WARNING: asked for model "org\/test-model", but the reply to go::\S+ names "other-model-9": the server may be serving another model/);
+  assert.equal(await page.$$eval('#run-other-model', (e) => e.length), 1);
+  await page.locator('#run-other-model').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'run-other-model-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#run-other-model').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'run-other-model-390.png');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  console.log(`redirect: ${stopped.slice(0, 100)}…; other model: ${warning.slice(0, 90)}…`);
 });

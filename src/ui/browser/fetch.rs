@@ -133,32 +133,103 @@ pub async fn post_model_request(
     timeout_ms: u32,
 ) -> Result<repoqa::llm::HttpReply, repoqa::llm::wire::TransportError> {
     use repoqa::llm::wire::TransportError;
-    let failed = |e: gloo_net::Error| {
-        let text = e.to_string();
-        if text.contains("TimeoutError") {
-            TransportError::Timeout
-        } else {
-            TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
+    post_http(req, timeout_ms).await.map_err(|e| match e {
+        PostError::Redirect => TransportError::Redirect { status: 0, location: None },
+        PostError::TooLong => TransportError::Network(PostError::TooLong.to_string()),
+        PostError::Fetch(e) => {
+            let text = e.to_string();
+            if text.contains("TimeoutError") {
+                TransportError::Timeout
+            } else {
+                TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
+            }
         }
-    };
-    post_http(req, timeout_ms).await.map_err(failed)
+    })
+}
+
+/// Why `post_http` got no reply.
+#[derive(Debug)]
+pub enum PostError {
+    /// What `fetch` reported before any status (timeout, network, CORS).
+    Fetch(gloo_net::Error),
+    /// The server answered with a redirect, which is not followed (see
+    /// `repoqa::llm::redirect_reason`); the browser hides where it points.
+    Redirect,
+    /// The reply is longer than `repoqa::llm::MAX_REPLY_BYTES`.
+    TooLong,
+}
+
+impl std::fmt::Display for PostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PostError::Fetch(e) => write!(f, "{e}"),
+            PostError::Redirect => f.write_str("redirected"),
+            PostError::TooLong => write!(
+                f,
+                "the reply is longer than {} MiB (after decompression); not read",
+                repoqa::llm::MAX_REPLY_BYTES >> 20
+            ),
+        }
+    }
+}
+
+impl From<gloo_net::Error> for PostError {
+    fn from(e: gloo_net::Error) -> PostError {
+        PostError::Fetch(e)
+    }
 }
 
 /// POST `req` with `fetch`, giving up after `timeout_ms`: any HTTP status
-/// is a reply; the error is what `fetch` reported before one (the callers
-/// say what it means for them).
+/// is a reply; a redirect is not followed; the body is read as a stream up
+/// to `MAX_REPLY_BYTES`, so a compressed bomb cannot fill the tab's memory.
 pub async fn post_http(
     req: &repoqa::llm::HttpRequest,
     timeout_ms: u32,
-) -> Result<repoqa::llm::HttpReply, gloo_net::Error> {
+) -> Result<repoqa::llm::HttpReply, PostError> {
     let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_ms.max(1));
-    let mut call = gloo_net::http::Request::post(&req.url).abort_signal(Some(&timeout));
+    let mut call = gloo_net::http::Request::post(&req.url)
+        .abort_signal(Some(&timeout))
+        .redirect(web_sys::RequestRedirect::Manual);
     for (k, v) in &req.headers {
         call = call.header(k, v);
     }
     let resp = call.body(req.body.as_str())?.send().await?;
+    if resp.type_() == web_sys::ResponseType::Opaqueredirect {
+        return Err(PostError::Redirect);
+    }
     let status = resp.status();
     let retry_after = resp.headers().get("retry-after");
-    let body = resp.text().await?;
+    let max = repoqa::llm::MAX_REPLY_BYTES as usize;
+    let mut bytes: Vec<u8> = Vec::new();
+    if let Some(body) = resp.body() {
+        let reader: web_sys::ReadableStreamDefaultReader =
+            body.get_reader().dyn_into().map_err(|_| {
+                gloo_net::Error::GlooError("the reply cannot be read as a stream".into())
+            })?;
+        loop {
+            let chunk = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| gloo_net::Error::GlooError(format!("reading the reply: {e:?}")))?;
+            let done = js_sys::Reflect::get(&chunk, &"done".into())
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
+                let arr: Uint8Array = value.unchecked_into();
+                let old = bytes.len();
+                let n = arr.length() as usize;
+                if old + n > max {
+                    let _ = reader.cancel();
+                    return Err(PostError::TooLong);
+                }
+                bytes.resize(old + n, 0);
+                arr.copy_to(&mut bytes[old..]);
+            }
+        }
+    }
+    let body = String::from_utf8_lossy(&bytes).into_owned();
     Ok(repoqa::llm::HttpReply { status, retry_after, body })
 }

@@ -4,7 +4,7 @@
 //! endpoint with `fetch`, so the endpoint must allow cross-origin requests
 //! (CORS); the request and the reading of replies are `repoqa::llm`'s.
 
-use crate::ui::browser::fetch::post_http;
+use crate::ui::browser::fetch::{post_http, PostError};
 use repoqa::curate::{CurateReport, Descriptions};
 use repoqa::llm::{self, ApiSettings, HttpReply, HttpRequest, LlmError, Progress};
 
@@ -45,15 +45,21 @@ pub async fn describe_missing(
 /// status is what the browser reports for CORS refusals, unreachable hosts
 /// and timeouts alike; the message says so.
 async fn post(req: &HttpRequest, timeout_secs: u64) -> Result<HttpReply, LlmError> {
-    let failed = |e: gloo_net::Error| {
-        let text = e.to_string();
-        let message = if text.contains("TimeoutError") {
-            format!("no reply within {timeout_secs} s (raise the timeout in the model settings)")
-        } else {
-            format!(
-                "the endpoint may not allow browser requests (CORS) or is unreachable ({text}); \
+    let failed = |e: PostError| {
+        let message = match e {
+            PostError::Redirect => {
+                return LlmError::Redirect { url: req.url.clone(), status: 0, location: None }
+            }
+            PostError::TooLong => e.to_string(),
+            PostError::Fetch(e) if e.to_string().contains("TimeoutError") => {
+                format!(
+                    "no reply within {timeout_secs} s (raise the timeout in the model settings)"
+                )
+            }
+            PostError::Fetch(e) => format!(
+                "the endpoint may not allow browser requests (CORS) or is unreachable ({e}); \
                  check the URL, and that the server sends Access-Control-Allow-Origin for this page"
-            )
+            ),
         };
         LlmError::Transport { url: req.url.clone(), message }
     };

@@ -299,6 +299,13 @@ fn on_event(app: AppState, rs: RunState, ev: RunEvent, unsaved: &mut Unsaved) {
             if record.truncated {
                 rs.live.update(|l| l.truncated.push(id));
             }
+            if let Some(other) = &record.answered_by {
+                let w =
+                    repoqa::llm::runlog::other_model_warning(&record.model, other, &record.task_id);
+                rs.live.update(|l| {
+                    l.other_model.get_or_insert(w);
+                });
+            }
             rs.log.update(|l| l.push(record));
             unsaved.answers = true;
             unsaved.log = true;

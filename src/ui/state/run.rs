@@ -76,6 +76,9 @@ pub struct RunLive {
     pub last_retry: Option<String>,
     /// Tasks whose prompt the API reports as cut.
     pub truncated: Vec<String>,
+    /// The first reply naming another model than the one asked for:
+    /// `repoqa::llm::runlog::other_model_warning`'s text.
+    pub other_model: Option<String>,
     /// Answers not saved (IndexedDB refused): the last error.
     pub save_error: Option<String>,
 }

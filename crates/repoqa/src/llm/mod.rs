@@ -220,10 +220,16 @@ pub const MAX_REPLY_BYTES: u64 = 64 << 20;
 /// `status` (3xx) and `location`: a 301, 302 or 303 turns a POST into a
 /// GET (so another page's text would be stored as answers), and a model
 /// API answers at the address it is given.
+/// A browser hides a redirect's status and target: `status` 0.
 pub fn redirect_reason(url: &str, status: u16, location: Option<&str>) -> String {
     let to = location.map(|l| format!(" to {l}")).unwrap_or_default();
+    let what = if status == 0 {
+        "HTTP 3xx; the browser does not show where to".to_string()
+    } else {
+        format!("HTTP {status}{to}")
+    };
     format!(
-        "{url}: the server redirected the request (HTTP {status}{to}); redirects are not followed (a 301, 302 or 303 would turn the POST into a GET): give the address a model API answers at as the base URL"
+        "{url}: the server redirected the request ({what}); redirects are not followed (a 301, 302 or 303 would turn the POST into a GET): give the address a model API answers at as the base URL"
     )
 }
 
