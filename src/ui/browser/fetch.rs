@@ -51,19 +51,43 @@ pub async fn fetch_stream(
         return Err(UiError::TooLarge { what: url.to_string(), size: total, max });
     }
     let Some(body) = resp.body() else { return Ok(Vec::new()) };
-    let reader: web_sys::ReadableStreamDefaultReader =
-        body.get_reader().dyn_into().map_err(|_| {
+    let out = read_stream(body, max, total, |done| on_chunk(done, total)).await;
+    out.map_err(|stop| match stop {
+        StreamStop::NotAStream => {
             UiError::invalid(format!("{url}: the response body cannot be read as a stream"))
-        })?;
-    let mut out: Vec<u8> = Vec::with_capacity(total);
-    loop {
-        if !on_chunk(out.len(), total) {
-            let _ = reader.cancel();
-            return Err(UiError::cancelled(format!("Cancelled while downloading {url}.")));
         }
-        let chunk = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| UiError::js(format!("Download of {url} failed: read"), &e))?;
+        StreamStop::Read(e) => UiError::js(format!("Download of {url} failed: read"), &e),
+        StreamStop::TooLarge(size) => UiError::TooLarge { what: url.to_string(), size, max },
+        StreamStop::Cancelled => UiError::cancelled(format!("Cancelled while downloading {url}.")),
+    })
+}
+
+/// Why [`read_stream`] stopped before the end.
+enum StreamStop {
+    NotAStream,
+    Read(wasm_bindgen::JsValue),
+    /// The bytes read with the piece that went past the limit.
+    TooLarge(usize),
+    Cancelled,
+}
+
+/// Read `body` to its end, at most `max` bytes (`capacity` reserved first):
+/// `on_chunk(done)` runs before each piece and returns false to stop.
+async fn read_stream(
+    body: web_sys::ReadableStream,
+    max: usize,
+    capacity: usize,
+    mut on_chunk: impl FnMut(usize) -> bool,
+) -> Result<Vec<u8>, StreamStop> {
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| StreamStop::NotAStream)?;
+    let mut out: Vec<u8> = Vec::with_capacity(capacity.min(max));
+    loop {
+        if !on_chunk(out.len()) {
+            let _ = reader.cancel();
+            return Err(StreamStop::Cancelled);
+        }
+        let chunk = JsFuture::from(reader.read()).await.map_err(StreamStop::Read)?;
         let done = js_sys::Reflect::get(&chunk, &"done".into())
             .ok()
             .and_then(|d| d.as_bool())
@@ -77,7 +101,7 @@ pub async fn fetch_stream(
             let n = arr.length() as usize;
             if old + n > max {
                 let _ = reader.cancel();
-                return Err(UiError::TooLarge { what: url.to_string(), size: old + n, max });
+                return Err(StreamStop::TooLarge(old + n));
             }
             out.resize(old + n, 0);
             arr.copy_to(&mut out[old..]);
@@ -200,36 +224,18 @@ pub async fn post_http(
     let status = resp.status();
     let retry_after = resp.headers().get("retry-after");
     let max = repoqa::llm::MAX_REPLY_BYTES as usize;
-    let mut bytes: Vec<u8> = Vec::new();
-    if let Some(body) = resp.body() {
-        let reader: web_sys::ReadableStreamDefaultReader =
-            body.get_reader().dyn_into().map_err(|_| {
-                gloo_net::Error::GlooError("the reply cannot be read as a stream".into())
-            })?;
-        loop {
-            let chunk = JsFuture::from(reader.read())
-                .await
-                .map_err(|e| gloo_net::Error::GlooError(format!("reading the reply: {e:?}")))?;
-            let done = js_sys::Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true);
-            if done {
-                break;
+    let bytes = match resp.body() {
+        None => Vec::new(),
+        Some(body) => read_stream(body, max, 0, |_| true).await.map_err(|stop| match stop {
+            StreamStop::TooLarge(_) => PostError::TooLong,
+            StreamStop::Read(e) => {
+                PostError::Fetch(gloo_net::Error::GlooError(format!("reading the reply: {e:?}")))
             }
-            if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
-                let arr: Uint8Array = value.unchecked_into();
-                let old = bytes.len();
-                let n = arr.length() as usize;
-                if old + n > max {
-                    let _ = reader.cancel();
-                    return Err(PostError::TooLong);
-                }
-                bytes.resize(old + n, 0);
-                arr.copy_to(&mut bytes[old..]);
-            }
-        }
-    }
+            StreamStop::NotAStream | StreamStop::Cancelled => PostError::Fetch(
+                gloo_net::Error::GlooError("the reply cannot be read as a stream".into()),
+            ),
+        })?,
+    };
     let body = String::from_utf8_lossy(&bytes).into_owned();
     Ok(repoqa::llm::HttpReply { status, retry_after, body })
 }
