@@ -420,3 +420,77 @@ fn the_core_names_no_front_dependency() {
     let named: Vec<&String> = deps.iter().filter(|d| front.contains(&d.as_str())).collect();
     assert!(named.is_empty(), "crates/repoqa/Cargo.toml names front dependencies: {named:?}");
 }
+
+/// The core's context-building internals a front must not use: every
+/// front builds tasks through `repoqa::settings::BuildSettings` (its
+/// `task_specs`, `build_tasks`, `builder` and `repo_shares`), so one set
+/// of settings makes one set of tasks whichever front asks. (They stay
+/// public for the core's own parity tests, which set the non-official
+/// options `strip_nul` and `fix_suffix_cleaning`.)
+const BUILD_INTERNALS: [&str; 7] = [
+    "ContextOptions",
+    "ContextBuilder",
+    "build_task",
+    "build_tasks",
+    "build_tasks_threaded",
+    "task_specs",
+    "repo_shares",
+];
+
+/// The names a text takes from `repoqa::context` (`repoqa::context::X`
+/// and `context::X` paths and `{…}` groups, comments and strings left out).
+fn context_names(text: &str) -> Vec<String> {
+    let mut code = code_only(text).split_whitespace().collect::<Vec<_>>().join(" ");
+    for (spaced, tight) in [(" :", ":"), (": ", ":"), (" {", "{"), ("{ ", "{"), (" }", "}")] {
+        code = code.replace(spaced, tight);
+    }
+    code = code.replace(", ", ",").replace(" ,", ",");
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("context::") {
+        // `context::X` after `use repoqa::context;` too; not `use_context::`.
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| is_ident(c) || (c == ':' && !code[..at].ends_with("repoqa::"))) {
+            continue;
+        }
+        let rest = &code[at + "context::".len()..];
+        let group = match rest.strip_prefix('{') {
+            Some(g) => &g[..g.find('}').unwrap_or(g.len())],
+            None => &rest[..rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len())],
+        };
+        for item in group.split(',') {
+            let name = item.split(" as ").next().unwrap_or("").split("::").next().unwrap_or("");
+            if !name.is_empty() {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn fronts_build_tasks_only_through_the_build_settings() {
+    let mut fronts = read_tree(Path::new("src"));
+    fronts.extend(read_tree(Path::new("crates/repoqa-cli/src")));
+    let mut found = Vec::new();
+    for (path, text) in &fronts {
+        for name in context_names(text) {
+            if BUILD_INTERNALS.contains(&name.as_str()) {
+                found.push(format!("{path}: repoqa::context::{name}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "build tasks through repoqa::settings::BuildSettings instead:\n{}",
+        found.join("\n")
+    );
+    // The check itself sees both forms.
+    let sample = "use repoqa::context::{self, ContextOptions as O,\n  Task};\n\
+                  let t = repoqa::context::build_tasks_threaded(d);\n\
+                  let s = context::task_specs(d); let c = expect_context::<X>();\n\
+                  // repoqa::context::task_specs in a comment is no use\n";
+    assert_eq!(
+        context_names(sample),
+        ["self", "ContextOptions", "Task", "build_tasks_threaded", "task_specs"]
+    );
+}

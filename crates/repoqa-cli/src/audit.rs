@@ -5,9 +5,11 @@
 
 use std::path::PathBuf;
 
+use repoqa::settings::BuildSettings;
+
+use crate::build_args::{select_tasks, BuildArgs};
 use crate::error::{fs_write, CliError};
 use crate::input::load_dataset;
-use crate::prompts::{CleanArg, ProtocolArg};
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -15,20 +17,13 @@ pub struct AuditArgs {
     /// Dataset file (.json or .json.gz).
     #[arg(long)]
     dataset_path: PathBuf,
-    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
-    code_context_size: usize,
-    /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
-    #[arg(long, value_enum, default_value = "none")]
-    clean_ctx_comments: CleanArg,
-    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
-    #[arg(long)]
-    tokenizer: Option<PathBuf>,
+    // The prompts audited (and answered by --baseline-out): `--protocol`
+    // chooses them; the answerer is scored on both protocols.
+    #[command(flatten)]
+    build: BuildArgs,
     /// Print JSON: {"tasks": [{"language", "repo", "name", "artifacts"}], "counts": {NAME: {LANG: N}}}.
     #[arg(long)]
     json: bool,
-    /// The prompts audited (and answered by --baseline-out).
-    #[arg(long, value_enum, default_value = "official")]
-    protocol: ProtocolArg,
     /// Write the artifact-only answerer's outputs (model-outputs JSONL, ready
     /// for `repoqa score`) for the chosen protocol.
     #[arg(long)]
@@ -37,29 +32,24 @@ pub struct AuditArgs {
 
 pub fn run(a: AuditArgs) -> Result<(), CliError> {
     use repoqa::audit::{self, measure};
-    use repoqa::context::{self, CommentMode, ContextOptions, Protocol};
+    use repoqa::context::Protocol;
     let dataset = load_dataset(&a.dataset_path)?;
-    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
-    let mode = a.clean_ctx_comments.mode();
-    let chosen = a.protocol.protocol();
-    let specs = context::task_specs(&dataset, None);
+    let chosen_settings = a.build.settings();
+    let chosen = chosen_settings.protocol;
+    let mode = chosen_settings.comment_mode;
+    let specs = select_tasks(&chosen_settings, &dataset, &a.dataset_path)?;
+    let tok = a.build.load_tokenizer()?;
     // Both protocols: the chosen one is audited, the answerer scored on both.
     let mut runs = Vec::new();
     for protocol in Protocol::ALL {
-        let options = ContextOptions {
-            code_context_size: a.code_context_size,
-            comment_mode: mode,
-            protocol,
-            ..ContextOptions::default()
-        };
-        let run = measure::audit_dataset(&dataset, &specs, options, &tok, |done, total| {
+        let settings = BuildSettings { protocol, ..chosen_settings.clone() };
+        let run = measure::audit_dataset(&dataset, &specs, &settings, &tok, |done, total| {
             if done % 10 == 0 || done == total {
                 eprint!("\raudit ({protocol}): {done}/{total} tasks");
             }
         })?;
         eprintln!();
-        let scored = measure::score_baseline(&dataset, &run.tasks, mode != CommentMode::None)?;
+        let scored = measure::score_baseline(&dataset, &run.tasks, &settings)?;
         runs.push((protocol, run, scored));
     }
     let Some((_, run, _)) = runs.iter().find(|(p, _, _)| *p == chosen) else {
@@ -96,7 +86,7 @@ pub fn run(a: AuditArgs) -> Result<(), CliError> {
         "Artifacts by which the prompts mark the needle ({}; {} tasks, context {} tokens, comments {})",
         chosen.label(),
         run.audits.len(),
-        a.code_context_size,
+        chosen_settings.code_context_size,
         mode
     );
     out!("{}", audit::counts_table(&run.audits));

@@ -23,6 +23,7 @@
 
 mod agent;
 mod audit;
+mod build_args;
 mod curate;
 mod describe;
 mod error;
@@ -47,7 +48,6 @@ use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::audit::AuditArgs;
 use crate::curate::CurateArgs;
-use crate::prompts::{CleanArg, ProtocolArg};
 use crate::score::{CandidatesArg, ScoreArgs};
 
 #[derive(Parser)]
@@ -72,44 +72,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Build the official tasks (one JSON dict per line, official key order).
-    Prompts {
-        /// Dataset file (.json or .json.gz).
-        #[arg(long)]
-        dataset_path: PathBuf,
-        #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
-        code_context_size: usize,
-        /// Comma-separated languages to keep (default: all, dataset order).
-        #[arg(long, value_delimiter = ',')]
-        languages: Option<Vec<String>>,
-        /// NOT UPSTREAM (an addition): comma-separated repos ("owner/name")
-        /// to keep, as the app's repo checkboxes do (default: all).
-        #[arg(long, value_delimiter = ',')]
-        repos: Option<Vec<String>>,
-        /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour).
-        #[arg(long, value_enum, default_value = "none")]
-        clean_ctx_comments: CleanArg,
-        /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
-        #[arg(long)]
-        tokenizer: Option<PathBuf>,
-        /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
-        /// `"protocol": "corrected"`).
-        #[arg(long, value_enum, default_value = "official")]
-        protocol: ProtocolArg,
-        /// Output JSONL file (default: named after the dataset and settings,
-        /// as the app names its download, e.g.
-        /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// NOT OFFICIAL: the same contexts with an instruction asking for the
-        /// function's name only (score the replies with `name-match`).
-        #[arg(long)]
-        name_protocol: bool,
-        /// NOT UPSTREAM (an addition): threads that build tasks, a repo at
-        /// a time each (default: the machine's cores). The output is the
-        /// same whatever the number.
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: Option<u16>,
-    },
+    Prompts(prompts::PromptsArgs),
     /// Audit the prompts: for every task, the artifacts by which the official
     /// construction marks the needle (stray-line-break, extra-blank-line,
     /// shifted-needle, glued-path), counts per language, and the score of an
@@ -208,29 +171,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     input::set_inflate_limits(cli.max_inflated_bytes, cli.max_inflate_ratio);
     let result = match cli.command {
-        Command::Prompts {
-            dataset_path,
-            code_context_size,
-            languages,
-            repos,
-            clean_ctx_comments,
-            tokenizer,
-            protocol,
-            out,
-            name_protocol,
-            jobs,
-        } => prompts::run(prompts::PromptsArgs {
-            dataset_path,
-            code_context_size,
-            languages: languages.unwrap_or_default(),
-            repos: repos.unwrap_or_default(),
-            clean: clean_ctx_comments,
-            tokenizer,
-            protocol,
-            out,
-            name_protocol,
-            jobs: jobs.map_or_else(repoqa::context::default_threads, usize::from),
-        }),
+        Command::Prompts(args) => prompts::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Score {
             model_output_path,

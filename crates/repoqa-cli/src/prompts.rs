@@ -2,90 +2,44 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
-
-use repoqa::context::{build_tasks_threaded, CommentMode, Protocol};
 use repoqa::naming;
 use repoqa::report;
-use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 
+use crate::build_args::{build_tasks, select_tasks, BuildArgs};
 use crate::error::{fs_write, refuse_overwriting_inputs, CliError};
 use crate::input::load_dataset;
 use crate::phases::Phases;
 
-/// Upstream's spellings (`search_needle_function --clean-ctx-comments`),
-/// with the earlier kebab-case ones kept as aliases.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum CleanArg {
-    None,
-    #[value(name = "positional_padding", alias = "positional-padding")]
-    PositionalPadding,
-    #[value(name = "no_padding", alias = "no-padding")]
-    NoPadding,
-}
-
-/// The options of `repoqa prompts`.
+#[derive(clap::Args)]
 pub struct PromptsArgs {
+    /// Dataset file (.json or .json.gz).
+    #[arg(long)]
     pub dataset_path: PathBuf,
-    pub code_context_size: usize,
-    pub languages: Vec<String>,
-    pub repos: Vec<String>,
-    pub clean: CleanArg,
-    pub tokenizer: Option<PathBuf>,
-    pub protocol: ProtocolArg,
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Output JSONL file (default: named after the dataset and settings,
+    /// as the app names its download, e.g.
+    /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    /// NOT OFFICIAL: the same contexts with an instruction asking for the
+    /// function's name only (score the replies with `name-match`).
+    #[arg(long)]
     pub name_protocol: bool,
-    /// Threads building tasks.
-    pub jobs: usize,
-}
-
-impl CleanArg {
-    pub fn mode(self) -> CommentMode {
-        match self {
-            CleanArg::None => CommentMode::None,
-            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
-            CleanArg::NoPadding => CommentMode::NoPadding,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProtocolArg {
-    /// The official construction (default; byte-identical to the harness).
-    Official,
-    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
-    /// P6 line break, the K5 suffix built from the right files.
-    Corrected,
-}
-
-impl ProtocolArg {
-    pub fn protocol(self) -> Protocol {
-        match self {
-            ProtocolArg::Official => Protocol::Official,
-            ProtocolArg::Corrected => Protocol::Corrected,
-        }
-    }
-}
-
-/// `--code-context-size` of `prompts`, `run` and `audit`: 1 to
-/// `MAX_CODE_CONTEXT_SIZE` tokens (clap names the flag in the message).
-pub fn context_size_arg(text: &str) -> Result<usize, String> {
-    parse_context_size(text).map_err(|e| e.to_string())
+    /// NOT UPSTREAM (an addition): threads that build tasks, a repo at
+    /// a time each (default: the machine's cores). The output is the
+    /// same whatever the number.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     let mut phases = Phases::start();
     let dataset = load_dataset(&a.dataset_path)?;
     phases.mark("load-dataset");
-    let tok_path = a.tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    // The app's settings type, so both fronts select and name tasks alike.
-    let settings = BuildSettings {
-        code_context_size: a.code_context_size,
-        comment_mode: a.clean.mode(),
-        filter: TaskFilter { languages: a.languages, repos: a.repos, excluded_repos: Vec::new() },
-        tokenizer_source: tok_path.display().to_string(),
-        protocol: a.protocol.protocol(),
-    };
+    let tok_path = a.build.tokenizer_path();
+    // The core's settings type, so both fronts select and name tasks alike.
+    let settings = a.build.settings();
     let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
     });
@@ -97,38 +51,12 @@ pub fn run(a: PromptsArgs) -> Result<(), CliError> {
     if a.name_protocol {
         eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
     }
-    if !settings.protocol.is_official() {
-        eprintln!(
-            "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
-            settings.protocol.label(),
-            settings.protocol
-        );
-    }
-    for name in settings.filter.unknown_names(&dataset) {
-        eprintln!("repoqa: note: the dataset {} has no {name}", a.dataset_path.display());
-    }
-    let specs = settings.filter.task_specs(&dataset)?;
-    if specs.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: no tasks: the selected languages and repos have no needles",
-            a.dataset_path.display()
-        )));
-    }
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
+    let specs = select_tasks(&settings, &dataset, &a.dataset_path)?;
+    let tok = a.build.load_tokenizer()?;
     phases.mark("load-tokenizer");
     let total = specs.len();
-    let tasks = build_tasks_threaded(
-        &dataset,
-        &specs,
-        &settings.context_options(),
-        &tok,
-        a.jobs,
-        |done, total| {
-            if done % 10 == 0 || done == total {
-                eprint!("\rprompts: {done}/{total} tasks");
-            }
-        },
-    )?;
+    let jobs = a.jobs.map_or_else(repoqa::context::default_threads, usize::from);
+    let tasks = build_tasks(&settings, &dataset, &specs, &tok, jobs, "prompts:")?;
     let mut text = String::new();
     for task in &tasks {
         let line = if a.name_protocol {
@@ -138,7 +66,6 @@ pub fn run(a: PromptsArgs) -> Result<(), CliError> {
         };
         text.push_str(&line?);
     }
-    eprintln!();
     phases.mark("build-prompts");
     if out.exists() {
         eprintln!("repoqa: replacing {}", out.display());

@@ -17,21 +17,20 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
-use repoqa::context::{self, CommentMode, ContextOptions, Task};
-use repoqa::lang::Language;
+use repoqa::context::Task;
 use repoqa::llm::run::{Run, RunEvent, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
 use repoqa::llm::schedule::{self, ScheduleConfig};
 use repoqa::llm::wire::{self, Provider, RunSettings, TransportError};
 use repoqa::llm::{HttpReply, HttpRequest};
-use repoqa::report;
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::score::ScoreOptions;
+use repoqa::{naming, report};
 
+use crate::build_args::{self, BuildArgs};
 use crate::error::{fs_read_text, io, At, CliError, FileOp};
 use crate::http;
 use crate::input::{dataset_path_or_env, load_dataset};
 use crate::phases::Phases;
-use crate::prompts::CleanArg;
 use crate::score::ScoreArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -56,34 +55,27 @@ pub struct RunArgs {
     /// API base URL (default: the provider's public API), e.g. http://localhost:8000/v1.
     #[arg(long)]
     pub base_url: Option<String>,
-    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = crate::prompts::context_size_arg)]
-    pub code_context_size: usize,
+    // What `prompts` takes to build the tasks, with the same defaults.
+    #[command(flatten)]
+    pub build: BuildArgs,
     #[arg(long, default_value_t = wire::DEFAULT_MAX_NEW_TOKENS)]
     pub max_new_tokens: u32,
-    /// Outputs go to <result-dir>/ntoken_<N>/<model, "/" as "_slash_">.jsonl.
+    /// Outputs go to <result-dir>/ntoken_<N>/<model, "/" as "_slash_">.jsonl
+    /// (ntoken_<N>-corrected/ for --protocol corrected).
     #[arg(long, default_value = "results")]
     pub result_dir: PathBuf,
-    /// Comma-separated languages to run (default: all, dataset order).
-    #[arg(long, value_delimiter = ',')]
-    pub languages: Option<Vec<String>>,
     /// System message (default: none, as upstream).
     #[arg(long)]
     pub system_message: Option<String>,
     /// Dataset file (default: $REPOQA_DATA_OVERRIDE_PATH; nothing is downloaded).
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
-    /// Comment cleaning of the contexts (scoring then ignores comments, as upstream).
-    #[arg(long, value_enum, default_value = "none")]
-    pub clean_ctx_comments: CleanArg,
     /// Ignore comments when scoring.
     #[arg(long)]
     pub eval_ignore_comments: bool,
     /// Outputs file (instead of the one under --result-dir).
     #[arg(long)]
     pub model_output_path: Option<PathBuf>,
-    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
-    #[arg(long)]
-    pub tokenizer: Option<PathBuf>,
     /// Requests in flight at once (a local vLLM takes 64).
     #[arg(long, default_value_t = schedule::DEFAULT_CONCURRENCY)]
     pub concurrency: usize,
@@ -132,43 +124,6 @@ fn key_from_env(provider: Provider) -> Option<String> {
         .filter_map(|v| std::env::var(v).ok())
         .map(|k| k.trim().to_string())
         .find(|k| !k.is_empty())
-}
-
-/// Build the tasks like `evaluate_model` (languages in dataset order).
-fn build_tasks(a: &RunArgs, dataset: &repoqa::dataset::Dataset) -> Result<Vec<Task>, CliError> {
-    let selected: Option<Vec<Language>> = match &a.languages {
-        None => None,
-        Some(names) => Some(
-            names
-                .iter()
-                .map(|n| Language::from_name(n.trim()).at("--languages"))
-                .collect::<Result<_, _>>()?,
-        ),
-    };
-    let tok_path = a.tokenizer.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&tok_path)?;
-    let options = ContextOptions {
-        code_context_size: a.code_context_size,
-        comment_mode: comment_mode(a.clean_ctx_comments),
-        ..ContextOptions::default()
-    };
-    let specs = context::task_specs(dataset, selected.as_deref());
-    let threads = context::default_threads();
-    let tasks = context::build_tasks_threaded(dataset, &specs, &options, &tok, threads, |i, n| {
-        if i % 10 == 0 || i == n {
-            eprint!("\rrun: built {i}/{n} tasks");
-        }
-    })?;
-    eprintln!();
-    Ok(tasks)
-}
-
-fn comment_mode(c: CleanArg) -> CommentMode {
-    match c {
-        CleanArg::None => CommentMode::None,
-        CleanArg::PositionalPadding => CommentMode::PositionalPadding,
-        CleanArg::NoPadding => CommentMode::NoPadding,
-    }
 }
 
 /// Open `path` for appending after cutting a last line left half-written
@@ -277,21 +232,21 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let dataset_path = dataset_path_or_env(a.dataset_path.clone())?;
     let dataset = load_dataset(&dataset_path)?;
     phases.mark("load-dataset");
-    let tasks = build_tasks(&a, &dataset)?;
+    // Built as `evaluate_model` builds them (languages in dataset order).
+    let build = a.build.settings();
+    let specs = build_args::select_tasks(&build, &dataset, &dataset_path)?;
+    let tok = a.build.load_tokenizer()?;
+    let threads = repoqa::context::default_threads();
+    let tasks = build_args::build_tasks(&build, &dataset, &specs, &tok, threads, "run: built")?;
     phases.mark("build-prompts");
-    if tasks.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: no tasks (no needles in the selected languages)",
-            dataset_path.display()
-        )));
-    }
 
     let outputs_path = match &a.model_output_path {
         Some(p) => p.clone(),
-        None => a
-            .result_dir
-            .join(format!("ntoken_{}", a.code_context_size))
-            .join(format!("{}.jsonl", a.model.replace('/', "_slash_"))),
+        None => a.result_dir.join(naming::run_outputs_path(
+            build.code_context_size,
+            build.protocol,
+            &a.model,
+        )),
     };
     if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| io(FileOp::Create, dir, e))?;
@@ -468,11 +423,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         crate::score::run(ScoreArgs {
             outputs: outputs_path.clone(),
             dataset: Some(dataset_path.clone()),
-            options: ScoreOptions {
-                ignore_comments: a.eval_ignore_comments
-                    || !matches!(a.clean_ctx_comments, CleanArg::None),
-                candidates: Candidates::Needles,
-            },
+            options: build.score_options(ScoreOptions {
+                ignore_comments: a.eval_ignore_comments,
+                ..ScoreOptions::default()
+            }),
             model: Some(a.model.clone()),
             out: None,
             overwrite: true,

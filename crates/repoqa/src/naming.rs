@@ -26,6 +26,21 @@ pub fn outputs_file_name(model: &str) -> String {
     format!("{}.jsonl", model_file_stem(model))
 }
 
+/// Where `repoqa run` keeps a model's outputs inside its result folder:
+/// upstream's `evaluate_model` path, `ntoken_<size>/<model with / as
+/// _slash_>.jsonl`, the model's name kept as it is otherwise (upstream
+/// writes it so, and `compute_score` reads it back from the name). Prompts
+/// built with a not-official `protocol` go to `ntoken_<size>-<protocol>/`,
+/// so that resuming never takes their answers for official ones.
+pub fn run_outputs_path(code_context_size: usize, protocol: Protocol, model: &str) -> String {
+    let dir = if protocol.is_official() {
+        format!("ntoken_{code_context_size}")
+    } else {
+        format!("ntoken_{code_context_size}-{}", protocol.as_str())
+    };
+    format!("{dir}/{}.jsonl", model.replace('/', "_slash_"))
+}
+
 /// The SCORES file of a model. `official`: scored with the official
 /// candidates (the needles); otherwise the paper's stricter "context"
 /// candidates. Neither those nor prompts built with a not-official
@@ -130,6 +145,18 @@ mod tests {
     use super::*;
     use crate::context::CommentMode;
     use crate::report::model_name_from_path;
+
+    #[test]
+    fn run_outputs_are_where_upstream_puts_them() {
+        let o = Protocol::Official;
+        assert_eq!(run_outputs_path(16384, o, "a/b:c"), "ntoken_16384/a_slash_b:c.jsonl");
+        assert_eq!(
+            run_outputs_path(2048, Protocol::Corrected, "gpt-4o"),
+            "ntoken_2048-corrected/gpt-4o.jsonl"
+        );
+        let path = run_outputs_path(16384, o, "meta-llama/Meta-Llama-3-8B-Instruct");
+        assert_eq!(model_name_from_path(&path), "meta-llama/Meta-Llama-3-8B-Instruct");
+    }
 
     #[test]
     fn model_names_round_trip_through_file_names() {

@@ -9,9 +9,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::context::{self, CommentMode, ContextOptions, Protocol, TaskSpec};
+use crate::context::{
+    self, CommentMode, ContextBuilder, ContextError, ContextOptions, Protocol, RepoShare, Task,
+    TaskSpec,
+};
 use crate::dataset::Dataset;
 use crate::lang::Language;
+use crate::score::ScoreOptions;
+use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum SettingsError {
@@ -158,6 +163,59 @@ mod protocol_str {
 }
 
 impl BuildSettings {
+    /// The tasks of `dataset` these settings select, in the official order
+    /// (languages in file order, repos in order, needles in order: P1).
+    pub fn task_specs(&self, dataset: &Dataset) -> Result<Vec<TaskSpec>, SettingsError> {
+        self.filter.task_specs(dataset)
+    }
+
+    /// Build the tasks of `specs` (from [`BuildSettings::task_specs`]) with
+    /// these settings on up to `threads` threads (one on wasm32), in spec
+    /// order; `progress(done, total)` on the calling thread. The one way
+    /// every front builds a task set: `prompts`, `run`, `audit`, the page.
+    pub fn build_tasks(
+        &self,
+        dataset: &Dataset,
+        specs: &[TaskSpec],
+        tokenizer: &Tokenizer,
+        threads: usize,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<Task>, ContextError> {
+        let options = self.context_options();
+        context::build_tasks_threaded(dataset, specs, &options, tokenizer, threads, progress)
+    }
+
+    /// A builder of single tasks with these settings (a front that builds a
+    /// task at a time, yielding between them: the page without workers).
+    pub fn builder<'d, 't>(
+        &self,
+        dataset: &'d Dataset,
+        tokenizer: &'t Tokenizer,
+    ) -> ContextBuilder<'d, 't> {
+        ContextBuilder::new(dataset, self.context_options(), tokenizer)
+    }
+
+    /// The build of `specs` with these settings as one message per repo,
+    /// for builders that share no memory with the caller (the page's Web
+    /// Workers, `context::build_share`).
+    pub fn repo_shares(&self, dataset: &Dataset, specs: &[TaskSpec]) -> Vec<RepoShare> {
+        context::repo_shares(dataset, specs, &self.context_options())
+    }
+
+    /// The options answers to these tasks are scored with, from the ones a
+    /// user chose: the official harness ignores comments when the contexts
+    /// were cleaned (`search_needle_function` passes `eval_ignore_comments
+    /// or clean_ctx_comments != "none"` to `compute_score`, docs/parity.md
+    /// R7), whatever was chosen.
+    pub fn score_options(&self, chosen: ScoreOptions) -> ScoreOptions {
+        ScoreOptions { ignore_comments: chosen.ignore_comments || self.cleans_comments(), ..chosen }
+    }
+
+    /// Whether the contexts are cleaned of comments (a cleaning mode).
+    pub fn cleans_comments(&self) -> bool {
+        self.comment_mode != CommentMode::None
+    }
+
     /// Options of the context builder (the official defaults otherwise: K5
     /// reproduced, NULs kept as upstream HEAD does).
     pub fn context_options(&self) -> ContextOptions {
@@ -339,6 +397,21 @@ mod tests {
         };
         assert!(f.task_specs(&d).is_err());
         assert_eq!(f.unknown_names(&d), vec!["language klingon", "repo no/such"]);
+    }
+
+    #[test]
+    fn cleaned_contexts_are_scored_ignoring_comments() {
+        use crate::score::Candidates;
+        let mut s = BuildSettings::default();
+        let chosen =
+            |ignore_comments| ScoreOptions { ignore_comments, candidates: Candidates::Context };
+        assert_eq!(s.score_options(chosen(false)), chosen(false));
+        assert_eq!(s.score_options(chosen(true)), chosen(true));
+        for mode in [CommentMode::PositionalPadding, CommentMode::NoPadding] {
+            s.comment_mode = mode;
+            assert!(s.cleans_comments());
+            assert_eq!(s.score_options(chosen(false)), chosen(true), "{mode}");
+        }
     }
 
     #[test]

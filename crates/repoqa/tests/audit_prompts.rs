@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use repoqa::audit::locate::locate;
 use repoqa::audit::measure::{audit_dataset, score_baseline, AuditRun};
 use repoqa::audit::{counts_table, Artifact};
-use repoqa::context::{task_specs, CommentMode, ContextOptions, Protocol};
+use repoqa::context::{task_specs, CommentMode, Protocol};
 use repoqa::dataset::Dataset;
+use repoqa::settings::BuildSettings;
 use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
@@ -33,9 +34,13 @@ fn datasets() -> Vec<(String, PathBuf)> {
     vec![corpus, ("demo dataset".into(), common::root().join("public/demo/repoqa-demo.json"))]
 }
 
+fn settings(mode: CommentMode, protocol: Protocol) -> BuildSettings {
+    BuildSettings { comment_mode: mode, protocol, ..BuildSettings::default() }
+}
+
 fn run(d: &Dataset, tok: &Tokenizer, mode: CommentMode, protocol: Protocol) -> AuditRun {
-    let options = ContextOptions { comment_mode: mode, protocol, ..ContextOptions::default() };
-    audit_dataset(d, &task_specs(d, None), options, tok, |_, _| {}).expect("audit")
+    audit_dataset(d, &task_specs(d, None), &settings(mode, protocol), tok, |_, _| {})
+        .expect("audit")
 }
 
 /// Common prefix and suffix lengths (bytes, on character boundaries).
@@ -128,9 +133,12 @@ fn audit_corrected_protocol_and_what_the_leak_is_worth() {
         for mode in CommentMode::ALL {
             let official = run(&d, &tok, mode, Protocol::Official);
             let corrected = run(&d, &tok, mode, Protocol::Corrected);
-            let ignore = mode != CommentMode::None;
-            let so = score_baseline(&d, &official.tasks, ignore).expect("score official");
-            let sc = score_baseline(&d, &corrected.tasks, ignore).expect("score corrected");
+            // Scored as the official harness scores this mode (comments
+            // ignored when cleaned): the settings' own rule.
+            let s = settings(mode, Protocol::Official);
+            assert_eq!(s.cleans_comments(), mode != CommentMode::None);
+            let so = score_baseline(&d, &official.tasks, &s).expect("score official");
+            let sc = score_baseline(&d, &corrected.tasks, &s).expect("score corrected");
             println!("== {label}, comments {mode}: official prompts");
             print!("{}", counts_table(&official.audits));
             let left: Vec<_> = corrected.audits.iter().filter(|a| !a.findings.is_empty()).collect();

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::{repo_shares, ContextBuilder, Task};
+use repoqa::context::Task;
 use wasm_bindgen::JsValue;
 
 use super::build_pool::{self, PoolError};
@@ -124,14 +124,13 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     let settings = state.settings.get_untracked();
     let dataset = loaded.dataset.clone();
     let build_settings = settings.build();
-    let specs = build_settings.filter.task_specs(&dataset)?;
+    let specs = build_settings.task_specs(&dataset)?;
     if specs.is_empty() {
         return Err(UiError::invalid(
             "No tasks: the selected languages and repos have no needles.",
         ));
     }
     let total = specs.len();
-    let options = build_settings.context_options();
     // The cache file, a task's JSON per line, handed to the browser a task
     // at a time (one 35 MB string at the end was a long stop of the page).
     let parts = js_sys::Array::new();
@@ -146,7 +145,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     let t0 = now_ms();
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
     // In Web Workers, a repo each at a time; in the page if they cannot run.
-    let shares = repo_shares(&dataset, &specs, &options);
+    let shares = build_settings.repo_shares(&dataset, &specs);
     let mut workers = build_pool::worker_count(&shares);
     let pooled = if workers == 0 {
         Err(PoolError::Unavailable("a small build".into()))
@@ -172,7 +171,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
             }
             workers = 0;
             ctx.restart_slice_stats();
-            let mut builder = ContextBuilder::new(&dataset, options, &tok);
+            let mut builder = build_settings.builder(&dataset, &tok);
             for spec in &specs {
                 let task = builder.build(spec).map_err(|e| {
                     UiError::from(e).context(format!("Building task {} failed", tasks.len() + 1))

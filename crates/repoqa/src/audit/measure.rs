@@ -4,10 +4,11 @@
 use thiserror::Error;
 
 use super::{answerer, audit_task, TaskAudit};
-use crate::context::{ContextBuilder, ContextError, ContextOptions, Task, TaskSpec};
+use crate::context::{ContextBuilder, ContextError, Task, TaskSpec};
 use crate::dataset::Dataset;
 use crate::report::{self, ReportError};
 use crate::score::{ScoreError, ScoreOptions, ScoredRun, Scorer};
+use crate::settings::BuildSettings;
 use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error)]
@@ -29,14 +30,16 @@ pub struct AuditRun {
     pub audits: Vec<TaskAudit>,
 }
 
-/// Build and audit the tasks of `specs`; `progress(done, total)` after each.
+/// Build with `settings` and audit the tasks of `specs`;
+/// `progress(done, total)` after each.
 pub fn audit_dataset(
     dataset: &Dataset,
     specs: &[TaskSpec],
-    options: ContextOptions,
+    settings: &BuildSettings,
     tokenizer: &Tokenizer,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<AuditRun, AuditError> {
+    let options = settings.context_options();
     let mut builder = ContextBuilder::new(dataset, options, tokenizer);
     let mut tasks = Vec::with_capacity(specs.len());
     let mut audits = Vec::with_capacity(specs.len());
@@ -72,20 +75,21 @@ pub fn baseline_outputs(tasks: &[Task]) -> Result<String, AuditError> {
     Ok(out)
 }
 
-/// Score the artifact-only answerer on `tasks` with the official scorer:
-/// the repo's needles; `ignore_comments` as the official harness sets it
-/// (on in the comment-cleaning modes, R7).
+/// Score the artifact-only answerer on `tasks` with the official scorer,
+/// as the official harness scores tasks built with `settings`
+/// ([`BuildSettings::score_options`]: comments ignored in the cleaning
+/// modes, R7).
 pub fn score_baseline(
     dataset: &Dataset,
     tasks: &[Task],
-    ignore_comments: bool,
+    settings: &BuildSettings,
 ) -> Result<ScoredRun, AuditError> {
     let text = baseline_outputs(tasks)?;
     let file = report::read_model_outputs(&text);
     if let Some(e) = file.errors.first() {
         return Err(AuditError::Outputs(e.to_string()));
     }
-    let options = ScoreOptions { ignore_comments, ..ScoreOptions::default() };
+    let options = settings.score_options(ScoreOptions::default());
     let mut scorer = Scorer::new(dataset, options);
     Ok(scorer.score_all(&file.outputs, |_, _| {})?)
 }

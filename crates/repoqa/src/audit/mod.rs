@@ -348,20 +348,21 @@ pub fn counts_table(tasks: &[TaskAudit]) -> String {
 mod tests {
     use super::measure::{audit_dataset, score_baseline};
     use super::*;
-    use crate::context::{task_specs, ContextOptions, Protocol};
+    use crate::context::{task_specs, Protocol};
     use crate::dataset::Dataset;
+    use crate::settings::BuildSettings;
     use crate::tokenize::test_tokenizer;
 
     use crate::context::tests::dataset;
 
     fn run(d: &Dataset, mode: CommentMode, protocol: Protocol) -> measure::AuditRun {
-        let options = ContextOptions {
+        let settings = BuildSettings {
             code_context_size: 4000,
             comment_mode: mode,
             protocol,
-            ..ContextOptions::default()
+            ..BuildSettings::default()
         };
-        audit_dataset(d, &task_specs(d, None), options, test_tokenizer(), |_, _| {}).unwrap()
+        audit_dataset(d, &task_specs(d, None), &settings, test_tokenizer(), |_, _| {}).unwrap()
     }
 
     /// (official artifacts, corrected artifacts) of the only task.
@@ -557,8 +558,9 @@ mod tests {
             dataset("python", &[("a.py", text)], &[("a.py", "visit", s, e), ("a.py", "g", gs, ge)]);
         let o = run(&d, CommentMode::None, Protocol::Official);
         let c = run(&d, CommentMode::None, Protocol::Corrected);
-        let so = score_baseline(&d, &o.tasks, false).unwrap();
-        let sc = score_baseline(&d, &c.tasks, false).unwrap();
+        let none = BuildSettings::default();
+        let so = score_baseline(&d, &o.tasks, &none).unwrap();
+        let sc = score_baseline(&d, &c.tasks, &none).unwrap();
         assert_eq!(so.table.rows[0].passed[8], 2, "both are found by their artifact");
         assert_eq!(sc.table.rows[0].passed[8], 0);
         let json = report_json(&o.audits);

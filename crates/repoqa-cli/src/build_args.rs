@@ -1,0 +1,159 @@
+//! The flags that decide which prompts are built, declared once for
+//! `prompts`, `run` and `audit` (clap's `flatten`), and turned into the
+//! core's one `BuildSettings`, so the three build the same tasks from the
+//! same flags with the same defaults.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use repoqa::context::{CommentMode, Protocol, Task, TaskSpec};
+use repoqa::dataset::Dataset;
+use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
+use repoqa::tokenize::Tokenizer;
+
+use crate::error::CliError;
+
+/// Upstream's spellings (`search_needle_function --clean-ctx-comments`),
+/// with the earlier kebab-case ones kept as aliases.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CleanArg {
+    None,
+    #[value(name = "positional_padding", alias = "positional-padding")]
+    PositionalPadding,
+    #[value(name = "no_padding", alias = "no-padding")]
+    NoPadding,
+}
+
+impl CleanArg {
+    pub fn mode(self) -> CommentMode {
+        match self {
+            CleanArg::None => CommentMode::None,
+            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
+            CleanArg::NoPadding => CommentMode::NoPadding,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProtocolArg {
+    /// The official construction (default; byte-identical to the harness).
+    Official,
+    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
+    /// P6 line break, the K5 suffix built from the right files.
+    Corrected,
+}
+
+impl ProtocolArg {
+    pub fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::Official => Protocol::Official,
+            ProtocolArg::Corrected => Protocol::Corrected,
+        }
+    }
+}
+
+/// `--code-context-size`: 1 to `MAX_CODE_CONTEXT_SIZE` tokens (clap names
+/// the flag in the message).
+fn context_size_arg(text: &str) -> Result<usize, String> {
+    parse_context_size(text).map_err(|e| e.to_string())
+}
+
+/// What selects and shapes the tasks.
+#[derive(Args, Clone, Debug)]
+pub struct BuildArgs {
+    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = context_size_arg)]
+    pub code_context_size: usize,
+    /// Comma-separated languages to keep (default: all, dataset order).
+    #[arg(long, value_delimiter = ',')]
+    pub languages: Vec<String>,
+    /// NOT UPSTREAM (an addition): comma-separated repos ("owner/name")
+    /// to keep, as the app's repo checkboxes do (default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub repos: Vec<String>,
+    /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour; the
+    /// cleaning modes also score with comments ignored, as upstream).
+    #[arg(long, value_enum, default_value = "none")]
+    pub clean_ctx_comments: CleanArg,
+    /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
+    /// `"protocol": "corrected"`).
+    #[arg(long, value_enum, default_value = "official")]
+    pub protocol: ProtocolArg,
+}
+
+impl BuildArgs {
+    /// The tokenizer file: `--tokenizer`, else the default.
+    pub fn tokenizer_path(&self) -> PathBuf {
+        self.tokenizer.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path)
+    }
+
+    /// The tokenizer of `--tokenizer` (or the default), loaded.
+    pub fn load_tokenizer(&self) -> Result<Tokenizer, CliError> {
+        Ok(Tokenizer::from_file(&self.tokenizer_path())?)
+    }
+
+    /// The core's settings for these flags.
+    pub fn settings(&self) -> BuildSettings {
+        BuildSettings {
+            code_context_size: self.code_context_size,
+            comment_mode: self.clean_ctx_comments.mode(),
+            filter: TaskFilter {
+                languages: self.languages.clone(),
+                repos: self.repos.clone(),
+                excluded_repos: Vec::new(),
+            },
+            tokenizer_source: self.tokenizer_path().display().to_string(),
+            protocol: self.protocol.protocol(),
+        }
+    }
+}
+
+/// The tasks `settings` select from the dataset at `dataset_path`, saying
+/// on stderr what a user should know (a not-official protocol, names the
+/// dataset lacks). No tasks is an error naming the dataset.
+pub fn select_tasks(
+    settings: &BuildSettings,
+    dataset: &Dataset,
+    dataset_path: &Path,
+) -> Result<Vec<TaskSpec>, CliError> {
+    if !settings.protocol.is_official() {
+        eprintln!(
+            "repoqa: NOTE: {}; every task carries \"protocol\": \"{}\"",
+            settings.protocol.label(),
+            settings.protocol
+        );
+    }
+    for name in settings.filter.unknown_names(dataset) {
+        eprintln!("repoqa: note: the dataset {} has no {name}", dataset_path.display());
+    }
+    let specs = settings.task_specs(dataset)?;
+    if specs.is_empty() {
+        return Err(CliError::usage(format!(
+            "{}: no tasks: the selected languages and repos have no needles",
+            dataset_path.display()
+        )));
+    }
+    Ok(specs)
+}
+
+/// Build the tasks of `specs` with `settings` on `threads` threads,
+/// progress on stderr as `label done/total tasks`.
+pub fn build_tasks(
+    settings: &BuildSettings,
+    dataset: &Dataset,
+    specs: &[TaskSpec],
+    tokenizer: &Tokenizer,
+    threads: usize,
+    label: &str,
+) -> Result<Vec<Task>, CliError> {
+    let tasks = settings.build_tasks(dataset, specs, tokenizer, threads, |done, total| {
+        if done % 10 == 0 || done == total {
+            eprint!("\r{label} {done}/{total} tasks");
+        }
+    })?;
+    eprintln!();
+    Ok(tasks)
+}
