@@ -153,7 +153,7 @@ fn import_line(
     let task_id = if let Some(id) = s("task_id") {
         id.to_string()
     } else if let (Some(l), Some(r), Some(n)) = (s("language"), s("repo"), s("name")) {
-        format!("{l}::{r}::{n}")
+        crate::context::task_id(l, r, n)
     } else if let Some(name) = s("name") {
         match by_name.get(name).map(Vec::as_slice) {
             Some([one]) => one.clone(),

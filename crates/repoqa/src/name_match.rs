@@ -182,6 +182,13 @@ pub struct TaskMatch {
     pub warnings: Vec<Warning>,
 }
 
+impl TaskMatch {
+    /// The id of the task (`context::task_id`).
+    pub fn task_id(&self) -> String {
+        crate::context::task_id(&self.language, &self.repo, &self.name)
+    }
+}
+
 /// Found out of n.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rate {

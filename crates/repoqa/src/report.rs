@@ -69,6 +69,11 @@ pub struct ModelOutput {
 }
 
 impl ModelOutput {
+    /// The id of the task this line answers (`context::task_id`).
+    pub fn task_id(&self) -> String {
+        crate::context::task_id(&self.language, &self.repo, &self.name)
+    }
+
     /// The task's `code_context`, if the line has it as a string.
     pub fn code_context(&self) -> Option<&str> {
         self.record.get("code_context").and_then(Value::as_str)
@@ -180,8 +185,8 @@ impl OutputsFile {
                         line: o.line,
                         // Worded as the page's answers import words it.
                         message: format!(
-                            "task {}::{}::{} was already answered on line {line}; this line is ignored",
-                            o.language, o.repo, o.name
+                            "task {} was already answered on line {line}; this line is ignored",
+                            o.task_id()
                         ),
                     });
                 }

@@ -271,8 +271,14 @@ impl Task {
 
     /// `make_task_id`: "lang::repo::name".
     pub fn task_id(&self) -> String {
-        format!("{}::{}::{}", self.language, self.repo, self.name)
+        task_id(&self.language, &self.repo, &self.name)
     }
+}
+
+/// A task's id, as upstream's `make_task_id` writes it:
+/// `"<language>::<repo>::<needle name>"`. The one place the form is written.
+pub fn task_id(language: &str, repo: &str, name: &str) -> String {
+    format!("{language}::{repo}::{name}")
 }
 
 /// Which needle a task is about: indexes into the dataset.

@@ -202,7 +202,7 @@ pub fn plan_resume(
     let mut done: HashSet<String> = HashSet::new();
     let mut duplicates = Vec::new();
     for o in &outputs.outputs {
-        let id = format!("{}::{}::{}", o.language, o.repo, o.name);
+        let id = o.task_id();
         if !done.insert(id.clone()) {
             duplicates.push(id);
         }

@@ -71,7 +71,7 @@ pub fn NameMatchCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                                         let codes = t.warnings.iter().map(|w| w.code()).collect::<Vec<_>>().join(" ");
                                         view! {
                                             <li data-name=t.name.clone() data-warnings=codes data-found=t.found.to_string()>
-                                                <code>{format!("{}::{}::{}", t.language, t.repo, t.name)}</code>
+                                                <code>{t.task_id()}</code>
                                                 {format!(" — name {}; {why}", if t.found { "found" } else { "not found" })}
                                             </li>
                                         }
