@@ -91,8 +91,7 @@ pub async fn restore_cached(ctx: &Ctx, state: AppState) -> Result<bool, UiError>
         workers: 0,
     };
     publish_stats(&stats);
-    state.tasks.set(tasks);
-    state.tasks_key.set(Some(key));
+    state.set_tasks(tasks, key, state.settings.with_untracked(|s| s.build()));
     ctx.done(format!("{} tasks restored from this browser's storage.", stats.tasks));
     state.build_stats.set(Some(stats));
     Ok(true)
@@ -197,8 +196,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     };
     publish_stats(&stats);
     ctx.progress("Saving the tasks in this browser", total, total);
-    state.tasks.set(tasks);
-    state.tasks_key.set(Some(key.clone()));
+    state.set_tasks(tasks, key.clone(), build_settings);
     state.build_stats.set(Some(stats.clone()));
     // One task per line (serde_json's compact form has no raw newline), so
     // a reload can read it back a slice at a time. Stored as a Blob:

@@ -153,9 +153,7 @@ async fn adopt_dataset(
     state.dataset_digest.set(Some(digest));
     state.dataset_error.set(None);
     if changed {
-        state.tasks.set(Vec::new());
-        state.tasks_key.set(None);
-        state.build_stats.set(None);
+        state.clear_tasks();
     }
     let prior = storage::load_json(storage::KEY_DATASET_REF)
         .await

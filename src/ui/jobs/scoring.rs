@@ -75,7 +75,8 @@ pub fn change_options(state: AppState, runner: Runner, new: ScoreOptions) {
     runner.spawn(Job::new(&what), move |ctx| async move {
         let pairs: Vec<(&str, &str)> =
             answers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let Ok((n, ms)) = warm_scores(&ctx, state, &pairs, new, &what).await else {
+        let options = state.score_options_for(new);
+        let Ok((n, ms)) = warm_scores(&ctx, state, &pairs, options, &what).await else {
             // The inputs show the options in force again.
             state.scoring.options.update(|_| {});
             return Err(UiError::cancelled("Cancelled: the scoring options were not changed."));
@@ -133,10 +134,10 @@ pub fn import_answers(
                 let pairs: Vec<(&str, &str)> =
                     found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
                 let what = format!("Scoring {imported} imported answers");
-                let (_, ms) =
-                    warm_scores(&ctx, state, &pairs, state.scoring.options.get_untracked(), &what)
-                        .await
-                        .map_err(|_| cancelled())?;
+                let options = state.score_options_for(state.scoring.options.get_untracked());
+                let (_, ms) = warm_scores(&ctx, state, &pairs, options, &what)
+                    .await
+                    .map_err(|_| cancelled())?;
                 state.scoring.last_scoring.set(Some(("the import".into(), imported, ms)));
                 if imported > 0 {
                     state.answers.update(|a| {

@@ -26,7 +26,7 @@ pub fn score_set(state: AppState) -> Shared<ScoredSet> {
     let tasks = state.tasks.get();
     let answers = state.answers.get();
     let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
-    let mut pass = Pass::new(dataset.as_ref(), state.scoring.options.get());
+    let mut pass = Pass::new(dataset.as_ref(), state.score_options());
     let items: Vec<Arc<TaskScore>> = tasks
         .iter()
         .enumerate()
@@ -54,7 +54,7 @@ pub fn score_one(state: AppState, task_id: &str) -> Option<Shared<TaskScore>> {
     let tasks = state.tasks.get();
     let (i, task) = tasks.iter().enumerate().find(|(_, t)| t.task_id() == task_id)?;
     let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
-    let mut pass = Pass::new(dataset.as_ref(), state.scoring.options.get());
+    let mut pass = Pass::new(dataset.as_ref(), state.score_options());
     Some(Shared(pass.score(state.scoring, task, task_id, &answer, i + 1)))
 }
 

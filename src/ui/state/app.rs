@@ -6,6 +6,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
+use repoqa::score::ScoreOptions;
+use repoqa::settings::BuildSettings;
 use repoqa::tokenize::Tokenizer;
 
 use super::scoring::Scoring;
@@ -39,6 +41,9 @@ pub struct AppState {
     /// The tasks cache key `tasks` were built (or restored) for; `None`
     /// when `tasks` is empty.
     pub tasks_key: RwSignal<Option<String>>,
+    /// The settings `tasks` were built (or restored) with; `None` when
+    /// `tasks` is empty.
+    pub tasks_settings: RwSignal<Option<BuildSettings>>,
     /// Timing of the last build, for the Tasks page and the tests.
     pub build_stats: RwSignal<Option<BuildStats>>,
     /// True once the saved session (IndexedDB) has been restored.
@@ -78,6 +83,7 @@ impl AppState {
             dataset_error: RwSignal::new(None),
             tokenizer_id: RwSignal::new(None),
             tasks_key: RwSignal::new(None),
+            tasks_settings: RwSignal::new(None),
             build_stats: RwSignal::new(None),
             restored: RwSignal::new(false),
         }
@@ -92,15 +98,46 @@ impl AppState {
         self.dataset.set(None);
         self.dataset_digest.set(None);
         self.dataset_error.set(None);
-        self.tasks.set(Vec::new());
-        self.tasks_key.set(None);
-        self.build_stats.set(None);
+        self.clear_tasks();
         self.answers.set(Default::default());
         self.scoring.options.set(Default::default());
         self.scoring.model_name.set("model".to_string());
         self.scoring.eval_date.set(String::new());
         self.tokenizer.set(None);
         self.tokenizer_id.set(None);
+    }
+}
+
+impl AppState {
+    /// Show `tasks`, built (or restored) with `settings` under the tasks
+    /// cache key `key`.
+    pub fn set_tasks(self, tasks: Vec<Arc<Task>>, key: String, settings: BuildSettings) {
+        self.tasks.set(tasks);
+        self.tasks_key.set(Some(key));
+        self.tasks_settings.set(Some(settings));
+    }
+
+    /// No tasks (and no build timing).
+    pub fn clear_tasks(self) {
+        self.tasks.set(Vec::new());
+        self.tasks_key.set(None);
+        self.tasks_settings.set(None);
+        self.build_stats.set(None);
+    }
+
+    /// The options answers are scored with (tracked): the chosen ones, with
+    /// comments ignored when the tasks were built with a comment-cleaning
+    /// mode, as the official harness scores them
+    /// (`BuildSettings::score_options`).
+    pub fn score_options(self) -> ScoreOptions {
+        let chosen = self.scoring.options.get();
+        self.tasks_settings.with(|s| s.as_ref().map_or(chosen, |s| s.score_options(chosen)))
+    }
+
+    /// [`AppState::score_options`] for `chosen` options (untracked).
+    pub fn score_options_for(self, chosen: ScoreOptions) -> ScoreOptions {
+        self.tasks_settings
+            .with_untracked(|s| s.as_ref().map_or(chosen, |s| s.score_options(chosen)))
     }
 }
 

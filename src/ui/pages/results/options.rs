@@ -13,6 +13,10 @@ pub fn OptionsCard() -> impl IntoView {
     let state = use_state();
     let runner = use_runner();
     let options = state.scoring.options;
+    // Tasks built with a comment-cleaning mode are scored with comments
+    // ignored, whatever is chosen here (the official harness's rule).
+    let cleaned =
+        move || state.tasks_settings.with(|s| s.as_ref().is_some_and(|s| s.cleans_comments()));
     let set_candidates = move |ev: leptos::ev::Event| {
         let c = if event_target_value(&ev) == "context" {
             Candidates::Context
@@ -34,8 +38,8 @@ pub fn OptionsCard() -> impl IntoView {
             <div class="row">
                 <label>
                     <input type="checkbox" id="opt-ignore-comments"
-                        prop:checked=move || options.with(|o| o.ignore_comments)
-                        disabled=move || runner.busy()
+                        prop:checked=move || cleaned() || options.with(|o| o.ignore_comments)
+                        disabled=move || runner.busy() || cleaned()
                         on:change=move |ev| {
                             let ignore_comments = event_target_checked(&ev);
                             change_options(state, runner, ScoreOptions { ignore_comments, ..options.get_untracked() });
@@ -43,6 +47,9 @@ pub fn OptionsCard() -> impl IntoView {
                     " Ignore comments (strip them from answers and references, like --ignore-comments)"
                 </label>
             </div>
+            {move || cleaned().then(|| view! {
+                <p class="muted" id="ignore-comments-cleaned">"On because the tasks were built with a comment-cleaning mode: the official harness then scores with comments ignored (search_needle_function with --clean-ctx-comments)."</p>
+            })}
             <div class="row">
                 <label for="opt-candidates">"Compare answers against "</label>
                 <select id="opt-candidates" on:change=set_candidates
