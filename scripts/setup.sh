@@ -86,6 +86,20 @@ if ! cached binaryen 132.0.0; then
   done_item
 fi
 
+# --- The wasm32 C compiler wrapper and its headers ---------------------------
+# A copy of scripts/wasm-cc and wasm-include/ named by their hash, so that
+# every clone hands cargo the same CC_wasm32_unknown_unknown (scripts/env.sh):
+# the grammar crates' build scripts rerun when that path changes, and a
+# per-clone path made every fresh clone recompile the six C grammars twice.
+wasm_cc_key=$(cd "$root" && find scripts/wasm-cc wasm-include -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+if ! cached wasm-cc "$wasm_cc_key"; then
+  step "wasm32 C compiler wrapper ($item)"
+  mkdir -p "$item/scripts"
+  cp scripts/wasm-cc "$item/scripts/wasm-cc"
+  cp -R wasm-include "$item/wasm-include"
+  done_item
+fi
+
 # --- The tokenizer file (never committed) -----------------------------------
 tok_sha=fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc
 if ! cached tokenizer "${tok_sha:0:16}"; then

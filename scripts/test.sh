@@ -4,8 +4,8 @@
 #   scripts/test.sh           the full tier (the README's and CI's command):
 #                             formatting, clippy (native and wasm32), every native
 #                             test including parity against the official Python
-#                             harness, the release CLI, the release wasm build and
-#                             its import check, and the headless-Chromium tests
+#                             harness, the release wasm build and its import
+#                             check, and the headless-Chromium tests
 #   scripts/test.sh --quick   formatting, native clippy, the core's unit tests and
 #                             the integration tests that take under ~10 s
 #
@@ -106,12 +106,16 @@ source scripts/env.sh
 # Fast failures first: formatting and lints (native, and the wasm32 UI).
 phase "cargo fmt --check" cargo fmt --check
 phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
-phase "cargo clippy (wasm32 UI)" cargo clippy --locked --target wasm32-unknown-unknown --bin repoqa-web -- -D warnings
+# In the browser build's profile: its build scripts (the C grammars) and proc
+# macros are then built once for both this and Trunk's build below.
+phase "cargo clippy (wasm32 UI)" cargo clippy --locked --target wasm32-unknown-unknown --profile wasm-release --bin repoqa-web -- -D warnings
 phase "cargo test (unit + parity against the official harness)" run_tests
 phase "cargo test --doc" bash -c 'cargo test --locked --doc 2>&1 | tee "$1"; exit "${PIPESTATUS[0]}"' _ "$logs/cargo-doc.log"
-phase "native CLI (release)" cargo build --locked --release --bin repoqa
 phase "trunk build --release --offline" trunk build --release --offline
 phase "wasm import check and page weight" node scripts/check-wasm.mjs dist
+# The browser tests compare the page with the CLI built by `cargo test` above
+# (its tests run that binary), not a release build of its own: the same code,
+# one compile of it fewer.
 phase "browser tests (headless Chromium)" \
   bash -c 'cd tests/browser && REPOQA_BIN="$1" npm test --silent 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
-  "$target_dir/release/repoqa" "$logs/browser.log"
+  "$target_dir/debug/repoqa" "$logs/browser.log"
