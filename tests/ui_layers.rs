@@ -11,7 +11,7 @@
 //! dependency.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The floor of a module, by its first path segment under `ui`.
 fn floor(module: &[String]) -> usize {
@@ -37,22 +37,6 @@ fn module_of(rel: &Path) -> Vec<String> {
         parts.push(stem.to_string());
     }
     parts
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The text without comments and string literals (paths in them are not
@@ -248,9 +232,7 @@ fn find_cycle(graph: &Graph) -> Option<Vec<Vec<String>>> {
 
 fn load_ui() -> Vec<(Vec<String>, bool, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    files
+    repoqa_testkit::rust_files(&root)
         .into_iter()
         .map(|p| {
             let rel = p.strip_prefix(&root).unwrap_or(&p).to_path_buf();
@@ -343,9 +325,7 @@ fn boundary_breaches(fronts: &[(String, String)], core: &[(String, String)]) -> 
 
 fn read_tree(dir: &Path) -> Vec<(String, String)> {
     let root = repoqa_testkit::root();
-    let mut files = Vec::new();
-    rust_files(&root.join(dir), &mut files);
-    files
+    repoqa_testkit::rust_files(&root.join(dir))
         .into_iter()
         .map(|p| {
             let text =

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 
 use repoqa::context::Task;
-use repoqa::llm::run::{Run, RunEvent, RunStep};
+use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
 use repoqa::llm::schedule::{self, ScheduleConfig};
 use repoqa::llm::wire::{self, Provider, RunSettings, TransportError};
@@ -314,7 +314,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         a.concurrency,
         a.timeout_s
     );
-    let mut run = Run::new(settings, &tasks, &plan.todo, config, seed());
+    let mut run = BenchmarkRun::new(settings, &tasks, &plan.todo, config, seed());
     let mut failed: Vec<(String, String)> = Vec::new();
     let mut truncated: Vec<String> = Vec::new();
     let mut warned_other_model = false;

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use repoqa::report::{self, ScoresFile};
-use repoqa::score::{Candidates, ScoreOptions, Scorer};
+use repoqa::run::score_outputs;
+use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs};
@@ -80,13 +81,13 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
         )));
     }
 
-    let mut scorer = Scorer::new(&dataset, a.options);
     let total = outputs.len();
-    let run = scorer.score_all(&outputs, |done, total| {
+    let run = score_outputs(&dataset, a.options, &outputs, |done, total| {
         if done % 25 == 0 || done == total {
             eprint!("\rscoring {model}: {done}/{total}");
         }
-    })?;
+    })?
+    .run;
     eprintln!();
     phases.mark("score");
 
@@ -103,7 +104,7 @@ pub fn run(a: ScoreArgs) -> Result<(), CliError> {
         }
     };
     let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
-    let mut scores = run.model_scores(&eval_date, &train_size);
+    let mut scores = run.model_scores(&model, &eval_date, Some(&train_size));
     scores.protocol = protocol;
     let file = ScoresFile::single(&model, scores);
 

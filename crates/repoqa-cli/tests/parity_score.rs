@@ -17,8 +17,9 @@ use serde_json::{json, Value};
 use repoqa::dataset::Dataset;
 use repoqa::lang::{Grammar, Language};
 use repoqa::report::{self, ScoresFile};
+use repoqa::run::score_outputs;
 use repoqa::sanitize::{code_blocks, is_py_word, py_strip, remove_comments, sanitize_output};
-use repoqa::score::{Candidates, ScoreOptions, Scorer};
+use repoqa::score::{Candidates, ScoreOptions};
 
 const EVAL_DATE: &str = "2024-05-13 01:38:17.550466";
 const MODEL: &str = "parity-org/parity-model";
@@ -218,10 +219,10 @@ fn run_official_scores(ds_path: &Path, outputs_path: &Path, ignore_comments: boo
 
 fn our_scores(dataset: &Dataset, outputs: &[report::ModelOutput], ignore_comments: bool) -> String {
     let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
-    let run = Scorer::new(dataset, options).score_all(outputs, |_, _| {}).unwrap();
+    let run = score_outputs(dataset, options, outputs, |_, _| {}).unwrap().run;
     let ts = report::train_size(MODEL);
     assert!(ts.needs_hub_lookup && ts.value == "N/A");
-    ScoresFile::single(MODEL, run.model_scores(EVAL_DATE, &ts.value)).to_python_json()
+    ScoresFile::single(MODEL, run.model_scores(MODEL, EVAL_DATE, Some(&ts.value))).to_python_json()
 }
 
 /// `repoqa score` on `outputs` must write `official` byte for byte, and
@@ -694,8 +695,8 @@ fn context_candidates_mode_is_deterministic_and_sane() {
     }
     let file = report::read_model_outputs(&text);
     let options = ScoreOptions { ignore_comments: false, candidates: Candidates::Context };
-    let run1 = Scorer::new(&dataset, options).score_all(&file.outputs, |_, _| {}).unwrap();
-    let run2 = Scorer::new(&dataset, options).score_all(&file.outputs, |_, _| {}).unwrap();
+    let run1 = score_outputs(&dataset, options, &file.outputs, |_, _| {}).unwrap();
+    let run2 = score_outputs(&dataset, options, &file.outputs, |_, _| {}).unwrap();
     assert_eq!(run1, run2);
     let mut right = 0;
     for (e, want) in run1.evaluations.iter().zip(&expect) {

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use repoqa::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput, ScoresFile, TaskResult};
-use repoqa::score::{pass_table, Candidates, ScoreOptions, Scorer};
+use repoqa::run::score_outputs;
+use repoqa::score::{pass_table, Candidates, ScoreOptions};
 use repoqa::verify::{self, DatasetProblem, Finding, Report};
 use serde_json::{json, Number};
 
@@ -125,8 +126,11 @@ fn demo_dataset() -> Dataset {
 }
 
 fn scores_file(dataset: &Dataset, outputs: &[ModelOutput], options: ScoreOptions) -> ScoresFile {
-    let run = Scorer::new(dataset, options).score_all(outputs, |_, _| {}).unwrap();
-    ScoresFile::single("demo-model", run.model_scores("2026-01-01 00:00:00", "N/A"))
+    let run = score_outputs(dataset, options, outputs, |_, _| {}).unwrap().run;
+    ScoresFile::single(
+        "demo-model",
+        run.model_scores("demo-model", "2026-01-01 00:00:00", Some("N/A")),
+    )
 }
 
 fn with_table(mut file: ScoresFile) -> ScoresFile {

@@ -1,15 +1,18 @@
 //! A run: scored tasks grouped as `compute_score` groups them, and the
 //! SCORES file made from them. The CLI scores a whole outputs file at once
-//! (`Scorer::score_all`); the app scores answers one at a time as they are
+//! ([`score_outputs`]); the app scores answers one at a time as they are
 //! typed or imported. Both group the per-task records here, so the file one
-//! writes is the file the other would.
+//! writes is the file the other would. (This module uses `score`, never the
+//! other way round.)
 
 use indexmap::IndexMap;
 
 use crate::context::Protocol;
-
+use crate::dataset::Dataset;
 use crate::report::{self, ModelOutput, ModelScores, ScoresFile, TaskResult};
-use crate::score::{pass_table, task_result, Evaluation, ScoreError, ScoreTable};
+use crate::score::{
+    pass_table, task_result, Evaluation, ScoreError, ScoreOptions, ScoreTable, Scorer,
+};
 
 /// `results` of a SCORES file: language → per-task records, languages in
 /// order of first appearance, records in the order given (as
@@ -72,6 +75,32 @@ impl Run {
     ) -> ScoresFile {
         ScoresFile::single(model, self.model_scores(model, eval_date, train_size))
     }
+}
+
+/// A whole outputs file scored: the run, and each line's evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredRun {
+    pub run: Run,
+    /// One per output, in file order.
+    pub evaluations: Vec<Evaluation>,
+}
+
+/// Score every output of a file in order against `dataset`, as
+/// `compute_score` does; `progress(done, total)` after each.
+pub fn score_outputs(
+    dataset: &Dataset,
+    options: ScoreOptions,
+    outputs: &[ModelOutput],
+    mut progress: impl FnMut(usize, usize),
+) -> Result<ScoredRun, ScoreError> {
+    let mut scorer = Scorer::new(dataset, options);
+    let mut evaluations = Vec::with_capacity(outputs.len());
+    for (i, o) in outputs.iter().enumerate() {
+        evaluations.push(scorer.evaluate(o)?);
+        progress(i + 1, outputs.len());
+    }
+    let run = Run::new(outputs.iter().zip(&evaluations))?;
+    Ok(ScoredRun { run, evaluations })
 }
 
 #[cfg(test)]

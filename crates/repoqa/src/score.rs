@@ -18,7 +18,7 @@ use thiserror::Error;
 use crate::bleu::References;
 use crate::dataset::{Dataset, Repo};
 use crate::lang::Language;
-use crate::report::{similarity_number, ModelOutput, ModelScores, TaskResult};
+use crate::report::{similarity_number, ModelOutput, TaskResult};
 use crate::sanitize::{remove_comments, sanitize_detailed, SanitizeSource};
 
 #[derive(Debug, Error)]
@@ -195,30 +195,6 @@ pub struct Scorer<'d> {
     cache: HashMap<(String, String), Rc<RepoCandidates>>,
 }
 
-/// Everything one scoring run produces.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScoredRun {
-    /// `results`: language → per-task records, languages in order of first
-    /// appearance in the outputs.
-    pub results: IndexMap<String, Vec<TaskResult>>,
-    /// One per output, in file order.
-    pub evaluations: Vec<Evaluation>,
-    pub table: ScoreTable,
-}
-
-impl ScoredRun {
-    /// The model's entry of the official SCORES file.
-    pub fn model_scores(&self, eval_date: &str, train_size: &str) -> ModelScores {
-        ModelScores {
-            eval_date: eval_date.to_string(),
-            train_size: train_size.to_string(),
-            scores: self.table.to_value(),
-            results: self.results.clone(),
-            protocol: Default::default(),
-        }
-    }
-}
-
 impl<'d> Scorer<'d> {
     pub fn new(dataset: &'d Dataset, options: ScoreOptions) -> Scorer<'d> {
         Scorer { dataset, options, cache: HashMap::new() }
@@ -243,22 +219,6 @@ impl<'d> Scorer<'d> {
                 evaluate_reply(&output.reply, &output.name, lang, ignore, &chosen)
             }
         })
-    }
-
-    /// Score every output in order; `progress(done, total)` after each.
-    pub fn score_all(
-        &mut self,
-        outputs: &[ModelOutput],
-        mut progress: impl FnMut(usize, usize),
-    ) -> Result<ScoredRun, ScoreError> {
-        let mut evaluations = Vec::with_capacity(outputs.len());
-        for (i, o) in outputs.iter().enumerate() {
-            evaluations.push(self.evaluate(o)?);
-            progress(i + 1, outputs.len());
-        }
-        // Grouped as the app groups the answers it scores one at a time.
-        let run = crate::run::Run::new(outputs.iter().zip(&evaluations))?;
-        Ok(ScoredRun { results: run.results, evaluations, table: run.table })
     }
 
     fn repo_candidates(

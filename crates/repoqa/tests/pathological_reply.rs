@@ -25,7 +25,8 @@ use std::time::Instant;
 
 use repoqa::dataset::Dataset;
 use repoqa::report::{self, ScoresFile};
-use repoqa::score::{Candidates, ScoreOptions, Scorer};
+use repoqa::run::score_outputs;
+use repoqa::score::{Candidates, ScoreOptions};
 
 const DEMO: &str = include_str!("../../../public/demo/repoqa-demo.json");
 const MODEL: &str = "pathological/model";
@@ -115,9 +116,9 @@ fn scores(dataset: &Dataset, outputs_text: &str, ignore_comments: bool) -> Strin
     let file = report::read_model_outputs(outputs_text);
     assert!(file.errors.is_empty(), "{:?}", file.errors);
     let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
-    let run = Scorer::new(dataset, options).score_all(&file.outputs, |_, _| {}).unwrap();
-    ScoresFile::single(MODEL, run.model_scores(EVAL_DATE, &report::train_size(MODEL).value))
-        .to_python_json()
+    let run = score_outputs(dataset, options, &file.outputs, |_, _| {}).unwrap().run;
+    let ts = report::train_size(MODEL).value;
+    ScoresFile::single(MODEL, run.model_scores(MODEL, EVAL_DATE, Some(&ts))).to_python_json()
 }
 
 fn status_kib(field: &str) -> u64 {

@@ -4,14 +4,14 @@
 //! into the outputs line `repoqa score` would read, scored, grouped into a
 //! run. The verdicts are pinned, so the samples keep showing what they are
 //! meant to show (some pass, some fail in instructive ways), and the run
-//! equals what `Scorer::score_all` makes of the exported outputs file.
+//! equals what `run::score_outputs` makes of the exported outputs file.
 
 use repoqa_testkit as common;
 
 use repoqa::answers::{import_answers, model_output, outputs_jsonl};
 use repoqa::dataset::Dataset;
 use repoqa::report::read_model_outputs;
-use repoqa::run::Run;
+use repoqa::run::{score_outputs, Run};
 use repoqa::score::{ScoreOptions, Scorer};
 use repoqa::settings::BuildSettings;
 use repoqa::tokenize::Tokenizer;
@@ -72,7 +72,7 @@ fn sample_answers_score_as_pinned() {
     let answers = import.answers.iter().map(|a| (a.task_id.clone(), a.reply.clone())).collect();
     let file = read_model_outputs(&outputs_jsonl(&tasks, &answers).unwrap());
     let cli =
-        Scorer::new(&dataset, ScoreOptions::default()).score_all(&file.outputs, |_, _| {}).unwrap();
+        score_outputs(&dataset, ScoreOptions::default(), &file.outputs, |_, _| {}).unwrap().run;
     assert_eq!(cli.results, run.results);
     assert_eq!(cli.table, run.table);
 }

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::llm::presets::NO_STATUS;
-use repoqa::llm::run::{Run, RunEvent, RunStep};
+use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
 use repoqa::llm::wire::{read_reply, Outcome, RunSettings, TransportError};
@@ -196,7 +196,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
-        let mut run = Run::new(settings, &sub, &todo, config, seed);
+        let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
         let inbox = Rc::new(Inbox::default());
         loop {
             if rs.session_now() != session {

@@ -7,7 +7,8 @@ use super::{answerer, audit_task, TaskAudit};
 use crate::context::{ContextBuilder, ContextError, Task, TaskSpec};
 use crate::dataset::Dataset;
 use crate::report::{self, ReportError};
-use crate::score::{ScoreError, ScoreOptions, ScoredRun, Scorer};
+use crate::run::{score_outputs, Run};
+use crate::score::{ScoreError, ScoreOptions};
 use crate::settings::BuildSettings;
 use crate::tokenize::Tokenizer;
 
@@ -83,13 +84,12 @@ pub fn score_baseline(
     dataset: &Dataset,
     tasks: &[Task],
     settings: &BuildSettings,
-) -> Result<ScoredRun, AuditError> {
+) -> Result<Run, AuditError> {
     let text = baseline_outputs(tasks)?;
     let file = report::read_model_outputs(&text);
     if let Some(e) = file.errors.first() {
         return Err(AuditError::Outputs(e.to_string()));
     }
     let options = settings.score_options(ScoreOptions::default());
-    let mut scorer = Scorer::new(dataset, options);
-    Ok(scorer.score_all(&file.outputs, |_, _| {})?)
+    Ok(score_outputs(dataset, options, &file.outputs, |_, _| {})?.run)
 }

@@ -116,7 +116,7 @@ impl<'de> Deserialize<'de> for Artifact {
 /// One artifact found in a task: `spot` is a byte range of the task's
 /// `code_context` (empty ranges are widened by the UI to one character).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
+pub struct ArtifactSpot {
     pub artifact: Artifact,
     pub spot: Range<usize>,
 }
@@ -127,7 +127,7 @@ pub struct TaskAudit {
     pub language: String,
     pub repo: String,
     pub name: String,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ArtifactSpot>,
 }
 
 impl TaskAudit {
@@ -161,7 +161,7 @@ pub fn audit_task(
 
     // P3: the needle was cut elsewhere than where it is.
     if cut != true_cut(source, needle) {
-        findings.push(Finding { artifact: Artifact::ShiftedNeedle, spot: at..end });
+        findings.push(ArtifactSpot { artifact: Artifact::ShiftedNeedle, spot: at..end });
     }
 
     // P6: what precedes the needle in the context against what precedes the
@@ -187,7 +187,8 @@ pub fn audit_task(
         if !partial.is_empty() {
             // Mid-line cut: the source has no line break here.
             if before.ends_with('\n') {
-                findings.push(Finding { artifact: Artifact::StrayLineBreak, spot: at - 1..at });
+                findings
+                    .push(ArtifactSpot { artifact: Artifact::StrayLineBreak, spot: at - 1..at });
             }
         } else {
             let ctx_run = blank_run(before);
@@ -197,7 +198,8 @@ pub fn audit_task(
             // against the source.
             let all_blank = before.split('\n').all(|l| l.trim().is_empty());
             if ctx_run > src_run && !all_blank {
-                findings.push(Finding { artifact: Artifact::ExtraBlankLine, spot: at - 1..at });
+                findings
+                    .push(ArtifactSpot { artifact: Artifact::ExtraBlankLine, spot: at - 1..at });
             }
         }
     }
@@ -211,7 +213,7 @@ pub fn audit_task(
         && first_line.trim_start_matches([' ', '\t']).starts_with(&marker)
     {
         let p = end + (first_line.len() - first_line.trim_start_matches([' ', '\t']).len());
-        findings.push(Finding { artifact: Artifact::GluedPath, spot: p..p + marker.len() });
+        findings.push(ArtifactSpot { artifact: Artifact::GluedPath, spot: p..p + marker.len() });
     }
 
     TaskAudit {

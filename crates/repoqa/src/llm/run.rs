@@ -6,7 +6,7 @@
 //! stores the lines; this type decides everything else.
 
 use super::runlog::{RecordContext, RecordStatus, RunRecord};
-use super::schedule::{ScheduleConfig, Scheduler, Step, Verdict};
+use super::schedule::{ScheduleConfig, ScheduleStep, Scheduler, Verdict};
 use super::wire::{read_reply, RunSettings, TransportError};
 use super::{HttpReply, HttpRequest};
 use crate::context::Task;
@@ -15,7 +15,7 @@ use crate::report;
 /// What to do now.
 #[derive(Debug)]
 pub enum RunStep {
-    /// Send `request` for task `task`; hand its reply to [`Run::complete`].
+    /// Send `request` for task `task`; hand its reply to [`BenchmarkRun::complete`].
     Send {
         task: usize,
         attempt: u32,
@@ -69,7 +69,10 @@ pub struct RunStats {
     pub completion_tokens: u64,
 }
 
-pub struct Run<'t> {
+/// A benchmark run against a model's API: which request to send next, and
+/// what each reply (or failure) means for its task. No I/O: a front sends
+/// the requests and hands back the replies.
+pub struct BenchmarkRun<'t> {
     pub settings: RunSettings,
     tasks: &'t [Task],
     scheduler: Scheduler,
@@ -79,7 +82,7 @@ pub struct Run<'t> {
     pub stats: RunStats,
 }
 
-impl<'t> Run<'t> {
+impl<'t> BenchmarkRun<'t> {
     /// A run asking `todo` (indices into `tasks`, in that order).
     pub fn new(
         settings: RunSettings,
@@ -87,9 +90,9 @@ impl<'t> Run<'t> {
         todo: &[usize],
         config: ScheduleConfig,
         seed: u64,
-    ) -> Run<'t> {
+    ) -> BenchmarkRun<'t> {
         let todo: Vec<usize> = todo.iter().copied().filter(|&i| i < tasks.len()).collect();
-        Run {
+        BenchmarkRun {
             settings,
             tasks,
             stats: RunStats { total: todo.len(), ..RunStats::default() },
@@ -109,14 +112,14 @@ impl<'t> Run<'t> {
 
     pub fn next(&mut self, now_ms: f64) -> RunStep {
         match self.scheduler.next(now_ms) {
-            Step::Send { task, attempt } => {
+            ScheduleStep::Send { task, attempt } => {
                 self.sent_ms[task] = now_ms;
                 self.attempts[task] = attempt;
                 let request = self.settings.request(&self.tasks[task].prompt());
                 RunStep::Send { task, attempt, request }
             }
-            Step::Wait { until_ms } => RunStep::Wait { until_ms },
-            Step::Done => RunStep::Done,
+            ScheduleStep::Wait { until_ms } => RunStep::Wait { until_ms },
+            ScheduleStep::Done => RunStep::Done,
         }
     }
 
@@ -243,7 +246,7 @@ mod tests {
         let tasks = vec![task("f"), task("g"), task("h")];
         let settings = RunSettings::new(Provider::OpenAi, "m");
         let config = ScheduleConfig { concurrency: 2, ..ScheduleConfig::default() };
-        let mut run = Run::new(settings, &tasks, &[0, 2], config, 3);
+        let mut run = BenchmarkRun::new(settings, &tasks, &[0, 2], config, 3);
         let RunStep::Send { task: 0, request, .. } = run.next(0.0) else { panic!() };
         let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
         assert_eq!(
@@ -277,8 +280,13 @@ mod tests {
     #[test]
     fn failures_are_recorded_with_the_reason() {
         let tasks = vec![task("f")];
-        let mut run =
-            Run::new(RunSettings::new(Provider::OpenAi, "m"), &tasks, &[0], Default::default(), 1);
+        let mut run = BenchmarkRun::new(
+            RunSettings::new(Provider::OpenAi, "m"),
+            &tasks,
+            &[0],
+            Default::default(),
+            1,
+        );
         run.next(0.0);
         let ctx = HttpReply {
             status: 400,

@@ -100,7 +100,7 @@ impl Default for ScheduleConfig {
 
 /// What the caller should do now.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Step {
+pub enum ScheduleStep {
     /// Send the request of task `task` (an index into the caller's list);
     /// `attempt` counts from 1.
     Send { task: usize, attempt: u32 },
@@ -252,19 +252,23 @@ impl Scheduler {
         out
     }
 
-    pub fn next(&mut self, now_ms: f64) -> Step {
+    pub fn next(&mut self, now_ms: f64) -> ScheduleStep {
         let halted = self.stopped.is_some() || self.cancelled;
         if halted {
-            return if self.in_flight == 0 { Step::Done } else { Step::Wait { until_ms: None } };
+            return if self.in_flight == 0 {
+                ScheduleStep::Done
+            } else {
+                ScheduleStep::Wait { until_ms: None }
+            };
         }
         if self.queue.is_empty() && self.backoff.is_empty() && self.in_flight == 0 {
-            return Step::Done;
+            return ScheduleStep::Done;
         }
         if self.paused || self.in_flight >= self.config.concurrency {
-            return Step::Wait { until_ms: None };
+            return ScheduleStep::Wait { until_ms: None };
         }
         if now_ms < self.hold_until_ms {
-            return Step::Wait { until_ms: Some(self.hold_until_ms) };
+            return ScheduleStep::Wait { until_ms: Some(self.hold_until_ms) };
         }
         // A task whose backoff is over goes first (it waited longest).
         let ready = self
@@ -283,9 +287,9 @@ impl Scheduler {
                 self.state[t] = TaskState::InFlight;
                 self.attempts[t] += 1;
                 self.in_flight += 1;
-                Step::Send { task: t, attempt: self.attempts[t] }
+                ScheduleStep::Send { task: t, attempt: self.attempts[t] }
             }
-            None => Step::Wait {
+            None => ScheduleStep::Wait {
                 until_ms: self.backoff.iter().map(|(at, _)| *at).min_by(f64::total_cmp),
             },
         }
@@ -406,50 +410,50 @@ mod tests {
     #[test]
     fn respects_concurrency_and_finishes() {
         let mut s = Scheduler::new(config(2), [0, 1, 2], 1);
-        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
-        assert_eq!(s.next(0.0), Step::Send { task: 1, attempt: 1 });
-        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        assert_eq!(s.next(0.0), ScheduleStep::Send { task: 0, attempt: 1 });
+        assert_eq!(s.next(0.0), ScheduleStep::Send { task: 1, attempt: 1 });
+        assert_eq!(s.next(0.0), ScheduleStep::Wait { until_ms: None });
         assert!(matches!(s.complete(1, answer(), 1.0), Verdict::Answered(_)));
-        assert_eq!(s.next(1.0), Step::Send { task: 2, attempt: 1 });
+        assert_eq!(s.next(1.0), ScheduleStep::Send { task: 2, attempt: 1 });
         assert!(matches!(s.complete(0, answer(), 2.0), Verdict::Answered(_)));
         assert!(matches!(s.complete(2, answer(), 2.0), Verdict::Answered(_)));
         assert_eq!(s.complete(2, answer(), 2.0), Verdict::Ignored, "never twice");
-        assert_eq!(s.next(3.0), Step::Done);
+        assert_eq!(s.next(3.0), ScheduleStep::Done);
     }
 
     #[test]
     fn retries_with_backoff_then_gives_up() {
         let mut s = Scheduler::new(config(4), [5], 7);
-        assert_eq!(s.next(0.0), Step::Send { task: 5, attempt: 1 });
+        assert_eq!(s.next(0.0), ScheduleStep::Send { task: 5, attempt: 1 });
         let Verdict::Retrying { at_ms, attempt: 2, .. } = s.complete(5, retry(None), 0.0) else {
             panic!()
         };
         assert!((50.0..=100.0).contains(&at_ms), "jittered first backoff {at_ms}");
-        assert_eq!(s.next(at_ms - 1.0), Step::Wait { until_ms: Some(at_ms) });
-        assert_eq!(s.next(at_ms), Step::Send { task: 5, attempt: 2 });
+        assert_eq!(s.next(at_ms - 1.0), ScheduleStep::Wait { until_ms: Some(at_ms) });
+        assert_eq!(s.next(at_ms), ScheduleStep::Send { task: 5, attempt: 2 });
         let Verdict::Retrying { at_ms: at2, attempt: 3, .. } = s.complete(5, retry(None), at_ms)
         else {
             panic!()
         };
         assert!(at2 - at_ms >= 100.0 && at2 - at_ms <= 200.0, "doubled");
-        assert_eq!(s.next(at2), Step::Send { task: 5, attempt: 3 });
+        assert_eq!(s.next(at2), ScheduleStep::Send { task: 5, attempt: 3 });
         let v = s.complete(5, retry(None), at2);
         assert!(
             matches!(&v, Verdict::Failed { reason } if reason.ends_with("(gave up after 3 attempts)")),
             "{v:?}"
         );
-        assert_eq!(s.next(at2), Step::Done);
+        assert_eq!(s.next(at2), ScheduleStep::Done);
     }
 
     #[test]
     fn retry_after_holds_every_request() {
         let mut s = Scheduler::new(config(4), [0, 1], 1);
-        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
+        assert_eq!(s.next(0.0), ScheduleStep::Send { task: 0, attempt: 1 });
         let v = s.complete(0, retry(Some(2.0)), 10.0);
         assert!(matches!(v, Verdict::Retrying { at_ms, .. } if at_ms == 2010.0));
-        assert_eq!(s.next(11.0), Step::Wait { until_ms: Some(2010.0) });
-        assert_eq!(s.next(2010.0), Step::Send { task: 0, attempt: 2 });
-        assert_eq!(s.next(2010.0), Step::Send { task: 1, attempt: 1 });
+        assert_eq!(s.next(11.0), ScheduleStep::Wait { until_ms: Some(2010.0) });
+        assert_eq!(s.next(2010.0), ScheduleStep::Send { task: 0, attempt: 2 });
+        assert_eq!(s.next(2010.0), ScheduleStep::Send { task: 1, attempt: 1 });
     }
 
     #[test]
@@ -459,12 +463,12 @@ mod tests {
         s.next(0.0);
         let v = s.complete(0, Outcome::TaskFailed { reason: "too long".into() }, 1.0);
         assert_eq!(v, Verdict::Failed { reason: "too long".into() });
-        assert_eq!(s.next(1.0), Step::Send { task: 2, attempt: 1 });
+        assert_eq!(s.next(1.0), ScheduleStep::Send { task: 2, attempt: 1 });
         let v = s.complete(1, Outcome::Stop { reason: "bad key".into() }, 2.0);
         assert_eq!(v, Verdict::Stopped { reason: "bad key".into() });
-        assert_eq!(s.next(2.0), Step::Wait { until_ms: None }, "task 2 still in flight");
+        assert_eq!(s.next(2.0), ScheduleStep::Wait { until_ms: None }, "task 2 still in flight");
         assert!(matches!(s.complete(2, answer(), 3.0), Verdict::Answered(_)), "kept");
-        assert_eq!(s.next(3.0), Step::Done);
+        assert_eq!(s.next(3.0), ScheduleStep::Done);
         assert_eq!(s.unfinished(), vec![1, 3]);
         assert_eq!(s.stopped(), Some("bad key"));
     }
@@ -473,13 +477,13 @@ mod tests {
     fn pause_resume_cancel() {
         let mut s = Scheduler::new(config(2), [0, 1, 2], 1);
         s.pause();
-        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        assert_eq!(s.next(0.0), ScheduleStep::Wait { until_ms: None });
         s.resume();
-        assert_eq!(s.next(0.0), Step::Send { task: 0, attempt: 1 });
+        assert_eq!(s.next(0.0), ScheduleStep::Send { task: 0, attempt: 1 });
         s.cancel();
-        assert_eq!(s.next(0.0), Step::Wait { until_ms: None });
+        assert_eq!(s.next(0.0), ScheduleStep::Wait { until_ms: None });
         assert!(matches!(s.complete(0, answer(), 1.0), Verdict::Answered(_)));
-        assert_eq!(s.next(1.0), Step::Done);
+        assert_eq!(s.next(1.0), ScheduleStep::Done);
         assert_eq!(s.unfinished(), vec![1, 2]);
     }
 
