@@ -224,3 +224,25 @@ test('a redirect stops the run with nothing stored; replies naming another model
   await page.setViewportSize({ width: 1280, height: 900 });
   console.log(`redirect: ${stopped.slice(0, 100)}…; other model: ${warning.slice(0, 90)}…`);
 });
+
+test('pacing out of range is refused at Start with the field named, as the CLI refuses its flags; nothing is sent', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: {} });
+  const cases = [
+    ['#run-concurrency', 0, 'Concurrency', /1 to 256 requests in flight, not 0/],
+    ['#run-concurrency', 1000, 'Concurrency', /not 1000/],
+    ['#run-timeout', 0, 'Timeout per request', /above 0 and at most 86400/],
+    ['#run-retry-base', -5, 'First retry delay', /0 to 60000 milliseconds, not -5/],
+  ];
+  for (const [sel, value, field, why] of cases) {
+    await configure(page, srv, { provider: 'openai', language: 'go' });
+    await setField(page, sel, value);
+    await page.click('#run-start');
+    await page.waitForFunction((f) => (document.querySelector('#run-message')?.textContent || '').trim().startsWith(f + ':'), field, { timeout: 10000 });
+    assert.match(await page.textContent('#run-message'), why);
+    assert.equal(await page.getAttribute('#run-progress', 'data-state'), 'failed');
+  }
+  assert.equal((await srv.get('/stats')).requests, 0, 'a run started with pacing out of range');
+  await configure(page, srv, { provider: 'openai', language: 'go' });
+  console.log(`pacing: ${cases.length} out-of-range settings refused at Start, the field named, no request sent`);
+});

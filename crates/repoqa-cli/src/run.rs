@@ -20,7 +20,7 @@ use clap::{Args, ValueEnum};
 use repoqa::context::Task;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
-use repoqa::llm::schedule::{self, ScheduleConfig};
+use repoqa::llm::schedule::{self, RunLimit, RunPace};
 use repoqa::llm::wire::{self, Provider, RunSettings, TransportError};
 use repoqa::llm::{HttpReply, HttpRequest};
 use repoqa::score::ScoreOptions;
@@ -210,9 +210,20 @@ fn seed() -> u64 {
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     let provider = provider_of(&a)?;
-    schedule::check_concurrency(a.concurrency).at("--concurrency")?;
-    schedule::check_timeout_s(a.timeout_s).at("--timeout-s")?;
-    schedule::check_retry_base_ms(a.retry_base_ms).at("--retry-base-ms")?;
+    let pace = RunPace {
+        concurrency: a.concurrency,
+        timeout_s: a.timeout_s,
+        max_retries: a.max_retries,
+        retry_base_ms: a.retry_base_ms,
+    };
+    let config = pace.check().map_err(|e| {
+        let flag = match e.setting() {
+            RunLimit::Concurrency => "--concurrency",
+            RunLimit::Timeout => "--timeout-s",
+            RunLimit::RetryBase => "--retry-base-ms",
+        };
+        CliError::At { at: flag.to_string(), source: Box::new(e.into()) }
+    })?;
     let settings = RunSettings {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
@@ -299,12 +310,6 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         }
     }
 
-    let config = ScheduleConfig {
-        concurrency: a.concurrency,
-        max_retries: a.max_retries,
-        backoff_base_ms: a.retry_base_ms,
-        ..ScheduleConfig::default()
-    };
     eprintln!(
         "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
         plan.todo.len(),

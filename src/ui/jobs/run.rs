@@ -15,7 +15,7 @@ use repoqa::context::Task;
 use repoqa::llm::presets::NO_STATUS;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
-use repoqa::llm::schedule::ScheduleConfig;
+use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
 use repoqa::llm::wire::{read_reply, Outcome, RunSettings, TransportError};
 use repoqa::llm::{snippet, HttpReply};
 use wasm_bindgen::JsValue;
@@ -63,9 +63,25 @@ fn settings_of(rs: RunState) -> Result<RunSettings, UiError> {
     Ok(s)
 }
 
-fn timeout_ms(rs: RunState) -> u32 {
-    let s = rs.form.with_untracked(|f| f.timeout_s);
-    (if s.is_finite() && s > 0.0 { s * 1000.0 } else { 300_000.0 }).min(u32::MAX as f64) as u32
+/// The form's pacing, checked as the CLI checks its flags (one core rule,
+/// `RunPace::check`); the message names the form's field.
+fn pace_of(rs: RunState) -> Result<(ScheduleConfig, u32), UiError> {
+    let pace = rs.form.with_untracked(|f| RunPace {
+        concurrency: f.concurrency,
+        timeout_s: f.timeout_s,
+        max_retries: f.max_retries,
+        retry_base_ms: f.retry_base_ms,
+    });
+    let config = pace.check().map_err(|e| {
+        let field = match e.setting() {
+            RunLimit::Concurrency => "Concurrency",
+            RunLimit::Timeout => "Timeout per request",
+            RunLimit::RetryBase => "First retry delay",
+        };
+        UiError::invalid(format!("{field}: {e}"))
+    })?;
+    // In range: at most a day, far below u32::MAX milliseconds.
+    Ok((config, (pace.timeout_s * 1000.0).ceil() as u32))
 }
 
 fn time_now() -> String {
@@ -143,12 +159,9 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         leptos::logging::warn!("key not remembered: {e}");
     }
     let form = rs.form.get_untracked();
-    let timeout = timeout_ms(rs);
-    let config = ScheduleConfig {
-        concurrency: form.concurrency.max(1),
-        max_retries: form.max_retries,
-        backoff_base_ms: form.retry_base_ms.max(0.0),
-        ..ScheduleConfig::default()
+    let (config, timeout) = match pace_of(rs) {
+        Ok(p) => p,
+        Err(e) => return runner.show(super::Line::Failed(e.to_string())),
     };
     let mut selection: TaskSelection = form.selection.clone();
     selection.only_failed = only_failed;
@@ -347,7 +360,10 @@ pub fn test_connection(rs: RunState) {
     };
     settings.max_new_tokens = 16;
     let request = settings.request("Reply with the single word OK.");
-    let timeout = timeout_ms(rs).min(60_000);
+    let timeout = match pace_of(rs) {
+        Ok((_, ms)) => ms.min(60_000),
+        Err(e) => return rs.connection.set(Some((false, e.to_string()))),
+    };
     rs.connection.set(Some((true, "Testing…".into())));
     let session = rs.session_now();
     spawn_local(async move {

@@ -210,12 +210,12 @@ pub fn RunPage() -> impl IntoView {
                     <label>"Concurrency "
                         <input type="number" id="run-concurrency" min="1" max="256" step="1"
                             prop:value=move || form.with(|f| f.concurrency.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.concurrency = n as usize) } }/>
+                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.concurrency = n as usize) } }/>
                     </label>
                     <label>"Timeout per request (s) "
                         <input type="number" id="run-timeout" min="1" step="1"
                             prop:value=move || form.with(|f| f.timeout_s.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n > 0.0) { edit(&|f| f.timeout_s = n) } }/>
+                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.timeout_s = n) } }/>
                     </label>
                     <label>"Retries (429, 5xx, drops, timeouts) "
                         <input type="number" id="run-max-retries" min="0" step="1"
@@ -225,7 +225,7 @@ pub fn RunPage() -> impl IntoView {
                     <label>"First retry delay (ms) "
                         <input type="number" id="run-retry-base" min="0" step="100"
                             prop:value=move || form.with(|f| f.retry_base_ms.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.retry_base_ms = n) } }/>
+                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.retry_base_ms = n) } }/>
                     </label>
                 </fieldset>
                 <fieldset>

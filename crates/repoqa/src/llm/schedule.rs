@@ -48,6 +48,51 @@ pub enum RunLimitError {
     RetryBase(f64),
 }
 
+impl RunLimitError {
+    /// Which setting is out of range.
+    pub fn setting(&self) -> RunLimit {
+        match self {
+            RunLimitError::Concurrency(_) => RunLimit::Concurrency,
+            RunLimitError::Timeout(_) => RunLimit::Timeout,
+            RunLimitError::RetryBase(_) => RunLimit::RetryBase,
+        }
+    }
+}
+
+/// A run setting with a range (each front names it its own way: a flag,
+/// a field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunLimit {
+    Concurrency,
+    Timeout,
+    RetryBase,
+}
+
+/// How a run is paced, as a user asks for it (flags, the page's form):
+/// checked in one place, with one message, for both fronts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunPace {
+    pub concurrency: usize,
+    pub timeout_s: f64,
+    pub max_retries: u32,
+    pub retry_base_ms: f64,
+}
+
+impl RunPace {
+    /// The schedule, or the first setting out of its range.
+    pub fn check(&self) -> Result<ScheduleConfig, RunLimitError> {
+        let concurrency = check_concurrency(self.concurrency)?;
+        check_timeout_s(self.timeout_s)?;
+        let backoff_base_ms = check_retry_base_ms(self.retry_base_ms)?;
+        Ok(ScheduleConfig {
+            concurrency,
+            max_retries: self.max_retries,
+            backoff_base_ms,
+            ..ScheduleConfig::default()
+        })
+    }
+}
+
 /// The longest backoff between two attempts (the default config's).
 pub const BACKOFF_MAX_MS: f64 = 60_000.0;
 
@@ -356,6 +401,24 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pace_is_checked_setting_by_setting() {
+        use super::*;
+        let ok = RunPace { concurrency: 4, timeout_s: 30.0, max_retries: 2, retry_base_ms: 10.0 };
+        let c = ok.check().unwrap();
+        assert_eq!((c.concurrency, c.max_retries, c.backoff_base_ms), (4, 2, 10.0));
+        for (bad, setting) in [
+            (RunPace { concurrency: 0, ..ok }, RunLimit::Concurrency),
+            (RunPace { concurrency: MAX_CONCURRENCY + 1, ..ok }, RunLimit::Concurrency),
+            (RunPace { timeout_s: 0.0, ..ok }, RunLimit::Timeout),
+            (RunPace { timeout_s: f64::NAN, ..ok }, RunLimit::Timeout),
+            (RunPace { timeout_s: 1e308, ..ok }, RunLimit::Timeout),
+            (RunPace { retry_base_ms: -1.0, ..ok }, RunLimit::RetryBase),
+        ] {
+            assert_eq!(bad.check().map_err(|e| e.setting()), Err(setting), "{bad:?}");
+        }
+    }
+
     use super::*;
     use crate::llm::wire::Usage;
 
