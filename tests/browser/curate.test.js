@@ -374,6 +374,35 @@ test('missing descriptions written by a model API (CORS): = repoqa curate --llm-
   // The key stays in this browser only: never in the dataset.
   const again = (await download(page, '#curate-download-dataset')).bytes.toString('utf8');
   assert.ok(!again.includes(KEY) && !again.includes('sk-wrong'));
+
+  // The key policy of the Run page: in memory unless "remember" is ticked.
+  const stored = () => page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.ok(!(await stored()).includes('sk-wrong') && !(await stored()).includes(KEY), 'the key was stored unasked');
+  assert.match(await stored(), /stub-model/, 'the other settings are stored');
+  const reopen = async () => {
+    await page.reload();
+    await page.waitForSelector('#curate');
+    await upload(page, '#curate-folder', pyDir);
+    await page.selectOption('#curate-entry', 'textkit');
+    await curate(page);
+    await page.click('#curate-model-api summary');
+  };
+  await reopen();
+  assert.equal(await page.inputValue('#model-api-model'), MODEL);
+  assert.equal(await page.inputValue('#model-api-key'), '', 'a key not remembered came back after a reload');
+  await page.fill('#model-api-key', 'sk-wrong');
+  await page.check('#model-api-remember-key');
+  await page.waitForSelector('#model-api-remember-warning');
+  assert.match(await stored(), /sk-wrong/);
+  await page.locator('#model-api').screenshot({ path: path.join(ROOT, 'tests', 'artifacts', 'curate-remember-key-1280.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#model-api').screenshot({ path: path.join(ROOT, 'tests', 'artifacts', 'curate-remember-key-390.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await reopen();
+  assert.equal(await page.inputValue('#model-api-key'), 'sk-wrong', 'a remembered key was lost');
+  assert.equal(await page.isChecked('#model-api-remember-key'), true);
+  await page.uncheck('#model-api-remember-key');
+  assert.ok(!(await stored()).includes('sk-wrong'), 'unticking did not forget the key');
   const unexpected = problems.filter((p) => !/Failed to load resource/.test(p));
   assert.deepEqual(unexpected, []);
 });

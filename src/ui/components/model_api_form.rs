@@ -1,6 +1,7 @@
 //! The model API settings form (an OpenAI-compatible endpoint: URL, model,
 //! key, sampling, timeout). Every change is applied and stored in this
-//! browser (`state::curate::model_api`).
+//! browser (`state::curate::model_api`); the key only when "remember the
+//! key on this device" is ticked, as on the Run page.
 
 use leptos::prelude::*;
 use repoqa::llm::{self, ApiSettings};
@@ -8,13 +9,20 @@ use repoqa::llm::{self, ApiSettings};
 use crate::ui::error::UiError;
 use crate::ui::state::curate::model_api;
 
-/// The settings form. Every change is applied to `settings` and stored.
+/// The settings form. Every change is applied to `settings` and stored;
+/// the key is stored only while `remember_key` is on.
 #[component]
-pub fn ModelApiSettings(settings: RwSignal<ApiSettings>) -> impl IntoView {
+pub fn ModelApiSettings(
+    settings: RwSignal<ApiSettings>,
+    remember_key: RwSignal<bool>,
+) -> impl IntoView {
     let saved = RwSignal::new(None::<Result<(), UiError>>);
+    let store = move || {
+        saved.set(Some(model_api::save(&settings.get_untracked(), remember_key.get_untracked())));
+    };
     let edit = move |f: &dyn Fn(&mut ApiSettings)| {
         settings.update(|s| f(s));
-        saved.set(Some(model_api::save(&settings.get_untracked())));
+        store();
     };
     let problem = move || settings.with(|s| s.validate().err().map(|e| e.to_string()));
     view! {
@@ -45,6 +53,14 @@ pub fn ModelApiSettings(settings: RwSignal<ApiSettings>) -> impl IntoView {
                 disabled=move || settings.with(|s| s.api_key.is_none())
                 on:click=move |_| edit(&|s| s.api_key = None)>"Forget the key"</button>
             <label>
+                <input type="checkbox" id="model-api-remember-key" prop:checked=move || remember_key.get()
+                    on:change=move |ev| { remember_key.set(event_target_checked(&ev)); store(); } />
+                " remember the key on this device"
+            </label>
+            {move || remember_key.get().then(|| view! {
+                <p class="warning small" id="model-api-remember-warning">"The key will be stored unencrypted in this browser's localStorage, readable by anyone using this profile and by any script on this page's origin. Untick to forget it."</p>
+            })}
+            <label>
                 "Temperature "
                 <input type="number" id="model-api-temperature" min="0" max="2" step="0.1" placeholder="server default"
                     prop:value=move || settings.with(|s| s.temperature.map(|t| t.to_string()).unwrap_or_default())
@@ -72,7 +88,7 @@ pub fn ModelApiSettings(settings: RwSignal<ApiSettings>) -> impl IntoView {
                     } />
             </label>
             <p class="muted">
-                "The key is kept in this browser only (localStorage) and sent only to this URL. "
+                "The key is kept in this page's memory (gone at a reload) unless you tick \"remember\", and is sent only to this URL. "
                 "The page calls the endpoint directly, so the endpoint must allow requests from this page "
                 "(CORS: Access-Control-Allow-Origin); many hosted APIs and local servers can be set to."
             </p>

@@ -49,8 +49,11 @@ pub struct CurateState {
     /// The last step's message (the job line shows progress meanwhile).
     pub status: RwSignal<String>,
     pub error: RwSignal<Option<String>>,
-    /// The model that writes missing descriptions (stored in this browser).
+    /// The model that writes missing descriptions (stored in this browser;
+    /// its key only if `remember_key`).
     pub model: RwSignal<ApiSettings>,
+    /// "Remember the key on this device" (off: the key is in memory only).
+    pub remember_key: RwSignal<bool>,
     pub describing: RwSignal<bool>,
     /// A curation runs (its Stop button shows).
     pub curating: RwSignal<bool>,
@@ -60,6 +63,7 @@ pub struct CurateState {
 
 impl CurateState {
     pub fn new() -> CurateState {
+        let (model, remember_key) = model_api::load();
         CurateState {
             input: RwSignal::new(None),
             language: RwSignal::new(None),
@@ -75,7 +79,8 @@ impl CurateState {
             collection: RwSignal::new(Dataset::default()),
             status: RwSignal::new(String::new()),
             error: RwSignal::new(None),
-            model: RwSignal::new(model_api::load()),
+            model: RwSignal::new(model),
+            remember_key: RwSignal::new(remember_key),
             describing: RwSignal::new(false),
             curating: RwSignal::new(false),
             model_message: RwSignal::new(None),
@@ -131,29 +136,59 @@ impl Default for CurateState {
     }
 }
 
-/// The model API settings, kept in this browser's localStorage (key
-/// included: it is sent only to the endpoint).
+/// The model API settings, kept in this browser's localStorage; the key
+/// as the Run page keeps its own: in memory only, unless "remember the key
+/// on this device" is ticked.
 pub mod model_api {
     use repoqa::llm::ApiSettings;
+    use serde::{Deserialize, Serialize};
 
     use crate::ui::error::UiError;
     use crate::ui::storage::local;
 
-    /// The localStorage key of the settings (JSON of [`ApiSettings`]).
+    /// The localStorage key of the settings (JSON of [`ApiSettings`] without
+    /// the key, and whether to remember it).
     pub const STORAGE_KEY: &str = "repoqa-model-api";
+    /// The localStorage key of the API key: only when it is remembered.
+    pub const KEY_STORAGE_KEY: &str = "repoqa-model-api-key";
 
-    /// The stored settings, or the defaults (nothing stored, or unreadable).
-    pub fn load() -> ApiSettings {
-        local::get(STORAGE_KEY)
+    #[derive(Default, Serialize, Deserialize)]
+    #[serde(default)]
+    struct Stored {
+        #[serde(flatten)]
+        settings: ApiSettings,
+        remember_key: bool,
+    }
+
+    /// The stored settings and whether the key is remembered (the
+    /// defaults when nothing readable is stored). A key stored with the
+    /// settings (before the key was kept apart) counts as remembered, so
+    /// the box shows it ticked; the next change stores it apart, or drops it.
+    pub fn load() -> (ApiSettings, bool) {
+        let stored: Stored = local::get(STORAGE_KEY)
             .ok()
             .flatten()
             .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let mut settings = stored.settings;
+        if settings.api_key.is_some() {
+            return (settings, true);
+        }
+        if stored.remember_key {
+            settings.api_key = local::get(KEY_STORAGE_KEY).ok().flatten().filter(|k| !k.is_empty());
+        }
+        (settings, stored.remember_key)
     }
 
-    /// Store the settings (the key too: it stays in this browser).
-    pub fn save(settings: &ApiSettings) -> Result<(), UiError> {
-        let text = serde_json::to_string(settings)?;
-        local::set(STORAGE_KEY, &text)
+    /// Store the settings; the key only if `remember_key`, else it is
+    /// removed from this browser's storage.
+    pub fn save(settings: &ApiSettings, remember_key: bool) -> Result<(), UiError> {
+        let stored =
+            Stored { settings: ApiSettings { api_key: None, ..settings.clone() }, remember_key };
+        local::set(STORAGE_KEY, &serde_json::to_string(&stored)?)?;
+        match settings.api_key.as_deref().filter(|_| remember_key) {
+            Some(key) => local::set(KEY_STORAGE_KEY, key),
+            None => local::remove(KEY_STORAGE_KEY),
+        }
     }
 }

@@ -87,7 +87,7 @@ pub fn CurateResult() -> impl IntoView {
                     })}
                     <details class="model-api-box" id="curate-model-api">
                         <summary>"Model API for descriptions"</summary>
-                        <ModelApiSettings settings=st.model />
+                        <ModelApiSettings settings=st.model remember_key=st.remember_key />
                     </details>
                     <ol id="curate-needles">
                         {sampled.into_iter().map(|n| {
