@@ -192,7 +192,9 @@ pub struct ResumePlan {
 }
 
 /// Which of `task_ids` still need asking, given the outputs file and run
-/// log of earlier runs. `only_failed`: only those that failed before.
+/// log of earlier runs (the CLI's resume). `only_failed`: only those that
+/// failed before. [`plan_run`] over every task, with what the outputs file
+/// answers, plus the ids it answers more than once.
 pub fn plan_resume(
     task_ids: &[String],
     outputs: &OutputsFile,
@@ -207,25 +209,8 @@ pub fn plan_resume(
             duplicates.push(id);
         }
     }
-    let mut last: HashMap<&str, &RunRecord> = HashMap::new();
-    for r in &log.records {
-        last.insert(r.task_id.as_str(), r);
-    }
-    let mut plan = ResumePlan { duplicates, ..ResumePlan::default() };
-    for (i, id) in task_ids.iter().enumerate() {
-        if done.contains(id) {
-            plan.finished += 1;
-            continue;
-        }
-        let failed = last.get(id.as_str()).filter(|r| r.status == RecordStatus::Failed);
-        if let Some(r) = failed {
-            plan.failed_before.push((id.clone(), r.reason.clone().unwrap_or_default()));
-        }
-        if !only_failed || failed.is_some() {
-            plan.todo.push(i);
-        }
-    }
-    plan
+    let every = TaskSelection { only_failed, ..TaskSelection::default() };
+    ResumePlan { duplicates, ..plan_run(task_ids, |id| done.contains(id), log, &every) }
 }
 
 /// Which tasks a run asks (the page's "which tasks"; the CLI's
@@ -260,10 +245,11 @@ pub fn select_tasks(task_ids: &[String], selection: &TaskSelection) -> Vec<usize
     }
 }
 
-/// [`plan_resume`] over the tasks `selection` keeps, with what is answered
-/// given by `is_answered` (the page keeps answers by task id, not as an
-/// outputs file). `todo` indexes `task_ids`; `finished` counts the
-/// selected tasks already answered.
+/// Which of the tasks `selection` keeps still need asking, with what is
+/// answered given by `is_answered` (the page keeps answers by task id, the
+/// CLI an outputs file: [`plan_resume`]) and what failed by the run log.
+/// `todo` indexes `task_ids`; `finished` counts the selected tasks already
+/// answered.
 pub fn plan_run(
     task_ids: &[String],
     is_answered: impl Fn(&str) -> bool,
