@@ -80,6 +80,9 @@ function demoSubset(needles, copies, suffix, out) {
 async function loadAndBuild(page, base, file, size, tasks) {
   await page.goto(base + '#dataset');
   await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  // The session restore (the demo's tasks from the cache) may still run: a
+  // file picked meanwhile is refused as busy (build-workers.test.js waits too).
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });
   await page.setInputFiles('#dataset-file', file);
   await page.waitForFunction((n) => document.querySelector('#dataset-origin')?.textContent === n, path.basename(file), { timeout: 60000 });
   await page.fill('#ctx-size', String(size));
