@@ -12,13 +12,9 @@ use super::format::bytes_label;
 
 #[derive(Clone, Debug, Error)]
 pub enum UiError {
-    /// A core error (dataset, context, score, report, tokenizer, curation).
+    /// A core error (any of `repoqa::for_each_error_type!`).
     #[error("{0}")]
     Core(Arc<repoqa::Error>),
-    #[error("{0}")]
-    Archive(Arc<repoqa::curate::ArchiveError>),
-    #[error("{0}")]
-    Llm(#[from] repoqa::llm::LlmError),
     /// A thrown JS value: what was being done, and the exception's text.
     #[error("{what}: {text}")]
     Js { what: String, text: String },
@@ -86,6 +82,7 @@ impl UiError {
     }
 }
 
+/// Every core error type converts through `repoqa::Error`.
 macro_rules! from_core {
     ($($t:ty),*) => {$(
         impl From<$t> for UiError {
@@ -96,25 +93,11 @@ macro_rules! from_core {
     )*};
 }
 
-from_core!(
-    repoqa::tokenize::TokenizerError,
-    repoqa::dataset::DatasetError,
-    repoqa::context::ContextError,
-    repoqa::report::ReportError,
-    repoqa::score::ScoreError,
-    repoqa::curate::CurateError,
-    repoqa::settings::SettingsError
-);
+repoqa::for_each_error_type!(from_core);
 
 impl From<repoqa::Error> for UiError {
     fn from(e: repoqa::Error) -> UiError {
         UiError::Core(Arc::new(e))
-    }
-}
-
-impl From<repoqa::curate::ArchiveError> for UiError {
-    fn from(e: repoqa::curate::ArchiveError) -> UiError {
-        UiError::Archive(Arc::new(e))
     }
 }
 

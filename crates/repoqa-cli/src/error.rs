@@ -58,26 +58,11 @@ pub enum CliError {
     /// Another of the project's files was given (`hint` says which).
     #[error("{}: {hint}", path.display())]
     WrongFile { path: PathBuf, hint: String },
-    #[error("{0}")]
+    /// Any error of the core (with a hint where a flag of this tool helps).
+    #[error("{0}{hint}", hint = core_hint(.0))]
     Core(#[from] repoqa::Error),
-    #[error("{0}{hint}", hint = dataset_hint(.0))]
-    Dataset(#[from] DatasetError),
-    #[error("{0}{hint}", hint = archive_hint(.0))]
-    Archive(#[from] ArchiveError),
-    #[error("{0}")]
-    Leaderboard(#[from] repoqa::leaderboard::LeaderboardError),
-    #[error("{0}")]
-    Verify(#[from] repoqa::verify::VerifyError),
-    #[error("{0}")]
-    Llm(#[from] repoqa::llm::LlmError),
-    #[error("{0}")]
-    Audit(#[from] repoqa::audit::measure::AuditError),
-    #[error("{0}")]
-    Agent(#[from] repoqa::agent::AgentError),
     #[error("{0}")]
     Json(#[from] serde_json::Error),
-    #[error("{0}")]
-    RunLimit(#[from] repoqa::llm::schedule::RunLimitError),
     /// `verify`: the file disagrees with its recomputation (exit 1).
     #[error("{file}: {count} mismatch(es)")]
     Mismatches { file: String, count: usize },
@@ -89,7 +74,7 @@ pub enum CliError {
     TasksFailed { tasks: Vec<String> },
 }
 
-/// The core errors that `repoqa::Error` gathers convert through it.
+/// Every core error type converts through `repoqa::Error`.
 macro_rules! via_core {
     ($($t:ty),* $(,)?) => {$(
         impl From<$t> for CliError {
@@ -100,15 +85,7 @@ macro_rules! via_core {
     )*};
 }
 
-via_core!(
-    repoqa::tokenize::TokenizerError,
-    repoqa::lang::GrammarError,
-    repoqa::context::ContextError,
-    repoqa::report::ReportError,
-    repoqa::score::ScoreError,
-    repoqa::curate::CurateError,
-    repoqa::settings::SettingsError,
-);
+repoqa::for_each_error_type!(via_core);
 
 impl CliError {
     pub fn usage(message: impl Into<String>) -> CliError {
@@ -146,17 +123,12 @@ pub fn raise_hint(exceeded: &InflateExceeded) -> &'static str {
     }
 }
 
-fn dataset_hint(e: &DatasetError) -> &'static str {
+/// Which of this tool's flags raises the limit a core error hit.
+fn core_hint(e: &repoqa::Error) -> &'static str {
     match e {
-        DatasetError::Inflate { exceeded, .. } => raise_hint(exceeded),
-        _ => "",
-    }
-}
-
-fn archive_hint(e: &ArchiveError) -> &'static str {
-    match e {
-        ArchiveError::Inflate { exceeded, .. } => raise_hint(exceeded),
-        ArchiveError::TooMuchData { .. } => {
+        repoqa::Error::Dataset(DatasetError::Inflate { exceeded, .. })
+        | repoqa::Error::Archive(ArchiveError::Inflate { exceeded, .. }) => raise_hint(exceeded),
+        repoqa::Error::Archive(ArchiveError::TooMuchData { .. }) => {
             " (if you trust the file, raise the limit with --max-inflated-bytes N)"
         }
         _ => "",

@@ -3,8 +3,10 @@
 
 use thiserror::Error;
 
-/// Any error of the core. Each module has its own variants; messages are one
-/// line and name what is wrong and where.
+/// Any error of the core. Each module has its own error type; each converts
+/// into this one with `?`, and a front converts this one (or any of them,
+/// through [`for_each_error_type!`](crate::for_each_error_type)) into its
+/// own error once. Messages are one line and name what is wrong and where.
 #[derive(Debug, Error)]
 pub enum Error {
     #[error("{0}")]
@@ -22,5 +24,50 @@ pub enum Error {
     #[error("{0}")]
     Curate(#[from] crate::curate::CurateError),
     #[error("{0}")]
+    Archive(#[from] crate::curate::ArchiveError),
+    #[error("{0}")]
     Settings(#[from] crate::settings::SettingsError),
+    #[error("{0}")]
+    Leaderboard(#[from] crate::leaderboard::LeaderboardError),
+    #[error("{0}")]
+    Verify(#[from] crate::verify::VerifyError),
+    #[error("{0}")]
+    Audit(#[from] crate::audit::measure::AuditError),
+    #[error("{0}")]
+    Agent(#[from] crate::agent::AgentError),
+    #[error("{0}")]
+    Llm(#[from] crate::llm::LlmError),
+    #[error("{0}")]
+    Transport(#[from] crate::llm::wire::TransportError),
+    #[error("{0}")]
+    RunLimit(#[from] crate::llm::schedule::RunLimitError),
+}
+
+/// Calls `$m!(…)` with every error type of the core that converts into
+/// [`Error`], so that a front writes its `From` conversions once, through
+/// `Error`, from one list (a front cannot implement `From<E>` for all `E:
+/// Into<Error>` at once). `crates/repoqa/tests/module_graph.rs` checks that
+/// every public error enum of the core is here.
+#[macro_export]
+macro_rules! for_each_error_type {
+    ($m:ident) => {
+        $m!(
+            $crate::tokenize::TokenizerError,
+            $crate::lang::GrammarError,
+            $crate::dataset::DatasetError,
+            $crate::context::ContextError,
+            $crate::report::ReportError,
+            $crate::score::ScoreError,
+            $crate::curate::CurateError,
+            $crate::curate::ArchiveError,
+            $crate::settings::SettingsError,
+            $crate::leaderboard::LeaderboardError,
+            $crate::verify::VerifyError,
+            $crate::audit::measure::AuditError,
+            $crate::agent::AgentError,
+            $crate::llm::LlmError,
+            $crate::llm::wire::TransportError,
+            $crate::llm::schedule::RunLimitError
+        );
+    };
 }

@@ -140,3 +140,39 @@ fn no_two_public_types_share_a_name() {
         .collect();
     assert!(shared.is_empty(), "public types with the same name:\n{}", shared.join("\n"));
 }
+
+/// Every public `…Error` enum of the core converts into `repoqa::Error`
+/// (`#[from]`) and is in `for_each_error_type!`, the list the fronts convert
+/// from: a new error type cannot be forgotten by one front only.
+#[test]
+fn every_core_error_type_converts_into_the_core_error() {
+    let files = core_files();
+    let error_rs = &files.iter().find(|(rel, _)| rel == "error.rs").expect("error.rs").1;
+    let (enum_part, macro_part) =
+        error_rs.split_once("macro_rules!").expect("for_each_error_type! in error.rs");
+    let mut found = 0;
+    for (rel, text) in &files {
+        for line in code_before_tests(text).lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if let ["pub", "enum", name, ..] = words.as_slice() {
+                let name: String =
+                    name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if !name.ends_with("Error") || name == "Error" {
+                    continue;
+                }
+                found += 1;
+                let from = format!("::{name})");
+                assert!(
+                    enum_part.contains(&from),
+                    "{name} ({rel}) has no #[from] variant in repoqa::Error"
+                );
+                assert!(
+                    macro_part.contains(&format!("::{name},"))
+                        || macro_part.contains(&format!("::{name}\n")),
+                    "{name} ({rel}) is missing from for_each_error_type!"
+                );
+            }
+        }
+    }
+    assert!(found >= 16, "error enums found: {found}");
+}

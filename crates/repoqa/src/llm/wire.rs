@@ -401,6 +401,8 @@ impl fmt::Display for TransportError {
     }
 }
 
+impl std::error::Error for TransportError {}
+
 /// `Retry-After`: seconds (an HTTP date is treated as absent).
 pub fn parse_retry_after(value: Option<&str>) -> Option<f64> {
     let v = value?.trim().parse::<f64>().ok()?;
