@@ -11,7 +11,7 @@ use repoqa::agent::{
 };
 
 use crate::error::{fs_read_text, fs_write, CliError};
-use crate::input::load_dataset;
+use crate::input::{load_dataset, InflateArgs};
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -33,8 +33,8 @@ pub struct AgentExportArgs {
     out: PathBuf,
 }
 
-pub fn export(a: AgentExportArgs) -> Result<(), CliError> {
-    let dataset = load_dataset(&a.dataset_path)?;
+pub fn export(a: AgentExportArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    let dataset = load_dataset(&a.dataset_path, inflate)?;
     if let Some(ls) = &a.languages {
         for l in ls {
             if dataset.repos(l.trim()).is_none() {

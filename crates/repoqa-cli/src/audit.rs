@@ -9,7 +9,7 @@ use repoqa::settings::BuildSettings;
 
 use crate::build_args::{select_tasks, BuildArgs};
 use crate::error::{fs_write, CliError};
-use crate::input::load_dataset;
+use crate::input::{load_dataset, InflateArgs};
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -30,10 +30,10 @@ pub struct AuditArgs {
     baseline_out: Option<PathBuf>,
 }
 
-pub fn run(a: AuditArgs) -> Result<(), CliError> {
+pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     use repoqa::audit::{self, measure};
     use repoqa::context::Protocol;
-    let dataset = load_dataset(&a.dataset_path)?;
+    let dataset = load_dataset(&a.dataset_path, inflate)?;
     let chosen_settings = a.build.settings();
     let chosen = chosen_settings.protocol;
     let mode = chosen_settings.comment_mode;

@@ -7,7 +7,7 @@ use repoqa::dataset::Dataset;
 
 use crate::describe::{describe_with_model, write_descriptions, LlmArgs};
 use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
-use crate::input::load_dataset;
+use crate::input::{load_dataset, InflateArgs};
 
 #[derive(clap::Args)]
 pub struct CurateArgs {
@@ -64,7 +64,7 @@ enum EntryMatchArg {
     Prefix,
 }
 
-pub fn run(a: CurateArgs) -> Result<(), CliError> {
+pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     use repoqa::curate::{self, CurateOptions, Descriptions};
     use repoqa::lang::Language;
     let language = Language::from_name(&a.language).at("--language")?;
@@ -103,7 +103,7 @@ pub fn run(a: CurateArgs) -> Result<(), CliError> {
         None => Descriptions::new(),
     };
     let files = if a.source.is_file() {
-        read_source_archive(&a.source, language, opts.max_input_bytes)?
+        read_source_archive(&a.source, language, opts.max_input_bytes, inflate)?
     } else {
         let dir = curate::read_source_dir_matching(
             &a.source,
@@ -168,7 +168,7 @@ pub fn run(a: CurateArgs) -> Result<(), CliError> {
         );
     }
     let mut dataset = match &a.append {
-        Some(p) => load_dataset(p)?,
+        Some(p) => load_dataset(p, inflate)?,
         None => Dataset::default(),
     };
     if curate::append_repo(&mut dataset, language, report.repo) {
@@ -185,10 +185,11 @@ fn read_source_archive(
     path: &std::path::Path,
     language: repoqa::lang::Language,
     max_input_bytes: u64,
+    inflate: &InflateArgs,
 ) -> Result<Vec<repoqa::curate::SourceFile>, CliError> {
     use repoqa::curate::{read_archive, ArchiveLimits};
     let bytes = fs_read(path, "source archive")?;
-    let inflate = crate::input::inflate_limits(repoqa::limits::InflateLimits::ARCHIVE);
+    let inflate = inflate.limits(repoqa::limits::InflateLimits::ARCHIVE);
     let limits = ArchiveLimits {
         max_input_bytes,
         max_unpacked_bytes: inflate.max_bytes,

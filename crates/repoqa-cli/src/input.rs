@@ -2,7 +2,6 @@
 //! names the file.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use repoqa::dataset::{Dataset, DatasetError};
 use repoqa::limits::{DatasetLimits, InflateLimits};
@@ -10,27 +9,34 @@ use repoqa::report;
 
 use crate::error::{fs_read, fs_read_text, CliError};
 
-/// `--max-inflated-bytes` and `--max-inflate-ratio` (global options), set
-/// once by `main`.
-static INFLATE: OnceLock<(Option<u64>, Option<u64>)> = OnceLock::new();
-
-pub fn set_inflate_limits(max_bytes: Option<u64>, max_ratio: Option<u64>) {
-    let _ = INFLATE.set((max_bytes, max_ratio));
+/// The global options that bound what a compressed input may inflate to,
+/// handed by `main` to each subcommand that reads a dataset or an archive.
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+pub struct InflateArgs {
+    /// Refuse a gzip-compressed dataset that inflates to more bytes than this
+    /// (default 512 MiB; a compression-bomb guard, raise it for a trusted file).
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub max_inflated_bytes: Option<u64>,
+    /// Refuse a gzip dataset, a .tar.gz or a zip entry that inflates more than
+    /// N:1 once past 64 MiB of output (default 100).
+    #[arg(long, global = true, value_name = "N")]
+    pub max_inflate_ratio: Option<u64>,
 }
 
-/// The inflate limits of the command line over `defaults`.
-pub fn inflate_limits(defaults: InflateLimits) -> InflateLimits {
-    let (bytes, ratio) = INFLATE.get().copied().unwrap_or_default();
-    InflateLimits {
-        max_bytes: bytes.unwrap_or(defaults.max_bytes),
-        max_ratio: ratio.unwrap_or(defaults.max_ratio),
+impl InflateArgs {
+    /// The limits of the command line over `defaults`.
+    pub fn limits(&self, defaults: InflateLimits) -> InflateLimits {
+        InflateLimits {
+            max_bytes: self.max_inflated_bytes.unwrap_or(defaults.max_bytes),
+            max_ratio: self.max_inflate_ratio.unwrap_or(defaults.max_ratio),
+        }
     }
 }
 
-pub fn load_dataset(path: &Path) -> Result<Dataset, CliError> {
+pub fn load_dataset(path: &Path, inflate: &InflateArgs) -> Result<Dataset, CliError> {
     let bytes = fs_read(path, "dataset")?;
     let limits = DatasetLimits {
-        inflate: inflate_limits(InflateLimits::DATASET),
+        inflate: inflate.limits(InflateLimits::DATASET),
         ..DatasetLimits::default()
     };
     Dataset::from_bytes_with_limits(&bytes, &path.display().to_string(), limits).map_err(|e| {

@@ -59,14 +59,8 @@ use crate::score::{CandidatesArg, ScoreArgs};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Refuse a gzip-compressed dataset that inflates to more bytes than this
-    /// (default 512 MiB; a compression-bomb guard, raise it for a trusted file).
-    #[arg(long, global = true, value_name = "BYTES")]
-    max_inflated_bytes: Option<u64>,
-    /// Refuse a gzip dataset, a .tar.gz or a zip entry that inflates more than
-    /// N:1 once past 64 MiB of output (default 100).
-    #[arg(long, global = true, value_name = "N")]
-    max_inflate_ratio: Option<u64>,
+    #[command(flatten)]
+    inflate: input::InflateArgs,
 }
 
 #[derive(Subcommand)]
@@ -169,10 +163,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    input::set_inflate_limits(cli.max_inflated_bytes, cli.max_inflate_ratio);
+    let inflate = &cli.inflate;
     let result = match cli.command {
-        Command::Prompts(args) => prompts::run(args),
-        Command::Audit(args) => audit::run(args),
+        Command::Prompts(args) => prompts::run(args, inflate),
+        Command::Audit(args) => audit::run(args, inflate),
         Command::Score {
             model_output_path,
             dataset_path,
@@ -186,25 +180,28 @@ fn main() -> ExitCode {
             csv,
             skip_broken_lines,
             allow_repeated_tasks,
-        } => score::run(ScoreArgs {
-            outputs: model_output_path,
-            dataset: dataset_path,
-            options: ScoreOptions {
-                ignore_comments,
-                candidates: match candidates {
-                    CandidatesArg::Needles => Candidates::Needles,
-                    CandidatesArg::Context => Candidates::Context,
+        } => score::run(
+            ScoreArgs {
+                outputs: model_output_path,
+                dataset: dataset_path,
+                options: ScoreOptions {
+                    ignore_comments,
+                    candidates: match candidates {
+                        CandidatesArg::Needles => Candidates::Needles,
+                        CandidatesArg::Context => Candidates::Context,
+                    },
                 },
+                model,
+                out,
+                overwrite,
+                train_size,
+                eval_date,
+                csv,
+                skip_broken_lines,
+                allow_repeated_tasks,
             },
-            model,
-            out,
-            overwrite,
-            train_size,
-            eval_date,
-            csv,
-            skip_broken_lines,
-            allow_repeated_tasks,
-        }),
+            inflate,
+        ),
         Command::Verify {
             scores,
             model_output_path,
@@ -219,13 +216,14 @@ fn main() -> ExitCode {
             ignore_comments,
             skip_broken_lines,
             allow_repeated_tasks,
+            inflate,
         ),
         Command::Leaderboard(args) => leaderboard::run(args),
-        Command::NameMatch(args) => name_match::run(args),
-        Command::AgentExport(args) => agent::export(args),
+        Command::NameMatch(args) => name_match::run(args, inflate),
+        Command::AgentExport(args) => agent::export(args, inflate),
         Command::AgentImport(args) => agent::import(args),
-        Command::Curate(args) => curate::run(*args),
-        Command::Run(args) => run::run(*args),
+        Command::Curate(args) => curate::run(*args, inflate),
+        Command::Run(args) => run::run(*args, inflate),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };
     match result {

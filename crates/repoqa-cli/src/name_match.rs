@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
 
 use crate::error::CliError;
-use crate::input::{load_dataset, read_outputs};
+use crate::input::{load_dataset, read_outputs, InflateArgs};
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -28,10 +28,10 @@ pub struct NameMatchArgs {
     skip_broken_lines: bool,
 }
 
-pub fn run(a: NameMatchArgs) -> Result<(), CliError> {
+pub fn run(a: NameMatchArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let outputs = read_outputs(&a.model_output_path, a.skip_broken_lines, false)?;
     let descriptions = match &a.dataset_path {
-        Some(p) => dataset_descriptions(&load_dataset(p)?),
+        Some(p) => dataset_descriptions(&load_dataset(p, inflate)?),
         None => HashMap::new(),
     };
     let tasks = tasks_from_outputs(&outputs, &descriptions);

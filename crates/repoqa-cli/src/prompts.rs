@@ -7,7 +7,7 @@ use repoqa::report;
 
 use crate::build_args::{build_tasks, select_tasks, BuildArgs};
 use crate::error::{fs_write, refuse_overwriting_inputs, CliError};
-use crate::input::load_dataset;
+use crate::input::{load_dataset, InflateArgs};
 use crate::phases::Phases;
 
 #[derive(clap::Args)]
@@ -33,9 +33,9 @@ pub struct PromptsArgs {
     pub jobs: Option<u16>,
 }
 
-pub fn run(a: PromptsArgs) -> Result<(), CliError> {
+pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let mut phases = Phases::start();
-    let dataset = load_dataset(&a.dataset_path)?;
+    let dataset = load_dataset(&a.dataset_path, inflate)?;
     phases.mark("load-dataset");
     let tok_path = a.build.tokenizer_path();
     // The core's settings type, so both fronts select and name tasks alike.

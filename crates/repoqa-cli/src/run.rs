@@ -29,7 +29,7 @@ use repoqa::{naming, report};
 use crate::build_args::{self, BuildArgs};
 use crate::error::{fs_read_text, io, At, CliError, FileOp};
 use crate::http;
-use crate::input::{dataset_path_or_env, load_dataset};
+use crate::input::{dataset_path_or_env, load_dataset, InflateArgs};
 use crate::phases::Phases;
 use crate::score::ScoreArgs;
 
@@ -208,7 +208,7 @@ fn seed() -> u64 {
     now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
 }
 
-pub fn run(a: RunArgs) -> Result<(), CliError> {
+pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let provider = provider_of(&a)?;
     let pace = RunPace {
         concurrency: a.concurrency,
@@ -241,7 +241,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
 
     let mut phases = Phases::start();
     let dataset_path = dataset_path_or_env(a.dataset_path.clone())?;
-    let dataset = load_dataset(&dataset_path)?;
+    let dataset = load_dataset(&dataset_path, inflate)?;
     phases.mark("load-dataset");
     // Built as `evaluate_model` builds them (languages in dataset order).
     let build = a.build.settings();
@@ -425,22 +425,25 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     if answered.outputs.is_empty() {
         eprintln!("run: no answers to score");
     } else {
-        crate::score::run(ScoreArgs {
-            outputs: outputs_path.clone(),
-            dataset: Some(dataset_path.clone()),
-            options: build.score_options(ScoreOptions {
-                ignore_comments: a.eval_ignore_comments,
-                ..ScoreOptions::default()
-            }),
-            model: Some(a.model.clone()),
-            out: None,
-            overwrite: true,
-            train_size: None,
-            eval_date: None,
-            csv: None,
-            skip_broken_lines: false,
-            allow_repeated_tasks: false,
-        })?;
+        crate::score::run(
+            ScoreArgs {
+                outputs: outputs_path.clone(),
+                dataset: Some(dataset_path.clone()),
+                options: build.score_options(ScoreOptions {
+                    ignore_comments: a.eval_ignore_comments,
+                    ..ScoreOptions::default()
+                }),
+                model: Some(a.model.clone()),
+                out: None,
+                overwrite: true,
+                train_size: None,
+                eval_date: None,
+                csv: None,
+                skip_broken_lines: false,
+                allow_repeated_tasks: false,
+            },
+            inflate,
+        )?;
     }
     if !truncated.is_empty() {
         eprintln!(

@@ -10,7 +10,7 @@ use repoqa::run::score_outputs;
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
-use crate::input::{dataset_path_or_env, load_dataset, read_outputs};
+use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
 use crate::stdout::outln;
 
@@ -43,13 +43,13 @@ fn now_eval_date() -> String {
     report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
 }
 
-pub fn run(a: ScoreArgs) -> Result<(), CliError> {
+pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let dataset_path = dataset_path_or_env(a.dataset)?;
     let mut phases = Phases::start();
     let outputs = read_outputs(&a.outputs, a.skip_broken_lines, a.allow_repeated_tasks)?;
     phases.mark("read-outputs");
-    let dataset = load_dataset(&dataset_path)?;
+    let dataset = load_dataset(&dataset_path, inflate)?;
     phases.mark("load-dataset");
     let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
     let official = a.options.candidates == Candidates::Needles;

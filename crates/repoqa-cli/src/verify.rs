@@ -11,7 +11,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 use repoqa::verify::{self, Report};
 
 use crate::error::{fs_read_text, CliError};
-use crate::input::{load_dataset, read_outputs};
+use crate::input::{load_dataset, read_outputs, InflateArgs};
 use crate::stdout::out;
 
 pub fn run(
@@ -21,6 +21,7 @@ pub fn run(
     ignore_comments: bool,
     skip_broken_lines: bool,
     allow_repeated_tasks: bool,
+    inflate: &InflateArgs,
 ) -> Result<(), CliError> {
     let text = fs_read_text(scores_path, "scores file")?;
     let source = scores_path.display().to_string();
@@ -28,7 +29,7 @@ pub fn run(
     let mut report = Report::of_file(&source, &file);
     if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
         let outputs = read_outputs(outputs_path, skip_broken_lines, allow_repeated_tasks)?;
-        let data = load_dataset(dataset_path)?;
+        let data = load_dataset(dataset_path, inflate)?;
         let options = ScoreOptions { ignore_comments, candidates: Candidates::Needles };
         verify::rescore(
             &mut report,
