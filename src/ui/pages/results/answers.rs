@@ -68,17 +68,11 @@ pub fn AnswersCard(
         let tasks = state.tasks.get_untracked();
         let text = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a));
         let model = state.scoring.model_name.get_untracked();
-        // Outputs on corrected prompts (NOT OFFICIAL) say so in the name too.
-        let tag = match tasks.first().map(|t| t.protocol) {
-            Some(p) if !p.is_official() => format!("-{p}"),
-            _ => String::new(),
-        };
+        // Named as upstream names outputs (the model's name only: `repoqa
+        // score` reads it back); outputs on corrected prompts say so in
+        // each line's "protocol" field, and their SCORES name says so.
         let r = text.map_err(UiError::from).and_then(|t| {
-            download_text(
-                &format!("{}{tag}.jsonl", repoqa::naming::model_file_stem(&model)),
-                "application/jsonl",
-                &t,
-            )
+            download_text(&repoqa::naming::outputs_file_name(&model), "application/jsonl", &t)
         });
         if let Err(e) = r {
             report(Err(e.context("export failed")));
