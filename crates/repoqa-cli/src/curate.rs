@@ -119,7 +119,7 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
         .at(format_args!("{} ({language})", a.source.display()))?;
-    let model = a.llm.settings();
+    let model = a.llm.endpoint();
     let descriptions_out = a
         .descriptions_out
         .clone()
@@ -127,6 +127,7 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     if let Some(settings) = &model {
         let obtained = describe_with_model(
             settings,
+            a.llm.timeout,
             &a.llm.key_env,
             &report,
             &descriptions,

@@ -24,20 +24,26 @@ pub struct LlmArgs {
     max_tokens: Option<u32>,
     /// Seconds one request may take.
     #[arg(long = "llm-timeout", default_value_t = repoqa::llm::DEFAULT_TIMEOUT_SECS)]
-    timeout: u64,
+    pub timeout: u64,
 }
 
 impl LlmArgs {
     /// The API settings, if a model was asked for; the key is read from
     /// the environment (never from the command line, which others can see).
-    pub fn settings(&self) -> Option<repoqa::llm::ApiSettings> {
+    pub fn endpoint(&self) -> Option<repoqa::llm::Endpoint> {
         let (base_url, model) = self.base_url.clone().zip(self.model.clone())?;
-        let mut s = repoqa::llm::ApiSettings::new(base_url, model);
-        s.temperature = Some(self.temperature);
-        s.max_tokens = self.max_tokens;
-        s.timeout_secs = self.timeout;
-        s.api_key = std::env::var(&self.key_env).ok().filter(|k| !k.trim().is_empty());
-        Some(s)
+        let sampling = repoqa::llm::Sampling {
+            temperature: Some(self.temperature),
+            max_tokens: self.max_tokens,
+            ..repoqa::llm::describe_sampling()
+        };
+        Some(repoqa::llm::Endpoint {
+            base_url,
+            model,
+            api_key: std::env::var(&self.key_env).ok().filter(|k| !k.trim().is_empty()),
+            sampling,
+            ..repoqa::llm::Endpoint::default()
+        })
     }
 }
 
@@ -51,7 +57,8 @@ pub fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Resu
 /// whose request fails is reported and stays without a description; a
 /// failure every request would repeat (key, URL, model) stops the run.
 pub fn describe_with_model(
-    settings: &repoqa::llm::ApiSettings,
+    settings: &repoqa::llm::Endpoint,
+    timeout_secs: u64,
     key_env: &str,
     report: &repoqa::curate::CurateReport,
     given: &repoqa::curate::Descriptions,
@@ -59,7 +66,7 @@ pub fn describe_with_model(
 ) -> Result<repoqa::curate::Descriptions, CliError> {
     use repoqa::curate::Descriptions;
     use repoqa::llm;
-    settings.validate()?;
+    settings.validate().map_err(repoqa::llm::LlmError::Settings)?;
     let jobs = report.describe_jobs();
     if jobs.is_empty() {
         eprintln!("curate: every sampled needle has a description; the model is not called");
@@ -74,14 +81,14 @@ pub fn describe_with_model(
         settings.model,
         settings.endpoint()
     );
-    let agent = crate::http::agent(std::time::Duration::from_secs(settings.timeout_secs), 1);
+    let agent = crate::http::agent(std::time::Duration::from_secs(timeout_secs), 1);
     let total = jobs.len();
     let mut saved = given.clone();
     let save_error = std::cell::RefCell::new(None::<CliError>);
     let run = llm::describe_needles_blocking(
         settings,
         &jobs,
-        |req| post(&agent, &req),
+        |req| crate::http::post(&agent, &req),
         |p| match p {
             llm::Progress::Asking { index, job } => {
                 eprint!("[{}/{total}] describing {} ... ", index + 1, job.name)
@@ -140,19 +147,4 @@ pub fn describe_with_model(
         );
     }
     Ok(run.obtained)
-}
-
-/// Send one request through the CLI's one POST (`crate::http`); what
-/// keeps a reply from coming back becomes the descriptions' error.
-pub fn post(
-    agent: &ureq::Agent,
-    req: &repoqa::llm::HttpRequest,
-) -> Result<repoqa::llm::HttpReply, repoqa::llm::LlmError> {
-    use repoqa::llm::{wire::TransportError, LlmError};
-    crate::http::post(agent, req).map_err(|e| match e {
-        TransportError::Redirect { status, location } => {
-            LlmError::Redirect { url: req.url.clone(), status, location }
-        }
-        e => LlmError::Transport { url: req.url.clone(), message: e.to_string() },
-    })
 }

@@ -21,7 +21,7 @@ use repoqa::context::Task;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
 use repoqa::llm::schedule::{self, RunLimit, RunPace};
-use repoqa::llm::wire::{self, Provider, RunSettings, TransportError};
+use repoqa::llm::wire::{self, Endpoint, Provider, Sampling, TransportError};
 use repoqa::llm::{HttpReply, HttpRequest};
 use repoqa::score::ScoreOptions;
 use repoqa::{naming, report};
@@ -224,18 +224,21 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         };
         CliError::At { at: flag.to_string(), source: Box::new(e.into()) }
     })?;
-    let settings = RunSettings {
+    let settings = Endpoint {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
         api_key: key_from_env(provider),
         model: a.model.clone(),
-        max_new_tokens: a.max_new_tokens,
-        system_message: a.system_message.clone().filter(|s| !s.is_empty()),
-        stop: a.stop.clone(),
+        sampling: Sampling {
+            max_tokens: Some(a.max_new_tokens),
+            system_message: a.system_message.clone().filter(|s| !s.is_empty()),
+            stop: a.stop.clone(),
+            ..Sampling::default()
+        },
         from_browser: false,
     };
     settings.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
-    if settings.system_message.is_none() {
+    if settings.sampling.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
     }
 

@@ -537,7 +537,12 @@ fn fuzz_sanitize_and_bleu() {
 
 #[test]
 fn fuzz_model_reply_parsers() {
-    let settings = repoqa::llm::ApiSettings::new("http://127.0.0.1:9/v1", "m");
+    let settings = repoqa::llm::Endpoint {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "m".into(),
+        sampling: repoqa::llm::describe_sampling(),
+        ..repoqa::llm::Endpoint::default()
+    };
     let seed = serde_json::to_vec(&serde_json::json!({
         "choices": [{"message": {"content": "1. **Purpose**: sums.\n2. **Input**: x"},
                      "finish_reason": "stop"}]

@@ -6,6 +6,8 @@ use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use repoqa::llm::wire::TransportError;
+
 use crate::ui::error::UiError;
 
 /// Slice size when reading a local file.
@@ -147,69 +149,27 @@ pub async fn read_blob(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, UiEr
     Ok(Uint8Array::new(&buf).to_vec())
 }
 
-/// POST a model request with `fetch`, giving up after `timeout_ms`. Every
-/// HTTP status is a reply; a failure before any status is a timeout or a
-/// network failure, and in a browser the latter includes a server that
-/// does not allow this page's origin (CORS), which `fetch` cannot tell
-/// apart from a server that is down.
+/// POST a model request with `fetch`, giving up after `timeout_ms`: the
+/// page's one POST, for benchmark runs and needle descriptions alike. Every
+/// HTTP status is a reply; a redirect is not followed (see
+/// `repoqa::llm::redirect_reason`; the browser hides where it points); the
+/// body is read as a stream up to `MAX_REPLY_BYTES`, so a compressed bomb
+/// cannot fill the tab's memory. A failure before any status is a timeout
+/// or a network failure, and in a browser the latter includes a server
+/// that does not allow this page's origin (CORS), which `fetch` cannot
+/// tell apart from a server that is down.
 pub async fn post_model_request(
     req: &repoqa::llm::HttpRequest,
     timeout_ms: u32,
-) -> Result<repoqa::llm::HttpReply, repoqa::llm::wire::TransportError> {
-    use repoqa::llm::wire::TransportError;
-    post_http(req, timeout_ms).await.map_err(|e| match e {
-        PostError::Redirect => TransportError::Redirect { status: 0, location: None },
-        PostError::TooLong => TransportError::Network(PostError::TooLong.to_string()),
-        PostError::Fetch(e) => {
-            let text = e.to_string();
-            if text.contains("TimeoutError") {
-                TransportError::Timeout
-            } else {
-                TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
-            }
+) -> Result<repoqa::llm::HttpReply, TransportError> {
+    let failed = |e: gloo_net::Error| {
+        let text = e.to_string();
+        if text.contains("TimeoutError") {
+            TransportError::Timeout
+        } else {
+            TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
         }
-    })
-}
-
-/// Why `post_http` got no reply.
-#[derive(Debug)]
-pub enum PostError {
-    /// What `fetch` reported before any status (timeout, network, CORS).
-    Fetch(gloo_net::Error),
-    /// The server answered with a redirect, which is not followed (see
-    /// `repoqa::llm::redirect_reason`); the browser hides where it points.
-    Redirect,
-    /// The reply is longer than `repoqa::llm::MAX_REPLY_BYTES`.
-    TooLong,
-}
-
-impl std::fmt::Display for PostError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PostError::Fetch(e) => write!(f, "{e}"),
-            PostError::Redirect => f.write_str("redirected"),
-            PostError::TooLong => write!(
-                f,
-                "the reply is longer than {} MiB (after decompression); not read",
-                repoqa::llm::MAX_REPLY_BYTES >> 20
-            ),
-        }
-    }
-}
-
-impl From<gloo_net::Error> for PostError {
-    fn from(e: gloo_net::Error) -> PostError {
-        PostError::Fetch(e)
-    }
-}
-
-/// POST `req` with `fetch`, giving up after `timeout_ms`: any HTTP status
-/// is a reply; a redirect is not followed; the body is read as a stream up
-/// to `MAX_REPLY_BYTES`, so a compressed bomb cannot fill the tab's memory.
-pub async fn post_http(
-    req: &repoqa::llm::HttpRequest,
-    timeout_ms: u32,
-) -> Result<repoqa::llm::HttpReply, PostError> {
+    };
     let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_ms.max(1));
     let mut call = gloo_net::http::Request::post(&req.url)
         .abort_signal(Some(&timeout))
@@ -217,9 +177,9 @@ pub async fn post_http(
     for (k, v) in &req.headers {
         call = call.header(k, v);
     }
-    let resp = call.body(req.body.as_str())?.send().await?;
+    let resp = call.body(req.body.as_str()).map_err(failed)?.send().await.map_err(failed)?;
     if resp.type_() == web_sys::ResponseType::Opaqueredirect {
-        return Err(PostError::Redirect);
+        return Err(TransportError::Redirect { status: 0, location: None });
     }
     let status = resp.status();
     let retry_after = resp.headers().get("retry-after");
@@ -227,13 +187,14 @@ pub async fn post_http(
     let bytes = match resp.body() {
         None => Vec::new(),
         Some(body) => read_stream(body, max, 0, |_| true).await.map_err(|stop| match stop {
-            StreamStop::TooLarge(_) => PostError::TooLong,
-            StreamStop::Read(e) => {
-                PostError::Fetch(gloo_net::Error::GlooError(format!("reading the reply: {e:?}")))
+            StreamStop::TooLarge(_) => TransportError::Network(format!(
+                "the reply is longer than {} MiB (after decompression); not read",
+                repoqa::llm::MAX_REPLY_BYTES >> 20
+            )),
+            StreamStop::Read(e) => TransportError::Network(format!("reading the reply: {e:?}")),
+            StreamStop::NotAStream | StreamStop::Cancelled => {
+                TransportError::Network("the reply cannot be read as a stream".into())
             }
-            StreamStop::NotAStream | StreamStop::Cancelled => PostError::Fetch(
-                gloo_net::Error::GlooError("the reply cannot be read as a stream".into()),
-            ),
         })?,
     };
     let body = String::from_utf8_lossy(&bytes).into_owned();

@@ -4,54 +4,54 @@
 //! key on this device" is ticked, as on the Run page.
 
 use leptos::prelude::*;
-use repoqa::llm::{self, ApiSettings};
+use repoqa::llm;
 
 use crate::ui::error::UiError;
-use crate::ui::state::curate::model_api;
+use crate::ui::state::curate::model_api::{self, DescribeModel};
 
 /// The settings form. Every change is applied to `settings` and stored;
 /// the key is stored only while `remember_key` is on.
 #[component]
 pub fn ModelApiSettings(
-    settings: RwSignal<ApiSettings>,
+    settings: RwSignal<DescribeModel>,
     remember_key: RwSignal<bool>,
 ) -> impl IntoView {
     let saved = RwSignal::new(None::<Result<(), UiError>>);
     let store = move || {
         saved.set(Some(model_api::save(&settings.get_untracked(), remember_key.get_untracked())));
     };
-    let edit = move |f: &dyn Fn(&mut ApiSettings)| {
+    let edit = move |f: &dyn Fn(&mut DescribeModel)| {
         settings.update(|s| f(s));
         store();
     };
-    let problem = move || settings.with(|s| s.validate().err().map(|e| e.to_string()));
+    let problem = move || settings.with(|s| s.endpoint.validate().err());
     view! {
         <fieldset class="model-api" id="model-api">
             <legend>"Model API (OpenAI-compatible)"</legend>
             <label>
                 "Base URL "
                 <input type="url" id="model-api-base-url" placeholder="https://api.openai.com/v1"
-                    prop:value=move || settings.with(|s| s.base_url.clone())
-                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|s| s.base_url = v.trim().to_string()) } />
+                    prop:value=move || settings.with(|s| s.endpoint.base_url.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|s| s.endpoint.base_url = v.trim().to_string()) } />
             </label>
             <label>
                 "Model "
                 <input type="text" id="model-api-model" placeholder="gpt-4o-mini"
-                    prop:value=move || settings.with(|s| s.model.clone())
-                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|s| s.model = v.trim().to_string()) } />
+                    prop:value=move || settings.with(|s| s.endpoint.model.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|s| s.endpoint.model = v.trim().to_string()) } />
             </label>
             <label>
                 "API key "
                 <input type="password" id="model-api-key" autocomplete="off" placeholder="(none for a local server)"
-                    prop:value=move || settings.with(|s| s.api_key.clone().unwrap_or_default())
+                    prop:value=move || settings.with(|s| s.endpoint.api_key.clone().unwrap_or_default())
                     on:change=move |ev| {
                         let v = event_target_value(&ev).trim().to_string();
-                        edit(&|s| s.api_key = Some(v.clone()).filter(|k| !k.is_empty()))
+                        edit(&|s| s.endpoint.api_key = Some(v.clone()).filter(|k| !k.is_empty()))
                     } />
             </label>
             <button type="button" id="model-api-forget-key"
-                disabled=move || settings.with(|s| s.api_key.is_none())
-                on:click=move |_| edit(&|s| s.api_key = None)>"Forget the key"</button>
+                disabled=move || settings.with(|s| s.endpoint.api_key.is_none())
+                on:click=move |_| edit(&|s| s.endpoint.api_key = None)>"Forget the key"</button>
             <label>
                 <input type="checkbox" id="model-api-remember-key" prop:checked=move || remember_key.get()
                     on:change=move |ev| { remember_key.set(event_target_checked(&ev)); store(); } />
@@ -63,19 +63,19 @@ pub fn ModelApiSettings(
             <label>
                 "Temperature "
                 <input type="number" id="model-api-temperature" min="0" max="2" step="0.1" placeholder="server default"
-                    prop:value=move || settings.with(|s| s.temperature.map(|t| t.to_string()).unwrap_or_default())
+                    prop:value=move || settings.with(|s| s.endpoint.sampling.temperature.map(|t| t.to_string()).unwrap_or_default())
                     on:change=move |ev| {
                         let v = event_target_value(&ev).trim().parse::<f64>().ok();
-                        edit(&|s| s.temperature = v)
+                        edit(&|s| s.endpoint.sampling.temperature = v)
                     } />
             </label>
             <label>
                 "Max tokens "
                 <input type="number" id="model-api-max-tokens" min="1" step="1" placeholder="server default"
-                    prop:value=move || settings.with(|s| s.max_tokens.map(|t| t.to_string()).unwrap_or_default())
+                    prop:value=move || settings.with(|s| s.endpoint.sampling.max_tokens.map(|t| t.to_string()).unwrap_or_default())
                     on:change=move |ev| {
                         let v = event_target_value(&ev).trim().parse::<u32>().ok().filter(|&n| n > 0);
-                        edit(&|s| s.max_tokens = v)
+                        edit(&|s| s.endpoint.sampling.max_tokens = v)
                     } />
             </label>
             <label>

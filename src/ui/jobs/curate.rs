@@ -404,13 +404,13 @@ pub fn describe_with_model(cur: Curator) {
         return;
     }
     let settings = st.model.get_untracked();
-    let what = format!("Asking {} for descriptions…", settings.model);
+    let what = format!("Asking {} for descriptions…", settings.endpoint.model);
     cur.spawn(
         what,
         move |ctx| async move {
             st.model_message.set(None);
             st.describing.set(true);
-            let model = settings.model.clone();
+            let model = settings.endpoint.model.clone();
             let (c1, c2) = (ctx.clone(), ctx.clone());
             let (obtained, failures) = describe::describe_missing(
                 &settings,
@@ -435,13 +435,13 @@ pub fn describe_with_model(cur: Curator) {
                 }
             });
             let message = if failures.is_empty() {
-                Ok(format!("{got} descriptions written by {}.", settings.model))
+                Ok(format!("{got} descriptions written by {}.", settings.endpoint.model))
             } else {
                 let list: Vec<String> =
                     failures.iter().map(|(name, why)| format!("{name}: {why}")).collect();
                 Err(format!(
                     "{got} descriptions written by {}; {} needles have none and stay out of the tasks — {}",
-                    settings.model,
+                    settings.endpoint.model,
                     failures.len(),
                     list.join("; ")
                 ))

@@ -16,7 +16,7 @@ use repoqa::llm::presets::NO_STATUS;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
 use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
-use repoqa::llm::wire::{read_reply, Outcome, RunSettings, TransportError};
+use repoqa::llm::wire::{read_reply, Endpoint, Outcome, TransportError};
 use repoqa::llm::{snippet, HttpReply};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -54,7 +54,7 @@ pub fn use_model_run() -> ModelRun {
 }
 
 /// The form's settings with the key (from memory), for the browser.
-fn settings_of(rs: RunState) -> Result<RunSettings, UiError> {
+fn settings_of(rs: RunState) -> Result<Endpoint, UiError> {
     let mut s = rs.form.with_untracked(|f| f.settings.clone());
     let key = rs.key.get_untracked();
     s.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
@@ -358,7 +358,7 @@ pub fn test_connection(rs: RunState) {
         Ok(s) => s,
         Err(e) => return rs.connection.set(Some((false, e.to_string()))),
     };
-    settings.max_new_tokens = 16;
+    settings.sampling.max_tokens = Some(16);
     let request = settings.request("Reply with the single word OK.");
     let timeout = match pace_of(rs) {
         Ok((_, ms)) => ms.min(60_000),

@@ -188,20 +188,20 @@ pub fn RunPage() -> impl IntoView {
                     <legend>"Request"</legend>
                     <label>"Max new tokens "
                         <input type="number" id="run-max-new-tokens" min="1" step="1"
-                            prop:value=move || form.with(|f| f.settings.max_new_tokens.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.settings.max_new_tokens = n as u32) } }/>
+                            prop:value=move || form.with(|f| f.settings.sampling.max_tokens.map(|n| n.to_string()).unwrap_or_default())
+                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.settings.sampling.max_tokens = Some(n as u32)) } }/>
                     </label>
                     <label>"System message "
                         <textarea id="run-system" rows="2" placeholder="none (as upstream)"
-                            prop:value=move || form.with(|f| f.settings.system_message.clone().unwrap_or_default())
-                            on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.settings.system_message = Some(v.clone()).filter(|s| !s.is_empty())) }></textarea>
+                            prop:value=move || form.with(|f| f.settings.sampling.system_message.clone().unwrap_or_default())
+                            on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.settings.sampling.system_message = Some(v.clone()).filter(|s| !s.is_empty())) }></textarea>
                     </label>
                     <label>"Stop sequences (one per line) "
                         <textarea id="run-stop" rows="2" placeholder="e.g. <|im_end|>"
-                            prop:value=move || form.with(|f| f.settings.stop.join("\n"))
+                            prop:value=move || form.with(|f| f.settings.sampling.stop.join("\n"))
                             on:change=move |ev| {
                                 let v: Vec<String> = event_target_value(&ev).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
-                                edit(&|f| f.settings.stop = v.clone())
+                                edit(&|f| f.settings.sampling.stop = v.clone())
                             }></textarea>
                     </label>
                 </fieldset>

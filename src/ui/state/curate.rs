@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use model_api::DescribeModel;
 use repoqa::curate::{CurateReport, Descriptions, EntryMatch, SourceFile};
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
-use repoqa::llm::ApiSettings;
 
 /// The files read from one folder or archive.
 pub struct Input {
@@ -51,7 +51,7 @@ pub struct CurateState {
     pub error: RwSignal<Option<String>>,
     /// The model that writes missing descriptions (stored in this browser;
     /// its key only if `remember_key`).
-    pub model: RwSignal<ApiSettings>,
+    pub model: RwSignal<DescribeModel>,
     /// "Remember the key on this device" (off: the key is in memory only).
     pub remember_key: RwSignal<bool>,
     pub describing: RwSignal<bool>,
@@ -140,14 +140,38 @@ impl Default for CurateState {
 /// as the Run page keeps its own: in memory only, unless "remember the key
 /// on this device" is ticked.
 pub mod model_api {
-    use repoqa::llm::ApiSettings;
+    use repoqa::llm::{self, Endpoint};
     use serde::{Deserialize, Serialize};
 
     use crate::ui::error::UiError;
     use crate::ui::storage::local;
 
-    /// The localStorage key of the settings (JSON of [`ApiSettings`] without
-    /// the key, and whether to remember it).
+    /// The model that writes needle descriptions: the core's one
+    /// [`Endpoint`] (asked with the description sampling), and how long a
+    /// request may take.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct DescribeModel {
+        #[serde(flatten)]
+        pub endpoint: Endpoint,
+        pub timeout_secs: u64,
+    }
+
+    impl Default for DescribeModel {
+        fn default() -> DescribeModel {
+            DescribeModel {
+                endpoint: Endpoint {
+                    sampling: llm::describe_sampling(),
+                    from_browser: true,
+                    ..Endpoint::default()
+                },
+                timeout_secs: llm::DEFAULT_TIMEOUT_SECS,
+            }
+        }
+    }
+
+    /// The localStorage key of the settings (JSON of [`DescribeModel`]
+    /// without the key, and whether to remember it).
     pub const STORAGE_KEY: &str = "repoqa-model-api";
     /// The localStorage key of the API key: only when it is remembered.
     pub const KEY_STORAGE_KEY: &str = "repoqa-model-api-key";
@@ -156,37 +180,44 @@ pub mod model_api {
     #[serde(default)]
     struct Stored {
         #[serde(flatten)]
-        settings: ApiSettings,
+        settings: DescribeModel,
         remember_key: bool,
+        /// A key stored with the settings by earlier versions (read, never
+        /// written).
+        #[serde(skip_serializing)]
+        api_key: Option<String>,
     }
 
     /// The stored settings and whether the key is remembered (the
     /// defaults when nothing readable is stored). A key stored with the
     /// settings (before the key was kept apart) counts as remembered, so
     /// the box shows it ticked; the next change stores it apart, or drops it.
-    pub fn load() -> (ApiSettings, bool) {
+    pub fn load() -> (DescribeModel, bool) {
         let stored: Stored = local::get(STORAGE_KEY)
             .ok()
             .flatten()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         let mut settings = stored.settings;
-        if settings.api_key.is_some() {
+        settings.endpoint.from_browser = true;
+        if let Some(key) = stored.api_key.filter(|k| !k.is_empty()) {
+            settings.endpoint.api_key = Some(key);
             return (settings, true);
         }
         if stored.remember_key {
-            settings.api_key = local::get(KEY_STORAGE_KEY).ok().flatten().filter(|k| !k.is_empty());
+            settings.endpoint.api_key =
+                local::get(KEY_STORAGE_KEY).ok().flatten().filter(|k| !k.is_empty());
         }
         (settings, stored.remember_key)
     }
 
     /// Store the settings; the key only if `remember_key`, else it is
     /// removed from this browser's storage.
-    pub fn save(settings: &ApiSettings, remember_key: bool) -> Result<(), UiError> {
-        let stored =
-            Stored { settings: ApiSettings { api_key: None, ..settings.clone() }, remember_key };
+    pub fn save(settings: &DescribeModel, remember_key: bool) -> Result<(), UiError> {
+        // The key is not serialized with the endpoint (`Endpoint` skips it).
+        let stored = Stored { settings: settings.clone(), remember_key, api_key: None };
         local::set(STORAGE_KEY, &serde_json::to_string(&stored)?)?;
-        match settings.api_key.as_deref().filter(|_| remember_key) {
+        match settings.endpoint.api_key.as_deref().filter(|_| remember_key) {
             Some(key) => local::set(KEY_STORAGE_KEY, key),
             None => local::remove(KEY_STORAGE_KEY),
         }

@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 use repoqa::llm::run::RunStats;
 use repoqa::llm::runlog::{RunLog, RunRecord, TaskSelection};
 use repoqa::llm::schedule;
-use repoqa::llm::wire::RunSettings;
+use repoqa::llm::wire::Endpoint;
 use serde::{Deserialize, Serialize};
 
 use crate::ui::error::UiError;
@@ -30,8 +30,8 @@ pub const LOCAL_RUN_KEY: &str = "repoqa-run-api-key";
 #[serde(default)]
 pub struct RunForm {
     pub preset: String,
-    /// `api_key` is never serialized (`RunSettings` skips it).
-    pub settings: RunSettings,
+    /// `api_key` is never serialized (`Endpoint` skips it).
+    pub settings: Endpoint,
     pub concurrency: usize,
     pub timeout_s: f64,
     pub max_retries: u32,
@@ -43,7 +43,7 @@ pub struct RunForm {
 impl Default for RunForm {
     fn default() -> RunForm {
         let preset = repoqa::llm::presets::preset("vllm");
-        let mut settings = RunSettings::default();
+        let mut settings = Endpoint::default();
         if let Some(p) = preset {
             settings.provider = p.provider;
             settings.base_url = p.base_url.to_string();

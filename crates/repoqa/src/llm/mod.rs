@@ -17,7 +17,6 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -32,154 +31,27 @@ pub mod wire;
 #[cfg(not(target_arch = "wasm32"))]
 pub use needles::describe_needles_blocking;
 pub use needles::{describe_needles, Described, Progress};
+pub use wire::{Endpoint, Provider, Sampling};
 
-/// The system message: the annotation prompt (the user message) says
-/// everything else.
+/// The system message of a needle description request: the annotation
+/// prompt (the user message) says everything else.
 pub const SYSTEM_PROMPT: &str =
     "You describe source code functions precisely and concisely, without naming them.";
 
-/// Default time a request may take before the CLI gives up on it.
+/// Default time a description request may take before it is given up.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 
-/// Where the model is and how to call it. Stored by the browser (with the
-/// key, in that browser only); the key is never written to any output
-/// and `Debug` hides it.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ApiSettings {
-    /// e.g. "https://api.openai.com/v1" or "http://localhost:8000/v1";
-    /// "/chat/completions" is appended (unless already there).
-    pub base_url: String,
-    /// Sent as `Authorization: Bearer …`; `None` for local servers.
-    pub api_key: Option<String>,
-    pub model: String,
-    /// `None` leaves the server's default (some models accept no other).
-    pub temperature: Option<f64>,
-    pub max_tokens: Option<u32>,
-    pub timeout_secs: u64,
-}
-
-impl Default for ApiSettings {
-    fn default() -> ApiSettings {
-        ApiSettings {
-            base_url: String::new(),
-            api_key: None,
-            model: String::new(),
-            temperature: Some(0.0),
-            max_tokens: None,
-            timeout_secs: DEFAULT_TIMEOUT_SECS,
-        }
+/// The sampling of a needle description request: the system message
+/// above, temperature 0, the server's default length, as before a user
+/// changes them.
+pub fn describe_sampling() -> Sampling {
+    Sampling {
+        max_tokens: None,
+        temperature: Some(0.0),
+        n: None,
+        system_message: Some(SYSTEM_PROMPT.to_string()),
+        stop: Vec::new(),
     }
-}
-
-impl fmt::Debug for ApiSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ApiSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
-            .field("model", &self.model)
-            .field("temperature", &self.temperature)
-            .field("max_tokens", &self.max_tokens)
-            .field("timeout_secs", &self.timeout_secs)
-            .finish()
-    }
-}
-
-impl ApiSettings {
-    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> ApiSettings {
-        ApiSettings { base_url: base_url.into(), model: model.into(), ..ApiSettings::default() }
-    }
-
-    /// The chat-completions URL.
-    pub fn endpoint(&self) -> String {
-        let base = self.base_url.trim().trim_end_matches('/');
-        if base.ends_with("/chat/completions") {
-            base.to_string()
-        } else {
-            format!("{base}/chat/completions")
-        }
-    }
-
-    /// What must be set before a request is worth sending.
-    pub fn validate(&self) -> Result<(), LlmError> {
-        let base = self.base_url.trim();
-        if base.is_empty() {
-            return Err(LlmError::Settings(
-                "the base URL is empty (e.g. https://api.openai.com/v1)".into(),
-            ));
-        }
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(LlmError::Settings(format!(
-                "the base URL {base:?} must start with http:// or https://"
-            )));
-        }
-        if self.model.trim().is_empty() {
-            return Err(LlmError::Settings("the model name is empty".into()));
-        }
-        if self.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
-            return Err(LlmError::Settings("the temperature must be between 0 and 2".into()));
-        }
-        Ok(())
-    }
-
-    /// The request asking the model `prompt` (one user message after the
-    /// system message).
-    pub fn request(&self, prompt: &str) -> HttpRequest {
-        let body = ChatRequest {
-            model: self.model.trim(),
-            messages: vec![
-                ChatMessage { role: "system", content: SYSTEM_PROMPT },
-                ChatMessage { role: "user", content: prompt },
-            ],
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-        };
-        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
-        if let Some(key) = self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-            headers.push(("Authorization".to_string(), format!("Bearer {key}")));
-        }
-        HttpRequest {
-            url: self.endpoint(),
-            headers,
-            // Plain strings and numbers: serializing cannot fail.
-            body: serde_json::to_string(&body).unwrap_or_default(),
-        }
-    }
-}
-
-/// The JSON body of a chat-completions request.
-#[derive(Debug, Serialize)]
-pub struct ChatRequest<'a> {
-    pub model: &'a str,
-    pub messages: Vec<ChatMessage<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u32>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ChatMessage<'a> {
-    pub role: &'a str,
-    pub content: &'a str,
-}
-
-/// The parts of a chat-completions response that are read.
-#[derive(Debug, Deserialize)]
-pub struct ChatResponse {
-    #[serde(default)]
-    pub choices: Vec<ChatChoice>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct ChatChoice {
-    pub message: Option<ChatReplyMessage>,
-    pub finish_reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct ChatReplyMessage {
-    pub content: Option<String>,
 }
 
 /// A POST to send: URL, headers, JSON body. `Debug` hides the key.
@@ -246,10 +118,10 @@ pub struct HttpReply {
 pub enum LlmError {
     #[error("model API settings: {0}")]
     Settings(String),
-    #[error("the request to {url} failed before an HTTP status: {message}")]
-    Transport { url: String, message: String },
-    #[error("{}", redirect_reason(.url, *.status, .location.as_deref()))]
-    Redirect { url: String, status: u16, location: Option<String> },
+    /// No reply came: the transport's error (the one both fronts' POST
+    /// helpers give, for descriptions and benchmark runs alike).
+    #[error("{}", transport_failure(.url, .error))]
+    Transport { url: String, error: wire::TransportError },
     #[error("{url}: HTTP {status}, the API key was refused{}; check the key (and that it may use this model)", says(.message))]
     BadKey { url: String, status: u16, message: Option<String> },
     #[error("{url}: HTTP 404{}; check the base URL (it usually ends in /v1) and the model name {model:?}", says(.message))]
@@ -274,10 +146,25 @@ impl LlmError {
             self,
             LlmError::Settings(_)
                 | LlmError::Transport { .. }
-                | LlmError::Redirect { .. }
                 | LlmError::BadKey { .. }
                 | LlmError::NotFound { .. }
         )
+    }
+}
+
+/// Why no reply came from `url`, with what to change.
+fn transport_failure(url: &str, error: &wire::TransportError) -> String {
+    use wire::TransportError;
+    match error {
+        TransportError::Timeout => format!(
+            "{url}: no reply before the timeout; raise the timeout (--llm-timeout, or the model settings of the page)"
+        ),
+        TransportError::Network(m) => {
+            format!("the request to {url} failed before an HTTP status: {m}")
+        }
+        TransportError::Redirect { status, location } => {
+            redirect_reason(url, *status, location.as_deref())
+        }
     }
 }
 
@@ -319,43 +206,62 @@ pub(crate) fn api_message(body: &str) -> Option<String> {
         .or_else(|| v["detail"].as_str().map(str::to_string))
 }
 
-/// The content of the first choice of a reply to `settings.request(…)`.
-pub fn reply_content(settings: &ApiSettings, reply: &HttpReply) -> Result<String, LlmError> {
-    let url = settings.endpoint();
+/// The text of a reply to `endpoint.request(…)`, in the endpoint's
+/// provider's format (`wire::answer_of`, as benchmark runs read it).
+pub fn reply_content(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, LlmError> {
+    let url = wire::redact_url(&endpoint.endpoint());
     let status = reply.status;
     if !(200..300).contains(&status) {
         let message = api_message(&reply.body);
         return Err(match status {
             401 | 403 => LlmError::BadKey { url, status, message },
-            404 => LlmError::NotFound { url, model: settings.model.trim().to_string(), message },
+            404 => LlmError::NotFound { url, model: endpoint.model.trim().to_string(), message },
             429 => LlmError::RateLimited { url, retry_after: reply.retry_after.clone(), message },
             _ => LlmError::Status { url, status, message },
         });
     }
-    let parsed: ChatResponse = match serde_json::from_str(&reply.body) {
-        Ok(r) => r,
-        Err(e) if e.is_data() => {
-            return Err(LlmError::NoContent { url, detail: format!("unexpected JSON shape: {e}") })
-        }
-        Err(_) => return Err(LlmError::NotJson { url, status, snippet: snippet(&reply.body) }),
+    let Ok(value) = serde_json::from_str::<Value>(&reply.body) else {
+        return Err(LlmError::NotJson { url, status, snippet: snippet(&reply.body) });
     };
-    let Some(choice) = parsed.choices.into_iter().next() else {
-        return Err(LlmError::NoContent { url, detail: "no choices".into() });
+    let list = wire::answer_list(endpoint.provider);
+    let (text, finish_reason) = match wire::answer_of(endpoint.provider, &value) {
+        Some(answer) => (answer.text, answer.finish_reason),
+        None => match value.get(list) {
+            None => return Err(LlmError::NoContent { url, detail: format!("no {list}") }),
+            Some(Value::Array(items)) => match items.first() {
+                None => return Err(LlmError::NoContent { url, detail: format!("no {list}") }),
+                // An answer without a message: empty, say why it ended.
+                Some(Value::Object(item)) => (
+                    String::new(),
+                    item.get("finish_reason").and_then(Value::as_str).map(str::to_string),
+                ),
+                Some(_) => return Err(unexpected_shape(endpoint, url)),
+            },
+            Some(_) => return Err(unexpected_shape(endpoint, url)),
+        },
     };
-    let content = choice.message.and_then(|m| m.content).filter(|c| !c.trim().is_empty());
-    content.ok_or_else(|| {
-        let detail = match choice.finish_reason.as_deref() {
-            Some("length") => "finish_reason \"length\": raise max_tokens".to_string(),
+    if text.trim().is_empty() {
+        let detail = match finish_reason.as_deref() {
+            Some(r @ ("length" | "max_tokens" | "MAX_TOKENS")) => {
+                format!("finish_reason {r:?}: raise max_tokens")
+            }
             Some(r) => format!("empty content, finish_reason {r:?}"),
             None => "empty content".to_string(),
         };
-        LlmError::NoContent { url, detail }
-    })
+        return Err(LlmError::NoContent { url, detail });
+    }
+    Ok(text)
+}
+
+fn unexpected_shape(endpoint: &Endpoint, url: String) -> LlmError {
+    let detail =
+        format!("unexpected JSON shape: {} expected", wire::answer_place(endpoint.provider));
+    LlmError::NoContent { url, detail }
 }
 
 /// The needle description in a reply to an annotation prompt.
-pub fn description_of(settings: &ApiSettings, reply: &HttpReply) -> Result<String, LlmError> {
-    let content = reply_content(settings, reply)?;
+pub fn description_of(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, LlmError> {
+    let content = reply_content(endpoint, reply)?;
     description_from_reply(&content)
         .ok_or_else(|| LlmError::NoPoints { snippet: snippet(&content) })
 }
@@ -365,10 +271,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn settings() -> ApiSettings {
-        let mut s = ApiSettings::new("https://api.example.com/v1/", "gpt-test");
-        s.api_key = Some("sk-secret".into());
-        s
+    fn settings() -> Endpoint {
+        describing("https://api.example.com/v1/", "gpt-test", Some("sk-secret"))
+    }
+
+    fn describing(base_url: &str, model: &str, key: Option<&str>) -> Endpoint {
+        Endpoint {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: key.map(Into::into),
+            sampling: describe_sampling(),
+            ..Endpoint::default()
+        }
     }
 
     fn ok(content: &str) -> HttpReply {
@@ -384,7 +298,7 @@ mod tests {
         "1. **Purpose**: a.\n2. **Input**: b.\n3. **Output**: c.\n4. **Procedure**: d.";
 
     #[test]
-    fn builds_the_request() {
+    fn builds_the_description_request() {
         let req = settings().request("describe this");
         assert_eq!(req.url, "https://api.example.com/v1/chat/completions");
         assert!(req.headers.contains(&("Authorization".into(), "Bearer sk-secret".into())));
@@ -396,15 +310,19 @@ mod tests {
                 {"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": "describe this"}], "temperature": 0.0})
         );
-        let mut s = ApiSettings::new("http://localhost:8000/v1/chat/completions", "m");
-        s.temperature = None;
-        s.max_tokens = Some(300);
-        s.api_key = Some("  ".into());
+        let mut s = describing("http://localhost:8000/v1/chat/completions", "m", Some("  "));
+        s.sampling.temperature = None;
+        s.sampling.max_tokens = Some(300);
         let req = s.request("p");
         assert_eq!(req.url, "http://localhost:8000/v1/chat/completions");
         assert_eq!(req.headers.len(), 1, "no key, no Authorization header");
         let body: Value = serde_json::from_str(&req.body).unwrap();
         assert_eq!(body.get("temperature"), None);
+        assert_eq!(body["max_tokens"], 300);
+        // The same endpoint speaks Anthropic's and Google's formats too.
+        s.provider = Provider::Anthropic;
+        let body: Value = serde_json::from_str(&s.request("p").body).unwrap();
+        assert_eq!(body["system"], SYSTEM_PROMPT);
         assert_eq!(body["max_tokens"], 300);
     }
 
@@ -413,25 +331,42 @@ mod tests {
         let s = settings();
         assert!(!format!("{s:?}").contains("sk-secret"));
         assert!(!format!("{:?}", s.request("p")).contains("sk-secret"));
-        // Stored by the browser: round-trips, older stored values still load.
-        let back: ApiSettings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
-        assert_eq!(back, s);
-        let old: ApiSettings =
-            serde_json::from_str(r#"{"base_url": "http://x/v1", "model": "m"}"#).unwrap();
-        assert_eq!(old.timeout_secs, DEFAULT_TIMEOUT_SECS);
-        assert_eq!(old.temperature, Some(0.0));
+        // Stored by the browser without the key: round-trips otherwise.
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(!text.contains("sk-secret"), "{text}");
+        let back: Endpoint = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, Endpoint { api_key: None, ..s });
+        // Settings stored by earlier versions still load: the Curate
+        // page's (temperature, max_tokens) and the Run page's
+        // (max_new_tokens).
+        let old: Endpoint = serde_json::from_str(
+            r#"{"base_url": "http://x/v1", "model": "m", "temperature": 0.5, "max_tokens": null, "timeout_secs": 60}"#,
+        )
+        .unwrap();
+        assert_eq!((old.sampling.temperature, old.sampling.max_tokens), (Some(0.5), None));
+        let old: Endpoint = serde_json::from_str(
+            r#"{"provider": "anthropic", "base_url": "", "model": "m", "max_new_tokens": 64, "system_message": null, "stop": ["x"], "from_browser": true}"#,
+        )
+        .unwrap();
+        assert_eq!(old.provider, Provider::Anthropic);
+        assert_eq!(old.sampling.max_tokens, Some(64));
+        assert_eq!(old.sampling.stop, ["x"]);
     }
 
     #[test]
     fn settings_are_checked() {
         assert!(settings().validate().is_ok());
-        let e = |s: ApiSettings| s.validate().unwrap_err().to_string();
-        assert!(e(ApiSettings::new("", "m")).contains("base URL is empty"));
-        assert!(e(ApiSettings::new("api.example.com/v1", "m")).contains("must start with http"));
-        assert!(e(ApiSettings::new("http://x", " ")).contains("model name is empty"));
+        let e = |s: Endpoint| s.validate().unwrap_err();
+        assert!(e(describing("api.example.com/v1", "m", None)).contains("must start with http"));
+        assert!(e(describing("http://x", " ", None)).contains("model name is empty"));
         let mut hot = settings();
-        hot.temperature = Some(3.0);
+        hot.sampling.temperature = Some(3.0);
         assert!(e(hot).contains("temperature"));
+        // No base URL: the provider's public API, as in benchmark runs.
+        assert_eq!(
+            describing("", "m", None).endpoint(),
+            "https://api.openai.com/v1/chat/completions"
+        );
     }
 
     #[test]
@@ -534,7 +469,7 @@ mod tests {
     fn transport_errors_read_well() {
         let e = LlmError::Transport {
             url: "http://x/v1/chat/completions".into(),
-            message: "connection refused".into(),
+            error: wire::TransportError::Network("connection refused".into()),
         };
         assert_eq!(e.to_string(), "the request to http://x/v1/chat/completions failed before an HTTP status: connection refused");
         assert!(e.repeats_for_every_request());

@@ -8,7 +8,8 @@
 
 use std::future::Future;
 
-use super::{description_of, ApiSettings, HttpReply, HttpRequest, LlmError};
+use super::wire::{redact_url, TransportError};
+use super::{description_of, Endpoint, HttpReply, HttpRequest, LlmError, Sampling, SYSTEM_PROMPT};
 use crate::curate::{DescribeJob, Descriptions};
 
 /// Progress of [`describe_needles`], for the caller to show (and save).
@@ -34,11 +35,12 @@ pub struct Described {
 }
 
 /// Ask for each job's description in turn. `send` posts a request and
-/// returns the reply (any HTTP status) or a transport error; `progress`
+/// returns the reply (any HTTP status) or why none came (the front's one
+/// POST helper, the same as for benchmark runs); `progress`
 /// hears of each request and its outcome; `cancel()` is checked before
 /// each request.
 pub async fn describe_needles<S, F>(
-    settings: &ApiSettings,
+    endpoint: &Endpoint,
     jobs: &[DescribeJob],
     send: S,
     mut progress: impl FnMut(Progress<'_>),
@@ -46,9 +48,20 @@ pub async fn describe_needles<S, F>(
 ) -> Described
 where
     S: Fn(HttpRequest) -> F,
-    F: Future<Output = Result<HttpReply, LlmError>>,
+    F: Future<Output = Result<HttpReply, TransportError>>,
 {
-    let mut out = Described { stopped: settings.validate().err(), ..Described::default() };
+    // Descriptions are asked with the annotation's system message.
+    let settings = &Endpoint {
+        sampling: Sampling {
+            system_message: Some(SYSTEM_PROMPT.to_string()),
+            ..endpoint.sampling.clone()
+        },
+        ..endpoint.clone()
+    };
+    let mut out = Described {
+        stopped: settings.validate().err().map(LlmError::Settings),
+        ..Described::default()
+    };
     for (i, job) in jobs.iter().enumerate() {
         if let Some(e) = &out.stopped {
             out.failures.push((job.name.clone(), format!("not asked: {e}")));
@@ -60,9 +73,11 @@ where
             continue;
         }
         progress(Progress::Asking { index: i, job });
-        let result = match send(settings.request(&job.prompt)).await {
+        let request = settings.request(&job.prompt);
+        let url = redact_url(&request.url);
+        let result = match send(request).await {
             Ok(reply) => description_of(settings, &reply),
-            Err(e) => Err(e),
+            Err(error) => Err(LlmError::Transport { url, error }),
         };
         match result {
             Ok(d) => {
@@ -85,15 +100,15 @@ where
 /// ready at once, so one poll finishes the run; no executor is needed.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn describe_needles_blocking(
-    settings: &ApiSettings,
+    endpoint: &Endpoint,
     jobs: &[DescribeJob],
-    send: impl Fn(HttpRequest) -> Result<HttpReply, LlmError>,
+    send: impl Fn(HttpRequest) -> Result<HttpReply, TransportError>,
     progress: impl FnMut(Progress<'_>),
     cancel: impl Fn() -> bool,
 ) -> Described {
     use std::task::{Context, Poll, Waker};
     let run =
-        describe_needles(settings, jobs, |req| std::future::ready(send(req)), progress, cancel);
+        describe_needles(endpoint, jobs, |req| std::future::ready(send(req)), progress, cancel);
     let mut run = std::pin::pin!(run);
     let mut cx = Context::from_waker(Waker::noop());
     loop {
@@ -121,14 +136,19 @@ mod tests {
             .collect()
     }
 
-    fn settings() -> ApiSettings {
-        ApiSettings::new("http://stub/v1", "m")
+    fn settings() -> Endpoint {
+        Endpoint {
+            base_url: "http://stub/v1".into(),
+            model: "m".into(),
+            sampling: crate::llm::describe_sampling(),
+            ..Endpoint::default()
+        }
     }
 
     /// A server that answers by the function number in the prompt.
     fn server(
         answer: impl Fn(usize) -> HttpReply,
-    ) -> impl Fn(HttpRequest) -> Result<HttpReply, LlmError> {
+    ) -> impl Fn(HttpRequest) -> Result<HttpReply, TransportError> {
         move |req: HttpRequest| {
             let at = req.body.find("def f").expect("prompt in the body") + 5;
             let n: usize = req.body[at..].split('(').next().unwrap().parse().unwrap();
@@ -224,9 +244,9 @@ mod tests {
     #[test]
     fn bad_settings_ask_nothing_and_cancel_stops_asking() {
         let never =
-            |_: HttpRequest| -> Result<HttpReply, LlmError> { panic!("no request expected") };
+            |_: HttpRequest| -> Result<HttpReply, TransportError> { panic!("no request expected") };
         let out = describe_needles_blocking(
-            &ApiSettings::new("", "m"),
+            &Endpoint { base_url: "stub/v1".into(), ..settings() },
             &jobs(2),
             never,
             |_| {},
@@ -236,7 +256,7 @@ mod tests {
         assert_eq!(out.failures.len(), 2);
         assert!(out.failures[0]
             .1
-            .starts_with("not asked: model API settings: the base URL is empty"));
+            .starts_with("not asked: model API settings: the base URL \"stub/v1\" must start"));
 
         let asked = Cell::new(0);
         let out = describe_needles_blocking(

@@ -7,7 +7,7 @@
 
 use super::runlog::{RecordContext, RecordStatus, RunRecord};
 use super::schedule::{ScheduleConfig, ScheduleStep, Scheduler, Verdict};
-use super::wire::{read_reply, RunSettings, TransportError};
+use super::wire::{read_reply, Endpoint, TransportError};
 use super::{HttpReply, HttpRequest};
 use crate::context::Task;
 use crate::report;
@@ -73,7 +73,7 @@ pub struct RunStats {
 /// what each reply (or failure) means for its task. No I/O: a front sends
 /// the requests and hands back the replies.
 pub struct BenchmarkRun<'t> {
-    pub settings: RunSettings,
+    pub settings: Endpoint,
     tasks: &'t [Task],
     scheduler: Scheduler,
     /// When the current request of each task was sent.
@@ -85,7 +85,7 @@ pub struct BenchmarkRun<'t> {
 impl<'t> BenchmarkRun<'t> {
     /// A run asking `todo` (indices into `tasks`, in that order).
     pub fn new(
-        settings: RunSettings,
+        settings: Endpoint,
         tasks: &'t [Task],
         todo: &[usize],
         config: ScheduleConfig,
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn a_run_sends_official_requests_and_makes_official_lines() {
         let tasks = vec![task("f"), task("g"), task("h")];
-        let settings = RunSettings::new(Provider::OpenAi, "m");
+        let settings = Endpoint::new(Provider::OpenAi, "m");
         let config = ScheduleConfig { concurrency: 2, ..ScheduleConfig::default() };
         let mut run = BenchmarkRun::new(settings, &tasks, &[0, 2], config, 3);
         let RunStep::Send { task: 0, request, .. } = run.next(0.0) else { panic!() };
@@ -281,7 +281,7 @@ mod tests {
     fn failures_are_recorded_with_the_reason() {
         let tasks = vec![task("f")];
         let mut run = BenchmarkRun::new(
-            RunSettings::new(Provider::OpenAi, "m"),
+            Endpoint::new(Provider::OpenAi, "m"),
             &tasks,
             &[0],
             Default::default(),

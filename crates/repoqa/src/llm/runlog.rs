@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::wire::{Provider, RequestParams, RunSettings, Usage};
+use super::wire::{Endpoint, Provider, RequestParams, Usage};
 use crate::report::OutputsFile;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,7 +63,7 @@ pub struct RunRecord {
 /// What a record says besides the task and its outcome.
 #[derive(Clone, Debug)]
 pub struct RecordContext<'a> {
-    pub settings: &'a RunSettings,
+    pub settings: &'a Endpoint,
     pub time: String,
 }
 
@@ -304,7 +304,7 @@ mod tests {
     use crate::report::read_model_outputs;
 
     fn rec(id: &str, status: RecordStatus, reason: Option<&str>) -> RunRecord {
-        let mut s = RunSettings::new(Provider::OpenAi, "m");
+        let mut s = Endpoint::new(Provider::OpenAi, "m");
         s.base_url = "http://user:pw@127.0.0.1:1/v1?key=sk-1".into();
         s.api_key = Some("sk-1".into());
         let ctx = RecordContext { settings: &s, time: "2026-01-01 00:00:00.000000".into() };

@@ -1,6 +1,7 @@
 //! The three wire formats a benchmark run speaks: OpenAI-compatible Chat
 //! Completions, Anthropic Messages and Google Gemini `generateContent`.
-//! [`RunSettings::request`] builds the official request for one prompt;
+//! [`Endpoint::request`] builds the request for one prompt (the official
+//! one under the default [`Sampling`]);
 //! [`read_reply`] turns what came back into an answer or an [`Outcome`]
 //! the scheduler acts on (retry, fail the task, stop the run).
 //!
@@ -83,51 +84,91 @@ impl fmt::Display for Provider {
 /// Official default of `--max-new-tokens`.
 pub const DEFAULT_MAX_NEW_TOKENS: u32 = 1024;
 
-/// Where the model is and what to ask it. `Debug` hides the key; the key
-/// is never serialized (the browser keeps it apart, see `api_key`).
+/// What a request asks besides the prompt. `None` leaves the server's
+/// default (Anthropic needs a `max_tokens`: [`DEFAULT_MAX_NEW_TOKENS`] is
+/// sent). The default is the official benchmark request: 1024 new
+/// tokens, temperature 0, one sample, no system message, no stop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sampling {
+    /// `max_tokens` (OpenAI, Anthropic), `maxOutputTokens` (Google);
+    /// stored by earlier versions as `max_new_tokens`.
+    #[serde(alias = "max_new_tokens")]
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    /// Samples per request (`n`, Google's `candidateCount`).
+    pub n: Option<u32>,
+    /// `None` (or empty): no system message, as upstream by default.
+    pub system_message: Option<String>,
+    pub stop: Vec<String>,
+}
+
+impl Default for Sampling {
+    fn default() -> Sampling {
+        Sampling {
+            max_tokens: Some(DEFAULT_MAX_NEW_TOKENS),
+            temperature: Some(0.0),
+            n: Some(1),
+            system_message: None,
+            stop: Vec::new(),
+        }
+    }
+}
+
+impl Sampling {
+    fn system(&self) -> Option<&str> {
+        self.system_message.as_deref().filter(|s| !s.is_empty())
+    }
+
+    fn stops(&self) -> Vec<&str> {
+        self.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect()
+    }
+}
+
+/// A model behind an API, and how to ask it: the one description of a
+/// model endpoint for benchmark runs, needle descriptions and whatever
+/// else asks a model. `Debug` hides the key; the key is never serialized
+/// (the fronts keep it apart: in memory unless the user asks to remember
+/// it).
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct RunSettings {
+pub struct Endpoint {
     pub provider: Provider,
     /// Empty: the provider's public API.
     pub base_url: String,
     #[serde(skip)]
     pub api_key: Option<String>,
     pub model: String,
-    pub max_new_tokens: u32,
-    /// `None` (or empty): no system message, as upstream by default.
-    pub system_message: Option<String>,
-    pub stop: Vec<String>,
+    #[serde(flatten)]
+    pub sampling: Sampling,
     /// Sent from a web page: Anthropic then needs
-    /// `anthropic-dangerous-direct-browser-access: true`.
+    /// `anthropic-dangerous-direct-browser-access: true`, and messages name
+    /// the page's key field instead of environment variables.
     pub from_browser: bool,
 }
 
-impl Default for RunSettings {
-    fn default() -> RunSettings {
-        RunSettings {
+impl Default for Endpoint {
+    fn default() -> Endpoint {
+        Endpoint {
             provider: Provider::OpenAi,
             base_url: String::new(),
             api_key: None,
             model: String::new(),
-            max_new_tokens: DEFAULT_MAX_NEW_TOKENS,
-            system_message: None,
-            stop: Vec::new(),
+            sampling: Sampling::default(),
             from_browser: false,
         }
     }
 }
 
-impl fmt::Debug for RunSettings {
+impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RunSettings")
+        f.debug_struct("Endpoint")
             .field("provider", &self.provider)
             .field("base_url", &self.base_url_shown())
             .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
             .field("model", &self.model)
-            .field("max_new_tokens", &self.max_new_tokens)
-            .field("system_message", &self.system_message)
-            .field("stop", &self.stop)
+            .field("sampling", &self.sampling)
+            .field("from_browser", &self.from_browser)
             .finish()
     }
 }
@@ -142,9 +183,10 @@ pub struct RequestParams {
     pub stop: Vec<String>,
 }
 
-impl RunSettings {
-    pub fn new(provider: Provider, model: impl Into<String>) -> RunSettings {
-        RunSettings { provider, model: model.into(), ..RunSettings::default() }
+impl Endpoint {
+    /// `model` at `provider`'s public API, asked the official way.
+    pub fn new(provider: Provider, model: impl Into<String>) -> Endpoint {
+        Endpoint { provider, model: model.into(), ..Endpoint::default() }
     }
 
     /// The base URL used: the given one without a trailing `/`, else the
@@ -164,25 +206,20 @@ impl RunSettings {
         redact_url(&self.base_url())
     }
 
-    fn system(&self) -> Option<&str> {
-        self.system_message.as_deref().filter(|s| !s.is_empty())
-    }
-
-    fn stops(&self) -> Vec<&str> {
-        self.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect()
-    }
-
     fn key(&self) -> Option<&str> {
         self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
     }
 
+    /// What a run records as the request's parameters (the server's
+    /// defaults, when a value is left to it, recorded as the official ones).
     pub fn params(&self) -> RequestParams {
+        let s = &self.sampling;
         RequestParams {
-            max_tokens: self.max_new_tokens,
-            temperature: 0.0,
-            n: 1,
-            system_message: self.system().map(str::to_string),
-            stop: self.stops().into_iter().map(str::to_string).collect(),
+            max_tokens: s.max_tokens.unwrap_or(DEFAULT_MAX_NEW_TOKENS),
+            temperature: s.temperature.unwrap_or(0.0),
+            n: s.n.unwrap_or(1),
+            system_message: s.system().map(str::to_string),
+            stop: s.stops().into_iter().map(str::to_string).collect(),
         }
     }
 
@@ -211,8 +248,14 @@ impl RunSettings {
         if self.model.trim().is_empty() {
             return Err("the model name is empty".into());
         }
-        if self.max_new_tokens == 0 {
+        if self.sampling.max_tokens == Some(0) {
             return Err("max new tokens must be at least 1".into());
+        }
+        if self.sampling.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
+            return Err("the temperature must be between 0 and 2".into());
+        }
+        if self.sampling.n == Some(0) {
+            return Err("the number of samples must be at least 1".into());
         }
         if self.provider != Provider::OpenAi && self.key().is_none() {
             let fix = if self.from_browser { "fill in" } else { "set" };
@@ -232,26 +275,34 @@ impl RunSettings {
         }
     }
 
-    /// The official request for `prompt`.
+    /// The request for `prompt` (the official one under the default
+    /// [`Sampling`]).
     pub fn request(&self, prompt: &str) -> HttpRequest {
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
-        let stops = self.stops();
+        let s = &self.sampling;
+        let stops = s.stops();
         let body = match self.provider {
             Provider::OpenAi => {
                 if let Some(key) = self.key() {
                     headers.push(("Authorization".into(), format!("Bearer {key}")));
                 }
                 let mut messages = Vec::new();
-                if let Some(s) = self.system() {
-                    messages.push(json!({"role": "system", "content": s}));
+                if let Some(sys) = s.system() {
+                    messages.push(json!({"role": "system", "content": sys}));
                 }
                 messages.push(json!({"role": "user", "content": prompt}));
                 let mut b = Map::new();
                 b.insert("model".into(), json!(self.model.trim()));
                 b.insert("messages".into(), Value::Array(messages));
-                b.insert("max_tokens".into(), json!(self.max_new_tokens));
-                b.insert("temperature".into(), json!(0.0));
-                b.insert("n".into(), json!(1));
+                if let Some(m) = s.max_tokens {
+                    b.insert("max_tokens".into(), json!(m));
+                }
+                if let Some(t) = s.temperature {
+                    b.insert("temperature".into(), json!(t));
+                }
+                if let Some(n) = s.n {
+                    b.insert("n".into(), json!(n));
+                }
                 if !stops.is_empty() {
                     b.insert("stop".into(), json!(stops));
                 }
@@ -268,11 +319,16 @@ impl RunSettings {
                 }
                 let mut b = Map::new();
                 b.insert("model".into(), json!(self.model.trim()));
-                b.insert("max_tokens".into(), json!(self.max_new_tokens));
+                b.insert(
+                    "max_tokens".into(),
+                    json!(s.max_tokens.unwrap_or(DEFAULT_MAX_NEW_TOKENS)),
+                );
                 b.insert("messages".into(), json!([{"role": "user", "content": prompt}]));
-                b.insert("temperature".into(), json!(0.0));
-                if let Some(s) = self.system() {
-                    b.insert("system".into(), json!(s));
+                if let Some(t) = s.temperature {
+                    b.insert("temperature".into(), json!(t));
+                }
+                if let Some(sys) = s.system() {
+                    b.insert("system".into(), json!(sys));
                 }
                 if !stops.is_empty() {
                     b.insert("stop_sequences".into(), json!(stops));
@@ -284,16 +340,22 @@ impl RunSettings {
                     headers.push(("x-goog-api-key".into(), key.to_string()));
                 }
                 let mut config = Map::new();
-                config.insert("candidateCount".into(), json!(1));
-                config.insert("maxOutputTokens".into(), json!(self.max_new_tokens));
-                config.insert("temperature".into(), json!(0.0));
+                if let Some(n) = s.n {
+                    config.insert("candidateCount".into(), json!(n));
+                }
+                if let Some(m) = s.max_tokens {
+                    config.insert("maxOutputTokens".into(), json!(m));
+                }
+                if let Some(t) = s.temperature {
+                    config.insert("temperature".into(), json!(t));
+                }
                 if !stops.is_empty() {
                     config.insert("stopSequences".into(), json!(stops));
                 }
                 let mut b = Map::new();
                 b.insert("contents".into(), json!([{"role": "user", "parts": [{"text": prompt}]}]));
-                if let Some(s) = self.system() {
-                    b.insert("systemInstruction".into(), json!({"parts": [{"text": s}]}));
+                if let Some(sys) = s.system() {
+                    b.insert("systemInstruction".into(), json!({"parts": [{"text": sys}]}));
                 }
                 b.insert("generationConfig".into(), Value::Object(config));
                 Value::Object(b)
@@ -428,7 +490,7 @@ fn is_context_length_error(message: &str) -> bool {
 }
 
 /// What `reply` (to `settings.request(…)`) or the transport failure means.
-pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportError>) -> Outcome {
+pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError>) -> Outcome {
     let url = redact_url(&settings.endpoint());
     let reply = match reply {
         Ok(r) => r,
@@ -499,16 +561,31 @@ pub fn read_reply(settings: &RunSettings, reply: Result<&HttpReply, &TransportEr
         None => Outcome::Retry {
             reason: format!(
                 "{url}: the reply has no {} where the {} format puts it: {:?}",
-                match settings.provider {
-                    Provider::OpenAi => "choices[0].message with a text content",
-                    Provider::Anthropic => "content list with a text",
-                    Provider::Google => "candidates list with a text",
-                },
+                answer_place(settings.provider),
                 settings.provider,
                 snippet(&reply.body)
             ),
             retry_after_s: None,
         },
+    }
+}
+
+/// Where `provider`'s format puts the answer, for messages.
+pub(crate) fn answer_place(provider: Provider) -> &'static str {
+    match provider {
+        Provider::OpenAi => "choices[0].message with a text content",
+        Provider::Anthropic => "content list with a text",
+        Provider::Google => "candidates list with a text",
+    }
+}
+
+/// The list in a reply that holds the answers (`choices`, `content`,
+/// `candidates`).
+pub(crate) fn answer_list(provider: Provider) -> &'static str {
+    match provider {
+        Provider::OpenAi => "choices",
+        Provider::Anthropic => "content",
+        Provider::Google => "candidates",
     }
 }
 
@@ -530,7 +607,7 @@ fn count(v: &Value) -> Option<u64> {
 /// The answer in a 2xx body, `None` when the body is not of the format.
 /// A reply without text (content `null`, a blocked Gemini candidate) is an
 /// empty answer, as upstream stores it.
-fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
+pub(crate) fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
     match provider {
         Provider::OpenAi => {
             let choice = v.get("choices")?.as_array()?.first()?;
@@ -589,8 +666,8 @@ fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
 mod tests {
     use super::*;
 
-    fn settings(p: Provider) -> RunSettings {
-        let mut s = RunSettings::new(p, "m-1");
+    fn settings(p: Provider) -> Endpoint {
+        let mut s = Endpoint::new(p, "m-1");
         s.api_key = Some("sk-secret".into());
         s
     }
@@ -619,8 +696,8 @@ mod tests {
             json!({"model": "m-1", "messages": [{"role": "user", "content": "PROMPT"}],
                    "max_tokens": 1024, "temperature": 0.0, "n": 1})
         );
-        s.system_message = Some("SYS".into());
-        s.stop = vec!["<|im_end|>".into()];
+        s.sampling.system_message = Some("SYS".into());
+        s.sampling.stop = vec!["<|im_end|>".into()];
         let b = body(&s.request("P"));
         assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYS"}));
         assert_eq!(b["messages"][1], json!({"role": "user", "content": "P"}));
@@ -644,7 +721,7 @@ mod tests {
                    "messages": [{"role": "user", "content": "PROMPT"}], "temperature": 0.0})
         );
         s.from_browser = true;
-        s.system_message = Some("SYS".into());
+        s.sampling.system_message = Some("SYS".into());
         let r = s.request("P");
         assert_eq!(header(&r, "anthropic-dangerous-direct-browser-access"), Some("true"));
         assert_eq!(body(&r)["system"], "SYS");

@@ -74,7 +74,7 @@ pub fn CurateResult() -> impl IntoView {
                         <button type="button" id="curate-apply" on:click=move |_| run(cur) disabled=move || cur.runner.busy()>"Apply descriptions"</button>
                         <button type="button" id="curate-describe-model"
                             on:click=move |_| describe_with_model(cur)
-                            disabled=move || cur.runner.busy() || st.model.with(|m| m.validate().is_err())
+                            disabled=move || cur.runner.busy() || st.model.with(|m| m.endpoint.validate().is_err())
                             title="Ask the model set below for the missing descriptions (the paper's annotation prompt)">
                             "Describe missing with model API"</button>
                         <button type="button" id="curate-describe-cancel"
