@@ -29,7 +29,7 @@ use repoqa::{naming, report};
 use crate::build_args::{self, BuildArgs};
 use crate::error::{fs_read_text, io, At, CliError, FileOp};
 use crate::http;
-use crate::input::{dataset_path_or_env, load_dataset, InflateArgs};
+use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
 use crate::score::ScoreArgs;
 
@@ -208,23 +208,11 @@ fn seed() -> u64 {
     now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
 }
 
-pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
-    let provider = provider_of(&a)?;
-    let pace = RunPace {
-        concurrency: a.concurrency,
-        timeout_s: a.timeout_s,
-        max_retries: a.max_retries,
-        retry_base_ms: a.retry_base_ms,
-    };
-    let config = pace.check().map_err(|e| {
-        let flag = match e.setting() {
-            RunLimit::Concurrency => "--concurrency",
-            RunLimit::Timeout => "--timeout-s",
-            RunLimit::RetryBase => "--retry-base-ms",
-        };
-        CliError::At { at: flag.to_string(), source: Box::new(e.into()) }
-    })?;
-    let settings = Endpoint {
+/// The endpoint the flags describe, the key from the provider's
+/// environment variables.
+fn endpoint_of(a: &RunArgs) -> Result<Endpoint, CliError> {
+    let provider = provider_of(a)?;
+    let endpoint = Endpoint {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
         api_key: key_from_env(provider),
@@ -237,8 +225,203 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         },
         from_browser: false,
     };
-    settings.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
-    if settings.sampling.system_message.is_none() {
+    endpoint.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
+    Ok(endpoint)
+}
+
+/// The pacing flags, checked by the core's one rule; the error names the flag.
+fn pace_of(a: &RunArgs) -> Result<schedule::ScheduleConfig, CliError> {
+    let pace = RunPace {
+        concurrency: a.concurrency,
+        timeout_s: a.timeout_s,
+        max_retries: a.max_retries,
+        retry_base_ms: a.retry_base_ms,
+    };
+    pace.check().map_err(|e| {
+        let flag = match e.setting() {
+            RunLimit::Concurrency => "--concurrency",
+            RunLimit::Timeout => "--timeout-s",
+            RunLimit::RetryBase => "--retry-base-ms",
+        };
+        CliError::At { at: flag.to_string(), source: Box::new(e.into()) }
+    })
+}
+
+/// The outputs file and the run log beside it, open for appending (and
+/// locked), with what earlier runs left in them.
+struct RunFiles {
+    outputs_path: PathBuf,
+    outputs: File,
+    runlog_path: PathBuf,
+    runlog: File,
+    existing: report::OutputsFile,
+    log: RunLog,
+}
+
+impl RunFiles {
+    fn open(outputs_path: PathBuf) -> Result<RunFiles, CliError> {
+        if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| io(FileOp::Create, dir, e))?;
+        }
+        let outputs_str = outputs_path.to_string_lossy().into_owned();
+        let runlog_path = PathBuf::from(runlog::runlog_path_for(&outputs_str));
+        let (outputs, out_text) = open_for_append(&outputs_path, "model outputs")?;
+        let (runlog, log_text) = open_for_append(&runlog_path, "run log")?;
+        let existing = report::read_model_outputs(&out_text);
+        if !existing.errors.is_empty() {
+            return Err(CliError::usage(format!(
+                "{}: {} broken line(s), first {}; fix or move the file before resuming",
+                outputs_path.display(),
+                existing.errors.len(),
+                existing.errors[0]
+            )));
+        }
+        let log: RunLog = runlog::read_runlog(&log_text);
+        if !log.bad_lines.is_empty() {
+            eprintln!(
+                "repoqa: {}: skipping unreadable line(s) {:?}",
+                runlog_path.display(),
+                log.bad_lines
+            );
+        }
+        Ok(RunFiles { outputs_path, outputs, runlog_path, runlog, existing, log })
+    }
+}
+
+/// Say what a resume finds: lines answered twice, tasks answered already,
+/// tasks that failed before and are asked again.
+fn report_plan(plan: &runlog::ResumePlan, outputs_path: &Path, tasks: usize) {
+    if !plan.duplicates.is_empty() {
+        eprintln!(
+            "repoqa: WARNING: {} has several lines for {:?}; the scorer counts each",
+            outputs_path.display(),
+            plan.duplicates
+        );
+    }
+    if plan.finished > 0 {
+        eprintln!(
+            "run: resuming {}: {} of {tasks} tasks already answered, not asked again",
+            outputs_path.display(),
+            plan.finished,
+        );
+    }
+    if !plan.failed_before.is_empty() {
+        eprintln!(
+            "run: {} task(s) failed in an earlier run, asked again:",
+            plan.failed_before.len()
+        );
+        for (id, why) in &plan.failed_before {
+            eprintln!("  {id}: {why}");
+        }
+    }
+}
+
+/// What asking gave besides the answers written: tasks failed (id, why),
+/// answers from truncated prompts, the reason the run stopped.
+#[derive(Default)]
+struct Asked {
+    failed: Vec<(String, String)>,
+    truncated: Vec<String>,
+    stopped: Option<String>,
+}
+
+/// Ask every task the runner has to send, on `concurrency` threads,
+/// writing each answer and record the moment it arrives.
+fn ask_all(
+    run: &mut BenchmarkRun,
+    ids: &[String],
+    files: &mut RunFiles,
+    concurrency: usize,
+    timeout_s: f64,
+    total: usize,
+) -> Result<Asked, CliError> {
+    let mut asked = Asked::default();
+    let mut warned_other_model = false;
+    let (job_tx, done_rx, handles) = start_workers(concurrency, timeout_s);
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_secs_f64() * 1000.0;
+    loop {
+        let reply = match run.next(now()) {
+            RunStep::Send { task, request, .. } => {
+                if job_tx.send((task, request)).is_err() {
+                    return Err(threads_stopped());
+                }
+                continue;
+            }
+            RunStep::Done => break,
+            RunStep::Wait { until_ms } => match until_ms {
+                Some(u) => {
+                    match done_rx
+                        .recv_timeout(Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)))
+                    {
+                        Ok(r) => r,
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => return Err(threads_stopped()),
+                    }
+                }
+                None => done_rx.recv().map_err(|_| threads_stopped())?,
+            },
+        };
+        let (task, result) = reply;
+        match run.complete(task, result.as_ref(), now(), now_time()) {
+            RunEvent::Answered { output_line, record, .. } => {
+                append(&mut files.outputs, &output_line, &files.outputs_path)?;
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                if let (Some(other), false) = (&record.answered_by, warned_other_model) {
+                    warned_other_model = true;
+                    let w = runlog::other_model_warning(&record.model, other, &record.task_id);
+                    eprintln!("\nrun: {w}");
+                }
+                if record.truncated {
+                    eprintln!(
+                        "\nrun: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
+                        record.task_id,
+                        record.usage.prompt_tokens.unwrap_or(0),
+                        record.task_ntokens
+                    );
+                    asked.truncated.push(record.task_id.clone());
+                }
+            }
+            RunEvent::Failed { record, .. } => {
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                let why = record.reason.clone().unwrap_or_default();
+                eprintln!("\nrun: FAILED {}: {why}", record.task_id);
+                asked.failed.push((record.task_id, why));
+            }
+            RunEvent::Retrying { task, at_ms, attempt, reason } => {
+                eprintln!(
+                    "\nrun: {} again in {:.1} s (attempt {attempt}): {reason}",
+                    ids[task],
+                    ((at_ms - now()) / 1000.0).max(0.0)
+                );
+            }
+            RunEvent::Stopped { reason } => {
+                eprintln!("\nrun: STOPPED: {reason}");
+                asked.stopped.get_or_insert(reason);
+            }
+            RunEvent::Ignored => {}
+        }
+        let s = run.stats;
+        let done = s.answered + s.failed;
+        let elapsed = now() / 1000.0;
+        let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
+        eprint!(
+            "\rrun: {done}/{total} ({} answered, {} failed, {} retries) {} prompt + {} completion tokens, {elapsed:.0} s, ETA {eta:.0} s   ",
+            s.answered, s.failed, s.retries, s.prompt_tokens, s.completion_tokens
+        );
+    }
+    eprintln!();
+    drop(job_tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    Ok(asked)
+}
+
+pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    let config = pace_of(&a)?;
+    let endpoint = endpoint_of(&a)?;
+    if endpoint.sampling.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
     }
 
@@ -262,160 +445,32 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             &a.model,
         )),
     };
-    if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io(FileOp::Create, dir, e))?;
-    }
-    let outputs_str = outputs_path.to_string_lossy().into_owned();
-    let runlog_path = PathBuf::from(runlog::runlog_path_for(&outputs_str));
-    let (mut out_file, out_text) = open_for_append(&outputs_path, "model outputs")?;
-    let (mut log_file, log_text) = open_for_append(&runlog_path, "run log")?;
-    let existing = report::read_model_outputs(&out_text);
-    if !existing.errors.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: {} broken line(s), first {}; fix or move the file before resuming",
-            outputs_path.display(),
-            existing.errors.len(),
-            existing.errors[0]
-        )));
-    }
-    let log: RunLog = runlog::read_runlog(&log_text);
-    if !log.bad_lines.is_empty() {
-        eprintln!(
-            "repoqa: {}: skipping unreadable line(s) {:?}",
-            runlog_path.display(),
-            log.bad_lines
-        );
-    }
+    let mut files = RunFiles::open(outputs_path.clone())?;
     let ids: Vec<String> = tasks.iter().map(Task::task_id).collect();
-    let plan = runlog::plan_resume(&ids, &existing, &log, a.only_failed);
-    if !plan.duplicates.is_empty() {
-        eprintln!(
-            "repoqa: WARNING: {} has several lines for {:?}; the scorer counts each",
-            outputs_path.display(),
-            plan.duplicates
-        );
-    }
-    if plan.finished > 0 {
-        eprintln!(
-            "run: resuming {}: {} of {} tasks already answered, not asked again",
-            outputs_path.display(),
-            plan.finished,
-            tasks.len()
-        );
-    }
-    if !plan.failed_before.is_empty() {
-        eprintln!(
-            "run: {} task(s) failed in an earlier run, asked again:",
-            plan.failed_before.len()
-        );
-        for (id, why) in &plan.failed_before {
-            eprintln!("  {id}: {why}");
-        }
-    }
-
+    let plan = runlog::plan_resume(&ids, &files.existing, &files.log, a.only_failed);
+    report_plan(&plan, &outputs_path, tasks.len());
     eprintln!(
         "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
         plan.todo.len(),
-        provider,
-        settings.model.trim(),
-        settings.base_url_shown(),
+        endpoint.provider,
+        endpoint.model.trim(),
+        endpoint.base_url_shown(),
         a.concurrency,
         a.timeout_s
     );
-    let mut run = BenchmarkRun::new(settings, &tasks, &plan.todo, config, seed());
-    let mut failed: Vec<(String, String)> = Vec::new();
-    let mut truncated: Vec<String> = Vec::new();
-    let mut warned_other_model = false;
-    let mut stopped: Option<String> = None;
-    if !plan.todo.is_empty() {
-        let (job_tx, done_rx, handles) = start_workers(a.concurrency, a.timeout_s);
-        let t0 = Instant::now();
-        let now = || t0.elapsed().as_secs_f64() * 1000.0;
-        let total = plan.todo.len();
-        loop {
-            let reply = match run.next(now()) {
-                RunStep::Send { task, request, .. } => {
-                    if job_tx.send((task, request)).is_err() {
-                        return Err(threads_stopped());
-                    }
-                    continue;
-                }
-                RunStep::Done => break,
-                RunStep::Wait { until_ms } => match until_ms {
-                    Some(u) => {
-                        match done_rx
-                            .recv_timeout(Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)))
-                        {
-                            Ok(r) => r,
-                            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                                return Err(threads_stopped())
-                            }
-                        }
-                    }
-                    None => done_rx.recv().map_err(|_| threads_stopped())?,
-                },
-            };
-            let (task, result) = reply;
-            match run.complete(task, result.as_ref(), now(), now_time()) {
-                RunEvent::Answered { output_line, record, .. } => {
-                    append(&mut out_file, &output_line, &outputs_path)?;
-                    append(&mut log_file, &record.line(), &runlog_path)?;
-                    if let (Some(other), false) = (&record.answered_by, warned_other_model) {
-                        warned_other_model = true;
-                        let w = runlog::other_model_warning(&record.model, other, &record.task_id);
-                        eprintln!("\nrun: {w}");
-                    }
-                    if record.truncated {
-                        eprintln!(
-                            "\nrun: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
-                            record.task_id,
-                            record.usage.prompt_tokens.unwrap_or(0),
-                            record.task_ntokens
-                        );
-                        truncated.push(record.task_id.clone());
-                    }
-                }
-                RunEvent::Failed { record, .. } => {
-                    append(&mut log_file, &record.line(), &runlog_path)?;
-                    let why = record.reason.clone().unwrap_or_default();
-                    eprintln!("\nrun: FAILED {}: {why}", record.task_id);
-                    failed.push((record.task_id, why));
-                }
-                RunEvent::Retrying { task, at_ms, attempt, reason } => {
-                    eprintln!(
-                        "\nrun: {} again in {:.1} s (attempt {attempt}): {reason}",
-                        ids[task],
-                        ((at_ms - now()) / 1000.0).max(0.0)
-                    );
-                }
-                RunEvent::Stopped { reason } => {
-                    eprintln!("\nrun: STOPPED: {reason}");
-                    stopped.get_or_insert(reason);
-                }
-                RunEvent::Ignored => {}
-            }
-            let s = run.stats;
-            let done = s.answered + s.failed;
-            let elapsed = now() / 1000.0;
-            let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
-            eprint!(
-                "\rrun: {done}/{total} ({} answered, {} failed, {} retries) {} prompt + {} completion tokens, {elapsed:.0} s, ETA {eta:.0} s   ",
-                s.answered, s.failed, s.retries, s.prompt_tokens, s.completion_tokens
-            );
-        }
-        eprintln!();
-        drop(job_tx);
-        for h in handles {
-            let _ = h.join();
-        }
+    let mut run = BenchmarkRun::new(endpoint, &tasks, &plan.todo, config, seed());
+    let asked = if plan.todo.is_empty() {
+        Asked::default()
+    } else {
+        let asked =
+            ask_all(&mut run, &ids, &mut files, a.concurrency, a.timeout_s, plan.todo.len())?;
         phases.mark("run");
-    }
+        asked
+    };
     let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
-    drop(out_file);
-    drop(log_file);
+    drop(files);
 
-    if let Some(reason) = stopped {
+    if let Some(reason) = asked.stopped {
         return Err(CliError::usage(format!(
             "the run stopped: {reason}. {} task(s) not asked; answers so far are kept in {}; fix it and run again to resume",
             not_asked.len(),
@@ -423,39 +478,40 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         )));
     }
 
-    // Score everything answered so far, exactly as `repoqa score` would.
+    // Score everything answered so far, exactly as `repoqa score` would,
+    // with the dataset already read.
     let answered = report::read_model_outputs(&fs_read_text(&outputs_path, "model outputs")?);
     if answered.outputs.is_empty() {
         eprintln!("run: no answers to score");
     } else {
-        crate::score::run(
-            ScoreArgs {
-                outputs: outputs_path.clone(),
-                dataset: Some(dataset_path.clone()),
-                options: build.score_options(ScoreOptions {
-                    ignore_comments: a.eval_ignore_comments,
-                    ..ScoreOptions::default()
-                }),
-                model: Some(a.model.clone()),
-                out: None,
-                overwrite: true,
-                train_size: None,
-                eval_date: None,
-                csv: None,
-                skip_broken_lines: false,
-                allow_repeated_tasks: false,
-            },
-            inflate,
-        )?;
+        let score = ScoreArgs {
+            outputs: outputs_path.clone(),
+            dataset: Some(dataset_path.clone()),
+            options: build.score_options(ScoreOptions {
+                ignore_comments: a.eval_ignore_comments,
+                ..ScoreOptions::default()
+            }),
+            model: Some(a.model.clone()),
+            out: None,
+            overwrite: true,
+            train_size: None,
+            eval_date: None,
+            csv: None,
+            skip_broken_lines: false,
+            allow_repeated_tasks: false,
+        };
+        // Read as `repoqa score` reads it (a task answered twice is refused).
+        let outputs = read_outputs(&outputs_path, false, false)?;
+        crate::score::score_and_write(score, &dataset_path, &dataset, outputs)?;
     }
-    if !truncated.is_empty() {
+    if !asked.truncated.is_empty() {
         eprintln!(
             "run: WARNING: {} answer(s) came from silently truncated prompts ({}): their scores are meaningless; raise the server's context size and rerun them",
-            truncated.len(),
-            truncated.join(", ")
+            asked.truncated.len(),
+            asked.truncated.join(", ")
         );
     }
-    let mut unfinished = failed;
+    let mut unfinished = asked.failed;
     unfinished.extend(not_asked.into_iter().map(|id| (id, "not asked".to_string())));
     if !unfinished.is_empty() {
         let tasks = unfinished.iter().map(|(id, why)| format!("{id} ({why})")).collect();

@@ -44,13 +44,27 @@ fn now_eval_date() -> String {
 }
 
 pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
-    let outputs_str = a.outputs.to_string_lossy().into_owned();
-    let dataset_path = dataset_path_or_env(a.dataset)?;
+    let dataset_path = dataset_path_or_env(a.dataset.clone())?;
     let mut phases = Phases::start();
     let outputs = read_outputs(&a.outputs, a.skip_broken_lines, a.allow_repeated_tasks)?;
     phases.mark("read-outputs");
     let dataset = load_dataset(&dataset_path, inflate)?;
     phases.mark("load-dataset");
+    score_and_write(a, &dataset_path, &dataset, outputs)
+}
+
+/// Score `outputs` (read from `a.outputs`) against `dataset` (read from
+/// `dataset_path`), print the table and write the SCORES file (and the
+/// CSV): `repoqa score` after its inputs are read, and `repoqa run` after
+/// its answers are in.
+pub fn score_and_write(
+    a: ScoreArgs,
+    dataset_path: &std::path::Path,
+    dataset: &repoqa::dataset::Dataset,
+    outputs: Vec<report::ModelOutput>,
+) -> Result<(), CliError> {
+    let outputs_str = a.outputs.to_string_lossy().into_owned();
+    let mut phases = Phases::start();
     let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
     let official = a.options.candidates == Candidates::Needles;
     if !official {
@@ -68,7 +82,7 @@ pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         // Never let a non-official file take the official name.
         PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
     });
-    let inputs = [("--model-output-path", a.outputs.as_path()), ("--dataset-path", &dataset_path)];
+    let inputs = [("--model-output-path", a.outputs.as_path()), ("--dataset-path", dataset_path)];
     refuse_overwriting_inputs("--out", &out, &inputs)?;
     if let Some(csv) = &a.csv {
         refuse_overwriting_inputs("--csv", csv, &inputs)?;
@@ -82,7 +96,7 @@ pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     }
 
     let total = outputs.len();
-    let run = score_outputs(&dataset, a.options, &outputs, |done, total| {
+    let run = score_outputs(dataset, a.options, &outputs, |done, total| {
         if done % 25 == 0 || done == total {
             eprint!("\rscoring {model}: {done}/{total}");
         }
