@@ -17,7 +17,7 @@ use crate::ui::browser::download::download_text;
 use crate::ui::jobs::run::{start, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
-use crate::ui::state::run::{log_text, use_run_state, RunForm};
+use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
 use crate::ui::state::use_state;
 
 fn seconds_label(ms: f64) -> String {
@@ -31,14 +31,50 @@ fn seconds_label(ms: f64) -> String {
     }
 }
 
+/// The advice on browser origins is about one server: another address
+/// (or format) starts without it.
+fn forget_no_status(rs: RunState) {
+    rs.live.update(|l| l.no_status = None);
+}
+
 #[component]
 pub fn RunPage() -> impl IntoView {
     let app = use_state();
     let rs = use_run_state();
-    let runner = use_model_run().runner;
     ensure_answers_restored(app);
     rs.restore();
     let set = Memo::new(move |_| score_set(app));
+    let busy = move || use_model_run().runner.busy();
+
+    view! {
+        <section class="card" id="run-card">
+            <h2>"Run a model"</h2>
+            <p class="note">
+                "The page sends each task's official request (the prompt as the only user message, no system message unless you set one, temperature 0, one sample) "
+                "straight from this browser to the API, stores every answer the moment it arrives, and scores it like the Results page. "
+                "A reload or a closed tab loses only the requests in flight: press Run again to ask the rest."
+            </p>
+            {move || (app.tasks.with(Vec::is_empty)).then(|| view! {
+                <p class="notice" id="run-no-tasks">"No tasks are built yet: load a dataset and build the tasks first ("<a href="#tasks">"Tasks"</a>")."</p>
+            })}
+            {move || (rs.interrupted.get() && !busy()).then(|| view! {
+                <p class="warning" id="run-interrupted">"A run was under way when this page was left. The answers that arrived are kept; press Run to ask only the rest."</p>
+            })}
+            <RunSettingsForm/>
+            <RunControls/>
+            <RunNotices/>
+        </section>
+        <FailedTasks/>
+        <TableCard set=set/>
+    }
+}
+
+/// Where the model is, what to ask, how fast, and which tasks: every
+/// change is stored (the key only when "remember" is ticked).
+#[component]
+fn RunSettingsForm() -> impl IntoView {
+    let app = use_state();
+    let rs = use_run_state();
     let form = rs.form;
     let edit = move |f: &dyn Fn(&mut RunForm)| {
         form.update(|s| f(s));
@@ -46,9 +82,7 @@ pub fn RunPage() -> impl IntoView {
             leptos::logging::warn!("key not remembered: {e}");
         }
     };
-    let busy = move || runner.busy();
-    let line = runner.line_signal();
-
+    let forget_no_status = move || forget_no_status(rs);
     let ids =
         Memo::new(move |_| app.tasks.with(|ts| ts.iter().map(|t| t.task_id()).collect::<Vec<_>>()));
     let selected = move || {
@@ -60,14 +94,6 @@ pub fn RunPage() -> impl IntoView {
             (picked.len(), answered)
         })
     };
-    let failed = Memo::new(move |_| {
-        let log = RunLog { records: rs.log.get(), bad_lines: Vec::new() };
-        app.answers.with(|a| failed_tasks(&log, |id| a.contains_key(id)))
-    });
-
-    // The advice on browser origins is about one server: another address
-    // (or format) starts without it.
-    let forget_no_status = move || rs.live.update(|l| l.no_status = None);
     let on_preset = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
         if let Some(p) = presets::preset(&id) {
@@ -84,7 +110,141 @@ pub fn RunPage() -> impl IntoView {
         }
     };
     let num = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<f64>().ok();
+    view! {
+        <div class="settings-grid" id="run-form">
+            <fieldset>
+                <legend>"Where"</legend>
+                <label>"Preset "
+                    <select id="run-preset" on:change=on_preset prop:value=move || form.with(|f| f.preset.clone())>
+                        {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"API format "
+                    <select id="run-provider" prop:value=move || form.with(|f| f.settings.provider.name().to_string())
+                        on:change=move |ev| {
+                            if let Some(p) = Provider::from_name(&event_target_value(&ev)) {
+                                if form.with_untracked(|f| f.settings.provider != p) { forget_no_status() }
+                                edit(&|f| f.settings.provider = p)
+                            }
+                        }>
+                        <option value="openai">"OpenAI Chat Completions"</option>
+                        <option value="anthropic">"Anthropic Messages"</option>
+                        <option value="google">"Google Gemini generateContent"</option>
+                    </select>
+                </label>
+                <label>"Base URL "
+                    <input type="url" id="run-base-url" placeholder=move || form.with(|f| f.settings.provider.default_base_url())
+                        prop:value=move || form.with(|f| f.settings.base_url.clone())
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev).trim().to_string();
+                            if form.with_untracked(|f| f.settings.base_url != v) { forget_no_status() }
+                            edit(&|f| f.settings.base_url = v.clone())
+                        }/>
+                </label>
+                <label>"Model "
+                    <input type="text" id="run-model" placeholder="e.g. Qwen/CodeQwen1.5-7B-Chat"
+                        prop:value=move || form.with(|f| f.settings.model.clone())
+                        on:change=move |ev| { let v = event_target_value(&ev).trim().to_string(); edit(&|f| f.settings.model = v.clone()) }/>
+                </label>
+                <label>"API key "
+                    <input type="password" id="run-key" autocomplete="off" placeholder=move || {
+                        let needs = form.with(|f| presets::preset(&f.preset).is_some_and(|p| p.needs_key));
+                        if needs { "required" } else { "(none for a local server)" }
+                    }
+                        prop:value=move || rs.key.get()
+                        on:change=move |ev| {
+                            rs.key.set(event_target_value(&ev).trim().to_string());
+                            if let Err(e) = rs.save_form() { leptos::logging::warn!("key not remembered: {e}"); }
+                        }/>
+                </label>
+                <label class="check">
+                    <input type="checkbox" id="run-remember-key" prop:checked=move || form.with(|f| f.remember_key)
+                        on:change=move |ev| { let on = event_target_checked(&ev); edit(&|f| f.remember_key = on) }/>
+                    " remember the key on this device"
+                </label>
+                {move || form.with(|f| f.remember_key).then(|| view! {
+                    <p class="warning small" id="run-remember-warning">"The key will be stored unencrypted in this browser's localStorage, readable by anyone using this profile and by any script on this page's origin. Untick to forget it."</p>
+                })}
+                <p class="note">"The key stays in memory unless you tick the box; it is sent only to this URL and never written to answers, run records, exports or the address bar."</p>
+            </fieldset>
+            <fieldset>
+                <legend>"Request"</legend>
+                <label>"Max new tokens "
+                    <input type="number" id="run-max-new-tokens" min="1" step="1"
+                        prop:value=move || form.with(|f| f.settings.sampling.max_tokens.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.settings.sampling.max_tokens = Some(n as u32)) } }/>
+                </label>
+                <label>"System message "
+                    <textarea id="run-system" rows="2" placeholder="none (as upstream)"
+                        prop:value=move || form.with(|f| f.settings.sampling.system_message.clone().unwrap_or_default())
+                        on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.settings.sampling.system_message = Some(v.clone()).filter(|s| !s.is_empty())) }></textarea>
+                </label>
+                <label>"Stop sequences (one per line) "
+                    <textarea id="run-stop" rows="2" placeholder="e.g. <|im_end|>"
+                        prop:value=move || form.with(|f| f.settings.sampling.stop.join("\n"))
+                        on:change=move |ev| {
+                            let v: Vec<String> = event_target_value(&ev).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+                            edit(&|f| f.settings.sampling.stop = v.clone())
+                        }></textarea>
+                </label>
+            </fieldset>
+            <fieldset>
+                <legend>"Scheduling"</legend>
+                <label>"Concurrency "
+                    <input type="number" id="run-concurrency" min="1" max="256" step="1"
+                        prop:value=move || form.with(|f| f.concurrency.to_string())
+                        on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.concurrency = n as usize) } }/>
+                </label>
+                <label>"Timeout per request (s) "
+                    <input type="number" id="run-timeout" min="1" step="1"
+                        prop:value=move || form.with(|f| f.timeout_s.to_string())
+                        on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.timeout_s = n) } }/>
+                </label>
+                <label>"Retries (429, 5xx, drops, timeouts) "
+                    <input type="number" id="run-max-retries" min="0" step="1"
+                        prop:value=move || form.with(|f| f.max_retries.to_string())
+                        on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.max_retries = n as u32) } }/>
+                </label>
+                <label>"First retry delay (ms) "
+                    <input type="number" id="run-retry-base" min="0" step="100"
+                        prop:value=move || form.with(|f| f.retry_base_ms.to_string())
+                        on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.retry_base_ms = n) } }/>
+                </label>
+            </fieldset>
+            <fieldset>
+                <legend>"Which tasks"</legend>
+                <label>"Task id contains "
+                    <input type="text" id="run-filter" placeholder="all (e.g. python:: or a repo)"
+                        prop:value=move || form.with(|f| f.selection.filter.clone())
+                        on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.selection.filter = v.clone()) }/>
+                </label>
+                <label>"Sample of N (seeded) "
+                    <input type="number" id="run-sample" min="1" step="1" placeholder="all"
+                        prop:value=move || form.with(|f| f.selection.sample.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 1.0).map(|n| n as usize); edit(&|f| f.selection.sample = n) }/>
+                </label>
+                <label>"Seed "
+                    <input type="number" id="run-seed" min="0" step="1"
+                        prop:value=move || form.with(|f| f.selection.seed.to_string())
+                        on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.selection.seed = n as u64) } }/>
+                </label>
+                <p id="run-selection" data-selected=move || selected().0 data-answered=move || selected().1>
+                    {move || { let (n, a) = selected(); format!("{n} task(s) selected, {a} answered already, {} to ask.", n - a) }}
+                </p>
+            </fieldset>
+        </div>
+    }
+}
 
+/// Test connection; Run, Pause / Resume, Cancel; the run's progress line
+/// (done, ETA, tokens) and its last message.
+#[component]
+fn RunControls() -> impl IntoView {
+    let app = use_state();
+    let rs = use_run_state();
+    let runner = use_model_run().runner;
+    let busy = move || runner.busy();
+    let line = runner.line_signal();
     let percent = move || match line.get() {
         Line::Running { done, total, .. } if total > 0 => {
             (done as f64 * 100.0 / total as f64).min(100.0)
@@ -103,248 +263,138 @@ pub fn RunPage() -> impl IntoView {
         Line::Failed(_) => "failed",
         Line::Done(_) => "done",
     };
+    view! {
+        <div class="row">
+            <button type="button" id="run-test-connection" on:click=move |_| test_connection(rs)>"Test connection"</button>
+            {move || rs.connection.get().map(|(ok, text)| view! {
+                <span id="run-connection-status" class=if ok { "pass" } else { "fail" } data-ok=ok.to_string()>{text}</span>
+            })}
+        </div>
+        <div class="row">
+            <button type="button" class="primary" id="run-start" disabled=busy
+                on:click=move |_| start(app, rs, runner, false, None)>"Run"</button>
+            <button type="button" id="run-pause" disabled=move || !busy()
+                on:click=move |_| runner.set_paused(!runner.paused())>
+                {move || if runner.paused() { "Resume" } else { "Pause" }}
+            </button>
+            <button type="button" id="run-cancel" disabled=move || !busy() || runner.cancelling()
+                on:click=move |_| runner.cancel()>{move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}</button>
+        </div>
+        <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
+            data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
+            <progress max="100" value=move || format!("{:.1}", percent())></progress>
+            <span>{move || { let (d, t) = counts(); if t > 0 { format!("{d} / {t}") } else { String::new() } }}</span>
+            <span id="run-eta">{move || runner.eta_ms().map(|(e, left)| format!("{} elapsed, about {} left", seconds_label(e), seconds_label(left))).unwrap_or_default()}</span>
+            <span id="run-tokens" data-prompt=move || rs.live.with(|l| l.stats.prompt_tokens) data-completion=move || rs.live.with(|l| l.stats.completion_tokens)>
+                {move || rs.live.with(|l| if l.stats.total == 0 { String::new() } else {
+                    format!("{} answered, {} failed, {} retries; tokens: {} prompt + {} completion", l.stats.answered, l.stats.failed, l.stats.retries, l.stats.prompt_tokens, l.stats.completion_tokens)
+                })}
+            </span>
+        </div>
+        <p id="run-message" class=move || match line.get() { Line::Failed(_) => "fail", Line::Done(_) => "pass", _ => "muted" }>
+            {move || match line.get() { Line::Failed(m) | Line::Done(m) => m, Line::Running { what, .. } => what, Line::Idle => String::new() }}
+        </p>
+    }
+}
+
+/// What went wrong or needs a look while or after running: a stop, the
+/// last retry, answers not stored, another model answering, cut prompts,
+/// and a request without an HTTP status (with how to allow this origin).
+#[component]
+fn RunNotices() -> impl IntoView {
+    let rs = use_run_state();
+    let busy = move || use_model_run().runner.busy();
+    let forget_no_status = move || forget_no_status(rs);
+    let origin = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .and_then(|h| presets::origin_of(&h))
+        .unwrap_or_default();
+    view! {
+        {move || rs.live.with(|l| l.stopped.clone()).map(|r| view! {
+            <p class="error-box" id="run-stopped">{format!("The run stopped: {r}")}</p>
+        })}
+        {move || rs.live.with(|l| l.last_retry.clone()).filter(|_| busy()).map(|r| view! {
+            <p class="note" id="run-last-retry">{format!("Retrying: {r}")}</p>
+        })}
+        {move || rs.live.with(|l| l.save_error.clone()).map(|e| view! {
+            <p class="warning" id="run-save-error">{format!("Answers could not be stored in this browser ({e}); they are kept in memory only: export them before leaving.")}</p>
+        })}
+        {move || rs.live.with(|l| l.other_model.clone()).map(|w| view! {
+            <p class="warning" id="run-other-model">{w}</p>
+        })}
+        {move || rs.live.with(|l| (!l.truncated.is_empty()).then(|| l.truncated.clone())).map(|ids| view! {
+            <p class="error-box" id="run-truncated">{format!(
+                "WARNING: the API counted far fewer prompt tokens than the task holds for {} task(s) ({}): the server cut the prompt silently (Ollama's default context is 4,096 tokens). Their scores are meaningless: raise the server's context size and ask them again.",
+                ids.len(), ids.join(", "))}</p>
+        })}
+        {
+            let origin = origin.clone();
+            move || rs.live.with(|l| l.no_status.clone()).map(|m| view! {
+                <div class="warning" id="run-cors-help">
+                    <p><strong>"A request got no HTTP status. "</strong>{format!("The browser said: {m}.")}</p>
+                    <p>{format!(
+                        "If the server is running at that address, it does not allow this page's origin ({origin}) to read its replies (CORS). Allow it:"
+                    )}</p>
+                    <ul>
+                        {ALLOW_ORIGINS.iter().map(|(who, how)| view! { <li><strong>{*who}</strong>": "{*how}</li> }).collect_view()}
+                    </ul>
+                    <button type="button" id="run-cors-dismiss" class="small" on:click=move |_| forget_no_status()>"Dismiss"</button>
+                </div>
+            })
+        }
+    }
+}
+
+/// The tasks that failed (with why, and a retry each or all) and the run
+/// records' download.
+#[component]
+fn FailedTasks() -> impl IntoView {
+    let app = use_state();
+    let rs = use_run_state();
+    let runner = use_model_run().runner;
+    let busy = move || runner.busy();
+    let failed = Memo::new(move |_| {
+        let log = RunLog { records: rs.log.get(), bad_lines: Vec::new() };
+        app.answers.with(|a| failed_tasks(&log, |id| a.contains_key(id)))
+    });
     let download_log = move |_| {
         let text = rs.log.with_untracked(|l| log_text(l));
         if let Err(e) = download_text("run-log.jsonl", "application/jsonl", &text) {
             leptos::logging::warn!("{e}");
         }
     };
-    let origin = web_sys::window()
-        .and_then(|w| w.location().href().ok())
-        .and_then(|h| presets::origin_of(&h))
-        .unwrap_or_default();
-
     view! {
-        <section class="card" id="run-card">
-            <h2>"Run a model"</h2>
-            <p class="note">
-                "The page sends each task's official request (the prompt as the only user message, no system message unless you set one, temperature 0, one sample) "
-                "straight from this browser to the API, stores every answer the moment it arrives, and scores it like the Results page. "
-                "A reload or a closed tab loses only the requests in flight: press Run again to ask the rest."
-            </p>
-            {move || (app.tasks.with(Vec::is_empty)).then(|| view! {
-                <p class="notice" id="run-no-tasks">"No tasks are built yet: load a dataset and build the tasks first ("<a href="#tasks">"Tasks"</a>")."</p>
-            })}
-            {move || (rs.interrupted.get() && !busy()).then(|| view! {
-                <p class="warning" id="run-interrupted">"A run was under way when this page was left. The answers that arrived are kept; press Run to ask only the rest."</p>
-            })}
-            <div class="settings-grid" id="run-form">
-                <fieldset>
-                    <legend>"Where"</legend>
-                    <label>"Preset "
-                        <select id="run-preset" on:change=on_preset prop:value=move || form.with(|f| f.preset.clone())>
-                            {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <label>"API format "
-                        <select id="run-provider" prop:value=move || form.with(|f| f.settings.provider.name().to_string())
-                            on:change=move |ev| {
-                                if let Some(p) = Provider::from_name(&event_target_value(&ev)) {
-                                    if form.with_untracked(|f| f.settings.provider != p) { forget_no_status() }
-                                    edit(&|f| f.settings.provider = p)
-                                }
-                            }>
-                            <option value="openai">"OpenAI Chat Completions"</option>
-                            <option value="anthropic">"Anthropic Messages"</option>
-                            <option value="google">"Google Gemini generateContent"</option>
-                        </select>
-                    </label>
-                    <label>"Base URL "
-                        <input type="url" id="run-base-url" placeholder=move || form.with(|f| f.settings.provider.default_base_url())
-                            prop:value=move || form.with(|f| f.settings.base_url.clone())
-                            on:change=move |ev| {
-                                let v = event_target_value(&ev).trim().to_string();
-                                if form.with_untracked(|f| f.settings.base_url != v) { forget_no_status() }
-                                edit(&|f| f.settings.base_url = v.clone())
-                            }/>
-                    </label>
-                    <label>"Model "
-                        <input type="text" id="run-model" placeholder="e.g. Qwen/CodeQwen1.5-7B-Chat"
-                            prop:value=move || form.with(|f| f.settings.model.clone())
-                            on:change=move |ev| { let v = event_target_value(&ev).trim().to_string(); edit(&|f| f.settings.model = v.clone()) }/>
-                    </label>
-                    <label>"API key "
-                        <input type="password" id="run-key" autocomplete="off" placeholder=move || {
-                            let needs = form.with(|f| presets::preset(&f.preset).is_some_and(|p| p.needs_key));
-                            if needs { "required" } else { "(none for a local server)" }
-                        }
-                            prop:value=move || rs.key.get()
-                            on:change=move |ev| {
-                                rs.key.set(event_target_value(&ev).trim().to_string());
-                                if let Err(e) = rs.save_form() { leptos::logging::warn!("key not remembered: {e}"); }
-                            }/>
-                    </label>
-                    <label class="check">
-                        <input type="checkbox" id="run-remember-key" prop:checked=move || form.with(|f| f.remember_key)
-                            on:change=move |ev| { let on = event_target_checked(&ev); edit(&|f| f.remember_key = on) }/>
-                        " remember the key on this device"
-                    </label>
-                    {move || form.with(|f| f.remember_key).then(|| view! {
-                        <p class="warning small" id="run-remember-warning">"The key will be stored unencrypted in this browser's localStorage, readable by anyone using this profile and by any script on this page's origin. Untick to forget it."</p>
-                    })}
-                    <p class="note">"The key stays in memory unless you tick the box; it is sent only to this URL and never written to answers, run records, exports or the address bar."</p>
-                </fieldset>
-                <fieldset>
-                    <legend>"Request"</legend>
-                    <label>"Max new tokens "
-                        <input type="number" id="run-max-new-tokens" min="1" step="1"
-                            prop:value=move || form.with(|f| f.settings.sampling.max_tokens.map(|n| n.to_string()).unwrap_or_default())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.settings.sampling.max_tokens = Some(n as u32)) } }/>
-                    </label>
-                    <label>"System message "
-                        <textarea id="run-system" rows="2" placeholder="none (as upstream)"
-                            prop:value=move || form.with(|f| f.settings.sampling.system_message.clone().unwrap_or_default())
-                            on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.settings.sampling.system_message = Some(v.clone()).filter(|s| !s.is_empty())) }></textarea>
-                    </label>
-                    <label>"Stop sequences (one per line) "
-                        <textarea id="run-stop" rows="2" placeholder="e.g. <|im_end|>"
-                            prop:value=move || form.with(|f| f.settings.sampling.stop.join("\n"))
-                            on:change=move |ev| {
-                                let v: Vec<String> = event_target_value(&ev).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
-                                edit(&|f| f.settings.sampling.stop = v.clone())
-                            }></textarea>
-                    </label>
-                </fieldset>
-                <fieldset>
-                    <legend>"Scheduling"</legend>
-                    <label>"Concurrency "
-                        <input type="number" id="run-concurrency" min="1" max="256" step="1"
-                            prop:value=move || form.with(|f| f.concurrency.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.concurrency = n as usize) } }/>
-                    </label>
-                    <label>"Timeout per request (s) "
-                        <input type="number" id="run-timeout" min="1" step="1"
-                            prop:value=move || form.with(|f| f.timeout_s.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.timeout_s = n) } }/>
-                    </label>
-                    <label>"Retries (429, 5xx, drops, timeouts) "
-                        <input type="number" id="run-max-retries" min="0" step="1"
-                            prop:value=move || form.with(|f| f.max_retries.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.max_retries = n as u32) } }/>
-                    </label>
-                    <label>"First retry delay (ms) "
-                        <input type="number" id="run-retry-base" min="0" step="100"
-                            prop:value=move || form.with(|f| f.retry_base_ms.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.retry_base_ms = n) } }/>
-                    </label>
-                </fieldset>
-                <fieldset>
-                    <legend>"Which tasks"</legend>
-                    <label>"Task id contains "
-                        <input type="text" id="run-filter" placeholder="all (e.g. python:: or a repo)"
-                            prop:value=move || form.with(|f| f.selection.filter.clone())
-                            on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.selection.filter = v.clone()) }/>
-                    </label>
-                    <label>"Sample of N (seeded) "
-                        <input type="number" id="run-sample" min="1" step="1" placeholder="all"
-                            prop:value=move || form.with(|f| f.selection.sample.map(|n| n.to_string()).unwrap_or_default())
-                            on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 1.0).map(|n| n as usize); edit(&|f| f.selection.sample = n) }/>
-                    </label>
-                    <label>"Seed "
-                        <input type="number" id="run-seed" min="0" step="1"
-                            prop:value=move || form.with(|f| f.selection.seed.to_string())
-                            on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.selection.seed = n as u64) } }/>
-                    </label>
-                    <p id="run-selection" data-selected=move || selected().0 data-answered=move || selected().1>
-                        {move || { let (n, a) = selected(); format!("{n} task(s) selected, {a} answered already, {} to ask.", n - a) }}
-                    </p>
-                </fieldset>
-            </div>
-            <div class="row">
-                <button type="button" id="run-test-connection" on:click=move |_| test_connection(rs)>"Test connection"</button>
-                {move || rs.connection.get().map(|(ok, text)| view! {
-                    <span id="run-connection-status" class=if ok { "pass" } else { "fail" } data-ok=ok.to_string()>{text}</span>
-                })}
-            </div>
-            <div class="row">
-                <button type="button" class="primary" id="run-start" disabled=busy
-                    on:click=move |_| start(app, rs, runner, false, None)>"Run"</button>
-                <button type="button" id="run-pause" disabled=move || !busy()
-                    on:click=move |_| runner.set_paused(!runner.paused())>
-                    {move || if runner.paused() { "Resume" } else { "Pause" }}
-                </button>
-                <button type="button" id="run-cancel" disabled=move || !busy() || runner.cancelling()
-                    on:click=move |_| runner.cancel()>{move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}</button>
-            </div>
-            <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
-                data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
-                <progress max="100" value=move || format!("{:.1}", percent())></progress>
-                <span>{move || { let (d, t) = counts(); if t > 0 { format!("{d} / {t}") } else { String::new() } }}</span>
-                <span id="run-eta">{move || runner.eta_ms().map(|(e, left)| format!("{} elapsed, about {} left", seconds_label(e), seconds_label(left))).unwrap_or_default()}</span>
-                <span id="run-tokens" data-prompt=move || rs.live.with(|l| l.stats.prompt_tokens) data-completion=move || rs.live.with(|l| l.stats.completion_tokens)>
-                    {move || rs.live.with(|l| if l.stats.total == 0 { String::new() } else {
-                        format!("{} answered, {} failed, {} retries; tokens: {} prompt + {} completion", l.stats.answered, l.stats.failed, l.stats.retries, l.stats.prompt_tokens, l.stats.completion_tokens)
-                    })}
-                </span>
-            </div>
-            <p id="run-message" class=move || match line.get() { Line::Failed(_) => "fail", Line::Done(_) => "pass", _ => "muted" }>
-                {move || match line.get() { Line::Failed(m) | Line::Done(m) => m, Line::Running { what, .. } => what, Line::Idle => String::new() }}
-            </p>
-            {move || rs.live.with(|l| l.stopped.clone()).map(|r| view! {
-                <p class="error-box" id="run-stopped">{format!("The run stopped: {r}")}</p>
-            })}
-            {move || rs.live.with(|l| l.last_retry.clone()).filter(|_| busy()).map(|r| view! {
-                <p class="note" id="run-last-retry">{format!("Retrying: {r}")}</p>
-            })}
-            {move || rs.live.with(|l| l.save_error.clone()).map(|e| view! {
-                <p class="warning" id="run-save-error">{format!("Answers could not be stored in this browser ({e}); they are kept in memory only: export them before leaving.")}</p>
-            })}
-            {move || rs.live.with(|l| l.other_model.clone()).map(|w| view! {
-                <p class="warning" id="run-other-model">{w}</p>
-            })}
-            {move || rs.live.with(|l| (!l.truncated.is_empty()).then(|| l.truncated.clone())).map(|ids| view! {
-                <p class="error-box" id="run-truncated">{format!(
-                    "WARNING: the API counted far fewer prompt tokens than the task holds for {} task(s) ({}): the server cut the prompt silently (Ollama's default context is 4,096 tokens). Their scores are meaningless: raise the server's context size and ask them again.",
-                    ids.len(), ids.join(", "))}</p>
-            })}
-            {
-                let origin = origin.clone();
-                move || rs.live.with(|l| l.no_status.clone()).map(|m| view! {
-                    <div class="warning" id="run-cors-help">
-                        <p><strong>"A request got no HTTP status. "</strong>{format!("The browser said: {m}.")}</p>
-                        <p>{format!(
-                            "If the server is running at that address, it does not allow this page's origin ({origin}) to read its replies (CORS). Allow it:"
-                        )}</p>
-                        <ul>
-                            {ALLOW_ORIGINS.iter().map(|(who, how)| view! { <li><strong>{*who}</strong>": "{*how}</li> }).collect_view()}
-                        </ul>
-                        <button type="button" id="run-cors-dismiss" class="small" on:click=move |_| forget_no_status()>"Dismiss"</button>
-                    </div>
-                })
+    <section class="card" id="run-failed-card">
+        <h2>"Failed tasks"</h2>
+        {move || {
+            let f = failed.get();
+            if f.is_empty() {
+                view! { <p class="muted" id="run-no-failed">"None."</p> }.into_any()
+            } else {
+                view! {
+                    <ul id="run-failed">
+                        {f.into_iter().map(|(id, why)| {
+                            let retry_id = id.clone();
+                            view! {
+                                <li data-task-id=id.clone()>
+                                    <code>{id.clone()}</code>": "{why}" "
+                                    <button type="button" class="retry-one" disabled=busy
+                                        on:click=move |_| start(app, rs, runner, true, Some(retry_id.clone()))>"Retry"</button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                    <button type="button" id="run-retry-failed" disabled=busy
+                        on:click=move |_| start(app, rs, runner, true, None)>"Retry the failed tasks"</button>
+                }.into_any()
             }
-        </section>
-        <section class="card" id="run-failed-card">
-            <h2>"Failed tasks"</h2>
-            {move || {
-                let f = failed.get();
-                if f.is_empty() {
-                    view! { <p class="muted" id="run-no-failed">"None."</p> }.into_any()
-                } else {
-                    view! {
-                        <ul id="run-failed">
-                            {f.into_iter().map(|(id, why)| {
-                                let retry_id = id.clone();
-                                view! {
-                                    <li data-task-id=id.clone()>
-                                        <code>{id.clone()}</code>": "{why}" "
-                                        <button type="button" class="retry-one" disabled=busy
-                                            on:click=move |_| start(app, rs, runner, true, Some(retry_id.clone()))>"Retry"</button>
-                                    </li>
-                                }
-                            }).collect_view()}
-                        </ul>
-                        <button type="button" id="run-retry-failed" disabled=busy
-                            on:click=move |_| start(app, rs, runner, true, None)>"Retry the failed tasks"</button>
-                    }.into_any()
-                }
-            }}
-            <div class="row">
-                <button type="button" id="run-download-log" on:click=download_log disabled=move || rs.log.with(Vec::is_empty)>
-                    "Download run records (JSONL)"
-                </button>
-                <span class="note">"What produced each answer: provider, model, base URL (no key), parameters, time, latency, tokens; and why a task failed. The answers themselves are exported on the "<a href="#results">"Results"</a>" page (outputs JSONL, SCORES)."</span>
-            </div>
-        </section>
-        <TableCard set=set/>
+        }}
+        <div class="row">
+            <button type="button" id="run-download-log" on:click=download_log disabled=move || rs.log.with(Vec::is_empty)>
+                "Download run records (JSONL)"
+            </button>
+            <span class="note">"What produced each answer: provider, model, base URL (no key), parameters, time, latency, tokens; and why a task failed. The answers themselves are exported on the "<a href="#results">"Results"</a>" page (outputs JSONL, SCORES)."</span>
+        </div>
+    </section>
     }
 }
