@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use repoqa::context::{CommentMode, Protocol, Task, TaskSpec};
 use repoqa::dataset::Dataset;
@@ -13,45 +13,6 @@ use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 use repoqa::tokenize::Tokenizer;
 
 use crate::error::CliError;
-
-/// Upstream's spellings (`search_needle_function --clean-ctx-comments`),
-/// with the earlier kebab-case ones kept as aliases.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum CleanArg {
-    None,
-    #[value(name = "positional_padding", alias = "positional-padding")]
-    PositionalPadding,
-    #[value(name = "no_padding", alias = "no-padding")]
-    NoPadding,
-}
-
-impl CleanArg {
-    pub fn mode(self) -> CommentMode {
-        match self {
-            CleanArg::None => CommentMode::None,
-            CleanArg::PositionalPadding => CommentMode::PositionalPadding,
-            CleanArg::NoPadding => CommentMode::NoPadding,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProtocolArg {
-    /// The official construction (default; byte-identical to the harness).
-    Official,
-    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
-    /// P6 line break, the K5 suffix built from the right files.
-    Corrected,
-}
-
-impl ProtocolArg {
-    pub fn protocol(self) -> Protocol {
-        match self {
-            ProtocolArg::Official => Protocol::Official,
-            ProtocolArg::Corrected => Protocol::Corrected,
-        }
-    }
-}
 
 /// `--code-context-size`: 1 to `MAX_CODE_CONTEXT_SIZE` tokens (clap names
 /// the flag in the message).
@@ -74,14 +35,14 @@ pub struct BuildArgs {
     /// Comment cleaning of upstream HEAD (none = PyPI 0.1.2 behaviour; the
     /// cleaning modes also score with comments ignored, as upstream).
     #[arg(long, value_enum, default_value = "none")]
-    pub clean_ctx_comments: CleanArg,
+    pub clean_ctx_comments: CommentMode,
     /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// How prompts are built: `corrected` is NOT OFFICIAL (its tasks carry
     /// `"protocol": "corrected"`).
     #[arg(long, value_enum, default_value = "official")]
-    pub protocol: ProtocolArg,
+    pub protocol: Protocol,
 }
 
 impl BuildArgs {
@@ -99,14 +60,14 @@ impl BuildArgs {
     pub fn settings(&self) -> BuildSettings {
         BuildSettings {
             code_context_size: self.code_context_size,
-            comment_mode: self.clean_ctx_comments.mode(),
+            comment_mode: self.clean_ctx_comments,
             filter: TaskFilter {
                 languages: self.languages.clone(),
                 repos: self.repos.clone(),
                 excluded_repos: Vec::new(),
             },
             tokenizer_source: self.tokenizer_path().display().to_string(),
-            protocol: self.protocol.protocol(),
+            protocol: self.protocol,
         }
     }
 }

@@ -48,7 +48,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::audit::AuditArgs;
 use crate::curate::CurateArgs;
-use crate::score::{CandidatesArg, ScoreArgs};
+use crate::score::ScoreArgs;
 
 #[derive(Parser)]
 #[command(
@@ -85,7 +85,7 @@ enum Command {
         ignore_comments: bool,
         /// Candidates a reply is matched against.
         #[arg(long, value_enum, default_value = "needles")]
-        candidates: CandidatesArg,
+        candidates: Candidates,
         /// Model name (default: from the file name, `_slash_` → `/`, like the official tool).
         #[arg(long)]
         model: Option<String>,
@@ -184,13 +184,7 @@ fn main() -> ExitCode {
             ScoreArgs {
                 outputs: model_output_path,
                 dataset: dataset_path,
-                options: ScoreOptions {
-                    ignore_comments,
-                    candidates: match candidates {
-                        CandidatesArg::Needles => Candidates::Needles,
-                        CandidatesArg::Context => Candidates::Context,
-                    },
-                },
+                options: ScoreOptions { ignore_comments, candidates },
                 model,
                 out,
                 overwrite,

@@ -196,12 +196,6 @@ fn start_workers(
     (job_tx, done_rx, handles)
 }
 
-fn now_time() -> String {
-    let now =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
-}
-
 fn seed() -> u64 {
     let now =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -363,7 +357,7 @@ fn ask_all(
             },
         };
         let (task, result) = reply;
-        match run.complete(task, result.as_ref(), now(), now_time()) {
+        match run.complete(task, result.as_ref(), now(), report::now_eval_date()) {
             RunEvent::Answered { output_line, record, .. } => {
                 append(&mut files.outputs, &output_line, &files.outputs_path)?;
                 append(&mut files.runlog, &record.line(), &files.runlog_path)?;

@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
-
 use repoqa::report::{self, ScoresFile};
 use repoqa::run::score_outputs;
 use repoqa::score::{Candidates, ScoreOptions};
@@ -13,14 +11,6 @@ use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
 use crate::stdout::outln;
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum CandidatesArg {
-    /// Official: the repo's needles.
-    Needles,
-    /// NOT OFFICIAL: every repo function that appears in the prompt.
-    Context,
-}
 
 pub struct ScoreArgs {
     pub outputs: PathBuf,
@@ -34,13 +24,6 @@ pub struct ScoreArgs {
     pub csv: Option<PathBuf>,
     pub skip_broken_lines: bool,
     pub allow_repeated_tasks: bool,
-}
-
-/// `str(datetime)` of now, in UTC.
-fn now_eval_date() -> String {
-    let now =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    report::format_eval_date(now.as_secs() as i64, now.subsec_micros())
 }
 
 pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -117,7 +100,7 @@ pub fn score_and_write(
             t.value
         }
     };
-    let eval_date = a.eval_date.unwrap_or_else(now_eval_date);
+    let eval_date = a.eval_date.unwrap_or_else(report::now_eval_date);
     let mut scores = run.model_scores(&model, &eval_date, Some(&train_size));
     scores.protocol = protocol;
     let file = ScoresFile::single(&model, scores);

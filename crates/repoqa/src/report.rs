@@ -686,52 +686,69 @@ pub fn scores_path_for(outputs_path: &str) -> String {
 /// `str(datetime)` of a UTC instant (`YYYY-MM-DD HH:MM:SS[.ffffff]`, the
 /// microseconds omitted when zero, as Python does). The official tool uses
 /// local time; callers pass whatever instant they want recorded.
+/// An instant out of `time`'s range (years -9999 to 9999) is written as
+/// the epoch.
 pub fn format_eval_date(unix_seconds: i64, micros: u32) -> String {
-    let days = unix_seconds.div_euclid(86_400);
-    let secs = unix_seconds.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
-    let mut out = format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02}");
+    let t = time::OffsetDateTime::from_unix_timestamp(unix_seconds)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let mut out = format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
     if micros != 0 {
-        out.push_str(&format!(".{micros:06}"));
+        out.push_str(&format!(".{:06}", micros.min(999_999)));
     }
     out
+}
+
+/// [`format_eval_date`] of now, in UTC: the `eval_date` of a SCORES file
+/// and the time of a run record, the same in the CLI and the page.
+pub fn now_eval_date() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format_eval_date(now.unix_timestamp(), now.microsecond())
 }
 
 /// Per-task results as CSV (RFC 4180 quoting), one row per task in file
 /// order; numbers in Python's repr so nothing is rounded.
 pub fn results_csv(results: &IndexMap<String, Vec<TaskResult>>) -> String {
-    let mut out = String::from(
-        "language,repo,name,needle_position,is_best_similar,best_similar_score,best_target,token_start,token_end\n",
-    );
+    let mut w =
+        csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    let head = [
+        "language",
+        "repo",
+        "name",
+        "needle_position",
+        "is_best_similar",
+        "best_similar_score",
+        "best_target",
+        "token_start",
+        "token_end",
+    ];
+    // Writing to memory cannot fail; a record of strings is always valid.
+    let _ = w.write_record(head);
     for (lang, tasks) in results {
         for t in tasks {
-            let cells = [
+            let _ = w.write_record([
                 lang.clone(),
                 t.repo.clone(),
                 t.name.clone(),
                 plain(&t.needle_position),
-                if t.is_best_similar { "true".into() } else { "false".into() },
+                t.is_best_similar.to_string(),
                 plain(&Value::Number(t.best_similar_score.clone())),
                 t.best_target.clone().unwrap_or_default(),
                 plain(&t.token_start),
                 plain(&t.token_end),
-            ];
-            let row: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
-            out.push_str(&row.join(","));
-            out.push('\n');
+            ]);
         }
     }
-    out
+    let bytes = w.into_inner().unwrap_or_default();
+    // Every cell is a Rust string: the bytes are UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 fn plain(v: &Value) -> String {
@@ -739,14 +756,6 @@ fn plain(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => pyjson::dumps(other),
-    }
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -870,6 +879,10 @@ mod tests {
         assert_eq!(format_eval_date(1_716_068_231, 78_575), "2024-05-18 21:37:11.078575");
         assert_eq!(format_eval_date(0, 0), "1970-01-01 00:00:00");
         assert_eq!(format_eval_date(951_782_400, 5), "2000-02-29 00:00:00.000005");
+        assert_eq!(format_eval_date(-1, 0), "1969-12-31 23:59:59");
+        assert_eq!(format_eval_date(i64::MAX, 0), "1970-01-01 00:00:00", "out of range");
+        let now = now_eval_date();
+        assert!(now.len() >= 19 && now.as_bytes()[10] == b' ', "{now}");
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub const THRESHOLD_KEYS: [&str; 11] =
 
 /// Which functions a reply is compared against.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Candidates {
     /// Official: the repo's needles, in needle order.
     #[default]
@@ -60,6 +61,10 @@ pub enum Candidates {
     /// `code_context`, in dataset order (files as listed in `functions`,
     /// functions in file order), then any needle not among them. Scores
     /// made this way are not comparable with published ones.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "NOT OFFICIAL: every repo function that appears in the prompt")
+    )]
     Context,
 }
 

@@ -111,14 +111,13 @@ pub const BUILTIN_TOKENIZER: &str = "builtin";
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildSettings {
     pub code_context_size: usize,
-    #[serde(with = "comment_mode_str")]
     pub comment_mode: CommentMode,
     #[serde(flatten)]
     pub filter: TaskFilter,
     /// "builtin", a URL, or "file:<name>" (the app); a path (the CLI).
     pub tokenizer_source: String,
     /// How prompts are built; `corrected` is NOT OFFICIAL.
-    #[serde(default, with = "protocol_str")]
+    #[serde(default)]
     pub protocol: Protocol,
 }
 
@@ -131,34 +130,6 @@ impl Default for BuildSettings {
             tokenizer_source: BUILTIN_TOKENIZER.to_string(),
             protocol: Protocol::Official,
         }
-    }
-}
-
-mod comment_mode_str {
-    use super::CommentMode;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(m: &CommentMode, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(m.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CommentMode, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-mod protocol_str {
-    use super::Protocol;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(p: &Protocol, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(p.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -346,6 +317,30 @@ mod tests {
         assert_eq!(BuildSettings::from_value(&v), s);
         let back: BuildSettings = serde_json::from_value(v).unwrap();
         assert_eq!(back, s);
+    }
+
+    /// Each option enum's serde form is its official string (the one
+    /// `as_str` gives and `FromStr` takes), and round-trips.
+    #[test]
+    fn option_enums_serialize_as_their_official_strings() {
+        fn round_trip<T>(values: &[T], name: impl Fn(&T) -> String)
+        where
+            T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+        {
+            for v in values {
+                let json = serde_json::to_value(v).unwrap();
+                assert_eq!(json, Value::String(name(v)), "{v:?}");
+                assert_eq!(&serde_json::from_value::<T>(json).unwrap(), v);
+            }
+        }
+        round_trip(&CommentMode::ALL, |m| m.as_str().to_string());
+        let spelled: Vec<String> =
+            CommentMode::ALL.iter().map(|m| serde_json::to_string(m).unwrap()).collect();
+        assert_eq!(spelled, ["\"none\"", "\"positional_padding\"", "\"no_padding\""]);
+        round_trip(&Protocol::ALL, |p| p.as_str().to_string());
+        round_trip(&crate::llm::Provider::ALL, |p| p.name().to_string());
+        assert!(serde_json::from_str::<CommentMode>("\"positional-padding\"").is_err());
+        assert!(serde_json::from_str::<Protocol>("\"Official\"").is_err());
     }
 
     #[test]

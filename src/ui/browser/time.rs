@@ -28,10 +28,3 @@ pub async fn sleep_ms(ms: i32) {
     });
     let _ = JsFuture::from(promise).await;
 }
-
-/// Now as a Unix time: whole seconds and microseconds.
-pub fn unix_now() -> (i64, u32) {
-    let ms = js_sys::Date::now();
-    let secs = (ms / 1000.0).floor();
-    (secs as i64, ((ms - secs * 1000.0) * 1000.0).round().clamp(0.0, 999_999.0) as u32)
-}

@@ -23,7 +23,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
-use crate::ui::browser::time::{now_ms, unix_now};
+use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
 use crate::ui::state::run::{mark_active, save_log, RunLive, RunState};
@@ -82,11 +82,6 @@ fn pace_of(rs: RunState) -> Result<(ScheduleConfig, u32), UiError> {
     })?;
     // In range: at most a day, far below u32::MAX milliseconds.
     Ok((config, (pace.timeout_s * 1000.0).ceil() as u32))
-}
-
-fn time_now() -> String {
-    let (secs, micros) = unix_now();
-    repoqa::report::format_eval_date(secs, micros)
 }
 
 /// Replies delivered by the request tasks, and a way to wake the run loop.
@@ -238,7 +233,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
                     let m = m.clone();
                     rs.live.update(|l| l.no_status = Some(m));
                 }
-                let ev = run.complete(task, reply.as_ref(), now_ms(), time_now());
+                let ev = run.complete(task, reply.as_ref(), now_ms(), repoqa::report::now_eval_date());
                 on_event(app, rs, ev, &mut unsaved);
             }
             if rs.session_now() != session {

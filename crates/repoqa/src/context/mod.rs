@@ -84,11 +84,21 @@ pub enum ContextError {
 }
 
 /// `--clean-ctx-comments` of upstream HEAD. PyPI 0.1.2 only has `None`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// On the command line: upstream's spellings, with the earlier kebab-case
+/// ones kept as aliases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CommentMode {
+    /// Comments kept (the official default).
     #[default]
     None,
+    /// Comments removed; the tokens removed come back as filler comment
+    /// lines at the top and bottom, so the needle keeps its depth.
+    #[cfg_attr(feature = "cli", value(name = "positional_padding", alias = "positional-padding"))]
     PositionalPadding,
+    /// Comments removed; the context gets shorter.
+    #[cfg_attr(feature = "cli", value(name = "no_padding", alias = "no-padding"))]
     NoPadding,
 }
 
@@ -130,10 +140,15 @@ impl FromStr for CommentMode {
 /// P3 shift), no line break inserted before it (P6), and the cleaning-mode
 /// suffix built from the right files (K5); depth placement and token
 /// budgets as official otherwise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Protocol {
+    /// The official construction (default; byte-identical to the harness).
     #[default]
     Official,
+    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
+    /// P6 line break, the K5 suffix built from the right files.
     Corrected,
 }
 
@@ -175,19 +190,6 @@ impl FromStr for Protocol {
             .into_iter()
             .find(|p| p.as_str() == s)
             .ok_or_else(|| ContextError::UnknownProtocol(s.to_string()))
-    }
-}
-
-impl Serialize for Protocol {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Protocol {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

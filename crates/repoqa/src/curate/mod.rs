@@ -30,7 +30,6 @@ mod fill;
 mod functions;
 mod needles;
 mod pyrandom;
-mod sha1;
 
 use std::fmt;
 
@@ -416,16 +415,18 @@ impl Stepper for Curation<'_> {
 }
 
 /// SHA-1 over `path \0 text \0` of every file in order: the corpus
-/// builder's stand-in for a commit id.
+/// builder's stand-in for a commit id (a picked folder has no git metadata
+/// either). Not used for anything security related.
 pub fn content_digest(content: &IndexMap<String, String>) -> String {
-    let mut h = sha1::Sha1::default();
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
     for (path, text) in content {
         h.update(path.as_bytes());
         h.update(b"\0");
         h.update(text.as_bytes());
         h.update(b"\0");
     }
-    h.hex_digest()
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Add a curated repo to a dataset under its language (the language key

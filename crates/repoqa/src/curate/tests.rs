@@ -303,3 +303,14 @@ fn entry_match_prefix_reads_the_parent_directory() {
     assert_eq!(read(EntryMatch::Prefix), ["src/black/a.py", "src/blackd/b.py"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn content_digest_is_the_corpus_builders_sha1() {
+    // hashlib.sha1(b"a.py\0abc\0b/c.py\0\0").hexdigest()
+    let mut content = IndexMap::new();
+    content.insert("a.py".to_string(), "abc".to_string());
+    content.insert("b/c.py".to_string(), String::new());
+    assert_eq!(content_digest(&content), "e6920c984966db20493aaacd04d92d13381f964f");
+    // No files: the SHA-1 of nothing.
+    assert_eq!(content_digest(&IndexMap::new()), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+}

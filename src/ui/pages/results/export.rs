@@ -7,15 +7,9 @@ use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::ui::browser::download::download_text;
-use crate::ui::browser::time::unix_now;
 use crate::ui::error::UiError;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
 use crate::ui::state::use_state;
-
-fn now_eval_date() -> String {
-    let (secs, micros) = unix_now();
-    report::format_eval_date(secs, micros)
-}
 
 #[component]
 pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
@@ -31,7 +25,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let model = scoring.model_name.get_untracked();
             let model = if model.trim().is_empty() { "model".to_string() } else { model };
             let date = scoring.eval_date.get_untracked();
-            let eval_date = if date.trim().is_empty() { now_eval_date() } else { date };
+            let eval_date = if date.trim().is_empty() { report::now_eval_date() } else { date };
             // The protocol the scored tasks were built with.
             let protocol =
                 state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
