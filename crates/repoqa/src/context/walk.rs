@@ -359,6 +359,162 @@ struct BottomChunk {
     broke: bool,
 }
 
+/// What the walk before the needle took (P6, then whole previous files).
+struct Before {
+    pieces: Vec<Piece>,
+    /// The needle's line began before the needle and its start was taken.
+    line_start_taken: bool,
+    /// The outermost previous file visited.
+    top_file: Option<usize>,
+}
+
+/// P6: the needle file up to the needle `a`, from the bottom, then the
+/// previous files from the top, while `prefix_size` tokens last.
+fn take_before(
+    prep: &mut Prepared,
+    c: &mut Counter,
+    nf: usize,
+    a: usize,
+    mut prefix_size: i64,
+) -> Result<Before, ContextError> {
+    let nfile = &prep.files[nf];
+    let k = nfile.line_of(a);
+    let mut own: Vec<Piece> = Vec::with_capacity(k + 2);
+    own.push(Piece::Path { file: nf });
+    own.extend((0..k).map(|line| Piece::Line { file: nf, line }));
+    own.push(Piece::Span { file: nf, start: nfile.line_starts[k], end: a });
+    let (first, ntokens, mut broke) = backward(prep, c, &own, prefix_size)?;
+    prefix_size -= ntokens;
+    // Chunks of previous files, outermost last.
+    let mut prev_chunks: Vec<Vec<Piece>> = Vec::new();
+    let mut top_file: Option<usize> = None;
+    let mut index = nf as i64 - 1;
+    while !broke && prefix_size > 0 && index >= 0 {
+        let f = index as usize;
+        top_file = Some(f);
+        let mut chunk = Vec::new();
+        let pieces = file_pieces(prep, f);
+        let (n, br, _) = forward(prep, c, pieces, prefix_size, &mut chunk)?;
+        broke = br;
+        prefix_size -= n;
+        prev_chunks.push(chunk);
+        index -= 1;
+    }
+    let mut pieces: Vec<Piece> = prev_chunks.into_iter().rev().flatten().collect();
+    pieces.extend_from_slice(&own[first..]);
+    Ok(Before { pieces, line_start_taken: first < own.len(), top_file })
+}
+
+/// What the walk after the needle took (P8).
+struct After {
+    pieces: Vec<Piece>,
+    /// The last next file visited, with what of it was taken.
+    bottom: Option<(usize, BottomChunk)>,
+}
+
+/// P8: the rest of the needle file after `b`, then the next files, while
+/// `suffix_size` tokens last.
+fn take_after(
+    prep: &mut Prepared,
+    c: &mut Counter,
+    nf: usize,
+    b: usize,
+    mut suffix_size: i64,
+) -> Result<After, ContextError> {
+    let kb = nfile_line_of(prep, nf, b);
+    let mut suffix_pieces: Vec<Piece> = Vec::new();
+    let first_suffix = Piece::Span { file: nf, start: b, end: prep.files[nf].line_end(kb) };
+    let n_lines = prep.files[nf].line_count();
+    let pieces = std::iter::once(first_suffix)
+        .chain((kb + 1..n_lines).map(|line| Piece::Line { file: nf, line }));
+    let (n, mut broke, _) = forward(prep, c, pieces, suffix_size, &mut suffix_pieces)?;
+    suffix_size -= n;
+    let mut bottom: Option<(usize, BottomChunk)> = None;
+    let mut index = nf + 1;
+    while !broke && suffix_size > 0 && index < prep.files.len() {
+        let start = suffix_pieces.len();
+        let pieces = file_pieces(prep, index);
+        let (n, br, taken) = forward(prep, c, pieces, suffix_size, &mut suffix_pieces)?;
+        bottom = Some((
+            index,
+            BottomChunk { start, path_line: taken > 0, lines: taken.saturating_sub(1), broke: br },
+        ));
+        broke = br;
+        suffix_size -= n;
+        index += 1;
+    }
+    Ok(After { pieces: suffix_pieces, bottom })
+}
+
+/// The three parts of a context and their token counts, joined: the
+/// needle's byte range and token span come from where the parts meet.
+fn join_parts(
+    prefix: String,
+    needle_text: &str,
+    suffix: &str,
+    (prefix_tokens, needle_tokens, suffix_tokens): (usize, usize, usize),
+    cut: std::ops::Range<usize>,
+) -> CodeContext {
+    let mut code_context = prefix;
+    let at = code_context.len();
+    code_context.push_str(needle_text);
+    let needle = at..code_context.len();
+    code_context.push_str(suffix);
+    CodeContext {
+        code_context,
+        needle: needle.clone(),
+        needle_token_start: prefix_tokens,
+        needle_token_end: prefix_tokens + needle_tokens,
+        code_context_ntokens: prefix_tokens + needle_tokens + suffix_tokens,
+        placement: NeedlePlacement { needle, cut },
+    }
+}
+
+/// K6: filler lines `<cp> Line Number k` for the tokens cleaning removed,
+/// at the very top and the very bottom, so the needle keeps its depth.
+#[allow(clippy::too_many_arguments)]
+fn pad_positions(
+    prep: &Prepared,
+    c: &mut Counter,
+    cp: &str,
+    position_ratio: f64,
+    (prefix_orig, needle_orig, suffix_orig): (usize, usize, usize),
+    prefix_cleaned: &mut String,
+    needle_cleaned: &str,
+    suffix_cleaned: &mut String,
+) -> Result<(), ContextError> {
+    let prefix_clean = prep.text_count(c, prefix_cleaned)? as i64;
+    let needle_clean = prep.text_count(c, needle_cleaned)? as i64;
+    let suffix_clean = prep.text_count(c, suffix_cleaned)? as i64;
+    let removed = needle_orig as i64 - needle_clean;
+    let needle_prefix = (removed as f64 * position_ratio) as i64;
+    let needle_suffix = removed - needle_prefix;
+    let mut pad_prefix = needle_prefix + prefix_orig as i64 - prefix_clean - 1;
+    let mut pad_suffix = needle_suffix + suffix_orig as i64 - suffix_clean - 1;
+    let mut line = 0usize;
+    let mut dummy = String::new();
+    // Each dummy line is counted as `len(tokenize(current))`; `budget`
+    // gives that count from the memoized words instead of a whole
+    // tokenizer call per line (K6).
+    while pad_prefix > 0 {
+        let current = format!("{cp} Line Number {line}\n");
+        pad_prefix -= c.budget(&current)? as i64;
+        dummy.push_str(&current);
+        line += 1;
+    }
+    dummy.push('\n');
+    dummy.push_str(prefix_cleaned);
+    *prefix_cleaned = dummy;
+    while pad_suffix > 0 {
+        let current = format!("{cp} Line Number {line}\n");
+        pad_suffix -= c.budget(&current)? as i64;
+        suffix_cleaned.push_str(&current);
+        line += 1;
+    }
+    suffix_cleaned.push('\n');
+    Ok(())
+}
+
 pub(super) fn make_code_context(
     prep: &mut Prepared,
     c: &mut Counter,
@@ -385,69 +541,22 @@ pub(super) fn make_code_context(
     // P5.
     // Sizes are checked to fit (`MAX_CODE_CONTEXT_SIZE`); never wrap.
     let size = i64::try_from(options.code_context_size).unwrap_or(i64::MAX);
-    let mut prefix_size = (size as f64 * position_ratio - needle_budget_tokens as f64 / 2.0) as i64;
-    let mut suffix_size = size - needle_budget_tokens as i64 - prefix_size;
+    let prefix_size = (size as f64 * position_ratio - needle_budget_tokens as f64 / 2.0) as i64;
+    let suffix_size = size - needle_budget_tokens as i64 - prefix_size;
 
-    // P6: the needle file up to the needle, from the bottom.
-    let nfile = &prep.files[nf];
-    let k = nfile.line_of(a);
-    let mut own: Vec<Piece> = Vec::with_capacity(k + 2);
-    own.push(Piece::Path { file: nf });
-    own.extend((0..k).map(|line| Piece::Line { file: nf, line }));
-    own.push(Piece::Span { file: nf, start: nfile.line_starts[k], end: a });
-    let (first, ntokens, mut broke) = backward(prep, c, &own, prefix_size)?;
-    prefix_size -= ntokens;
-    // Chunks of previous files, outermost last.
-    let mut prev_chunks: Vec<Vec<Piece>> = Vec::new();
-    // K1.
-    let mut context_paths: Vec<&str> = vec![needle.path.as_str()];
-    let mut top_file: Option<usize> = None;
-    let mut index = nf as i64 - 1;
-    while !broke && prefix_size > 0 && index >= 0 {
-        let f = index as usize;
-        context_paths.insert(0, prep.files[f].path);
-        top_file = Some(f);
-        let mut chunk = Vec::new();
-        let pieces = file_pieces(prep, f);
-        let (n, br, _) = forward(prep, c, pieces, prefix_size, &mut chunk)?;
-        broke = br;
-        prefix_size -= n;
-        prev_chunks.push(chunk);
-        index -= 1;
-    }
-    let mut prefix_pieces: Vec<Piece> = prev_chunks.into_iter().rev().flatten().collect();
-    prefix_pieces.extend_from_slice(&own[first..]);
-
-    // P8: the rest of the needle file, then the next files.
-    let kb = nfile_line_of(prep, nf, b);
-    let mut suffix_pieces: Vec<Piece> = Vec::new();
-    let first_suffix = Piece::Span { file: nf, start: b, end: prep.files[nf].line_end(kb) };
-    let n_lines = prep.files[nf].line_count();
-    let pieces = std::iter::once(first_suffix)
-        .chain((kb + 1..n_lines).map(|line| Piece::Line { file: nf, line }));
-    let (n, mut broke, _) = forward(prep, c, pieces, suffix_size, &mut suffix_pieces)?;
-    suffix_size -= n;
-    let mut bottom: Option<(usize, BottomChunk)> = None;
-    let mut index = nf + 1;
-    while !broke && suffix_size > 0 && index < prep.files.len() {
-        context_paths.push(prep.files[index].path);
-        let start = suffix_pieces.len();
-        let pieces = file_pieces(prep, index);
-        let (n, br, taken) = forward(prep, c, pieces, suffix_size, &mut suffix_pieces)?;
-        bottom = Some((
-            index,
-            BottomChunk { start, path_line: taken > 0, lines: taken.saturating_sub(1), broke: br },
-        ));
-        broke = br;
-        suffix_size -= n;
-        index += 1;
-    }
+    let before = take_before(prep, c, nf, a, prefix_size)?;
+    let After { pieces: suffix_pieces, bottom } = take_after(prep, c, nf, b, suffix_size)?;
+    // K1: the paths of every file visited, top to bottom.
+    let top = before.top_file.unwrap_or(nf);
+    let last = bottom.as_ref().map_or(nf, |(f, _)| *f);
+    let context_paths: Vec<&str> = (top..=last).map(|f| prep.files[f].path).collect();
+    let prefix_pieces = before.pieces;
 
     let mut code_prefix = String::new();
     prep.push_text(&mut code_prefix, &prefix_pieces);
     // P6 corrected: the part of the needle's line before it (the last own
     // piece, when taken) keeps no line break of its own.
-    let joined = corrected && first < own.len();
+    let joined = corrected && before.line_start_taken;
     if joined {
         code_prefix.pop();
     }
@@ -473,23 +582,8 @@ pub(super) fn make_code_context(
         if joined {
             prefix_tokens = c.text(&code_prefix)?;
         }
-        let placement = NeedlePlacement {
-            needle: code_prefix.len()..code_prefix.len() + needle_text.len(),
-            cut: a..b,
-        };
-        let mut code_context = code_prefix;
-        let at = code_context.len();
-        code_context.push_str(&needle_text);
-        let needle = at..code_context.len();
-        code_context.push_str(&code_suffix);
-        return Ok(CodeContext {
-            code_context,
-            needle,
-            needle_token_start: prefix_tokens,
-            needle_token_end: prefix_tokens + needle_tokens,
-            code_context_ntokens: prefix_tokens + needle_tokens + suffix_tokens,
-            placement,
-        });
+        let counts = (prefix_tokens, needle_tokens, suffix_tokens);
+        return Ok(join_parts(code_prefix, &needle_text, &code_suffix, counts, a..b));
     }
 
     // Comment cleaning (K1–K6) works on the texts.
@@ -506,7 +600,7 @@ pub(super) fn make_code_context(
     let clean = |segment: &str| clean_segment_comments(language, segment, &context_paths);
 
     // K2: the top file is cleaned as a whole (a cut file may not parse).
-    let mut prefix_cleaned = match top_file.filter(|&f| !prep.files[f].text.is_empty()) {
+    let mut prefix_cleaned = match before.top_file.filter(|&f| !prep.files[f].text.is_empty()) {
         Some(f) => {
             let second = format!("{cp} Path: {}", context_paths[1]);
             let lines: Vec<&str> = code_prefix.split('\n').collect();
@@ -518,7 +612,7 @@ pub(super) fn make_code_context(
         }
         None => clean(&code_prefix)?.ok_or_else(utf8_error)?,
     };
-    let needle_cleaned = clean(needle_code)?.ok_or_else(utf8_error)?;
+    let mut needle_final = clean(needle_code)?.ok_or_else(utf8_error)?;
     let bottom = bottom.filter(|(f, _)| !prep.files[*f].text.is_empty());
     let mut suffix_cleaned = match bottom {
         Some((f, chunk)) if options.fix_suffix_cleaning || corrected => {
@@ -555,65 +649,29 @@ pub(super) fn make_code_context(
         }
         None => clean(&code_suffix)?.ok_or_else(utf8_error)?,
     };
-    let mut needle_final = needle_cleaned;
 
     if options.comment_mode == CommentMode::PositionalPadding {
-        // K6.
-        let prefix_clean = prep.text_count(c, &prefix_cleaned)? as i64;
-        let needle_clean = prep.text_count(c, &needle_final)? as i64;
-        let suffix_clean = prep.text_count(c, &suffix_cleaned)? as i64;
-        let removed = needle_orig as i64 - needle_clean;
-        let needle_prefix = (removed as f64 * position_ratio) as i64;
-        let needle_suffix = removed - needle_prefix;
-        let mut pad_prefix = needle_prefix + prefix_orig as i64 - prefix_clean - 1;
-        let mut pad_suffix = needle_suffix + suffix_orig as i64 - suffix_clean - 1;
-        let mut line = 0usize;
-        let mut dummy = String::new();
-        // Each dummy line is counted as `len(tokenize(current))`; `budget`
-        // gives that count from the memoized words instead of a whole
-        // tokenizer call per line (K6).
-        while pad_prefix > 0 {
-            let current = format!("{cp} Line Number {line}\n");
-            pad_prefix -= c.budget(&current)? as i64;
-            dummy.push_str(&current);
-            line += 1;
-        }
-        dummy.push('\n');
-        dummy.push_str(&prefix_cleaned);
-        prefix_cleaned = dummy;
-        while pad_suffix > 0 {
-            let current = format!("{cp} Line Number {line}\n");
-            pad_suffix -= c.budget(&current)? as i64;
-            suffix_cleaned.push_str(&current);
-            line += 1;
-        }
-        suffix_cleaned.push('\n');
+        pad_positions(
+            prep,
+            c,
+            cp,
+            position_ratio,
+            (prefix_orig, needle_orig, suffix_orig),
+            &mut prefix_cleaned,
+            &needle_final,
+            &mut suffix_cleaned,
+        )?;
     }
     if options.strip_nul {
         prefix_cleaned.retain(|ch| ch != '\0');
         needle_final.retain(|ch| ch != '\0');
         suffix_cleaned.retain(|ch| ch != '\0');
     }
-    let placement = NeedlePlacement {
-        needle: prefix_cleaned.len()..prefix_cleaned.len() + needle_final.len(),
-        cut: a..b,
-    };
     let start = prep.text_count(c, &prefix_cleaned)?;
-    let end = start + prep.text_count(c, &needle_final)?;
-    let total = end + prep.text_count(c, &suffix_cleaned)?;
-    let mut code_context = prefix_cleaned;
-    let at = code_context.len();
-    code_context.push_str(&needle_final);
-    let needle = at..code_context.len();
-    code_context.push_str(&suffix_cleaned);
-    Ok(CodeContext {
-        code_context,
-        needle,
-        needle_token_start: start,
-        needle_token_end: end,
-        code_context_ntokens: total,
-        placement,
-    })
+    let needle_tokens = prep.text_count(c, &needle_final)?;
+    let suffix_tokens = prep.text_count(c, &suffix_cleaned)?;
+    let counts = (start, needle_tokens, suffix_tokens);
+    Ok(join_parts(prefix_cleaned, &needle_final, &suffix_cleaned, counts, a..b))
 }
 
 fn nfile_line_of(prep: &Prepared, file: usize, b: usize) -> usize {
