@@ -11,8 +11,10 @@
 //     variable; the advice on browser origins (CORS) stays after a later
 //     500 and a new run;
 //   - a redirect stops the run with nothing stored (the browser would turn
-//     a 302's POST into a GET); replies naming another model are warned
-//     about once;
+//     a 302's POST into a GET); a reply whose content is not text (a
+//     number) is malformed: asked again, then the task fails with the
+//     reason, and nothing of it is stored; replies naming another model are
+//     warned about once;
 //   - "New session" ends a run under way (nothing of it is stored after)
 //     and resets the Run page.
 import { test, before, after } from 'node:test';
@@ -195,7 +197,7 @@ test('New session ends a run under way and resets the Run page', async () => {
   console.log(`new session: the run stopped at ${atReset} requests; Run page and its storage reset`);
 });
 
-test('a redirect stops the run with nothing stored; replies naming another model are warned about once', async () => {
+test('a redirect stops the run with nothing stored; a non-text reply is retried, then fails its task, never stored; replies naming another model are warned about once', async () => {
   const { page } = fx;
   // After "New session": the demo's tasks again, none answered.
   await buildDemo(fx);
@@ -210,6 +212,20 @@ test('a redirect stops the run with nothing stored; replies naming another model
   assert.ok(!(idb.answers || '').includes('go::'), 'an answer stored from a redirect');
   // The first redirect stops the run: only the requests already in flight (2) went out.
   assert.ok((await srv.get('/stats')).requests <= 2, 'the run stopped at the first redirect');
+
+  // Content 42 instead of text, on every try (1 + 4 retries) of two tasks.
+  const five = Array(5).fill('numcontent');
+  await srv.control({ reset: true, faults: { Mode: five, Mean: five } });
+  assert.equal(await runAndWait(page), 'done');
+  const failed = await page.$$eval('#run-failed li', (lis) => lis.map((li) => [li.dataset.taskId, li.textContent]));
+  const want = ['Mean', 'Mode'].map((n) => `go::repoqa-web/demo-csvstat::${n}`);
+  assert.deepEqual(failed.map((f) => f[0]).sort(), want, `failed: ${JSON.stringify(failed)}`);
+  for (const [, text] of failed) assert.match(text, /the reply has no choices\[0\]\.message with a text content where the openai format puts it/);
+  const asked = tasksOf(await srv.get('/requests'));
+  for (const id of want) assert.equal(asked.filter((t) => t === id).length, 5, `${id}: asked once and retried 4 times`);
+  const stored = await idbDump(page);
+  for (const id of want) assert.ok(!(stored.answers || '').includes(id), `${id}: a malformed reply was stored`);
+  await page.waitForSelector('#run-selection[data-answered="8"]');
 
   await srv.control({ reset: true, faults: { '*': ['othermodel'] } });
   assert.equal(await runAndWait(page), 'done');
