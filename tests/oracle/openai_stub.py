@@ -6,7 +6,9 @@ real one is reachable offline), for crates/repoqa-cli/tests/llm_describe.rs.
 Prints "PORT <n>" on its first stdout line, then serves on 127.0.0.1:<n>
 until its stdin closes (the test holds it open) or it is killed.
 
-POST /v1/chat/completions answers like the real API:
+POST /v1/chat/completions answers like the real API (and POST /v1/messages
+alike in Anthropic's format: the key in `x-api-key`, the system message
+in "system", the text in "content"[0]):
 - 401 with an OpenAI error body unless `Authorization: Bearer <key>`;
 - 404 unless "model" is the given one;
 - otherwise a four-point description built from the code in the user
@@ -95,9 +97,11 @@ def make_handler(state):
             raw = self.rfile.read(length)
             with state.lock:
                 state.requests += 1
-            if self.path != "/v1/chat/completions":
+            anthropic = self.path == "/v1/messages"
+            if self.path != "/v1/chat/completions" and not anthropic:
                 return self.send(404, {"error": {"message": f"no route {self.path}"}})
-            if self.headers.get("Authorization") != f"Bearer {state.key}":
+            given = self.headers.get("x-api-key") if anthropic else self.headers.get("Authorization")
+            if given != (state.key if anthropic else f"Bearer {state.key}"):
                 return self.send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
             try:
                 req = json.loads(raw)
@@ -105,7 +109,8 @@ def make_handler(state):
                 return self.send(400, {"error": {"message": "body is not JSON"}})
             with state.lock:
                 state.models.append(req.get("model"))
-                state.roles.append([m.get("role") for m in req.get("messages", [])])
+                roles = [m.get("role") for m in req.get("messages", [])]
+                state.roles.append((["system"] if "system" in req else []) + roles)
             if req.get("model") != state.model:
                 return self.send(404, {"error": {"message": f"The model `{req.get('model')}` does not exist"}})
             user = [m["content"] for m in req.get("messages", []) if m.get("role") == "user"]
@@ -123,7 +128,10 @@ def make_handler(state):
                         return self.send(200, "<html><body>Bad gateway page</body></html>", ctype="text/html")
                     if kind == "nopoints":
                         return self.send(200, reply("I would rather not describe this function."))
-            return self.send(200, reply("Here is the description:\n\n" + description(lang, code) + "\n"))
+            text = "Here is the description:\n\n" + description(lang, code) + "\n"
+            if anthropic:
+                return self.send(200, {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "model": state.model})
+            return self.send(200, reply(text))
 
     return Handler
 

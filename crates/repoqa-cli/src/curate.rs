@@ -128,7 +128,7 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         let obtained = describe_with_model(
             settings,
             a.llm.timeout,
-            &a.llm.key_env,
+            &a.llm.key_env_names(),
             &report,
             &descriptions,
             descriptions_out.as_deref(),

@@ -9,15 +9,20 @@ use crate::error::{fs_write, CliError};
 #[derive(clap::Args)]
 pub struct LlmArgs {
     /// Describe the sampled needles that --descriptions does not cover with
-    /// a model behind this OpenAI-compatible API (e.g. https://api.openai.com/v1).
+    /// a model behind this API (e.g. https://api.openai.com/v1).
     #[arg(long = "llm-base-url", requires = "model")]
     base_url: Option<String>,
+    /// The API's format, as `repoqa run --backend`.
+    #[arg(long = "llm-backend", value_enum, default_value = "openai")]
+    backend: repoqa::llm::Provider,
     /// The model to ask (with --llm-base-url).
     #[arg(long = "llm-model", requires = "base_url")]
     model: Option<String>,
-    /// Environment variable holding the API key (unset: no key is sent).
-    #[arg(long = "llm-api-key-env", default_value = "OPENAI_API_KEY")]
-    pub key_env: String,
+    /// Environment variable holding the API key (default: the backend's,
+    /// as `repoqa run` reads it: OPENAI_API_KEY, ANTHROPIC_API_KEY or
+    /// ANTHROPIC_KEY, GOOGLE_API_KEY; unset: no key is sent).
+    #[arg(long = "llm-api-key-env")]
+    key_env: Option<String>,
     #[arg(long = "llm-temperature", default_value_t = 0.0)]
     temperature: f64,
     #[arg(long = "llm-max-tokens")]
@@ -37,13 +42,28 @@ impl LlmArgs {
             max_tokens: self.max_tokens,
             ..repoqa::llm::describe_sampling()
         };
+        let api_key = self
+            .key_env_names()
+            .iter()
+            .filter_map(|v| std::env::var(v).ok())
+            .map(|k| k.trim().to_string())
+            .find(|k| !k.is_empty());
         Some(repoqa::llm::Endpoint {
+            provider: self.backend,
             base_url,
             model,
-            api_key: std::env::var(&self.key_env).ok().filter(|k| !k.trim().is_empty()),
+            api_key,
             sampling,
             ..repoqa::llm::Endpoint::default()
         })
+    }
+
+    /// The environment variables the key is read from, in order.
+    pub fn key_env_names(&self) -> Vec<String> {
+        match &self.key_env {
+            Some(v) => vec![v.clone()],
+            None => self.backend.key_env().iter().map(|v| v.to_string()).collect(),
+        }
     }
 }
 
@@ -59,7 +79,7 @@ pub fn write_descriptions(path: &Path, d: &repoqa::curate::Descriptions) -> Resu
 pub fn describe_with_model(
     settings: &repoqa::llm::Endpoint,
     timeout_secs: u64,
-    key_env: &str,
+    key_env: &[String],
     report: &repoqa::curate::CurateReport,
     given: &repoqa::curate::Descriptions,
     save_to: Option<&Path>,
@@ -73,7 +93,8 @@ pub fn describe_with_model(
         return Ok(Descriptions::new());
     }
     if settings.api_key.is_none() {
-        eprintln!("curate: note: ${} is not set; the requests carry no API key", key_env);
+        let names: Vec<String> = key_env.iter().map(|v| format!("${v}")).collect();
+        eprintln!("curate: note: {} is not set; the requests carry no API key", names.join(" or "));
     }
     eprintln!(
         "curate: describing {} needles with {} at {}",

@@ -314,3 +314,33 @@ fn a_wrong_key_or_model_stops_with_a_message_to_act_on() {
     );
     assert!(err.contains("$OPENAI_API_KEY is not set"), "{err}");
 }
+
+/// `--llm-backend anthropic`: the same descriptions through Anthropic's
+/// Messages format (the system message in "system", the key in
+/// `x-api-key`), with the key read from the flag's variable.
+#[test]
+fn anthropic_format_gives_the_same_descriptions() {
+    let report = undescribed();
+    let stub = Stub::start(&[]);
+    let dir = common::scratch("llm_describe/anthropic");
+    let out = dir.join("ds.json");
+    let (o, err) = curate(&stub, KEY, &out, &["--llm-backend", "anthropic"]);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(stub.requests(), 10);
+    let st = stub.stats();
+    assert!(st["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r == &serde_json::json!(["system", "user"])));
+    let got = needles(&out);
+    assert_eq!(got.len(), 10);
+    for (g, s) in got.iter().zip(&report.sampled) {
+        assert_eq!(g.description, stub_description(&report, s), "{}", s.name);
+    }
+    // A wrong key is refused in this format too, naming the URL.
+    let (o, err) =
+        curate(&stub, "sk-wrong", &dir.join("bad.json"), &["--llm-backend", "anthropic"]);
+    assert!(!o.status.success());
+    assert!(err.contains("/v1/messages: HTTP 401, the API key was refused"), "{err}");
+}

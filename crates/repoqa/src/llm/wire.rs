@@ -19,10 +19,12 @@ use super::{api_message, snippet, HttpReply, HttpRequest};
 /// Which API the server speaks (`--backend`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Provider {
     /// OpenAI Chat Completions, and every server that copies it (vLLM,
     /// SGLang, TGI, Ollama, llama.cpp, LM Studio, OpenRouter…).
     #[default]
+    #[cfg_attr(feature = "cli", value(name = "openai"))]
     OpenAi,
     /// Anthropic Messages.
     Anthropic,
