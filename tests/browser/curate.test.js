@@ -333,7 +333,7 @@ async function startStub(args) {
   return { url: `http://127.0.0.1:${port}/v1`, port, stop: () => child.stdin.end() };
 }
 
-test('missing descriptions written by a model API (CORS): = repoqa curate --llm-*; a failing needle is named and left out', async (t) => {
+test('missing descriptions written by a model API (CORS): = repoqa curate --llm-*; a failing needle is named and left out; Anthropic format too', async (t) => {
   const KEY = 'sk-browser-stub-42';
   const MODEL = 'stub-model';
   const stub = await startStub(['--key', KEY, '--model', MODEL, '--cors', '--fail', 'wrap=500']);
@@ -403,6 +403,19 @@ test('missing descriptions written by a model API (CORS): = repoqa curate --llm-
   assert.equal(await page.isChecked('#model-api-remember-key'), true);
   await page.uncheck('#model-api-remember-key');
   assert.ok(!(await stored()).includes('sk-wrong'), 'unticking did not forget the key');
+
+  // The same endpoint in Anthropic's format (the key in x-api-key, the
+  // system message apart), through CORS: a wrong key is refused at
+  // /v1/messages; with the right one the requests get through to the
+  // stub's answers (and its 500 for `wrap`).
+  await page.selectOption('#model-api-provider', 'anthropic');
+  await page.click('#curate-describe-model');
+  await page.waitForFunction(() => /\/v1\/messages: HTTP 401, the API key was refused/.test(document.querySelector('#curate-model-message')?.textContent ?? ''),
+    null, { timeout: 60000 });
+  await page.fill('#model-api-key', KEY);
+  await page.click('#curate-describe-model');
+  await page.waitForFunction(() => /wrap: .*\/v1\/messages: HTTP 500/.test(document.querySelector('#curate-model-message')?.textContent ?? ''),
+    null, { timeout: 60000 });
   const unexpected = problems.filter((p) => !/Failed to load resource/.test(p));
   assert.deepEqual(unexpected, []);
 });

@@ -75,7 +75,10 @@ def make_handler(state):
             # servers started with CORS allowed (vLLM, Ollama, LiteLLM…).
             if state.cors:
                 self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
+                self.send_header(
+                    "Access-Control-Allow-Headers",
+                    "authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
+                )
                 self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
                 self.send_header("Access-Control-Expose-Headers", "retry-after")
 

@@ -1,10 +1,10 @@
-//! The model API settings form (an OpenAI-compatible endpoint: URL, model,
-//! key, sampling, timeout). Every change is applied and stored in this
+//! The model API settings form (the core's one `Endpoint`: format, URL,
+//! model, key, sampling; and a timeout). Every change is applied and stored in this
 //! browser (`state::curate::model_api`); the key only when "remember the
 //! key on this device" is ticked, as on the Run page.
 
 use leptos::prelude::*;
-use repoqa::llm;
+use repoqa::llm::{self, Provider};
 
 use crate::ui::error::UiError;
 use crate::ui::state::curate::model_api::{self, DescribeModel};
@@ -27,10 +27,19 @@ pub fn ModelApiSettings(
     let problem = move || settings.with(|s| s.endpoint.validate().err());
     view! {
         <fieldset class="model-api" id="model-api">
-            <legend>"Model API (OpenAI-compatible)"</legend>
+            <legend>"Model API"</legend>
+            <label>
+                "API format "
+                <select id="model-api-provider" prop:value=move || settings.with(|s| s.endpoint.provider.name().to_string())
+                    on:change=move |ev| {
+                        if let Some(p) = Provider::from_name(&event_target_value(&ev)) { edit(&|s| s.endpoint.provider = p) }
+                    }>
+                    {Provider::ALL.iter().map(|p| view! { <option value=p.name()>{p.label()}</option> }).collect_view()}
+                </select>
+            </label>
             <label>
                 "Base URL "
-                <input type="url" id="model-api-base-url" placeholder="https://api.openai.com/v1"
+                <input type="url" id="model-api-base-url" placeholder=move || settings.with(|s| s.endpoint.provider.default_base_url())
                     prop:value=move || settings.with(|s| s.endpoint.base_url.clone())
                     on:change=move |ev| { let v = event_target_value(&ev); edit(&|s| s.endpoint.base_url = v.trim().to_string()) } />
             </label>
