@@ -94,7 +94,7 @@ pub fn App() -> impl IntoView {
             </nav>
         </header>
         {move || {
-            let corrected = app_state.settings.with(|s| !s.protocol.is_official())
+            let corrected = app_state.settings.with(|s| !s.build.protocol.is_official())
                 || app_state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official()));
             corrected.then(|| view! {
                 <p class="warning protocol-banner" id="protocol-banner">

@@ -50,7 +50,8 @@ pub const THRESHOLD_KEYS: [&str; 11] =
     ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"];
 
 /// Which functions a reply is compared against.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Candidates {
     /// Official: the repo's needles, in needle order.
@@ -77,7 +78,9 @@ impl Candidates {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How replies are scored; stored by the page as it is (serde).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ScoreOptions {
     /// `--ignore-comments`: strip comments from the reply and every reference.
     pub ignore_comments: bool,

@@ -6,7 +6,6 @@
 //! which settings make a different set of tasks.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use thiserror::Error;
 
 use crate::context::{
@@ -107,8 +106,10 @@ impl TaskFilter {
 /// digest of its file (`BuildSettings::cache_key`), not this name.
 pub const BUILTIN_TOKENIZER: &str = "builtin";
 
-/// Everything that changes the prompts.
+/// Everything that changes the prompts. Its serde form is what the app
+/// stores (a missing field keeps its default).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct BuildSettings {
     pub code_context_size: usize,
     pub comment_mode: CommentMode,
@@ -117,7 +118,6 @@ pub struct BuildSettings {
     /// "builtin", a URL, or "file:<name>" (the app); a path (the CLI).
     pub tokenizer_source: String,
     /// How prompts are built; `corrected` is NOT OFFICIAL.
-    #[serde(default)]
     pub protocol: Protocol,
 }
 
@@ -198,46 +198,6 @@ impl BuildSettings {
         }
     }
 
-    /// Read stored settings from a JSON object: a missing or malformed
-    /// field keeps its default (an old or hand-edited record never blocks
-    /// the app). Unknown fields are ignored.
-    pub fn from_value(v: &Value) -> BuildSettings {
-        let mut s = BuildSettings::default();
-        let Value::Object(m) = v else { return s };
-        let strings = |v: Option<&Value>| -> Option<Vec<String>> {
-            Some(v?.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect())
-        };
-        if let Some(v) = strings(m.get("languages")) {
-            s.filter.languages = v;
-        }
-        if let Some(v) = strings(m.get("repos")) {
-            s.filter.repos = v;
-        }
-        if let Some(v) = strings(m.get("excluded_repos")) {
-            s.filter.excluded_repos = v;
-        }
-        if let Some(n) = m.get("code_context_size").and_then(Value::as_u64).filter(|&n| n > 0) {
-            s.code_context_size = n as usize;
-        }
-        if let Some(mode) =
-            m.get("comment_mode").and_then(Value::as_str).and_then(|x| x.parse().ok())
-        {
-            s.comment_mode = mode;
-        }
-        if let Some(t) = m.get("tokenizer_source").and_then(Value::as_str) {
-            s.tokenizer_source = t.to_string();
-        }
-        if let Some(p) = m.get("protocol").and_then(Value::as_str).and_then(|x| x.parse().ok()) {
-            s.protocol = p;
-        }
-        s
-    }
-
-    /// The serde form as a JSON object.
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
     /// The settings that change the prompts, as one string (lists sorted,
     /// so the order of clicks does not matter). The tokenizer is not in
     /// it: the cache key holds its file's digest instead.
@@ -310,11 +270,11 @@ mod tests {
             tokenizer_source: "file:t.json".into(),
             protocol: Protocol::Corrected,
         };
-        let v = s.to_value();
+        let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["comment_mode"], "no_padding");
         assert_eq!(v["languages"][0], "go");
         assert_eq!(v["excluded_repos"][0], "go::a/b");
-        assert_eq!(BuildSettings::from_value(&v), s);
+        assert_eq!(v["protocol"], "corrected");
         let back: BuildSettings = serde_json::from_value(v).unwrap();
         assert_eq!(back, s);
     }
@@ -329,7 +289,7 @@ mod tests {
         {
             for v in values {
                 let json = serde_json::to_value(v).unwrap();
-                assert_eq!(json, Value::String(name(v)), "{v:?}");
+                assert_eq!(json, serde_json::Value::String(name(v)), "{v:?}");
                 assert_eq!(&serde_json::from_value::<T>(json).unwrap(), v);
             }
         }
@@ -339,18 +299,27 @@ mod tests {
         assert_eq!(spelled, ["\"none\"", "\"positional_padding\"", "\"no_padding\""]);
         round_trip(&Protocol::ALL, |p| p.as_str().to_string());
         round_trip(&crate::llm::Provider::ALL, |p| p.name().to_string());
+        let candidates = [crate::score::Candidates::Needles, crate::score::Candidates::Context];
+        round_trip(&candidates, |c| c.name().to_string());
         assert!(serde_json::from_str::<CommentMode>("\"positional-padding\"").is_err());
         assert!(serde_json::from_str::<Protocol>("\"Official\"").is_err());
     }
 
     #[test]
-    fn bad_fields_keep_defaults() {
-        let v: Value = serde_json::from_str(
-            r#"{"code_context_size": -3, "comment_mode": "nope", "languages": 7, "threshold": 0.5}"#,
-        )
-        .unwrap();
-        assert_eq!(BuildSettings::from_value(&v), BuildSettings::default());
-        assert_eq!(BuildSettings::from_value(&Value::Null), BuildSettings::default());
+    fn missing_fields_keep_defaults_and_bad_ones_are_refused() {
+        // Settings stored before the protocol existed, and others' fields.
+        let old: BuildSettings =
+            serde_json::from_str(r#"{"languages": ["go"], "threshold": 0.5}"#).unwrap();
+        let want = BuildSettings {
+            filter: TaskFilter { languages: vec!["go".into()], ..TaskFilter::default() },
+            ..BuildSettings::default()
+        };
+        assert_eq!(old, want);
+        for bad in
+            [r#"{"code_context_size": -3}"#, r#"{"comment_mode": "nope"}"#, r#"{"languages": 7}"#]
+        {
+            assert!(serde_json::from_str::<BuildSettings>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -44,22 +44,26 @@ pub fn SettingsPanel() -> impl IntoView {
 
     let toggle_language = move |lang: String, on: bool, all: Vec<String>| {
         update(state.settings, |s| {
-            let mut chosen: Vec<String> =
-                if s.languages.is_empty() { all.clone() } else { s.languages.clone() };
+            let mut chosen: Vec<String> = if s.build.filter.languages.is_empty() {
+                all.clone()
+            } else {
+                s.build.filter.languages.clone()
+            };
             chosen.retain(|l| *l != lang);
             if on {
                 chosen.push(lang);
             }
             // Keep file order; "all" is stored as empty.
             let ordered: Vec<String> = all.iter().filter(|l| chosen.contains(l)).cloned().collect();
-            s.languages = if ordered.len() == all.len() { Vec::new() } else { ordered };
+            s.build.filter.languages =
+                if ordered.len() == all.len() { Vec::new() } else { ordered };
         });
     };
     let toggle_repo = move |key: String, on: bool| {
         update(state.settings, |s| {
-            s.excluded_repos.retain(|r| *r != key);
+            s.build.filter.excluded_repos.retain(|r| *r != key);
             if !on {
-                s.excluded_repos.push(key);
+                s.build.filter.excluded_repos.push(key);
             }
         });
     };
@@ -102,7 +106,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         cat.into_iter().map(|(lang, repos)| {
                             let all = all.clone();
                             let l1 = lang.clone();
-                            let lang_on = move || settings.with(|s| s.languages.is_empty() || s.languages.contains(&l1));
+                            let lang_on = move || settings.with(|s| s.build.filter.languages.is_empty() || s.build.filter.languages.contains(&l1));
                             let l2 = lang.clone();
                             view! {
                                 <details class="lang-block">
@@ -119,7 +123,7 @@ pub fn SettingsPanel() -> impl IntoView {
                                         {repos.into_iter().map(|(repo, needles)| {
                                             let key = format!("{lang}::{repo}");
                                             let k1 = key.clone();
-                                            let on = move || settings.with(|s| !s.excluded_repos.contains(&k1));
+                                            let on = move || settings.with(|s| !s.build.filter.excluded_repos.contains(&k1));
                                             view! {
                                                 <li><label>
                                                     <input type="checkbox" class="repo-check" data-repo=key.clone()
@@ -139,10 +143,10 @@ pub fn SettingsPanel() -> impl IntoView {
                     <legend>"Prompts"</legend>
                     <label>"Context size (tokens) "
                         <input id="ctx-size" type="number" min="1" step="1"
-                            prop:value=move || settings.with(|s| s.code_context_size.to_string())
+                            prop:value=move || settings.with(|s| s.build.code_context_size.to_string())
                             on:change=move |ev| {
                                 match repoqa::settings::parse_context_size(&input_value(&ev)) {
-                                    Ok(n) => { ctx_error.set(None); update(state.settings, |s| s.code_context_size = n); }
+                                    Ok(n) => { ctx_error.set(None); update(state.settings, |s| s.build.code_context_size = n); }
                                     Err(e) => ctx_error.set(Some(format!("{e}."))),
                                 }
                             } />
@@ -153,10 +157,10 @@ pub fn SettingsPanel() -> impl IntoView {
                         <label>"Comments in the context "
                             <select id="comment-mode" on:change=move |ev| {
                                 let v = input_value(&ev);
-                                if let Ok(mode) = v.parse::<CommentMode>() { update(state.settings, |s| s.comment_mode = mode); }
+                                if let Ok(mode) = v.parse::<CommentMode>() { update(state.settings, |s| s.build.comment_mode = mode); }
                             }>
                                 {CommentMode::ALL.into_iter().map(|m| view! {
-                                    <option value=m.as_str() selected=move || settings.with(|s| s.comment_mode == m)>{m.as_str()}</option>
+                                    <option value=m.as_str() selected=move || settings.with(|s| s.build.comment_mode == m)>{m.as_str()}</option>
                                 }).collect_view()}
                             </select>
                         </label>
@@ -166,16 +170,16 @@ pub fn SettingsPanel() -> impl IntoView {
                         <label>"Prompt construction "
                             <select id="protocol" on:change=move |ev| {
                                 let v = input_value(&ev);
-                                if let Ok(p) = v.parse::<Protocol>() { update(state.settings, |s| s.protocol = p); }
+                                if let Ok(p) = v.parse::<Protocol>() { update(state.settings, |s| s.build.protocol = p); }
                             }>
                                 {Protocol::ALL.into_iter().map(|p| view! {
-                                    <option value=p.as_str() selected=move || settings.with(|s| s.protocol == p)>{p.label()}</option>
+                                    <option value=p.as_str() selected=move || settings.with(|s| s.build.protocol == p)>{p.label()}</option>
                                 }).collect_view()}
                             </select>
                         </label>
                     </p>
                     <p class="note">"official = the harness's construction, quirks included: its prompts mark the needle (see a task's audit). corrected = the same tasks without those marks (needle cut at the right characters, no inserted line break, the cleaning-mode suffix from the right files): NOT OFFICIAL, its scores are not comparable with published ones."</p>
-                    {move || settings.with(|s| !s.protocol.is_official()).then(|| view! {
+                    {move || settings.with(|s| !s.build.protocol.is_official()).then(|| view! {
                         <p class="warning" id="protocol-warning">"Corrected protocol selected: tasks, answers and scores made now are NOT OFFICIAL and not comparable with published scores."</p>
                     })}
                 </fieldset>
@@ -194,7 +198,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 </fieldset>
                 <fieldset>
                     <legend>"Tokenizer"</legend>
-                    <p>"Current: " <code id="tokenizer-source">{move || settings.with(|s| s.tokenizer_source.clone())}</code></p>
+                    <p>"Current: " <code id="tokenizer-source">{move || settings.with(|s| s.build.tokenizer_source.clone())}</code></p>
                     <p><button type="button" id="tokenizer-builtin" on:click=use_builtin>"Built-in (CodeLlama vocabulary)"</button></p>
                     <p>
                         <input type="url" id="tokenizer-url" placeholder="https://…/tokenizer.json"

@@ -27,7 +27,7 @@ const BUILD_BUDGET_MS: f64 = 30.0;
 pub fn cache_key(state: AppState) -> Option<String> {
     let digest = state.dataset_digest.get_untracked()?;
     let tok = state.tokenizer_id.get_untracked()?;
-    let key = state.settings.with_untracked(|s| s.build().cache_key(&digest, &tok));
+    let key = state.settings.with_untracked(|s| s.build.clone().cache_key(&digest, &tok));
     Some(format!("{}{key}", storage::TASKS_PREFIX))
 }
 
@@ -36,7 +36,7 @@ pub fn cache_key(state: AppState) -> Option<String> {
 pub fn tasks_current(state: AppState) -> bool {
     let Some(key) = state.tasks_key.get() else { return false };
     let Some(digest) = state.dataset_digest.get() else { return false };
-    let head = state.settings.with(|s| s.build().cache_key_head(&digest));
+    let head = state.settings.with(|s| s.build.clone().cache_key_head(&digest));
     let head = format!("{}{head}", storage::TASKS_PREFIX);
     match state.tokenizer_id.get() {
         Some(tok) => key == format!("{head}{tok}"),
@@ -91,7 +91,7 @@ pub async fn restore_cached(ctx: &Ctx, state: AppState) -> Result<bool, UiError>
         workers: 0,
     };
     publish_stats(&stats);
-    state.set_tasks(tasks, key, state.settings.with_untracked(|s| s.build()));
+    state.set_tasks(tasks, key, state.settings.with_untracked(|s| s.build.clone()));
     ctx.done(format!("{} tasks restored from this browser's storage.", stats.tasks));
     state.build_stats.set(Some(stats));
     Ok(true)
@@ -122,7 +122,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     };
     let settings = state.settings.get_untracked();
     let dataset = loaded.dataset.clone();
-    let build_settings = settings.build();
+    let build_settings = settings.build.clone();
     let specs = build_settings.task_specs(&dataset)?;
     if specs.is_empty() {
         return Err(UiError::invalid(

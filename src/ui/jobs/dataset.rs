@@ -163,8 +163,8 @@ async fn adopt_dataset(
     if changed && prior.is_some() && prior.as_ref() != Some(&source) {
         // The language/repo choices were about another dataset.
         settings::update(state.settings, |s| {
-            s.languages.clear();
-            s.excluded_repos.clear();
+            s.build.filter.languages.clear();
+            s.build.filter.excluded_repos.clear();
         });
     }
     let mut note = String::new();

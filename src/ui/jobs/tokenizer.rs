@@ -37,7 +37,7 @@ pub fn reset(state: AppState) {
 
 pub fn use_builtin(state: AppState) {
     reset(state);
-    settings::update(state.settings, |s| s.tokenizer_source = "builtin".into());
+    settings::update(state.settings, |s| s.build.tokenizer_source = "builtin".into());
 }
 
 /// Load and check a tokenizer.json from a URL, and make it current. Waits
@@ -91,7 +91,7 @@ async fn adopt(
     let vocab = tok.vocab_size();
     state.tokenizer.set(Some(Arc::new(tok)));
     state.tokenizer_id.set(Some(digest));
-    settings::update(state.settings, |s| s.tokenizer_source = source);
+    settings::update(state.settings, |s| s.build.tokenizer_source = source);
     let msg = format!("Tokenizer {origin}: {vocab} tokens in the vocabulary.");
     ctx.done(msg.clone());
     Ok(msg)
@@ -106,7 +106,7 @@ async fn tokenizer_bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String)
     if let Some(b) = TOKENIZER_BYTES.with(|t| t.borrow().clone()) {
         return Ok(b);
     }
-    let source = state.settings.get_untracked().tokenizer_source;
+    let source = state.settings.get_untracked().build.tokenizer_source;
     if source == "builtin" {
         let bytes = fetch_bytes(TOKENIZER_URL).await?;
         Ok((bytes, TOKENIZER_URL.to_string()))

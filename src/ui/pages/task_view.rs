@@ -63,7 +63,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                 </section>
             }.into_any(),
             Some((index, total, task)) => {
-                let mode = state.settings.with(|s| s.comment_mode);
+                let mode = state.settings.with(|s| s.build.comment_mode);
                 let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task, mode)));
                 let prompt = task.prompt();
                 let ctx = task.code_context.as_str();
@@ -144,7 +144,7 @@ pub fn TaskView(id: String) -> impl IntoView {
 #[component]
 fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
     let state = use_state();
-    let mode = state.settings.with_untracked(|s| s.comment_mode);
+    let mode = state.settings.with_untracked(|s| s.build.comment_mode);
     let audit = state.dataset.with(|d| {
         d.as_ref().and_then(|d| repoqa::audit::locate::audit_built_task(&d.dataset, &task, mode))
     });

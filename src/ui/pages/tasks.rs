@@ -110,7 +110,7 @@ pub fn TasksPage() -> impl IntoView {
         let protocol = state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol));
         let origin = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.origin.clone()));
         let name = state.settings.with_untracked(|s| {
-            let mut b = s.build();
+            let mut b = s.build.clone();
             b.protocol = protocol.unwrap_or(b.protocol);
             repoqa::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &b)
         });
@@ -132,10 +132,10 @@ pub fn TasksPage() -> impl IntoView {
                         <p>
                             "Dataset " <strong>{d.origin.clone()}</strong>
                             {format!(" · languages: {} · context {} tokens · comments: {} · tokenizer: {}",
-                                if s.languages.is_empty() { "all".to_string() } else { s.languages.join(", ") },
-                                s.code_context_size, s.comment_mode, s.tokenizer_source)}
-                            {(!s.excluded_repos.is_empty()).then(|| format!(" · {} repos left out", s.excluded_repos.len()))}
-                            {(!s.protocol.is_official()).then(|| view! { <strong class="fail" id="build-protocol">{format!(" · {}", s.protocol.label())}</strong> })}
+                                if s.build.filter.languages.is_empty() { "all".to_string() } else { s.build.filter.languages.join(", ") },
+                                s.build.code_context_size, s.build.comment_mode, s.build.tokenizer_source)}
+                            {(!s.build.filter.excluded_repos.is_empty()).then(|| format!(" · {} repos left out", s.build.filter.excluded_repos.len()))}
+                            {(!s.build.protocol.is_official()).then(|| view! { <strong class="fail" id="build-protocol">{format!(" · {}", s.build.protocol.label())}</strong> })}
                             " · " <a href="#dataset">"change"</a>
                         </p>
                     }.into_any()

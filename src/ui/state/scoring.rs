@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::report::{ModelOutput, TaskResult};
-use repoqa::score::{Candidates, Evaluation, ScoreOptions, ScoreTable, Scorer};
+use repoqa::score::{Evaluation, ScoreOptions, ScoreTable, Scorer};
 
 use crate::ui::error::UiError;
 use crate::ui::storage;
@@ -206,17 +206,26 @@ impl<'d> Pass<'d> {
 /// Storage key of the scoring options and export fields.
 const KEY_SCORING: &str = "scoring";
 
+/// The scoring options and export fields as stored (IndexedDB).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+struct StoredScoring {
+    #[serde(flatten)]
+    options: ScoreOptions,
+    model_name: Option<String>,
+    eval_date: Option<String>,
+}
+
 /// Save the scoring options, model name and eval_date (IndexedDB), so a
 /// reload scores the same way; failures are logged.
 pub fn persist_scoring(scoring: Scoring) {
-    let o = scoring.options.get_untracked();
-    let json = serde_json::json!({
-        "ignore_comments": o.ignore_comments,
-        "candidates": o.candidates.name(),
-        "model_name": scoring.model_name.get_untracked(),
-        "eval_date": scoring.eval_date.get_untracked(),
-    })
-    .to_string();
+    let stored = StoredScoring {
+        options: scoring.options.get_untracked(),
+        model_name: Some(scoring.model_name.get_untracked()),
+        eval_date: Some(scoring.eval_date.get_untracked()),
+    };
+    // Plain strings and flags: serializing cannot fail.
+    let json = serde_json::to_string(&stored).unwrap_or_default();
     spawn_local(async move {
         if let Err(e) = storage::save_json(KEY_SCORING, &json).await {
             leptos::logging::warn!("scoring options not saved: {e}");
@@ -224,25 +233,19 @@ pub fn persist_scoring(scoring: Scoring) {
     });
 }
 
-/// Put saved scoring options back (fields missing or unreadable keep
-/// their defaults).
+/// Put saved scoring options back (missing fields keep their defaults; a
+/// record that cannot be read is left alone).
 pub async fn restore_scoring(scoring: Scoring) {
     let Ok(Some(text)) = storage::load_json(KEY_SCORING).await else { return };
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
-    scoring.options.update(|o| {
-        if let Some(b) = v.get("ignore_comments").and_then(|b| b.as_bool()) {
-            o.ignore_comments = b;
-        }
-        match v.get("candidates").and_then(|c| c.as_str()) {
-            Some("context") => o.candidates = Candidates::Context,
-            Some("needles") => o.candidates = Candidates::Needles,
-            _ => {}
-        }
-    });
-    if let Some(m) = v.get("model_name").and_then(|m| m.as_str()) {
-        scoring.model_name.set(m.to_string());
+    let Ok(stored) = serde_json::from_str::<StoredScoring>(&text) else {
+        leptos::logging::warn!("stored scoring options unreadable; the defaults are kept");
+        return;
+    };
+    scoring.options.set(stored.options);
+    if let Some(m) = stored.model_name {
+        scoring.model_name.set(m);
     }
-    if let Some(d) = v.get("eval_date").and_then(|d| d.as_str()) {
-        scoring.eval_date.set(d.to_string());
+    if let Some(d) = stored.eval_date {
+        scoring.eval_date.set(d);
     }
 }

@@ -14,7 +14,7 @@ pub fn AuditCard() -> impl IntoView {
     let state = use_state();
     let message = RwSignal::new(None::<Result<String, UiError>>);
     let audits = Memo::new(move |_| -> Vec<TaskAudit> {
-        let mode = state.settings.with(|s| s.comment_mode);
+        let mode = state.settings.with(|s| s.build.comment_mode);
         state.dataset.with(|d| match d {
             Some(d) => {
                 state.tasks.with(|ts| audit_built_tasks(&d.dataset, ts.iter().map(|t| &**t), mode))
