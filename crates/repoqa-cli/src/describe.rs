@@ -42,12 +42,7 @@ impl LlmArgs {
             max_tokens: self.max_tokens,
             ..repoqa::llm::describe_sampling()
         };
-        let api_key = self
-            .key_env_names()
-            .iter()
-            .filter_map(|v| std::env::var(v).ok())
-            .map(|k| k.trim().to_string())
-            .find(|k| !k.is_empty());
+        let api_key = crate::http::key_from_env(&self.key_env_names());
         Some(repoqa::llm::Endpoint {
             provider: self.backend,
             base_url,

@@ -10,6 +10,16 @@ use std::time::Duration;
 use repoqa::llm::wire::TransportError;
 use repoqa::llm::{HttpReply, HttpRequest, MAX_REPLY_BYTES};
 
+/// The API key in the first of the environment variables `names` that is
+/// set and not blank (never a flag: others can see a command line).
+pub fn key_from_env<S: AsRef<str>>(names: &[S]) -> Option<String> {
+    names
+        .iter()
+        .filter_map(|v| std::env::var(v.as_ref()).ok())
+        .map(|k| k.trim().to_string())
+        .find(|k| !k.is_empty())
+}
+
 /// An agent for `connections` requests at once, each given `timeout`.
 pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
     ureq::Agent::config_builder()

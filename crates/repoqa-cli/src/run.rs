@@ -117,15 +117,6 @@ fn threads_stopped() -> CliError {
     CliError::usage("the request threads stopped unexpectedly")
 }
 
-fn key_from_env(provider: Provider) -> Option<String> {
-    provider
-        .key_env()
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .map(|k| k.trim().to_string())
-        .find(|k| !k.is_empty())
-}
-
 /// Open `path` for appending after cutting a last line left half-written
 /// by a killed run; returns the file and its complete text.
 /// The file is locked for as long as it is open, so a second run on the
@@ -209,7 +200,7 @@ fn endpoint_of(a: &RunArgs) -> Result<Endpoint, CliError> {
     let endpoint = Endpoint {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
-        api_key: key_from_env(provider),
+        api_key: http::key_from_env(provider.key_env()),
         model: a.model.clone(),
         sampling: Sampling {
             max_tokens: Some(a.max_new_tokens),

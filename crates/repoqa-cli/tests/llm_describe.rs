@@ -138,6 +138,12 @@ fn needles(path: &Path) -> Vec<Needle> {
     d.repos("python").unwrap()[0].needles.clone()
 }
 
+/// Every request the stub saw had the system message, then the user's.
+fn assert_system_then_user(stats: &serde_json::Value) {
+    let roles = stats["roles"].as_array().unwrap();
+    assert!(roles.iter().all(|r| r == &serde_json::json!(["system", "user"])), "{roles:?}");
+}
+
 fn saved(path: &Path) -> Descriptions {
     Descriptions::from_json(&std::fs::read(path).unwrap(), "saved").unwrap()
 }
@@ -154,11 +160,7 @@ fn every_needle_is_described_and_a_rerun_calls_nothing() {
     assert_eq!(stub.requests(), 10);
     let st = stub.stats();
     assert!(st["models"].as_array().unwrap().iter().all(|m| m == MODEL));
-    assert!(st["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|r| r == &serde_json::json!(["system", "user"])));
+    assert_system_then_user(&st);
 
     // The sampled needles, in sample order, each with the stub's description.
     let got = needles(&out);
@@ -328,11 +330,7 @@ fn anthropic_format_gives_the_same_descriptions() {
     assert!(o.status.success(), "{err}");
     assert_eq!(stub.requests(), 10);
     let st = stub.stats();
-    assert!(st["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|r| r == &serde_json::json!(["system", "user"])));
+    assert_system_then_user(&st);
     let got = needles(&out);
     assert_eq!(got.len(), 10);
     for (g, s) in got.iter().zip(&report.sampled) {
