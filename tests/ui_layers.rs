@@ -414,13 +414,15 @@ fn the_core_names_no_front_dependency() {
 /// The core's context-building internals a front must not use: every
 /// front builds tasks through `repoqa::settings::BuildSettings` (its
 /// `task_specs`, `build_tasks`, `builder` and `repo_shares`), so one set
-/// of settings makes one set of tasks whichever front asks. (They stay
-/// public for the core's own parity tests, which set the non-official
-/// options `strip_nul` and `fix_suffix_cleaning`.)
-const BUILD_INTERNALS: [&str; 7] = [
+/// of settings makes one set of tasks whichever front asks. The compiler
+/// enforces it: these are `pub(crate)` unless the core's `internals`
+/// feature is on, which only the core's own tests turn on (they set the
+/// non-official options `strip_nul` and `fix_suffix_cleaning`; see
+/// `no_front_turns_on_the_core_internals`). This check stays for the test
+/// builds, where cargo unifies that feature into every crate's build.
+const BUILD_INTERNALS: [&str; 6] = [
     "ContextOptions",
     "ContextBuilder",
-    "build_task",
     "build_tasks",
     "build_tasks_threaded",
     "task_specs",
@@ -455,6 +457,40 @@ fn context_names(text: &str) -> Vec<String> {
         }
     }
     names
+}
+
+/// Only the core's own dev-dependency on itself may turn on `internals`:
+/// a front's manifest or a script that did would undo the visibility the
+/// feature guards.
+#[test]
+fn no_front_turns_on_the_core_internals() {
+    let root = repoqa_testkit::root();
+    let read = |path: &Path| {
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let mut found = Vec::new();
+    for path in ["Cargo.toml", "crates/repoqa-cli/Cargo.toml", "crates/repoqa-testkit/Cargo.toml"] {
+        if read(&root.join(path)).contains("internals") {
+            found.push(path.to_string());
+        }
+    }
+    let mut scripts = vec![root.join(".ci/run")];
+    for entry in std::fs::read_dir(root.join("scripts")).expect("scripts/").flatten() {
+        scripts.push(entry.path());
+    }
+    for path in scripts.iter().filter(|p| p.is_file()) {
+        let text = read(path);
+        if text.contains("repoqa/internals") || text.contains("--all-features") {
+            found.push(path.display().to_string());
+        }
+    }
+    assert!(scripts.len() > 5, "scripts/ not found");
+    assert!(found.is_empty(), "these turn on the core's `internals` feature: {found:?}");
+    let core = read(&root.join("crates/repoqa/Cargo.toml"));
+    assert!(
+        core.contains("repoqa = { path = \".\", features = [\"internals\"] }"),
+        "the core's tests no longer build with `internals`: parity tests would not compile"
+    );
 }
 
 #[test]

@@ -189,6 +189,7 @@ impl BuildSettings {
 
     /// Options of the context builder (the official defaults otherwise: K5
     /// reproduced, NULs kept as upstream HEAD does).
+    #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
     pub fn context_options(&self) -> ContextOptions {
         ContextOptions {
             code_context_size: self.code_context_size,

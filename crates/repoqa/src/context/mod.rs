@@ -38,8 +38,12 @@ use crate::tokenize::{Tokenizer, TokenizerError};
 pub use count::text_count;
 use count::Counter;
 pub use locate::{locate_needle, placed_needle_text};
-pub use share::{build_share, repo_shares, RepoShare, ShareError};
-pub use threads::{build_tasks_threaded, default_threads};
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
+pub use share::repo_shares;
+pub use share::{build_share, RepoShare, ShareError};
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
+pub use threads::build_tasks_threaded;
+pub use threads::default_threads;
 use walk::{make_code_context, Prepared};
 
 /// `INSTRUCTION` of search_needle_function.py.
@@ -203,6 +207,7 @@ pub struct NeedlePlacement {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub struct ContextOptions {
     /// Token budget of a context (official default 16384).
     pub code_context_size: usize,
@@ -300,6 +305,7 @@ impl TaskSpec {
 /// The tasks of `evaluate_model`, in its order (P1): languages in file
 /// order (those in `languages` if given), repos in order, needles in order;
 /// repos without needles give none.
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub fn task_specs(dataset: &Dataset, languages: Option<&[Language]>) -> Vec<TaskSpec> {
     let mut out = Vec::with_capacity(dataset.needle_count());
     for (key, repos) in &dataset.languages {
@@ -316,20 +322,9 @@ pub fn task_specs(dataset: &Dataset, languages: Option<&[Language]>) -> Vec<Task
     out
 }
 
-/// Build one task. To build many, use `ContextBuilder` (or `build_tasks`):
-/// it checks the tokenizer once and keeps the line counts of a repo and the
-/// word counts between tasks.
-pub fn build_task(
-    dataset: &Dataset,
-    spec: &TaskSpec,
-    options: &ContextOptions,
-    tokenizer: &Tokenizer,
-) -> Result<Task, ContextError> {
-    ContextBuilder::new(dataset, *options, tokenizer).build(spec)
-}
-
 /// Build the tasks of `specs` in order; `progress(done, total)` is called
 /// after each one.
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub fn build_tasks(
     dataset: &Dataset,
     specs: &[TaskSpec],
@@ -384,6 +379,7 @@ pub struct ContextBuilder<'d, 't> {
 }
 
 impl<'d, 't> ContextBuilder<'d, 't> {
+    #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
     pub fn new(
         dataset: &'d Dataset,
         options: ContextOptions,
