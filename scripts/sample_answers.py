@@ -48,10 +48,10 @@ add("typescript", "parseTasks", fenced("typescript", c), "right: the needle, ver
 _, _, c = needle("typescript", "mergeIntervals")
 add("typescript", "mergeIntervals", c, "right, without a code block: the whole reply is taken as the function")
 # rust
-_, _, c = needle("rust", "from_json_bytes")
-add("rust", "from_json_bytes", fenced("rust", c), "right: the needle, verbatim")
-_, _, c = needle("rust", "has_error")
-add("rust", "has_error", "Usage:\n" + fenced("rust", "let broken = has_error(&tree);") + "\nThe function:\n" + fenced("rust", c), "right: the first code block holds no function, so the function of the 2nd block is compared")
+_, _, c = needle("rust", "matches_req")
+add("rust", "matches_req", fenced("rust", c), "right: the needle, verbatim")
+_, _, c = needle("rust", "pre_is_compatible")
+add("rust", "pre_is_compatible", "Usage:\n" + fenced("rust", "let allowed = pre_is_compatible(cmp, ver);") + "\nThe function:\n" + fenced("rust", c), "right: the first code block holds no function, so the function of the 2nd block is compared")
 # go
 _, _, c = needle("go", "SplitCSVLine")
 nocomment = "\n".join(l for l in c.split("\n") if not l.strip().startswith("//"))

@@ -158,7 +158,7 @@ test('a refused key names the API key field; the CORS advice outlives a later 50
 
 test('New session ends a run under way and resets the Run page', async () => {
   const { page } = fx;
-  await srv.control({ reset: true, faults: { has_error: ['ctx'] } });
+  await srv.control({ reset: true, faults: { inline_as_str: ['ctx'] } });
   await configure(page, srv, { provider: 'google', language: 'rust', concurrency: 1 });
   await page.click('#run-start');
   await page.waitForSelector('#run-failed li', { timeout: 60000 });

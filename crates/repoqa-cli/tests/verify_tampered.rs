@@ -271,7 +271,7 @@ fn a_dataset_whose_needles_differ_is_named() {
     assert_eq!(
         got,
         [
-            (Some("names_round_trip".into()), DatasetProblem::NeedleMissing),
+            (Some("matches_req".into()), DatasetProblem::NeedleMissing),
             (Some("renamed_needle".into()), DatasetProblem::NotInFile)
         ]
     );

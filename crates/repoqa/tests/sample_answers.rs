@@ -90,8 +90,8 @@ const PINNED: &[(&str, bool, Option<&str>)] = &[
     ("monthlyAdjustment", false, Some("monthlyAdjustment")),
     ("parseTasks", true, Some("parseTasks")),
     ("mergeIntervals", true, Some("mergeIntervals")),
-    ("from_json_bytes", true, Some("from_json_bytes")),
-    ("has_error", true, Some("has_error")),
+    ("matches_req", true, Some("matches_req")),
+    ("pre_is_compatible", true, Some("pre_is_compatible")),
     ("SplitCSVLine", true, Some("SplitCSVLine")),
     ("summarize", false, Some("summarize")),
 ];
