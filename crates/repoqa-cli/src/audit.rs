@@ -41,7 +41,7 @@ pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let tok = a.build.load_tokenizer()?;
     // Both protocols: the chosen one is audited, the answerer scored on both.
     let mut runs = Vec::new();
-    for protocol in Protocol::ALL {
+    for protocol in Protocol::ALL.iter().copied() {
         let settings = BuildSettings { protocol, ..chosen_settings.clone() };
         let run = measure::audit_dataset(&dataset, &specs, &settings, &tok, |done, total| {
             if done % 10 == 0 || done == total {

@@ -2,7 +2,6 @@
 //! `FUNCTION_QUERY` / `COMMENT_QUERY` (repoqa/utility.py) and the comment
 //! prefix of the synthetic `Path:` lines (search_needle_function.py).
 
-use std::fmt;
 use std::sync::OnceLock;
 
 use thiserror::Error;
@@ -16,8 +15,20 @@ pub enum GrammarError {
     ParseFailed { language: Language, len: usize },
 }
 
+impl GrammarError {
+    fn unknown_language(name: &str) -> GrammarError {
+        GrammarError::UnknownLanguage { name: name.to_string() }
+    }
+}
+
 /// A language of the benchmark, named as in the dataset's top-level keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = GrammarError,
+    parse_err_fn = GrammarError::unknown_language
+)]
 pub enum Language {
     Python,
     Cpp,
@@ -29,32 +40,15 @@ pub enum Language {
 
 impl Language {
     /// In the order of the official dataset file.
-    pub const ALL: [Language; 6] = [
-        Language::Python,
-        Language::Cpp,
-        Language::Java,
-        Language::TypeScript,
-        Language::Rust,
-        Language::Go,
-    ];
+    pub const ALL: &[Language] = <Language as strum::VariantArray>::VARIANTS;
 
     /// The dataset key: `python`, `cpp`, `java`, `typescript`, `rust`, `go`.
     pub fn name(self) -> &'static str {
-        match self {
-            Language::Python => "python",
-            Language::Cpp => "cpp",
-            Language::Java => "java",
-            Language::TypeScript => "typescript",
-            Language::Rust => "rust",
-            Language::Go => "go",
-        }
+        self.into()
     }
 
     pub fn from_name(name: &str) -> Result<Language, GrammarError> {
-        Language::ALL
-            .into_iter()
-            .find(|l| l.name() == name)
-            .ok_or_else(|| GrammarError::UnknownLanguage { name: name.to_string() })
+        name.parse()
     }
 
     /// `COMMENT_PREFIX` of search_needle_function.py.
@@ -138,12 +132,6 @@ impl Language {
     pub fn grammar(self) -> &'static Grammar {
         static GRAMMARS: [OnceLock<Grammar>; 6] = [const { OnceLock::new() }; 6];
         GRAMMARS[self.index()].get_or_init(|| Grammar::new(self))
-    }
-}
-
-impl fmt::Display for Language {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -448,7 +436,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for l in Language::ALL {
+        for l in Language::ALL.iter().copied() {
             assert_eq!(Language::from_name(l.name()).unwrap(), l);
         }
         assert!(Language::from_name("cobol").is_err());

@@ -51,7 +51,9 @@ pub const THRESHOLD_KEYS: [&str; 11] =
 
 /// Which functions a reply is compared against.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Candidates {
     /// Official: the repo's needles, in needle order.
@@ -70,11 +72,9 @@ pub enum Candidates {
 }
 
 impl Candidates {
+    /// The `--candidates` value (also `Display` and `FromStr`).
     pub fn name(self) -> &'static str {
-        match self {
-            Candidates::Needles => "needles",
-            Candidates::Context => "context",
-        }
+        self.into()
     }
 }
 

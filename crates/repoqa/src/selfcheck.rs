@@ -71,7 +71,7 @@ pub fn check_grammar(language: Language) -> GrammarCheck {
 }
 
 pub fn check_all_grammars() -> Vec<GrammarCheck> {
-    Language::ALL.into_iter().map(check_grammar).collect()
+    Language::ALL.iter().copied().map(check_grammar).collect()
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -284,24 +284,36 @@ mod tests {
     /// `as_str` gives and `FromStr` takes), and round-trips.
     #[test]
     fn option_enums_serialize_as_their_official_strings() {
+        // serde, `Display`, `FromStr` and the name method: one spelling.
         fn round_trip<T>(values: &[T], name: impl Fn(&T) -> String)
         where
             T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+            T: std::fmt::Display + std::str::FromStr,
         {
+            assert!(!values.is_empty());
             for v in values {
                 let json = serde_json::to_value(v).unwrap();
                 assert_eq!(json, serde_json::Value::String(name(v)), "{v:?}");
                 assert_eq!(&serde_json::from_value::<T>(json).unwrap(), v);
+                assert_eq!(v.to_string(), name(v));
+                assert!(name(v).parse::<T>().ok().as_ref() == Some(v), "{v:?}");
             }
         }
-        round_trip(&CommentMode::ALL, |m| m.as_str().to_string());
+        round_trip(CommentMode::ALL, |m| m.as_str().to_string());
         let spelled: Vec<String> =
             CommentMode::ALL.iter().map(|m| serde_json::to_string(m).unwrap()).collect();
         assert_eq!(spelled, ["\"none\"", "\"positional_padding\"", "\"no_padding\""]);
-        round_trip(&Protocol::ALL, |p| p.as_str().to_string());
-        round_trip(&crate::llm::Provider::ALL, |p| p.name().to_string());
-        let candidates = [crate::score::Candidates::Needles, crate::score::Candidates::Context];
-        round_trip(&candidates, |c| c.name().to_string());
+        round_trip(Protocol::ALL, |p| p.as_str().to_string());
+        round_trip(crate::llm::Provider::ALL, |p| p.name().to_string());
+        let candidates = <crate::score::Candidates as strum::VariantArray>::VARIANTS;
+        round_trip(candidates, |c| c.name().to_string());
+        let languages: Vec<String> = Language::ALL.iter().map(|l| l.to_string()).collect();
+        assert_eq!(languages, ["python", "cpp", "java", "typescript", "rust", "go"]);
+        for l in Language::ALL {
+            assert_eq!(Language::from_name(l.name()).ok(), Some(*l));
+        }
+        assert!(Language::from_name("TypeScript").is_err());
+        assert!("cpp ".parse::<Protocol>().is_err());
         assert!(serde_json::from_str::<CommentMode>("\"positional-padding\"").is_err());
         assert!(serde_json::from_str::<Protocol>("\"Official\"").is_err());
     }

@@ -130,7 +130,7 @@ fn audit_corrected_protocol_and_what_the_leak_is_worth() {
     for (label, path) in datasets() {
         let bytes = std::fs::read(&path).expect("read dataset");
         let d = Dataset::from_bytes(&bytes, &path.display().to_string()).expect("load");
-        for mode in CommentMode::ALL {
+        for mode in CommentMode::ALL.iter().copied() {
             let official = run(&d, &tok, mode, Protocol::Official);
             let corrected = run(&d, &tok, mode, Protocol::Corrected);
             // Scored as the official harness scores this mode (comments

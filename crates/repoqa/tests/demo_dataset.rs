@@ -107,7 +107,7 @@ fn demo_dataset_is_complete_and_up_to_date() {
     let (dataset, problems) = build();
     assert!(problems.is_empty(), "demo curation problems:\n{}", problems.join("\n"));
     let langs: Vec<&str> = dataset.languages.keys().map(String::as_str).collect();
-    assert_eq!(langs, Language::ALL.map(|l| l.name()));
+    assert_eq!(langs, Language::ALL.iter().map(|l| l.name()).collect::<Vec<_>>());
     for (lang, repos) in &dataset.languages {
         for r in repos {
             assert_eq!(r.needles.len(), 10, "{lang} {}", r.repo);

@@ -17,7 +17,7 @@ use repoqa::tokenize::Tokenizer;
 
 fn check(dataset: &Dataset, origin: &str, tok: &Tokenizer) {
     let specs = task_specs(dataset, None);
-    for mode in CommentMode::ALL {
+    for mode in CommentMode::ALL.iter().copied() {
         let options = ContextOptions { comment_mode: mode, ..ContextOptions::default() };
         let mut builder = ContextBuilder::new(dataset, options, tok);
         let mut raw_misses = 0;

@@ -124,7 +124,7 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-    for lang in Language::ALL {
+    for lang in Language::ALL.iter().copied() {
         let theirs = theirs_tables.iter().find(|t| t["language"] == lang.name()).unwrap();
         let ours = our_tables(lang);
         let same = &ours == theirs;
@@ -147,7 +147,7 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
         serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
     let mut inputs: Vec<(Language, String)> = Vec::new();
     let mut rng = Lcg(20240420);
-    for lang in Language::ALL {
+    for lang in Language::ALL.iter().copied() {
         let Some(repos) = corpus[lang.name()].as_array() else { continue };
         let files = repos
             .iter()
@@ -165,7 +165,7 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
         String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(theirs.len(), inputs.len());
 
-    for lang in Language::ALL {
+    for lang in Language::ALL.iter().copied() {
         let (mut n, mut differ, mut example) = (0, 0, None);
         for ((l, text), t) in inputs.iter().zip(&theirs) {
             if *l != lang {

@@ -159,7 +159,7 @@ pub fn SettingsPanel() -> impl IntoView {
                                 let v = input_value(&ev);
                                 if let Ok(mode) = v.parse::<CommentMode>() { update(state.settings, |s| s.build.comment_mode = mode); }
                             }>
-                                {CommentMode::ALL.into_iter().map(|m| view! {
+                                {CommentMode::ALL.iter().copied().map(|m| view! {
                                     <option value=m.as_str() selected=move || settings.with(|s| s.build.comment_mode == m)>{m.as_str()}</option>
                                 }).collect_view()}
                             </select>
@@ -172,7 +172,7 @@ pub fn SettingsPanel() -> impl IntoView {
                                 let v = input_value(&ev);
                                 if let Ok(p) = v.parse::<Protocol>() { update(state.settings, |s| s.build.protocol = p); }
                             }>
-                                {Protocol::ALL.into_iter().map(|p| view! {
+                                {Protocol::ALL.iter().copied().map(|p| view! {
                                     <option value=p.as_str() selected=move || settings.with(|s| s.build.protocol == p)>{p.label()}</option>
                                 }).collect_view()}
                             </select>

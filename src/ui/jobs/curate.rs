@@ -202,7 +202,7 @@ async fn read_archive_file(ctx: &Ctx, file: web_sys::File) -> Result<Input, UiEr
     let _ = ctx.turn().await;
     // A zip a kept entry per step; a tar stream is one step.
     let limits = ArchiveLimits::default();
-    let mut read = ArchiveRead::new(&name, &bytes, &Language::ALL, &limits)?;
+    let mut read = ArchiveRead::new(&name, &bytes, Language::ALL, &limits)?;
     while read.step(1)? == Step::More {
         if ctx.over_budget() {
             let (done, total) = read.progress();

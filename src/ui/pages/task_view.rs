@@ -33,7 +33,8 @@ pub struct NeedleSpan {
 /// mode the tasks were built in is tried first, then the others (tasks
 /// shown after a settings change were built in another mode).
 pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedleSpan> {
-    let modes = std::iter::once(mode).chain(CommentMode::ALL.into_iter().filter(|m| *m != mode));
+    let modes =
+        std::iter::once(mode).chain(CommentMode::ALL.iter().copied().filter(|m| *m != mode));
     for m in modes {
         if let Some(r) = repoqa::context::locate_needle(dataset, task, m) {
             let how = if m == CommentMode::None { "exact" } else { "as cleaned" };

@@ -520,8 +520,8 @@ mod tests {
         let text = "# café ✓\nclass A:\n    def g(self):\n        pass\n\n    def visit(self):\n        # c\n        return 1\n";
         let (s, e) = span(text, "def visit", "return 1");
         let d = dataset("python", &[("a.py", text)], &[("a.py", "visit", s, e)]);
-        for mode in CommentMode::ALL {
-            for protocol in Protocol::ALL {
+        for mode in CommentMode::ALL.iter().copied() {
+            for protocol in Protocol::ALL.iter().copied() {
                 let r = run(&d, mode, protocol);
                 let again = locate::audit_built_task(&d, &r.tasks[0], mode);
                 assert_eq!(again.as_ref(), Some(&r.audits[0]), "{mode} {protocol}");

@@ -25,9 +25,6 @@ mod share;
 mod threads;
 mod walk;
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -87,11 +84,27 @@ pub enum ContextError {
     BadShare(String),
 }
 
+impl ContextError {
+    fn unknown_comment_mode(s: &str) -> ContextError {
+        ContextError::UnknownCommentMode(s.to_string())
+    }
+
+    fn unknown_protocol(s: &str) -> ContextError {
+        ContextError::UnknownProtocol(s.to_string())
+    }
+}
+
 /// `--clean-ctx-comments` of upstream HEAD. PyPI 0.1.2 only has `None`.
 /// On the command line: upstream's spellings, with the earlier kebab-case
 /// ones kept as aliases.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = ContextError,
+    parse_err_fn = ContextError::unknown_comment_mode
+)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CommentMode {
     /// Comments kept (the official default).
@@ -107,34 +120,13 @@ pub enum CommentMode {
 }
 
 impl CommentMode {
-    pub const ALL: [CommentMode; 3] =
-        [CommentMode::None, CommentMode::PositionalPadding, CommentMode::NoPadding];
+    pub const ALL: &[CommentMode] = <CommentMode as strum::VariantArray>::VARIANTS;
 
-    /// The official option string.
+    /// The official option string (also `Display`; `FromStr` takes only
+    /// these: upstream silently treats any other string as `none`, here a
+    /// typo is an error).
     pub fn as_str(self) -> &'static str {
-        match self {
-            CommentMode::None => "none",
-            CommentMode::PositionalPadding => "positional_padding",
-            CommentMode::NoPadding => "no_padding",
-        }
-    }
-}
-
-impl fmt::Display for CommentMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for CommentMode {
-    type Err = ContextError;
-    /// The official strings. (Upstream silently treats any other string as
-    /// `none`; here a typo is an error.)
-    fn from_str(s: &str) -> Result<CommentMode, ContextError> {
-        CommentMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| ContextError::UnknownCommentMode(s.to_string()))
+        self.into()
     }
 }
 
@@ -145,7 +137,13 @@ impl FromStr for CommentMode {
 /// suffix built from the right files (K5); depth placement and token
 /// budgets as official otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = ContextError,
+    parse_err_fn = ContextError::unknown_protocol
+)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Protocol {
     /// The official construction (default; byte-identical to the harness).
@@ -157,13 +155,11 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 2] = [Protocol::Official, Protocol::Corrected];
+    pub const ALL: &[Protocol] = <Protocol as strum::VariantArray>::VARIANTS;
 
+    /// The option string (also `Display` and `FromStr`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Official => "official",
-            Protocol::Corrected => "corrected",
-        }
+        self.into()
     }
 
     pub fn is_official(&self) -> bool {
@@ -178,22 +174,6 @@ impl Protocol {
                 "corrected protocol (NOT OFFICIAL: not comparable with published scores)"
             }
         }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Protocol {
-    type Err = ContextError;
-    fn from_str(s: &str) -> Result<Protocol, ContextError> {
-        Protocol::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| ContextError::UnknownProtocol(s.to_string()))
     }
 }
 
@@ -688,10 +668,13 @@ pub(crate) mod tests {
 
     #[test]
     fn comment_modes_parse_and_print_the_official_strings() {
-        for m in CommentMode::ALL {
+        for &m in CommentMode::ALL {
             assert_eq!(m.to_string().parse::<CommentMode>().unwrap(), m);
         }
-        assert!("positional-padding".parse::<CommentMode>().is_err());
+        let typo = "positional-padding".parse::<CommentMode>();
+        assert!(
+            matches!(typo, Err(ContextError::UnknownCommentMode(s)) if s == "positional-padding")
+        );
     }
 
     #[test]

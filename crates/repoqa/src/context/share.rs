@@ -130,8 +130,8 @@ mod tests {
         let tok = test_tokenizer();
         let d = python_repos(3, &[2, 4]);
         let specs = task_specs(&d, None);
-        for mode in CommentMode::ALL {
-            for protocol in Protocol::ALL {
+        for mode in CommentMode::ALL.iter().copied() {
+            for protocol in Protocol::ALL.iter().copied() {
                 let options = ContextOptions {
                     code_context_size: 64,
                     comment_mode: mode,

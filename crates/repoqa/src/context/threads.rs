@@ -123,7 +123,7 @@ mod tests {
         // Four repos, so that two threads share them out.
         let d = python_repos(4, &[2]);
         let specs = task_specs(&d, None);
-        for mode in CommentMode::ALL {
+        for mode in CommentMode::ALL.iter().copied() {
             let options = ContextOptions {
                 code_context_size: 64,
                 comment_mode: mode,

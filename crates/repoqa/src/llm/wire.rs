@@ -18,7 +18,9 @@ use super::{api_message, snippet, HttpReply, HttpRequest};
 
 /// Which API the server speaks (`--backend`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Provider {
     /// OpenAI Chat Completions, and every server that copies it (vLLM,
@@ -33,19 +35,15 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Google];
+    pub const ALL: &[Provider] = <Provider as strum::VariantArray>::VARIANTS;
 
-    /// The `--backend` value.
+    /// The `--backend` value (also `Display` and `FromStr`).
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "openai",
-            Provider::Anthropic => "anthropic",
-            Provider::Google => "google",
-        }
+        self.into()
     }
 
     pub fn from_name(name: &str) -> Option<Provider> {
-        Provider::ALL.into_iter().find(|p| p.name() == name.trim())
+        name.trim().parse().ok()
     }
 
     /// The public API's base URL.
@@ -74,12 +72,6 @@ impl Provider {
             Provider::Anthropic => "Anthropic",
             Provider::Google => "Google Gemini",
         }
-    }
-}
-
-impl fmt::Display for Provider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -759,7 +751,7 @@ mod tests {
 
     #[test]
     fn the_key_never_shows() {
-        for p in Provider::ALL {
+        for p in Provider::ALL.iter().copied() {
             let s = settings(p);
             assert!(!format!("{s:?}").contains("sk-secret"));
             assert!(!format!("{:?}", s.request("p")).contains("sk-secret"));
