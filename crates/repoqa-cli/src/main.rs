@@ -24,6 +24,7 @@
 mod agent;
 mod audit;
 mod build_args;
+mod coreqa;
 mod curate;
 mod describe;
 mod error;
@@ -150,6 +151,10 @@ enum Command {
     /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
     /// Google), resumably, then score the outputs like `repoqa score`.
     Run(Box<run::RunArgs>),
+    /// CoReQA (repository question answering): the retrieval context
+    /// setting, chunks by LangChain's recursive splitter ranked by BM25.
+    #[command(subcommand)]
+    Coreqa(coreqa::CoreqaCommand),
     /// Check the grammars and the tokenizer like the web app's About page.
     SelfCheck {
         /// HF tokenizer.json (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
@@ -218,6 +223,7 @@ fn main() -> ExitCode {
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args, inflate),
         Command::Run(args) => run::run(*args, inflate),
+        Command::Coreqa(command) => coreqa::run(command),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };
     match result {

@@ -45,12 +45,13 @@ pub fn tools() -> PathBuf {
 
 /// Python of the oracle venv (PyPI repoqa==0.1.2 and its pinned deps).
 pub fn oracle_python() -> PathBuf {
-    let p = tools().join("oracle/bin/python");
-    assert!(
-        p.exists(),
-        "{} missing: run scripts/setup.sh (it creates the oracle venv)",
-        p.display()
-    );
+    venv_python("oracle")
+}
+
+/// `.tools/<venv>/bin/python`, which scripts/setup.sh creates.
+fn venv_python(venv: &str) -> PathBuf {
+    let p = tools().join(venv).join("bin/python");
+    assert!(p.exists(), "{} missing: run scripts/setup.sh (it creates that venv)", p.display());
     p
 }
 
@@ -71,7 +72,23 @@ pub fn corpus_path() -> PathBuf {
 /// Run `tests/oracle/<script>` with the oracle's Python and the given args;
 /// stdin is passed through; returns stdout. Panics with stderr on failure.
 pub fn run_oracle(script: &str, args: &[&str], stdin: Option<&[u8]>) -> Vec<u8> {
-    let mut cmd = Command::new(oracle_python());
+    run_oracle_with(oracle_python(), script, args, stdin)
+}
+
+/// Python of CoReQA's retrieval oracles (langchain-text-splitters and
+/// rank-bm25: tests/oracle/coreqa-requirements.txt).
+pub fn coreqa_oracle_python() -> PathBuf {
+    venv_python("coreqa-oracle")
+}
+
+/// [`run_oracle`] with another oracle venv's Python.
+pub fn run_oracle_with(
+    python: PathBuf,
+    script: &str,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut cmd = Command::new(python);
     cmd.arg(root().join("tests/oracle").join(script))
         .args(args)
         .env("REPOQA_TOKENIZER", tokenizer_path())

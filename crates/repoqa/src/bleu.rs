@@ -644,7 +644,7 @@ impl IdTable {
 /// correctly rounded, and glibc's log is within 0.52 ulp, so the two agree
 /// except in the rare cases glibc itself is not correctly rounded.
 #[inline]
-fn ln(x: f64) -> f64 {
+pub(crate) fn ln(x: f64) -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
         pxfm::f_log(x)

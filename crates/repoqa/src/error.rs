@@ -41,6 +41,8 @@ pub enum Error {
     Transport(#[from] crate::llm::wire::TransportError),
     #[error("{0}")]
     RunLimit(#[from] crate::llm::schedule::RunLimitError),
+    #[error("{0}")]
+    Coreqa(#[from] crate::coreqa::CoreqaError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -67,7 +69,8 @@ macro_rules! for_each_error_type {
             $crate::agent::AgentError,
             $crate::llm::LlmError,
             $crate::llm::wire::TransportError,
-            $crate::llm::schedule::RunLimitError
+            $crate::llm::schedule::RunLimitError,
+            $crate::coreqa::CoreqaError
         );
     };
 }

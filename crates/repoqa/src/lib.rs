@@ -41,6 +41,7 @@ pub mod audit;
 pub mod bleu;
 pub mod breakdown;
 pub mod context;
+pub mod coreqa;
 pub mod curate;
 pub mod dataset;
 pub mod error;

@@ -1,0 +1,108 @@
+//! `repoqa coreqa`: CoReQA's retrieval context setting over a repository
+//! folder. `chunk` prints the chunks LangChain's
+//! `RecursiveCharacterTextSplitter` cuts from every text file; `retrieve`
+//! ranks them for a question with rank-bm25's `BM25Okapi`.
+
+use std::path::PathBuf;
+
+use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
+use repoqa::coreqa::{chunk_files, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter};
+
+use crate::error::CliError;
+use crate::stdout::outln;
+
+#[derive(clap::Subcommand)]
+pub enum CoreqaCommand {
+    /// The chunks of every text file of a repository folder (sorted path
+    /// order), as RecursiveCharacterTextSplitter(chunk_size, chunk_overlap)
+    /// .split_text cuts them with the default separators.
+    Chunk {
+        #[command(flatten)]
+        chunks: ChunkArgs,
+        /// Print a JSON list of {"path", "index", "text"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The chunks that score best for a question by BM25 Okapi (rank-bm25's
+    /// BM25Okapi: k1 1.5, b 0.75, epsilon 0.25), best first, ties in chunk
+    /// order.
+    Retrieve {
+        #[command(flatten)]
+        chunks: ChunkArgs,
+        /// The question.
+        #[arg(long)]
+        query: String,
+        /// How many chunks (the paper takes 5 for the question text and 5
+        /// for its code).
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// How chunks and the question become BM25 tokens: `split` is
+        /// Python's str.split().
+        #[arg(long, value_enum, default_value_t = Bm25Tokenize::Split)]
+        bm25_tokenize: Bm25Tokenize,
+        /// Print a JSON list of {"path", "index", "score"}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct ChunkArgs {
+    /// The repository folder: every regular file whose bytes are UTF-8
+    /// without NUL, outside `.git`; links are not followed.
+    #[arg(long)]
+    repo: PathBuf,
+    /// Most characters (code points) of a chunk (LangChain's default).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_SIZE)]
+    chunk_size: usize,
+    /// Characters a chunk may share with the one before (LangChain's default).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_OVERLAP)]
+    chunk_overlap: usize,
+}
+
+impl ChunkArgs {
+    fn chunks(&self) -> Result<Vec<Chunk>, CliError> {
+        let splitter = RecursiveSplitter::new(self.chunk_size, self.chunk_overlap)
+            .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
+        let dir = read_text_dir(&self.repo, TextDirLimits::default())?;
+        for (path, why) in &dir.skipped {
+            eprintln!("repoqa: coreqa: left out {path}: {why}");
+        }
+        Ok(chunk_files(&dir.files, &splitter))
+    }
+}
+
+pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
+    match command {
+        CoreqaCommand::Chunk { chunks, json } => {
+            let chunks = chunks.chunks()?;
+            if json {
+                // Strings and numbers: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&chunks).unwrap_or_default());
+            } else {
+                for c in &chunks {
+                    outln!("{} #{}: {} characters", c.path, c.index, c.text.chars().count());
+                }
+                eprintln!("repoqa: coreqa: {} chunks", chunks.len());
+            }
+        }
+        CoreqaCommand::Retrieve { chunks, query, top, bm25_tokenize, json } => {
+            let chunks = chunks.chunks()?;
+            let corpus: Vec<Vec<&str>> =
+                chunks.iter().map(|c| bm25_tokenize.tokens(&c.text)).collect();
+            let index = Bm25Okapi::new(&corpus).ok_or(repoqa::coreqa::CoreqaError::NoChunks)?;
+            let found = retrieve(&chunks, &index, &query, bm25_tokenize, top);
+            if json {
+                // Every chunk has a token, so the mean length is positive and
+                // no score is NaN: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&found).unwrap_or_default());
+            } else {
+                for r in &found {
+                    outln!("{:>10.4}  {} #{}", r.score, r.path, r.index);
+                }
+            }
+        }
+    }
+    Ok(())
+}

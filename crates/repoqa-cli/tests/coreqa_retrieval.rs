@@ -1,0 +1,208 @@
+//! CoReQA's retrieval against the references the issue names, installed
+//! from PyPI (tests/oracle/coreqa-requirements.txt; tests/oracle/
+//! coreqa_retrieval.py): `repoqa coreqa chunk` against LangChain's
+//! `RecursiveCharacterTextSplitter` (every chunk's text identical) and
+//! `repoqa coreqa retrieve --bm25-tokenize split` against rank-bm25's
+//! `BM25Okapi` (the top 10 identical, scores within 1e-9), on the realistic
+//! corpus's 18 repositories written out as folders, with their 180 needle
+//! descriptions as the questions.
+
+use repoqa_testkit as common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// (chunk size, overlap): LangChain's defaults, and two that cut finer.
+const SETTINGS: [(usize, usize); 3] = [(4000, 200), (1000, 200), (300, 0)];
+const TOP: usize = 10;
+
+struct Repo {
+    dir: PathBuf,
+    name: String,
+    questions: Vec<String>,
+}
+
+fn corpus_repos() -> Vec<Repo> {
+    let corpus: Value =
+        serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
+    let scratch = common::scratch("coreqa_retrieval");
+    let mut repos = Vec::new();
+    for (language, list) in corpus.as_object().unwrap() {
+        for (i, repo) in list.as_array().unwrap().iter().enumerate() {
+            let dir = scratch.join(format!("{language}-{i}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            for (path, text) in repo["content"].as_object().unwrap() {
+                let file = dir.join(path);
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(&file, text.as_str().unwrap()).unwrap();
+            }
+            let questions = repo["needles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["description"].as_str().unwrap().to_string())
+                .collect();
+            repos.push(Repo { dir, name: repo["repo"].as_str().unwrap().to_string(), questions });
+        }
+    }
+    assert_eq!(repos.len(), 18, "the realistic corpus has 18 repositories");
+    repos
+}
+
+fn ours(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap();
+    assert!(out.status.success(), "repoqa {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn oracle(args: &[&str], stdin: Option<&[u8]>) -> Value {
+    let out =
+        common::run_oracle_with(common::coreqa_oracle_python(), "coreqa_retrieval.py", args, stdin);
+    serde_json::from_slice(&out).unwrap()
+}
+
+fn dir_arg(dir: &Path) -> &str {
+    dir.to_str().unwrap()
+}
+
+#[test]
+fn chunks_equal_langchains_recursive_splitter() {
+    let mut total = 0;
+    for repo in corpus_repos() {
+        for (size, overlap) in SETTINGS {
+            let (s, o) = (size.to_string(), overlap.to_string());
+            let dir = dir_arg(&repo.dir);
+            let mine = ours(&[
+                "coreqa",
+                "chunk",
+                "--repo",
+                dir,
+                "--chunk-size",
+                &s,
+                "--chunk-overlap",
+                &o,
+                "--json",
+            ]);
+            let theirs = oracle(&["chunk", dir, &s, &o], None);
+            let n = theirs.as_array().unwrap().len();
+            assert!(n > 0, "{}: no chunks", repo.name);
+            assert_eq!(mine, theirs, "{} at chunk size {size}, overlap {overlap}", repo.name);
+            total += n;
+        }
+    }
+    println!("{total} chunks over 18 repositories and {} settings: identical", SETTINGS.len());
+}
+
+#[test]
+fn bm25_top_10_and_scores_equal_rank_bm25() {
+    let (mut questions, mut exact, mut worst) = (0, 0, 0.0f64);
+    for repo in corpus_repos() {
+        for (size, overlap) in [SETTINGS[1], SETTINGS[2]] {
+            let (s, o, top) = (size.to_string(), overlap.to_string(), TOP.to_string());
+            let dir = dir_arg(&repo.dir);
+            let stdin = serde_json::to_vec(&repo.questions).unwrap();
+            let theirs = oracle(&["retrieve", dir, &s, &o, &top], Some(&stdin));
+            for (question, want) in repo.questions.iter().zip(theirs.as_array().unwrap()) {
+                let got = ours(&[
+                    "coreqa",
+                    "retrieve",
+                    "--repo",
+                    dir,
+                    "--query",
+                    question,
+                    "--top",
+                    &top,
+                    "--chunk-size",
+                    &s,
+                    "--chunk-overlap",
+                    &o,
+                    "--bm25-tokenize",
+                    "split",
+                    "--json",
+                ]);
+                let (got, want) = (got.as_array().unwrap(), want.as_array().unwrap());
+                assert_eq!(got.len(), TOP.min(want.len()));
+                assert_eq!(got.len(), want.len(), "{}: {question}", repo.name);
+                for (g, w) in got.iter().zip(want) {
+                    assert_eq!(
+                        (&g["path"], &g["index"]),
+                        (&w["path"], &w["index"]),
+                        "{}",
+                        repo.name
+                    );
+                    let (a, b) = (g["score"].as_f64().unwrap(), w["score"].as_f64().unwrap());
+                    assert!((a - b).abs() <= 1e-9, "{}: {question}: {a} vs {b}", repo.name);
+                    worst = worst.max((a - b).abs());
+                    exact += usize::from(a.to_bits() == b.to_bits());
+                }
+                questions += 1;
+            }
+        }
+    }
+    assert_eq!(questions, 360);
+    println!(
+        "{questions} questions: top {TOP} identical; {exact} of {} scores equal to the bit, largest difference {worst:e}",
+        questions * TOP
+    );
+}
+
+/// A FIFO, a link to a device and a link out of the folder are never read
+/// (the links are named as left out); binary files are not text; sizes are
+/// checked as LangChain checks them.
+#[test]
+fn hostile_folders_and_bad_sizes_get_a_message() {
+    let dir = common::scratch("coreqa_hostile");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(dir.join("a.txt"), "alpha beta\n\ngamma").unwrap();
+    std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main").unwrap();
+    std::fs::write(dir.join("bin.dat"), b"a\0b").unwrap();
+    std::fs::write(dir.join("latin1.txt"), b"caf\xe9").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dir.join("passwd")).unwrap();
+    let fifo = dir.join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        .args(["coreqa", "chunk", "--json", "--repo", dir_arg(&dir)])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let chunks: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        chunks,
+        serde_json::json!([{"path": "a.txt", "index": 0, "text": "alpha beta\n\ngamma"}])
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("left out passwd: a link") && err.contains("left out zero: a link"),
+        "{err}"
+    );
+
+    for (args, says) in [
+        (["--chunk-size", "0", "--chunk-overlap", "0"], "chunk size must be > 0"),
+        (
+            ["--chunk-size", "10", "--chunk-overlap", "20"],
+            "chunk overlap (20) larger than the chunk size (10)",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+            .args(["coreqa", "chunk", "--repo", dir_arg(&dir)])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says));
+    }
+    let missing = dir.join("no-such-folder");
+    let empty = common::scratch("coreqa_empty");
+    for (folder, says) in [(&missing, "no-such-folder"), (&empty, "no chunks")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+            .args(["coreqa", "retrieve", "--query", "x", "--repo", dir_arg(folder)])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{says}");
+    }
+}

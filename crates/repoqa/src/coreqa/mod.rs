@@ -1,0 +1,93 @@
+//! CoReQA (Chen et al., 2025): repository question answering judged by a
+//! model. This slice holds its retrieval context setting: a repository's
+//! text files cut into chunks as LangChain's `RecursiveCharacterTextSplitter`
+//! cuts them ([`splitter`]) and ranked for a question by rank-bm25's
+//! `BM25Okapi` ([`bm25`]); both are held equal to those libraries by
+//! crates/repoqa-cli/tests/coreqa_retrieval.rs.
+
+pub mod bm25;
+pub mod splitter;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod text_dir;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use bm25::{Bm25Okapi, Bm25Tokenize};
+pub use splitter::RecursiveSplitter;
+
+#[derive(Debug, Error)]
+pub enum CoreqaError {
+    #[error("chunk size must be > 0, got {0}")]
+    ChunkSize(usize),
+    #[error("chunk overlap ({overlap}) larger than the chunk size ({size})")]
+    ChunkOverlap { size: usize, overlap: usize },
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{path}: {what}")]
+    TooLarge { path: String, what: String },
+    #[error("no text to retrieve from: the repository has no chunks")]
+    NoChunks,
+}
+
+/// A text file of a repository: its `/`-separated path below the root and
+/// its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// One chunk of a file: the `index`-th piece the splitter cut from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub path: String,
+    pub index: usize,
+    pub text: String,
+}
+
+/// A chunk retrieved for a question, with its BM25 score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Retrieved {
+    pub path: String,
+    pub index: usize,
+    pub score: f64,
+}
+
+/// The chunks of `files`, in file order, each file's in the splitter's order.
+pub fn chunk_files(files: &[TextFile], splitter: &RecursiveSplitter) -> Vec<Chunk> {
+    files
+        .iter()
+        .flat_map(|f| {
+            splitter.split_text(&f.text).into_iter().enumerate().map(|(index, text)| Chunk {
+                path: f.path.clone(),
+                index,
+                text,
+            })
+        })
+        .collect()
+}
+
+/// The `top` chunks that score best for `query`, best first; equal scores
+/// keep chunk order.
+pub fn retrieve(
+    chunks: &[Chunk],
+    index: &Bm25Okapi,
+    query: &str,
+    tokenize: Bm25Tokenize,
+    top: usize,
+) -> Vec<Retrieved> {
+    let scores = index.scores(&tokenize.tokens(query));
+    let mut order: Vec<usize> = (0..chunks.len()).collect();
+    // A stable sort: ties stay in chunk order.
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    order
+        .into_iter()
+        .take(top)
+        .map(|i| Retrieved {
+            path: chunks[i].path.clone(),
+            index: chunks[i].index,
+            score: scores[i],
+        })
+        .collect()
+}
