@@ -1,15 +1,17 @@
 //! `repoqa coreqa`: CoReQA's retrieval context setting over a repository
 //! folder. `chunk` prints the chunks LangChain's
 //! `RecursiveCharacterTextSplitter` cuts from every text file; `retrieve`
-//! ranks them for a question with rank-bm25's `BM25Okapi`.
+//! ranks them for a question with rank-bm25's `BM25Okapi`; `issues` applies
+//! the paper's filters to a GitHub issues export.
 
 use std::path::PathBuf;
 
+use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
 use repoqa::coreqa::{chunk_files, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter};
 
-use crate::error::CliError;
+use crate::error::{fs_read, CliError};
 use crate::stdout::outln;
 
 #[derive(clap::Subcommand)]
@@ -42,6 +44,17 @@ pub enum CoreqaCommand {
         #[arg(long, value_enum, default_value_t = Bm25Tokenize::Split)]
         bm25_tokenize: Bm25Tokenize,
         /// Print a JSON list of {"path", "index", "score"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The paper's filters over a GitHub REST API issues export
+    /// ({"repository", "issues": [...], "comments": {"<number>": [...]}}):
+    /// how many issues each removed, and the issues kept.
+    Issues {
+        /// The export (JSON).
+        #[arg(long)]
+        export: PathBuf,
+        /// Print {"repository", "issues", "removed": {filter: n}, "kept": [numbers]}.
         #[arg(long)]
         json: bool,
     },
@@ -85,6 +98,21 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
                     outln!("{} #{}: {} characters", c.path, c.index, c.text.chars().count());
                 }
                 eprintln!("repoqa: coreqa: {} chunks", chunks.len());
+            }
+        }
+        CoreqaCommand::Issues { export, json } => {
+            let name = export.display().to_string();
+            let report = filter_issues(&read_export(&fs_read(&export, "issues export")?, &name)?);
+            if json {
+                // Strings and numbers: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&report).unwrap_or_default());
+            } else {
+                outln!("{}: {} issues", report.repository, report.issues);
+                for (filter, n) in &report.removed {
+                    outln!("  {:<18} removed {n}", filter.to_string());
+                }
+                let kept: Vec<String> = report.kept.iter().map(|n| format!("#{n}")).collect();
+                outln!("  kept {}: {}", kept.len(), kept.join(" "));
             }
         }
         CoreqaCommand::Retrieve { chunks, query, top, bm25_tokenize, json } => {

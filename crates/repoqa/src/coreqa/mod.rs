@@ -3,9 +3,11 @@
 //! text files cut into chunks as LangChain's `RecursiveCharacterTextSplitter`
 //! cuts them ([`splitter`]) and ranked for a question by rank-bm25's
 //! `BM25Okapi` ([`bm25`]); both are held equal to those libraries by
-//! crates/repoqa-cli/tests/coreqa_retrieval.rs.
+//! crates/repoqa-cli/tests/coreqa_retrieval.rs. And the paper's filters
+//! that pick the GitHub issues questions are made from ([`issues`]).
 
 pub mod bm25;
+pub mod issues;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod text_dir;
@@ -28,6 +30,8 @@ pub enum CoreqaError {
     TooLarge { path: String, what: String },
     #[error("no text to retrieve from: the repository has no chunks")]
     NoChunks,
+    #[error("{path}: not a GitHub issues export ({message})")]
+    Export { path: String, message: String },
 }
 
 /// A text file of a repository: its `/`-separated path below the root and
