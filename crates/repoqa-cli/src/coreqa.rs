@@ -2,10 +2,12 @@
 //! folder. `chunk` prints the chunks LangChain's
 //! `RecursiveCharacterTextSplitter` cuts from every text file; `retrieve`
 //! ranks them for a question with rank-bm25's `BM25Okapi`; `issues` applies
-//! the paper's filters to a GitHub issues export.
+//! the paper's filters to a GitHub issues export; `compare` turns a judge's
+//! pairwise verdicts into Elo ratings, records and the position-bias table.
 
 use std::path::PathBuf;
 
+use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
@@ -58,6 +60,24 @@ pub enum CoreqaCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Elo ratings (K 32, from 1000, in the file's order; and a bootstrap
+    /// over shuffled orders), wins/ties/losses and the position-bias table
+    /// of pairwise judgments (JSONL of {"question_id", "first", "second",
+    /// "verdict": "first"|"second"|"tie"}).
+    Compare {
+        /// The judgments (JSONL).
+        #[arg(long)]
+        judgments: PathBuf,
+        /// Shuffles for the bootstrap interval.
+        #[arg(long, default_value_t = BOOTSTRAP_ROUNDS)]
+        bootstrap: usize,
+        /// Seed of the shuffles.
+        #[arg(long, default_value_t = BOOTSTRAP_SEED)]
+        seed: u64,
+        /// Print the whole comparison as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -98,6 +118,46 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
                     outln!("{} #{}: {} characters", c.path, c.index, c.text.chars().count());
                 }
                 eprintln!("repoqa: coreqa: {} chunks", chunks.len());
+            }
+        }
+        CoreqaCommand::Compare { judgments, bootstrap, seed, json } => {
+            let name = judgments.display().to_string();
+            let list = read_judgments(&fs_read(&judgments, "judgments file")?, &name)?;
+            let c = compare(&list, bootstrap, seed);
+            if json {
+                // Finite numbers and strings: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&c).unwrap_or_default());
+            } else {
+                outln!("{} judgments", c.judgments);
+                outln!("{:<24} {:>8} {:>8} {:>8} {:>8}", "model", "elo", "median", "2.5%", "97.5%");
+                for (model, rating) in &c.elo {
+                    let b = &c.bootstrap[model];
+                    outln!(
+                        "{model:<24} {rating:>8.1} {:>8.1} {:>8.1} {:>8.1}",
+                        b.median,
+                        b.low,
+                        b.high
+                    );
+                }
+                for r in &c.records {
+                    let x = &r.record;
+                    outln!(
+                        "{} vs {}: {} wins, {} ties, {} losses",
+                        r.model,
+                        r.opponent,
+                        x.wins,
+                        x.ties,
+                        x.losses
+                    );
+                }
+                let p = &c.position_bias;
+                outln!(
+                    "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
+                    p.consistent,
+                    p.small_discrepancy,
+                    p.contradiction,
+                    p.unpaired
+                );
             }
         }
         CoreqaCommand::Issues { export, json } => {

@@ -19,6 +19,7 @@ use thiserror::Error;
 use crate::dataset::{kind, Dataset};
 use crate::name_match::{name_match, NameMatchReport, NameTask};
 use crate::report::LineError;
+use crate::seeded::SplitMix64;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum AgentError {
@@ -49,31 +50,6 @@ pub struct ExportOptions {
     pub sample: Option<usize>,
     /// Seed of the sample; the same seed picks the same tasks.
     pub seed: u64,
-}
-
-/// SplitMix64: a small, fixed generator, so a seed picks the same sample
-/// natively and in the browser.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), without modulo bias.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
 }
 
 /// `k` distinct indexes of `0..n`, sorted (a partial Fisher–Yates shuffle).

@@ -61,6 +61,7 @@ pub mod report;
 pub mod run;
 pub mod sanitize;
 pub mod score;
+mod seeded;
 pub mod selfcheck;
 pub mod settings;
 pub mod sniff;

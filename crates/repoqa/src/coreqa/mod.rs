@@ -7,6 +7,7 @@
 //! that pick the GitHub issues questions are made from ([`issues`]).
 
 pub mod bm25;
+pub mod elo;
 pub mod issues;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
@@ -30,6 +31,8 @@ pub enum CoreqaError {
     TooLarge { path: String, what: String },
     #[error("no text to retrieve from: the repository has no chunks")]
     NoChunks,
+    #[error("{path}, line {line}: not a judgment {{\"question_id\", \"first\", \"second\", \"verdict\": first|second|tie}} ({message})")]
+    Judgments { path: String, line: usize, message: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
 }
