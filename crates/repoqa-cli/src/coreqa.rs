@@ -9,9 +9,12 @@ use std::path::PathBuf;
 
 use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
+use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
-use repoqa::coreqa::{chunk_files, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter};
+use repoqa::coreqa::{
+    chunk_files, question_context, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter,
+};
 
 use crate::error::{fs_read, CliError};
 use crate::stdout::outln;
@@ -30,15 +33,22 @@ pub enum CoreqaCommand {
     },
     /// The chunks that score best for a question by BM25 Okapi (rank-bm25's
     /// BM25Okapi: k1 1.5, b 0.75, epsilon 0.25), best first, ties in chunk
-    /// order.
+    /// order. With --qa: each question's retrieval context (the best --top
+    /// for its prose, then for its code snippets).
     Retrieve {
         #[command(flatten)]
         chunks: ChunkArgs,
         /// The question.
+        #[arg(long, required_unless_present = "qa", conflicts_with = "qa")]
+        query: Option<String>,
+        /// A CoReQA QA file (JSON list or JSON Lines of {"id",
+        /// "repository", "question", "reference_answer", …}): the context
+        /// of every question, as [{"id", "chunks": [{"path", "index",
+        /// "score", "for": "text"|"code"}]}].
         #[arg(long)]
-        query: String,
-        /// How many chunks (the paper takes 5 for the question text and 5
-        /// for its code).
+        qa: Option<PathBuf>,
+        /// How many chunks (per query with --qa: the paper takes 5 for the
+        /// question text and 5 for its code).
         #[arg(long, default_value_t = 5)]
         top: usize,
         /// How chunks and the question become BM25 tokens: `split` is
@@ -175,11 +185,38 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
                 outln!("  kept {}: {}", kept.len(), kept.join(" "));
             }
         }
-        CoreqaCommand::Retrieve { chunks, query, top, bm25_tokenize, json } => {
+        CoreqaCommand::Retrieve { chunks, query, qa, top, bm25_tokenize, json } => {
+            let items = match &qa {
+                Some(path) => {
+                    let name = path.display().to_string();
+                    Some(read_qa(&fs_read(path, "QA file")?, &name)?)
+                }
+                None => None,
+            };
             let chunks = chunks.chunks()?;
             let corpus: Vec<Vec<&str>> =
                 chunks.iter().map(|c| bm25_tokenize.tokens(&c.text)).collect();
             let index = Bm25Okapi::new(&corpus).ok_or(repoqa::coreqa::CoreqaError::NoChunks)?;
+            if let Some(items) = items {
+                let contexts: Vec<serde_json::Value> = items
+                    .iter()
+                    .map(|item| {
+                        let found =
+                            question_context(&chunks, &index, &item.question, bm25_tokenize, top);
+                        serde_json::json!({"id": item.id, "chunks": found})
+                    })
+                    .collect();
+                if json {
+                    outln!("{}", serde_json::Value::Array(contexts));
+                } else {
+                    for (item, context) in items.iter().zip(&contexts) {
+                        let n = context["chunks"].as_array().map_or(0, Vec::len);
+                        outln!("{}: {n} chunks", item.id);
+                    }
+                }
+                return Ok(());
+            }
+            let query = query.unwrap_or_default();
             let found = retrieve(&chunks, &index, &query, bm25_tokenize, top);
             if json {
                 // Every chunk has a token, so the mean length is positive and

@@ -206,3 +206,59 @@ fn hostile_folders_and_bad_sizes_get_a_message() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{says}");
     }
 }
+
+/// `retrieve --qa`: each question's context is the top 5 for its prose,
+/// then the top 5 for its code snippets, a chunk found by both listed once
+/// (the single-query retrieval it is made of is the one held equal to
+/// rank-bm25 above); a bad QA file is named with its line.
+#[test]
+fn question_contexts_join_the_prose_and_code_retrievals() {
+    let repos = corpus_repos();
+    let repo = &repos[0];
+    let dir = dir_arg(&repo.dir);
+    let code = "```\ndef main():\n    return parse(argv)\n```";
+    let items: Vec<Value> = repo
+        .questions
+        .iter()
+        .take(3)
+        .enumerate()
+        .map(|(i, q)| {
+            serde_json::json!({"id": format!("q{i}"), "repository": repo.name,
+                               "question": format!("{q}\n{code}\nWhy?"), "reference_answer": "-"})
+        })
+        .collect();
+    let qa_dir = common::scratch("coreqa_qa");
+    let qa = qa_dir.join("qa.jsonl");
+    let lines: Vec<String> = items.iter().map(Value::to_string).collect();
+    std::fs::write(&qa, lines.join("\n")).unwrap();
+    let got = ours(&["coreqa", "retrieve", "--repo", dir, "--qa", qa.to_str().unwrap(), "--json"]);
+    for (item, context) in items.iter().zip(got.as_array().unwrap()) {
+        assert_eq!(context["id"], item["id"]);
+        let question = item["question"].as_str().unwrap();
+        let prose = question.replace(&format!("\n{code}"), "");
+        let mut want: Vec<Value> = Vec::new();
+        for (query, label) in
+            [(prose.as_str(), "text"), ("def main():\n    return parse(argv)", "code")]
+        {
+            let found = ours(&["coreqa", "retrieve", "--repo", dir, "--query", query, "--json"]);
+            for mut c in found.as_array().unwrap().iter().cloned() {
+                let same = |w: &Value| w["path"] == c["path"] && w["index"] == c["index"];
+                if !want.iter().any(same) {
+                    c["for"] = label.into();
+                    want.push(c);
+                }
+            }
+        }
+        assert_eq!(&context["chunks"], &Value::Array(want), "{}", item["id"]);
+    }
+    std::fs::write(&qa, format!("{}\n{{\"id\": \"x\"}}\n", lines[0])).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        .args(["coreqa", "retrieve", "--repo", dir, "--qa", qa.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("qa.jsonl, line 2") && err.contains("missing field"),
+        "{err}"
+    );
+}

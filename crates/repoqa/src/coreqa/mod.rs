@@ -9,6 +9,7 @@
 pub mod bm25;
 pub mod elo;
 pub mod issues;
+pub mod qa;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod text_dir;
@@ -33,6 +34,8 @@ pub enum CoreqaError {
     NoChunks,
     #[error("{path}, line {line}: not a judgment {{\"question_id\", \"first\", \"second\", \"verdict\": first|second|tie}} ({message})")]
     Judgments { path: String, line: usize, message: String },
+    #[error("{path}, line {line}: {message}")]
+    Qa { path: String, line: usize, message: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
 }
@@ -73,6 +76,42 @@ pub fn chunk_files(files: &[TextFile], splitter: &RecursiveSplitter) -> Vec<Chun
             })
         })
         .collect()
+}
+
+/// A chunk retrieved for a question, and which of its two queries found it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QuestionChunk {
+    #[serde(flatten)]
+    pub chunk: Retrieved,
+    /// `"text"` (the question's prose) or `"code"` (its code snippets).
+    #[serde(rename = "for")]
+    pub found_for: String,
+}
+
+/// CoReQA's retrieval context of a question: the `top_each` best chunks for
+/// its prose, then the `top_each` best for its code snippets (none when it
+/// has none), a chunk found by both listed once, under the prose (so at
+/// most 2 × `top_each`: the paper's 5 + 5).
+pub fn question_context(
+    chunks: &[Chunk],
+    index: &Bm25Okapi,
+    question: &str,
+    tokenize: Bm25Tokenize,
+    top_each: usize,
+) -> Vec<QuestionChunk> {
+    let (prose, code) = qa::question_queries(question);
+    let mut out: Vec<QuestionChunk> = Vec::new();
+    for (query, label) in [(prose, "text"), (code, "code")] {
+        if tokenize.tokens(&query).is_empty() {
+            continue;
+        }
+        for chunk in retrieve(chunks, index, &query, tokenize, top_each) {
+            if !out.iter().any(|q| q.chunk.path == chunk.path && q.chunk.index == chunk.index) {
+                out.push(QuestionChunk { chunk, found_for: label.to_string() });
+            }
+        }
+    }
+    out
 }
 
 /// The `top` chunks that score best for `query`, best first; equal scores
