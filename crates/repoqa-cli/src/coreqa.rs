@@ -12,12 +12,13 @@ use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
+use repoqa::coreqa::whole_repo::repo_markdown;
 use repoqa::coreqa::{
     chunk_files, question_context, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter,
 };
 
 use crate::error::{fs_read, CliError};
-use crate::stdout::outln;
+use crate::stdout::{out, outln};
 
 #[derive(clap::Subcommand)]
 pub enum CoreqaCommand {
@@ -56,6 +57,28 @@ pub enum CoreqaCommand {
         #[arg(long, value_enum, default_value_t = Bm25Tokenize::Split)]
         bm25_tokenize: Bm25Tokenize,
         /// Print a JSON list of {"path", "index", "score"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The whole repository as Markdown (CoReQA's third context setting),
+    /// when its token count fits --window; otherwise an error saying how
+    /// many tokens it needs.
+    Whole {
+        /// The repository folder (text files as for `chunk`).
+        #[arg(long)]
+        repo: PathBuf,
+        /// The answering model's context window, in tokens.
+        #[arg(long)]
+        window: usize,
+        /// The name in the Markdown's title (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// HF tokenizer.json that counts the tokens (default:
+        /// $REPOQA_TOKENIZER or .tools/tokenizer.json, CodeLlama's).
+        #[arg(long)]
+        tokenizer: Option<PathBuf>,
+        /// Print {"tokens", "window", "fits"} instead of the Markdown (and
+        /// succeed either way).
         #[arg(long)]
         json: bool,
     },
@@ -167,6 +190,36 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
                     p.small_discrepancy,
                     p.contradiction,
                     p.unpaired
+                );
+            }
+        }
+        CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
+            let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+            let tok = repoqa::tokenize::Tokenizer::from_file(&path)?;
+            let dir = read_text_dir(&repo, TextDirLimits::default())?;
+            for (path, why) in &dir.skipped {
+                eprintln!("repoqa: coreqa: left out {path}: {why}");
+            }
+            let name = name.unwrap_or_else(|| {
+                repo.file_name().map_or_else(
+                    || repo.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            });
+            let markdown = repo_markdown(&name, &dir.files);
+            let tokens = tok.tokens(&markdown)?.len();
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::json!({"tokens": tokens, "window": window, "fits": tokens <= window})
+                );
+            } else if tokens > window {
+                return Err(repoqa::coreqa::CoreqaError::TooLong { tokens, window }.into());
+            } else {
+                out!("{markdown}");
+                eprintln!(
+                    "repoqa: coreqa: {} files, {tokens} tokens (window {window})",
+                    dir.files.len()
                 );
             }
         }

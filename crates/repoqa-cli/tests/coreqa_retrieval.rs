@@ -262,3 +262,41 @@ fn question_contexts_join_the_prose_and_code_retrievals() {
         "{err}"
     );
 }
+
+/// `coreqa whole`: the demo's Python sources as one Markdown text, each
+/// file verbatim under its heading; it fits a window of exactly its token
+/// count, and one token less is refused with the count.
+#[test]
+fn the_whole_repository_fits_or_says_how_many_tokens() {
+    let repo = common::root().join("public/demo/python");
+    let whole = |window: usize, json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+        cmd.args(["coreqa", "whole", "--name", "demo-textkit", "--window", &window.to_string()]);
+        cmd.arg("--repo").arg(&repo).env("REPOQA_TOKENIZER", common::tokenizer_path());
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let count: Value = serde_json::from_slice(&whole(1_000_000, true).stdout).unwrap();
+    let tokens = count["tokens"].as_u64().unwrap() as usize;
+    assert!(tokens > 1000 && count["fits"] == true, "{count}");
+    let out = whole(tokens, false);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let markdown = String::from_utf8(out.stdout).unwrap();
+    assert!(markdown.starts_with("# Repository demo-textkit\n"));
+    for file in
+        ["textkit/__init__.py", "textkit/layout.py", "textkit/stats.py", "textkit/tokens.py"]
+    {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap();
+        assert!(markdown.contains(&format!("## {file}\n\n```python\n{text}```\n")), "{file}");
+    }
+    let out = whole(tokens - 1, false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(
+        err.contains(&format!("needs {tokens} tokens"))
+            && err.contains(&format!("window of {}", tokens - 1)),
+        "{err}"
+    );
+}

@@ -13,6 +13,7 @@ pub mod qa;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod text_dir;
+pub mod whole_repo;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -30,6 +31,8 @@ pub enum CoreqaError {
     Io { path: String, message: String },
     #[error("{path}: {what}")]
     TooLarge { path: String, what: String },
+    #[error("the repository needs {tokens} tokens as Markdown, more than the window of {window}: use the retrieval setting, or a model with a larger window")]
+    TooLong { tokens: usize, window: usize },
     #[error("no text to retrieve from: the repository has no chunks")]
     NoChunks,
     #[error("{path}, line {line}: not a judgment {{\"question_id\", \"first\", \"second\", \"verdict\": first|second|tie}} ({message})")]
