@@ -24,10 +24,12 @@ struct Repo {
     questions: Vec<String>,
 }
 
-fn corpus_repos() -> Vec<Repo> {
+/// The corpus's repositories as folders under a scratch folder of the
+/// test's own (`tag`): tests run in parallel processes.
+fn corpus_repos(tag: &str) -> Vec<Repo> {
     let corpus: Value =
         serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
-    let scratch = common::scratch("coreqa_retrieval");
+    let scratch = common::scratch(&format!("coreqa_retrieval_{tag}"));
     let mut repos = Vec::new();
     for (language, list) in corpus.as_object().unwrap() {
         for (i, repo) in list.as_array().unwrap().iter().enumerate() {
@@ -70,7 +72,7 @@ fn dir_arg(dir: &Path) -> &str {
 #[test]
 fn chunks_equal_langchains_recursive_splitter() {
     let mut total = 0;
-    for repo in corpus_repos() {
+    for repo in corpus_repos("chunks") {
         for (size, overlap) in SETTINGS {
             let (s, o) = (size.to_string(), overlap.to_string());
             let dir = dir_arg(&repo.dir);
@@ -98,7 +100,7 @@ fn chunks_equal_langchains_recursive_splitter() {
 #[test]
 fn bm25_top_10_and_scores_equal_rank_bm25() {
     let (mut questions, mut exact, mut worst) = (0, 0, 0.0f64);
-    for repo in corpus_repos() {
+    for repo in corpus_repos("bm25") {
         for (size, overlap) in [SETTINGS[1], SETTINGS[2]] {
             let (s, o, top) = (size.to_string(), overlap.to_string(), TOP.to_string());
             let dir = dir_arg(&repo.dir);
@@ -213,7 +215,7 @@ fn hostile_folders_and_bad_sizes_get_a_message() {
 /// rank-bm25 above); a bad QA file is named with its line.
 #[test]
 fn question_contexts_join_the_prose_and_code_retrievals() {
-    let repos = corpus_repos();
+    let repos = corpus_repos("qa");
     let repo = &repos[0];
     let dir = dir_arg(&repo.dir);
     let code = "```\ndef main():\n    return parse(argv)\n```";
