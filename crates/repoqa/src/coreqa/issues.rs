@@ -215,11 +215,7 @@ pub fn filter_issues(export: &IssueExport) -> FilterReport {
 /// A fenced code block: a line that starts (after at most three spaces)
 /// with ``` or ~~~.
 pub fn has_code_block(text: &str) -> bool {
-    text.lines().any(|l| {
-        let indent = l.len() - l.trim_start_matches(' ').len();
-        let rest = l.trim_start_matches(' ');
-        indent <= 3 && (rest.starts_with("```") || rest.starts_with("~~~"))
-    })
+    text.lines().any(|l| super::fence_marker(l).is_some())
 }
 
 /// An image in Markdown or HTML, or a link to an image file or to GitHub's

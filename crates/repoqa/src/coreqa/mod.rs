@@ -43,6 +43,17 @@ pub enum CoreqaError {
     Export { path: String, message: String },
 }
 
+/// The fence a Markdown line opens or closes (``` or ~~~ after at most
+/// three spaces), if any: the one rule for "a code block" in issues and
+/// questions.
+pub fn fence_marker(line: &str) -> Option<&'static str> {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return None;
+    }
+    ["```", "~~~"].into_iter().find(|m| rest.starts_with(m))
+}
+
 /// A text file of a repository: its `/`-separated path below the root and
 /// its text.
 #[derive(Clone, Debug, PartialEq, Eq)]

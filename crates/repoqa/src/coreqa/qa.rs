@@ -77,15 +77,14 @@ pub fn read_qa(bytes: &[u8], name: &str) -> Result<Vec<QaItem>, CoreqaError> {
 }
 
 /// The two queries of a question (CoReQA's retrieval setting): its prose,
-/// and its code snippets (the contents of its fenced blocks, joined by a
-/// newline; empty when it has none).
+/// and its code snippets (the contents of its fenced blocks, as
+/// [`super::fence_marker`] finds them, joined by a newline; empty when it
+/// has none).
 pub fn question_queries(question: &str) -> (String, String) {
     let (mut prose, mut code) = (Vec::new(), Vec::new());
     let mut fence: Option<&str> = None;
     for line in question.lines() {
-        let trimmed = line.trim_start();
-        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-        match (fence, marker) {
+        match (fence, super::fence_marker(line)) {
             (None, Some(m)) => fence = Some(m),
             (Some(open), Some(m)) if m == open => fence = None,
             (Some(_), _) => code.push(line),
