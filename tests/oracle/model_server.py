@@ -36,7 +36,22 @@ in order, then answers); NAME "*" means every request:
   numcontent  HTTP 200 whose message content is the number 42
   othermodel  a normal reply naming the model "other-model-9"
   gzipbomb a gzip-encoded reply that inflates to 1 GiB of spaces
+  judgebad a normal reply whose text has no score lines (a CoReQA judge
+           request: the judge's reply is malformed)
 --zero answers every request at once with a fixed reply (benchmarks).
+
+CoReQA (--coreqa QA.jsonl): an answering prompt (`repoqa coreqa answer`:
+"## Question" ... "## Your answer") is found by its question; its fault name
+is "answer:<id>". The reply depends on the model asked: "good-model" gives
+the reference answer when the prompt has context (retrieved code or the
+whole repository) and its first sentence without; any other model gives
+"I am not sure; it may be a bug in <repository>.". A judging prompt (the
+default judge template: "## Reference answer" ... "## Candidate answer")
+is found by its question; its fault name is "judge:<id>". The judge's
+reply reasons in a line, then gives the four score lines: 9 each for the
+reference answer itself, 7/5/8/8 for an answer the reference starts with,
+2/2/4/6 otherwise; the k-th request for one candidate adds k % 2 to the
+accuracy (so repetitions differ, deterministically at concurrency 1).
 """
 
 import argparse
@@ -56,6 +71,68 @@ INSTRUCTION = (
     " please retrieve and repeat the exact described function from the code context in a code block wrapped by ```:"
 )
 STICKY = {"ctx"}
+
+
+def between(text, start, end):
+    i = text.find(start)
+    if i < 0:
+        return None
+    i += len(start)
+    j = text.find(end, i)
+    return None if j < 0 else text[i:j]
+
+
+class Coreqa:
+    """question text -> QA item; the CoReQA replies."""
+
+    def __init__(self, path):
+        self.by_question = {}
+        if path:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            items = json.loads(text) if text.lstrip().startswith("[") else [json.loads(l) for l in text.splitlines() if l.strip()]
+            for item in items:
+                self.by_question[item["question"].rstrip()] = item
+        self.judged = {}  # (question id, candidate) -> judge requests so far
+        self.lock = threading.Lock()
+
+    def find(self, prompt, model):
+        """(lang, repo, fault name, reply) for a CoReQA prompt, else None."""
+        if not self.by_question:
+            return None
+        if "\n## Candidate answer\n\n" in prompt:
+            q = between(prompt, "## Question\n\n", "\n\n## Reference answer\n\n")
+            item = self.by_question.get(q)
+            candidate = between(prompt, "\n## Candidate answer\n\n", "\n\n## How to reply")
+            if item is None or candidate is None:
+                return None
+            ref = item["reference_answer"].rstrip()
+            if candidate == ref:
+                scores = [9, 9, 9, 9]
+            elif ref.startswith(candidate):
+                scores = [7, 5, 8, 8]
+            else:
+                scores = [2, 2, 4, 6]
+            with self.lock:
+                k = self.judged.get((item["id"], candidate), 0)
+                self.judged[(item["id"], candidate)] = k + 1
+            scores[0] += k % 2
+            names = ["Accuracy", "Completeness", "Relevance", "Clarity"]
+            reply = "Comparing the candidate with the reference point by point.\n\n" + "\n".join(
+                f"{n}: {s}" for n, s in zip(names, scores)
+            )
+            return ("coreqa", item["repository"], "judge:" + item["id"], reply)
+        q = between(prompt, "\n## Question\n\n", "\n\n## Your answer\n")
+        item = self.by_question.get(q)
+        if item is None:
+            return None
+        ref = item["reference_answer"].rstrip()
+        if model == "good-model":
+            has_context = "\n## Code retrieved from the repository\n" in prompt or "\n## The repository\n" in prompt
+            reply = ref if has_context else ref.split(". ")[0]
+        else:
+            reply = f"I am not sure; it may be a bug in {item['repository']}."
+        return ("coreqa", item["repository"], "answer:" + item["id"], reply)
 
 
 class Tasks:
@@ -277,6 +354,8 @@ def make_handler(state):
                         state.answered.clear()
                         state.faulted.clear()
                         state.server_ms = 0.0
+                        with state.coreqa.lock:
+                            state.coreqa.judged.clear()
                     if "faults" in ctl:
                         state.faults = {k: list(v) for k, v in ctl["faults"].items()}
                     if "cors" in ctl:
@@ -314,7 +393,9 @@ def make_handler(state):
                 model = path.split("/models/", 1)[-1].removesuffix(":generateContent")
                 contents = req.get("contents", [])
                 prompt = contents[-1]["parts"][0].get("text") if contents else None
-            found = state.tasks.find(prompt) if isinstance(prompt, str) else None
+            found = None
+            if isinstance(prompt, str):
+                found = state.coreqa.find(prompt, model) or state.tasks.find(prompt)
             name = found[2] if found else None
             kind = state.fault_for(name) if name else None
             with state.lock:
@@ -379,6 +460,8 @@ def make_handler(state):
             elif state.args.latency_s > 0:
                 time.sleep(state.args.latency_s)
             text = found[3]
+            if kind == "judgebad":
+                text = "The candidate answer looks reasonable to me."
             if kind == "trunc":
                 ptoks = 50
             body = OK[fmt]("other-model-9" if kind == "othermodel" else model, text, ptoks, max(1, len(text) // 3))
@@ -400,12 +483,15 @@ def main():
     ap.add_argument("--slow-s", type=float, default=3.0)
     ap.add_argument("--latency-s", type=float, default=0.0, help="time each answer takes")
     ap.add_argument("--zero", action="store_true", help="answer every request at once (benchmarks)")
+    ap.add_argument("--coreqa", help="CoReQA QA file (JSON list or JSONL) whose questions are answered and judged")
     args = ap.parse_args()
     tasks = Tasks({})
     if args.dataset:
         with open(args.dataset, encoding="utf-8") as f:
             tasks = Tasks(json.load(f))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(State(args, tasks)))
+    state = State(args, tasks)
+    state.coreqa = Coreqa(args.coreqa)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

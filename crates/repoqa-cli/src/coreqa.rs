@@ -22,6 +22,17 @@ use crate::stdout::{out, outln};
 
 #[derive(clap::Subcommand)]
 pub enum CoreqaCommand {
+    /// Ask a model every question of a QA file in the chosen context
+    /// settings, through the same runner as `repoqa run` (retries, run log,
+    /// resume): JSON Lines of {"question_id", "setting", "model", "answer"}.
+    Answer(Box<crate::coreqa_ask::AnswerArgs>),
+    /// Grade answers with a judge model (accuracy, completeness, relevance,
+    /// clarity, 1 to 10; temperature 0.2; each answer --repetitions times)
+    /// and print the mean ± standard deviation per model, setting and
+    /// language beside the answers' BLEU.
+    Judge(Box<crate::coreqa_ask::JudgeArgs>),
+    /// Print the default judge prompt (a starting point for --template).
+    JudgePrompt,
     /// The chunks of every text file of a repository folder (sorted path
     /// order), as RecursiveCharacterTextSplitter(chunk_size, chunk_overlap)
     /// .split_text cuts them with the default separators.
@@ -141,6 +152,9 @@ impl ChunkArgs {
 
 pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
     match command {
+        CoreqaCommand::Answer(a) => return crate::coreqa_ask::answer(*a),
+        CoreqaCommand::Judge(a) => return crate::coreqa_ask::judge(*a),
+        CoreqaCommand::JudgePrompt => out!("{}", repoqa::coreqa::judge::JUDGE_TEMPLATE),
         CoreqaCommand::Chunk { chunks, json } => {
             let chunks = chunks.chunks()?;
             if json {

@@ -22,9 +22,11 @@
 //! naming the file, line and field), 3 `run` left tasks failed (named).
 
 mod agent;
+mod ask;
 mod audit;
 mod build_args;
 mod coreqa;
+mod coreqa_ask;
 mod curate;
 mod describe;
 mod error;

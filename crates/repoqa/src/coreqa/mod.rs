@@ -6,9 +6,11 @@
 //! crates/repoqa-cli/tests/coreqa_retrieval.rs. And the paper's filters
 //! that pick the GitHub issues questions are made from ([`issues`]).
 
+pub mod answer;
 pub mod bm25;
 pub mod elo;
 pub mod issues;
+pub mod judge;
 pub mod qa;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
@@ -39,6 +41,10 @@ pub enum CoreqaError {
     Judgments { path: String, line: usize, message: String },
     #[error("{path}, line {line}: {message}")]
     Qa { path: String, line: usize, message: String },
+    #[error("the judge prompt: {message}")]
+    Template { message: String },
+    #[error("an answer is to question {id:?}, which the QA file does not hold")]
+    UnknownQuestion { id: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
 }

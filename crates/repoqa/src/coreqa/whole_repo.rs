@@ -31,17 +31,19 @@ pub fn fence_language(path: &str) -> &'static str {
 pub fn repo_markdown(name: &str, files: &[TextFile]) -> String {
     let mut out = format!("# Repository {name}\n");
     for f in files {
-        let longest = f.text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-        let fence = "`".repeat((longest + 1).max(3));
-        let newline = if f.text.ends_with('\n') || f.text.is_empty() { "" } else { "\n" };
-        out.push_str(&format!(
-            "\n## {}\n\n{fence}{}\n{}{newline}{fence}\n",
-            f.path,
-            fence_language(&f.path),
-            f.text
-        ));
+        out.push_str(&format!("\n## {}\n\n{}", f.path, fenced(fence_language(&f.path), &f.text)));
     }
     out
+}
+
+/// `text` as a fenced block tagged `tag`, ending in a newline; the fence is
+/// one backtick longer than the longest backtick run in `text` (at least
+/// three), so nothing in it closes the block early.
+pub(crate) fn fenced(tag: &str, text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
+    let newline = if text.ends_with('\n') || text.is_empty() { "" } else { "\n" };
+    format!("{fence}{tag}\n{text}{newline}{fence}\n")
 }
 
 #[cfg(test)]

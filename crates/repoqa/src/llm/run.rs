@@ -4,13 +4,53 @@
 //! append at once ([`super::runlog`]). The front sends the requests (the
 //! CLI with a blocking client on threads, the page with `fetch`) and
 //! stores the lines; this type decides everything else.
+//!
+//! What is asked is any [`RunItem`]: a RepoQA task, and CoReQA's answering
+//! and judging requests, so all of them share the retries, faults, run log,
+//! resume and truncation check.
 
 use super::runlog::{RecordContext, RecordStatus, RunRecord};
 use super::schedule::{ScheduleConfig, ScheduleStep, Scheduler, Verdict};
-use super::wire::{read_reply, Endpoint, TransportError};
+use super::wire::{read_reply, Endpoint, Outcome, TransportError};
 use super::{HttpReply, HttpRequest};
 use crate::context::Task;
 use crate::report;
+
+/// One request of a run: what to ask, under which id, and what line keeps
+/// the reply.
+pub trait RunItem {
+    /// The id the run log and resume know it by.
+    fn task_id(&self) -> String;
+    /// The user message.
+    fn prompt(&self) -> String;
+    /// Its own token count, for the truncation check ([`super::wire::Usage::looks_truncated`]).
+    fn prompt_ntokens(&self) -> usize;
+    /// The outputs line that keeps `reply`, with its newline.
+    fn output_line(&self, reply: &str) -> Result<String, String>;
+    /// Whether the reply is one this item can use; an unusable one (a
+    /// judge's reply without its scores) is asked again like a malformed
+    /// body, then reported as failed with this reason, never guessed at.
+    fn check_reply(&self, _reply: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A RepoQA task: upstream's outputs line (the task's fields and
+/// `"output": [reply]`).
+impl RunItem for Task {
+    fn task_id(&self) -> String {
+        Task::task_id(self)
+    }
+    fn prompt(&self) -> String {
+        Task::prompt(self)
+    }
+    fn prompt_ntokens(&self) -> usize {
+        self.code_context_ntokens
+    }
+    fn output_line(&self, reply: &str) -> Result<String, String> {
+        report::output_line(self, &[reply.to_string()]).map_err(|e| e.to_string())
+    }
+}
 
 /// What to do now.
 #[derive(Debug)]
@@ -72,9 +112,9 @@ pub struct RunStats {
 /// A benchmark run against a model's API: which request to send next, and
 /// what each reply (or failure) means for its task. No I/O: a front sends
 /// the requests and hands back the replies.
-pub struct BenchmarkRun<'t> {
+pub struct BenchmarkRun<'t, T: RunItem = Task> {
     pub settings: Endpoint,
-    tasks: &'t [Task],
+    tasks: &'t [T],
     scheduler: Scheduler,
     /// When the current request of each task was sent.
     sent_ms: Vec<f64>,
@@ -82,15 +122,15 @@ pub struct BenchmarkRun<'t> {
     pub stats: RunStats,
 }
 
-impl<'t> BenchmarkRun<'t> {
+impl<'t, T: RunItem> BenchmarkRun<'t, T> {
     /// A run asking `todo` (indices into `tasks`, in that order).
     pub fn new(
         settings: Endpoint,
-        tasks: &'t [Task],
+        tasks: &'t [T],
         todo: &[usize],
         config: ScheduleConfig,
         seed: u64,
-    ) -> BenchmarkRun<'t> {
+    ) -> BenchmarkRun<'t, T> {
         let todo: Vec<usize> = todo.iter().copied().filter(|&i| i < tasks.len()).collect();
         BenchmarkRun {
             settings,
@@ -106,7 +146,7 @@ impl<'t> BenchmarkRun<'t> {
         &mut self.scheduler
     }
 
-    pub fn task(&self, i: usize) -> Option<&'t Task> {
+    pub fn task(&self, i: usize) -> Option<&'t T> {
         self.tasks.get(i)
     }
 
@@ -133,13 +173,19 @@ impl<'t> BenchmarkRun<'t> {
         time: String,
     ) -> RunEvent {
         let Some(t) = self.tasks.get(task) else { return RunEvent::Ignored };
-        let outcome = read_reply(&self.settings, reply);
+        let outcome = match read_reply(&self.settings, reply) {
+            Outcome::Answer(a) => match t.check_reply(&a.text) {
+                Ok(()) => Outcome::Answer(a),
+                Err(reason) => Outcome::Retry { reason, retry_after_s: None },
+            },
+            other => other,
+        };
         let latency_ms = now_ms - self.sent_ms[task];
         let attempts = self.attempts[task];
         let ctx = RecordContext { settings: &self.settings, time };
         match self.scheduler.complete(task, outcome, now_ms) {
             Verdict::Answered(a) => {
-                let output_line = match report::output_line(t, std::slice::from_ref(&a.text)) {
+                let output_line = match t.output_line(&a.text) {
                     Ok(l) => l,
                     // A task serializes; were it not to, say so as a failure.
                     Err(e) => {
@@ -151,9 +197,9 @@ impl<'t> BenchmarkRun<'t> {
                             latency_ms,
                             attempts,
                             a.usage,
-                            t.code_context_ntokens,
+                            t.prompt_ntokens(),
                             a.finish_reason,
-                            Some(e.to_string()),
+                            Some(e),
                         );
                         return RunEvent::Failed { task, record };
                     }
@@ -165,7 +211,7 @@ impl<'t> BenchmarkRun<'t> {
                     latency_ms,
                     attempts,
                     a.usage,
-                    t.code_context_ntokens,
+                    t.prompt_ntokens(),
                     a.finish_reason,
                     None,
                 );
@@ -185,7 +231,7 @@ impl<'t> BenchmarkRun<'t> {
                     latency_ms,
                     attempts,
                     Default::default(),
-                    t.code_context_ntokens,
+                    t.prompt_ntokens(),
                     None,
                     Some(reason),
                 );
@@ -299,5 +345,60 @@ mod tests {
         assert_eq!(record.status, RecordStatus::Failed);
         assert!(record.reason.unwrap().contains("longer than the model's context"));
         assert!(matches!(run.next(1.0), RunStep::Done));
+    }
+
+    /// An item that wants replies starting with "ok".
+    struct Picky;
+    impl RunItem for Picky {
+        fn task_id(&self) -> String {
+            "picky".into()
+        }
+        fn prompt(&self) -> String {
+            "P".into()
+        }
+        fn prompt_ntokens(&self) -> usize {
+            1
+        }
+        fn output_line(&self, reply: &str) -> Result<String, String> {
+            Ok(format!("{reply}\n"))
+        }
+        fn check_reply(&self, reply: &str) -> Result<(), String> {
+            if reply.starts_with("ok") {
+                Ok(())
+            } else {
+                Err(format!("not ok: {reply}"))
+            }
+        }
+    }
+
+    #[test]
+    fn an_unusable_reply_is_asked_again_then_failed_with_the_reason() {
+        let items = [Picky];
+        let config = ScheduleConfig { max_retries: 1, backoff_base_ms: 0.0, ..Default::default() };
+        let mut run =
+            BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &items, &[0], config, 1);
+        run.next(0.0);
+        let event = run.complete(0, Ok(&ok("no scores", 1)), 1.0, "T".into());
+        assert!(
+            matches!(&event, RunEvent::Retrying { reason, .. } if reason == "not ok: no scores"),
+            "{event:?}"
+        );
+        let RunStep::Send { attempt: 2, .. } = run.next(1000.0) else { panic!("asked again") };
+        let RunEvent::Failed { record, .. } =
+            run.complete(0, Ok(&ok("still not", 1)), 2.0, "T".into())
+        else {
+            panic!("failed")
+        };
+        assert_eq!(record.reason.as_deref(), Some("not ok: still not (gave up after 2 attempts)"));
+
+        let mut run =
+            BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &items, &[0], config, 1);
+        run.next(0.0);
+        let RunEvent::Answered { output_line, .. } =
+            run.complete(0, Ok(&ok("ok then", 1)), 1.0, "T".into())
+        else {
+            panic!("answered")
+        };
+        assert_eq!(output_line, "ok then\n");
     }
 }

@@ -1,0 +1,403 @@
+//! Asking a model API through the core's runner (`repoqa::llm::run`), for
+//! every command that does (`repoqa run`, `repoqa coreqa answer|judge`):
+//! the API flags, `--concurrency` threads sending what the runner says,
+//! every reply's line appended (and what produced it to the run log beside
+//! it) the moment it arrives, and a rerun resuming where the last stopped.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+
+use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStep};
+use repoqa::llm::runlog::{self, RunLog};
+use repoqa::llm::schedule::{self, RunLimit, RunPace};
+use repoqa::llm::wire::{self, Endpoint, Provider, Sampling, TransportError};
+use repoqa::llm::{HttpReply, HttpRequest};
+use repoqa::report;
+
+use crate::error::{fs_read_text, io, At, CliError, FileOp};
+use crate::http;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Openai,
+    Anthropic,
+    Google,
+    /// Upstream's in-process backends: not here (serve the model with an
+    /// OpenAI-compatible server and use `--backend openai --base-url`).
+    Vllm,
+    Hf,
+}
+
+/// The model API and how hard to press it: the flags of `repoqa run`
+/// (upstream's names), shared by every command that asks a model.
+#[derive(Args)]
+pub struct ApiArgs {
+    /// Model name as the API knows it (also names the outputs file).
+    #[arg(long)]
+    pub model: String,
+    /// API format: openai (default; also vLLM, Ollama, llama.cpp, LM Studio…), anthropic, google.
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+    /// API base URL (default: the provider's public API), e.g. http://localhost:8000/v1.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    #[arg(long, default_value_t = wire::DEFAULT_MAX_NEW_TOKENS)]
+    pub max_new_tokens: u32,
+    /// System message (default: none, as upstream).
+    #[arg(long)]
+    pub system_message: Option<String>,
+    /// Requests in flight at once (a local vLLM takes 64).
+    #[arg(long, default_value_t = schedule::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Seconds a request may take before it is abandoned and retried.
+    #[arg(long, default_value_t = schedule::DEFAULT_TIMEOUT_S)]
+    pub timeout_s: f64,
+    /// Retries of a request after a rate limit, server error, network drop,
+    /// timeout or malformed reply.
+    #[arg(long, default_value_t = schedule::DEFAULT_MAX_RETRIES)]
+    pub max_retries: u32,
+    /// First retry delay in milliseconds (doubled per retry, with jitter;
+    /// a Retry-After header wins).
+    #[arg(long, default_value_t = 1000.0)]
+    pub retry_base_ms: f64,
+    /// Stop sequence (repeatable), e.g. the chat template's end-of-turn marker.
+    #[arg(long)]
+    pub stop: Vec<String>,
+}
+
+fn provider_of(a: &ApiArgs) -> Result<Provider, CliError> {
+    Ok(match a.backend {
+        None | Some(BackendArg::Openai) => Provider::OpenAi,
+        Some(BackendArg::Anthropic) => Provider::Anthropic,
+        Some(BackendArg::Google) => Provider::Google,
+        Some(b @ (BackendArg::Vllm | BackendArg::Hf)) => {
+            return Err(CliError::usage(format!(
+                "--backend {}: models are not run in-process here; serve it with an OpenAI-compatible server (e.g. `vllm serve {}`) and pass --backend openai --base-url http://127.0.0.1:8000/v1",
+                if b == BackendArg::Vllm { "vllm" } else { "hf" },
+                a.model
+            )))
+        }
+    })
+}
+
+pub fn threads_stopped() -> CliError {
+    CliError::usage("the request threads stopped unexpectedly")
+}
+
+/// Open `path` for appending after cutting a last line left half-written
+/// by a killed run; returns the file and its complete text.
+/// The file is locked for as long as it is open, so a second run on the
+/// same file stops at once instead of writing the same tasks again.
+pub fn open_for_append(
+    label: &str,
+    path: &Path,
+    what: &'static str,
+) -> Result<(File, String), CliError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| io(FileOp::Open, path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(CliError::usage(format!(
+                "{}: another `repoqa {label}` is writing this {what} file (it is locked); wait for that run to end, or give this one another output file",
+                path.display()
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(FileOp::Open, path, e)),
+    }
+    let text = fs_read_text(path, what)?;
+    let keep = runlog::complete_prefix_len(&text);
+    if keep < text.len() {
+        eprintln!(
+            "repoqa: {}: dropping a cut last line ({} bytes) left by an interrupted run",
+            path.display(),
+            text.len() - keep
+        );
+        file.set_len(keep as u64).map_err(|e| io(FileOp::Repair, path, e))?;
+    }
+    Ok((file, text[..keep].to_string()))
+}
+
+pub fn append(file: &mut File, line: &str, path: &Path) -> Result<(), CliError> {
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| io(FileOp::Write, path, e))
+}
+
+type Job = (usize, HttpRequest);
+type Done = (usize, Result<HttpReply, TransportError>);
+
+/// `concurrency` threads sending what the runner says; replies come back
+/// on the returned receiver.
+pub fn start_workers(
+    n: usize,
+    timeout_s: f64,
+) -> (mpsc::Sender<Job>, mpsc::Receiver<Done>, Vec<std::thread::JoinHandle<()>>) {
+    let agent = http::agent(Duration::from_secs_f64(timeout_s.max(0.001)), n);
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let handles = (0..n.max(1))
+        .map(|_| {
+            let (agent, job_rx, done_tx) = (agent.clone(), job_rx.clone(), done_tx.clone());
+            std::thread::spawn(move || loop {
+                let job = match job_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok((task, req)) = job else { return };
+                if done_tx.send((task, http::post(&agent, &req))).is_err() {
+                    return;
+                }
+            })
+        })
+        .collect();
+    (job_tx, done_rx, handles)
+}
+
+pub fn seed() -> u64 {
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// The endpoint the flags describe, the key from the provider's
+/// environment variables.
+pub fn endpoint_of(a: &ApiArgs) -> Result<Endpoint, CliError> {
+    let provider = provider_of(a)?;
+    let endpoint = Endpoint {
+        provider,
+        base_url: a.base_url.clone().unwrap_or_default(),
+        api_key: http::key_from_env(provider.key_env()),
+        model: a.model.clone(),
+        sampling: Sampling {
+            max_tokens: Some(a.max_new_tokens),
+            system_message: a.system_message.clone().filter(|s| !s.is_empty()),
+            stop: a.stop.clone(),
+            ..Sampling::default()
+        },
+        from_browser: false,
+    };
+    endpoint.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
+    Ok(endpoint)
+}
+
+/// The pacing flags, checked by the core's one rule; the error names the flag.
+pub fn pace_of(a: &ApiArgs) -> Result<schedule::ScheduleConfig, CliError> {
+    let pace = RunPace {
+        concurrency: a.concurrency,
+        timeout_s: a.timeout_s,
+        max_retries: a.max_retries,
+        retry_base_ms: a.retry_base_ms,
+    };
+    pace.check().map_err(|e| {
+        let flag = match e.setting() {
+            RunLimit::Concurrency => "--concurrency",
+            RunLimit::Timeout => "--timeout-s",
+            RunLimit::RetryBase => "--retry-base-ms",
+        };
+        CliError::At { at: flag.to_string(), source: Box::new(e.into()) }
+    })
+}
+
+/// The outputs file and the run log beside it, open for appending (and
+/// locked), with what earlier runs left in them.
+pub struct RunFiles {
+    pub outputs_path: PathBuf,
+    outputs: File,
+    runlog_path: PathBuf,
+    runlog: File,
+    /// The outputs file's complete lines (a cut last line is dropped).
+    pub outputs_text: String,
+    pub log: RunLog,
+}
+
+impl RunFiles {
+    /// Open `outputs_path` (`what` it holds, for messages) and its run log.
+    pub fn open(
+        label: &str,
+        outputs_path: PathBuf,
+        what: &'static str,
+    ) -> Result<RunFiles, CliError> {
+        if let Some(dir) = outputs_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| io(FileOp::Create, dir, e))?;
+        }
+        let outputs_str = outputs_path.to_string_lossy().into_owned();
+        let runlog_path = PathBuf::from(runlog::runlog_path_for(&outputs_str));
+        let (outputs, outputs_text) = open_for_append(label, &outputs_path, what)?;
+        let (runlog, log_text) = open_for_append(label, &runlog_path, "run log")?;
+        let log: RunLog = runlog::read_runlog(&log_text);
+        if !log.bad_lines.is_empty() {
+            eprintln!(
+                "repoqa: {}: skipping unreadable line(s) {:?}",
+                runlog_path.display(),
+                log.bad_lines
+            );
+        }
+        Ok(RunFiles { outputs_path, outputs, runlog_path, runlog, outputs_text, log })
+    }
+}
+
+/// Say what a resume finds: lines answered twice, tasks answered already,
+/// tasks that failed before and are asked again.
+pub fn report_plan(label: &str, plan: &runlog::ResumePlan, outputs_path: &Path, tasks: usize) {
+    if !plan.duplicates.is_empty() {
+        eprintln!(
+            "repoqa: WARNING: {} has several lines for {:?}; the scorer counts each",
+            outputs_path.display(),
+            plan.duplicates
+        );
+    }
+    if plan.finished > 0 {
+        eprintln!(
+            "{label}: resuming {}: {} of {tasks} tasks already answered, not asked again",
+            outputs_path.display(),
+            plan.finished,
+        );
+    }
+    if !plan.failed_before.is_empty() {
+        eprintln!(
+            "{label}: {} task(s) failed in an earlier run, asked again:",
+            plan.failed_before.len()
+        );
+        for (id, why) in &plan.failed_before {
+            eprintln!("  {id}: {why}");
+        }
+    }
+}
+
+/// What asking gave besides the answers written: tasks failed (id, why),
+/// answers from truncated prompts, the reason the run stopped.
+#[derive(Default)]
+pub struct Asked {
+    pub failed: Vec<(String, String)>,
+    pub truncated: Vec<String>,
+    pub stopped: Option<String>,
+}
+
+impl Asked {
+    /// If the run stopped (a key, URL or model refused): the error saying
+    /// what to fix, with `not_asked` requests left and the output kept.
+    pub fn stop_error(&self, not_asked: usize, output: &Path) -> Option<CliError> {
+        self.stopped.as_ref().map(|reason| {
+            CliError::usage(format!(
+                "the run stopped: {reason}. {not_asked} request(s) not asked; what came so far is kept in {}; fix it and run again to resume",
+                output.display()
+            ))
+        })
+    }
+
+    /// Exit 3 naming every request that failed or was not asked, if any.
+    pub fn unfinished(self, not_asked: Vec<String>) -> Result<(), CliError> {
+        let mut unfinished = self.failed;
+        unfinished.extend(not_asked.into_iter().map(|id| (id, "not asked".to_string())));
+        if unfinished.is_empty() {
+            return Ok(());
+        }
+        let tasks = unfinished.iter().map(|(id, why)| format!("{id} ({why})")).collect();
+        Err(CliError::TasksFailed { tasks })
+    }
+}
+
+/// Ask every task the runner has to send, on `concurrency` threads,
+/// writing each answer and record the moment it arrives.
+pub fn ask_all<T: RunItem>(
+    label: &str,
+    run: &mut BenchmarkRun<T>,
+    ids: &[String],
+    files: &mut RunFiles,
+    concurrency: usize,
+    timeout_s: f64,
+    total: usize,
+) -> Result<Asked, CliError> {
+    let mut asked = Asked::default();
+    let mut warned_other_model = false;
+    let (job_tx, done_rx, handles) = start_workers(concurrency, timeout_s);
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_secs_f64() * 1000.0;
+    loop {
+        let reply = match run.next(now()) {
+            RunStep::Send { task, request, .. } => {
+                if job_tx.send((task, request)).is_err() {
+                    return Err(threads_stopped());
+                }
+                continue;
+            }
+            RunStep::Done => break,
+            RunStep::Wait { until_ms } => match until_ms {
+                Some(u) => {
+                    match done_rx
+                        .recv_timeout(Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)))
+                    {
+                        Ok(r) => r,
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => return Err(threads_stopped()),
+                    }
+                }
+                None => done_rx.recv().map_err(|_| threads_stopped())?,
+            },
+        };
+        let (task, result) = reply;
+        match run.complete(task, result.as_ref(), now(), report::now_eval_date()) {
+            RunEvent::Answered { output_line, record, .. } => {
+                append(&mut files.outputs, &output_line, &files.outputs_path)?;
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                if let (Some(other), false) = (&record.answered_by, warned_other_model) {
+                    warned_other_model = true;
+                    let w = runlog::other_model_warning(&record.model, other, &record.task_id);
+                    eprintln!("\n{label}: {w}");
+                }
+                if record.truncated {
+                    eprintln!(
+                        "\n{label}: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
+                        record.task_id,
+                        record.usage.prompt_tokens.unwrap_or(0),
+                        record.task_ntokens
+                    );
+                    asked.truncated.push(record.task_id.clone());
+                }
+            }
+            RunEvent::Failed { record, .. } => {
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                let why = record.reason.clone().unwrap_or_default();
+                eprintln!("\n{label}: FAILED {}: {why}", record.task_id);
+                asked.failed.push((record.task_id, why));
+            }
+            RunEvent::Retrying { task, at_ms, attempt, reason } => {
+                eprintln!(
+                    "\n{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
+                    ids[task],
+                    ((at_ms - now()) / 1000.0).max(0.0)
+                );
+            }
+            RunEvent::Stopped { reason } => {
+                eprintln!("\n{label}: STOPPED: {reason}");
+                asked.stopped.get_or_insert(reason);
+            }
+            RunEvent::Ignored => {}
+        }
+        let s = run.stats;
+        let done = s.answered + s.failed;
+        let elapsed = now() / 1000.0;
+        let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
+        eprint!(
+            "\r{label}: {done}/{total} ({} answered, {} failed, {} retries) {} prompt + {} completion tokens, {elapsed:.0} s, ETA {eta:.0} s   ",
+            s.answered, s.failed, s.retries, s.prompt_tokens, s.completion_tokens
+        );
+    }
+    eprintln!();
+    drop(job_tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    Ok(asked)
+}

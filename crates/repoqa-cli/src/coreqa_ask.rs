@@ -1,0 +1,387 @@
+//! `repoqa coreqa answer` and `repoqa coreqa judge`: CoReQA's answering
+//! model (in the three context settings) and its judge, asked through the
+//! same runner and files as `repoqa run` (`crate::ask`): the API flags,
+//! retries and faults, every line appended the moment it arrives with its
+//! run-log record beside it, and a rerun asking only what is missing.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use repoqa::coreqa::answer::{
+    answer_prompt, read_answers, AnswerContext, AnswerItem, AnswerLine, ContextSetting,
+};
+use repoqa::coreqa::judge::{judge_items, read_judge_lines, summarize, JudgeRow, JUDGE_TEMPLATE};
+use repoqa::coreqa::qa::{read_qa, QaItem};
+use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
+use repoqa::coreqa::whole_repo::repo_markdown;
+use repoqa::coreqa::{
+    chunk_files, question_context, Bm25Okapi, Bm25Tokenize, Chunk, CoreqaError, RecursiveSplitter,
+};
+use repoqa::llm::run::{BenchmarkRun, RunItem};
+use repoqa::llm::runlog::{self, TaskSelection};
+use repoqa::tokenize::Tokenizer;
+
+use crate::ask::{self, ApiArgs, Asked, RunFiles};
+use crate::error::{fs_read, fs_read_text, CliError};
+use crate::stdout::outln;
+
+/// The judge's temperature in the paper.
+const JUDGE_TEMPERATURE: f64 = 0.2;
+
+#[derive(clap::Args)]
+pub struct AnswerArgs {
+    #[command(flatten)]
+    api: ApiArgs,
+    /// The QA file (JSON list or JSON Lines of {"id", "repository",
+    /// "question", "reference_answer", …}).
+    #[arg(long)]
+    qa: PathBuf,
+    /// The repository folder the questions are about (the retrieval and
+    /// whole settings read it).
+    #[arg(long)]
+    repo: Option<PathBuf>,
+    /// Context settings to answer in, comma-separated: none (the question
+    /// alone), retrieval (BM25: the best --top chunks for the question's
+    /// prose and for its code), whole (the repository as Markdown).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "none")]
+    setting: Vec<ContextSetting>,
+    /// Chunks per query in the retrieval setting (the paper: 5 + 5).
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    #[arg(long, default_value_t = DEFAULT_CHUNK_SIZE)]
+    chunk_size: usize,
+    #[arg(long, default_value_t = DEFAULT_CHUNK_OVERLAP)]
+    chunk_overlap: usize,
+    #[arg(long, value_enum, default_value_t = Bm25Tokenize::Split)]
+    bm25_tokenize: Bm25Tokenize,
+    /// The answering model's context window in tokens (the whole setting
+    /// needs it: a repository that does not fit is refused, saying how
+    /// many tokens it needs).
+    #[arg(long)]
+    window: Option<usize>,
+    /// HF tokenizer.json that counts prompt tokens (default:
+    /// $REPOQA_TOKENIZER or .tools/tokenizer.json, CodeLlama's).
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// Sampling temperature (default 0).
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// The answers file (JSON Lines of {"question_id", "setting", "model",
+    /// "answer"}); a rerun resumes it. Its run log goes beside it.
+    #[arg(long)]
+    output: PathBuf,
+    /// Ask only what failed in an earlier run.
+    #[arg(long)]
+    only_failed: bool,
+}
+
+#[derive(clap::Args)]
+pub struct JudgeArgs {
+    /// The judge model and its API.
+    #[command(flatten)]
+    api: ApiArgs,
+    /// The QA file the answers are to.
+    #[arg(long)]
+    qa: PathBuf,
+    /// Answers files (`repoqa coreqa answer`'s output), one or more.
+    #[arg(long, required = true)]
+    answers: Vec<PathBuf>,
+    /// Times each answer is judged (the paper averages 2; its robustness
+    /// check takes 5).
+    #[arg(long, default_value_t = 2)]
+    repetitions: u32,
+    /// A judge prompt of your own (a text file with {{repository}},
+    /// {{question}}, {{reference_answer}} and {{answer}} places); the
+    /// default is printed by `repoqa coreqa judge-prompt`.
+    #[arg(long)]
+    template: Option<PathBuf>,
+    /// Sampling temperature (the paper's 0.2).
+    #[arg(long, default_value_t = JUDGE_TEMPERATURE)]
+    temperature: f64,
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// The judgments file (JSON Lines, one line per answer and repetition);
+    /// a rerun resumes it. Its run log goes beside it.
+    #[arg(long)]
+    output: PathBuf,
+    #[arg(long)]
+    only_failed: bool,
+    /// Print the table as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn tokenizer(path: &Option<PathBuf>) -> Result<Tokenizer, CliError> {
+    let path = path.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    Ok(Tokenizer::from_file(&path)?)
+}
+
+fn load_qa(path: &Path) -> Result<Vec<QaItem>, CliError> {
+    Ok(read_qa(&fs_read(path, "QA file")?, &path.display().to_string())?)
+}
+
+/// What to ask and where its lines go.
+struct Asking<'a> {
+    label: &'static str,
+    api: &'a ApiArgs,
+    /// Replaces the default sampling temperature when given.
+    temperature: Option<f64>,
+    output: &'a Path,
+    /// What the output holds, for messages.
+    what: &'static str,
+    only_failed: bool,
+}
+
+/// Ask `items` through the runner, writing to `job.output`; `answered`
+/// reads the ids an existing output file already holds.
+fn ask_items<T: RunItem>(
+    job: &Asking<'_>,
+    items: &[T],
+    answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
+) -> Result<(), CliError> {
+    let Asking { label, api, temperature, output, what, only_failed } = *job;
+    let config = ask::pace_of(api)?;
+    let mut endpoint = ask::endpoint_of(api)?;
+    if temperature.is_some() {
+        endpoint.sampling.temperature = temperature;
+    }
+    let mut files = RunFiles::open(label, output.to_path_buf(), what)?;
+    let done = answered(&files.outputs_text)?;
+    let ids: Vec<String> = items.iter().map(RunItem::task_id).collect();
+    let selection = TaskSelection { only_failed, ..TaskSelection::default() };
+    let plan = runlog::plan_run(&ids, |id| done.contains(id), &files.log, &selection);
+    ask::report_plan(label, &plan, output, items.len());
+    eprintln!(
+        "{label}: {} request(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
+        plan.todo.len(),
+        endpoint.provider,
+        endpoint.model.trim(),
+        endpoint.base_url_shown(),
+        api.concurrency,
+        api.timeout_s
+    );
+    let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, ask::seed());
+    let asked = if plan.todo.is_empty() {
+        Asked::default()
+    } else {
+        let (concurrency, timeout_s) = (api.concurrency, api.timeout_s);
+        ask::ask_all(label, &mut run, &ids, &mut files, concurrency, timeout_s, plan.todo.len())?
+    };
+    let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
+    drop(files);
+    if let Some(e) = asked.stop_error(not_asked.len(), output) {
+        return Err(e);
+    }
+    if !asked.truncated.is_empty() {
+        eprintln!(
+            "{label}: WARNING: {} reply(ies) came from silently truncated prompts ({}): raise the server's context size and rerun them",
+            asked.truncated.len(),
+            asked.truncated.join(", ")
+        );
+    }
+    asked.unfinished(not_asked)
+}
+
+/// The one repository the questions are about (a context setting reads
+/// one folder).
+fn one_repository(qa: &[QaItem]) -> Result<&str, CliError> {
+    let names: std::collections::BTreeSet<&str> =
+        qa.iter().map(|q| q.repository.as_str()).collect();
+    match names.len() {
+        1 => Ok(names.into_iter().next().unwrap_or_default()),
+        _ => Err(CliError::usage(format!(
+            "--setting retrieval/whole read one --repo folder, but the QA file's questions are about {} repositories ({}); answer each repository's questions on their own",
+            names.len(),
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
+    let qa = load_qa(&a.qa)?;
+    let tok = tokenizer(&a.tokenizer)?;
+    let count = |text: &str| -> Result<usize, CliError> { Ok(tok.tokens(text)?.len()) };
+    let mut settings = a.setting.clone();
+    settings.sort();
+    settings.dedup();
+    let needs_repo = settings.iter().any(|s| *s != ContextSetting::None);
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut markdown = String::new();
+    if needs_repo {
+        let Some(repo) = &a.repo else {
+            return Err(CliError::usage(
+                "--setting retrieval and whole need --repo DIR, the repository folder",
+            ));
+        };
+        let name = one_repository(&qa)?;
+        let dir = read_text_dir(repo, TextDirLimits::default())?;
+        for (path, why) in &dir.skipped {
+            eprintln!("repoqa: coreqa: left out {path}: {why}");
+        }
+        if settings.contains(&ContextSetting::Retrieval) {
+            let splitter = RecursiveSplitter::new(a.chunk_size, a.chunk_overlap)
+                .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
+            chunks = chunk_files(&dir.files, &splitter);
+        }
+        if settings.contains(&ContextSetting::Whole) {
+            let Some(window) = a.window else {
+                return Err(CliError::usage(
+                    "--setting whole needs --window N, the answering model's context window in tokens",
+                ));
+            };
+            markdown = repo_markdown(name, &dir.files);
+            let tokens = count(&markdown)?;
+            if tokens > window {
+                return Err(CoreqaError::TooLong { tokens, window }.into());
+            }
+        }
+    }
+    let index = if chunks.is_empty() {
+        None
+    } else {
+        let corpus: Vec<Vec<&str>> =
+            chunks.iter().map(|c| a.bm25_tokenize.tokens(&c.text)).collect();
+        Bm25Okapi::new(&corpus)
+    };
+    if settings.contains(&ContextSetting::Retrieval) && index.is_none() {
+        return Err(CoreqaError::NoChunks.into());
+    }
+    let mut items = Vec::with_capacity(qa.len() * settings.len());
+    for q in &qa {
+        for &setting in &settings {
+            let found;
+            let picked: Vec<&Chunk>;
+            let context = match (setting, &index) {
+                (ContextSetting::None, _) => AnswerContext::None,
+                (ContextSetting::Whole, _) => AnswerContext::Whole(&markdown),
+                (ContextSetting::Retrieval, Some(index)) => {
+                    found = question_context(&chunks, index, &q.question, a.bm25_tokenize, a.top);
+                    picked = found
+                        .iter()
+                        .filter_map(|f| {
+                            chunks
+                                .iter()
+                                .find(|c| c.path == f.chunk.path && c.index == f.chunk.index)
+                        })
+                        .collect();
+                    AnswerContext::Chunks(&picked)
+                }
+                (ContextSetting::Retrieval, None) => AnswerContext::None,
+            };
+            let prompt = answer_prompt(q, context);
+            items.push(AnswerItem {
+                question_id: q.id.clone(),
+                setting,
+                model: a.api.model.clone(),
+                prompt_ntokens: count(&prompt)?,
+                prompt,
+            });
+        }
+    }
+    let model = a.api.model.clone();
+    let answered = |text: &str| -> Result<HashSet<String>, CliError> {
+        let lines = read_answers(text, &a.output.display().to_string(), true)?;
+        Ok(lines.iter().filter(|l| l.model == model).map(AnswerLine::id).collect())
+    };
+    let job = Asking {
+        label: "coreqa answer",
+        api: &a.api,
+        temperature: a.temperature,
+        output: &a.output,
+        what: "answers",
+        only_failed: a.only_failed,
+    };
+    ask_items(&job, &items, answered)?;
+    eprintln!("coreqa answer: {} answer(s) in {}", items.len(), a.output.display());
+    Ok(())
+}
+
+pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
+    if a.repetitions == 0 {
+        return Err(CliError::usage("--repetitions must be at least 1"));
+    }
+    let qa = load_qa(&a.qa)?;
+    let template = match &a.template {
+        Some(path) => fs_read_text(path, "judge prompt")?,
+        None => JUDGE_TEMPLATE.to_string(),
+    };
+    let mut answers: Vec<AnswerLine> = Vec::new();
+    for path in &a.answers {
+        let text = fs_read_text(path, "answers")?;
+        answers.extend(read_answers(&text, &path.display().to_string(), false)?);
+    }
+    let tok = tokenizer(&a.tokenizer)?;
+    let mut count_error = None;
+    let items = judge_items(&qa, &answers, a.repetitions, &a.api.model, &template, |p| {
+        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
+            count_error.get_or_insert(e);
+            0
+        })
+    })?;
+    if let Some(e) = count_error {
+        return Err(e.into());
+    }
+    let judge = a.api.model.clone();
+    let name = a.output.display().to_string();
+    let answered = |text: &str| -> Result<HashSet<String>, CliError> {
+        let lines = read_judge_lines(text, &name, true)?;
+        Ok(lines.iter().filter(|l| l.judge == judge).map(|l| l.id()).collect())
+    };
+    let job = Asking {
+        label: "coreqa judge",
+        api: &a.api,
+        temperature: Some(a.temperature),
+        output: &a.output,
+        what: "judgments",
+        only_failed: a.only_failed,
+    };
+    let asked = ask_items(&job, &items, answered);
+    // The table of what is judged so far, whether or not all of it is.
+    let judged: Vec<_> = read_judge_lines(&fs_read_text(&a.output, "judgments")?, &name, true)?
+        .into_iter()
+        .filter(|l| l.judge == a.api.model)
+        .collect();
+    let rows = summarize(&qa, &judged, &answers);
+    print_table(&rows, a.json);
+    asked
+}
+
+fn print_table(rows: &[JudgeRow], json: bool) {
+    if json {
+        // Finite numbers and strings: serializing cannot fail.
+        outln!("{}", serde_json::to_string(rows).unwrap_or_default());
+        return;
+    }
+    outln!(
+        "{:<20} {:<9} {:<10} {:>4} {:>4}  {:>11} {:>11} {:>11} {:>11} {:>11}  {:>5}",
+        "model",
+        "setting",
+        "language",
+        "qs",
+        "reps",
+        "accuracy",
+        "complete",
+        "relevance",
+        "clarity",
+        "overall",
+        "bleu"
+    );
+    let ms = |m: repoqa::coreqa::judge::MeanStd| format!("{:.2}±{:.2}", m.mean, m.std);
+    for r in rows {
+        outln!(
+            "{:<20} {:<9} {:<10} {:>4} {:>4}  {:>11} {:>11} {:>11} {:>11} {:>11}  {:>5}",
+            r.model,
+            r.setting.to_string(),
+            r.language,
+            r.questions,
+            r.repetitions,
+            ms(r.criteria.accuracy),
+            ms(r.criteria.completeness),
+            ms(r.criteria.relevance),
+            ms(r.criteria.clarity),
+            ms(r.overall),
+            r.bleu.map_or("-".to_string(), |b| format!("{b:.3}"))
+        );
+    }
+}

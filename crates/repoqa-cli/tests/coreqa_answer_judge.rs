@@ -1,0 +1,250 @@
+//! `repoqa coreqa answer` and `repoqa coreqa judge` end to end against the
+//! project's test model server (tests/oracle/model_server.py --coreqa) on
+//! 127.0.0.1, over the demo's semver repository and four questions about it
+//! (tests/fixtures/coreqa/semver-qa.jsonl): two models answer in the three
+//! context settings (a server error on the way is retried), a rerun asks
+//! nothing again, a judge grades every answer twice and the table's means
+//! and standard deviations are the ones the server's fixed scores give; a
+//! judge that never gives its scores is asked again, then reported failed
+//! (exit 3), and a rerun asks only that one.
+//!
+//!     cargo test -p repoqa-cli --test coreqa_answer_judge
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use repoqa_testkit as common;
+use repoqa_testkit::model_server::ModelServer;
+use serde_json::{json, Value};
+
+fn qa() -> PathBuf {
+    common::root().join("tests/fixtures/coreqa/semver-qa.jsonl")
+}
+
+fn semver() -> PathBuf {
+    common::root().join("public/demo/third_party/semver")
+}
+
+fn repoqa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        .env("REPOQA_TOKENIZER", common::tokenizer_path())
+        .env_remove("OPENAI_API_KEY")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn reference(id: &str) -> String {
+    let text = std::fs::read_to_string(qa()).unwrap();
+    text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["id"] == id).unwrap()
+        ["reference_answer"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `repoqa coreqa <args>` against `server`, one request at a time, quick
+/// retries, writing `out`.
+fn ask(server: &ModelServer, out: &Path, args: &[&str]) -> Output {
+    let url = server.url("/v1");
+    let common = ["--base-url", &url, "--concurrency", "1", "--retry-base-ms", "1", "--output"];
+    let mut all: Vec<&str> = vec!["coreqa"];
+    all.extend(args);
+    all.extend(common);
+    all.push(out.to_str().unwrap());
+    repoqa(&all)
+}
+
+fn answer(server: &ModelServer, model: &str, settings: &str, out: &Path) -> Output {
+    let (qa, repo) = (qa(), semver());
+    let args = ["answer", "--qa", qa.to_str().unwrap(), "--repo", repo.to_str().unwrap()];
+    let more = ["--setting", settings, "--window", "1000000", "--model", model];
+    ask(server, out, &[&args[..], &more[..]].concat())
+}
+
+fn judge(server: &ModelServer, answers: &[&Path], out: &Path, extra: &[&str]) -> Output {
+    let qa = qa();
+    let mut args = vec!["judge", "--qa", qa.to_str().unwrap(), "--model", "judge-model"];
+    for a in answers {
+        args.extend(["--answers", a.to_str().unwrap()]);
+    }
+    args.extend(extra);
+    ask(server, out, &args)
+}
+
+#[test]
+fn two_models_answer_in_three_settings_and_a_judge_grades_them() {
+    let dir = common::scratch("coreqa-answer-judge");
+    let (good, weak, judged) =
+        (dir.join("good.jsonl"), dir.join("weak.jsonl"), dir.join("judged.jsonl"));
+    for f in [&good, &weak, &judged] {
+        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
+    }
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    server.control(&json!({"faults": {"answer:dtolnay/semver#2": ["500"]}}));
+
+    let o = answer(&server, "good-model", "none,retrieval,whole", &good);
+    assert!(o.status.success(), "{}", text(&o));
+    let got = lines(&good);
+    assert_eq!(got.len(), 12, "4 questions × 3 settings");
+    for line in &got {
+        let id = line["question_id"].as_str().unwrap();
+        let r = reference(id);
+        let want = match line["setting"].as_str().unwrap() {
+            "none" => r.split(". ").next().unwrap().to_string(),
+            _ => r,
+        };
+        assert_eq!(line["answer"], want.as_str(), "{line}");
+        assert_eq!(line["model"], "good-model");
+    }
+    let requests = server.requests();
+    assert_eq!(requests.len(), 13, "12 answers and one retry after the HTTP 500");
+    // Each setting's prompt carries its context.
+    let prompt =
+        |i: usize| requests[i]["body"]["messages"][0]["content"].as_str().unwrap().to_string();
+    let all: Vec<String> = (0..requests.len()).map(prompt).collect();
+    assert!(all.iter().any(|p| p.contains("## Code retrieved from the repository")
+        && p.contains("### src/eval.rs (part 1)\n\n```rust\n")));
+    assert!(all.iter().any(|p| p.contains("## The repository\n\n# Repository dtolnay/semver")));
+    assert_eq!(
+        all.iter()
+            .filter(|p| !p.contains("\n## Code retrieved") && !p.contains("\n## The repository"))
+            .count(),
+        5
+    );
+
+    // A rerun resumes: nothing is asked again.
+    let o = answer(&server, "good-model", "none,retrieval,whole", &good);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("0 request(s) to ask"), "{}", text(&o));
+    assert_eq!(server.requests().len(), 13);
+
+    let o = answer(&server, "weak-model", "none,retrieval", &weak);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(lines(&weak).len(), 8);
+
+    // The whole repository in a window too small for it: refused, with the count.
+    let o = repoqa(&[
+        "coreqa",
+        "answer",
+        "--qa",
+        qa().to_str().unwrap(),
+        "--repo",
+        semver().to_str().unwrap(),
+        "--setting",
+        "whole",
+        "--window",
+        "1000",
+        "--model",
+        "m",
+        "--base-url",
+        &server.url("/v1"),
+        "--output",
+        dir.join("none.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("more than the window of 1000"), "{}", text(&o));
+
+    server.control(&json!({"reset": true, "faults": {}}));
+    let o = judge(&server, &[&good, &weak], &judged, &["--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let verdicts = lines(&judged);
+    assert_eq!(verdicts.len(), 40, "20 answers judged twice");
+    assert!(verdicts
+        .iter()
+        .all(|v| v["reasoning"] == "Comparing the candidate with the reference point by point."));
+    let table: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = |model: &str, setting: &str| -> Value {
+        table
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["model"] == model && r["setting"] == setting)
+            .unwrap_or_else(|| panic!("no row {model} {setting} in {table}"))
+            .clone()
+    };
+    let ms = |r: &Value, c: &str| {
+        (r["criteria"][c]["mean"].as_f64().unwrap(), r["criteria"][c]["std"].as_f64().unwrap())
+    };
+    // The server scores the reference 9s (accuracy +1 on the second
+    // request), its first sentence 7/5/8/8, anything else 2/2/4/6.
+    for setting in ["retrieval", "whole"] {
+        let r = row("good-model", setting);
+        assert_eq!(ms(&r, "accuracy"), (9.5, 0.5));
+        assert_eq!(ms(&r, "completeness"), (9.0, 0.0));
+        assert_eq!(r["questions"], 4);
+        assert_eq!(r["repetitions"], 2);
+        assert_eq!(r["language"], "rust");
+        assert!(r["bleu"].as_f64().unwrap() > 0.99, "{r}");
+    }
+    let r = row("good-model", "none");
+    assert_eq!(ms(&r, "accuracy"), (7.5, 0.5));
+    assert_eq!(
+        (r["overall"]["mean"].as_f64().unwrap(), r["overall"]["std"].as_f64().unwrap()),
+        (7.125, 0.125)
+    );
+    let r = row("weak-model", "none");
+    assert_eq!(ms(&r, "accuracy"), (2.5, 0.5));
+    assert_eq!(ms(&r, "clarity"), (6.0, 0.0));
+    assert!(r["bleu"].as_f64().unwrap() < 0.2, "{r}");
+
+    // Rerun: every judgment is there, nothing is asked.
+    let before = server.requests().len();
+    let o = judge(&server, &[&good, &weak], &judged, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests().len(), before);
+    assert!(text(&o).contains("good-model"), "the table is printed: {}", text(&o));
+}
+
+#[test]
+fn a_judge_reply_without_scores_is_asked_again_then_reported() {
+    let dir = common::scratch("coreqa-judge-malformed");
+    let (answers, judged) = (dir.join("answers.jsonl"), dir.join("judged.jsonl"));
+    for f in [&answers, &judged] {
+        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
+    }
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    let o = answer(&server, "good-model", "none", &answers);
+    assert!(o.status.success(), "{}", text(&o));
+
+    // One malformed reply, then a good one: retried, no trace in the file.
+    // Another question's judge never gives scores: failed after 1 + 2 tries.
+    let bad = vec!["judgebad"; 10];
+    server.control(&json!({"reset": true, "faults": {
+        "judge:dtolnay/semver#1": ["judgebad"],
+        "judge:dtolnay/semver#3": bad,
+    }}));
+    let o = judge(&server, &[&answers], &judged, &["--repetitions", "1", "--max-retries", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("dtolnay/semver#3::none::good-model::1"), "{t}");
+    assert!(t.contains("the judge's reply does not end with the four score lines"), "{t}");
+    assert!(t.contains("gave up after 3 attempts"), "{t}");
+    let mut ids: Vec<String> =
+        lines(&judged).iter().map(|v| v["question_id"].as_str().unwrap().to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, ["dtolnay/semver#1", "dtolnay/semver#2", "dtolnay/semver#4"]);
+    assert_eq!(server.requests().len(), 2 + 1 + 3 + 1);
+
+    // Fixed: the rerun asks the failed one only.
+    server.control(&json!({"reset": true, "faults": {}}));
+    let o = judge(&server, &[&answers], &judged, &["--repetitions", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("1 request(s) to ask"), "{}", text(&o));
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(lines(&judged).len(), 4);
+}

@@ -1,0 +1,503 @@
+//! CoReQA's judge: a second model grades each answer against the question's
+//! reference answer on the paper's four criteria (accuracy, completeness,
+//! relevance, clarity), each 1 to 10 in five levels of two points, thinking
+//! step by step first ([`JUDGE_TEMPLATE`], editable: [`judge_prompt`]).
+//!
+//! A reply must end with the four score lines (`Accuracy: 7`, …; Markdown
+//! emphasis and `/10` allowed); the text before them is the judge's
+//! reasoning, kept with the scores. A reply without them, or with a score
+//! outside 1 to 10, is never guessed at: [`JudgeItem::check_reply`] makes
+//! the runner ask again, then report the item failed with the reason.
+//!
+//! Every answer is judged `repetitions` times (the paper averages two, and
+//! checks robustness over five), each one [`JudgeItem`] through the
+//! benchmark runner and one line of a judgments file ([`JudgeLine`]):
+//!
+//! ```json
+//! {"question_id": "acme/widget#8", "setting": "none", "model": "m", "repetition": 1,
+//!  "judge": "j", "scores": {"accuracy": 7, "completeness": 6, "relevance": 9, "clarity": 8},
+//!  "reasoning": "…"}
+//! ```
+//!
+//! [`summarize`] turns them into the paper's table: per model, setting and
+//! language, the mean of each criterion over the questions in each
+//! repetition, then the mean and the population standard deviation
+//! (divided by n) of those per-repetition means; and the mean smoothed
+//! BLEU of the answers against their references (RepoQA's
+//! [`crate::bleu::function_similarity`]), to set beside the judge.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::answer::{AnswerLine, ContextSetting};
+use super::qa::QaItem;
+use super::CoreqaError;
+use crate::llm::run::RunItem;
+
+/// The four criteria, in the order the judge writes them.
+pub const CRITERIA: [&str; 4] = ["accuracy", "completeness", "relevance", "clarity"];
+
+/// The default judge prompt. `{{repository}}`, `{{question}}`,
+/// `{{reference_answer}}` and `{{answer}}` are filled in.
+pub const JUDGE_TEMPLATE: &str = "\
+You are a strict and fair judge of answers to questions about the code repository {{repository}}. \
+The question comes from a GitHub issue; the reference answer was written from the issue's discussion. \
+Grade the candidate answer against the reference answer on four criteria, each from 1 to 10 in five levels of two points:
+
+Accuracy: are the facts, causes and code in the candidate answer correct, as the reference answer shows?
+  1-2: wrong or misleading throughout. 3-4: mostly wrong, with a correct detail. 5-6: partly correct, with notable errors. 7-8: correct apart from minor errors. 9-10: entirely correct.
+Completeness: does the candidate answer cover every point the reference answer makes?
+  1-2: none of them. 3-4: a few, but not the main one. 5-6: the main point, but several others are missing. 7-8: nearly all of them. 9-10: all of them.
+Relevance: does the candidate answer address this question, without digressions?
+  1-2: it is about something else. 3-4: it touches the question but is mostly off topic. 5-6: on topic, with much that does not help. 7-8: on topic, with little that does not help. 9-10: everything in it serves the question.
+Clarity: is the candidate answer clear, well organised and easy to act on?
+  1-2: incomprehensible. 3-4: hard to follow. 5-6: understandable with effort. 7-8: clear, with small lapses. 9-10: clear, concise and well organised.
+
+## Question
+
+{{question}}
+
+## Reference answer
+
+{{reference_answer}}
+
+## Candidate answer
+
+{{answer}}
+
+## How to reply
+
+First think step by step: compare the candidate answer with the reference answer point by point, and say for each criterion which level fits and why. \
+Then end your reply with exactly these four lines, each with a whole number from 1 to 10:
+Accuracy: <score>
+Completeness: <score>
+Relevance: <score>
+Clarity: <score>
+";
+
+/// The fields a judge template fills in.
+pub const TEMPLATE_FIELDS: [&str; 4] = ["repository", "question", "reference_answer", "answer"];
+
+/// Fill `template`'s `{{field}}` places in one pass (a value that itself
+/// holds `{{answer}}` stays as it is). An unknown field, or a template
+/// without `{{answer}}`, is an error.
+pub fn judge_prompt(template: &str, qa: &QaItem, answer: &str) -> Result<String, CoreqaError> {
+    let bad = |message: String| CoreqaError::Template { message };
+    if !template.contains("{{answer}}") {
+        return Err(bad("it has no {{answer}} place for the candidate answer".into()));
+    }
+    let mut out = String::with_capacity(template.len() + answer.len() + qa.question.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let value = match &after[..end] {
+            "repository" => qa.repository.as_str(),
+            "question" => qa.question.trim_end(),
+            "reference_answer" => qa.reference_answer.trim_end(),
+            "answer" => answer.trim_end(),
+            other => {
+                return Err(bad(format!(
+                    "unknown place {{{{{other}}}}}; the places are {}",
+                    TEMPLATE_FIELDS.map(|f| format!("{{{{{f}}}}}")).join(", ")
+                )))
+            }
+        };
+        out.push_str(value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// One value per criterion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Criteria<T> {
+    pub accuracy: T,
+    pub completeness: T,
+    pub relevance: T,
+    pub clarity: T,
+}
+
+impl<T: Copy> Criteria<T> {
+    pub fn get(&self, criterion: usize) -> T {
+        [self.accuracy, self.completeness, self.relevance, self.clarity][criterion]
+    }
+    fn from_fn(f: impl Fn(usize) -> T) -> Criteria<T> {
+        Criteria { accuracy: f(0), completeness: f(1), relevance: f(2), clarity: f(3) }
+    }
+}
+
+impl Criteria<u8> {
+    /// The mean of the four scores.
+    pub fn overall(&self) -> f64 {
+        (0..4).map(|c| f64::from(self.get(c))).sum::<f64>() / 4.0
+    }
+}
+
+/// A judge's reply read: the four scores and the reasoning before them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgeVerdict {
+    pub scores: Criteria<u8>,
+    pub reasoning: String,
+}
+
+/// The criterion and value of a line like `**Accuracy**: 7/10`; `Ok(None)`
+/// for any other line (prose such as `Accuracy: the answer…`), `Err` for a
+/// score line whose number is not 1 to 10.
+fn score_line(line: &str) -> Result<Option<(usize, u8)>, String> {
+    let deco = |c: char| matches!(c, '*' | '_' | '#' | '-' | '>' | '`') || c.is_whitespace();
+    let t = line.trim_matches(deco);
+    let Some((name, value)) = t.split_once(':') else { return Ok(None) };
+    let name = name.trim_matches(deco).to_ascii_lowercase();
+    let Some(criterion) = CRITERIA.iter().position(|c| *c == name) else { return Ok(None) };
+    let value = value.trim_matches(deco);
+    if !value.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ok(None);
+    }
+    let number = value.strip_suffix("/10").unwrap_or(value).trim_end_matches(['.', ' ']);
+    match number.parse::<u8>() {
+        Ok(n @ 1..=10) => Ok(Some((criterion, n))),
+        _ => Err(format!("{:?} is not a score from 1 to 10", t)),
+    }
+}
+
+/// Read a judge's reply: its last four score lines must name the four
+/// criteria once each.
+pub fn read_verdict(reply: &str) -> Result<JudgeVerdict, String> {
+    let lines: Vec<&str> = reply.lines().collect();
+    let mut found: Vec<(usize, usize, u8)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some((criterion, n)) = score_line(line)? {
+            found.push((i, criterion, n));
+        }
+    }
+    let last = &found[found.len().saturating_sub(4)..];
+    let named: BTreeSet<usize> = last.iter().map(|&(_, c, _)| c).collect();
+    // Only blank lines between them: one block, not scores picked from prose.
+    let one_block =
+        last.windows(2).all(|w| lines[w[0].0 + 1..w[1].0].iter().all(|l| l.trim().is_empty()));
+    if last.len() < 4 || named.len() < 4 || !one_block {
+        let missing: Vec<&str> =
+            (0..4).filter(|c| !named.contains(c)).map(|c| CRITERIA[c]).collect();
+        return Err(format!(
+            "the judge's reply does not end with the four score lines (Accuracy, Completeness, Relevance, Clarity: 1 to 10){}: {:?}",
+            if missing.is_empty() || last.is_empty() {
+                String::new()
+            } else {
+                format!("; missing {}", missing.join(", "))
+            },
+            crate::llm::snippet(reply)
+        ));
+    }
+    let score = |c: usize| last.iter().find(|&&(_, k, _)| k == c).map_or(0, |&(_, _, n)| n);
+    let reasoning = lines[..last[0].0].join("\n").trim().to_string();
+    Ok(JudgeVerdict { scores: Criteria::from_fn(score), reasoning })
+}
+
+/// One judging request: an answer, judged for the `repetition`-th time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgeItem {
+    pub question_id: String,
+    pub setting: ContextSetting,
+    /// The model that answered.
+    pub model: String,
+    /// From 1.
+    pub repetition: u32,
+    /// The judge model (recorded in the line).
+    pub judge: String,
+    pub prompt: String,
+    pub prompt_ntokens: usize,
+}
+
+/// The id a judgment is known by in the run log:
+/// `question_id::setting::model::repetition`.
+pub fn judgment_id(
+    question_id: &str,
+    setting: ContextSetting,
+    model: &str,
+    repetition: u32,
+) -> String {
+    format!("{question_id}::{setting}::{model}::{repetition}")
+}
+
+impl RunItem for JudgeItem {
+    fn task_id(&self) -> String {
+        judgment_id(&self.question_id, self.setting, &self.model, self.repetition)
+    }
+    fn prompt(&self) -> String {
+        self.prompt.clone()
+    }
+    fn prompt_ntokens(&self) -> usize {
+        self.prompt_ntokens
+    }
+    fn check_reply(&self, reply: &str) -> Result<(), String> {
+        read_verdict(reply).map(|_| ())
+    }
+    fn output_line(&self, reply: &str) -> Result<String, String> {
+        let v = read_verdict(reply)?;
+        let line = JudgeLine {
+            question_id: self.question_id.clone(),
+            setting: self.setting,
+            model: self.model.clone(),
+            repetition: self.repetition,
+            judge: self.judge.clone(),
+            scores: v.scores,
+            reasoning: v.reasoning,
+        };
+        serde_json::to_string(&line).map(|l| l + "\n").map_err(|e| e.to_string())
+    }
+}
+
+/// One line of a judgments file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeLine {
+    pub question_id: String,
+    pub setting: ContextSetting,
+    pub model: String,
+    pub repetition: u32,
+    pub judge: String,
+    pub scores: Criteria<u8>,
+    pub reasoning: String,
+}
+
+impl JudgeLine {
+    pub fn id(&self) -> String {
+        judgment_id(&self.question_id, self.setting, &self.model, self.repetition)
+    }
+}
+
+/// The judging requests for `answers` (each `repetitions` times), in
+/// answer order then repetition, with `count_tokens` giving each prompt's
+/// token count. An answer to a question `qa` does not hold is an error.
+pub fn judge_items(
+    qa: &[QaItem],
+    answers: &[AnswerLine],
+    repetitions: u32,
+    judge: &str,
+    template: &str,
+    mut count_tokens: impl FnMut(&str) -> usize,
+) -> Result<Vec<JudgeItem>, CoreqaError> {
+    let by_id: HashMap<&str, &QaItem> = qa.iter().map(|q| (q.id.as_str(), q)).collect();
+    let mut items = Vec::with_capacity(answers.len() * repetitions as usize);
+    for a in answers {
+        let q = by_id
+            .get(a.question_id.as_str())
+            .ok_or_else(|| CoreqaError::UnknownQuestion { id: a.question_id.clone() })?;
+        let prompt = judge_prompt(template, q, &a.answer)?;
+        let prompt_ntokens = count_tokens(&prompt);
+        for repetition in 1..=repetitions {
+            items.push(JudgeItem {
+                question_id: a.question_id.clone(),
+                setting: a.setting,
+                model: a.model.clone(),
+                repetition,
+                judge: judge.to_string(),
+                prompt: prompt.clone(),
+                prompt_ntokens,
+            });
+        }
+    }
+    Ok(items)
+}
+
+/// Read a judgments file (JSON Lines), leaving out a cut last line when
+/// `resuming`.
+pub fn read_judge_lines(
+    text: &str,
+    name: &str,
+    resuming: bool,
+) -> Result<Vec<JudgeLine>, CoreqaError> {
+    let text = if resuming { &text[..crate::llm::runlog::complete_prefix_len(text)] } else { text };
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let j: JudgeLine = serde_json::from_str(line).map_err(|e| CoreqaError::Qa {
+            path: name.to_string(),
+            line: i + 1,
+            message: format!("not a judgment line {{\"question_id\", \"setting\", \"model\", \"repetition\", \"judge\", \"scores\", \"reasoning\"}} ({e})"),
+        })?;
+        out.push(j);
+    }
+    Ok(out)
+}
+
+/// A mean and the population standard deviation over repetitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanStd {
+    pub mean: f64,
+    pub std: f64,
+}
+
+impl MeanStd {
+    /// Of `values` (none: 0 ± 0); the deviation divides by n.
+    pub fn of(values: &[f64]) -> MeanStd {
+        if values.is_empty() {
+            return MeanStd::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        MeanStd { mean, std: var.sqrt() }
+    }
+}
+
+/// One row of the judge's table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRow {
+    pub model: String,
+    pub setting: ContextSetting,
+    /// The questions' language (`"all"` for a model and setting over every
+    /// language; `"unknown"` when the QA file does not say).
+    pub language: String,
+    /// Questions with at least one judgment.
+    pub questions: usize,
+    pub repetitions: usize,
+    pub criteria: Criteria<MeanStd>,
+    /// The mean of the four criteria.
+    pub overall: MeanStd,
+    /// Mean smoothed BLEU of the answers against their references (0 to 1),
+    /// when the answers were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bleu: Option<f64>,
+}
+
+/// The judge's table: a row per model, setting and language, and a row
+/// `"all"` per model and setting when there is more than one language;
+/// sorted by model, setting, language. `answers` (optional) gives BLEU.
+pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) -> Vec<JudgeRow> {
+    let language: HashMap<&str, &str> =
+        qa.iter().map(|q| (q.id.as_str(), q.language.as_deref().unwrap_or("unknown"))).collect();
+    let reference: HashMap<&str, &str> =
+        qa.iter().map(|q| (q.id.as_str(), q.reference_answer.as_str())).collect();
+    let bleu: HashMap<(&str, ContextSetting, &str), f64> = answers
+        .iter()
+        .filter_map(|a| {
+            let r = reference.get(a.question_id.as_str())?;
+            let b = crate::bleu::function_similarity(&a.answer, r);
+            Some(((a.question_id.as_str(), a.setting, a.model.as_str()), b))
+        })
+        .collect();
+    // (model, setting, language) -> repetition -> question -> scores
+    type Group<'a> = BTreeMap<u32, BTreeMap<&'a str, Criteria<u8>>>;
+    let mut groups: BTreeMap<(&str, ContextSetting, &str), Group<'_>> = BTreeMap::new();
+    let mut languages: BTreeMap<(&str, ContextSetting), BTreeSet<&str>> = BTreeMap::new();
+    for j in judged {
+        let lang = language.get(j.question_id.as_str()).copied().unwrap_or("unknown");
+        languages.entry((j.model.as_str(), j.setting)).or_default().insert(lang);
+        for l in [lang, "all"] {
+            groups
+                .entry((j.model.as_str(), j.setting, l))
+                .or_default()
+                .entry(j.repetition)
+                .or_default()
+                .insert(j.question_id.as_str(), j.scores);
+        }
+    }
+    let mut rows = Vec::new();
+    for ((model, setting, lang), reps) in &groups {
+        if *lang == "all" && languages.get(&(*model, *setting)).is_some_and(|l| l.len() < 2) {
+            continue;
+        }
+        let per_rep = |f: &dyn Fn(&Criteria<u8>) -> f64| -> MeanStd {
+            let means: Vec<f64> =
+                reps.values().map(|qs| qs.values().map(f).sum::<f64>() / qs.len() as f64).collect();
+            MeanStd::of(&means)
+        };
+        let questions: BTreeSet<&str> = reps.values().flat_map(|qs| qs.keys().copied()).collect();
+        let b: Vec<f64> =
+            questions.iter().filter_map(|q| bleu.get(&(*q, *setting, *model)).copied()).collect();
+        rows.push(JudgeRow {
+            model: model.to_string(),
+            setting: *setting,
+            language: lang.to_string(),
+            questions: questions.len(),
+            repetitions: reps.len(),
+            criteria: Criteria::from_fn(|c| per_rep(&|s| f64::from(s.get(c)))),
+            overall: per_rep(&|s| s.overall()),
+            bleu: (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64),
+        });
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn qa(id: &str, lang: &str) -> QaItem {
+        serde_json::from_str(&format!(
+            r#"{{"id": "{id}", "repository": "a/b", "language": "{lang}", "question": "Why {{{{answer}}}}?", "reference_answer": "Because x."}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_template_is_filled_in_one_pass() {
+        let p = judge_prompt(JUDGE_TEMPLATE, &qa("q", "python"), "It is {{reference_answer}}.")
+            .unwrap();
+        assert!(p.contains("## Question\n\nWhy {{answer}}?\n\n## Reference answer\n\nBecause x.\n"));
+        assert!(p.contains("## Candidate answer\n\nIt is {{reference_answer}}.\n"));
+        assert!(p.contains("repository a/b."));
+        let e = judge_prompt("{{answer}} {{nope}}", &qa("q", "python"), "a").unwrap_err();
+        assert!(e.to_string().contains("unknown place {{nope}}"), "{e}");
+        assert!(judge_prompt("no place", &qa("q", "python"), "a").is_err());
+    }
+
+    #[test]
+    fn verdicts_need_the_four_final_score_lines() {
+        let v = read_verdict(
+            "The answer names the cause.\nAccuracy: it is right.\n\n**Accuracy**: 8/10\n- Completeness: 6\nRelevance: 9.\n**Clarity:** 7\n",
+        )
+        .unwrap();
+        assert_eq!(v.scores, Criteria { accuracy: 8, completeness: 6, relevance: 9, clarity: 7 });
+        assert_eq!(v.reasoning, "The answer names the cause.\nAccuracy: it is right.");
+        // A score in the reasoning and three at the end: not guessed.
+        let e = read_verdict("Accuracy: 5\nsome text\nCompleteness: 6\nRelevance: 9\nClarity: 7");
+        assert!(e.unwrap_err().starts_with("the judge's reply does not end"));
+        let e = read_verdict("I think it is good.\nCompleteness: 6\nRelevance: 9\nClarity: 7")
+            .unwrap_err();
+        assert!(e.contains("missing accuracy"), "{e}");
+        assert!(read_verdict("Accuracy: 11\nCompleteness: 6\nRelevance: 9\nClarity: 7")
+            .unwrap_err()
+            .contains("not a score from 1 to 10"));
+        assert!(read_verdict("").unwrap_err().starts_with("the judge's reply does not end"));
+        assert_eq!(
+            Criteria { accuracy: 8, completeness: 6, relevance: 9, clarity: 7 }.overall(),
+            7.5
+        );
+    }
+
+    #[test]
+    fn the_table_averages_questions_then_repetitions() {
+        let qa = [qa("q1", "python"), qa("q2", "go")];
+        let line = |q: &str, rep: u32, a: u8| JudgeLine {
+            question_id: q.into(),
+            setting: ContextSetting::None,
+            model: "m".into(),
+            repetition: rep,
+            judge: "j".into(),
+            scores: Criteria { accuracy: a, completeness: 4, relevance: 4, clarity: 4 },
+            reasoning: String::new(),
+        };
+        let judged = [line("q1", 1, 10), line("q2", 1, 6), line("q1", 2, 8), line("q2", 2, 4)];
+        let rows = summarize(&qa, &judged, &[]);
+        let langs: Vec<&str> = rows.iter().map(|r| r.language.as_str()).collect();
+        assert_eq!(langs, ["all", "go", "python"]);
+        // all: repetition means 8 and 6 -> 7 ± 1 (population deviation).
+        assert_eq!(rows[0].criteria.accuracy, MeanStd { mean: 7.0, std: 1.0 });
+        assert_eq!(rows[0].questions, 2);
+        assert_eq!(rows[0].repetitions, 2);
+        assert_eq!(rows[2].criteria.accuracy, MeanStd { mean: 9.0, std: 1.0 });
+        assert_eq!(rows[2].overall, MeanStd { mean: 5.25, std: 0.25 });
+        assert_eq!(rows[0].bleu, None);
+    }
+}
