@@ -38,6 +38,7 @@ in order, then answers); NAME "*" means every request:
   gzipbomb a gzip-encoded reply that inflates to 1 GiB of spaces
   judgebad a normal reply whose text has no score lines (a CoReQA judge
            request: the judge's reply is malformed)
+  prefera  a pairwise judge reply preferring answer A whatever it says
 --zero answers every request at once with a fixed reply (benchmarks).
 
 CoReQA (--coreqa QA.jsonl): an answering prompt (`repoqa coreqa answer`:
@@ -52,6 +53,9 @@ reply reasons in a line, then gives the four score lines: 9 each for the
 reference answer itself, 7/5/8/8 for an answer the reference starts with,
 2/2/4/6 otherwise; the k-th request for one candidate adds k % 2 to the
 accuracy (so repetitions differ, deterministically at concurrency 1).
+A pairwise prompt ("## Answer A", "## Answer B"; fault name "pair:<id>")
+scores each answer so (reference 2, its start 1, else 0) and ends with
+"Verdict: A", "Verdict: B" or "Verdict: tie".
 """
 
 import argparse
@@ -100,6 +104,19 @@ class Coreqa:
         """(lang, repo, fault name, reply) for a CoReQA prompt, else None."""
         if not self.by_question:
             return None
+        if "\n## Answer A\n\n" in prompt:
+            q = between(prompt, "## Question\n\n", "\n\n## Reference answer\n\n")
+            item = self.by_question.get(q)
+            a = between(prompt, "\n## Answer A\n\n", "\n\n## Answer B\n\n")
+            b = between(prompt, "\n## Answer B\n\n", "\n\n## How to reply")
+            if item is None or a is None or b is None:
+                return None
+            ref = item["reference_answer"].rstrip()
+            score = lambda x: 2 if x == ref else 1 if ref.startswith(x) else 0
+            sa, sb = score(a), score(b)
+            verdict = "A" if sa > sb else "B" if sb > sa else "tie"
+            reply = f"A scores {sa}, B scores {sb} against the reference.\n\nVerdict: {verdict}"
+            return ("coreqa", item["repository"], "pair:" + item["id"], reply)
         if "\n## Candidate answer\n\n" in prompt:
             q = between(prompt, "## Question\n\n", "\n\n## Reference answer\n\n")
             item = self.by_question.get(q)
@@ -462,6 +479,8 @@ def make_handler(state):
             text = found[3]
             if kind == "judgebad":
                 text = "The candidate answer looks reasonable to me."
+            if kind == "prefera":
+                text = "The first answer is better.\n\nVerdict: A"
             if kind == "trunc":
                 ptoks = 50
             body = OK[fmt]("other-model-9" if kind == "othermodel" else model, text, ptoks, max(1, len(text) // 3))

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
+use repoqa::coreqa::elo::{compare, read_judgments, Comparison, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
@@ -31,8 +31,18 @@ pub enum CoreqaCommand {
     /// and print the mean ± standard deviation per model, setting and
     /// language beside the answers' BLEU.
     Judge(Box<crate::coreqa_ask::JudgeArgs>),
-    /// Print the default judge prompt (a starting point for --template).
-    JudgePrompt,
+    /// Judge pairs of models' answers in one setting, each pair in both
+    /// orders (Verdict: A, B or tie; temperature 0.2), and print Elo, the
+    /// records and the position-bias table as `compare` does, with the
+    /// judgments played in question order (the file's lines come in the
+    /// order replies arrive).
+    Pairwise(Box<crate::coreqa_ask::PairwiseArgs>),
+    /// Print the default judge prompt (a starting point for --template);
+    /// --pairwise: the pairwise one.
+    JudgePrompt {
+        #[arg(long)]
+        pairwise: bool,
+    },
     /// The chunks of every text file of a repository folder (sorted path
     /// order), as RecursiveCharacterTextSplitter(chunk_size, chunk_overlap)
     /// .split_text cuts them with the default separators.
@@ -154,7 +164,13 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
     match command {
         CoreqaCommand::Answer(a) => return crate::coreqa_ask::answer(*a),
         CoreqaCommand::Judge(a) => return crate::coreqa_ask::judge(*a),
-        CoreqaCommand::JudgePrompt => out!("{}", repoqa::coreqa::judge::JUDGE_TEMPLATE),
+        CoreqaCommand::Pairwise(a) => return crate::coreqa_ask::pairwise(*a),
+        CoreqaCommand::JudgePrompt { pairwise: false } => {
+            out!("{}", repoqa::coreqa::judge::JUDGE_TEMPLATE)
+        }
+        CoreqaCommand::JudgePrompt { pairwise: true } => {
+            out!("{}", repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE)
+        }
         CoreqaCommand::Chunk { chunks, json } => {
             let chunks = chunks.chunks()?;
             if json {
@@ -170,42 +186,7 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         CoreqaCommand::Compare { judgments, bootstrap, seed, json } => {
             let name = judgments.display().to_string();
             let list = read_judgments(&fs_read(&judgments, "judgments file")?, &name)?;
-            let c = compare(&list, bootstrap, seed);
-            if json {
-                // Finite numbers and strings: serializing cannot fail.
-                outln!("{}", serde_json::to_string(&c).unwrap_or_default());
-            } else {
-                outln!("{} judgments", c.judgments);
-                outln!("{:<24} {:>8} {:>8} {:>8} {:>8}", "model", "elo", "median", "2.5%", "97.5%");
-                for (model, rating) in &c.elo {
-                    let b = &c.bootstrap[model];
-                    outln!(
-                        "{model:<24} {rating:>8.1} {:>8.1} {:>8.1} {:>8.1}",
-                        b.median,
-                        b.low,
-                        b.high
-                    );
-                }
-                for r in &c.records {
-                    let x = &r.record;
-                    outln!(
-                        "{} vs {}: {} wins, {} ties, {} losses",
-                        r.model,
-                        r.opponent,
-                        x.wins,
-                        x.ties,
-                        x.losses
-                    );
-                }
-                let p = &c.position_bias;
-                outln!(
-                    "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
-                    p.consistent,
-                    p.small_discrepancy,
-                    p.contradiction,
-                    p.unpaired
-                );
-            }
+            print_comparison(&compare(&list, bootstrap, seed), json);
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
             let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
@@ -297,4 +278,39 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// Elo, the bootstrap interval, the records and the position-bias table,
+/// as a table or as JSON.
+pub fn print_comparison(c: &Comparison, json: bool) {
+    if json {
+        // Finite numbers and strings: serializing cannot fail.
+        outln!("{}", serde_json::to_string(c).unwrap_or_default());
+        return;
+    }
+    outln!("{} judgments", c.judgments);
+    outln!("{:<24} {:>8} {:>8} {:>8} {:>8}", "model", "elo", "median", "2.5%", "97.5%");
+    for (model, rating) in &c.elo {
+        let b = &c.bootstrap[model];
+        outln!("{model:<24} {rating:>8.1} {:>8.1} {:>8.1} {:>8.1}", b.median, b.low, b.high);
+    }
+    for r in &c.records {
+        let x = &r.record;
+        outln!(
+            "{} vs {}: {} wins, {} ties, {} losses",
+            r.model,
+            r.opponent,
+            x.wins,
+            x.ties,
+            x.losses
+        );
+    }
+    let p = &c.position_bias;
+    outln!(
+        "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
+        p.consistent,
+        p.small_discrepancy,
+        p.contradiction,
+        p.unpaired
+    );
 }

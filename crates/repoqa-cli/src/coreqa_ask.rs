@@ -10,7 +10,13 @@ use std::path::{Path, PathBuf};
 use repoqa::coreqa::answer::{
     answer_prompt, read_answers, AnswerContext, AnswerItem, AnswerLine, ContextSetting,
 };
-use repoqa::coreqa::judge::{judge_items, read_judge_lines, summarize, JudgeRow, JUDGE_TEMPLATE};
+use repoqa::coreqa::elo::compare;
+use repoqa::coreqa::judge::{
+    judge_items, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPLATE,
+};
+use repoqa::coreqa::pairwise::{
+    in_item_order, pair_items, read_pair_lines, PairLine, PAIRWISE_TEMPLATE,
+};
 use repoqa::coreqa::qa::{read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
@@ -76,24 +82,22 @@ pub struct AnswerArgs {
     only_failed: bool,
 }
 
+/// What both judges take: the judge model and its API, the answers and
+/// where the verdicts go.
 #[derive(clap::Args)]
-pub struct JudgeArgs {
+struct JudgingArgs {
     /// The judge model and its API.
     #[command(flatten)]
     api: ApiArgs,
     /// The QA file the answers are to.
     #[arg(long)]
     qa: PathBuf,
-    /// Answers files (`repoqa coreqa answer`'s output), one or more.
+    /// Answers files (`repoqa coreqa answer`'s output).
     #[arg(long, required = true)]
     answers: Vec<PathBuf>,
-    /// Times each answer is judged (the paper averages 2; its robustness
-    /// check takes 5).
-    #[arg(long, default_value_t = 2)]
-    repetitions: u32,
-    /// A judge prompt of your own (a text file with {{repository}},
-    /// {{question}}, {{reference_answer}} and {{answer}} places); the
-    /// default is printed by `repoqa coreqa judge-prompt`.
+    /// A prompt of your own (a text file with {{…}} places; the default,
+    /// with its places, is printed by `repoqa coreqa judge-prompt
+    /// [--pairwise]`).
     #[arg(long)]
     template: Option<PathBuf>,
     /// Sampling temperature (the paper's 0.2).
@@ -101,13 +105,41 @@ pub struct JudgeArgs {
     temperature: f64,
     #[arg(long)]
     tokenizer: Option<PathBuf>,
-    /// The judgments file (JSON Lines, one line per answer and repetition);
-    /// a rerun resumes it. Its run log goes beside it.
+    /// The judgments file (JSON Lines; the pairwise one is what `repoqa
+    /// coreqa compare` reads); a rerun resumes it. Its run log goes beside it.
     #[arg(long)]
     output: PathBuf,
+    /// Ask only what failed in an earlier run.
     #[arg(long)]
     only_failed: bool,
+}
+
+#[derive(clap::Args)]
+pub struct JudgeArgs {
+    #[command(flatten)]
+    judging: JudgingArgs,
+    /// Times each answer is judged (the paper averages 2; its robustness
+    /// check takes 5).
+    #[arg(long, default_value_t = 2)]
+    repetitions: u32,
     /// Print the table as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct PairwiseArgs {
+    #[command(flatten)]
+    judging: JudgingArgs,
+    /// The context setting whose answers are compared.
+    #[arg(long, value_enum, default_value_t = ContextSetting::None)]
+    setting: ContextSetting,
+    /// Shuffles for the Elo interval.
+    #[arg(long, default_value_t = repoqa::coreqa::elo::BOOTSTRAP_ROUNDS)]
+    bootstrap: usize,
+    #[arg(long, default_value_t = repoqa::coreqa::elo::BOOTSTRAP_SEED)]
+    seed: u64,
+    /// Print the comparison as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -301,49 +333,120 @@ pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
     if a.repetitions == 0 {
         return Err(CliError::usage("--repetitions must be at least 1"));
     }
-    let qa = load_qa(&a.qa)?;
-    let template = match &a.template {
-        Some(path) => fs_read_text(path, "judge prompt")?,
-        None => JUDGE_TEMPLATE.to_string(),
+    let j = &a.judging;
+    let inputs = JudgeInputs::load(j, JUDGE_TEMPLATE)?;
+    let (qa, answers) = (&inputs.qa, &inputs.answers);
+    let items = inputs.items(|count| {
+        judge_items(qa, answers, a.repetitions, &j.api.model, &inputs.template, count)
+    })?;
+    let name = j.output.display().to_string();
+    let judged_so_far = |text: &str| -> Result<Vec<JudgeLine>, CliError> {
+        let lines = read_judge_lines(text, &name, true)?;
+        Ok(lines.into_iter().filter(|l| l.judge == j.api.model).collect())
     };
-    let mut answers: Vec<AnswerLine> = Vec::new();
-    for path in &a.answers {
+    let asked = JudgeInputs::ask(j, "coreqa judge", &items, |text| {
+        Ok(judged_so_far(text)?.iter().map(JudgeLine::id).collect())
+    });
+    // The table of what is judged so far, whether or not all of it is.
+    let judged = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
+    print_table(&summarize(qa, &judged, answers), a.json);
+    asked
+}
+
+/// Read every answers file.
+fn load_answers(paths: &[PathBuf]) -> Result<Vec<AnswerLine>, CliError> {
+    let mut answers = Vec::new();
+    for path in paths {
         let text = fs_read_text(path, "answers")?;
         answers.extend(read_answers(&text, &path.display().to_string(), false)?);
     }
-    let tok = tokenizer(&a.tokenizer)?;
-    let mut count_error = None;
-    let items = judge_items(&qa, &answers, a.repetitions, &a.api.model, &template, |p| {
-        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
-            count_error.get_or_insert(e);
-            0
+    Ok(answers)
+}
+
+/// What the judging commands read: the QA file, the answers, the prompt
+/// template (the user's or the default) and the tokenizer.
+struct JudgeInputs {
+    qa: Vec<QaItem>,
+    answers: Vec<AnswerLine>,
+    template: String,
+    tok: Tokenizer,
+}
+
+impl JudgeInputs {
+    fn load(a: &JudgingArgs, default: &str) -> Result<JudgeInputs, CliError> {
+        Ok(JudgeInputs {
+            qa: load_qa(&a.qa)?,
+            answers: load_answers(&a.answers)?,
+            template: match &a.template {
+                Some(path) => fs_read_text(path, "judge prompt")?,
+                None => default.to_string(),
+            },
+            tok: tokenizer(&a.tokenizer)?,
         })
-    })?;
-    if let Some(e) = count_error {
-        return Err(e.into());
     }
-    let judge = a.api.model.clone();
-    let name = a.output.display().to_string();
-    let answered = |text: &str| -> Result<HashSet<String>, CliError> {
-        let lines = read_judge_lines(text, &name, true)?;
-        Ok(lines.iter().filter(|l| l.judge == judge).map(|l| l.id()).collect())
+
+    /// Ask `items` with the judge, writing `a.output`; `answered` as for
+    /// [`ask_items`].
+    fn ask<T: RunItem>(
+        a: &JudgingArgs,
+        label: &'static str,
+        items: &[T],
+        answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
+    ) -> Result<(), CliError> {
+        let job = Asking {
+            label,
+            api: &a.api,
+            temperature: Some(a.temperature),
+            output: &a.output,
+            what: "judgments",
+            only_failed: a.only_failed,
+        };
+        ask_items(&job, items, answered)
+    }
+
+    /// The items `build` makes, given a token counter.
+    fn items<T>(
+        &self,
+        build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<Vec<T>, CoreqaError>,
+    ) -> Result<Vec<T>, CliError> {
+        let mut error = None;
+        let mut count = |p: &str| {
+            self.tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
+                error.get_or_insert(e);
+                0
+            })
+        };
+        let items = build(&mut count)?;
+        match error {
+            Some(e) => Err(e.into()),
+            None => Ok(items),
+        }
+    }
+}
+
+pub fn pairwise(a: PairwiseArgs) -> Result<(), CliError> {
+    let j = &a.judging;
+    let inputs = JudgeInputs::load(j, PAIRWISE_TEMPLATE)?;
+    let (qa, answers) = (&inputs.qa, &inputs.answers);
+    let items = inputs
+        .items(|count| pair_items(qa, answers, a.setting, &j.api.model, &inputs.template, count))?;
+    if items.is_empty() {
+        return Err(CliError::usage(format!(
+            "no question has answers from two models in the {} setting: give --answers files of two or more models",
+            a.setting
+        )));
+    }
+    let name = j.output.display().to_string();
+    let judged_so_far = |text: &str| -> Result<Vec<PairLine>, CliError> {
+        let lines = read_pair_lines(text, &name, true)?;
+        Ok(lines.into_iter().filter(|l| l.judge == j.api.model && l.setting == a.setting).collect())
     };
-    let job = Asking {
-        label: "coreqa judge",
-        api: &a.api,
-        temperature: Some(a.temperature),
-        output: &a.output,
-        what: "judgments",
-        only_failed: a.only_failed,
-    };
-    let asked = ask_items(&job, &items, answered);
-    // The table of what is judged so far, whether or not all of it is.
-    let judged: Vec<_> = read_judge_lines(&fs_read_text(&a.output, "judgments")?, &name, true)?
-        .into_iter()
-        .filter(|l| l.judge == a.api.model)
-        .collect();
-    let rows = summarize(&qa, &judged, &answers);
-    print_table(&rows, a.json);
+    let asked = JudgeInputs::ask(j, "coreqa pairwise", &items, |text| {
+        Ok(judged_so_far(text)?.iter().map(PairLine::id).collect())
+    });
+    let lines = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
+    let judgments: Vec<_> = in_item_order(lines, &items).into_iter().map(|l| l.judgment).collect();
+    crate::coreqa::print_comparison(&compare(&judgments, a.bootstrap, a.seed), a.json);
     asked
 }
 

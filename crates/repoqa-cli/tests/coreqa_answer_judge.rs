@@ -248,3 +248,68 @@ fn a_judge_reply_without_scores_is_asked_again_then_reported() {
     assert_eq!(server.requests().len(), 1);
     assert_eq!(lines(&judged).len(), 4);
 }
+
+/// Elo by the formula (start 1000, K 32, scale 400), for the check below.
+fn elo_by_hand(games: &[(usize, usize, f64)]) -> [f64; 2] {
+    let mut r = [1000.0f64, 1000.0];
+    for &(a, b, score) in games {
+        let expected = 1.0 / (1.0 + 10f64.powf((r[b] - r[a]) / 400.0));
+        let delta = 32.0 * (score - expected);
+        r[a] += delta;
+        r[b] -= delta;
+    }
+    r
+}
+
+#[test]
+fn pairs_are_judged_in_both_orders_and_rated() {
+    let dir = common::scratch("coreqa-pairwise");
+    let (good, weak, pairs) =
+        (dir.join("good.jsonl"), dir.join("weak.jsonl"), dir.join("pairs.jsonl"));
+    for f in [&good, &weak, &pairs] {
+        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
+    }
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    for (model, out) in [("good-model", &good), ("weak-model", &weak)] {
+        let o = answer(&server, model, "none", out);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // On question 4 the judge always prefers the answer shown first, and
+    // one reply on question 2 has no verdict (asked again).
+    server.control(&json!({"reset": true, "faults": {
+        "pair:dtolnay/semver#4": ["prefera", "prefera"],
+        "pair:dtolnay/semver#2": ["judgebad"],
+    }}));
+    let qa = qa();
+    let args = ["pairwise", "--qa", qa.to_str().unwrap(), "--model", "judge-model"];
+    let files = ["--answers", good.to_str().unwrap(), "--answers", weak.to_str().unwrap()];
+    let o = ask(&server, &pairs, &[&args[..], &files[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(lines(&pairs).len(), 8, "4 questions × 2 orders");
+    assert_eq!(server.requests().len(), 9, "one retry");
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["judgments"], 8);
+    let bias = &c["position_bias"];
+    assert_eq!((bias["consistent"].as_u64(), bias["contradiction"].as_u64()), (Some(3), Some(1)));
+    let good_vs_weak = &c["records"][0];
+    assert_eq!(good_vs_weak["model"], "good-model");
+    let wtl = ["wins", "ties", "losses"].map(|k| good_vs_weak[k].as_u64().unwrap());
+    assert_eq!(wtl, [7, 0, 1]);
+    // Played in question order, good (0) shown first, then weak (1) first.
+    let mut games = Vec::new();
+    for q in 1..=4 {
+        games.push((0, 1, 1.0));
+        games.push((1, 0, if q == 4 { 1.0 } else { 0.0 }));
+    }
+    let want = elo_by_hand(&games);
+    assert!((c["elo"]["good-model"].as_f64().unwrap() - want[0]).abs() < 1e-9, "{c}");
+    assert!((c["elo"]["weak-model"].as_f64().unwrap() - want[1]).abs() < 1e-9, "{c}");
+    // compare reads the same file (its order is the arrival order, which
+    // at concurrency 1 with one quick retry may differ; the records not).
+    let o = repoqa(&["coreqa", "compare", "--judgments", pairs.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let again: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(again["records"], c["records"]);
+    assert_eq!(again["position_bias"], c["position_bias"]);
+}

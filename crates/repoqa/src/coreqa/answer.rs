@@ -149,22 +149,16 @@ pub fn read_answers(
     name: &str,
     resuming: bool,
 ) -> Result<Vec<AnswerLine>, CoreqaError> {
-    let text = if resuming { &text[..crate::llm::runlog::complete_prefix_len(text)] } else { text };
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let a: AnswerLine = serde_json::from_str(line).map_err(|e| CoreqaError::Qa {
-            path: name.to_string(),
-            line: i + 1,
-            message: format!(
-                "not an answer {{\"question_id\", \"setting\": none|retrieval|whole, \"model\", \"answer\"}} ({e})"
-            ),
-        })?;
-        out.push(a);
+    super::read_lines(text, resuming, |e| {
+        CoreqaError::Qa {
+        path: name.to_string(),
+        line: e.0,
+        message: format!(
+            "not an answer {{\"question_id\", \"setting\": none|retrieval|whole, \"model\", \"answer\"}} ({})",
+            e.1
+        ),
     }
-    Ok(out)
+    })
 }
 
 #[cfg(test)]

@@ -76,18 +76,34 @@ Relevance: <score>
 Clarity: <score>
 ";
 
-/// The fields a judge template fills in.
-pub const TEMPLATE_FIELDS: [&str; 4] = ["repository", "question", "reference_answer", "answer"];
-
-/// Fill `template`'s `{{field}}` places in one pass (a value that itself
-/// holds `{{answer}}` stays as it is). An unknown field, or a template
-/// without `{{answer}}`, is an error.
+/// Fill the judge `template`'s places: `{{repository}}`, `{{question}}`,
+/// `{{reference_answer}}` and `{{answer}}` (which it must have).
 pub fn judge_prompt(template: &str, qa: &QaItem, answer: &str) -> Result<String, CoreqaError> {
+    let values = [
+        ("repository", qa.repository.as_str()),
+        ("question", qa.question.trim_end()),
+        ("reference_answer", qa.reference_answer.trim_end()),
+        ("answer", answer.trim_end()),
+    ];
+    fill_template(template, &values, &["answer"])
+}
+
+/// Fill `template`'s `{{name}}` places from `values` in one pass (a value
+/// that itself holds `{{answer}}` stays as it is); every name in
+/// `required` must have a place, and an unknown place is an error.
+pub(crate) fn fill_template(
+    template: &str,
+    values: &[(&str, &str)],
+    required: &[&str],
+) -> Result<String, CoreqaError> {
     let bad = |message: String| CoreqaError::Template { message };
-    if !template.contains("{{answer}}") {
-        return Err(bad("it has no {{answer}} place for the candidate answer".into()));
+    for r in required {
+        if !template.contains(&format!("{{{{{r}}}}}")) {
+            return Err(bad(format!("it has no {{{{{r}}}}} place")));
+        }
     }
-    let mut out = String::with_capacity(template.len() + answer.len() + qa.question.len());
+    let size: usize = values.iter().map(|(_, v)| v.len()).sum();
+    let mut out = String::with_capacity(template.len() + size);
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
@@ -97,17 +113,13 @@ pub fn judge_prompt(template: &str, qa: &QaItem, answer: &str) -> Result<String,
             rest = "";
             break;
         };
-        let value = match &after[..end] {
-            "repository" => qa.repository.as_str(),
-            "question" => qa.question.trim_end(),
-            "reference_answer" => qa.reference_answer.trim_end(),
-            "answer" => answer.trim_end(),
-            other => {
-                return Err(bad(format!(
-                    "unknown place {{{{{other}}}}}; the places are {}",
-                    TEMPLATE_FIELDS.map(|f| format!("{{{{{f}}}}}")).join(", ")
-                )))
-            }
+        let name = &after[..end];
+        let Some(&(_, value)) = values.iter().find(|(n, _)| *n == name) else {
+            let places: Vec<String> = values.iter().map(|(n, _)| format!("{{{{{n}}}}}")).collect();
+            return Err(bad(format!(
+                "unknown place {{{{{name}}}}}; the places are {}",
+                places.join(", ")
+            )));
         };
         out.push_str(value);
         rest = &after[end + 2..];
@@ -314,20 +326,16 @@ pub fn read_judge_lines(
     name: &str,
     resuming: bool,
 ) -> Result<Vec<JudgeLine>, CoreqaError> {
-    let text = if resuming { &text[..crate::llm::runlog::complete_prefix_len(text)] } else { text };
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let j: JudgeLine = serde_json::from_str(line).map_err(|e| CoreqaError::Qa {
-            path: name.to_string(),
-            line: i + 1,
-            message: format!("not a judgment line {{\"question_id\", \"setting\", \"model\", \"repetition\", \"judge\", \"scores\", \"reasoning\"}} ({e})"),
-        })?;
-        out.push(j);
+    super::read_lines(text, resuming, |e| {
+        CoreqaError::Qa {
+        path: name.to_string(),
+        line: e.0,
+        message: format!(
+            "not a judgment line {{\"question_id\", \"setting\", \"model\", \"repetition\", \"judge\", \"scores\", \"reasoning\"}} ({})",
+            e.1
+        ),
     }
-    Ok(out)
+    })
 }
 
 /// A mean and the population standard deviation over repetitions.

@@ -11,6 +11,7 @@ pub mod bm25;
 pub mod elo;
 pub mod issues;
 pub mod judge;
+pub mod pairwise;
 pub mod qa;
 pub mod splitter;
 #[cfg(not(target_arch = "wasm32"))]
@@ -47,6 +48,24 @@ pub enum CoreqaError {
     UnknownQuestion { id: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
+}
+
+/// The records of a JSON Lines file (blank lines skipped), a line cut by a killed run (the last, without its newline)
+/// left out when `resuming`; the first bad line is `bad((line, message))`.
+pub(crate) fn read_lines<T: serde::de::DeserializeOwned>(
+    text: &str,
+    resuming: bool,
+    bad: impl Fn((usize, String)) -> CoreqaError,
+) -> Result<Vec<T>, CoreqaError> {
+    let text = if resuming { &text[..crate::llm::runlog::complete_prefix_len(text)] } else { text };
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(serde_json::from_str(line).map_err(|e| bad((i + 1, e.to_string())))?);
+    }
+    Ok(out)
 }
 
 /// The fence a Markdown line opens or closes (``` or ~~~ after at most
