@@ -41,6 +41,13 @@ in order, then answers); NAME "*" means every request:
   prefera  a pairwise judge reply preferring answer A whatever it says
 --zero answers every request at once with a fixed reply (benchmarks).
 
+CoReQA QA generation (`repoqa coreqa build`, no file needed): a question
+prompt ("## Issue title" ... "## Issue description") gets
+'How do I resolve the problem "<title>"?' (fault name "question:<title>");
+a reference prompt (with "## Issue comments") gets "The maintainers
+answered: <first line of the first comment>" (fault name
+"reference:<title>").
+
 CoReQA (--coreqa QA.jsonl): an answering prompt (`repoqa coreqa answer`:
 "## Question" ... "## Your answer") is found by its question; its fault name
 is "answer:<id>". The reply depends on the model asked: "good-model" gives
@@ -102,6 +109,13 @@ class Coreqa:
 
     def find(self, prompt, model):
         """(lang, repo, fault name, reply) for a CoReQA prompt, else None."""
+        title = between(prompt, "\n## Issue title\n\n", "\n\n## Issue description\n\n")
+        if title is not None:
+            if "\n## Issue comments\n\n" in prompt:
+                comments = prompt.split("\n## Issue comments\n\n", 1)[1] + "\n"
+                first = between(comments, "positive reactions)\n\n", "\n") or "(no comments)"
+                return ("coreqa", "", "reference:" + title, f"The maintainers answered: {first}")
+            return ("coreqa", "", "question:" + title, f'How do I resolve the problem "{title}"?')
         if not self.by_question:
             return None
         if "\n## Answer A\n\n" in prompt:

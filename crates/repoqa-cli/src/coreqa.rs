@@ -37,11 +37,15 @@ pub enum CoreqaCommand {
     /// judgments played in question order (the file's lines come in the
     /// order replies arrive).
     Pairwise(Box<crate::coreqa_ask::PairwiseArgs>),
-    /// Print the default judge prompt (a starting point for --template);
-    /// --pairwise: the pairwise one.
-    JudgePrompt {
-        #[arg(long)]
-        pairwise: bool,
+    /// Make a QA file from a GitHub issues export: the paper's filters
+    /// pick the issues, then a model rewrites each into a question (its code
+    /// snippets attached) and writes its reference answer from the issue's
+    /// discussion, through the same runner as `repoqa run`.
+    Build(Box<crate::coreqa_ask::GenerateArgs>),
+    /// Print a default prompt (a starting point for a --template of your own).
+    Prompt {
+        #[arg(value_enum)]
+        which: PromptKind,
     },
     /// The chunks of every text file of a repository folder (sorted path
     /// order), as RecursiveCharacterTextSplitter(chunk_size, chunk_overlap)
@@ -134,6 +138,19 @@ pub enum CoreqaCommand {
     },
 }
 
+/// The prompts `repoqa coreqa prompt` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum PromptKind {
+    /// `build`'s question prompt.
+    Question,
+    /// `build`'s reference-answer prompt.
+    Reference,
+    /// `judge`'s prompt.
+    Judge,
+    /// `pairwise`'s prompt.
+    Pairwise,
+}
+
 #[derive(clap::Args)]
 pub struct ChunkArgs {
     /// The repository folder: every regular file whose bytes are UTF-8
@@ -165,12 +182,16 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         CoreqaCommand::Answer(a) => return crate::coreqa_ask::answer(*a),
         CoreqaCommand::Judge(a) => return crate::coreqa_ask::judge(*a),
         CoreqaCommand::Pairwise(a) => return crate::coreqa_ask::pairwise(*a),
-        CoreqaCommand::JudgePrompt { pairwise: false } => {
-            out!("{}", repoqa::coreqa::judge::JUDGE_TEMPLATE)
-        }
-        CoreqaCommand::JudgePrompt { pairwise: true } => {
-            out!("{}", repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE)
-        }
+        CoreqaCommand::Build(a) => return crate::coreqa_ask::generate(*a),
+        CoreqaCommand::Prompt { which } => out!(
+            "{}",
+            match which {
+                PromptKind::Question => repoqa::coreqa::generate::QUESTION_TEMPLATE,
+                PromptKind::Reference => repoqa::coreqa::generate::REFERENCE_TEMPLATE,
+                PromptKind::Judge => repoqa::coreqa::judge::JUDGE_TEMPLATE,
+                PromptKind::Pairwise => repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE,
+            }
+        ),
         CoreqaCommand::Chunk { chunks, json } => {
             let chunks = chunks.chunks()?;
             if json {

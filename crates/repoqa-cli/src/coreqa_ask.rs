@@ -11,6 +11,11 @@ use repoqa::coreqa::answer::{
     answer_prompt, read_answers, AnswerContext, AnswerItem, AnswerLine, ContextSetting,
 };
 use repoqa::coreqa::elo::compare;
+use repoqa::coreqa::generate::{
+    kept_issues, question_items, read_questions, reference_items, QuestionLine, QUESTION_TEMPLATE,
+    REFERENCE_TEMPLATE,
+};
+use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::{
     judge_items, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPLATE,
 };
@@ -96,8 +101,8 @@ struct JudgingArgs {
     #[arg(long, required = true)]
     answers: Vec<PathBuf>,
     /// A prompt of your own (a text file with {{…}} places; the default,
-    /// with its places, is printed by `repoqa coreqa judge-prompt
-    /// [--pairwise]`).
+    /// with its places, is printed by `repoqa coreqa prompt
+    /// judge|pairwise`).
     #[arg(long)]
     template: Option<PathBuf>,
     /// Sampling temperature (the paper's 0.2).
@@ -142,6 +147,41 @@ pub struct PairwiseArgs {
     /// Print the comparison as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct GenerateArgs {
+    /// The model that writes questions and reference answers, and its API.
+    #[command(flatten)]
+    api: ApiArgs,
+    /// The GitHub issues export ({"repository", "issues", "comments"}, as
+    /// `repoqa coreqa issues` reads it); the paper's filters pick the issues.
+    #[arg(long)]
+    export: PathBuf,
+    /// The repository's language, written into every QA item.
+    #[arg(long)]
+    language: Option<String>,
+    /// A question prompt of your own ({{repository}}, {{title}},
+    /// {{description}}); `repoqa coreqa prompt question` prints the default.
+    #[arg(long)]
+    question_template: Option<PathBuf>,
+    /// A reference-answer prompt of your own ({{repository}}, {{question}},
+    /// {{labels}}, {{title}}, {{description}}, {{comments}}); `repoqa
+    /// coreqa prompt reference` prints the default.
+    #[arg(long)]
+    reference_template: Option<PathBuf>,
+    /// Sampling temperature (default 0).
+    #[arg(long)]
+    temperature: Option<f64>,
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// The QA file to write (JSON Lines); the questions go first to
+    /// <output without .jsonl>.questions.jsonl. A rerun resumes both.
+    #[arg(long)]
+    output: PathBuf,
+    /// Ask only what failed in an earlier run.
+    #[arg(long)]
+    only_failed: bool,
 }
 
 fn tokenizer(path: &Option<PathBuf>) -> Result<Tokenizer, CliError> {
@@ -448,6 +488,95 @@ pub fn pairwise(a: PairwiseArgs) -> Result<(), CliError> {
     let judgments: Vec<_> = in_item_order(lines, &items).into_iter().map(|l| l.judgment).collect();
     crate::coreqa::print_comparison(&compare(&judgments, a.bootstrap, a.seed), a.json);
     asked
+}
+
+/// `qa.jsonl` -> `qa.questions.jsonl`.
+fn questions_path(output: &Path) -> PathBuf {
+    let s = output.to_string_lossy();
+    PathBuf::from(format!("{}.questions.jsonl", s.strip_suffix(".jsonl").unwrap_or(&s)))
+}
+
+pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
+    let name = a.export.display().to_string();
+    let export = read_export(&fs_read(&a.export, "issues export")?, &name)?;
+    let report = filter_issues(&export);
+    let removed: Vec<String> =
+        report.removed.iter().filter(|(_, n)| **n > 0).map(|(f, n)| format!("{f} {n}")).collect();
+    eprintln!(
+        "coreqa build: {}: {} issues, removed by the filters: {}; kept {}",
+        report.repository,
+        report.issues,
+        if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
+        report.kept.len()
+    );
+    if report.kept.is_empty() {
+        return Err(CliError::usage(format!(
+            "{name}: no issue passes the paper's filters (`repoqa coreqa issues --export` shows why)"
+        )));
+    }
+    let issues = kept_issues(&export, &report.kept);
+    let template = |path: &Option<PathBuf>, default: &str| match path {
+        Some(p) => fs_read_text(p, "prompt template"),
+        None => Ok(default.to_string()),
+    };
+    let question_template = template(&a.question_template, QUESTION_TEMPLATE)?;
+    let reference_template = template(&a.reference_template, REFERENCE_TEMPLATE)?;
+    let tok = tokenizer(&a.tokenizer)?;
+    let mut count_error = None;
+    let mut count = |p: &str| {
+        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
+            count_error.get_or_insert(e);
+            0
+        })
+    };
+    let repository = export.repository.as_str();
+    let questions = question_items(repository, &issues, &question_template, &mut count)?;
+
+    let qpath = questions_path(&a.output);
+    let qname = qpath.display().to_string();
+    let job = Asking {
+        label: "coreqa build",
+        api: &a.api,
+        temperature: a.temperature,
+        output: &qpath,
+        what: "questions",
+        only_failed: a.only_failed,
+    };
+    let asked_questions = ask_items(&job, &questions, |text| {
+        Ok(read_questions(text, &qname, true)?.iter().map(QuestionLine::id).collect())
+    });
+    let written = read_questions(&fs_read_text(&qpath, "questions")?, &qname, true)?;
+    let references = reference_items(
+        repository,
+        &issues,
+        &written,
+        a.language.as_deref(),
+        &reference_template,
+        &mut count,
+    )?;
+    if let Some(e) = count_error {
+        return Err(e.into());
+    }
+    let oname = a.output.display().to_string();
+    let job = Asking { output: &a.output, what: "QA items", ..job };
+    let asked_references = ask_items(&job, &references, |text| {
+        Ok(read_qa(text.as_bytes(), &oname)?.into_iter().map(|q| q.id).collect())
+    });
+    eprintln!(
+        "coreqa build: {} question(s) in {}, {} QA item(s) in {}",
+        written.len(),
+        qpath.display(),
+        read_qa(&fs_read(&a.output, "QA file")?, &oname)?.len(),
+        a.output.display()
+    );
+    match (asked_questions, asked_references) {
+        (Err(CliError::TasksFailed { mut tasks }), Err(CliError::TasksFailed { tasks: more })) => {
+            tasks.extend(more);
+            Err(CliError::TasksFailed { tasks })
+        }
+        (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(()),
+    }
 }
 
 fn print_table(rows: &[JudgeRow], json: bool) {

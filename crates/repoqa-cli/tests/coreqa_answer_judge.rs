@@ -313,3 +313,70 @@ fn pairs_are_judged_in_both_orders_and_rated() {
     assert_eq!(again["records"], c["records"]);
     assert_eq!(again["position_bias"], c["position_bias"]);
 }
+
+#[test]
+fn a_qa_file_is_built_from_the_issues_the_filters_keep() {
+    let dir = common::scratch("coreqa-build");
+    let out = dir.join("qa.jsonl");
+    for f in ["qa.jsonl", "qa.runlog.jsonl", "qa.questions.jsonl", "qa.questions.runlog.jsonl"] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let export = common::root().join("tests/fixtures/coreqa/issues-export.json");
+    let server = ModelServer::start(&common::root(), &[]);
+    // One question request fails once (retried); one reference request
+    // always fails (reported, exit 3).
+    let always = vec!["500"; 10];
+    server.control(&json!({"faults": {
+        "question:Issue 9": ["500"],
+        "reference:Issue 10": always,
+    }}));
+    let args = [
+        "build",
+        "--export",
+        export.to_str().unwrap(),
+        "--language",
+        "python",
+        "--model",
+        "writer",
+    ];
+    let o = ask(&server, &out, &[&args[..], &["--max-retries", "2"]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("acme/widget: 10 issues, removed by the filters: pull_request 1, not_closed 1, label 1, no_code 1, image 1, few_positive 1, points_elsewhere 1; kept 3"), "{t}");
+    assert!(t.contains("acme/widget#10 (") && t.contains("gave up after 3 attempts"), "{t}");
+    let questions = lines(&dir.join("qa.questions.jsonl"));
+    assert_eq!(questions.len(), 3);
+    let q8 = questions.iter().find(|q| q["number"] == 8).unwrap();
+    assert_eq!(
+        q8["question"],
+        "How do I resolve the problem \"Issue 8\"?\n\n```python\nwidget.spin(0)\n```"
+    );
+    let q10 = questions.iter().find(|q| q["number"] == 10).unwrap();
+    assert!(q10["question"].as_str().unwrap().ends_with("?\n\n   ~~~\n   widget.spin(-1)\n   ~~~"));
+    let mut qa = lines(&out);
+    qa.sort_by_key(|q| q["id"].as_str().unwrap().to_string());
+    let ids: Vec<&str> = qa.iter().map(|q| q["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["acme/widget#8", "acme/widget#9"]);
+    assert_eq!(qa[0]["reference_answer"], "The maintainers answered: Try calling `reset()` first.");
+    assert_eq!(qa[0]["language"], "python");
+    assert_eq!(qa[0]["issue_url"], "https://github.com/acme/widget/issues/8");
+    assert_eq!(qa[0]["issue"]["number"], 8);
+    assert_eq!(qa[0]["question"], q8["question"]);
+
+    // Fixed: the rerun asks the one reference left, nothing else.
+    server.control(&json!({"reset": true, "faults": {}}));
+    let o = ask(&server, &out, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(lines(&out).len(), 3);
+    // The file is a QA file `answer` reads.
+    let o = repoqa(&[
+        "coreqa",
+        "retrieve",
+        "--repo",
+        semver().to_str().unwrap(),
+        "--qa",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod bm25;
 pub mod elo;
+pub mod generate;
 pub mod issues;
 pub mod judge;
 pub mod pairwise;
