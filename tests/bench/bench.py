@@ -140,6 +140,45 @@ def timed_child(cmd, env=None):
         return wall, usage.ru_maxrss, out.read().decode(), err.read().decode()
 
 
+def comment_run(args, work, env):
+    """Issue 32, cases 18 and 19: a Python file ending in 40,000 comment
+    lines (the demo's first Python repo, its first needle's file), with
+    comment cleaning on, against the official harness; and curating a
+    folder holding it."""
+    with open(os.path.join(ROOT, "public/demo/repoqa-demo.json")) as f:
+        demo = json.load(f)
+    repo = demo["python"][0]
+    path = repo["needles"][0]["path"]
+    repo["content"][path] += "".join(f"# comment line {i}\n" for i in range(40000))
+    dataset = os.path.join(work, "comment-run.json")
+    with open(dataset, "w") as f:
+        json.dump({"python": [repo]}, f)
+    out = os.path.join(work, "comment-run-tasks.jsonl")
+    _, _, _, err = timed_child([args.bin, "prompts", "--dataset-path", dataset, "--clean-ctx-comments",
+                                "positional_padding", "--code-context-size", str(args.size),
+                                "--tokenizer", args.tokenizer, "--out", out], env)
+    ours = phase_times(err)["build-prompts"]
+    oracle_env = dict(os.environ, REPOQA_TOKENIZER=args.tokenizer)
+    _, _, off_out, _ = timed_child([sys.executable, os.path.join(ROOT, "tests/oracle/prompts.py"), dataset,
+                                    "--mode", "positional_padding", "--size", str(args.size)], oracle_env)
+    off_lines = off_out.strip().splitlines()
+    official = json.loads(off_lines[-1])["oracle_seconds"]
+    with open(out) as f:
+        same = [json.loads(l) for l in f] == [json.loads(l) for l in off_lines[:-1]]
+    src = os.path.join(work, "comment-run-src", "pkg")
+    os.makedirs(src, exist_ok=True)
+    with open(os.path.join(src, "mod.py"), "w") as f:
+        f.write(repo["content"][path])
+    t0 = time.perf_counter()
+    subprocess.run([args.bin, "curate", "--language", "python", "--repo", "a/b", "--source",
+                    os.path.dirname(src), "--out", os.path.join(work, "comment-run-curated.json")],
+                   capture_output=True)
+    curate_s = time.perf_counter() - t0
+    print(f"comment run (40,000 comment lines, positional_padding): official {official:.3f} s, "
+          f"ours {ours:.3f} s, {official / ours:.1f}x; tasks {'identical' if same else 'DIFFERENT'}; "
+          f"curate of a folder holding it {curate_s:.2f} s")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", default=os.path.join(ROOT, ".tools/corpus/realistic.json"))
@@ -199,6 +238,7 @@ def main():
     print(f"peak memory: official {rss_o / 1024:.0f} MiB, ours {ours_rss / 1024:.0f} MiB (largest of the two CLI processes)")
     print("loop = the same work on both sides, timed inside the process; whole run adds start-up,")
     print("imports, reading the dataset and tokenizer and writing files (ours: two CLI runs).")
+    comment_run(args, work, env)
     # For the browser benchmark (tests/browser/bench.mjs): the same inputs
     # and the official figures to compare with.
     with open(os.path.join(work, "official.json"), "w") as f:

@@ -119,8 +119,18 @@ impl Language {
             Language::Go => tree_sitter_go::language(),
         }
         .into_raw();
+        // Python's scanner with the official grammar's comment rule
+        // (crate::python_scanner).
+        let raw = match self {
+            // SAFETY: `raw` is tree-sitter-python's static `TSLanguage`.
+            Language::Python => {
+                unsafe { crate::python_scanner::with_official_comment_rule(raw) }.unwrap_or(raw)
+            }
+            _ => raw,
+        };
         // SAFETY: `raw` is the non-null address of a `TSLanguage` that lives
-        // for the whole program (static data of the linked grammar C code).
+        // for the whole program (static data of the linked grammar C code,
+        // or its copy leaked by python_scanner).
         unsafe { tree_sitter::Language::from_raw(raw.cast()) }
     }
 

@@ -57,6 +57,7 @@ pub mod name_match;
 pub mod name_protocol;
 pub mod naming;
 pub mod pyjson;
+mod python_scanner;
 pub mod report;
 pub mod run;
 pub mod sanitize;

@@ -199,3 +199,73 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
         );
     }
 }
+
+/// Python with comments where the scanner's comment rule decides
+/// (crates/repoqa/src/python_scanner.rs): hand-written cases (around
+/// `try`/`except`, in brackets, strings and f-strings holding `#`, after a
+/// line continuation, at every indentation), corpus files with comment
+/// lines inserted at random places and indentations, and a file ending in
+/// 40,000 comment lines (issue 32, cases 18 and 19: minutes before the
+/// rule, a fraction of a second for the official parser). Every tree must
+/// equal the official one.
+#[test]
+fn python_comments_parse_as_the_official_grammar() {
+    let mut inputs: Vec<String> = [
+        "try:\n    x = 1\n# c\nexcept E:\n    pass\n",
+        "def f():\n    try:\n        x = 1\n    # c\n        # d\n    except E:\n        pass\n    # e\n    finally:\n        y = 2\n# f\n",
+        "x = [\n    1,  # one\n    # alone\n    2,\n]\n# end\n",
+        "s = 'a # not a comment'\nt = f\"{x} # {y}\" # real\nu = f'''\n# in string\n{z}'''\n",
+        "def g():\n    return 1 + \\\n        2  # after continuation\n        # below\n# col 0\n    # col 4\nz = 3\n",
+        "class C:\n    def m(self):\n        pass\n        # deeper\n    # method level\n# top\n\n    # back in\n    def n(self):\n        pass\n",
+        "if a:\n    pass\n# c\nelif b:\n    pass\n    # c2\nelse:\n    pass\n",
+        "@decorator  # why\n# between\ndef h():  # head\n    # first\n    '''doc'''  # after doc\n",
+        "x = (1 +\n# inside parens at col 0\n     2)\nd = {\n  # k\n  'k': 1, # v\n}\n",
+        "while True:\n    break\n    # x\n  # odd indent\nprint(1)\n",
+    ]
+    .map(String::from)
+    .to_vec();
+    let corpus: Value =
+        serde_json::from_slice(&std::fs::read(common::corpus_path()).unwrap()).unwrap();
+    let mut rng = Lcg(20251126);
+    let files = corpus["python"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["content"].as_object().into_iter().flat_map(|c| c.values()))
+        .filter_map(Value::as_str)
+        .filter(|t| t.len() > 200);
+    for text in files.take(40) {
+        let mut lines: Vec<String> = text.lines().take(150).map(String::from).collect();
+        for _ in 0..6 {
+            let at = rng.below(lines.len() + 1);
+            let indent = " ".repeat(rng.below(3) * 4 + rng.below(2));
+            lines.insert(at, format!("{indent}# inserted {at}"));
+        }
+        inputs.push(lines.join("\n") + "\n");
+    }
+    let mut tail =
+        String::from("def f(x):\n    return x + 1\n\n\ndef g(y):\n    # inside\n    return y\n\n");
+    for i in 0..40_000 {
+        tail.push_str(&format!("# comment line {i}\n"));
+    }
+    inputs.push(tail);
+
+    let stdin: String = inputs.iter().map(|t| json!(["python", t]).to_string() + "\n").collect();
+    let out = common::run_oracle("grammar.py", &["trees"], Some(stdin.as_bytes()));
+    let theirs: Vec<Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(theirs.len(), inputs.len());
+    let t0 = std::time::Instant::now();
+    for (i, (text, t)) in inputs.iter().zip(&theirs).enumerate() {
+        assert_eq!(
+            &our_tree(Language::Python, text),
+            t,
+            "input {i} parses differently:\n{text:.600}"
+        );
+    }
+    println!(
+        "parity_grammar: python comments: {} inputs parse as the official grammar ({:.2} s)",
+        inputs.len(),
+        t0.elapsed().as_secs_f64()
+    );
+}
