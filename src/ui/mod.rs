@@ -31,7 +31,7 @@ use self::browser::time::now_ms;
 use self::jobs::curate::Curator;
 use self::jobs::Runner;
 use self::pages::{
-    about, curate, dataset, home, leaderboard, results, run, task_view, tasks, verify,
+    about, coreqa, curate, dataset, home, leaderboard, results, run, task_view, tasks, verify,
 };
 use self::state::route::Page;
 use self::state::AppState;
@@ -47,6 +47,7 @@ pub fn App() -> impl IntoView {
     provide_context(jobs::run::ModelRun::new());
     provide_context(state::run::RunState::new());
     provide_context(state::reviewers::LeaderboardState::new());
+    provide_context(state::coreqa::CoreqaState::new());
     provide_context(state::reviewers::VerifyState::new(app_state));
     // The last session (or the demo dataset on a first visit).
     jobs::dataset::restore_session(app_state, runner);
@@ -88,6 +89,7 @@ pub fn App() -> impl IntoView {
                 <a href="#run" id="nav-run" class:active=move || page.with(|p| p.section() == "run")>"Run"</a>
                 <a href="#results" id="nav-results" class:active=move || page.with(|p| p.section() == "results")>"Results"</a>
                 <a href="#curate" id="nav-curate" class:active=move || page.with(|p| p.section() == "curate")>"Curate"</a>
+                <a href="#coreqa" id="nav-coreqa" class:active=move || page.with(|p| p.section() == "coreqa")>"CoReQA"</a>
                 <a href="#leaderboard" id="nav-leaderboard" class:active=move || page.with(|p| p.section() == "leaderboard")>"Leaderboard"</a>
                 <a href="#verify" id="nav-verify" class:active=move || page.with(|p| p.section() == "verify")>"Verify"</a>
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
@@ -113,6 +115,7 @@ pub fn App() -> impl IntoView {
                 Page::Results => view! { <results::ResultsPage/> }.into_any(),
                 Page::Run => view! { <run::RunPage/> }.into_any(),
                 Page::Curate => view! { <curate::CuratePage/> }.into_any(),
+                Page::Coreqa => view! { <coreqa::CoreqaPage/> }.into_any(),
                 Page::Leaderboard => view! { <leaderboard::LeaderboardPage/> }.into_any(),
                 Page::Verify => view! { <verify::VerifyPage/> }.into_any(),
             }}

@@ -1,7 +1,7 @@
 //! `repoqa coreqa answer` and `repoqa coreqa judge` end to end against the
 //! project's test model server (tests/oracle/model_server.py --coreqa) on
 //! 127.0.0.1, over the demo's semver repository and four questions about it
-//! (tests/fixtures/coreqa/semver-qa.jsonl): two models answer in the three
+//! (public/demo/coreqa/semver-qa.jsonl): two models answer in the three
 //! context settings (a server error on the way is retried), a rerun asks
 //! nothing again, a judge grades every answer twice and the table's means
 //! and standard deviations are the ones the server's fixed scores give; a
@@ -18,7 +18,7 @@ use repoqa_testkit::model_server::ModelServer;
 use serde_json::{json, Value};
 
 fn qa() -> PathBuf {
-    common::root().join("tests/fixtures/coreqa/semver-qa.jsonl")
+    common::root().join("public/demo/coreqa/semver-qa.jsonl")
 }
 
 fn semver() -> PathBuf {

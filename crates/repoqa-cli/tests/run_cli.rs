@@ -266,6 +266,7 @@ fn killed_mid_run_and_restarted_every_task_once_requests_official() {
         assert!(err.contains("WARNING: 1 answer(s) came from silently truncated prompts"), "{err}");
     }
 
+    assert!(std::fs::read_to_string(&outputs).unwrap().ends_with('\n'), "a cut last line");
     let ids = check_outputs(&outputs, &tasks);
     let unique: HashSet<&String> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "a task answered twice");

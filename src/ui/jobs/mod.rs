@@ -34,6 +34,7 @@
 
 pub mod build;
 pub mod build_pool;
+pub mod coreqa;
 pub mod curate;
 pub mod dataset;
 pub mod describe;

@@ -2,6 +2,7 @@
 //! and starts jobs; it computes nothing itself.
 
 pub mod about;
+pub mod coreqa;
 pub mod curate;
 pub mod dataset;
 pub mod home;

@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod app;
+pub mod coreqa;
 pub mod curate;
 pub mod reviewers;
 pub mod route;

@@ -13,6 +13,8 @@ pub enum Page {
     /// Ask a model (the Run panel).
     Run,
     Curate,
+    /// CoReQA: questions about a repository, judged by a model.
+    Coreqa,
     Leaderboard,
     Verify,
     About,
@@ -32,6 +34,7 @@ impl Page {
             "results" => Page::Results,
             "run" => Page::Run,
             "curate" => Page::Curate,
+            "coreqa" => Page::Coreqa,
             "leaderboard" => Page::Leaderboard,
             "verify" => Page::Verify,
             _ => Page::Home,
@@ -47,6 +50,7 @@ impl Page {
             Page::Results => "results",
             Page::Run => "run",
             Page::Curate => "curate",
+            Page::Coreqa => "coreqa",
             Page::Leaderboard => "leaderboard",
             Page::Verify => "verify",
             Page::About => "about",

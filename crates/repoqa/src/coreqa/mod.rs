@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod bm25;
 pub mod elo;
+pub mod files;
 pub mod generate;
 pub mod issues;
 pub mod judge;
@@ -49,6 +50,17 @@ pub enum CoreqaError {
     UnknownQuestion { id: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
+}
+
+/// `bytes` as text without a leading BOM, or an error naming the line of
+/// the first byte that is not UTF-8.
+pub(crate) fn utf8_text<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, CoreqaError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| CoreqaError::Qa {
+        path: name.to_string(),
+        line: 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
+        message: "not UTF-8".into(),
+    })?;
+    Ok(text.strip_prefix(crate::limits::BOM).unwrap_or(text))
 }
 
 /// The records of a JSON Lines file (blank lines skipped), a line cut by a killed run (the last, without its newline)

@@ -41,13 +41,7 @@ pub struct QaItem {
 pub fn read_qa(bytes: &[u8], name: &str) -> Result<Vec<QaItem>, CoreqaError> {
     let bad =
         |line: usize, message: String| CoreqaError::Qa { path: name.to_string(), line, message };
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        bad(
-            1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
-            "not UTF-8".into(),
-        )
-    })?;
-    let text = text.strip_prefix(crate::limits::BOM).unwrap_or(text);
+    let text = super::utf8_text(bytes, name)?;
     let items: Vec<(usize, QaItem)> = if text.trim_start().starts_with('[') {
         let list: Vec<QaItem> =
             serde_json::from_str(text).map_err(|e| bad(e.line(), e.to_string()))?;

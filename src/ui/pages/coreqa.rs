@@ -1,0 +1,334 @@
+//! The CoReQA page: repository question answering judged by a model (Chen et
+//! al., 2025). Load a QA set, answers, the judge's scores and pairwise
+//! verdicts (files `repoqa coreqa build|answer|judge|pairwise` write, or
+//! the demo's), and see per question every answer with the judge's scores
+//! and reasoning, the judge's table (mean ± standard deviation over
+//! repetitions per model, setting and language, beside BLEU) with a chart,
+//! and Elo with the position-bias table. Every number comes from
+//! `repoqa::coreqa` (`judge::summarize`, `elo::compare`), so the page shows
+//! what `repoqa coreqa judge` and `repoqa coreqa compare` print.
+
+use leptos::prelude::*;
+use repoqa::coreqa::answer::AnswerLine;
+use repoqa::coreqa::elo::{compare, Comparison};
+use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, CRITERIA};
+use repoqa::coreqa::qa::QaItem;
+
+use crate::ui::browser::dom::picked_files;
+use crate::ui::components::drop_zone::DropZone;
+use crate::ui::jobs::coreqa::{load_demo, load_files, remove, restore};
+use crate::ui::state::coreqa::CoreqaState;
+
+fn ms(m: MeanStd) -> String {
+    format!("{:.2}±{:.2}", m.mean, m.std)
+}
+
+#[component]
+pub fn CoreqaPage() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    restore(st);
+    let on_file = move |ev: leptos::ev::Event| {
+        let (input, files) = picked_files(&ev);
+        load_files(st, files);
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    };
+    view! {
+        <section class="card" id="coreqa">
+            <h2>"CoReQA: questions about a repository, judged by a model"</h2>
+            <p>
+                "CoReQA (Chen et al., 2025) asks free-form questions drawn from a repository's GitHub issues and grades "
+                "the answers with a model judge on accuracy, completeness, relevance and clarity (1 to 10), because BLEU "
+                "cannot grade answers that mix prose and code. Load the files the command-line tool writes "
+                "(" <code>"repoqa coreqa build"</code> ", " <code>"answer"</code> ", " <code>"judge"</code> ", "
+                <code>"pairwise"</code> "); every number below is computed from them here, as the tool computes it."
+            </p>
+            <div class="load-options">
+                <button type="button" id="cq-load-demo" on:click=move |_| load_demo(st)>"Load the demo"</button>
+                <label class="file-pick">"QA, answers or verdict files: "
+                    <input type="file" id="cq-files" multiple accept=".json,.jsonl,application/json" on:change=on_file/>
+                </label>
+                <button type="button" id="cq-clear" on:click=move |_| remove(st, None)>"Remove all"</button>
+            </div>
+            <DropZone id="cq-drop" label="Drop QA, answers or verdict files here" on_drop=move |files| load_files(st, files)/>
+            <p class="muted" id="cq-demo-note">
+                "The demo: four questions about the semver crate in the RepoQA demo, answered by two stand-in models and "
+                "judged by the project's test model server (deterministic replies, not a real model), to show the page."
+            </p>
+            {move || st.status.get().map(|s| match s {
+                Ok(m) => view! { <p id="cq-status" class="muted" role="status">{m}</p> }.into_any(),
+                Err(e) => view! { <p id="cq-status" class="fail error-box" role="alert">{e}</p> }.into_any(),
+            })}
+            <ul id="cq-loaded" class="plain-list">
+                <For each=move || st.files.get() key=|f| (f.name.clone(), f.text.len()) let:f>
+                    {
+                        let name = f.name.clone();
+                        view! {
+                            <li data-kind=f.file.kind()>
+                                <span class="file-name">{f.name.clone()}</span>
+                                {format!(" — {}, {} record(s) ", f.file.kind(), f.file.len())}
+                                <button type="button" class="link-button" on:click=move |_| remove(st, Some(name.clone()))>"remove"</button>
+                            </li>
+                        }
+                    }
+                </For>
+            </ul>
+        </section>
+        <JudgeCard/>
+        <PairwiseCard/>
+        <QuestionsCard/>
+    }
+}
+
+/// Judge scores per model, setting and language, and the chart.
+#[component]
+fn JudgeCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let rows = Memo::new(move |_| summarize(&st.questions(), &st.judged(), &st.answers()));
+    view! {
+        <section class="card" id="cq-judge">
+            <h2>"Judge scores"</h2>
+            {move || {
+                let rows = rows.get();
+                if rows.is_empty() {
+                    return view! { <p class="muted" id="cq-judge-empty">"No judge scores loaded yet (a QA file and the judgments "<code>"repoqa coreqa judge"</code>" writes)."</p> }.into_any();
+                }
+                let body = rows.iter().map(|r| view! {
+                    <tr data-model=r.model.clone() data-setting=r.setting.to_string() data-language=r.language.clone()>
+                        <td class="key">{r.model.clone()}</td>
+                        <td class="key">{r.setting.to_string()}</td>
+                        <td class="key">{r.language.clone()}</td>
+                        <td class="n">{r.questions}</td>
+                        <td class="n">{r.repetitions}</td>
+                        {(0..4).map(|c| view! { <td class="n">{ms(r.criteria.get(c))}</td> }).collect_view()}
+                        <td class="n overall">{ms(r.overall)}</td>
+                        <td class="n bleu">{r.bleu.map_or("—".to_string(), |b| format!("{b:.3}"))}</td>
+                    </tr>
+                }).collect_view();
+                view! {
+                    <p class="muted">
+                        "Each criterion: its mean over the questions in each repetition, then the mean and the population "
+                        "standard deviation of those means over the repetitions. BLEU (RepoQA's smoothed BLEU of each answer "
+                        "against its reference, 0 to 1) is shown beside the judge's overall score."
+                    </p>
+                    <div class="table-scroll">
+                        <table class="grid" id="cq-judge-table">
+                            <thead><tr>
+                                <th>"model"</th><th>"setting"</th><th>"language"</th><th class="n">"questions"</th><th class="n">"reps"</th>
+                                {CRITERIA.map(|c| view! { <th class="n">{c}</th> }).collect_view()}
+                                <th class="n">"overall"</th><th class="n">"BLEU"</th>
+                            </tr></thead>
+                            <tbody>{body}</tbody>
+                        </table>
+                    </div>
+                    {judge_chart(&rows)}
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// Bars per model and setting (the rows over all languages, or the one
+/// language): the judge's overall score out of 10 and BLEU, on one scale.
+fn judge_chart(rows: &[JudgeRow]) -> impl IntoView {
+    let shown: Vec<&JudgeRow> = rows
+        .iter()
+        .filter(|r| {
+            r.language == "all"
+                || !rows
+                    .iter()
+                    .any(|o| o.model == r.model && o.setting == r.setting && o.language == "all")
+        })
+        .collect();
+    // Labels above the bars, so the bars keep the width on a phone.
+    const W: f64 = 360.0;
+    const BAR: f64 = 10.0;
+    const ROW: f64 = 14.0 + 2.0 * BAR + 10.0;
+    let plot = W - 44.0;
+    let height = 24.0 + shown.len() as f64 * ROW;
+    let bars = shown.iter().enumerate().map(|(i, r)| {
+        let y = 24.0 + i as f64 * ROW;
+        let judge = r.overall.mean / 10.0;
+        let bleu = r.bleu.unwrap_or(0.0);
+        let label = format!("{} · {}", r.model, r.setting);
+        let (yj, yb) = (y + 14.0, y + 14.0 + BAR);
+        view! {
+            <g>
+                <text x="0" y=y + 10.0 font-size="11" fill="#1d2330">{label.clone()}</text>
+                <rect class="bar" x="0" y=yj width=plot * judge height=BAR fill="#2f6fde" data-series="judge" data-value=format!("{:.3}", r.overall.mean)>
+                    <title>{format!("{label}: judge overall {:.2} / 10", r.overall.mean)}</title>
+                </rect>
+                <text x=plot * judge + 3.0 y=yj + BAR - 1.0 font-size="9" fill="#1d2330">{format!("{:.2}", r.overall.mean)}</text>
+                <rect class="bar" x="0" y=yb width=plot * bleu height=BAR fill="#e08a1e" data-series="bleu" data-value=format!("{bleu:.3}")>
+                    <title>{format!("{label}: BLEU {bleu:.3}")}</title>
+                </rect>
+                <text x=plot * bleu + 3.0 y=yb + BAR - 1.0 font-size="9" fill="#1d2330">{format!("{bleu:.3}")}</text>
+            </g>
+        }
+    }).collect_view();
+    view! {
+        <figure class="chart" id="cq-judge-chart">
+            <svg viewBox=format!("0 0 {W} {height}") role="img" aria-label="Judge overall score (out of 10) and BLEU per model and setting">
+                <text x="0" y="12" font-size="11" fill="#2f6fde">"■ judge overall / 10"</text>
+                <text x="150" y="12" font-size="11" fill="#e08a1e">"■ BLEU (0 to 1)"</text>
+                {bars}
+            </svg>
+            <figcaption class="muted">"The judge tells a right answer in other words from a wrong one; BLEU mostly measures wording."</figcaption>
+        </figure>
+    }
+}
+
+/// Elo, records and the position-bias table of the pairwise verdicts.
+#[component]
+fn PairwiseCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let comparison = Memo::new(move |_| {
+        let pairs = st.pairs();
+        (!pairs.is_empty()).then(|| {
+            let judgments: Vec<_> = pairs.into_iter().map(|p| p.judgment).collect();
+            compare(
+                &judgments,
+                repoqa::coreqa::elo::BOOTSTRAP_ROUNDS,
+                repoqa::coreqa::elo::BOOTSTRAP_SEED,
+            )
+        })
+    });
+    view! {
+        <section class="card" id="cq-pairwise">
+            <h2>"Pairwise comparison and Elo"</h2>
+            {move || match comparison.get() {
+                None => view! { <p class="muted" id="cq-pairwise-empty">"No pairwise verdicts loaded yet ("<code>"repoqa coreqa pairwise"</code>" writes them)."</p> }.into_any(),
+                Some(c) => pairwise_view(&c).into_any(),
+            }}
+        </section>
+    }
+}
+
+fn pairwise_view(c: &Comparison) -> impl IntoView {
+    let elo = c
+        .elo
+        .iter()
+        .map(|(model, rating)| {
+            let b = &c.bootstrap[model];
+            view! {
+                <tr data-model=model.clone()>
+                    <td class="key">{model.clone()}</td>
+                    <td class="n elo">{format!("{rating:.1}")}</td>
+                    <td class="n">{format!("{:.1}", b.median)}</td>
+                    <td class="n">{format!("{:.1} – {:.1}", b.low, b.high)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let records = c.records.iter().map(|r| view! {
+        <tr data-model=r.model.clone() data-opponent=r.opponent.clone()>
+            <td class="key">{r.model.clone()}</td><td class="key">{r.opponent.clone()}</td>
+            <td class="n wins">{r.record.wins}</td><td class="n">{r.record.ties}</td><td class="n">{r.record.losses}</td>
+        </tr>
+    }).collect_view();
+    let p = &c.position_bias;
+    view! {
+        <p class="muted">
+            {format!("{} verdicts, played in the files' order as one game each: start 1000, K 32; the interval is the 2.5% to 97.5% range over {} shuffles of that order (seed {}).", c.judgments, c.bootstrap_rounds, c.bootstrap_seed)}
+        </p>
+        <div class="table-scroll">
+            <table class="grid compact" id="cq-elo">
+                <thead><tr><th>"model"</th><th class="n">"Elo"</th><th class="n">"median"</th><th class="n">"95% interval"</th></tr></thead>
+                <tbody>{elo}</tbody>
+            </table>
+        </div>
+        <div class="table-scroll">
+            <table class="grid compact" id="cq-records">
+                <thead><tr><th>"model"</th><th>"against"</th><th class="n">"wins"</th><th class="n">"ties"</th><th class="n">"losses"</th></tr></thead>
+                <tbody>{records}</tbody>
+            </table>
+        </div>
+        <h3>"Position bias"</h3>
+        <p class="muted">"For each question and pair judged in both orders: the same verdict both times, a tie one time only, or opposite winners."</p>
+        <table class="grid compact" id="cq-bias">
+            <tbody>
+                <tr><td>"consistent"</td><td class="n" data-bias="consistent">{p.consistent}</td></tr>
+                <tr><td>"small discrepancy"</td><td class="n" data-bias="small_discrepancy">{p.small_discrepancy}</td></tr>
+                <tr><td>"contradiction"</td><td class="n" data-bias="contradiction">{p.contradiction}</td></tr>
+                <tr><td>"judged in one order only"</td><td class="n" data-bias="unpaired">{p.unpaired}</td></tr>
+            </tbody>
+        </table>
+    }
+}
+
+/// The questions, each opening to its reference and every answer with the
+/// judge's scores and reasoning.
+#[component]
+fn QuestionsCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let data = Memo::new(move |_| (st.questions(), st.answers(), st.judged()));
+    view! {
+        <section class="card" id="cq-questions">
+            <h2>"Questions"</h2>
+            {move || {
+                let (questions, answers, judged) = data.get();
+                if questions.is_empty() {
+                    return view! { <p class="muted" id="cq-questions-empty">"No QA file loaded yet."</p> }.into_any();
+                }
+                let list = questions.iter().map(|q| question_view(q, &answers, &judged)).collect_view();
+                view! {
+                    <p class="muted" id="cq-question-count">{format!("{} question(s).", questions.len())}</p>
+                    <div id="cq-question-list">{list}</div>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    match line.char_indices().nth(140) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+fn question_view(q: &QaItem, answers: &[AnswerLine], judged: &[JudgeLine]) -> impl IntoView {
+    let mine: Vec<&AnswerLine> = answers.iter().filter(|a| a.question_id == q.id).collect();
+    let answer_views = mine.iter().map(|a| {
+        let verdicts: Vec<&JudgeLine> = judged
+            .iter()
+            .filter(|j| j.question_id == a.question_id && j.model == a.model && j.setting == a.setting)
+            .collect();
+        let scores = verdicts.iter().map(|j| {
+            let s = j.scores;
+            view! {
+                <li>
+                    {format!("repetition {} ({}): accuracy {}, completeness {}, relevance {}, clarity {}", j.repetition, j.judge, s.accuracy, s.completeness, s.relevance, s.clarity)}
+                    {(!j.reasoning.is_empty()).then(|| view! { <pre class="reasoning">{j.reasoning.clone()}</pre> })}
+                </li>
+            }
+        }).collect_view();
+        view! {
+            <div class="cq-answer" data-model=a.model.clone() data-setting=a.setting.to_string()>
+                <h4>{format!("{} · {}", a.model, a.setting)}</h4>
+                <pre class="code">{a.answer.clone()}</pre>
+                <ul class="plain-list">{scores}</ul>
+            </div>
+        }
+    }).collect_view();
+    let issue = q.issue_url.clone().filter(|u| u.starts_with("https://"));
+    view! {
+        <details class="cq-question" data-id=q.id.clone()>
+            <summary>
+                <code>{q.id.clone()}</code>
+                {q.language.clone().map(|l| format!(" ({l})"))}
+                " "
+                {first_line(&q.question)}
+                {format!(" — {} answer(s)", mine.len())}
+            </summary>
+            <h4>"Question"</h4>
+            <pre class="code">{q.question.clone()}</pre>
+            {issue.map(|u| view! { <p><a href=u.clone() target="_blank" rel="noopener noreferrer">{u.clone()}</a></p> })}
+            <h4>"Reference answer"</h4>
+            <pre class="code">{q.reference_answer.clone()}</pre>
+            {answer_views}
+        </details>
+    }
+}

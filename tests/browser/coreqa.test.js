@@ -1,0 +1,132 @@
+// The CoReQA page in headless Chromium, checked against the native CLI on
+// the demo's files (public/demo/coreqa/): the judge table equals
+// `repoqa coreqa judge --json` cell for cell (it asks nothing: every verdict
+// is in the file), Elo, records and the position-bias table equal
+// `repoqa coreqa compare --json`; every answer is shown with the judge's
+// scores and reasoning as text; the files are back after a reload; a file
+// that is none of CoReQA's is refused with its name and line.
+// Screenshots at 1280 and 390 px wide go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { serveDir } from './serve.js';
+import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const DEMO = path.join(ROOT, 'public', 'demo', 'coreqa');
+
+let srv;
+const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-coreqa-'));
+
+before(async () => {
+  srv = await serveDir(DIST);
+});
+after(() => {
+  srv?.server.close();
+});
+
+function cliJudgeTable() {
+  // The judge command prints the table of what its output file holds and
+  // asks only what is missing: nothing here (the address is never used).
+  const out = path.join(work, 'judge-scores.jsonl');
+  fs.copyFileSync(path.join(DEMO, 'judge-scores.jsonl'), out);
+  const stdout = execFileSync(BIN, ['coreqa', 'judge', '--qa', path.join(DEMO, 'semver-qa.jsonl'),
+    '--answers', path.join(DEMO, 'answers-good-model.jsonl'), '--answers', path.join(DEMO, 'answers-weak-model.jsonl'),
+    '--model', 'judge-model', '--base-url', 'http://127.0.0.1:9/v1', '--output', out, '--json'],
+  { encoding: 'utf8', env: { ...process.env, REPOQA_TOKENIZER: path.join(ROOT, '.tools', 'tokenizer.json') } });
+  return JSON.parse(stdout);
+}
+
+function cliCompare() {
+  return JSON.parse(execFileSync(BIN, ['coreqa', 'compare', '--judgments', path.join(DEMO, 'pairwise-none.jsonl'), '--json'], { encoding: 'utf8' }));
+}
+
+/** "7.12±0.12" shows {mean, std} to 2 decimals (Rust rounds a tie to even, JS up). */
+function shows(text, m, what) {
+  const [mean, std] = text.split('±').map(Number);
+  assert.ok(Math.abs(mean - m.mean) <= 0.0051 && Math.abs(std - m.std) <= 0.0051, `${what}: ${text} for ${JSON.stringify(m)}`);
+}
+
+test('the CoReQA page shows what the CLI computes from the demo files', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#coreqa');
+  await page.waitForSelector('#cq-judge-empty');
+  await page.click('#cq-load-demo');
+  await page.waitForSelector('#cq-judge-table');
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 5);
+  assert.match(await page.textContent('#cq-status'), /^Loaded semver-qa\.jsonl/);
+
+  // The judge table, cell for cell.
+  const rows = cliJudgeTable();
+  assert.equal(rows.length, 5);
+  const shown = await page.$$eval('#cq-judge-table tbody tr', (trs) => trs.map((tr) => ({
+    model: tr.dataset.model, setting: tr.dataset.setting, language: tr.dataset.language,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.equal(shown.length, rows.length);
+  for (const [i, r] of rows.entries()) {
+    const s = shown[i];
+    assert.deepEqual([s.model, s.setting, s.language], [r.model, r.setting, r.language]);
+    assert.deepEqual(s.cells.slice(0, 5), [r.model, r.setting, r.language, String(r.questions), String(r.repetitions)]);
+    const what = `${r.model} ${r.setting}`;
+    ['accuracy', 'completeness', 'relevance', 'clarity'].forEach((c, k) => shows(s.cells[5 + k], r.criteria[c], `${what} ${c}`));
+    shows(s.cells[9], r.overall, `${what} overall`);
+    assert.ok(Math.abs(Number(s.cells[10]) - r.bleu) <= 0.00051, `${what} BLEU ${s.cells[10]} for ${r.bleu}`);
+  }
+  // The chart: one judge bar and one BLEU bar per model and setting.
+  assert.equal(await page.$$eval('#cq-judge-chart rect[data-series="judge"]', (b) => b.length), 5);
+  const good = rows.find((r) => r.model === 'good-model' && r.setting === 'retrieval');
+  assert.equal(await page.$eval('#cq-judge-chart rect[data-series="judge"]:nth-of-type(1)', (b) => b.dataset.value), rows[0].overall.mean.toFixed(3));
+  assert.ok(good.bleu > 0.99);
+
+  // Elo, records and position bias.
+  const c = cliCompare();
+  const elo = await page.$$eval('#cq-elo tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.model, tr.querySelector('.elo').textContent])));
+  for (const [model, rating] of Object.entries(c.elo)) assert.equal(elo[model], rating.toFixed(1), model);
+  const bias = await page.$$eval('#cq-bias [data-bias]', (tds) => Object.fromEntries(tds.map((td) => [td.dataset.bias, Number(td.textContent)])));
+  assert.deepEqual(bias, { consistent: c.position_bias.consistent, small_discrepancy: c.position_bias.small_discrepancy, contradiction: c.position_bias.contradiction, unpaired: c.position_bias.unpaired });
+  assert.equal(bias.contradiction, 1);
+  const wins = await page.$eval('#cq-records tr[data-model="good-model"] .wins', (td) => Number(td.textContent));
+  assert.equal(wins, c.records.find((r) => r.model === 'good-model').wins);
+
+  // A question opens to its reference and every answer with the scores
+  // and the reasoning, as text.
+  assert.equal(await page.textContent('#cq-question-count'), '4 question(s).');
+  const q = '#cq-question-list details[data-id="dtolnay/semver#1"]';
+  await page.click(`${q} summary`);
+  assert.equal(await page.$$eval(`${q} .cq-answer`, (a) => a.length), 5);
+  const answer = await page.$eval(`${q} .cq-answer[data-model="good-model"][data-setting="retrieval"]`, (d) => ({
+    text: d.querySelector('pre.code').textContent, scores: d.querySelectorAll('li').length, reasoning: d.querySelector('pre.reasoning').textContent,
+  }));
+  assert.match(answer.text, /pre_is_compatible/);
+  assert.equal(answer.scores, 2);
+  assert.equal(answer.reasoning, 'Comparing the candidate with the reference point by point.');
+  assert.equal(await page.$$eval(`${q} pre.code code, ${q} pre.code b`, (e) => e.length), 0, 'text, never HTML');
+
+  await saveScreenshot(page, 'coreqa-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'coreqa-390.png');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow} px wider than the 390 px screen`);
+
+  // A reload finds the files.
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]');
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 5);
+  await page.waitForSelector('#cq-judge-table');
+
+  // A file that is not a CoReQA file: refused, named, with its line.
+  const bad = path.join(work, 'not-coreqa.jsonl');
+  fs.writeFileSync(bad, '\n{"task_id": "python::a/b::f"}\n');
+  await page.setInputFiles('#cq-files', bad);
+  await page.waitForSelector('#cq-status.fail');
+  assert.match(await page.textContent('#cq-status'), /not-coreqa\.jsonl, line 2: not a CoReQA file/);
+  assert.equal(await page.$$eval('#cq-loaded li', (l) => l.length), 5);
+
+  await page.click('#cq-clear');
+  await page.waitForSelector('#cq-judge-empty');
+  assert.deepEqual(problems, []);
+});
