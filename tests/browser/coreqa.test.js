@@ -4,12 +4,19 @@
 // is in the file), Elo, records and the position-bias table equal
 // `repoqa coreqa compare --json`; every answer is shown with the judge's
 // scores and reasoning as text; the files are back after a reload; a file
-// that is none of CoReQA's is refused with its name and line.
+// that is none of CoReQA's is refused with its name and line. Then issues
+// fetched from a stand-in of GitHub's REST API on 127.0.0.1 (the fixture
+// export, in the API's pages, with CORS): the filter counts equal
+// `repoqa coreqa issues --json`, comments are asked only where they can
+// matter, the token goes in the Authorization header, the export downloads,
+// and a rate limit without a token says what to do; a question written in
+// the page is added and downloads as a QA file the CLI reads.
 // Screenshots at 1280 and 390 px wide go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { serveDir } from './serve.js';
 import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
@@ -129,4 +136,94 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   await page.click('#cq-clear');
   await page.waitForSelector('#cq-judge-empty');
   assert.deepEqual(problems, []);
+});
+
+const EXPORT = path.join(ROOT, 'tests', 'fixtures', 'coreqa', 'issues-export.json');
+
+/** GitHub's issues and comments endpoints for acme/widget, from the fixture. */
+function githubStandIn({ limitWithoutToken = false } = {}) {
+  const exp = JSON.parse(fs.readFileSync(EXPORT, 'utf8'));
+  const seen = [];
+  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'Authorization, Accept, X-GitHub-Api-Version' };
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') { res.writeHead(204, cors); res.end(); return; }
+    const url = new URL(req.url, 'http://x');
+    seen.push({ path: url.pathname, page: url.searchParams.get('page'), auth: req.headers.authorization || null });
+    const send = (status, body) => { res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }); res.end(JSON.stringify(body)); };
+    if (limitWithoutToken && !req.headers.authorization) return send(403, { message: 'API rate limit exceeded for 127.0.0.1.' });
+    const page = Number(url.searchParams.get('page') || '1');
+    let m;
+    if (url.pathname === '/repos/acme/widget/issues') return send(200, page === 1 ? exp.issues : []);
+    if ((m = url.pathname.match(/^\/repos\/acme\/widget\/issues\/(\d+)\/comments$/))) return send(200, page === 1 ? (exp.comments[m[1]] || []) : []);
+    return send(404, { message: 'Not Found' });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}`, seen })));
+}
+
+async function fetchIssues(page, api, token) {
+  await page.click('#cq-issues details summary');
+  await page.fill('#cq-gh-api', api);
+  await page.fill('#cq-gh-repo', 'acme/widget');
+  await page.fill('#cq-gh-token', token);
+  await page.click('#cq-gh-fetch');
+}
+
+test('issues come from the GitHub API and questions are written in the page', async (t) => {
+  const gh = await githubStandIn();
+  const limited = await githubStandIn({ limitWithoutToken: true });
+  t.after(() => { gh.server.close(); limited.server.close(); });
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#coreqa');
+
+  await fetchIssues(page, gh.url, 't0k');
+  await page.waitForSelector('.cq-export');
+  assert.match(await page.textContent('#cq-gh-status'), /^Fetched 10 closed issues and pull requests of acme\/widget/);
+  const cli = JSON.parse(execFileSync(BIN, ['coreqa', 'issues', '--export', EXPORT, '--json'], { encoding: 'utf8' }));
+  const removed = await page.$$eval('.cq-filters tr[data-filter]', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.filter, Number(tr.querySelector('td.n').textContent)])));
+  assert.deepEqual(removed, cli.removed);
+  assert.equal(await page.textContent('.cq-kept'), `Kept ${cli.kept.length}: ${cli.kept.map((n) => `#${n}`).join(' ')}`);
+  const comments = gh.seen.filter((r) => r.path.endsWith('/comments'));
+  assert.equal(gh.seen.length, 1 + comments.length);
+  assert.ok(comments.length > 0 && comments.length < 10, `comments asked for ${comments.length} of 10 issues`);
+  assert.ok(gh.seen.every((r) => r.auth === 'Bearer t0k'));
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('.cq-download-export')]);
+  const saved = path.join(work, 'fetched-export.json');
+  await download.saveAs(saved);
+  const again = JSON.parse(execFileSync(BIN, ['coreqa', 'issues', '--export', saved, '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(again, cli);
+
+  // No token, rate limited: the message says what to do.
+  await page.fill('#cq-gh-api', limited.url);
+  await page.fill('#cq-gh-token', '');
+  await page.click('#cq-gh-fetch');
+  await page.waitForSelector('#cq-gh-status.fail');
+  assert.match(await page.textContent('#cq-gh-status'), /API rate limit exceeded.*GitHub allows 60 requests an hour without a token: give a token/);
+
+  // A question of one's own.
+  await page.click('#cq-own summary');
+  await page.fill('#cq-own-repo', 'acme/widget');
+  await page.fill('#cq-own-lang', 'python');
+  await page.fill('#cq-own-question', 'Why does `spin(0)` fail?\n\n```python\nwidget.spin(0)\n```');
+  await page.fill('#cq-own-reference', 'Zero turns are refused: pass a positive count.');
+  await page.fill('#cq-own-repo', 'not a repo');
+  await page.click('#cq-own-add');
+  assert.match(await page.textContent('#cq-own-status.fail'), /is not a repository: give it as owner\/name/);
+  await page.fill('#cq-own-repo', 'acme/widget');
+  await page.click('#cq-own-add');
+  assert.equal(await page.textContent('#cq-own-status'), 'Added acme/widget#my-1 to my-questions.jsonl.');
+  await page.waitForSelector('#cq-question-list details[data-id="acme/widget#my-1"]');
+  const [own] = await Promise.all([page.waitForEvent('download'), page.click('#cq-own-download')]);
+  const ownPath = path.join(work, 'my-questions.jsonl');
+  await own.saveAs(ownPath);
+  const items = fs.readFileSync(ownPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(items, [{ id: 'acme/widget#my-1', repository: 'acme/widget', language: 'python',
+    question: 'Why does `spin(0)` fail?\n\n```python\nwidget.spin(0)\n```', reference_answer: 'Zero turns are refused: pass a positive count.' }]);
+  const ctx = JSON.parse(execFileSync(BIN, ['coreqa', 'retrieve', '--repo', path.join(ROOT, 'public', 'demo', 'third_party', 'semver'), '--qa', ownPath, '--json'], { encoding: 'utf8' }));
+  assert.equal(ctx[0].id, 'acme/widget#my-1');
+  await saveScreenshot(page, 'coreqa-issues-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'coreqa-issues-390.png');
+  assert.deepEqual(problems.filter((p) => !p.includes('403')), []);
 });

@@ -29,6 +29,35 @@ async fn get_ok(url: &str) -> Result<gloo_net::http::Response, UiError> {
     Ok(resp)
 }
 
+/// GET `url` with `headers` (another site's API): the status and the body
+/// as text, read up to `max` bytes; any status is an answer.
+pub async fn get_text(
+    url: &str,
+    headers: &[(String, String)],
+    max: usize,
+) -> Result<(u16, String), UiError> {
+    let unreachable = |detail: String| UiError::Unreachable { url: url.to_string(), detail };
+    let mut req = gloo_net::http::Request::get(url);
+    for (k, v) in headers {
+        req = req.header(k, v);
+    }
+    let resp = req.send().await.map_err(|e| unreachable(e.to_string()))?;
+    let status = resp.status();
+    let bytes = match resp.body() {
+        None => Vec::new(),
+        Some(body) => read_stream(body, max, 0, |_| true).await.map_err(|stop| match stop {
+            StreamStop::TooLarge(_) => {
+                UiError::TooLarge { what: url.to_string(), size: max + 1, max }
+            }
+            StreamStop::Read(e) => unreachable(format!("reading the reply: {e:?}")),
+            StreamStop::NotAStream | StreamStop::Cancelled => {
+                unreachable("the reply cannot be read as a stream".into())
+            }
+        })?,
+    };
+    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// GET `url` as bytes in one go (same-origin assets).
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, UiError> {
     let resp = get_ok(url).await?;

@@ -4,12 +4,19 @@
 
 use std::sync::Arc;
 
+use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::coreqa::files::{read_coreqa_file, MAX_COREQA_FILE_BYTES};
+use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile, MAX_COREQA_FILE_BYTES};
+use repoqa::coreqa::github::{
+    check_repository, comments_url, headers, issues_url, needs_comments, read_page, request_error,
+    MAX_COMMENT_PAGES, MAX_ISSUE_PAGES,
+};
+use repoqa::coreqa::issues::{Comment, Issue, IssueExport};
+use repoqa::coreqa::qa::QaItem;
 use serde::{Deserialize, Serialize};
 
-use crate::ui::browser::fetch::{fetch_bytes, read_blob};
+use crate::ui::browser::fetch::{fetch_bytes, get_text, read_blob};
 use crate::ui::error::UiError;
 use crate::ui::state::coreqa::{CoreqaState, LoadedCoreqa};
 use crate::ui::storage;
@@ -154,4 +161,147 @@ pub fn remove(st: CoreqaState, name: Option<String>) {
             st.status.set(Some(Err(format!("Not saved for the next visit: {e}"))));
         }
     });
+}
+
+/// The most a GitHub API reply may hold (a page of 100 issues is far less).
+const MAX_PAGE_BYTES: usize = 64 << 20;
+
+/// One page from GitHub's API: its items and whether more may follow.
+async fn github_page<T: serde::de::DeserializeOwned>(
+    url: &str,
+    headers: &[(String, String)],
+    has_token: bool,
+) -> Result<(Vec<T>, bool), UiError> {
+    let (status, body) = get_text(url, headers, MAX_PAGE_BYTES).await?;
+    if !(200..300).contains(&status) {
+        return Err(request_error(url, status, &body, has_token).into());
+    }
+    Ok(read_page(url, &body)?)
+}
+
+/// Fetch a repository's closed issues and the comments the filters need
+/// from GitHub's API at `api` (`repoqa::coreqa::github`), and add the
+/// export to the page's files. The token is used for these requests only,
+/// never kept.
+/// Progress and the outcome go to `status` (the form's own line).
+pub fn fetch_issues(
+    st: CoreqaState,
+    status: RwSignal<Option<Result<String, String>>>,
+    repository: String,
+    token: String,
+    api: String,
+) {
+    spawn_local(async move {
+        let r = async {
+            let repo = check_repository(&repository)?;
+            let has_token = !token.trim().is_empty();
+            let headers = headers(Some(&token));
+            let mut issues: Vec<Issue> = Vec::new();
+            for page in 1..=MAX_ISSUE_PAGES {
+                status.set(Some(Ok(format!("GitHub: {repo}: closed issues, page {page}…"))));
+                let (items, more) =
+                    github_page::<Issue>(&issues_url(&api, &repo, page), &headers, has_token).await?;
+                issues.extend(items);
+                if !more {
+                    break;
+                }
+            }
+            let wanted: Vec<u64> =
+                issues.iter().filter(|i| needs_comments(i)).map(|i| i.number).collect();
+            let mut comments: IndexMap<String, Vec<Comment>> = IndexMap::new();
+            for (k, number) in wanted.iter().enumerate() {
+                status.set(Some(Ok(format!(
+                    "GitHub: {repo}: comments of #{number} ({} of {})…",
+                    k + 1,
+                    wanted.len()
+                ))));
+                let mut all = Vec::new();
+                for page in 1..=MAX_COMMENT_PAGES {
+                    let url = comments_url(&api, &repo, *number, page);
+                    let (items, more) = github_page::<Comment>(&url, &headers, has_token).await?;
+                    all.extend(items);
+                    if !more {
+                        break;
+                    }
+                }
+                comments.insert(number.to_string(), all);
+            }
+            let export = IssueExport { repository: repo.clone(), issues, comments };
+            let text = serde_json::to_string_pretty(&export)?;
+            let name = format!("{}-issues.json", repo.replace('/', "_"));
+            let n = export.issues.len();
+            st.add(LoadedCoreqa { name: name.clone(), text: text.into(), file: Arc::new(CoreqaFile::Export(export)) });
+            save(st).await?;
+            Ok::<String, UiError>(format!(
+                "Fetched {n} closed issues and pull requests of {repo}, and the comments of {} ({name}).",
+                wanted.len()
+            ))
+        }
+        .await;
+        status.set(Some(r.map_err(|e| e.to_string())));
+    });
+}
+
+/// The file the page's own questions go to.
+pub const OWN_QUESTIONS: &str = "my-questions.jsonl";
+
+/// Add a question written in the page to [`OWN_QUESTIONS`] (its id:
+/// `repository#my-N`, the first N not taken): what was done, or why not.
+pub fn add_own_question(
+    st: CoreqaState,
+    repository: String,
+    language: String,
+    question: String,
+    reference: String,
+) -> Result<String, String> {
+    let r: Result<String, UiError> = (|| {
+        let repository = check_repository(&repository)?;
+        if question.trim().is_empty() || reference.trim().is_empty() {
+            return Err(UiError::invalid("Write the question and its reference answer."));
+        }
+        let mut items: Vec<QaItem> = st.files.with_untracked(|fs| {
+            fs.iter()
+                .find(|f| f.name == OWN_QUESTIONS)
+                .and_then(|f| match &*f.file {
+                    CoreqaFile::Qa(items) => Some(items.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        });
+        let taken: std::collections::HashSet<String> =
+            st.questions().into_iter().map(|q| q.id).collect();
+        let id = (1..)
+            .map(|n| format!("{repository}#my-{n}"))
+            .find(|id| !taken.contains(id))
+            .unwrap_or_default();
+        items.push(QaItem {
+            id: id.clone(),
+            repository,
+            language: Some(language.trim().to_string()).filter(|l| !l.is_empty()),
+            issue_url: None,
+            question: question.trim_end().to_string(),
+            reference_answer: reference.trim_end().to_string(),
+            reference_chunks: None,
+            issue: None,
+            rest: Default::default(),
+        });
+        let mut text = String::new();
+        for item in &items {
+            text.push_str(&serde_json::to_string(item)?);
+            text.push('\n');
+        }
+        st.add(LoadedCoreqa {
+            name: OWN_QUESTIONS.to_string(),
+            text: text.into(),
+            file: Arc::new(CoreqaFile::Qa(items)),
+        });
+        Ok::<String, UiError>(id)
+    })();
+    let id = r.map_err(|e| e.to_string())?;
+    spawn_local(async move {
+        if let Err(e) = save(st).await {
+            st.status.set(Some(Err(format!("Not saved for the next visit: {e}"))));
+        }
+    });
+    Ok(format!("Added {id} to {OWN_QUESTIONS}."))
 }

@@ -14,10 +14,25 @@ use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, CRITERIA};
 use repoqa::coreqa::qa::QaItem;
 
+use repoqa::coreqa::files::CoreqaFile;
+use repoqa::coreqa::github::GITHUB_API;
+use repoqa::coreqa::issues::filter_issues;
+
 use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::download::download_text;
 use crate::ui::components::drop_zone::DropZone;
-use crate::ui::jobs::coreqa::{load_demo, load_files, remove, restore};
+use crate::ui::jobs::coreqa::{
+    add_own_question, fetch_issues, load_demo, load_files, remove, restore, OWN_QUESTIONS,
+};
 use crate::ui::state::coreqa::CoreqaState;
+
+/// A status line: a message, or an error as an alert.
+fn status_line(id: &'static str, s: Option<Result<String, String>>) -> Option<AnyView> {
+    s.map(|s| match s {
+        Ok(m) => view! { <p id=id class="muted" role="status">{m}</p> }.into_any(),
+        Err(e) => view! { <p id=id class="fail error-box" role="alert">{e}</p> }.into_any(),
+    })
+}
 
 fn ms(m: MeanStd) -> String {
     format!("{:.2}±{:.2}", m.mean, m.std)
@@ -56,10 +71,7 @@ pub fn CoreqaPage() -> impl IntoView {
                 "The demo: four questions about the semver crate in the RepoQA demo, answered by two stand-in models and "
                 "judged by the project's test model server (deterministic replies, not a real model), to show the page."
             </p>
-            {move || st.status.get().map(|s| match s {
-                Ok(m) => view! { <p id="cq-status" class="muted" role="status">{m}</p> }.into_any(),
-                Err(e) => view! { <p id="cq-status" class="fail error-box" role="alert">{e}</p> }.into_any(),
-            })}
+            {move || status_line("cq-status", st.status.get())}
             <ul id="cq-loaded" class="plain-list">
                 <For each=move || st.files.get() key=|f| (f.name.clone(), f.text.len()) let:f>
                     {
@@ -78,6 +90,131 @@ pub fn CoreqaPage() -> impl IntoView {
         <JudgeCard/>
         <PairwiseCard/>
         <QuestionsCard/>
+        <IssuesCard/>
+    }
+}
+
+/// Issues from GitHub: fetch an export (or load one), and what the paper's
+/// filters make of each export loaded.
+#[component]
+fn IssuesCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let repo = RwSignal::new(String::new());
+    // The token lives in this form only: never saved, never sent elsewhere.
+    let token = RwSignal::new(String::new());
+    let api = RwSignal::new(GITHUB_API.to_string());
+    let status = RwSignal::new(None::<Result<String, String>>);
+    let reports = Memo::new(move |_| {
+        st.files.with(|fs| {
+            fs.iter()
+                .filter_map(|f| match &*f.file {
+                    CoreqaFile::Export(e) => {
+                        Some((f.name.clone(), f.text.clone(), filter_issues(e)))
+                    }
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <section class="card" id="cq-issues">
+            <h2>"Questions from GitHub issues"</h2>
+            <p>
+                "CoReQA's questions come from closed issues with a feat, bug, fix or error label, a code snippet, no "
+                "images, at least three positive comments and none that only points elsewhere (at most 300 per "
+                "repository). Fetch a repository's issues from GitHub's API (it allows browser requests; without a token "
+                "GitHub allows 60 requests an hour), or load an export; then make questions and reference answers from "
+                "the kept issues with " <code>"repoqa coreqa build --export FILE"</code> "."
+            </p>
+            <form class="gh-form" on:submit=move |ev| {
+                ev.prevent_default();
+                fetch_issues(st, status, repo.get_untracked(), token.get_untracked(), api.get_untracked());
+            }>
+                <label>"Repository "
+                    <input type="text" id="cq-gh-repo" placeholder="owner/name" required
+                        prop:value=move || repo.get() on:input=move |ev| repo.set(event_target_value(&ev))/>
+                </label>
+                <label>"Token (optional) "
+                    <input type="password" id="cq-gh-token" autocomplete="off"
+                        prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev))/>
+                </label>
+                <button type="submit" id="cq-gh-fetch">"Fetch the issues"</button>
+                <details>
+                    <summary>"API address"</summary>
+                    <input type="url" id="cq-gh-api"
+                        prop:value=move || api.get() on:input=move |ev| api.set(event_target_value(&ev))/>
+                </details>
+            </form>
+            {move || status_line("cq-gh-status", status.get())}
+            {move || reports.get().into_iter().map(|(name, text, r)| {
+                let removed = r.removed.iter().map(|(f, n)| view! {
+                    <tr data-filter=f.to_string()><td>{f.to_string()}</td><td class="n">{*n}</td></tr>
+                }).collect_view();
+                let kept: Vec<String> = r.kept.iter().map(|n| format!("#{n}")).collect();
+                let file = name.clone();
+                view! {
+                    <div class="cq-export" data-name=name.clone()>
+                        <h3>{format!("{}: {} issues and pull requests ({name})", r.repository, r.issues)}</h3>
+                        <table class="grid compact cq-filters">
+                            <thead><tr><th>"removed by"</th><th class="n">"issues"</th></tr></thead>
+                            <tbody>{removed}</tbody>
+                        </table>
+                        <p class="cq-kept">{format!("Kept {}: {}", kept.len(), kept.join(" "))}</p>
+                        <button type="button" class="cq-download-export" on:click=move |_| {
+                            if let Err(e) = download_text(&file, "application/json", &text) {
+                                st.status.set(Some(Err(e.to_string())));
+                            }
+                        }>"Download the export"</button>
+                    </div>
+                }
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// A question of your own, added to my-questions.jsonl (downloadable).
+#[component]
+fn OwnQuestionForm() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let repo = RwSignal::new(String::new());
+    let lang = RwSignal::new(String::new());
+    let question = RwSignal::new(String::new());
+    let reference = RwSignal::new(String::new());
+    let note = RwSignal::new(None::<Result<String, String>>);
+    let own_text = Memo::new(move |_| {
+        st.files.with(|fs| fs.iter().find(|f| f.name == OWN_QUESTIONS).map(|f| f.text.to_string()))
+    });
+    view! {
+        <details id="cq-own">
+            <summary>"Write a question of your own"</summary>
+            <form class="cq-own-form" on:submit=move |ev| {
+                ev.prevent_default();
+                let r = add_own_question(st, repo.get_untracked(), lang.get_untracked(), question.get_untracked(), reference.get_untracked());
+                if r.is_ok() {
+                    question.set(String::new());
+                    reference.set(String::new());
+                }
+                note.set(Some(r));
+            }>
+                <label>"Repository "<input type="text" id="cq-own-repo" placeholder="owner/name"
+                    prop:value=move || repo.get() on:input=move |ev| repo.set(event_target_value(&ev))/></label>
+                <label>"Language "<input type="text" id="cq-own-lang" placeholder="python"
+                    prop:value=move || lang.get() on:input=move |ev| lang.set(event_target_value(&ev))/></label>
+                <label class="wide">"Question (code in fenced blocks) "<textarea id="cq-own-question" rows="4"
+                    prop:value=move || question.get() on:input=move |ev| question.set(event_target_value(&ev))></textarea></label>
+                <label class="wide">"Reference answer "<textarea id="cq-own-reference" rows="4"
+                    prop:value=move || reference.get() on:input=move |ev| reference.set(event_target_value(&ev))></textarea></label>
+                <button type="submit" id="cq-own-add">"Add the question"</button>
+                {move || own_text.get().map(|text| view! {
+                    <button type="button" id="cq-own-download" on:click=move |_| {
+                        if let Err(e) = download_text(OWN_QUESTIONS, "application/x-ndjson", &text) {
+                            st.status.set(Some(Err(e.to_string())));
+                        }
+                    }>{format!("Download {OWN_QUESTIONS}")}</button>
+                })}
+            </form>
+            {move || status_line("cq-own-status", note.get())}
+        </details>
     }
 }
 
@@ -266,6 +403,7 @@ fn QuestionsCard() -> impl IntoView {
     view! {
         <section class="card" id="cq-questions">
             <h2>"Questions"</h2>
+            <OwnQuestionForm/>
             {move || {
                 let (questions, answers, judged) = data.get();
                 if questions.is_empty() {

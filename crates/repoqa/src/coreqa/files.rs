@@ -4,6 +4,7 @@
 //! by that kind's own reader (which names the line of any bad record).
 
 use super::answer::{read_answers, AnswerLine};
+use super::issues::{read_export, IssueExport};
 use super::judge::{read_judge_lines, JudgeLine};
 use super::pairwise::{read_pair_lines, PairLine};
 use super::qa::{read_qa, QaItem};
@@ -20,6 +21,8 @@ pub enum CoreqaFile {
     Answers(Vec<AnswerLine>),
     Judgments(Vec<JudgeLine>),
     Pairs(Vec<PairLine>),
+    /// A GitHub issues export (one JSON object with `issues`).
+    Export(IssueExport),
 }
 
 impl CoreqaFile {
@@ -30,6 +33,7 @@ impl CoreqaFile {
             CoreqaFile::Answers(_) => "answers",
             CoreqaFile::Judgments(_) => "judge scores",
             CoreqaFile::Pairs(_) => "pairwise verdicts",
+            CoreqaFile::Export(_) => "issues export",
         }
     }
 
@@ -39,6 +43,7 @@ impl CoreqaFile {
             CoreqaFile::Answers(v) => v.len(),
             CoreqaFile::Judgments(v) => v.len(),
             CoreqaFile::Pairs(v) => v.len(),
+            CoreqaFile::Export(e) => e.issues.len(),
         }
     }
 
@@ -47,8 +52,9 @@ impl CoreqaFile {
     }
 }
 
-/// Read `bytes` (`name` for messages) as whichever CoReQA file it is: a JSON
-/// list or a first record with `reference_answer` is a QA file; otherwise
+/// Read `bytes` (`name` for messages) as whichever CoReQA file it is: one
+/// JSON object with `issues` is a GitHub issues export; a JSON list or a
+/// first record with `reference_answer` is a QA file; otherwise
 /// the first record's `verdict` makes it pairwise verdicts, `scores` judge
 /// scores, `answer` answers.
 pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaError> {
@@ -61,10 +67,18 @@ pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaEr
     let Some((i, first)) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty()) else {
         return Err(bad(1, "the file is empty".into()));
     };
-    let record: serde_json::Value =
-        serde_json::from_str(first).map_err(|e| bad(i + 1, format!("not JSON Lines ({e})")))?;
+    let record: serde_json::Value = match serde_json::from_str(first) {
+        Ok(r) => r,
+        // An object over several lines: a (pretty-printed) issues export.
+        Err(_) if first.trim_start().starts_with('{') => {
+            return Ok(CoreqaFile::Export(read_export(text.as_bytes(), name)?))
+        }
+        Err(e) => return Err(bad(i + 1, format!("not JSON Lines ({e})"))),
+    };
     let has = |k: &str| record.get(k).is_some();
-    Ok(if has("reference_answer") {
+    Ok(if has("issues") {
+        CoreqaFile::Export(read_export(text.as_bytes(), name)?)
+    } else if has("reference_answer") {
         CoreqaFile::Qa(read_qa(text.as_bytes(), name)?)
     } else if has("verdict") {
         CoreqaFile::Pairs(read_pair_lines(text, name, false)?)
@@ -105,5 +119,7 @@ mod tests {
         let e = read_coreqa_file(format!("{answer}\n{{\"question_id\": 1}}").as_bytes(), "f");
         assert!(e.unwrap_err().to_string().starts_with("f, line 2: not an answer"));
         assert!(read_coreqa_file(b"  ", "f").is_err());
+        let export = "{\"repository\": \"a/b\",\n \"issues\": []}";
+        assert_eq!(read_coreqa_file(export.as_bytes(), "f").unwrap().kind(), "issues export");
     }
 }

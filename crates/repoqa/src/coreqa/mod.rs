@@ -11,6 +11,7 @@ pub mod bm25;
 pub mod elo;
 pub mod files;
 pub mod generate;
+pub mod github;
 pub mod issues;
 pub mod judge;
 pub mod pairwise;
@@ -48,6 +49,8 @@ pub enum CoreqaError {
     Template { message: String },
     #[error("an answer is to question {id:?}, which the QA file does not hold")]
     UnknownQuestion { id: String },
+    #[error("GitHub: {message}")]
+    GitHub { message: String },
     #[error("{path}: not a GitHub issues export ({message})")]
     Export { path: String, message: String },
 }

@@ -1,0 +1,152 @@
+//! Fetching a repository's issues export from GitHub's REST API (the page
+//! does it with `fetch`; GitHub's API allows browser requests): which
+//! requests to send, with which headers, and what a failed one means. The
+//! export is the one `repoqa coreqa issues --export` reads
+//! ([`super::issues::IssueExport`]).
+//!
+//! Closed issues come 100 per page (`GET /repos/{o}/{r}/issues?state=closed`,
+//! newest first, pull requests included as the API lists them) until a
+//! page holds fewer than 100 or [`MAX_ISSUE_PAGES`] pages are read. Comments
+//! (`GET /repos/{o}/{r}/issues/{n}/comments`, 100 per page) are fetched only
+//! for the issues that pass the filters that need no comments (not a pull
+//! request, closed, labelled, a code block and no image in the
+//! description): the others fail the same filter whatever their comments
+//! say, so the filter counts equal those of a full export, with far fewer
+//! requests (GitHub allows 60 an hour without a token).
+
+use super::issues::{failed_filter, Filter, Issue};
+use super::CoreqaError;
+
+/// GitHub's API.
+pub const GITHUB_API: &str = "https://api.github.com";
+/// Items per page (GitHub's most).
+pub const PER_PAGE: usize = 100;
+/// Issue pages read at most (5,000 issues and pull requests).
+pub const MAX_ISSUE_PAGES: usize = 50;
+/// Comment pages read at most per issue.
+pub const MAX_COMMENT_PAGES: usize = 10;
+
+/// `owner/name`, checked (letters, digits, `-`, `_`, `.`; one `/`).
+pub fn check_repository(name: &str) -> Result<String, CoreqaError> {
+    let name = name.trim().trim_end_matches('/');
+    let name = name.strip_prefix("https://github.com/").unwrap_or(name);
+    let ok_part = |p: &str| {
+        !p.is_empty()
+            && p != "."
+            && p != ".."
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    match name.split_once('/') {
+        Some((o, r)) if ok_part(o) && ok_part(r) => Ok(format!("{o}/{r}")),
+        _ => Err(CoreqaError::GitHub {
+            message: format!("{name:?} is not a repository: give it as owner/name"),
+        }),
+    }
+}
+
+/// The address of page `page` (from 1) of the closed issues.
+pub fn issues_url(api: &str, repository: &str, page: usize) -> String {
+    format!(
+        "{}/repos/{repository}/issues?state=closed&per_page={PER_PAGE}&page={page}",
+        api.trim_end_matches('/')
+    )
+}
+
+/// The address of page `page` (from 1) of an issue's comments.
+pub fn comments_url(api: &str, repository: &str, number: u64, page: usize) -> String {
+    format!(
+        "{}/repos/{repository}/issues/{number}/comments?per_page={PER_PAGE}&page={page}",
+        api.trim_end_matches('/')
+    )
+}
+
+/// The headers of every request; the token, when given, as a bearer token.
+pub fn headers(token: Option<&str>) -> Vec<(String, String)> {
+    let mut h = vec![
+        ("Accept".to_string(), "application/vnd.github+json".to_string()),
+        ("X-GitHub-Api-Version".to_string(), "2022-11-28".to_string()),
+    ];
+    if let Some(t) = token.map(str::trim).filter(|t| !t.is_empty()) {
+        h.push(("Authorization".to_string(), format!("Bearer {t}")));
+    }
+    h
+}
+
+/// Whether an issue's comments can change whether the filters keep it.
+pub fn needs_comments(issue: &Issue) -> bool {
+    matches!(failed_filter(issue, &[]), None | Some(Filter::FewPositive))
+}
+
+/// What a failed request means, with what to do.
+pub fn request_error(url: &str, status: u16, body: &str, has_token: bool) -> CoreqaError {
+    let says = crate::llm::api_message(body).map(|m| format!(": {m}")).unwrap_or_default();
+    let message = match status {
+        401 => format!("{url}: HTTP 401{says}; the token was refused (check it, or leave it out)"),
+        403 | 429 if !has_token => format!(
+            "{url}: HTTP {status}{says}; GitHub allows 60 requests an hour without a token: give a token (a fine-grained one with read access to public repositories is enough), or wait"
+        ),
+        403 | 429 => format!("{url}: HTTP {status}{says}; GitHub's rate limit for this token: wait"),
+        404 => format!(
+            "{url}: HTTP 404{says}; no such repository, or a private one (give a token that can read it)"
+        ),
+        _ => format!("{url}: HTTP {status}{says}"),
+    };
+    CoreqaError::GitHub { message }
+}
+
+/// One page of issues or comments: its items (as JSON values, so every
+/// field is kept) and whether more pages may follow.
+pub fn read_page<T: serde::de::DeserializeOwned>(
+    url: &str,
+    body: &str,
+) -> Result<(Vec<T>, bool), CoreqaError> {
+    let items: Vec<T> = serde_json::from_str(body).map_err(|e| CoreqaError::GitHub {
+        message: format!("{url}: not a list of GitHub objects ({e})"),
+    })?;
+    let more = items.len() >= PER_PAGE;
+    Ok((items, more))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_what_failures_mean() {
+        assert_eq!(check_repository(" https://github.com/acme/widget/ ").unwrap(), "acme/widget");
+        for bad in ["acme", "acme/", "a/b/c", "../x", "a b/c"] {
+            assert!(check_repository(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            issues_url("http://127.0.0.1:9/", "a/b", 2),
+            "http://127.0.0.1:9/repos/a/b/issues?state=closed&per_page=100&page=2"
+        );
+        assert_eq!(
+            comments_url(GITHUB_API, "a/b", 7, 1),
+            "https://api.github.com/repos/a/b/issues/7/comments?per_page=100&page=1"
+        );
+        assert_eq!(headers(Some(" t ")).last().unwrap().1, "Bearer t");
+        assert_eq!(headers(Some("")).len(), 2);
+        let e = request_error("u", 403, r#"{"message": "API rate limit exceeded"}"#, false);
+        assert!(e
+            .to_string()
+            .contains("API rate limit exceeded; GitHub allows 60 requests an hour"));
+        let (items, more) = read_page::<serde_json::Value>("u", "[1, 2]").unwrap();
+        assert_eq!((items.len(), more), (2, false));
+        assert!(read_page::<serde_json::Value>("u", "{}").is_err());
+    }
+
+    #[test]
+    fn comments_are_fetched_only_where_they_can_matter() {
+        let issue = |body: &str, state: &str| -> Issue {
+            serde_json::from_value(serde_json::json!({
+                "number": 1, "title": "t", "state": state, "labels": [{"name": "bug"}], "body": body
+            }))
+            .unwrap()
+        };
+        assert!(needs_comments(&issue("```\nx\n```", "closed")));
+        assert!(!needs_comments(&issue("no code", "closed")));
+        assert!(!needs_comments(&issue("```\nx\n```", "open")));
+        assert!(!needs_comments(&issue("```\nx\n```\n![a](b.png)", "closed")));
+    }
+}
