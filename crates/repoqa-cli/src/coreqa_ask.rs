@@ -417,10 +417,7 @@ impl JudgeInputs {
         Ok(JudgeInputs {
             qa: load_qa(&a.qa)?,
             answers: load_answers(&a.answers)?,
-            template: match &a.template {
-                Some(path) => fs_read_text(path, "judge prompt")?,
-                None => default.to_string(),
-            },
+            template: template_or(&a.template, default)?,
             tok: tokenizer(&a.tokenizer)?,
         })
     }
@@ -449,18 +446,35 @@ impl JudgeInputs {
         &self,
         build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<Vec<T>, CoreqaError>,
     ) -> Result<Vec<T>, CliError> {
-        let mut error = None;
-        let mut count = |p: &str| {
-            self.tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
-                error.get_or_insert(e);
-                0
-            })
-        };
-        let items = build(&mut count)?;
-        match error {
-            Some(e) => Err(e.into()),
-            None => Ok(items),
-        }
+        counted(&self.tok, build)
+    }
+}
+
+/// What `build` makes with a counter of `tok`'s tokens, or the first
+/// error counting gave (before anything is asked).
+fn counted<T>(
+    tok: &Tokenizer,
+    build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, CoreqaError>,
+) -> Result<T, CliError> {
+    let mut error = None;
+    let mut count = |p: &str| {
+        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
+            error.get_or_insert(e);
+            0
+        })
+    };
+    let made = build(&mut count)?;
+    match error {
+        Some(e) => Err(e.into()),
+        None => Ok(made),
+    }
+}
+
+/// The prompt template at `path`, or `default`.
+fn template_or(path: &Option<PathBuf>, default: &str) -> Result<String, CliError> {
+    match path {
+        Some(p) => fs_read_text(p, "prompt template"),
+        None => Ok(default.to_string()),
     }
 }
 
@@ -515,22 +529,12 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         )));
     }
     let issues = kept_issues(&export, &report.kept);
-    let template = |path: &Option<PathBuf>, default: &str| match path {
-        Some(p) => fs_read_text(p, "prompt template"),
-        None => Ok(default.to_string()),
-    };
-    let question_template = template(&a.question_template, QUESTION_TEMPLATE)?;
-    let reference_template = template(&a.reference_template, REFERENCE_TEMPLATE)?;
+    let question_template = template_or(&a.question_template, QUESTION_TEMPLATE)?;
+    let reference_template = template_or(&a.reference_template, REFERENCE_TEMPLATE)?;
     let tok = tokenizer(&a.tokenizer)?;
-    let mut count_error = None;
-    let mut count = |p: &str| {
-        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
-            count_error.get_or_insert(e);
-            0
-        })
-    };
     let repository = export.repository.as_str();
-    let questions = question_items(repository, &issues, &question_template, &mut count)?;
+    let questions =
+        counted(&tok, |count| question_items(repository, &issues, &question_template, count))?;
 
     let qpath = questions_path(&a.output);
     let qname = qpath.display().to_string();
@@ -546,17 +550,10 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         Ok(read_questions(text, &qname, true)?.iter().map(QuestionLine::id).collect())
     });
     let written = read_questions(&fs_read_text(&qpath, "questions")?, &qname, true)?;
-    let references = reference_items(
-        repository,
-        &issues,
-        &written,
-        a.language.as_deref(),
-        &reference_template,
-        &mut count,
-    )?;
-    if let Some(e) = count_error {
-        return Err(e.into());
-    }
+    let language = a.language.as_deref();
+    let references = counted(&tok, |count| {
+        reference_items(repository, &issues, &written, language, &reference_template, count)
+    })?;
     let oname = a.output.display().to_string();
     let job = Asking { output: &a.output, what: "QA items", ..job };
     let asked_references = ask_items(&job, &references, |text| {

@@ -122,7 +122,7 @@ impl RunItem for AnswerItem {
             model: self.model.clone(),
             answer: reply.to_string(),
         };
-        serde_json::to_string(&line).map(|l| l + "\n").map_err(|e| e.to_string())
+        super::jsonl_line(&line)
     }
 }
 

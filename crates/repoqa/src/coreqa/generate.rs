@@ -197,7 +197,7 @@ impl RunItem for QuestionItem {
             number: self.number,
             question: question_text(reply, &self.snippets),
         };
-        serde_json::to_string(&line).map(|l| l + "\n").map_err(|e| e.to_string())
+        super::jsonl_line(&line)
     }
 }
 
@@ -306,7 +306,7 @@ impl RunItem for ReferenceItem {
     }
     fn output_line(&self, reply: &str) -> Result<String, String> {
         let qa = QaItem { reference_answer: reply.trim().to_string(), ..self.qa.clone() };
-        serde_json::to_string(&qa).map(|l| l + "\n").map_err(|e| e.to_string())
+        super::jsonl_line(&qa)
     }
 }
 

@@ -263,7 +263,7 @@ impl RunItem for JudgeItem {
             scores: v.scores,
             reasoning: v.reasoning,
         };
-        serde_json::to_string(&line).map(|l| l + "\n").map_err(|e| e.to_string())
+        super::jsonl_line(&line)
     }
 }
 

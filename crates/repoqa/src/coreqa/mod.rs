@@ -55,6 +55,11 @@ pub enum CoreqaError {
     Export { path: String, message: String },
 }
 
+/// `record` as one JSON Lines line (with its newline), for a run's outputs.
+pub(crate) fn jsonl_line<T: Serialize>(record: &T) -> Result<String, String> {
+    serde_json::to_string(record).map(|l| l + "\n").map_err(|e| e.to_string())
+}
+
 /// `bytes` as text without a leading BOM, or an error naming the line of
 /// the first byte that is not UTF-8.
 pub(crate) fn utf8_text<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, CoreqaError> {

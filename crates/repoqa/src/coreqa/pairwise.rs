@@ -130,7 +130,7 @@ impl RunItem for PairItem {
             judge: self.judge.clone(),
             reasoning,
         };
-        serde_json::to_string(&line).map(|l| l + "\n").map_err(|e| e.to_string())
+        super::jsonl_line(&line)
     }
 }
 
