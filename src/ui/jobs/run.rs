@@ -6,24 +6,18 @@
 //! Resume, Cancel). A reload finds the stored answers: the next run asks
 //! only the rest (`repoqa::llm::runlog::plan_run`).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::llm::presets::NO_STATUS;
-use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStep};
+use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStats};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
-use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
-use repoqa::llm::wire::{read_reply, Endpoint, Outcome, TransportError};
-use repoqa::llm::{snippet, HttpReply};
-use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
+use repoqa::llm::snippet;
+use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 
+use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, Sink};
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
-use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
 use crate::ui::state::run::{mark_active, save_log, RunLive, RunState};
@@ -51,69 +45,6 @@ impl Default for ModelRun {
 
 pub fn use_model_run() -> ModelRun {
     expect_context::<ModelRun>()
-}
-
-/// The form's settings with the key (from memory), for the browser.
-fn settings_of(rs: RunState) -> Result<Endpoint, UiError> {
-    let mut s = rs.form.with_untracked(|f| f.settings.clone());
-    let key = rs.key.get_untracked();
-    s.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
-    s.from_browser = true;
-    s.validate().map_err(UiError::invalid)?;
-    Ok(s)
-}
-
-/// The form's pacing, checked as the CLI checks its flags (one core rule,
-/// `RunPace::check`); the message names the form's field.
-fn pace_of(rs: RunState) -> Result<(ScheduleConfig, u32), UiError> {
-    let pace = rs.form.with_untracked(|f| RunPace {
-        concurrency: f.concurrency,
-        timeout_s: f.timeout_s,
-        max_retries: f.max_retries,
-        retry_base_ms: f.retry_base_ms,
-    });
-    let config = pace.check().map_err(|e| {
-        let field = match e.setting() {
-            RunLimit::Concurrency => "Concurrency",
-            RunLimit::Timeout => "Timeout per request",
-            RunLimit::RetryBase => "First retry delay",
-        };
-        UiError::invalid(format!("{field}: {e}"))
-    })?;
-    // In range: at most a day, far below u32::MAX milliseconds.
-    Ok((config, (pace.timeout_s * 1000.0).ceil() as u32))
-}
-
-/// Replies delivered by the request tasks, and a way to wake the run loop.
-#[derive(Default)]
-struct Inbox {
-    replies: RefCell<Vec<(usize, Result<HttpReply, TransportError>)>>,
-    wake: RefCell<Option<js_sys::Function>>,
-}
-
-impl Inbox {
-    fn deliver(&self, item: (usize, Result<HttpReply, TransportError>)) {
-        self.replies.borrow_mut().push(item);
-        let wake = self.wake.borrow_mut().take();
-        if let Some(f) = wake {
-            let _ = f.call0(&JsValue::NULL);
-        }
-    }
-
-    /// Until a reply arrives or `ms` pass.
-    async fn wait(&self, ms: i32) {
-        if !self.replies.borrow().is_empty() {
-            return;
-        }
-        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-            }
-            *self.wake.borrow_mut() = Some(resolve);
-        });
-        let _ = JsFuture::from(promise).await;
-        self.wake.borrow_mut().take();
-    }
 }
 
 /// Merge the answers saved in IndexedDB (a reload restores them lazily):
@@ -146,7 +77,7 @@ async fn save_answers(app: AppState) -> Result<(), UiError> {
 /// only those whose last attempt failed; `only`: just these task ids).
 pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, only: Option<String>) {
     rs.connection.set(None);
-    let settings = match settings_of(rs) {
+    let settings = match endpoint_of(rs) {
         Ok(s) => s,
         Err(e) => return runner.show(super::Line::Failed(e.to_string())),
     };
@@ -205,75 +136,13 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
-        let inbox = Rc::new(Inbox::default());
-        loop {
-            if rs.session_now() != session {
-                // "New session": the replies still in flight are dropped.
-                ctx.done("Ended by New session: nothing more was stored.");
-                return Ok(());
-            }
-            if ctx.cancelled() && !run.scheduler().is_cancelled() {
-                run.scheduler().cancel();
-            }
-            let paused = ctx.paused();
-            if paused != run.scheduler().is_paused() {
-                if paused {
-                    run.scheduler().pause();
-                } else {
-                    run.scheduler().resume();
-                }
-            }
-            let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
-            let mut unsaved = Unsaved::default();
-            for (task, reply) in batch {
-                if rs.session_now() != session {
-                    break;
-                }
-                if let Err(TransportError::Network(m)) = &reply {
-                    let m = m.clone();
-                    rs.live.update(|l| l.no_status = Some(m));
-                }
-                let ev = run.complete(task, reply.as_ref(), now_ms(), repoqa::report::now_eval_date());
-                on_event(app, rs, ev, &mut unsaved);
-            }
-            if rs.session_now() != session {
-                continue;
-            }
-            store(app, rs, unsaved).await;
-            let stats = run.stats;
-            rs.live.update(|l| l.stats = stats);
-            ctx.count(stats.answered + stats.failed, total);
-            match run.next(now_ms()) {
-                RunStep::Send { task, request, .. } => {
-                    let inbox = inbox.clone();
-                    spawn_local(async move {
-                        let reply = post_model_request(&request, timeout).await;
-                        inbox.deliver((task, reply));
-                    });
-                }
-                RunStep::Wait { until_ms } => {
-                    let ms = until_ms
-                        .map(|u| (u - now_ms()).ceil().clamp(0.0, 200.0) as i32)
-                        .unwrap_or(200);
-                    inbox.wait(ms).await;
-                }
-                RunStep::Done => break,
-            }
+        let mut sink = TaskSink { app, rs, session, unsaved: Unsaved::default() };
+        if ask_all(&ctx, &mut run, timeout, &mut sink).await == AskEnd::Superseded {
+            ctx.done("Ended by New session: nothing more was stored.");
+            return Ok(());
         }
         mark_active(false).await;
-        let s = run.stats;
-        let not_asked = run.not_asked().len();
-        let tokens = s.prompt_tokens + s.completion_tokens;
-        let mut summary = format!(
-            "{} answered, {} failed, {} not asked, {} retries, {tokens} tokens",
-            s.answered, s.failed, not_asked, s.retries
-        );
-        if s.truncated > 0 {
-            summary.push_str(&format!(
-                "; WARNING: {} prompt(s) cut by the server, their scores are meaningless",
-                s.truncated
-            ));
-        }
+        let summary = summary(&run);
         if let Some(reason) = rs.live.with_untracked(|l| l.stopped.clone()) {
             return Err(UiError::invalid(format!(
                 "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
@@ -295,38 +164,68 @@ struct Unsaved {
     log: bool,
 }
 
-/// Take one event into the page's state; what it changed is stored by
-/// [`store`] once per batch of replies.
-fn on_event(app: AppState, rs: RunState, ev: RunEvent, unsaved: &mut Unsaved) {
-    match ev {
-        RunEvent::Answered { reply, record, .. } => {
-            let id = record.task_id.clone();
-            app.answers.update(|a| {
-                a.insert(id.clone(), reply);
-            });
-            if record.truncated {
-                rs.live.update(|l| l.truncated.push(id));
-            }
-            if let Some(other) = &record.answered_by {
-                let w =
-                    repoqa::llm::runlog::other_model_warning(&record.model, other, &record.task_id);
-                rs.live.update(|l| {
-                    l.other_model.get_or_insert(w);
+/// Where a RepoQA run's events go: the answers the Results table scores
+/// and the run log.
+struct TaskSink {
+    app: AppState,
+    rs: RunState,
+    session: u64,
+    unsaved: Unsaved,
+}
+
+impl Sink for TaskSink {
+    fn current(&self) -> bool {
+        self.rs.session_now() == self.session
+    }
+
+    fn no_status(&mut self, reason: &str) {
+        let m = reason.to_string();
+        self.rs.live.update(|l| l.no_status = Some(m));
+    }
+
+    fn stats(&mut self, stats: RunStats) {
+        self.rs.live.update(|l| l.stats = stats);
+    }
+
+    async fn store(&mut self) {
+        store(self.app, self.rs, std::mem::take(&mut self.unsaved)).await;
+    }
+
+    fn event(&mut self, ev: RunEvent) {
+        let (app, rs, unsaved) = (self.app, self.rs, &mut self.unsaved);
+        match ev {
+            RunEvent::Answered { reply, record, .. } => {
+                let id = record.task_id.clone();
+                app.answers.update(|a| {
+                    a.insert(id.clone(), reply);
                 });
+                if record.truncated {
+                    rs.live.update(|l| l.truncated.push(id));
+                }
+                if let Some(other) = &record.answered_by {
+                    let w = repoqa::llm::runlog::other_model_warning(
+                        &record.model,
+                        other,
+                        &record.task_id,
+                    );
+                    rs.live.update(|l| {
+                        l.other_model.get_or_insert(w);
+                    });
+                }
+                rs.log.update(|l| l.push(record));
+                unsaved.answers = true;
+                unsaved.log = true;
             }
-            rs.log.update(|l| l.push(record));
-            unsaved.answers = true;
-            unsaved.log = true;
+            RunEvent::Failed { record, .. } => {
+                rs.log.update(|l| l.push(record));
+                unsaved.log = true;
+            }
+            RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
+            RunEvent::Stopped { reason } => rs.live.update(|l| {
+                l.stopped.get_or_insert(reason);
+            }),
+            RunEvent::Ignored => {}
         }
-        RunEvent::Failed { record, .. } => {
-            rs.log.update(|l| l.push(record));
-            unsaved.log = true;
-        }
-        RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
-        RunEvent::Stopped { reason } => rs.live.update(|l| {
-            l.stopped.get_or_insert(reason);
-        }),
-        RunEvent::Ignored => {}
     }
 }
 
@@ -349,7 +248,7 @@ async fn store(app: AppState, rs: RunState, unsaved: Unsaved) {
 /// verdict goes to `rs.connection` (and a failure before any HTTP status
 /// to `rs.live.no_status`, which shows how to allow browser origins).
 pub fn test_connection(rs: RunState) {
-    let mut settings = match settings_of(rs) {
+    let mut settings = match endpoint_of(rs) {
         Ok(s) => s,
         Err(e) => return rs.connection.set(Some((false, e.to_string()))),
     };
