@@ -7,9 +7,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use repoqa::coreqa::answer::{
-    answer_prompt, read_answers, AnswerContext, AnswerItem, AnswerLine, ContextSetting,
-};
+use repoqa::coreqa::answer::{answer_items, read_answers, AnswerLine, AnswerSetup, ContextSetting};
 use repoqa::coreqa::elo::compare;
 use repoqa::coreqa::generate::{
     kept_issues, question_items, read_questions, reference_items, QuestionLine, QUESTION_TEMPLATE,
@@ -17,7 +15,8 @@ use repoqa::coreqa::generate::{
 };
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::{
-    judge_items, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPLATE,
+    judge_items, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPERATURE,
+    JUDGE_TEMPLATE,
 };
 use repoqa::coreqa::pairwise::{
     in_item_order, pair_items, read_pair_lines, PairLine, PAIRWISE_TEMPLATE,
@@ -25,10 +24,7 @@ use repoqa::coreqa::pairwise::{
 use repoqa::coreqa::qa::{read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
-use repoqa::coreqa::whole_repo::repo_markdown;
-use repoqa::coreqa::{
-    chunk_files, question_context, Bm25Okapi, Bm25Tokenize, Chunk, CoreqaError, RecursiveSplitter,
-};
+use repoqa::coreqa::{Bm25Tokenize, CoreqaError, RecursiveSplitter};
 use repoqa::llm::run::{BenchmarkRun, RunItem};
 use repoqa::llm::runlog::{self, TaskSelection};
 use repoqa::tokenize::Tokenizer;
@@ -36,9 +32,6 @@ use repoqa::tokenize::Tokenizer;
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
 use crate::error::{fs_read, fs_read_text, CliError};
 use crate::stdout::outln;
-
-/// The judge's temperature in the paper.
-const JUDGE_TEMPERATURE: f64 = 0.2;
 
 #[derive(clap::Args)]
 pub struct AnswerArgs {
@@ -273,84 +266,37 @@ fn one_repository(qa: &[QaItem]) -> Result<&str, CliError> {
 pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     let qa = load_qa(&a.qa)?;
     let tok = tokenizer(&a.tokenizer)?;
-    let count = |text: &str| -> Result<usize, CliError> { Ok(tok.tokens(text)?.len()) };
-    let mut settings = a.setting.clone();
-    settings.sort();
-    settings.dedup();
-    let needs_repo = settings.iter().any(|s| *s != ContextSetting::None);
-    let mut chunks: Vec<Chunk> = Vec::new();
-    let mut markdown = String::new();
+    let needs_repo = a.setting.iter().any(|s| *s != ContextSetting::None);
+    let mut dir = None;
     if needs_repo {
         let Some(repo) = &a.repo else {
             return Err(CliError::usage(
                 "--setting retrieval and whole need --repo DIR, the repository folder",
             ));
         };
-        let name = one_repository(&qa)?;
-        let dir = read_text_dir(repo, TextDirLimits::default())?;
-        for (path, why) in &dir.skipped {
+        if a.setting.contains(&ContextSetting::Whole) && a.window.is_none() {
+            return Err(CliError::usage(
+                "--setting whole needs --window N, the answering model's context window in tokens",
+            ));
+        }
+        RecursiveSplitter::new(a.chunk_size, a.chunk_overlap)
+            .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
+        let read = read_text_dir(repo, TextDirLimits::default())?;
+        for (path, why) in &read.skipped {
             eprintln!("repoqa: coreqa: left out {path}: {why}");
         }
-        if settings.contains(&ContextSetting::Retrieval) {
-            let splitter = RecursiveSplitter::new(a.chunk_size, a.chunk_overlap)
-                .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
-            chunks = chunk_files(&dir.files, &splitter);
-        }
-        if settings.contains(&ContextSetting::Whole) {
-            let Some(window) = a.window else {
-                return Err(CliError::usage(
-                    "--setting whole needs --window N, the answering model's context window in tokens",
-                ));
-            };
-            markdown = repo_markdown(name, &dir.files);
-            let tokens = count(&markdown)?;
-            if tokens > window {
-                return Err(CoreqaError::TooLong { tokens, window }.into());
-            }
-        }
+        dir = Some((one_repository(&qa)?, read.files));
     }
-    let index = if chunks.is_empty() {
-        None
-    } else {
-        let corpus: Vec<Vec<&str>> =
-            chunks.iter().map(|c| a.bm25_tokenize.tokens(&c.text)).collect();
-        Bm25Okapi::new(&corpus)
+    let setup = AnswerSetup {
+        repository: dir.as_ref().map(|(name, files)| (*name, files.as_slice())),
+        top: a.top,
+        chunk_size: a.chunk_size,
+        chunk_overlap: a.chunk_overlap,
+        tokenize: a.bm25_tokenize,
+        window: a.window,
+        ..AnswerSetup::new(&a.api.model, &a.setting)
     };
-    if settings.contains(&ContextSetting::Retrieval) && index.is_none() {
-        return Err(CoreqaError::NoChunks.into());
-    }
-    let mut items = Vec::with_capacity(qa.len() * settings.len());
-    for q in &qa {
-        for &setting in &settings {
-            let found;
-            let picked: Vec<&Chunk>;
-            let context = match (setting, &index) {
-                (ContextSetting::None, _) => AnswerContext::None,
-                (ContextSetting::Whole, _) => AnswerContext::Whole(&markdown),
-                (ContextSetting::Retrieval, Some(index)) => {
-                    found = question_context(&chunks, index, &q.question, a.bm25_tokenize, a.top);
-                    picked = found
-                        .iter()
-                        .filter_map(|f| {
-                            chunks
-                                .iter()
-                                .find(|c| c.path == f.chunk.path && c.index == f.chunk.index)
-                        })
-                        .collect();
-                    AnswerContext::Chunks(&picked)
-                }
-                (ContextSetting::Retrieval, None) => AnswerContext::None,
-            };
-            let prompt = answer_prompt(q, context);
-            items.push(AnswerItem {
-                question_id: q.id.clone(),
-                setting,
-                model: a.api.model.clone(),
-                prompt_ntokens: count(&prompt)?,
-                prompt,
-            });
-        }
-    }
+    let items = counted(&tok, |count| answer_items(&qa, &setup, count))?;
     let model = a.api.model.clone();
     let answered = |text: &str| -> Result<HashSet<String>, CliError> {
         let lines = read_answers(text, &a.output.display().to_string(), true)?;

@@ -3,7 +3,34 @@
 
 use leptos::prelude::*;
 
-use crate::ui::jobs::{use_runner, Line};
+use crate::ui::jobs::{use_runner, Line, Runner};
+
+/// A model run's line as its `data-state` says it (tracked): idle,
+/// running, paused, failed or done.
+pub fn run_state(runner: Runner) -> &'static str {
+    match runner.line_signal().get() {
+        Line::Idle => "idle",
+        Line::Running { .. } if runner.paused() => "paused",
+        Line::Running { .. } => "running",
+        Line::Failed(_) => "failed",
+        Line::Done(_) => "done",
+    }
+}
+
+/// Pause (Resume) and Cancel buttons of a model run's line:
+/// `{prefix}-pause` and `{prefix}-cancel`.
+#[component]
+pub fn PauseCancel(runner: Runner, prefix: &'static str) -> impl IntoView {
+    let busy = move || runner.busy();
+    view! {
+        <button type="button" id=format!("{prefix}-pause") disabled=move || !busy()
+            on:click=move |_| runner.set_paused(!runner.paused())>
+            {move || if runner.paused() { "Resume" } else { "Pause" }}
+        </button>
+        <button type="button" id=format!("{prefix}-cancel") disabled=move || !busy() || runner.cancelling()
+            on:click=move |_| runner.cancel()>{move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}</button>
+    }
+}
 
 #[component]
 pub fn Progress() -> impl IntoView {

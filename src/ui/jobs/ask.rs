@@ -58,13 +58,34 @@ pub fn pace_of(rs: RunState) -> Result<(ScheduleConfig, u32), UiError> {
     Ok((config, (pace.timeout_s * 1000.0).ceil() as u32))
 }
 
+/// The page's session a run started in ("New session" ends the run:
+/// replies still in flight are dropped).
+#[derive(Clone, Copy)]
+pub struct RunSession {
+    pub rs: RunState,
+    at: u64,
+}
+
+impl RunSession {
+    pub fn now(rs: RunState) -> RunSession {
+        RunSession { rs, at: rs.session_now() }
+    }
+
+    pub fn current(self) -> bool {
+        self.rs.session_now() == self.at
+    }
+}
+
 /// Where a run's events go.
 pub trait Sink {
-    /// The run still belongs to the page's session ("New session" ends it:
-    /// replies still in flight are dropped).
-    fn current(&self) -> bool;
-    /// A request got no HTTP status (CORS or unreachable): its reason.
-    fn no_status(&mut self, _reason: &str) {}
+    /// The session the run started in.
+    fn session(&self) -> RunSession;
+    /// A request got no HTTP status (CORS or unreachable): its reason,
+    /// shown by the Run page with how to allow browser origins.
+    fn no_status(&mut self, reason: &str) {
+        let m = reason.to_string();
+        self.session().rs.live.update(|l| l.no_status = Some(m));
+    }
     /// Take one event into the page's state.
     fn event(&mut self, event: RunEvent);
     /// Store what this batch's events changed (awaited before the next
@@ -128,7 +149,7 @@ pub async fn ask_all<T: RunItem>(
     let total = run.stats.total;
     let inbox = Rc::new(Inbox::default());
     loop {
-        if !sink.current() {
+        if !sink.session().current() {
             return AskEnd::Superseded;
         }
         if ctx.cancelled() && !run.scheduler().is_cancelled() {
@@ -144,7 +165,7 @@ pub async fn ask_all<T: RunItem>(
         }
         let batch: Vec<_> = std::mem::take(&mut *inbox.replies.borrow_mut());
         for (item, reply) in batch {
-            if !sink.current() {
+            if !sink.session().current() {
                 return AskEnd::Superseded;
             }
             if let Err(TransportError::Network(m)) = &reply {
@@ -154,7 +175,7 @@ pub async fn ask_all<T: RunItem>(
             sink.event(run.complete(item, reply.as_ref(), now_ms(), time));
         }
         sink.store().await;
-        if !sink.current() {
+        if !sink.session().current() {
             return AskEnd::Superseded;
         }
         sink.stats(run.stats);

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ui::browser::fetch::{fetch_bytes, get_text, read_blob};
 use crate::ui::error::UiError;
-use crate::ui::state::coreqa::{CoreqaState, LoadedCoreqa};
+use crate::ui::state::coreqa::{AskForm, CoreqaState, LoadedCoreqa};
 use crate::ui::storage;
 
 /// Where the loaded files are kept.
@@ -48,7 +48,23 @@ fn parse(name: String, bytes: Vec<u8>) -> Result<LoadedCoreqa, UiError> {
     Ok(LoadedCoreqa { name, text, file: Arc::new(file) })
 }
 
-async fn save(st: CoreqaState) -> Result<(), UiError> {
+/// Where the "Ask a model" card's settings are kept.
+const KEY_ASK_FORM: &str = "coreqa-ask-form";
+
+/// Store the "Ask a model" card's settings (in the background).
+pub fn save_form(st: CoreqaState) -> Result<(), UiError> {
+    let json = serde_json::to_string(&st.ask.get_untracked())?;
+    spawn_local(async move {
+        if let Err(e) = storage::save_json(KEY_ASK_FORM, &json).await {
+            leptos::logging::warn!("CoReQA settings not saved: {e}");
+        }
+    });
+    Ok(())
+}
+
+/// Store every file on the page now (awaited: a reload right after finds
+/// them).
+pub async fn save(st: CoreqaState) -> Result<(), UiError> {
     let saved: Vec<Saved> = st.files.with_untracked(|fs| {
         fs.iter().map(|f| Saved { name: f.name.clone(), text: f.text.to_string() }).collect()
     });
@@ -128,6 +144,12 @@ pub fn restore(st: CoreqaState) {
     }
     st.restored.set(true);
     spawn_local(async move {
+        if let Ok(Some(json)) = storage::load_json(KEY_ASK_FORM).await {
+            match serde_json::from_str::<AskForm>(&json) {
+                Ok(f) => st.ask.set(f),
+                Err(e) => leptos::logging::warn!("saved CoReQA settings unreadable: {e}"),
+            }
+        }
         let saved = match storage::load_json(KEY_FILES).await {
             Ok(Some(json)) => serde_json::from_str::<Vec<Saved>>(&json).unwrap_or_default(),
             _ => return,

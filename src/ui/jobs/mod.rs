@@ -36,6 +36,7 @@ pub mod ask;
 pub mod build;
 pub mod build_pool;
 pub mod coreqa;
+pub mod coreqa_ask;
 pub mod curate;
 pub mod dataset;
 pub mod describe;

@@ -15,7 +15,7 @@ use repoqa::llm::runlog::{plan_run, TaskSelection};
 use repoqa::llm::snippet;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 
-use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, Sink};
+use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
@@ -96,7 +96,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() };
     }
     let model = settings.model.trim().to_string();
-    let session = rs.session_now();
+    let session = RunSession::now(rs);
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
         merge_saved_answers(app).await;
         let tasks = app.tasks.get_untracked();
@@ -169,18 +169,13 @@ struct Unsaved {
 struct TaskSink {
     app: AppState,
     rs: RunState,
-    session: u64,
+    session: RunSession,
     unsaved: Unsaved,
 }
 
 impl Sink for TaskSink {
-    fn current(&self) -> bool {
-        self.rs.session_now() == self.session
-    }
-
-    fn no_status(&mut self, reason: &str) {
-        let m = reason.to_string();
-        self.rs.live.update(|l| l.no_status = Some(m));
+    fn session(&self) -> RunSession {
+        self.session
     }
 
     fn stats(&mut self, stats: RunStats) {

@@ -87,6 +87,7 @@ pub fn CoreqaPage() -> impl IntoView {
                 </For>
             </ul>
         </section>
+        <super::coreqa_ask::AskCard/>
         <JudgeCard/>
         <PairwiseCard/>
         <QuestionsCard/>

@@ -3,6 +3,7 @@
 
 pub mod about;
 pub mod coreqa;
+pub mod coreqa_ask;
 pub mod curate;
 pub mod dataset;
 pub mod home;

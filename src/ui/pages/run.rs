@@ -14,6 +14,7 @@ use repoqa::llm::wire::Provider;
 
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
+use crate::ui::components::progress::{run_state, PauseCancel};
 use crate::ui::jobs::run::{start, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
@@ -256,13 +257,7 @@ fn RunControls() -> impl IntoView {
         Line::Running { done, total, .. } => (done, total),
         _ => (0, 0),
     };
-    let state_attr = move || match line.get() {
-        Line::Idle => "idle",
-        Line::Running { .. } if runner.paused() => "paused",
-        Line::Running { .. } => "running",
-        Line::Failed(_) => "failed",
-        Line::Done(_) => "done",
-    };
+    let state_attr = move || run_state(runner);
     view! {
         <div class="row">
             <button type="button" id="run-test-connection" on:click=move |_| test_connection(rs)>"Test connection"</button>
@@ -273,12 +268,7 @@ fn RunControls() -> impl IntoView {
         <div class="row">
             <button type="button" class="primary" id="run-start" disabled=busy
                 on:click=move |_| start(app, rs, runner, false, None)>"Run"</button>
-            <button type="button" id="run-pause" disabled=move || !busy()
-                on:click=move |_| runner.set_paused(!runner.paused())>
-                {move || if runner.paused() { "Resume" } else { "Pause" }}
-            </button>
-            <button type="button" id="run-cancel" disabled=move || !busy() || runner.cancelling()
-                on:click=move |_| runner.cancel()>{move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}</button>
+            <PauseCancel runner=runner prefix="run"/>
         </div>
         <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
             data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">

@@ -5,11 +5,13 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::AnswerLine;
+use repoqa::coreqa::answer::{AnswerLine, ContextSetting};
 use repoqa::coreqa::files::CoreqaFile;
 use repoqa::coreqa::judge::JudgeLine;
 use repoqa::coreqa::pairwise::PairLine;
 use repoqa::coreqa::qa::QaItem;
+use repoqa::llm::run::RunStats;
+use serde::{Deserialize, Serialize};
 
 /// One loaded file: its name, its text (what is saved) and what it holds.
 #[derive(Clone)]
@@ -19,9 +21,72 @@ pub struct LoadedCoreqa {
     pub file: Arc<CoreqaFile>,
 }
 
+/// What the "Ask a model" card asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AskStep {
+    /// Answer the questions (the answering model).
+    Answer,
+    /// Score every answer (the judge).
+    Judge,
+    /// Compare two models' answers, in both orders (the judge).
+    Pairwise,
+}
+
+/// The "Ask a model" card's settings (saved in IndexedDB; the API, its key
+/// and the pace are the Run page's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AskForm {
+    pub step: AskStep,
+    /// The model asked; empty: the Run page's.
+    pub model: String,
+    /// The answering settings.
+    pub settings: Vec<ContextSetting>,
+    /// The answering model's window in tokens (the whole setting).
+    pub window: Option<usize>,
+    /// Times each answer is judged.
+    pub repetitions: u32,
+    /// The setting whose answers are compared pairwise.
+    pub pair_setting: ContextSetting,
+    pub judge_template: String,
+    pub pairwise_template: String,
+}
+
+impl Default for AskForm {
+    fn default() -> AskForm {
+        AskForm {
+            step: AskStep::Answer,
+            model: String::new(),
+            settings: vec![ContextSetting::None],
+            window: None,
+            repetitions: 2,
+            pair_setting: ContextSetting::None,
+            judge_template: repoqa::coreqa::judge::JUDGE_TEMPLATE.to_string(),
+            pairwise_template: repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE.to_string(),
+        }
+    }
+}
+
+/// What the running (or last) ask shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AskLive {
+    /// The file the lines go to.
+    pub output: String,
+    pub stats: RunStats,
+    /// Failed requests: id and reason.
+    pub failed: Vec<(String, String)>,
+    pub last_retry: Option<String>,
+    pub stopped: Option<String>,
+    /// Lines not saved (IndexedDB refused): the last error.
+    pub save_error: Option<String>,
+}
+
 #[derive(Clone, Copy)]
 pub struct CoreqaState {
     pub files: RwSignal<Vec<LoadedCoreqa>>,
+    pub ask: RwSignal<AskForm>,
+    pub live: RwSignal<AskLive>,
     /// The last load's outcome.
     pub status: RwSignal<Option<Result<String, String>>>,
     /// Whether the saved files were read back (once per page load).
@@ -38,6 +103,8 @@ impl CoreqaState {
     pub fn new() -> CoreqaState {
         CoreqaState {
             files: RwSignal::new(Vec::new()),
+            ask: RwSignal::new(AskForm::default()),
+            live: RwSignal::new(AskLive::default()),
             status: RwSignal::new(None),
             restored: RwSignal::new(false),
         }
@@ -51,11 +118,28 @@ impl CoreqaState {
         });
     }
 
+    /// The file named `name`, as read.
+    pub fn file(&self, name: &str) -> Option<Arc<CoreqaFile>> {
+        self.files.with_untracked(|fs| fs.iter().find(|f| f.name == name).map(|f| f.file.clone()))
+    }
+
+    /// The text of the file named `name`.
+    pub fn file_text(&self, name: &str) -> Option<String> {
+        self.files
+            .with_untracked(|fs| fs.iter().find(|f| f.name == name).map(|f| f.text.to_string()))
+    }
+
     /// Every question of the loaded QA files (the first of an id wins).
     pub fn questions(&self) -> Vec<QaItem> {
+        self.files.track();
+        self.questions_untracked()
+    }
+
+    /// [`CoreqaState::questions`], untracked (for a job).
+    pub fn questions_untracked(&self) -> Vec<QaItem> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
-        self.files.with(|fs| {
+        self.files.with_untracked(|fs| {
             for f in fs {
                 if let CoreqaFile::Qa(items) = &*f.file {
                     out.extend(items.iter().filter(|q| seen.insert(q.id.clone())).cloned());
@@ -66,7 +150,15 @@ impl CoreqaState {
     }
 
     pub fn answers(&self) -> Vec<AnswerLine> {
-        self.collect(|f| if let CoreqaFile::Answers(v) = f { v.clone() } else { Vec::new() })
+        self.files.track();
+        self.answers_untracked()
+    }
+
+    /// [`CoreqaState::answers`], untracked (for a job).
+    pub fn answers_untracked(&self) -> Vec<AnswerLine> {
+        self.collect_untracked(
+            |f| if let CoreqaFile::Answers(v) = f { v.clone() } else { Vec::new() },
+        )
     }
 
     pub fn judged(&self) -> Vec<JudgeLine> {
@@ -78,6 +170,11 @@ impl CoreqaState {
     }
 
     fn collect<T>(&self, of: impl Fn(&CoreqaFile) -> Vec<T>) -> Vec<T> {
-        self.files.with(|fs| fs.iter().flat_map(|f| of(&f.file)).collect())
+        self.files.track();
+        self.collect_untracked(of)
+    }
+
+    fn collect_untracked<T>(&self, of: impl Fn(&CoreqaFile) -> Vec<T>) -> Vec<T> {
+        self.files.with_untracked(|fs| fs.iter().flat_map(|f| of(&f.file)).collect())
     }
 }

@@ -13,9 +13,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::bm25::Bm25Okapi;
 use super::qa::QaItem;
-use super::whole_repo::{fence_language, fenced};
-use super::{Chunk, CoreqaError};
+use super::splitter::{RecursiveSplitter, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+use super::whole_repo::{fence_language, fenced, repo_markdown};
+use super::{chunk_files, question_context, Bm25Tokenize, Chunk, CoreqaError, TextFile};
 use crate::llm::run::RunItem;
 
 /// What the answering model is given besides the question.
@@ -31,6 +33,12 @@ pub enum ContextSetting {
     Retrieval,
     /// The question and the whole repository as Markdown.
     Whole,
+}
+
+impl ContextSetting {
+    /// Every setting, in the paper's order.
+    pub const ALL: [ContextSetting; 3] =
+        [ContextSetting::None, ContextSetting::Retrieval, ContextSetting::Whole];
 }
 
 /// What goes into one answering prompt besides the question.
@@ -124,6 +132,130 @@ impl RunItem for AnswerItem {
         };
         super::jsonl_line(&line)
     }
+}
+
+/// How the answering prompts are made: the model, the settings, the
+/// repository the context settings read, how retrieval picks chunks and
+/// the model's window (the whole setting needs it).
+#[derive(Clone, Copy, Debug)]
+pub struct AnswerSetup<'a> {
+    pub model: &'a str,
+    pub settings: &'a [ContextSetting],
+    /// The repository's name and its text files (sorted by path).
+    pub repository: Option<(&'a str, &'a [TextFile])>,
+    /// Chunks per query in the retrieval setting (the paper: 5 + 5).
+    pub top: usize,
+    pub chunk_size: usize,
+    pub chunk_overlap: usize,
+    pub tokenize: Bm25Tokenize,
+    /// The answering model's window in tokens.
+    pub window: Option<usize>,
+}
+
+impl<'a> AnswerSetup<'a> {
+    /// The paper's retrieval (5 + 5 chunks, the splitter's defaults, BM25
+    /// over whitespace tokens), no repository, no window.
+    pub fn new(model: &'a str, settings: &'a [ContextSetting]) -> AnswerSetup<'a> {
+        AnswerSetup {
+            model,
+            settings,
+            repository: None,
+            top: 5,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            chunk_overlap: DEFAULT_CHUNK_OVERLAP,
+            tokenize: Bm25Tokenize::Split,
+            window: None,
+        }
+    }
+}
+
+/// Every question of `qa` in every setting of `setup` (question by
+/// question), each prompt counted by `count_tokens`. The retrieval setting
+/// chunks the repository and indexes the chunks once; the whole setting
+/// is refused, with the tokens it needs, when the repository does not fit
+/// the window.
+pub fn answer_items(
+    qa: &[QaItem],
+    setup: &AnswerSetup<'_>,
+    mut count_tokens: impl FnMut(&str) -> usize,
+) -> Result<Vec<AnswerItem>, CoreqaError> {
+    let mut settings = setup.settings.to_vec();
+    settings.sort();
+    settings.dedup();
+    let needs = |s: ContextSetting| settings.contains(&s);
+    let repo = match setup.repository {
+        Some(r) => Some(r),
+        None if needs(ContextSetting::Retrieval) || needs(ContextSetting::Whole) => {
+            return Err(CoreqaError::Setting {
+                message: "the retrieval and whole settings need the repository's files".into(),
+            })
+        }
+        None => None,
+    };
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut markdown = String::new();
+    if let Some((name, files)) = repo {
+        if needs(ContextSetting::Retrieval) {
+            let splitter = RecursiveSplitter::new(setup.chunk_size, setup.chunk_overlap)?;
+            chunks = chunk_files(files, &splitter);
+        }
+        if needs(ContextSetting::Whole) {
+            let Some(window) = setup.window else {
+                return Err(CoreqaError::Setting {
+                    message: "the whole setting needs the answering model's window in tokens"
+                        .into(),
+                });
+            };
+            markdown = repo_markdown(name, files);
+            let tokens = count_tokens(&markdown);
+            if tokens > window {
+                return Err(CoreqaError::TooLong { tokens, window });
+            }
+        }
+    }
+    let index = if chunks.is_empty() {
+        None
+    } else {
+        let corpus: Vec<Vec<&str>> =
+            chunks.iter().map(|c| setup.tokenize.tokens(&c.text)).collect();
+        Bm25Okapi::new(&corpus)
+    };
+    if needs(ContextSetting::Retrieval) && index.is_none() {
+        return Err(CoreqaError::NoChunks);
+    }
+    let mut items = Vec::with_capacity(qa.len() * settings.len());
+    for q in qa {
+        for &setting in &settings {
+            let picked: Vec<&Chunk>;
+            let context = match (setting, &index) {
+                (ContextSetting::None, _) => AnswerContext::None,
+                (ContextSetting::Whole, _) => AnswerContext::Whole(&markdown),
+                (ContextSetting::Retrieval, Some(index)) => {
+                    let found =
+                        question_context(&chunks, index, &q.question, setup.tokenize, setup.top);
+                    picked = found
+                        .iter()
+                        .filter_map(|f| {
+                            chunks
+                                .iter()
+                                .find(|c| c.path == f.chunk.path && c.index == f.chunk.index)
+                        })
+                        .collect();
+                    AnswerContext::Chunks(&picked)
+                }
+                (ContextSetting::Retrieval, None) => AnswerContext::None,
+            };
+            let prompt = answer_prompt(q, context);
+            items.push(AnswerItem {
+                question_id: q.id.clone(),
+                setting,
+                model: setup.model.to_string(),
+                prompt_ntokens: count_tokens(&prompt),
+                prompt,
+            });
+        }
+    }
+    Ok(items)
 }
 
 /// One line of an answers file.

@@ -35,6 +35,9 @@ use super::qa::QaItem;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
 
+/// The judge's sampling temperature in the paper.
+pub const JUDGE_TEMPERATURE: f64 = 0.2;
+
 /// The four criteria, in the order the judge writes them.
 pub const CRITERIA: [&str; 4] = ["accuracy", "completeness", "relevance", "clarity"];
 

@@ -49,6 +49,8 @@ pub enum CoreqaError {
     Template { message: String },
     #[error("an answer is to question {id:?}, which the QA file does not hold")]
     UnknownQuestion { id: String },
+    #[error("{message}")]
+    Setting { message: String },
     #[error("GitHub: {message}")]
     GitHub { message: String },
     #[error("{path}: not a GitHub issues export ({message})")]

@@ -1,0 +1,338 @@
+//! Asking models from the CoReQA page: answering the loaded questions (in
+//! the three context settings, the repository from the Curate page), the
+//! judge's scores and the pairwise verdicts. The prompts and the items are
+//! the core's (`repoqa::coreqa::{answer, judge, pairwise}`), the same the
+//! CLI asks; the asking is the page's one loop (`jobs::ask`) with the Run
+//! page's API settings and pace. Every line is appended to its file on the
+//! page (`answers-<model>.jsonl`, `judge-<judge>.jsonl`,
+//! `pairwise-<judge>-<setting>.jsonl`, as the CLI names them in its
+//! examples) and saved in IndexedDB once per batch of replies, so a reload
+//! keeps what arrived and the next press asks only the rest.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use repoqa::coreqa::answer::{answer_items, AnswerSetup, ContextSetting};
+use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
+use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
+use repoqa::coreqa::pairwise::pair_items;
+use repoqa::coreqa::qa::QaItem;
+use repoqa::coreqa::TextFile;
+use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
+use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
+use repoqa::llm::schedule::ScheduleConfig;
+use repoqa::llm::wire::Endpoint;
+use repoqa::tokenize::Tokenizer;
+
+use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, RunSession, Sink};
+use super::{tokenizer, Ctx, Job, Line, Runner};
+use crate::ui::error::UiError;
+use crate::ui::jobs::curate::Curator;
+use crate::ui::state::coreqa::{AskForm, AskLive, AskStep, CoreqaState, LoadedCoreqa};
+use crate::ui::state::run::RunState;
+use crate::ui::state::AppState;
+
+/// A model name as part of a file name: `org/model` -> `org_model`.
+fn file_part(model: &str) -> String {
+    model
+        .trim()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect()
+}
+
+/// The file a step's lines go to.
+pub fn output_name(form: &AskForm, model: &str) -> String {
+    let m = file_part(model);
+    match form.step {
+        AskStep::Answer => format!("answers-{m}.jsonl"),
+        AskStep::Judge => format!("judge-{m}.jsonl"),
+        AskStep::Pairwise => format!("pairwise-{m}-{}.jsonl", form.pair_setting),
+    }
+}
+
+/// The repository the retrieval and whole settings read: the text files
+/// of the folder or archive the Curate page read (UTF-8 without a NUL
+/// byte, as `repoqa coreqa answer --repo` takes them), sorted by path.
+fn curated_files(cur: Curator) -> Option<(String, Vec<TextFile>)> {
+    let input = cur.st.input.get_untracked()?;
+    let mut files: Vec<TextFile> = input
+        .files
+        .iter()
+        .filter(|f| !f.bytes.contains(&0))
+        .filter_map(|f| {
+            let text = std::str::from_utf8(&f.bytes).ok()?;
+            Some(TextFile { path: f.path.clone(), text: text.to_string() })
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    Some((input.name.clone(), files))
+}
+
+/// The one repository the questions are about (a context setting reads one
+/// repository).
+fn one_repository(qa: &[QaItem]) -> Result<String, UiError> {
+    let names: std::collections::BTreeSet<&str> =
+        qa.iter().map(|q| q.repository.as_str()).collect();
+    match names.len() {
+        1 => Ok(names.into_iter().next().unwrap_or_default().to_string()),
+        n => Err(UiError::invalid(format!(
+            "The retrieval and whole settings read one repository, but the loaded questions are about {n} ({}): load one repository's questions.",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// What `build` makes with a counter of `tok`'s tokens, or the first error
+/// counting gave (before anything is asked).
+fn counted<T>(
+    tok: &Tokenizer,
+    build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, repoqa::coreqa::CoreqaError>,
+) -> Result<T, UiError> {
+    let mut error = None;
+    let mut count = |p: &str| {
+        tok.count(p).unwrap_or_else(|e| {
+            error.get_or_insert(e);
+            0
+        })
+    };
+    let made = build(&mut count)?;
+    match error {
+        Some(e) => Err(e.into()),
+        None => Ok(made),
+    }
+}
+
+/// Ask the model of `st.ask` for the step it names.
+pub fn start(app: AppState, rs: RunState, st: CoreqaState, cur: Curator, runner: Runner) {
+    if !rs.restored.get_untracked() {
+        return runner.show(Line::Failed(
+            "The Run page's saved API settings are still being read: press Ask again in a moment."
+                .into(),
+        ));
+    }
+    let form = st.ask.get_untracked();
+    let mut endpoint = match endpoint_of(rs) {
+        Ok(e) => e,
+        Err(e) => return runner.show(Line::Failed(format!("The Run page's API settings: {e}"))),
+    };
+    let model = if form.model.trim().is_empty() {
+        endpoint.model.trim().to_string()
+    } else {
+        form.model.trim().to_string()
+    };
+    if model.is_empty() {
+        return runner
+            .show(Line::Failed("Name the model to ask (or set one on the Run page).".into()));
+    }
+    endpoint.model = model.clone();
+    if form.step != AskStep::Answer {
+        endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE);
+    }
+    let (config, timeout) = match pace_of(rs) {
+        Ok(p) => p,
+        Err(e) => return runner.show(Line::Failed(format!("The Run page's pace: {e}"))),
+    };
+    if let Err(e) = super::coreqa::save_form(st) {
+        leptos::logging::warn!("CoReQA settings not saved: {e}");
+    }
+    let output = output_name(&form, &model);
+    let what = match form.step {
+        AskStep::Answer => "Answering",
+        AskStep::Judge => "Judging",
+        AskStep::Pairwise => "Comparing",
+    };
+    let session = RunSession::now(rs);
+    runner.spawn(Job::new(format!("{what} with {model}")), move |ctx| async move {
+        let qa = st.questions_untracked();
+        if qa.is_empty() {
+            return Err(UiError::invalid("Load a QA file first (or the demo)."));
+        }
+        let tok = tokenizer::ensure_parsed(&ctx, app).await?;
+        let existing = st.file(&output);
+        let job = Asking { ctx: &ctx, st, session, output: &output, timeout };
+        match form.step {
+            AskStep::Answer => {
+                let repo = if form.settings.iter().any(|s| *s != ContextSetting::None) {
+                    let Some((_, files)) = curated_files(cur) else {
+                        return Err(UiError::invalid(
+                            "The retrieval and whole settings read the repository: open its folder or archive on the Curate page first.",
+                        ));
+                    };
+                    Some((one_repository(&qa)?, files))
+                } else {
+                    None
+                };
+                let setup = AnswerSetup {
+                    repository: repo.as_ref().map(|(n, f)| (n.as_str(), f.as_slice())),
+                    window: form.window,
+                    ..AnswerSetup::new(&model, &form.settings)
+                };
+                let items = counted(&tok, |count| answer_items(&qa, &setup, count))?;
+                let done: HashSet<String> = match existing.as_deref() {
+                    Some(CoreqaFile::Answers(lines)) => {
+                        lines.iter().filter(|l| l.model == model).map(|l| l.id()).collect()
+                    }
+                    _ => HashSet::new(),
+                };
+                job.ask(endpoint, config, &items, &done).await
+            }
+            AskStep::Judge => {
+                let answers = st.answers_untracked();
+                let template = form.judge_template.clone();
+                let reps = form.repetitions.max(1);
+                let items = counted(&tok, |count| {
+                    judge_items(&qa, &answers, reps, &model, &template, count)
+                })?;
+                if items.is_empty() {
+                    return Err(UiError::invalid("No answers to judge: answer the questions first (or load answers files)."));
+                }
+                let done: HashSet<String> = match existing.as_deref() {
+                    Some(CoreqaFile::Judgments(lines)) => {
+                        lines.iter().filter(|l| l.judge == model).map(|l| l.id()).collect()
+                    }
+                    _ => HashSet::new(),
+                };
+                job.ask(endpoint, config, &items, &done).await
+            }
+            AskStep::Pairwise => {
+                let answers = st.answers_untracked();
+                let template = form.pairwise_template.clone();
+                let setting = form.pair_setting;
+                let items = counted(&tok, |count| {
+                    pair_items(&qa, &answers, setting, &model, &template, count)
+                })?;
+                if items.is_empty() {
+                    return Err(UiError::invalid(format!(
+                        "No question has answers from two models in the {setting} setting: answer with a second model first."
+                    )));
+                }
+                let done: HashSet<String> = match existing.as_deref() {
+                    Some(CoreqaFile::Pairs(lines)) => lines
+                        .iter()
+                        .filter(|l| l.judge == model && l.setting == setting)
+                        .map(|l| l.id())
+                        .collect(),
+                    _ => HashSet::new(),
+                };
+                job.ask(endpoint, config, &items, &done).await
+            }
+        }
+    });
+}
+
+/// One asking job: where its lines go.
+struct Asking<'a> {
+    ctx: &'a Ctx,
+    st: CoreqaState,
+    session: RunSession,
+    output: &'a str,
+    timeout: u32,
+}
+
+impl Asking<'_> {
+    /// Ask the items not in `done` with `endpoint`.
+    async fn ask<T: RunItem>(
+        &self,
+        endpoint: Endpoint,
+        config: ScheduleConfig,
+        items: &[T],
+        done: &HashSet<String>,
+    ) -> Result<(), UiError> {
+        let ids: Vec<String> = items.iter().map(RunItem::task_id).collect();
+        let plan =
+            plan_run(&ids, |id| done.contains(id), &RunLog::default(), &TaskSelection::default());
+        let (ctx, output) = (self.ctx, self.output);
+        if plan.todo.is_empty() {
+            ctx.done(format!("Nothing to ask: {output} holds all {} already.", ids.len()));
+            return Ok(());
+        }
+        let total = plan.todo.len();
+        ctx.progress(
+            format!(
+                "Asking {} for {output}: {total} request(s), {} answered before",
+                endpoint.model, plan.finished
+            ),
+            0,
+            total,
+        );
+        self.st.live.set(AskLive { output: output.to_string(), ..AskLive::default() });
+        let seed = js_sys::Date::now() as u64;
+        let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, seed);
+        let mut sink =
+            FileSink { st: self.st, session: self.session, output, pending: String::new() };
+        if ask_all(ctx, &mut run, self.timeout, &mut sink).await == AskEnd::Superseded {
+            ctx.done("Ended by New session: nothing more was stored.");
+            return Ok(());
+        }
+        let summary = summary(&run);
+        if let Some(reason) = self.st.live.with_untracked(|l| l.stopped.clone()) {
+            return Err(UiError::invalid(format!(
+                "Stopped: {reason}. ({summary}; what arrived is kept in {output}: fix it and press Ask to ask the rest.)"
+            )));
+        }
+        if self.ctx.cancelled() {
+            ctx.done(format!("Cancelled: {summary}. Press Ask to ask the rest."));
+        } else {
+            ctx.done(format!("Done: {summary}; the lines are in {output}."));
+        }
+        Ok(())
+    }
+}
+
+/// Where a CoReQA run's events go: the lines of its file on the page.
+struct FileSink<'a> {
+    st: CoreqaState,
+    session: RunSession,
+    output: &'a str,
+    /// Lines of this batch, not yet in the file.
+    pending: String,
+}
+
+impl Sink for FileSink<'_> {
+    fn session(&self) -> RunSession {
+        self.session
+    }
+
+    fn stats(&mut self, stats: RunStats) {
+        self.st.live.update(|l| l.stats = stats);
+    }
+
+    fn event(&mut self, event: RunEvent) {
+        match event {
+            RunEvent::Answered { output_line, .. } => self.pending.push_str(&output_line),
+            RunEvent::Failed { record, .. } => {
+                let reason = record.reason.clone().unwrap_or_default();
+                self.st.live.update(|l| l.failed.push((record.task_id, reason)));
+            }
+            RunEvent::Retrying { reason, .. } => {
+                self.st.live.update(|l| l.last_retry = Some(reason))
+            }
+            RunEvent::Stopped { reason } => self.st.live.update(|l| {
+                l.stopped.get_or_insert(reason);
+            }),
+            RunEvent::Ignored => {}
+        }
+    }
+
+    async fn store(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut self.pending);
+        let name = self.output.to_string();
+        let mut text = self.st.file_text(&name).unwrap_or_default();
+        text.push_str(&lines);
+        let stored = match read_coreqa_file(text.as_bytes(), &name) {
+            Ok(file) => {
+                self.st.add(LoadedCoreqa { name, text: text.into(), file: Arc::new(file) });
+                super::coreqa::save(self.st).await
+            }
+            Err(e) => Err(e.into()),
+        };
+        if let Err(e) = stored {
+            self.st.live.update(|l| l.save_error = Some(e.to_string()));
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The CoReQA page's "Ask a model" card: answer the loaded questions,
+//! judge the answers, compare two models' answers, through the Run page's
+//! API settings (`jobs::coreqa_ask`). The prompts are shown and editable.
+
+use leptos::prelude::*;
+use repoqa::coreqa::answer::ContextSetting;
+use repoqa::coreqa::judge::JUDGE_TEMPLATE;
+use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
+
+use crate::ui::components::progress::{run_state, PauseCancel};
+use crate::ui::jobs::coreqa_ask::{output_name, start};
+use crate::ui::jobs::curate::use_curator;
+use crate::ui::jobs::run::use_model_run;
+use crate::ui::jobs::Line;
+use crate::ui::state::coreqa::{AskForm, AskStep, CoreqaState};
+use crate::ui::state::run::use_run_state;
+use crate::ui::state::use_state;
+
+fn step_of(value: &str) -> AskStep {
+    match value {
+        "judge" => AskStep::Judge,
+        "pairwise" => AskStep::Pairwise,
+        _ => AskStep::Answer,
+    }
+}
+
+/// A prompt template shown and editable (`{id}-prompt`, its text area
+/// `{id}-template`), with a way back to `default`.
+fn prompt_editor(
+    form: RwSignal<AskForm>,
+    id: &'static str,
+    summary: &'static str,
+    get: fn(&AskForm) -> &String,
+    field: fn(&mut AskForm) -> &mut String,
+    default: &'static str,
+) -> impl IntoView {
+    view! {
+        <details id=format!("{id}-prompt")>
+            <summary>{summary}</summary>
+            <textarea id=format!("{id}-template") rows="14" spellcheck="false"
+                prop:value=move || form.with(|f| get(f).clone())
+                on:input=move |ev| form.update(|f| *field(f) = event_target_value(&ev))></textarea>
+            <button type="button" on:click=move |_| form.update(|f| *field(f) = default.to_string())>"Back to the default"</button>
+        </details>
+    }
+}
+
+#[component]
+pub fn AskCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let app = use_state();
+    let rs = use_run_state();
+    // The API settings are the Run page's, saved by it: read them back
+    // after a reload even if the Run page is not visited.
+    rs.restore();
+    let cur = use_curator();
+    let runner = use_model_run().runner;
+    let busy = move || runner.busy();
+    let line = runner.line_signal();
+    let form = st.ask;
+    let step = move || form.with(|f| f.step);
+    let run_model = move || rs.form.with(|f| f.settings.model.trim().to_string());
+    let api = move || {
+        rs.form.with(|f| {
+            format!(
+                "{} at {}, concurrency {}, {} s per request",
+                f.settings.provider,
+                f.settings.base_url_shown(),
+                f.concurrency,
+                f.timeout_s
+            )
+        })
+    };
+    let key_note = move || if rs.key.with(|k| k.trim().is_empty()) { "no key" } else { "a key" };
+    let output = move || {
+        let f = form.get();
+        let model = if f.model.trim().is_empty() { run_model() } else { f.model.clone() };
+        output_name(&f, &model)
+    };
+    let repo_note = move || {
+        cur.st.input.with(|i| match i {
+            Some(i) => format!("the Curate page's {} ({} source files)", i.name, i.files.len()),
+            None => "none yet: open the repository's folder or archive on the Curate page".into(),
+        })
+    };
+    let (done, total) = (
+        move || match line.get() {
+            Line::Running { done, .. } => done,
+            _ => 0,
+        },
+        move || match line.get() {
+            Line::Running { total, .. } => total,
+            _ => 0,
+        },
+    );
+    let percent = move || {
+        if matches!(line.get(), Line::Done(_)) {
+            "100".into()
+        } else if total() > 0 {
+            format!("{:.1}", done() as f64 * 100.0 / total() as f64)
+        } else {
+            "0".into()
+        }
+    };
+    let state_attr = move || run_state(runner);
+    let setting_box = move |s: ContextSetting| {
+        let id = format!("cq-ask-setting-{s}");
+        view! {
+            <label class="inline">
+                <input type="checkbox" id=id
+                    prop:checked=move || form.with(|f| f.settings.contains(&s))
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        form.update(|f| {
+                            f.settings.retain(|x| *x != s);
+                            if on {
+                                f.settings.push(s);
+                                f.settings.sort();
+                            }
+                        });
+                    }/>
+                {format!(" {s}")}
+            </label>
+        }
+    };
+    view! {
+        <section class="card" id="cq-ask">
+            <h2>"Ask a model"</h2>
+            <p>
+                "Answer the loaded questions, have a judge score the answers, or compare two models' answers, through "
+                "the Run page's API settings: " <span id="cq-ask-api">{api}</span> ", " {key_note} ". "
+                <a href="#run">"Change them on the Run page"</a> ". Every reply is saved here the moment it arrives; "
+                "pressing Ask again after a reload asks only what is missing."
+            </p>
+            <div class="row wrap">
+                <label>"Step "
+                    <select id="cq-ask-step" on:change=move |ev| {
+                        let s = step_of(&event_target_value(&ev));
+                        form.update(|f| f.step = s);
+                    }>
+                        <option value="answer" selected=move || step() == AskStep::Answer>"Answer the questions"</option>
+                        <option value="judge" selected=move || step() == AskStep::Judge>"Judge the answers (scores)"</option>
+                        <option value="pairwise" selected=move || step() == AskStep::Pairwise>"Compare two models (pairwise)"</option>
+                    </select>
+                </label>
+                <label>{move || if step() == AskStep::Answer { "Answering model " } else { "Judge model " }}
+                    <input type="text" id="cq-ask-model" placeholder=run_model
+                        prop:value=move || form.with(|f| f.model.clone())
+                        on:input=move |ev| form.update(|f| f.model = event_target_value(&ev))/>
+                </label>
+            </div>
+            <Show when=move || step() == AskStep::Answer>
+                <div class="row wrap" id="cq-ask-settings">
+                    "Context: " {ContextSetting::ALL.iter().map(|s| setting_box(*s)).collect_view()}
+                    <label>"Window (tokens, for whole) "
+                        <input type="number" id="cq-ask-window" min="1" placeholder="e.g. 128000"
+                            prop:value=move || form.with(|f| f.window.map(|w| w.to_string()).unwrap_or_default())
+                            on:input=move |ev| {
+                                let w = event_target_value(&ev).trim().parse().ok();
+                                form.update(|f| f.window = w);
+                            }/>
+                    </label>
+                </div>
+                <p class="muted" id="cq-ask-repo">"Repository for retrieval and whole: " {repo_note}</p>
+            </Show>
+            <Show when=move || step() == AskStep::Judge>
+                <div class="row wrap">
+                    <label>"Repetitions "
+                        <input type="number" id="cq-ask-reps" min="1" max="20"
+                            prop:value=move || form.with(|f| f.repetitions.to_string())
+                            on:input=move |ev| {
+                                let n = event_target_value(&ev).trim().parse().unwrap_or(1);
+                                form.update(|f| f.repetitions = n);
+                            }/>
+                    </label>
+                    <span class="muted">"The paper judges each answer twice (5 for its robustness check), at temperature 0.2."</span>
+                </div>
+                {prompt_editor(form, "cq-ask-judge", "The judge's prompt (editable)", |f| &f.judge_template, |f| &mut f.judge_template, JUDGE_TEMPLATE)}
+            </Show>
+            <Show when=move || step() == AskStep::Pairwise>
+                <div class="row wrap">
+                    <label>"Setting compared "
+                        <select id="cq-ask-pair-setting" on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            if let Ok(s) = v.parse::<ContextSetting>() {
+                                form.update(|f| f.pair_setting = s);
+                            }
+                        }>
+                            {ContextSetting::ALL.iter().map(|s| {
+                                let s = *s;
+                                view! { <option value=s.to_string() selected=move || form.with(|f| f.pair_setting == s)>{s.to_string()}</option> }
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <span class="muted">"Every pair of models, in both orders, at temperature 0.2."</span>
+                </div>
+                {prompt_editor(form, "cq-ask-pair", "The pairwise prompt (editable)", |f| &f.pairwise_template, |f| &mut f.pairwise_template, PAIRWISE_TEMPLATE)}
+            </Show>
+            <div class="row">
+                <button type="button" class="primary" id="cq-ask-start" disabled=busy
+                    on:click=move |_| start(app, rs, st, cur, runner)>"Ask"</button>
+                <PauseCancel runner=runner prefix="cq-ask"/>
+                <span class="muted">"into " <code id="cq-ask-output">{output}</code></span>
+            </div>
+            <div id="cq-ask-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
+                data-done=done data-total=total role="status" aria-live="polite">
+                <progress max="100" value=percent></progress>
+                <span>{move || if total() > 0 { format!("{} / {}", done(), total()) } else { String::new() }}</span>
+                <span>{move || st.live.with(|l| if l.stats.total == 0 { String::new() } else {
+                    format!("{} answered, {} failed, {} retries", l.stats.answered, l.stats.failed, l.stats.retries)
+                })}</span>
+            </div>
+            <p id="cq-ask-message" class=move || match line.get() { Line::Failed(_) => "fail", Line::Done(_) => "pass", _ => "muted" }>
+                {move || match line.get() { Line::Failed(m) | Line::Done(m) => m, Line::Running { what, .. } => what, Line::Idle => String::new() }}
+            </p>
+            {move || st.live.with(|l| l.last_retry.clone()).map(|r| view! { <p class="muted" id="cq-ask-retry">"Last retry: " {r}</p> })}
+            {move || st.live.with(|l| l.save_error.clone()).map(|e| view! { <p class="fail error-box" role="alert">"Not saved: " {e}</p> })}
+            <Show when=move || st.live.with(|l| !l.failed.is_empty())>
+                <details id="cq-ask-failed" open>
+                    <summary>{move || format!("{} request(s) failed (Ask again to retry them)", st.live.with(|l| l.failed.len()))}</summary>
+                    <ul class="plain-list">
+                        {move || st.live.with(|l| l.failed.iter().take(20).map(|(id, why)| view! {
+                            <li><code>{id.clone()}</code> ": " {why.clone()}</li>
+                        }).collect_view())}
+                    </ul>
+                </details>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,177 @@
+// Asking models from the CoReQA page, against the project's test model
+// server on 127.0.0.1 (tests/oracle/model_server.py --coreqa: fixed rules,
+// not a model) with the Run page's API settings: two models answer the
+// demo's four questions and their answers files equal what `repoqa coreqa
+// answer` writes against the same server; a judge scores them twice, one
+// malformed reply asked again; a reload while a verdict is in flight keeps
+// every verdict that arrived and the next Ask asks only the rest; the
+// pairwise judge compares both models in both orders and its verdicts equal
+// `repoqa coreqa pairwise`'s, with Elo shown. Screenshots at 1280 and
+// 390 px wide go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { serveDir } from './serve.js';
+import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+import { startModelServer, idbDump, setField, KEY } from './run-fixture.js';
+
+const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
+const QA = path.join(ROOT, 'public', 'demo', 'coreqa', 'semver-qa.jsonl');
+const TOKENIZER = path.join(ROOT, '.tools', 'tokenizer.json');
+const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-coreqa-ask-'));
+
+let srv;
+let model;
+before(async () => {
+  srv = await serveDir(DIST);
+  model = await startModelServer(['--coreqa', QA, '--key', KEY, '--slow-s', '20']);
+});
+after(() => {
+  srv?.server.close();
+  model?.stop();
+});
+
+/** `repoqa coreqa …` against the test server; its output file's lines, sorted. */
+function cli(args, output) {
+  execFileSync(BIN, ['coreqa', ...args, '--base-url', model.url + '/v1',
+    '--concurrency', '1', '--retry-base-ms', '10', '--output', output],
+  { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPENAI_API_KEY: KEY, REPOQA_TOKENIZER: TOKENIZER } });
+  return fs.readFileSync(output, 'utf8').split('\n').filter(Boolean).sort();
+}
+
+/** The page's files as saved in IndexedDB: name -> lines (sorted). */
+async function savedFiles(page) {
+  const dump = await idbDump(page);
+  const files = JSON.parse(dump['coreqa-files'] || '[]');
+  return Object.fromEntries(files.map((f) => [f.name, f.text.split('\n').filter(Boolean).sort()]));
+}
+
+async function finished(page) {
+  return Number(await page.getAttribute('#cq-ask-progress', 'data-finished'));
+}
+
+/** Press Ask and wait for the job it starts to end; its end state. */
+async function ask(page) {
+  const before = await finished(page);
+  await page.click('#cq-ask-start');
+  await page.waitForFunction((b) => Number(document.querySelector('#cq-ask-progress')?.dataset.finished) > b, before, { timeout: 60000 });
+  return page.getAttribute('#cq-ask-progress', 'data-state');
+}
+
+/** The judge requests the server got: [question id, candidate model]. */
+async function judgeRequests() {
+  return (await model.get('/requests')).filter((r) => r && r.task && r.task.includes('::judge:')).map((r) => [
+    r.task.split('::judge:')[1],
+    r.body.messages[0].content.includes('I am not sure') ? 'weak-model' : 'good-model',
+  ]);
+}
+
+test('answers, judge scores and pairwise verdicts asked from the page', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // The Run page's API settings are the ones the CoReQA page asks through.
+  await gotoApp(page, srv.url, '#run');
+  await page.selectOption('#run-preset', 'custom');
+  await page.selectOption('#run-provider', 'openai');
+  await setField(page, '#run-base-url', model.url + '/v1');
+  await setField(page, '#run-model', 'good-model');
+  await setField(page, '#run-key', KEY);
+  await page.check('#run-remember-key'); // kept over the reload below
+  await setField(page, '#run-concurrency', 1);
+  await setField(page, '#run-timeout', 60);
+  await setField(page, '#run-max-retries', 3);
+  await setField(page, '#run-retry-base', 50);
+  await page.click('a[href="#coreqa"]');
+  await page.waitForSelector('#cq-ask');
+  await page.setInputFiles('#cq-files', QA);
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 1);
+  assert.match(await page.textContent('#cq-ask-api'), /openai at http:\/\/127\.0\.0\.1:\d+\/v1, concurrency 1/);
+
+  // Two models answer with the question alone; the files equal the CLI's.
+  await page.selectOption('#cq-ask-step', 'answer');
+  assert.equal(await page.textContent('#cq-ask-output'), 'answers-good-model.jsonl');
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  await setField(page, '#cq-ask-model', 'weak-model');
+  assert.equal(await page.textContent('#cq-ask-output'), 'answers-weak-model.jsonl');
+  await model.control({ reset: true, faults: { 'answer:dtolnay/semver#2': ['500'] } });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 4 answered, 0 failed, 0 not asked, 1 retries/);
+  let files = await savedFiles(page);
+  for (const m of ['good-model', 'weak-model']) {
+    const out = path.join(work, `answers-${m}.jsonl`);
+    assert.deepEqual(files[`answers-${m}.jsonl`], cli(['answer', '--qa', QA, '--model', m], out), m);
+  }
+  // Asking again asks nothing.
+  const before = (await model.get('/requests')).length;
+  assert.equal(await ask(page), 'done');
+  assert.match(await page.textContent('#cq-ask-message'), /^Nothing to ask: answers-weak-model\.jsonl holds all 4 already/);
+  assert.equal((await model.get('/requests')).length, before);
+
+  // The judge: 4 questions × 2 models × 2 repetitions, good-model's first
+  // (the answers files' order). Its first verdict on question 4 is
+  // malformed (asked again later), its second hangs (20 s); a reload while
+  // it is in flight keeps the 6 verdicts that arrived, and the next Ask asks
+  // only the other 10.
+  await page.selectOption('#cq-ask-step', 'judge');
+  await setField(page, '#cq-ask-model', 'judge-model');
+  assert.equal(await page.inputValue('#cq-ask-reps'), '2');
+  await page.click('#cq-ask-judge-prompt summary');
+  assert.match(await page.inputValue('#cq-ask-judge-template'), /\{\{reference_answer\}\}/);
+  await model.control({ reset: true, faults: { 'judge:dtolnay/semver#4': ['judgebad', 'slow'] } });
+  await page.click('#cq-ask-start');
+  for (let i = 0; !(await model.get('/requests')).some((r) => r && r.fault === 'slow'); i++) {
+    assert.ok(i < 300, 'the hanging verdict is asked within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // The verdicts before the hanging one are saved as they arrive.
+  const six = () => [...document.querySelectorAll('#cq-loaded li')].some((li) => /judge-judge-model\.jsonl — judge scores, 6 record/.test(li.textContent));
+  await page.waitForFunction(six, null, { timeout: 10000 });
+  assert.equal((await judgeRequests()).length, 8, 'six verdicts, a malformed one, one in flight');
+  await page.reload();
+  await page.waitForSelector('#cq-ask');
+  await page.waitForFunction(six);
+  assert.equal(await page.inputValue('#cq-ask-model'), 'judge-model', 'the form is back');
+  await model.control({ reset: true, faults: {} });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 10 answered, 0 failed, 0 not asked, 0 retries/);
+  const asked = (await judgeRequests()).map(([q, m]) => `${q} ${m}`).sort();
+  const expected = ['dtolnay/semver#4 good-model', 'dtolnay/semver#4 good-model'];
+  for (const q of [1, 2, 3, 4]) expected.push(`dtolnay/semver#${q} weak-model`, `dtolnay/semver#${q} weak-model`);
+  assert.deepEqual(asked, expected.sort(), 'only the verdicts not saved are asked');
+  assert.equal((await model.get('/requests')).length, 10);
+  files = await savedFiles(page);
+  const judged = files['judge-judge-model.jsonl'].map((l) => JSON.parse(l));
+  assert.equal(judged.length, 16);
+  assert.equal(new Set(judged.map((j) => `${j.question_id}::${j.model}::${j.repetition}`)).size, 16);
+  assert.ok(judged.every((j) => j.judge === 'judge-model' && j.reasoning.length > 0));
+  // The judge table shows both models.
+  await page.waitForSelector('#cq-judge-table tbody tr[data-model="weak-model"]');
+  const good = await page.$eval('#cq-judge-table tbody tr[data-model="good-model"] td:nth-child(10)', (td) => td.textContent);
+  const weak = await page.$eval('#cq-judge-table tbody tr[data-model="weak-model"] td:nth-child(10)', (td) => td.textContent);
+  assert.ok(parseFloat(good) > parseFloat(weak), `${good} > ${weak}`);
+
+  // Pairwise, both orders; one malformed verdict asked again. The lines
+  // equal the CLI's against the same server.
+  await page.selectOption('#cq-ask-step', 'pairwise');
+  assert.equal(await page.textContent('#cq-ask-output'), 'pairwise-judge-model-none.jsonl');
+  await model.control({ reset: true, faults: { 'pair:dtolnay/semver#2': ['judgebad'] } });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 8 answered, 0 failed, 0 not asked, 1 retries/);
+  files = await savedFiles(page);
+  const answers = ['good-model', 'weak-model'].map((m) => path.join(work, `answers-${m}.jsonl`));
+  const pairs = cli(['pairwise', '--qa', QA, '--answers', answers[0], '--answers', answers[1], '--model', 'judge-model'], path.join(work, 'pairwise.jsonl'));
+  assert.deepEqual(files['pairwise-judge-model-none.jsonl'], pairs);
+  await page.waitForSelector('#cq-elo tr[data-model="good-model"]');
+  const elo = await page.$$eval('#cq-elo tbody tr', (trs) => trs.map((tr) => tr.dataset.model));
+  assert.deepEqual(elo, ['good-model', 'weak-model']);
+
+  await saveScreenshot(page, 'coreqa-ask-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.$eval('#cq-ask', (e) => e.scrollIntoView());
+  await saveScreenshot(page, 'coreqa-ask-390.png');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});
