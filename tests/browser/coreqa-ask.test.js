@@ -6,8 +6,10 @@
 // malformed reply asked again; a reload while a verdict is in flight keeps
 // every verdict that arrived and the next Ask asks only the rest; the
 // pairwise judge compares both models in both orders and its verdicts equal
-// `repoqa coreqa pairwise`'s, with Elo shown. Screenshots at 1280 and
-// 390 px wide go to tests/artifacts/.
+// `repoqa coreqa pairwise`'s, with Elo shown; the demo's semver repository
+// picked as an archive gives the retrieval and whole prompts the CLI sends
+// for the folder, and a window too small is refused with the tokens
+// needed. Screenshots at 1280 and 390 px wide go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,10 +18,13 @@ import path from 'node:path';
 import { serveDir } from './serve.js';
 import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
 import { startModelServer, idbDump, setField, KEY } from './run-fixture.js';
+import { tarOf, packed } from './archives.js';
+import zlib from 'node:zlib';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const QA = path.join(ROOT, 'public', 'demo', 'coreqa', 'semver-qa.jsonl');
 const TOKENIZER = path.join(ROOT, '.tools', 'tokenizer.json');
+const SEMVER = path.join(ROOT, 'public', 'demo', 'third_party', 'semver');
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-coreqa-ask-'));
 
 let srv;
@@ -58,6 +63,11 @@ async function ask(page) {
   await page.click('#cq-ask-start');
   await page.waitForFunction((b) => Number(document.querySelector('#cq-ask-progress')?.dataset.finished) > b, before, { timeout: 60000 });
   return page.getAttribute('#cq-ask-progress', 'data-state');
+}
+
+/** The answering prompts the server got. */
+async function answerPrompts() {
+  return (await model.get('/requests')).filter((r) => r && r.task && r.task.includes('::answer:')).map((r) => r.body.messages[0].content);
 }
 
 /** The judge requests the server got: [question id, candidate model]. */
@@ -167,6 +177,39 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   const elo = await page.$$eval('#cq-elo tbody tr', (trs) => trs.map((tr) => tr.dataset.model));
   assert.deepEqual(elo, ['good-model', 'weak-model']);
 
+  // Retrieval and whole: the demo's semver repository picked as an
+  // archive, every text file read as the CLI reads the folder; the prompts
+  // (so the chunks BM25 picked) and the answers equal the CLI's.
+  const tgz = path.join(work, 'semver.tar.gz');
+  fs.writeFileSync(tgz, zlib.gzipSync(tarOf(packed(SEMVER, 'semver'))));
+  await page.selectOption('#cq-ask-step', 'answer');
+  await page.setInputFiles('#cq-repo-archive', tgz);
+  await page.waitForFunction(() => /text files/.test(document.querySelector('#cq-ask-repo')?.textContent));
+  assert.match(await page.textContent('#cq-ask-repo'), /archive semver\.tar\.gz .*, 11 text files$/);
+  await setField(page, '#cq-ask-model', 'good-model');
+  await page.check('#cq-ask-setting-retrieval');
+  await page.check('#cq-ask-setting-whole');
+  await setField(page, '#cq-ask-window', 200000);
+  await model.control({ reset: true, faults: {} });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 8 answered, 0 failed/, 'the answers without context are there already');
+  const pagePrompts = (await answerPrompts()).sort();
+  assert.equal(pagePrompts.filter((p) => p.includes('\n## Code retrieved from the repository\n')).length, 4);
+  assert.equal(pagePrompts.filter((p) => p.includes('\n## The repository\n')).length, 4);
+  await model.control({ reset: true });
+  const cliGood = cli(['answer', '--qa', QA, '--model', 'good-model', '--setting', 'none,retrieval,whole',
+    '--repo', SEMVER, '--window', '200000'], path.join(work, 'answers-good-3.jsonl'));
+  const cliPrompts = (await answerPrompts()).filter((p) => p.includes('\n## Code retrieved') || p.includes('\n## The repository\n')).sort();
+  assert.deepEqual(pagePrompts, cliPrompts);
+  files = await savedFiles(page);
+  assert.deepEqual(files['answers-good-model.jsonl'], cliGood);
+  // Too small a window: refused with the tokens the repository needs.
+  await setField(page, '#cq-ask-model', 'other-model');
+  await setField(page, '#cq-ask-window', 1000);
+  assert.equal(await ask(page), 'failed');
+  assert.match(await page.textContent('#cq-ask-message'), /the repository needs \d+ tokens as Markdown, more than the window of 1000/);
+
+  await page.setViewportSize({ width: 1280, height: 900 });
   await saveScreenshot(page, 'coreqa-ask-1280.png');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.$eval('#cq-ask', (e) => e.scrollIntoView());

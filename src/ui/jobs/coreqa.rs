@@ -14,11 +14,15 @@ use repoqa::coreqa::github::{
 };
 use repoqa::coreqa::issues::{Comment, Issue, IssueExport};
 use repoqa::coreqa::qa::QaItem;
+use repoqa::coreqa::text_dir::{text_files, TextDirLimits};
 use serde::{Deserialize, Serialize};
 
+use super::{Job, Runner};
+use crate::ui::browser::dom::relative_path;
 use crate::ui::browser::fetch::{fetch_bytes, get_text, read_blob};
 use crate::ui::error::UiError;
-use crate::ui::state::coreqa::{AskForm, CoreqaState, LoadedCoreqa};
+use crate::ui::format::bytes_label;
+use crate::ui::state::coreqa::{AskForm, CoreqaState, LoadedCoreqa, RepoText};
 use crate::ui::storage;
 
 /// Where the loaded files are kept.
@@ -326,4 +330,83 @@ pub fn add_own_question(
         }
     });
     Ok(format!("Added {id} to {OWN_QUESTIONS}."))
+}
+
+/// Read the repository the retrieval and whole settings use: every text
+/// file of a picked folder (`folder`) or of one archive, by the rules
+/// `repoqa coreqa answer --repo` reads a folder with
+/// (`repoqa::coreqa::text_dir::text_files`).
+pub fn load_repo(st: CoreqaState, runner: Runner, files: Vec<web_sys::File>, folder: bool) {
+    let job = Job::new("Reading the repository");
+    runner.spawn(job, move |ctx| async move {
+        let limits = TextDirLimits::default();
+        let (name, read, mut skipped, what) = if folder {
+            let Some(first) = files.first() else {
+                return Err(UiError::invalid("The folder is empty."));
+            };
+            let name = relative_path(first).split('/').next().unwrap_or("folder").to_string();
+            let (mut read, mut skipped) = (Vec::new(), Vec::new());
+            let total = files.len();
+            for (i, f) in files.iter().enumerate() {
+                // "name/src/lib.rs" -> "src/lib.rs", as the folder's root.
+                let full = relative_path(f);
+                let path = full.split_once('/').map(|(_, p)| p.to_string()).unwrap_or(full);
+                if path.split('/').any(|c| c == ".git") {
+                    continue;
+                }
+                if f.size() as u64 > limits.max_file_bytes {
+                    let limit = repoqa::limits::size_label(limits.max_file_bytes);
+                    skipped.push((path, format!("larger than {limit}")));
+                    continue;
+                }
+                let bytes = read_blob(f, &path).await?;
+                read.push((path, bytes));
+                if ctx.over_budget() {
+                    ctx.progress(format!("Reading {name}: {i} of {total} files…"), i, total);
+                    let _ = ctx.turn().await;
+                }
+            }
+            let what = format!("folder {name}: {total} files");
+            (name, read, skipped, what)
+        } else {
+            let [file] = &files[..] else {
+                return Err(UiError::invalid("Pick one archive (.zip, .tar or .tar.gz)."));
+            };
+            let name = file.name();
+            let (contents, size) = super::curate::unpack_archive(&ctx, file, true).await?;
+            let what = format!(
+                "{} archive {name} ({}): {} entries",
+                contents.format.name(),
+                bytes_label(size),
+                contents.entries
+            );
+            let read = contents.files.into_iter().map(|f| (f.path, f.bytes)).collect();
+            (name, read, Vec::new(), what)
+        };
+        let mut dir = text_files(&name, read, limits)?;
+        skipped.append(&mut dir.skipped);
+        dir.skipped = skipped;
+        if dir.files.is_empty() {
+            return Err(UiError::invalid(format!(
+                "{name}: no text file to read (UTF-8, no NUL byte)."
+            )));
+        }
+        let left_out = if dir.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} left out ({})",
+                dir.skipped.len(),
+                dir.skipped
+                    .iter()
+                    .map(|(p, why)| format!("{p}: {why}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        };
+        let summary = format!("{what}, {} text files{left_out}", dir.files.len());
+        ctx.done(format!("Read the repository {summary}."));
+        st.repo.set(Some(Arc::new(RepoText { dir, summary })));
+        Ok(())
+    });
 }

@@ -1,5 +1,5 @@
 //! Asking models from the CoReQA page: answering the loaded questions (in
-//! the three context settings, the repository from the Curate page), the
+//! the three context settings, the repository picked on the page), the
 //! judge's scores and the pairwise verdicts. The prompts and the items are
 //! the core's (`repoqa::coreqa::{answer, judge, pairwise}`), the same the
 //! CLI asks; the asking is the page's one loop (`jobs::ask`) with the Run
@@ -18,7 +18,6 @@ use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
 use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
 use repoqa::coreqa::qa::QaItem;
-use repoqa::coreqa::TextFile;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
@@ -28,7 +27,6 @@ use repoqa::tokenize::Tokenizer;
 use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{tokenizer, Ctx, Job, Line, Runner};
 use crate::ui::error::UiError;
-use crate::ui::jobs::curate::Curator;
 use crate::ui::state::coreqa::{AskForm, AskLive, AskStep, CoreqaState, LoadedCoreqa};
 use crate::ui::state::run::RunState;
 use crate::ui::state::AppState;
@@ -50,24 +48,6 @@ pub fn output_name(form: &AskForm, model: &str) -> String {
         AskStep::Judge => format!("judge-{m}.jsonl"),
         AskStep::Pairwise => format!("pairwise-{m}-{}.jsonl", form.pair_setting),
     }
-}
-
-/// The repository the retrieval and whole settings read: the text files
-/// of the folder or archive the Curate page read (UTF-8 without a NUL
-/// byte, as `repoqa coreqa answer --repo` takes them), sorted by path.
-fn curated_files(cur: Curator) -> Option<(String, Vec<TextFile>)> {
-    let input = cur.st.input.get_untracked()?;
-    let mut files: Vec<TextFile> = input
-        .files
-        .iter()
-        .filter(|f| !f.bytes.contains(&0))
-        .filter_map(|f| {
-            let text = std::str::from_utf8(&f.bytes).ok()?;
-            Some(TextFile { path: f.path.clone(), text: text.to_string() })
-        })
-        .collect();
-    files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
-    Some((input.name.clone(), files))
 }
 
 /// The one repository the questions are about (a context setting reads one
@@ -105,7 +85,7 @@ fn counted<T>(
 }
 
 /// Ask the model of `st.ask` for the step it names.
-pub fn start(app: AppState, rs: RunState, st: CoreqaState, cur: Curator, runner: Runner) {
+pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
     if !rs.restored.get_untracked() {
         return runner.show(Line::Failed(
             "The Run page's saved API settings are still being read: press Ask again in a moment."
@@ -144,6 +124,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, cur: Curator, runner:
         AskStep::Pairwise => "Comparing",
     };
     let session = RunSession::now(rs);
+    st.live.set(AskLive::default());
     runner.spawn(Job::new(format!("{what} with {model}")), move |ctx| async move {
         let qa = st.questions_untracked();
         if qa.is_empty() {
@@ -155,17 +136,17 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, cur: Curator, runner:
         match form.step {
             AskStep::Answer => {
                 let repo = if form.settings.iter().any(|s| *s != ContextSetting::None) {
-                    let Some((_, files)) = curated_files(cur) else {
+                    let Some(repo) = st.repo.get_untracked() else {
                         return Err(UiError::invalid(
-                            "The retrieval and whole settings read the repository: open its folder or archive on the Curate page first.",
+                            "The retrieval and whole settings read the repository: pick its folder or archive first.",
                         ));
                     };
-                    Some((one_repository(&qa)?, files))
+                    Some((one_repository(&qa)?, repo))
                 } else {
                     None
                 };
                 let setup = AnswerSetup {
-                    repository: repo.as_ref().map(|(n, f)| (n.as_str(), f.as_slice())),
+                    repository: repo.as_ref().map(|(n, r)| (n.as_str(), r.dir.files.as_slice())),
                     window: form.window,
                     ..AnswerSetup::new(&model, &form.settings)
                 };

@@ -12,8 +12,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, has_language_suffix, strip_common_root,
-    ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation, Descriptions, SourceFile,
-    DEFAULT_MAX_INPUT_BYTES,
+    ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation,
+    Descriptions, SourceFile, DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
 use repoqa::lang::Language;
@@ -172,6 +172,40 @@ async fn read_folder(ctx: &Ctx, files: Vec<web_sys::File>) -> Result<Input, UiEr
 async fn read_archive_file(ctx: &Ctx, file: web_sys::File) -> Result<Input, UiError> {
     let start = now_ms();
     let name = file.name();
+    let (contents, size) = unpack_archive(ctx, &file, false).await?;
+    if contents.files.is_empty() {
+        return Err(UiError::invalid(format!(
+            "{name}: none of its {} entries is a source file of a supported language ({}).",
+            contents.entries,
+            all_suffixes()
+        )));
+    }
+    let counts = count_by_language(&contents.files);
+    Ok(Input {
+        summary: format!(
+            "{} archive {name} ({}): {} entries, {} source files{}",
+            contents.format.name(),
+            bytes_label(size),
+            contents.entries,
+            contents.files.len(),
+            contents.root.as_ref().map(|r| format!(", root directory {r}/")).unwrap_or_default()
+        ),
+        name,
+        files: contents.files,
+        counts,
+        read_ms: now_ms() - start,
+    })
+}
+
+/// An archive's files (and its size): refused by size unread, read in
+/// slices, then unpacked a step at a time. The source files of every
+/// language, or with `every_file` every file (CoReQA's repository).
+pub async fn unpack_archive(
+    ctx: &Ctx,
+    file: &web_sys::File,
+    every_file: bool,
+) -> Result<(ArchiveContents, usize), UiError> {
+    let name = file.name();
     let size = file.size();
     if size >= MAX_ARCHIVE_BYTES {
         return Err(UiError::invalid(format!(
@@ -203,36 +237,17 @@ async fn read_archive_file(ctx: &Ctx, file: web_sys::File) -> Result<Input, UiEr
     // A zip a kept entry per step; a tar stream is one step.
     let limits = ArchiveLimits::default();
     let mut read = ArchiveRead::new(&name, &bytes, Language::ALL, &limits)?;
+    if every_file {
+        read = read.every_file();
+    }
     while read.step(1)? == Step::More {
         if ctx.over_budget() {
             let (done, total) = read.progress();
-            ctx.progress(format!("Unpacking {name}: {done} of {total} source files…"), done, total);
+            ctx.progress(format!("Unpacking {name}: {done} of {total} files…"), done, total);
             let _ = ctx.turn().await;
         }
     }
-    let contents = read.finish()?;
-    if contents.files.is_empty() {
-        return Err(UiError::invalid(format!(
-            "{name}: none of its {} entries is a source file of a supported language ({}).",
-            contents.entries,
-            all_suffixes()
-        )));
-    }
-    let counts = count_by_language(&contents.files);
-    Ok(Input {
-        summary: format!(
-            "{} archive {name} ({}): {} entries, {} source files{}",
-            contents.format.name(),
-            bytes_label(bytes.len()),
-            contents.entries,
-            contents.files.len(),
-            contents.root.as_ref().map(|r| format!(", root directory {r}/")).unwrap_or_default()
-        ),
-        name,
-        files: contents.files,
-        counts,
-        read_ms: now_ms() - start,
-    })
+    Ok((read.finish()?, bytes.len()))
 }
 
 /// Read a picked folder (`folder`) or one archive, and make it the input.

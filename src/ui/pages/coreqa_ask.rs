@@ -6,11 +6,14 @@ use leptos::prelude::*;
 use repoqa::coreqa::answer::ContextSetting;
 use repoqa::coreqa::judge::JUDGE_TEMPLATE;
 use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
+use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 
+use crate::ui::browser::dom::picked_files;
 use crate::ui::components::progress::{run_state, PauseCancel};
+use crate::ui::jobs::coreqa::load_repo;
 use crate::ui::jobs::coreqa_ask::{output_name, start};
-use crate::ui::jobs::curate::use_curator;
 use crate::ui::jobs::run::use_model_run;
+use crate::ui::jobs::use_runner;
 use crate::ui::jobs::Line;
 use crate::ui::state::coreqa::{AskForm, AskStep, CoreqaState};
 use crate::ui::state::run::use_run_state;
@@ -53,7 +56,22 @@ pub fn AskCard() -> impl IntoView {
     // The API settings are the Run page's, saved by it: read them back
     // after a reload even if the Run page is not visited.
     rs.restore();
-    let cur = use_curator();
+    let main = use_runner();
+    // `webkitdirectory` (pick a folder) is not an attribute the view macro
+    // knows: set it on the element.
+    let folder_ref = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(el) = folder_ref.get() {
+            let _ = el.set_attribute("webkitdirectory", "");
+        }
+    });
+    let on_repo = move |ev: leptos::ev::Event, folder: bool| {
+        let (input, files) = picked_files(&ev);
+        load_repo(st, main, files, folder);
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    };
     let runner = use_model_run().runner;
     let busy = move || runner.busy();
     let line = runner.line_signal();
@@ -78,9 +96,9 @@ pub fn AskCard() -> impl IntoView {
         output_name(&f, &model)
     };
     let repo_note = move || {
-        cur.st.input.with(|i| match i {
-            Some(i) => format!("the Curate page's {} ({} source files)", i.name, i.files.len()),
-            None => "none yet: open the repository's folder or archive on the Curate page".into(),
+        st.repo.with(|r| match r {
+            Some(r) => r.summary.clone(),
+            None => "none yet: pick its folder or archive".into(),
         })
     };
     let (done, total) = (
@@ -161,7 +179,17 @@ pub fn AskCard() -> impl IntoView {
                             }/>
                     </label>
                 </div>
-                <p class="muted" id="cq-ask-repo">"Repository for retrieval and whole: " {repo_note}</p>
+                <div class="row wrap">
+                    <span>"Repository for retrieval and whole: " <span id="cq-ask-repo">{repo_note}</span></span>
+                    <label class="file-pick">"folder "
+                        <input type="file" id="cq-repo-folder" node_ref=folder_ref on:change=move |ev| on_repo(ev, true)/>
+                    </label>
+                    <label class="file-pick">"or archive "
+                        <input type="file" id="cq-repo-archive" accept=".zip,.tar,.tar.gz,.tgz" on:change=move |ev| on_repo(ev, false)/>
+                    </label>
+                </div>
+                <p class="muted">"Every text file (UTF-8) is read, as " <code>"repoqa coreqa answer --repo DIR"</code>
+                    {format!(" reads a folder; BM25 over chunks of {DEFAULT_CHUNK_SIZE} characters ({DEFAULT_CHUNK_OVERLAP} overlapping; LangChain's splitter), 5 chunks for the question's prose and 5 for its code.")}</p>
             </Show>
             <Show when=move || step() == AskStep::Judge>
                 <div class="row wrap">
@@ -198,7 +226,7 @@ pub fn AskCard() -> impl IntoView {
             </Show>
             <div class="row">
                 <button type="button" class="primary" id="cq-ask-start" disabled=busy
-                    on:click=move |_| start(app, rs, st, cur, runner)>"Ask"</button>
+                    on:click=move |_| start(app, rs, st, runner)>"Ask"</button>
                 <PauseCancel runner=runner prefix="cq-ask"/>
                 <span class="muted">"into " <code id="cq-ask-output">{output}</code></span>
             </div>

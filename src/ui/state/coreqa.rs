@@ -10,6 +10,7 @@ use repoqa::coreqa::files::CoreqaFile;
 use repoqa::coreqa::judge::JudgeLine;
 use repoqa::coreqa::pairwise::PairLine;
 use repoqa::coreqa::qa::QaItem;
+use repoqa::coreqa::text_dir::TextDir;
 use repoqa::llm::run::RunStats;
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,15 @@ pub struct LoadedCoreqa {
     pub name: String,
     pub text: Arc<str>,
     pub file: Arc<CoreqaFile>,
+}
+
+/// The repository the retrieval and whole settings read: every text file
+/// of a folder or archive picked on the page (kept in memory only: pick it
+/// again after a reload).
+pub struct RepoText {
+    pub dir: TextDir,
+    /// What was read, for the user.
+    pub summary: String,
 }
 
 /// What the "Ask a model" card asks.
@@ -86,6 +96,7 @@ pub struct AskLive {
 pub struct CoreqaState {
     pub files: RwSignal<Vec<LoadedCoreqa>>,
     pub ask: RwSignal<AskForm>,
+    pub repo: RwSignal<Option<Arc<RepoText>>>,
     pub live: RwSignal<AskLive>,
     /// The last load's outcome.
     pub status: RwSignal<Option<Result<String, String>>>,
@@ -104,6 +115,7 @@ impl CoreqaState {
         CoreqaState {
             files: RwSignal::new(Vec::new()),
             ask: RwSignal::new(AskForm::default()),
+            repo: RwSignal::new(None),
             live: RwSignal::new(AskLive::default()),
             status: RwSignal::new(None),
             restored: RwSignal::new(false),

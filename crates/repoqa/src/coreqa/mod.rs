@@ -17,7 +17,6 @@ pub mod judge;
 pub mod pairwise;
 pub mod qa;
 pub mod splitter;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod text_dir;
 pub mod whole_repo;
 

@@ -5,8 +5,6 @@
 //! `/`-separated, sorted as UTF-8 bytes. A file over the size limit is
 //! left out and named in `skipped`, as are unreadable ones.
 
-use std::path::Path;
-
 use super::{CoreqaError, TextFile};
 
 /// What a repository folder may hold.
@@ -33,8 +31,13 @@ pub struct TextDir {
     pub skipped: Vec<(String, String)>,
 }
 
-pub fn read_text_dir(root: &Path, limits: TextDirLimits) -> Result<TextDir, CoreqaError> {
-    let io = |p: &Path, e: std::io::Error| CoreqaError::Io {
+/// The text files of the folder `root` (a native front's `--repo`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_text_dir(
+    root: &std::path::Path,
+    limits: TextDirLimits,
+) -> Result<TextDir, CoreqaError> {
+    let io = |p: &std::path::Path, e: std::io::Error| CoreqaError::Io {
         path: p.display().to_string(),
         message: e.to_string(),
     };
@@ -96,14 +99,82 @@ pub fn read_text_dir(root: &Path, limits: TextDirLimits) -> Result<TextDir, Core
                     continue;
                 }
             };
-            if bytes.contains(&0) {
-                continue;
-            }
-            if let Ok(text) = String::from_utf8(bytes) {
+            if let Some(text) = text_of(bytes) {
                 out.files.push(TextFile { path: rel, text });
             }
         }
     }
     out.files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
     Ok(out)
+}
+
+/// A file's bytes as text: UTF-8 without a NUL byte.
+fn text_of(bytes: Vec<u8>) -> Option<String> {
+    if bytes.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// The text files among a repository's files read elsewhere (a folder or
+/// an archive picked in the page: `(path relative to the root, bytes)`),
+/// by [`read_text_dir`]'s rules: nothing under a `.git` folder, a file
+/// over the size limit left out and named, UTF-8 without a NUL byte, sorted
+/// by path as UTF-8 bytes; `name` names the repository in messages.
+pub fn text_files(
+    name: &str,
+    files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    limits: TextDirLimits,
+) -> Result<TextDir, CoreqaError> {
+    let mut out = TextDir::default();
+    let mut total = 0u64;
+    for (path, bytes) in files {
+        if path.split('/').any(|c| c == ".git") {
+            continue;
+        }
+        let size = bytes.len() as u64;
+        if size > limits.max_file_bytes {
+            let limit = crate::limits::size_label(limits.max_file_bytes);
+            out.skipped.push((path, format!("larger than {limit}")));
+            continue;
+        }
+        total += size;
+        if total > limits.max_total_bytes {
+            let limit = crate::limits::size_label(limits.max_total_bytes);
+            return Err(CoreqaError::TooLarge {
+                path: name.to_string(),
+                what: format!("its files hold more than {limit}"),
+            });
+        }
+        if let Some(text) = text_of(bytes) {
+            out.files.push(TextFile { path, text });
+        }
+    }
+    out.files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_read_elsewhere_follow_the_folder_rules() {
+        let limits = TextDirLimits { max_file_bytes: 8, max_total_bytes: 20, max_entries: 10 };
+        let files = [
+            ("src/b.rs", &b"fn b(){}"[..]),
+            (".git/config", b"[core]"),
+            ("a.md", b"# A"),
+            ("big.txt", b"123456789"),
+            ("bin", b"a\0b"),
+            ("latin1", b"caf\xe9"),
+        ];
+        let dir = text_files("r", files.map(|(p, b)| (p.to_string(), b.to_vec())), limits).unwrap();
+        let paths: Vec<&str> = dir.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["a.md", "src/b.rs"]);
+        assert_eq!(dir.skipped, [("big.txt".to_string(), "larger than 8 bytes".to_string())]);
+        let many = (0..3).map(|i| (format!("f{i}"), b"12345678".to_vec()));
+        let e = text_files("r", many, limits).unwrap_err().to_string();
+        assert!(e.starts_with("r: its files hold more than"), "{e}");
+    }
 }

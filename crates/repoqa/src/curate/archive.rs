@@ -239,6 +239,7 @@ impl<'a> ArchiveRead<'a> {
             .ok_or_else(|| ArchiveError::UnknownFormat { archive: archive.clone() })?;
         let reader = Reader {
             archive,
+            every_file: false,
             languages,
             limits,
             root: RootTracker::default(),
@@ -253,6 +254,14 @@ impl<'a> ArchiveRead<'a> {
 
     pub fn format(&self) -> ArchiveFormat {
         self.format
+    }
+
+    /// Keep every regular file not under a `.git` folder, whatever its
+    /// suffix (CoReQA's retrieval reads a repository's text files), not
+    /// only the languages' source files.
+    pub fn every_file(mut self) -> ArchiveRead<'a> {
+        self.reader.every_file = true;
+        self
     }
 
     /// Do the next step; false once everything is read.
@@ -371,6 +380,8 @@ impl RootTracker {
 
 struct Reader<'a> {
     archive: String,
+    /// Keep every file (not under `.git/`), not only `languages`'.
+    every_file: bool,
     languages: &'a [Language],
     limits: &'a ArchiveLimits,
     root: RootTracker,
@@ -385,6 +396,9 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn kept(&self, path: &str) -> bool {
+        if self.every_file {
+            return !path.split('/').any(|c| c == ".git");
+        }
         self.languages.iter().any(|l| has_language_suffix(path, *l))
     }
 
@@ -839,6 +853,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(paths(&c), ["a.py", "b.rs"]);
+    }
+
+    #[test]
+    fn every_file_keeps_any_suffix_but_not_git() {
+        let files: &[(&str, &[u8])] = &[
+            ("r/README.md", b"# r"),
+            ("r/a.py", b""),
+            ("r/.git/HEAD", b"ref"),
+            ("r/Cargo.toml", b""),
+        ];
+        let limits = ArchiveLimits::default();
+        let c = ArchiveRead::new("t", &tar_of(files), &[], &limits).unwrap().every_file().finish();
+        assert_eq!(paths(&c.unwrap()), ["README.md", "a.py", "Cargo.toml"]);
     }
 
     #[test]
