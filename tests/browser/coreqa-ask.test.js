@@ -78,23 +78,29 @@ async function judgeRequests() {
   ]);
 }
 
-test('answers, judge scores and pairwise verdicts asked from the page', async (t) => {
-  const { page, problems } = await freshPage(t);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  // The Run page's API settings are the ones the CoReQA page asks through.
+/** The Run page's API settings (the test server, one request at a time),
+ * then the CoReQA page. */
+async function configureApi(page) {
   await gotoApp(page, srv.url, '#run');
   await page.selectOption('#run-preset', 'custom');
   await page.selectOption('#run-provider', 'openai');
   await setField(page, '#run-base-url', model.url + '/v1');
   await setField(page, '#run-model', 'good-model');
   await setField(page, '#run-key', KEY);
-  await page.check('#run-remember-key'); // kept over the reload below
+  await page.check('#run-remember-key'); // kept over a reload
   await setField(page, '#run-concurrency', 1);
   await setField(page, '#run-timeout', 60);
   await setField(page, '#run-max-retries', 3);
   await setField(page, '#run-retry-base', 50);
   await page.click('a[href="#coreqa"]');
   await page.waitForSelector('#cq-ask');
+}
+
+test('answers, judge scores and pairwise verdicts asked from the page', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // The Run page's API settings are the ones the CoReQA page asks through.
+  await configureApi(page);
   await page.setInputFiles('#cq-files', QA);
   await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 1);
   assert.match(await page.textContent('#cq-ask-api'), /openai at http:\/\/127\.0\.0\.1:\d+\/v1, concurrency 1/);
@@ -214,6 +220,47 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   await page.setViewportSize({ width: 390, height: 844 });
   await page.$eval('#cq-ask', (e) => e.scrollIntoView());
   await saveScreenshot(page, 'coreqa-ask-390.png');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});
+
+test('questions and reference answers written from an issues export, as repoqa coreqa build writes them', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await configureApi(page);
+  const exportFile = path.join(ROOT, 'tests', 'fixtures', 'coreqa', 'issues-export.json');
+  await page.setInputFiles('#cq-files', exportFile);
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 1);
+  await page.selectOption('#cq-ask-step', 'build');
+  await setField(page, '#cq-ask-model', 'writer-model');
+  await setField(page, '#cq-ask-language', 'rust');
+  assert.equal(await page.textContent('#cq-ask-output'), 'issues-export-qa.jsonl');
+  assert.match(await page.textContent('#cq-ask-kept'), /^issues-export\.json: \d+ of \d+ issues pass the paper's filters/);
+  await page.click('#cq-ask-question-prompt summary');
+  assert.match(await page.inputValue('#cq-ask-question-template'), /\{\{title\}\}/);
+  const kept = Number((await page.textContent('#cq-ask-kept')).match(/: (\d+) of/)[1]);
+  assert.ok(kept >= 2, `${kept} issues kept`);
+  const cliOut = path.join(work, 'qa-built.jsonl');
+  // One question request fails once (asked again) in the page's run.
+  const report = JSON.parse(execFileSync(BIN, ['coreqa', 'issues', '--export', exportFile, '--json'], { encoding: 'utf8' }));
+  assert.equal(report.kept.length, kept);
+  const first = JSON.parse(fs.readFileSync(exportFile, 'utf8')).issues.find((i) => i.number === report.kept[0]);
+  await model.control({ reset: true, faults: {} });
+  const cliQa = cli(['build', '--export', exportFile, '--language', 'rust', '--model', 'writer-model'], cliOut);
+  const cliQuestions = fs.readFileSync(path.join(work, 'qa-built.questions.jsonl'), 'utf8').split('\n').filter(Boolean).sort();
+  assert.equal(cliQa.length, kept);
+  await model.control({ reset: true, faults: { [`question:${first.title}`]: ['500'] } });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), new RegExp(`^Done: ${kept} answered, 0 failed`));
+  const files = await savedFiles(page);
+  assert.deepEqual(files['issues-export-qa.questions.jsonl'], cliQuestions);
+  assert.deepEqual(files['issues-export-qa.jsonl'], cliQa);
+  // The QA file is on the page: its questions are listed, ready to answer.
+  await page.waitForFunction((n) => document.querySelector('#cq-question-count')?.textContent.includes(String(n)), kept);
+  await saveScreenshot(page, 'coreqa-build-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveScreenshot(page, 'coreqa-build-390.png');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);

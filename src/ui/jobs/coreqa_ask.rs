@@ -15,6 +15,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use repoqa::coreqa::answer::{answer_items, AnswerSetup, ContextSetting};
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
+use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
+use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
 use repoqa::coreqa::qa::QaItem;
@@ -40,14 +42,26 @@ fn file_part(model: &str) -> String {
         .collect()
 }
 
-/// The file a step's lines go to.
-pub fn output_name(form: &AskForm, model: &str) -> String {
+/// The file a step's lines go to; building, `export` is the issues
+/// export's file name (`acme.json` -> `acme-qa.jsonl`).
+pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String {
     let m = file_part(model);
     match form.step {
         AskStep::Answer => format!("answers-{m}.jsonl"),
         AskStep::Judge => format!("judge-{m}.jsonl"),
         AskStep::Pairwise => format!("pairwise-{m}-{}.jsonl", form.pair_setting),
+        AskStep::Build => {
+            let name = export.unwrap_or("issues");
+            let stem = name.strip_suffix(".json").or(name.strip_suffix(".jsonl")).unwrap_or(name);
+            format!("{}-qa.jsonl", file_part(stem))
+        }
     }
+}
+
+/// Where a QA file's questions go first: `x-qa.jsonl` -> `x-qa.questions.jsonl`
+/// (as `repoqa coreqa build` names them).
+fn questions_name(output: &str) -> String {
+    format!("{}.questions.jsonl", output.strip_suffix(".jsonl").unwrap_or(output))
 }
 
 /// The one repository the questions are about (a context setting reads one
@@ -107,7 +121,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
             .show(Line::Failed("Name the model to ask (or set one on the Run page).".into()));
     }
     endpoint.model = model.clone();
-    if form.step != AskStep::Answer {
+    if matches!(form.step, AskStep::Judge | AskStep::Pairwise) {
         endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE);
     }
     let (config, timeout) = match pace_of(rs) {
@@ -117,17 +131,19 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
     if let Err(e) = super::coreqa::save_form(st) {
         leptos::logging::warn!("CoReQA settings not saved: {e}");
     }
-    let output = output_name(&form, &model);
+    let export = st.export_of(&form);
+    let output = output_name(&form, &model, export.as_ref().map(|(n, _)| n.as_str()));
     let what = match form.step {
         AskStep::Answer => "Answering",
         AskStep::Judge => "Judging",
         AskStep::Pairwise => "Comparing",
+        AskStep::Build => "Writing questions",
     };
     let session = RunSession::now(rs);
     st.live.set(AskLive::default());
     runner.spawn(Job::new(format!("{what} with {model}")), move |ctx| async move {
         let qa = st.questions_untracked();
-        if qa.is_empty() {
+        if qa.is_empty() && form.step != AskStep::Build {
             return Err(UiError::invalid("Load a QA file first (or the demo)."));
         }
         let tok = tokenizer::ensure_parsed(&ctx, app).await?;
@@ -199,11 +215,61 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 };
                 job.ask(endpoint, config, &items, &done).await
             }
+            AskStep::Build => {
+                let Some((name, file)) = export else {
+                    return Err(UiError::invalid(
+                        "Load a GitHub issues export first, or fetch one below.",
+                    ));
+                };
+                let CoreqaFile::Export(export) = &*file else {
+                    return Err(UiError::invalid(format!("{name} is not an issues export.")));
+                };
+                let kept = filter_issues(export).kept;
+                if kept.is_empty() {
+                    return Err(UiError::invalid(format!(
+                        "{name}: no issue passes the paper's filters (the table below says why)."
+                    )));
+                }
+                let issues = kept_issues(export, &kept);
+                let repository = export.repository.as_str();
+                let questions = counted(&tok, |count| {
+                    question_items(repository, &issues, &form.question_template, count)
+                })?;
+                let qname = questions_name(&output);
+                let written = |st: CoreqaState| match st.file(&qname).as_deref() {
+                    Some(CoreqaFile::Questions(lines)) => lines.clone(),
+                    _ => Vec::new(),
+                };
+                let done: HashSet<String> = written(st).iter().map(|q| q.id()).collect();
+                let asked = Asking { output: &qname, ..job };
+                asked.ask(endpoint.clone(), config, &questions, &done).await?;
+                if !session.current() || ctx.cancelled() {
+                    return Ok(());
+                }
+                let language = Some(form.language.trim()).filter(|l| !l.is_empty());
+                let written = written(st);
+                let references = counted(&tok, |count| {
+                    reference_items(
+                        repository,
+                        &issues,
+                        &written,
+                        language,
+                        &form.reference_template,
+                        count,
+                    )
+                })?;
+                let done: HashSet<String> = match existing.as_deref() {
+                    Some(CoreqaFile::Qa(items)) => items.iter().map(|q| q.id.clone()).collect(),
+                    _ => HashSet::new(),
+                };
+                job.ask(endpoint, config, &references, &done).await
+            }
         }
     });
 }
 
 /// One asking job: where its lines go.
+#[derive(Clone, Copy)]
 struct Asking<'a> {
     ctx: &'a Ctx,
     st: CoreqaState,
@@ -238,7 +304,7 @@ impl Asking<'_> {
             0,
             total,
         );
-        self.st.live.set(AskLive { output: output.to_string(), ..AskLive::default() });
+        self.st.live.update(|l| l.output = output.to_string());
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, seed);
         let mut sink =

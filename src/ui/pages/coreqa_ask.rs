@@ -4,6 +4,9 @@
 
 use leptos::prelude::*;
 use repoqa::coreqa::answer::ContextSetting;
+use repoqa::coreqa::files::CoreqaFile;
+use repoqa::coreqa::generate::{QUESTION_TEMPLATE, REFERENCE_TEMPLATE};
+use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::JUDGE_TEMPLATE;
 use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
@@ -23,6 +26,7 @@ fn step_of(value: &str) -> AskStep {
     match value {
         "judge" => AskStep::Judge,
         "pairwise" => AskStep::Pairwise,
+        "build" => AskStep::Build,
         _ => AskStep::Answer,
     }
 }
@@ -40,7 +44,7 @@ fn prompt_editor(
     view! {
         <details id=format!("{id}-prompt")>
             <summary>{summary}</summary>
-            <textarea id=format!("{id}-template") rows="14" spellcheck="false"
+            <textarea id=format!("{id}-template") class="prompt-editor" rows="14" spellcheck="false"
                 prop:value=move || form.with(|f| get(f).clone())
                 on:input=move |ev| form.update(|f| *field(f) = event_target_value(&ev))></textarea>
             <button type="button" on:click=move |_| form.update(|f| *field(f) = default.to_string())>"Back to the default"</button>
@@ -93,7 +97,33 @@ pub fn AskCard() -> impl IntoView {
     let output = move || {
         let f = form.get();
         let model = if f.model.trim().is_empty() { run_model() } else { f.model.clone() };
-        output_name(&f, &model)
+        let export = st.export_of(&f).map(|(n, _)| n);
+        output_name(&f, &model, export.as_deref())
+    };
+    let exports = move || {
+        st.files.with(|fs| {
+            fs.iter()
+                .filter(|f| matches!(*f.file, CoreqaFile::Export(_)))
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+        })
+    };
+    let kept_note = move || {
+        let f = form.get();
+        match st.export_of(&f) {
+            Some((name, file)) => match &*file {
+                CoreqaFile::Export(e) => {
+                    let r = filter_issues(e);
+                    format!(
+                        "{name}: {} of {} issues pass the paper's filters",
+                        r.kept.len(),
+                        r.issues
+                    )
+                }
+                _ => String::new(),
+            },
+            None => "No issues export on the page: fetch one below or load a file.".into(),
+        }
     };
     let repo_note = move || {
         st.repo.with(|r| match r {
@@ -145,7 +175,8 @@ pub fn AskCard() -> impl IntoView {
         <section class="card" id="cq-ask">
             <h2>"Ask a model"</h2>
             <p>
-                "Answer the loaded questions, have a judge score the answers, or compare two models' answers, through "
+                "Write questions from a repository's issues, answer the loaded questions, have a judge score the answers, "
+                "or compare two models' answers, through "
                 "the Run page's API settings: " <span id="cq-ask-api">{api}</span> ", " {key_note} ". "
                 <a href="#run">"Change them on the Run page"</a> ". Every reply is saved here the moment it arrives; "
                 "pressing Ask again after a reload asks only what is missing."
@@ -159,9 +190,10 @@ pub fn AskCard() -> impl IntoView {
                         <option value="answer" selected=move || step() == AskStep::Answer>"Answer the questions"</option>
                         <option value="judge" selected=move || step() == AskStep::Judge>"Judge the answers (scores)"</option>
                         <option value="pairwise" selected=move || step() == AskStep::Pairwise>"Compare two models (pairwise)"</option>
+                        <option value="build" selected=move || step() == AskStep::Build>"Write questions from issues"</option>
                     </select>
                 </label>
-                <label>{move || if step() == AskStep::Answer { "Answering model " } else { "Judge model " }}
+                <label>{move || match step() { AskStep::Answer => "Answering model ", AskStep::Build => "Writing model ", _ => "Judge model " }}
                     <input type="text" id="cq-ask-model" placeholder=run_model
                         prop:value=move || form.with(|f| f.model.clone())
                         on:input=move |ev| form.update(|f| f.model = event_target_value(&ev))/>
@@ -223,6 +255,32 @@ pub fn AskCard() -> impl IntoView {
                     <span class="muted">"Every pair of models, in both orders, at temperature 0.2."</span>
                 </div>
                 {prompt_editor(form, "cq-ask-pair", "The pairwise prompt (editable)", |f| &f.pairwise_template, |f| &mut f.pairwise_template, PAIRWISE_TEMPLATE)}
+            </Show>
+            <Show when=move || step() == AskStep::Build>
+                <div class="row wrap">
+                    <label>"Issues export "
+                        <select id="cq-ask-export" on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            form.update(|f| f.export = v);
+                        }>
+                            {move || exports().into_iter().map(|n| {
+                                let value = n.clone();
+                                let selected = form.with(|f| f.export == n);
+                                view! { <option value=value selected=selected>{n.clone()}</option> }
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"Language (written into each item) "
+                        <input type="text" id="cq-ask-language" placeholder="e.g. rust"
+                            prop:value=move || form.with(|f| f.language.clone())
+                            on:input=move |ev| form.update(|f| f.language = event_target_value(&ev))/>
+                    </label>
+                </div>
+                <p class="muted" id="cq-ask-kept">{kept_note}
+                    ". A question is written from each kept issue's title and description (its code snippets attached as they are), "
+                    "then a reference answer from the question, the labels, title, description and comments."</p>
+                {prompt_editor(form, "cq-ask-question", "The question prompt (editable)", |f| &f.question_template, |f| &mut f.question_template, QUESTION_TEMPLATE)}
+                {prompt_editor(form, "cq-ask-reference", "The reference-answer prompt (editable)", |f| &f.reference_template, |f| &mut f.reference_template, REFERENCE_TEMPLATE)}
             </Show>
             <div class="row">
                 <button type="button" class="primary" id="cq-ask-start" disabled=busy

@@ -41,6 +41,9 @@ pub enum AskStep {
     Judge,
     /// Compare two models' answers, in both orders (the judge).
     Pairwise,
+    /// Write questions and reference answers from an issues export's
+    /// kept issues (`repoqa coreqa build`).
+    Build,
 }
 
 /// The "Ask a model" card's settings (saved in IndexedDB; the API, its key
@@ -61,6 +64,13 @@ pub struct AskForm {
     pub pair_setting: ContextSetting,
     pub judge_template: String,
     pub pairwise_template: String,
+    /// The issues export questions are built from (a file on the page;
+    /// empty: the first).
+    pub export: String,
+    /// The language written into every built QA item (empty: none).
+    pub language: String,
+    pub question_template: String,
+    pub reference_template: String,
 }
 
 impl Default for AskForm {
@@ -74,6 +84,10 @@ impl Default for AskForm {
             pair_setting: ContextSetting::None,
             judge_template: repoqa::coreqa::judge::JUDGE_TEMPLATE.to_string(),
             pairwise_template: repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE.to_string(),
+            export: String::new(),
+            language: String::new(),
+            question_template: repoqa::coreqa::generate::QUESTION_TEMPLATE.to_string(),
+            reference_template: repoqa::coreqa::generate::REFERENCE_TEMPLATE.to_string(),
         }
     }
 }
@@ -128,6 +142,17 @@ impl CoreqaState {
             Some(f) => *f = loaded,
             None => fs.push(loaded),
         });
+    }
+
+    /// The issues export `form.export` names (the first when it names
+    /// none): its file name and contents.
+    pub fn export_of(&self, form: &AskForm) -> Option<(String, Arc<CoreqaFile>)> {
+        self.files.with(|fs| {
+            fs.iter()
+                .filter(|f| matches!(*f.file, CoreqaFile::Export(_)))
+                .find(|f| form.export.is_empty() || f.name == form.export)
+                .map(|f| (f.name.clone(), f.file.clone()))
+        })
     }
 
     /// The file named `name`, as read.

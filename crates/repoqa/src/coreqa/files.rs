@@ -4,6 +4,7 @@
 //! by that kind's own reader (which names the line of any bad record).
 
 use super::answer::{read_answers, AnswerLine};
+use super::generate::{read_questions, QuestionLine};
 use super::issues::{read_export, IssueExport};
 use super::judge::{read_judge_lines, JudgeLine};
 use super::pairwise::{read_pair_lines, PairLine};
@@ -21,6 +22,9 @@ pub enum CoreqaFile {
     Answers(Vec<AnswerLine>),
     Judgments(Vec<JudgeLine>),
     Pairs(Vec<PairLine>),
+    /// Questions written from issues, before their reference answers
+    /// (`repoqa coreqa build`'s first step).
+    Questions(Vec<QuestionLine>),
     /// A GitHub issues export (one JSON object with `issues`).
     Export(IssueExport),
 }
@@ -33,6 +37,7 @@ impl CoreqaFile {
             CoreqaFile::Answers(_) => "answers",
             CoreqaFile::Judgments(_) => "judge scores",
             CoreqaFile::Pairs(_) => "pairwise verdicts",
+            CoreqaFile::Questions(_) => "questions without answers",
             CoreqaFile::Export(_) => "issues export",
         }
     }
@@ -43,6 +48,7 @@ impl CoreqaFile {
             CoreqaFile::Answers(v) => v.len(),
             CoreqaFile::Judgments(v) => v.len(),
             CoreqaFile::Pairs(v) => v.len(),
+            CoreqaFile::Questions(v) => v.len(),
             CoreqaFile::Export(e) => e.issues.len(),
         }
     }
@@ -56,7 +62,7 @@ impl CoreqaFile {
 /// JSON object with `issues` is a GitHub issues export; a JSON list or a
 /// first record with `reference_answer` is a QA file; otherwise
 /// the first record's `verdict` makes it pairwise verdicts, `scores` judge
-/// scores, `answer` answers.
+/// scores, `answer` answers, `question` with `number` questions from issues.
 pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaError> {
     let bad =
         |line: usize, message: String| CoreqaError::Qa { path: name.to_string(), line, message };
@@ -86,10 +92,12 @@ pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaEr
         CoreqaFile::Judgments(read_judge_lines(text, name, false)?)
     } else if has("answer") {
         CoreqaFile::Answers(read_answers(text, name, false)?)
+    } else if has("question") && has("number") {
+        CoreqaFile::Questions(read_questions(text, name, false)?)
     } else {
         return Err(bad(
             i + 1,
-            "not a CoReQA file: its first record has none of \"reference_answer\" (a QA file), \"answer\" (answers), \"scores\" (judge scores), \"verdict\" (pairwise verdicts)".into(),
+            "not a CoReQA file: its first record has none of \"reference_answer\" (a QA file), \"answer\" (answers), \"scores\" (judge scores), \"verdict\" (pairwise verdicts), \"question\" and \"number\" (questions from issues)".into(),
         ));
     })
 }
@@ -114,6 +122,11 @@ mod tests {
         assert_eq!(read_coreqa_file(judged.as_bytes(), "f").unwrap().kind(), "judge scores");
         let pair = r#"{"question_id": "q", "first": "a", "second": "b", "verdict": "tie", "setting": "none", "judge": "j", "reasoning": ""}"#;
         assert_eq!(read_coreqa_file(pair.as_bytes(), "f").unwrap().kind(), "pairwise verdicts");
+        let question = r#"{"repository": "a/b", "number": 3, "question": "Q"}"#;
+        assert_eq!(
+            read_coreqa_file(question.as_bytes(), "f").unwrap().kind(),
+            "questions without answers"
+        );
         let e = read_coreqa_file(b"\n{\"x\": 1}\n", "f").unwrap_err().to_string();
         assert!(e.starts_with("f, line 2: not a CoReQA file"), "{e}");
         let e = read_coreqa_file(format!("{answer}\n{{\"question_id\": 1}}").as_bytes(), "f");
