@@ -162,6 +162,21 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   assert.equal(judged.length, 16);
   assert.equal(new Set(judged.map((j) => `${j.question_id}::${j.model}::${j.repetition}`)).size, 16);
   assert.ok(judged.every((j) => j.judge === 'judge-model' && j.reasoning.length > 0));
+  // The run log of every verdict (saved with the file, over the reload),
+  // downloadable as the CLI names it; never the key.
+  const saved = JSON.parse((await idbDump(page))['coreqa-files']);
+  const log = saved.find((f) => f.name === 'judge-judge-model.jsonl').log;
+  const records = log.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.deepEqual(records.map((r) => r.task_id).sort(), judged.map((j) => `${j.question_id}::${j.setting}::${j.model}::${j.repetition}`).sort());
+  assert.ok(records.every((r) => r.model === 'judge-model' && r.status === 'answered'));
+  assert.ok(!log.includes(KEY));
+  const judgeLi = page.locator('#cq-loaded li', { hasText: 'judge-judge-model.jsonl' });
+  const [dl] = await Promise.all([page.waitForEvent('download'), judgeLi.locator('.cq-download-log').click()]);
+  assert.equal(dl.suggestedFilename(), 'judge-judge-model.runlog.jsonl');
+  assert.equal(fs.readFileSync(await dl.path(), 'utf8'), log);
+  const [file] = await Promise.all([page.waitForEvent('download'), judgeLi.locator('.cq-download').click()]);
+  assert.equal(file.suggestedFilename(), 'judge-judge-model.jsonl');
+  assert.deepEqual(fs.readFileSync(await file.path(), 'utf8').split('\n').filter(Boolean).sort(), files['judge-judge-model.jsonl']);
   // The judge table shows both models.
   await page.waitForSelector('#cq-judge-table tbody tr[data-model="weak-model"]');
   const good = await page.$eval('#cq-judge-table tbody tr[data-model="good-model"] td:nth-child(10)', (td) => td.textContent);

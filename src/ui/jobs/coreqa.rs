@@ -43,6 +43,10 @@ pub const DEMO_FILES: [&str; 5] = [
 struct Saved {
     name: String,
     text: String,
+    /// The run log of the replies asked into it from the page (JSON Lines
+    /// of run records, as the CLI's `<output>.runlog.jsonl`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    log: String,
 }
 
 fn parse(name: String, bytes: Vec<u8>) -> Result<LoadedCoreqa, UiError> {
@@ -70,7 +74,15 @@ pub fn save_form(st: CoreqaState) -> Result<(), UiError> {
 /// them).
 pub async fn save(st: CoreqaState) -> Result<(), UiError> {
     let saved: Vec<Saved> = st.files.with_untracked(|fs| {
-        fs.iter().map(|f| Saved { name: f.name.clone(), text: f.text.to_string() }).collect()
+        st.logs.with_untracked(|logs| {
+            fs.iter()
+                .map(|f| Saved {
+                    name: f.name.clone(),
+                    text: f.text.to_string(),
+                    log: logs.get(&f.name).cloned().unwrap_or_default(),
+                })
+                .collect()
+        })
     });
     storage::save_json(KEY_FILES, &serde_json::to_string(&saved)?).await
 }
@@ -160,6 +172,11 @@ pub fn restore(st: CoreqaState) {
         };
         let mut errors = Vec::new();
         for s in saved {
+            if !s.log.is_empty() {
+                st.logs.update(|logs| {
+                    logs.entry(s.name.clone()).or_insert(s.log);
+                });
+            }
             match parse(s.name, s.text.into_bytes()) {
                 Ok(l) if st.files.with_untracked(|fs| fs.iter().all(|f| f.name != l.name)) => {
                     st.add(l)
@@ -177,6 +194,7 @@ pub fn restore(st: CoreqaState) {
 /// Remove one file (`None`: all of them).
 pub fn remove(st: CoreqaState, name: Option<String>) {
     st.files.update(|fs| fs.retain(|f| name.as_ref().is_some_and(|n| &f.name != n)));
+    st.logs.update(|logs| logs.retain(|n, _| name.as_ref().is_some_and(|m| n != m)));
     spawn_local(async move {
         let r = if st.files.with_untracked(Vec::is_empty) {
             storage::delete(KEY_FILES).await

@@ -307,8 +307,13 @@ impl Asking<'_> {
         self.st.live.update(|l| l.output = output.to_string());
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, seed);
-        let mut sink =
-            FileSink { st: self.st, session: self.session, output, pending: String::new() };
+        let mut sink = FileSink {
+            st: self.st,
+            session: self.session,
+            output,
+            pending: String::new(),
+            pending_log: String::new(),
+        };
         if ask_all(ctx, &mut run, self.timeout, &mut sink).await == AskEnd::Superseded {
             ctx.done("Ended by New session: nothing more was stored.");
             return Ok(());
@@ -335,6 +340,8 @@ struct FileSink<'a> {
     output: &'a str,
     /// Lines of this batch, not yet in the file.
     pending: String,
+    /// Run-log records of this batch, not yet in the file's log.
+    pending_log: String,
 }
 
 impl Sink for FileSink<'_> {
@@ -348,8 +355,12 @@ impl Sink for FileSink<'_> {
 
     fn event(&mut self, event: RunEvent) {
         match event {
-            RunEvent::Answered { output_line, .. } => self.pending.push_str(&output_line),
+            RunEvent::Answered { output_line, record, .. } => {
+                self.pending.push_str(&output_line);
+                self.pending_log.push_str(&record.line());
+            }
             RunEvent::Failed { record, .. } => {
+                self.pending_log.push_str(&record.line());
                 let reason = record.reason.clone().unwrap_or_default();
                 self.st.live.update(|l| l.failed.push((record.task_id, reason)));
             }
@@ -364,18 +375,26 @@ impl Sink for FileSink<'_> {
     }
 
     async fn store(&mut self) {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && self.pending_log.is_empty() {
             return;
         }
         let lines = std::mem::take(&mut self.pending);
+        let log = std::mem::take(&mut self.pending_log);
         let name = self.output.to_string();
-        let mut text = self.st.file_text(&name).unwrap_or_default();
-        text.push_str(&lines);
-        let stored = match read_coreqa_file(text.as_bytes(), &name) {
-            Ok(file) => {
+        self.st.logs.update(|logs| logs.entry(name.clone()).or_default().push_str(&log));
+        // Only failures: the log changed, not the file (a log is kept with
+        // its file, so one without a file yet stays in memory).
+        let read = if lines.is_empty() {
+            Ok(())
+        } else {
+            let mut text = self.st.file_text(&name).unwrap_or_default();
+            text.push_str(&lines);
+            read_coreqa_file(text.as_bytes(), &name).map(|file| {
                 self.st.add(LoadedCoreqa { name, text: text.into(), file: Arc::new(file) });
-                super::coreqa::save(self.st).await
-            }
+            })
+        };
+        let stored = match read {
+            Ok(()) => super::coreqa::save(self.st).await,
             Err(e) => Err(e.into()),
         };
         if let Err(e) = stored {

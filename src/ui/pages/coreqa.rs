@@ -17,6 +17,7 @@ use repoqa::coreqa::qa::QaItem;
 use repoqa::coreqa::files::CoreqaFile;
 use repoqa::coreqa::github::GITHUB_API;
 use repoqa::coreqa::issues::filter_issues;
+use repoqa::llm::runlog::runlog_path_for;
 
 use crate::ui::browser::dom::picked_files;
 use crate::ui::browser::download::download_text;
@@ -76,10 +77,25 @@ pub fn CoreqaPage() -> impl IntoView {
                 <For each=move || st.files.get() key=|f| (f.name.clone(), f.text.len()) let:f>
                     {
                         let name = f.name.clone();
+                        let (file, text) = (f.name.clone(), f.text.clone());
+                        let log_name = runlog_path_for(&f.name);
+                        let log_of = f.name.clone();
+                        let log = move || st.logs.with(|l| l.get(&log_of).cloned());
+                        let download = move |name: &str, text: &str| {
+                            if let Err(e) = download_text(name, "application/x-ndjson", text) {
+                                st.status.set(Some(Err(e.to_string())));
+                            }
+                        };
                         view! {
                             <li data-kind=f.file.kind()>
                                 <span class="file-name">{f.name.clone()}</span>
                                 {format!(" — {}, {} record(s) ", f.file.kind(), f.file.len())}
+                                <button type="button" class="link-button cq-download" on:click=move |_| download(&file, &text)>"download"</button>
+                                {move || log().map(|l| {
+                                    let n = log_name.clone();
+                                    view! { " " <button type="button" class="link-button cq-download-log" on:click=move |_| download(&n, &l)>"run log"</button> }
+                                })}
+                                " "
                                 <button type="button" class="link-button" on:click=move |_| remove(st, Some(name.clone()))>"remove"</button>
                             </li>
                         }

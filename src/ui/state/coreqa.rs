@@ -111,6 +111,8 @@ pub struct CoreqaState {
     pub files: RwSignal<Vec<LoadedCoreqa>>,
     pub ask: RwSignal<AskForm>,
     pub repo: RwSignal<Option<Arc<RepoText>>>,
+    /// Run logs of the files asked into from the page, by file name.
+    pub logs: RwSignal<std::collections::BTreeMap<String, String>>,
     pub live: RwSignal<AskLive>,
     /// The last load's outcome.
     pub status: RwSignal<Option<Result<String, String>>>,
@@ -130,6 +132,7 @@ impl CoreqaState {
             files: RwSignal::new(Vec::new()),
             ask: RwSignal::new(AskForm::default()),
             repo: RwSignal::new(None),
+            logs: RwSignal::new(Default::default()),
             live: RwSignal::new(AskLive::default()),
             status: RwSignal::new(None),
             restored: RwSignal::new(false),
