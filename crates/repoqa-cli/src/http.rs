@@ -35,6 +35,13 @@ pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
 pub fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
     let failed = |e: ureq::Error| match e {
         ureq::Error::Timeout(_) => TransportError::Timeout,
+        ureq::Error::HostNotFound => {
+            TransportError::Unreachable("the host name does not resolve".into())
+        }
+        ureq::Error::ConnectionFailed => TransportError::Unreachable("connection failed".into()),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            TransportError::Unreachable(io.to_string())
+        }
         e => TransportError::Network(e.to_string()),
     };
     let mut call = agent.post(&req.url);

@@ -415,6 +415,43 @@ fn a_refused_key_stops_the_run_with_what_to_fix() {
 }
 
 #[test]
+fn a_server_that_is_down_stops_the_run_at_once() {
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = tmpdir("down");
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let demo = demo();
+    let args = [
+        "run",
+        "--model",
+        MODEL,
+        "--base-url",
+        &base,
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--code-context-size",
+        SIZE,
+        "--result-dir",
+        dir.to_str().unwrap(),
+        "--max-retries",
+        "4",
+        "--retry-base-ms",
+        "50",
+    ];
+    let started = Instant::now();
+    let o = repoqa().args(args).env("OPENAI_API_KEY", KEY).output().unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let why = format!("STOPPED: cannot connect to {base}: Connection refused");
+    assert_eq!(err.matches(&why).count(), 1, "said once, whatever was in flight: {err}");
+    assert!(err.contains("check that the server is running and the base URL"), "{err}");
+    assert!(!err.contains("again in"), "nothing retried: {err}");
+    assert!(err.len() < 2000, "a few lines, not one per attempt: {} bytes", err.len());
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_configuration_exits_2() {
     let dir = tmpdir("config");
     let demo = demo();

@@ -119,6 +119,10 @@ pub struct BenchmarkRun<'t, T: RunItem = Task> {
     /// When the current request of each task was sent.
     sent_ms: Vec<f64>,
     attempts: Vec<u32>,
+    /// Some request of this run got an HTTP status back.
+    heard_back: bool,
+    /// The run stopped (the replies still in flight say nothing more).
+    stopped: bool,
     pub stats: RunStats,
 }
 
@@ -139,6 +143,8 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
             scheduler: Scheduler::new(config, todo, seed),
             sent_ms: vec![0.0; tasks.len()],
             attempts: vec![0; tasks.len()],
+            heard_back: false,
+            stopped: false,
         }
     }
 
@@ -173,7 +179,19 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
         time: String,
     ) -> RunEvent {
         let Some(t) = self.tasks.get(task) else { return RunEvent::Ignored };
+        self.heard_back |= reply.is_ok();
         let outcome = match read_reply(&self.settings, reply) {
+            // Nothing ever answered: a wrong URL or a server that is down,
+            // not a passing fault (retrying it would only repeat the line).
+            _ if !self.heard_back && matches!(reply, Err(TransportError::Unreachable(_))) => {
+                let m = reply.err().map(ToString::to_string).unwrap_or_default();
+                Outcome::Stop {
+                    reason: format!(
+                        "cannot connect to {}: {m}: check that the server is running and the base URL",
+                        self.settings.base_url_shown()
+                    ),
+                }
+            }
             Outcome::Answer(a) => match t.check_reply(&a.text) {
                 Ok(()) => Outcome::Answer(a),
                 Err(reason) => Outcome::Retry { reason, retry_after_s: None },
@@ -241,7 +259,12 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                 self.stats.retries += 1;
                 RunEvent::Retrying { task, at_ms, attempt, reason }
             }
-            Verdict::Stopped { reason } => RunEvent::Stopped { reason },
+            // Said once: the other requests in flight often fail alike.
+            Verdict::Stopped { .. } if self.stopped => RunEvent::Ignored,
+            Verdict::Stopped { reason } => {
+                self.stopped = true;
+                RunEvent::Stopped { reason }
+            }
             Verdict::Ignored => RunEvent::Ignored,
         }
     }
@@ -345,6 +368,36 @@ mod tests {
         assert_eq!(record.status, RecordStatus::Failed);
         assert!(record.reason.unwrap().contains("longer than the model's context"));
         assert!(matches!(run.next(1.0), RunStep::Done));
+    }
+
+    #[test]
+    fn unreachable_before_any_reply_stops_once_and_later_is_retried() {
+        let tasks = vec![task("f"), task("g"), task("h")];
+        let config = ScheduleConfig { concurrency: 2, backoff_base_ms: 0.0, ..Default::default() };
+        let endpoint = || Endpoint::new(Provider::OpenAi, "m");
+        let refused = TransportError::Unreachable("Connection refused (os error 111)".into());
+        let mut run = BenchmarkRun::new(endpoint(), &tasks, &[0, 1, 2], config, 1);
+        run.next(0.0);
+        run.next(0.0);
+        let RunEvent::Stopped { reason } = run.complete(0, Err(&refused), 1.0, "T".into()) else {
+            panic!("stopped")
+        };
+        assert!(
+            reason.starts_with("cannot connect to https://api.openai.com/v1: Connection refused"),
+            "{reason}"
+        );
+        assert!(matches!(run.complete(1, Err(&refused), 1.0, "T".into()), RunEvent::Ignored));
+
+        // After a reply, a refused connection is a server restarting: retried.
+        let mut run = BenchmarkRun::new(endpoint(), &tasks, &[0, 1, 2], config, 1);
+        run.next(0.0);
+        run.next(0.0);
+        assert!(matches!(
+            run.complete(0, Ok(&ok("A", 100)), 1.0, "T".into()),
+            RunEvent::Answered { .. }
+        ));
+        let event = run.complete(1, Err(&refused), 2.0, "T".into());
+        assert!(matches!(event, RunEvent::Retrying { .. }), "{event:?}");
     }
 
     /// An item that wants replies starting with "ok".

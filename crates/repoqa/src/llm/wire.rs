@@ -432,9 +432,14 @@ pub enum Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportError {
     Timeout,
-    /// Connection refused, reset, dropped; the browser's `fetch` failing
-    /// (often CORS); a body cut off.
+    /// Connection reset or dropped; the browser's `fetch` failing (often
+    /// CORS); a body cut off.
     Network(String),
+    /// No connection at all: refused, or the host name does not resolve.
+    /// Before any reply of a run it means a wrong URL or a server that is
+    /// down, and stops the run ([`super::run::BenchmarkRun`]); later it is
+    /// retried like a dropped connection (a server restarting).
+    Unreachable(String),
     /// A 3xx answer (redirects are not followed: see
     /// [`super::redirect_reason`]).
     Redirect {
@@ -447,7 +452,7 @@ impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TransportError::Timeout => f.write_str("timed out"),
-            TransportError::Network(m) => f.write_str(m),
+            TransportError::Network(m) | TransportError::Unreachable(m) => f.write_str(m),
             TransportError::Redirect { status, location } => write!(
                 f,
                 "redirected (HTTP {status}{})",
@@ -491,7 +496,7 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
         Err(TransportError::Timeout) => {
             return Outcome::Retry { reason: format!("{url}: timed out"), retry_after_s: None }
         }
-        Err(TransportError::Network(m)) => {
+        Err(TransportError::Network(m) | TransportError::Unreachable(m)) => {
             return Outcome::Retry { reason: format!("{url}: {m}"), retry_after_s: None }
         }
         Err(TransportError::Redirect { status, location }) => {
