@@ -101,8 +101,18 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   await page.setViewportSize({ width: 1280, height: 900 });
   // The Run page's API settings are the ones the CoReQA page asks through.
   await configureApi(page);
-  await page.setInputFiles('#cq-files', QA);
-  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 1);
+  // The QA file from an address (the app's own server holds the demo's);
+  // a wrong address is named.
+  await setField(page, '#cq-url', new URL('demo/coreqa/no-such.jsonl', srv.url).href);
+  await page.click('#cq-url-load');
+  await page.waitForSelector('#cq-status[role="alert"]');
+  assert.match(await page.textContent('#cq-status'), /no-such\.jsonl/);
+  await setField(page, '#cq-url', new URL('demo/coreqa/semver-qa.jsonl', srv.url).href);
+  await page.click('#cq-url-load');
+  await page.waitForFunction(() => /^Loaded/.test(document.querySelector('#cq-status')?.textContent), null, { timeout: 10000 })
+    .catch(async () => assert.fail(`${await page.textContent('#cq-status')}`));
+  assert.equal(await page.locator('#cq-loaded li').count(), 1);
+  assert.match(await page.textContent('#cq-status'), /^Loaded semver-qa\.jsonl \(QA file, 4\)/);
   assert.match(await page.textContent('#cq-ask-api'), /openai at http:\/\/127\.0\.0\.1:\d+\/v1, concurrency 1/);
 
   // Two models answer with the question alone; the files equal the CLI's.

@@ -428,3 +428,40 @@ pub fn load_repo(st: CoreqaState, runner: Runner, files: Vec<web_sys::File>, fol
         Ok(())
     });
 }
+
+/// Load a QA, answers or verdicts file (or an issues export) from `url`:
+/// read with the file limit, named by the URL's last path segment.
+pub fn load_url(st: CoreqaState, runner: Runner, url: String) {
+    let url = url.trim().to_string();
+    if url.is_empty() {
+        return st.status.set(Some(Err("Give the file's address (http:// or https://).".into())));
+    }
+    let name = url
+        .split(['?', '#'])
+        .next()
+        .and_then(|u| u.trim_end_matches('/').rsplit('/').next())
+        .filter(|n| !n.is_empty() && !n.contains(':'))
+        .unwrap_or("from-url.jsonl")
+        .to_string();
+    runner.spawn(Job::new(format!("Loading {name}")), move |ctx| async move {
+        let max = MAX_COREQA_FILE_BYTES as usize;
+        let loaded = async {
+            let bytes = super::fetch::fetch_with_progress(&ctx, &url, &name, max).await?;
+            parse(name.clone(), bytes)
+        }
+        .await;
+        let (mut done, mut errors) = (Vec::new(), Vec::new());
+        match loaded {
+            Ok(l) => {
+                done.push(format!("{} ({}, {})", l.name, l.file.kind(), l.file.len()));
+                st.add(l);
+                if let Err(e) = save(st).await {
+                    errors.push(format!("Not saved for the next visit: {e}"));
+                }
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+        report(st, done, errors);
+        Ok(())
+    });
+}

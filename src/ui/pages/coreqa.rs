@@ -23,8 +23,9 @@ use crate::ui::browser::dom::picked_files;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::drop_zone::DropZone;
 use crate::ui::jobs::coreqa::{
-    add_own_question, fetch_issues, load_demo, load_files, remove, restore, OWN_QUESTIONS,
+    add_own_question, fetch_issues, load_demo, load_files, load_url, remove, restore, OWN_QUESTIONS,
 };
+use crate::ui::jobs::use_runner;
 use crate::ui::state::coreqa::CoreqaState;
 
 /// A status line: a message, or an error as an alert.
@@ -43,6 +44,8 @@ fn ms(m: MeanStd) -> String {
 pub fn CoreqaPage() -> impl IntoView {
     let st = expect_context::<CoreqaState>();
     restore(st);
+    let main = use_runner();
+    let url = RwSignal::new(String::new());
     let on_file = move |ev: leptos::ev::Event| {
         let (input, files) = picked_files(&ev);
         load_files(st, files);
@@ -68,6 +71,16 @@ pub fn CoreqaPage() -> impl IntoView {
                 <button type="button" id="cq-clear" on:click=move |_| remove(st, None)>"Remove all"</button>
             </div>
             <DropZone id="cq-drop" label="Drop QA, answers or verdict files here" on_drop=move |files| load_files(st, files)/>
+            <form class="row wrap" id="cq-url-form" on:submit=move |ev| {
+                ev.prevent_default();
+                load_url(st, main, url.get_untracked());
+            }>
+                <label>"Or from an address: "
+                    <input type="url" id="cq-url" placeholder="https://…/qa.jsonl"
+                        prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                </label>
+                <button type="submit" id="cq-url-load">"Load"</button>
+            </form>
             <p class="muted" id="cq-demo-note">
                 "The demo: four questions about the semver crate in the RepoQA demo, answered by two stand-in models and "
                 "judged by the project's test model server (deterministic replies, not a real model), to show the page."
