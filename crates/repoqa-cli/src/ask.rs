@@ -249,6 +249,11 @@ impl RunFiles {
 
 /// Say what a resume finds: lines answered twice, tasks answered already,
 /// tasks that failed before and are asked again.
+/// The ids of the plan's tasks an interrupted run never asked.
+pub fn never_asked(plan: &runlog::ResumePlan, ids: &[String]) -> Vec<String> {
+    plan.never_asked.iter().map(|&i| ids[i].clone()).collect()
+}
+
 pub fn report_plan(label: &str, plan: &runlog::ResumePlan, outputs_path: &Path, tasks: usize) {
     if !plan.duplicates.is_empty() {
         eprintln!(
@@ -262,6 +267,12 @@ pub fn report_plan(label: &str, plan: &runlog::ResumePlan, outputs_path: &Path, 
             "{label}: resuming {}: {} of {tasks} tasks already answered, not asked again",
             outputs_path.display(),
             plan.finished,
+        );
+    }
+    if !plan.never_asked.is_empty() {
+        eprintln!(
+            "{label}: WARNING: {} selected task(s) have no answer and were never asked (an interrupted run?); --only-failed leaves them out: rerun without it to ask them",
+            plan.never_asked.len()
         );
     }
     if !plan.failed_before.is_empty() {
@@ -297,9 +308,21 @@ impl Asked {
     }
 
     /// Exit 3 naming every request that failed or was not asked, if any.
-    pub fn unfinished(self, not_asked: Vec<String>) -> Result<(), CliError> {
+    /// Exit 3 (naming them) while any selected task has no answer: failed,
+    /// not asked after a cancel, or `never_asked` by an interrupted run
+    /// and left out by --only-failed; exit 0 only when every one has one.
+    pub fn unfinished(
+        self,
+        not_asked: Vec<String>,
+        never_asked: Vec<String>,
+    ) -> Result<(), CliError> {
         let mut unfinished = self.failed;
         unfinished.extend(not_asked.into_iter().map(|id| (id, "not asked".to_string())));
+        unfinished.extend(
+            never_asked
+                .into_iter()
+                .map(|id| (id, "never asked; --only-failed left it out".to_string())),
+        );
         if unfinished.is_empty() {
             return Ok(());
         }

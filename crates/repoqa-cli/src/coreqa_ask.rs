@@ -245,7 +245,7 @@ fn ask_items<T: RunItem>(
             asked.truncated.join(", ")
         );
     }
-    asked.unfinished(not_asked)
+    asked.unfinished(not_asked, ask::never_asked(&plan, &ids))
 }
 
 /// The one repository the questions are about (a context setting reads

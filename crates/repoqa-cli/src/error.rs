@@ -70,8 +70,26 @@ pub enum CliError {
     #[error("a grammar failed its self-check")]
     SelfCheckFailed,
     /// `run`: tasks left unanswered, each `id (why)` (exit 3).
-    #[error("{} task(s) failed after retries: {}; rerun the same command (or add --only-failed) to ask them again", .tasks.len(), .tasks.join("; "))]
+    #[error("{}", unanswered(.tasks))]
     TasksFailed { tasks: Vec<String> },
+}
+
+/// The most tasks a message names one per line; the run log has them all.
+const MAX_LISTED: usize = 20;
+
+/// "N task(s) left without an answer:", one per line (at most
+/// [`MAX_LISTED`]), then what to do.
+fn unanswered(tasks: &[String]) -> String {
+    let mut s = format!("{} task(s) left without an answer:", tasks.len());
+    for t in tasks.iter().take(MAX_LISTED) {
+        s.push_str("\n  ");
+        s.push_str(t);
+    }
+    if tasks.len() > MAX_LISTED {
+        s.push_str(&format!("\n  … and {} more: see the run log", tasks.len() - MAX_LISTED));
+    }
+    s.push_str("\nrerun the same command to ask them (it asks every task without an answer)");
+    s
 }
 
 /// Every core error type converts through `repoqa::Error`.
@@ -257,7 +275,11 @@ mod tests {
         assert_eq!(e.exit_code(), 3);
         assert_eq!(
             e.to_string(),
-            "2 task(s) failed after retries: a (x); b (y); rerun the same command (or add --only-failed) to ask them again"
+            "2 task(s) left without an answer:\n  a (x)\n  b (y)\nrerun the same command to ask them (it asks every task without an answer)"
         );
+        let many = CliError::TasksFailed { tasks: (0..25).map(|i| format!("t{i} (x)")).collect() };
+        let text = many.to_string();
+        assert_eq!(text.lines().count(), 1 + 20 + 2, "{text}");
+        assert!(text.contains("\n  … and 5 more: see the run log\n"), "{text}");
     }
 }

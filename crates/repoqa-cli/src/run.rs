@@ -4,9 +4,10 @@
 //! file (and what produced it to the run log beside it) the moment it
 //! arrives, resumes a rerun, and scores the outputs like `repoqa score`.
 //!
-//! Exit: 0 every task answered; 2 bad input or configuration (including a
-//! key, URL or model the API refused); 3 some tasks failed after retries
-//! (named).
+//! Exit: 0 every selected task answered; 2 bad input or configuration
+//! (including a key, URL or model the API refused, or a server that cannot
+//! be reached); 3 some selected tasks left without an answer (named: failed,
+//! or never asked by an interrupted run and left out by --only-failed).
 
 use std::path::PathBuf;
 
@@ -156,5 +157,5 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             asked.truncated.join(", ")
         );
     }
-    asked.unfinished(not_asked)
+    asked.unfinished(not_asked, ask::never_asked(&plan, &ids))
 }

@@ -585,7 +585,7 @@ fn a_reply_with_a_number_for_text_is_never_stored() {
     let out = run_on(&server, &dir, "true", &[]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("10 task(s) failed after retries"), "{err}");
+    assert!(err.contains("10 task(s) left without an answer"), "{err}");
     assert!(err.contains("with a text content"), "{err}");
     assert_eq!(outputs_of(&dir), Vec::<String>::new());
 }

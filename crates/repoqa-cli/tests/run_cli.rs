@@ -260,7 +260,7 @@ fn killed_mid_run_and_restarted_every_task_once_requests_official() {
     let err = text(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains(&format!("resuming {}", outputs.display())), "{err}");
-    assert!(err.contains("1 task(s) failed after retries: cpp::repoqa-web/demo-geometry::format_number (the prompt is longer than the model's context"), "{err}");
+    assert!(err.contains("1 task(s) left without an answer:\n  cpp::repoqa-web/demo-geometry::format_number (the prompt is longer than the model's context"), "{err}");
     if !first.iter().any(|id| id.ends_with("::cross")) {
         // Its answer came in this run: the warning is this run's.
         assert!(err.contains("WARNING: 1 answer(s) came from silently truncated prompts"), "{err}");
@@ -411,6 +411,68 @@ fn a_refused_key_stops_the_run_with_what_to_fix() {
     let err = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("HTTP 404: The model does not exist; check the base URL and the model name \"no-such-model\""), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn only_failed_after_an_interrupted_run_does_not_end_well_with_tasks_never_asked() {
+    let dir = tmpdir("onlyfailed");
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo().to_str().unwrap(), "--key", KEY, "--model", MODEL],
+    );
+    let run = || {
+        let mut c = repoqa();
+        c.args(run_args(&server, "openai", &dir)).env("OPENAI_API_KEY", KEY);
+        c
+    };
+    let o = run().output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // As an interrupted run leaves it: 5 answers, the 6th task failed, the
+    // rest never asked.
+    let outputs = outputs_path(&dir);
+    let log_path = outputs.with_extension("runlog.jsonl");
+    let total = std::fs::read_to_string(&outputs).unwrap().lines().count();
+    let keep: String = std::fs::read_to_string(&outputs)
+        .unwrap()
+        .lines()
+        .take(5)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&outputs, keep).unwrap();
+    let log_text = std::fs::read_to_string(&log_path).unwrap();
+    let mut records: Vec<Value> =
+        log_text.lines().take(6).map(|l| serde_json::from_str(l).unwrap()).collect();
+    records[5]["status"] = json!("failed");
+    records[5]["reason"] = json!("HTTP 500");
+    let failed_id = records[5]["task_id"].as_str().unwrap().to_string();
+    std::fs::write(&log_path, records.iter().map(|r| format!("{r}\n")).collect::<String>())
+        .unwrap();
+
+    let before = server.requests().len();
+    let o = run().arg("--only-failed").output().unwrap();
+    let err = text(&o);
+    let never = total - 6;
+    assert_eq!(o.status.code(), Some(3), "not a success while {never} tasks have no answer: {err}");
+    assert!(
+        err.contains(&format!(
+            "WARNING: {never} selected task(s) have no answer and were never asked"
+        )),
+        "{err}"
+    );
+    assert!(err.contains(&format!("{never} task(s) left without an answer:")), "{err}");
+    assert!(err.contains("(never asked; --only-failed left it out)"), "{err}");
+    assert!(
+        err.contains(&format!("… and {} more: see the run log", never - 20)),
+        "at most 20 named: {err}"
+    );
+    let asked: Vec<Value> = server.requests()[before..].to_vec();
+    assert_eq!(asked.len(), 1, "only the failed task is asked");
+    assert_eq!(asked[0]["task"].as_str(), Some(failed_id.as_str()));
+    // A plain rerun asks the rest and ends well.
+    let o = run().output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&outputs).unwrap().lines().count(), total);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

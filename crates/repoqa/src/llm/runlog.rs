@@ -189,6 +189,10 @@ pub struct ResumePlan {
     /// Task ids with more than one line in the outputs file (never by us;
     /// reported so a hand-merged file is noticed).
     pub duplicates: Vec<String>,
+    /// Indices of selected tasks with no answer that never failed either
+    /// (an interrupted run never asked them), left out because only the
+    /// failed are asked: they are still unanswered, not "not failed".
+    pub never_asked: Vec<usize>,
 }
 
 /// Which of `task_ids` still need asking, given the outputs file and run
@@ -273,6 +277,8 @@ pub fn plan_run(
         }
         if !selection.only_failed || failed.is_some() {
             plan.todo.push(i);
+        } else {
+            plan.never_asked.push(i);
         }
     }
     plan
