@@ -301,7 +301,7 @@ impl Asked {
     pub fn stop_error(&self, not_asked: usize, output: &Path) -> Option<CliError> {
         self.stopped.as_ref().map(|reason| {
             CliError::usage(format!(
-                "the run stopped: {reason}. {not_asked} request(s) not asked; what came so far is kept in {}; fix it and run again to resume",
+                "the run stopped: {reason}. {not_asked} task(s) left without an answer; what came so far is kept in {}; fix it and run again to resume",
                 output.display()
             ))
         })

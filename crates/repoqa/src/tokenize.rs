@@ -15,10 +15,19 @@ use thiserror::Error;
 pub enum TokenizerError {
     #[error("tokenizer file {origin}: not a valid HF tokenizer.json: {message}")]
     Invalid { origin: String, message: String },
-    #[error("tokenizer file {path}: {source}")]
+    #[error("tokenizer file {path}: {source}{}", missing_hint(source))]
     Io { path: String, source: std::io::Error },
     #[error("tokenizer failed on a text of {len} bytes: {message}")]
     Encode { len: usize, message: String },
+}
+
+/// What to do when the tokenizer file is not there.
+fn missing_hint(e: &std::io::Error) -> &'static str {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        "; give a HF tokenizer.json with --tokenizer FILE or the REPOQA_TOKENIZER variable (scripts/setup.sh fetches the default, CodeLlama's, into .tools/)"
+    } else {
+        ""
+    }
 }
 
 /// A HF tokenizer used the way `transformers`' `tokenizer.tokenize()` uses it
@@ -139,6 +148,16 @@ pub(crate) fn test_tokenizer() -> &'static Tokenizer {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_file_says_how_to_give_one() {
+        let Err(e) = Tokenizer::from_file(std::path::Path::new("/no/such/tokenizer.json")) else {
+            panic!("no file, no tokenizer")
+        };
+        let m = e.to_string();
+        assert!(m.starts_with("tokenizer file /no/such/tokenizer.json: "), "{m}");
+        assert!(m.contains("--tokenizer FILE or the REPOQA_TOKENIZER variable"), "{m}");
+    }
 
     // docs/parity.md T1–T3, as printed by the official harness's tokenizer.
     #[test]
