@@ -15,7 +15,7 @@ use clap::Args;
 
 use repoqa::context::Task;
 use repoqa::llm::run::BenchmarkRun;
-use repoqa::llm::runlog;
+use repoqa::llm::runlog::{self, TaskSelection};
 use repoqa::score::ScoreOptions;
 use repoqa::{naming, report};
 
@@ -49,6 +49,23 @@ pub struct RunArgs {
     /// Ask only the tasks that failed in an earlier run.
     #[arg(long)]
     pub only_failed: bool,
+    /// NOT UPSTREAM (an addition): only the tasks whose id
+    /// (language::repo::name) contains TEXT, as the Run page's filter.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// NOT UPSTREAM: only these needles (function names, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub needles: Vec<String>,
+    /// NOT UPSTREAM: a random sample of N of the selected tasks, the same
+    /// for the same --seed (a smoke test: --tasks 5).
+    #[arg(long, value_name = "N")]
+    pub tasks: Option<usize>,
+    /// Seed of the --tasks sample (the Run page's default).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// NOT UPSTREAM: at most N tasks, the first in task order.
+    #[arg(long, value_name = "N")]
+    pub max_tasks: Option<usize>,
 }
 
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -89,7 +106,24 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         )));
     }
     let ids: Vec<String> = tasks.iter().map(Task::task_id).collect();
-    let plan = runlog::plan_resume(&ids, &existing, &files.log, a.only_failed);
+    let selection = TaskSelection {
+        filter: a.filter.clone().unwrap_or_default(),
+        needles: a.needles.clone(),
+        sample: a.tasks,
+        seed: a.seed,
+        max: a.max_tasks,
+        only_failed: a.only_failed,
+    };
+    let selected = runlog::select_tasks(&ids, &selection).len();
+    if selected == 0 {
+        return Err(CliError::usage(
+            "no task matches --filter/--needles/--tasks/--max-tasks (task ids are language::repo::name, as in the run log)",
+        ));
+    }
+    if selected < ids.len() {
+        eprintln!("run: {selected} of {} tasks selected", ids.len());
+    }
+    let plan = runlog::plan_resume(&ids, &existing, &files.log, &selection);
     ask::report_plan("run", &plan, &outputs_path, tasks.len());
     eprintln!(
         "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",

@@ -477,6 +477,52 @@ fn only_failed_after_an_interrupted_run_does_not_end_well_with_tasks_never_asked
 }
 
 #[test]
+fn a_selection_asks_a_seeded_sample_named_needles_or_the_first_tasks() {
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo().to_str().unwrap(), "--key", KEY, "--model", MODEL],
+    );
+    // The tasks one run asked (the server's log), and its exit and stderr.
+    let asked = |extra: &[&str]| {
+        let dir = tmpdir(&format!("select{}", extra.join("").replace([',', ':'], "_")));
+        let before = server.requests().len();
+        let o = repoqa()
+            .args(run_args(&server, "openai", &dir))
+            .args(extra)
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .unwrap();
+        let mut tasks: Vec<String> = server.requests()[before..]
+            .iter()
+            .filter_map(|r| r["task"].as_str().map(String::from))
+            .collect();
+        tasks.sort();
+        let lines = std::fs::read_to_string(outputs_path(&dir)).unwrap_or_default().lines().count();
+        let _ = std::fs::remove_dir_all(&dir);
+        (o.status.code(), tasks, lines, text(&o))
+    };
+    let (code, five, lines, err) = asked(&["--tasks", "5", "--seed", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!((five.len(), lines), (5, 5), "{err}");
+    assert!(err.contains("run: 5 of 60 tasks selected"), "{err}");
+    assert_eq!(asked(&["--tasks", "5", "--seed", "3"]).1, five, "the same seed, the same tasks");
+    assert_ne!(asked(&["--tasks", "5", "--seed", "4"]).1, five);
+    let (code, named, ..) = asked(&["--needles", "wrap,format_number"]);
+    assert_eq!(code, Some(0));
+    let names: Vec<&str> = named.iter().map(|t| t.rsplit("::").next().unwrap()).collect();
+    assert_eq!(names.len(), 2, "{named:?}");
+    assert!(names.contains(&"wrap") && names.contains(&"format_number"), "{named:?}");
+    let (code, first, ..) = asked(&["--filter", "python::", "--max-tasks", "2"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|t| t.starts_with("python::")), "{first:?}");
+    let (code, none, _, err) = asked(&["--needles", "no_such_function"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(none.is_empty());
+    assert!(err.contains("no task matches --filter/--needles"), "{err}");
+}
+
+#[test]
 fn a_server_that_is_down_stops_the_run_at_once() {
     // A port nothing listens on: bound, then let go.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

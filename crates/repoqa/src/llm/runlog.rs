@@ -203,7 +203,7 @@ pub fn plan_resume(
     task_ids: &[String],
     outputs: &OutputsFile,
     log: &RunLog,
-    only_failed: bool,
+    selection: &TaskSelection,
 ) -> ResumePlan {
     let mut done: HashSet<String> = HashSet::new();
     let mut duplicates = Vec::new();
@@ -213,8 +213,7 @@ pub fn plan_resume(
             duplicates.push(id);
         }
     }
-    let every = TaskSelection { only_failed, ..TaskSelection::default() };
-    ResumePlan { duplicates, ..plan_run(task_ids, |id| done.contains(id), log, &every) }
+    ResumePlan { duplicates, ..plan_run(task_ids, |id| done.contains(id), log, selection) }
 }
 
 /// Which tasks a run asks (the page's "which tasks"; the CLI's
@@ -225,9 +224,15 @@ pub fn plan_resume(
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TaskSelection {
+    /// Tasks whose id (`language::repo::name`) contains it (any case).
     pub filter: String,
+    /// Needle (function) names; empty: any.
+    pub needles: Vec<String>,
+    /// A seeded random sample of this many of the matching tasks.
     pub sample: Option<usize>,
     pub seed: u64,
+    /// At most this many of what is left, the first in task order.
+    pub max: Option<usize>,
     pub only_failed: bool,
 }
 
@@ -235,10 +240,14 @@ pub struct TaskSelection {
 /// in task order (before anything answered is skipped).
 pub fn select_tasks(task_ids: &[String], selection: &TaskSelection) -> Vec<usize> {
     let needle = selection.filter.trim().to_lowercase();
+    let names: HashSet<&str> =
+        selection.needles.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect();
+    let name_of = |id: &str| id.rsplit("::").next().unwrap_or(id).to_string();
     let matching: Vec<usize> = (0..task_ids.len())
         .filter(|&i| needle.is_empty() || task_ids[i].to_lowercase().contains(&needle))
+        .filter(|&i| names.is_empty() || names.contains(name_of(&task_ids[i]).as_str()))
         .collect();
-    match selection.sample {
+    let mut picked = match selection.sample {
         Some(n) if n < matching.len() => {
             crate::agent::sample_indexes(matching.len(), n, selection.seed)
                 .into_iter()
@@ -246,7 +255,11 @@ pub fn select_tasks(task_ids: &[String], selection: &TaskSelection) -> Vec<usize
                 .collect()
         }
         _ => matching,
+    };
+    if let Some(max) = selection.max {
+        picked.truncate(max);
     }
+    picked
 }
 
 /// Which of the tasks `selection` keeps still need asking, with what is
@@ -361,15 +374,20 @@ mod tests {
             ],
             bad_lines: vec![],
         };
-        let plan = plan_resume(&ids, &outputs, &log, false);
+        let plan = plan_resume(&ids, &outputs, &log, &TaskSelection::default());
         assert_eq!(plan.todo, vec![1, 3]);
         assert_eq!(plan.finished, 2);
         assert_eq!(plan.failed_before, vec![("python::a/b::g".into(), "too long".into())]);
-        let only = plan_resume(&ids, &outputs, &log, true);
+        let only = plan_resume(
+            &ids,
+            &outputs,
+            &log,
+            &TaskSelection { only_failed: true, ..Default::default() },
+        );
         assert_eq!(only.todo, vec![1]);
         let dup = read_model_outputs(&format!("{}{}", line("f"), line("f")));
         assert_eq!(
-            plan_resume(&ids, &dup, &RunLog::default(), false).duplicates,
+            plan_resume(&ids, &dup, &RunLog::default(), &TaskSelection::default()).duplicates,
             vec!["python::a/b::f".to_string()]
         );
     }
@@ -410,6 +428,14 @@ mod tests {
         let picked = select_tasks(&ids, &sample);
         assert_eq!(picked.len(), 3);
         assert_eq!(picked, select_tasks(&ids, &sample), "same seed, same tasks");
+        let names = TaskSelection {
+            needles: vec!["f7".into(), " f2 ".into(), "f".into()],
+            ..TaskSelection::default()
+        };
+        assert_eq!(select_tasks(&ids, &names), vec![2, 7], "whole names only");
+        let first =
+            TaskSelection { filter: "go::".into(), max: Some(2), ..TaskSelection::default() };
+        assert_eq!(select_tasks(&ids, &first), vec![5, 6]);
         let log = RunLog {
             records: vec![rec(&ids[picked[1]], RecordStatus::Failed, Some("too long"))],
             bad_lines: vec![],
@@ -419,8 +445,10 @@ mod tests {
         assert_eq!(plan.finished, 1);
         assert_eq!(plan.todo, vec![picked[1], picked[2]]);
         assert_eq!(plan.failed_before, vec![(ids[picked[1]].clone(), "too long".into())]);
-        let only = TaskSelection { only_failed: true, ..sample };
-        assert_eq!(plan_run(&ids, |id| id == answered, &log, &only).todo, vec![picked[1]]);
+        let only = TaskSelection { only_failed: true, ..sample.clone() };
+        let plan = plan_run(&ids, |id| id == answered, &log, &only);
+        assert_eq!(plan.todo, vec![picked[1]]);
+        assert_eq!(plan.never_asked, vec![picked[2]], "unanswered, never failed");
         assert_eq!(
             failed_tasks(&log, |_| false),
             vec![(ids[picked[1]].clone(), "too long".into())]
