@@ -4,8 +4,11 @@ Gemini generateContent), answering each RepoQA prompt from the task it
 carries, with faults injected on request. Loopback only; CORS on by default.
 
     python3 model_server.py --dataset DATASET.json [--key K] [--model M]
-        [--no-cors] [--fault NAME=KIND[,KIND...] ...] [--slow-s S]
-        [--latency-s S] [--zero]
+        [--models A,B] [--no-cors] [--fault NAME=KIND[,KIND...] ...]
+        [--slow-s S] [--latency-s S] [--zero]
+
+--models: GET …/models lists these names (OpenAI/Anthropic `data[].id`,
+Gemini `models[].name` under /v1beta); without it that route is a 404.
 
 Prints "PORT <n>" on its first stdout line, then serves on 127.0.0.1:<n>
 until its stdin closes or it is killed. Standard library only.
@@ -357,6 +360,12 @@ def make_handler(state):
                     body = state.requests
                 elif self.path == "/landing":
                     body = openai_ok("landing", "the landing page", 1, 1)
+                elif self.path.endswith("/models") and state.args.models is not None:
+                    names = [m for m in state.args.models.split(",") if m]
+                    if self.path.startswith("/v1beta/"):
+                        body = {"models": [{"name": "models/" + m} for m in names]}
+                    else:
+                        body = {"object": "list", "data": [{"id": m, "object": "model"} for m in names]}
                 else:
                     return self.send(404, {"error": {"message": f"no route {self.path}"}})
             self.send(200, body)
@@ -511,6 +520,7 @@ def main():
     ap.add_argument("--dataset", help="RepoQA dataset JSON (needed unless --zero)")
     ap.add_argument("--key", help="the accepted API key (default: any)")
     ap.add_argument("--model", help="the accepted model name (default: any)")
+    ap.add_argument("--models", help="comma-separated names GET …/models lists (default: no such route)")
     ap.add_argument("--no-cors", action="store_true", help="send no CORS headers")
     ap.add_argument("--fault", action="append", default=[], help="NAME=KIND[,KIND...]")
     ap.add_argument("--slow-s", type=float, default=3.0)

@@ -249,6 +249,20 @@ impl RunFiles {
 
 /// Say what a resume finds: lines answered twice, tasks answered already,
 /// tasks that failed before and are asked again.
+/// Warn when the server's model list lacks the model asked for (a server
+/// that answers to any name would file the answers under it). Quietly
+/// nothing when the server lists no models or cannot be asked.
+pub fn check_model(label: &str, endpoint: &Endpoint) {
+    let agent = http::agent(Duration::from_secs(10), 1);
+    let Ok(reply) = http::get(&agent, &endpoint.models_request()) else { return };
+    if !(200..300).contains(&reply.status) {
+        return;
+    }
+    if let Some(w) = wire::read_models(&reply.body).and_then(|l| endpoint.model_warning(&l)) {
+        eprintln!("{label}: WARNING: {w}");
+    }
+}
+
 /// The ids of the plan's tasks an interrupted run never asked.
 pub fn never_asked(plan: &runlog::ResumePlan, ids: &[String]) -> Vec<String> {
     plan.never_asked.iter().map(|&i| ids[i].clone()).collect()

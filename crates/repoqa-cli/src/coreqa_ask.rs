@@ -226,6 +226,9 @@ fn ask_items<T: RunItem>(
         api.concurrency,
         api.timeout_s
     );
+    if !plan.todo.is_empty() {
+        ask::check_model(label, &endpoint);
+    }
     let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, ask::seed());
     let asked = if plan.todo.is_empty() {
         Asked::default()

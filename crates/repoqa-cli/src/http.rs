@@ -33,6 +33,26 @@ pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
 
 /// Send one request.
 pub fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    let mut call = agent.post(&req.url);
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    reply(call.send(req.body.as_str()))
+}
+
+/// GET `req.url` with its headers (the body is not sent).
+pub fn get(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    let mut call = agent.get(&req.url);
+    for (k, v) in &req.headers {
+        call = call.header(k, v);
+    }
+    reply(call.call())
+}
+
+/// A sent request's reply, read within the limits.
+fn reply(
+    sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+) -> Result<HttpReply, TransportError> {
     let failed = |e: ureq::Error| match e {
         ureq::Error::Timeout(_) => TransportError::Timeout,
         ureq::Error::HostNotFound => {
@@ -44,11 +64,7 @@ pub fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, Transpo
         }
         e => TransportError::Network(e.to_string()),
     };
-    let mut call = agent.post(&req.url);
-    for (k, v) in &req.headers {
-        call = call.header(k, v);
-    }
-    let mut resp = call.send(req.body.as_str()).map_err(failed)?;
+    let mut resp = sent.map_err(failed)?;
     let status = resp.status().as_u16();
     let header =
         |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);

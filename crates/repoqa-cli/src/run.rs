@@ -134,6 +134,9 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         a.api.concurrency,
         a.api.timeout_s
     );
+    if !plan.todo.is_empty() {
+        ask::check_model("run", &endpoint);
+    }
     let mut run = BenchmarkRun::new(endpoint, &tasks, &plan.todo, config, ask::seed());
     let asked = if plan.todo.is_empty() {
         Asked::default()

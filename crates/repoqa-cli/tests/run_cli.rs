@@ -523,6 +523,43 @@ fn a_selection_asks_a_seeded_sample_named_needles_or_the_first_tasks() {
 }
 
 #[test]
+fn a_model_the_server_does_not_list_is_warned_about() {
+    let dir = tmpdir("models");
+    let run = |server: &ModelServer| {
+        let _ = std::fs::remove_dir_all(&dir);
+        repoqa()
+            .args(run_args(server, "openai", &dir))
+            .args(["--tasks", "2"])
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    // llama-cpp-python answers to any name: the list is the only tell.
+    let demo = demo();
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo.to_str().unwrap(), "--models", "qwen2.5-0.5b-instruct"],
+    );
+    let o = run(&server);
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(0), "a warning, not a stop: {err}");
+    assert!(
+        err.contains(&format!(
+            "run: WARNING: the server at {} lists 1 model(s) (qwen2.5-0.5b-instruct), not \"{MODEL}\"",
+            server.url("/v1")
+        )),
+        "{err}"
+    );
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo.to_str().unwrap(), "--models", &format!("other,{MODEL}")],
+    );
+    let o = run(&server);
+    assert!(!text(&o).contains("WARNING: the server"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_server_that_is_down_stops_the_run_at_once() {
     // A port nothing listens on: bound, then let go.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

@@ -204,6 +204,73 @@ impl Endpoint {
         self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
     }
 
+    /// The key (in the provider's header) and the headers every request
+    /// of the provider carries.
+    fn key_headers(&self) -> Vec<(String, String)> {
+        let mut headers = Vec::new();
+        match self.provider {
+            Provider::OpenAi => {
+                if let Some(key) = self.key() {
+                    headers.push(("Authorization".into(), format!("Bearer {key}")));
+                }
+            }
+            Provider::Anthropic => {
+                if let Some(key) = self.key() {
+                    headers.push(("x-api-key".into(), key.to_string()));
+                }
+                headers.push(("anthropic-version".into(), "2023-06-01".into()));
+                if self.from_browser {
+                    headers
+                        .push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
+                }
+            }
+            Provider::Google => {
+                if let Some(key) = self.key() {
+                    headers.push(("x-goog-api-key".into(), key.to_string()));
+                }
+            }
+        }
+        headers
+    }
+
+    /// The GET request listing the server's models (`{base}/models` in
+    /// each format; the body is empty).
+    pub fn models_request(&self) -> HttpRequest {
+        let base = self.base_url();
+        let base = match self.provider {
+            Provider::OpenAi => base.strip_suffix("/chat/completions").unwrap_or(&base),
+            Provider::Anthropic => base.strip_suffix("/messages").unwrap_or(&base),
+            Provider::Google => &base,
+        };
+        HttpRequest {
+            url: format!("{base}/models"),
+            headers: self.key_headers(),
+            body: String::new(),
+        }
+    }
+
+    /// A warning when the server's model list (`listed`, from
+    /// [`read_models`]) does not hold the model asked for: a server that
+    /// answers to any name (llama-cpp-python) would file the answers under
+    /// a name that is not the model's.
+    pub fn model_warning(&self, listed: &[String]) -> Option<String> {
+        let asked = self.model.trim();
+        let bare = |m: &str| m.strip_prefix("models/").unwrap_or(m).to_string();
+        if listed.is_empty() || listed.iter().any(|m| bare(m) == bare(asked)) {
+            return None;
+        }
+        let mut shown: Vec<&str> = listed.iter().map(String::as_str).take(5).collect();
+        if listed.len() > 5 {
+            shown.push("…");
+        }
+        Some(format!(
+            "the server at {} lists {} model(s) ({}), not {asked:?}: check the model name (a server that answers to any name files the answers under the name asked, whatever model it runs)",
+            self.base_url_shown(),
+            listed.len(),
+            shown.join(", ")
+        ))
+    }
+
     /// What a run records as the request's parameters (the server's
     /// defaults, when a value is left to it, recorded as the official ones).
     pub fn params(&self) -> RequestParams {
@@ -273,13 +340,11 @@ impl Endpoint {
     /// [`Sampling`]).
     pub fn request(&self, prompt: &str) -> HttpRequest {
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        headers.extend(self.key_headers());
         let s = &self.sampling;
         let stops = s.stops();
         let body = match self.provider {
             Provider::OpenAi => {
-                if let Some(key) = self.key() {
-                    headers.push(("Authorization".into(), format!("Bearer {key}")));
-                }
                 let mut messages = Vec::new();
                 if let Some(sys) = s.system() {
                     messages.push(json!({"role": "system", "content": sys}));
@@ -303,14 +368,6 @@ impl Endpoint {
                 Value::Object(b)
             }
             Provider::Anthropic => {
-                if let Some(key) = self.key() {
-                    headers.push(("x-api-key".into(), key.to_string()));
-                }
-                headers.push(("anthropic-version".into(), "2023-06-01".into()));
-                if self.from_browser {
-                    headers
-                        .push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
-                }
                 let mut b = Map::new();
                 b.insert("model".into(), json!(self.model.trim()));
                 b.insert(
@@ -330,9 +387,6 @@ impl Endpoint {
                 Value::Object(b)
             }
             Provider::Google => {
-                if let Some(key) = self.key() {
-                    headers.push(("x-goog-api-key".into(), key.to_string()));
-                }
                 let mut config = Map::new();
                 if let Some(n) = s.n {
                     config.insert("candidateCount".into(), json!(n));
@@ -486,6 +540,19 @@ fn is_context_length_error(message: &str) -> bool {
     ]
     .iter()
     .any(|p| m.contains(p))
+}
+
+/// The model names a models listing holds (OpenAI-compatible and
+/// Anthropic: `data[].id`; Gemini: `models[].name`), or None when the body
+/// is not one.
+pub fn read_models(body: &str) -> Option<Vec<String>> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let (list, field) = match (v.get("data"), v.get("models")) {
+        (Some(Value::Array(a)), _) => (a, "id"),
+        (_, Some(Value::Array(a))) => (a, "name"),
+        _ => return None,
+    };
+    Some(list.iter().filter_map(|m| m.get(field)?.as_str().map(str::to_string)).collect())
 }
 
 /// What `reply` (to `settings.request(…)`) or the transport failure means.
@@ -664,6 +731,29 @@ pub(crate) fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_list_is_read_in_each_format_and_an_unlisted_model_warned_about() {
+        let openai = r#"{"object": "list", "data": [{"id": "org/a"}, {"id": "b"}]}"#;
+        assert_eq!(read_models(openai), Some(vec!["org/a".to_string(), "b".to_string()]));
+        let gemini = r#"{"models": [{"name": "models/gemini-1.5-flash"}]}"#;
+        assert_eq!(read_models(gemini), Some(vec!["models/gemini-1.5-flash".to_string()]));
+        assert_eq!(read_models("not json"), None);
+        let mut e = Endpoint::new(Provider::OpenAi, "org/a");
+        e.base_url = "http://h:1/v1/chat/completions".into();
+        e.api_key = Some("sk-x".into());
+        let r = e.models_request();
+        assert_eq!(r.url, "http://h:1/v1/models");
+        assert_eq!(r.headers, vec![("Authorization".to_string(), "Bearer sk-x".to_string())]);
+        let listed = read_models(openai).unwrap();
+        assert_eq!(e.model_warning(&listed), None);
+        e.model = "gpt-4o".into();
+        let w = e.model_warning(&listed).unwrap();
+        assert!(w.starts_with("the server at http://h:1/v1/chat/completions lists 2 model(s) (org/a, b), not \"gpt-4o\""), "{w}");
+        let g = Endpoint::new(Provider::Google, "gemini-1.5-flash");
+        assert_eq!(g.model_warning(&read_models(gemini).unwrap()), None);
+        assert_eq!(e.model_warning(&[]), None, "an empty list says nothing");
+    }
 
     fn settings(p: Provider) -> Endpoint {
         let mut s = Endpoint::new(p, "m-1");
