@@ -262,3 +262,14 @@ test('pacing out of range is refused at Start with the field named, as the CLI r
   await configure(page, srv, { provider: 'openai', language: 'go' });
   console.log(`pacing: ${cases.length} out-of-range settings refused at Start, the field named, no request sent`);
 });
+
+test('a model the server does not list is warned about; the run goes on', async () => {
+  const { page } = fx;
+  // llama-cpp-python answers to any model name: its list is the only tell.
+  await srv.control({ reset: true, faults: {}, models: 'qwen2.5-0.5b-instruct' });
+  await configure(page, srv, { provider: 'openai', language: 'java' });
+  assert.equal(await runAndWait(page), 'done');
+  const warning = await page.textContent('#run-unlisted-model');
+  assert.match(warning, /^WARNING: the server at http:\/\/127\.0\.0\.1:\d+\/v1 lists 1 model\(s\) \(qwen2\.5-0\.5b-instruct\), not "org\/test-model"/);
+  await srv.control({ models: null });
+});

@@ -400,6 +400,8 @@ def make_handler(state):
                         state.faults = {k: list(v) for k, v in ctl["faults"].items()}
                     if "cors" in ctl:
                         state.cors = bool(ctl["cors"])
+                    if "models" in ctl:
+                        state.args.models = ctl["models"]
                 return self.send(200, {"ok": True})
             if state.args.zero:
                 with state.lock:

@@ -14,13 +14,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats, RunStep};
 use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
-use repoqa::llm::wire::{Endpoint, TransportError};
+use repoqa::llm::wire::{read_models, Endpoint, TransportError};
 use repoqa::llm::HttpReply;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
 use super::Ctx;
-use crate::ui::browser::fetch::post_model_request;
+use crate::ui::browser::fetch::{get_text, post_model_request};
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::run::RunState;
@@ -74,6 +74,18 @@ impl RunSession {
     pub fn current(self) -> bool {
         self.rs.session_now() == self.at
     }
+}
+
+/// The server's model list (`GET <base>/models`) lacks the model asked
+/// for: what to say (`Endpoint::model_warning`). Nothing when the server
+/// lists no models or cannot be asked from the page.
+pub async fn unlisted_model(endpoint: &Endpoint) -> Option<String> {
+    let req = endpoint.models_request();
+    let (status, body) = get_text(&req.url, &req.headers, 1 << 20).await.ok()?;
+    if !(200..300).contains(&status) {
+        return None;
+    }
+    endpoint.model_warning(&read_models(&body)?)
 }
 
 /// Where a run's events go.

@@ -15,7 +15,9 @@ use repoqa::llm::runlog::{plan_run, TaskSelection};
 use repoqa::llm::snippet;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 
-use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, RunSession, Sink};
+use super::ask::{
+    ask_all, endpoint_of, pace_of, summary, unlisted_model, AskEnd, RunSession, Sink,
+};
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
@@ -132,6 +134,9 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         rs.live.update(|l| *l = RunLive { no_status: l.no_status.take(), ..RunLive::default() });
         rs.interrupted.set(false);
         mark_active(true).await;
+        if let Some(w) = unlisted_model(&settings).await {
+            rs.live.update(|l| l.unlisted_model = Some(format!("WARNING: {w}")));
+        }
         let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;

@@ -81,6 +81,9 @@ pub struct RunLive {
     pub other_model: Option<String>,
     /// Answers not saved (IndexedDB refused): the last error.
     pub save_error: Option<String>,
+    /// The server's model list lacks the model asked for:
+    /// `Endpoint::model_warning`'s text.
+    pub unlisted_model: Option<String>,
 }
 
 /// The panel's state. `Copy`: every field is a signal handle.
