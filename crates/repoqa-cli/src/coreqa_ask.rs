@@ -405,18 +405,7 @@ fn counted<T>(
     tok: &Tokenizer,
     build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, CoreqaError>,
 ) -> Result<T, CliError> {
-    let mut error = None;
-    let mut count = |p: &str| {
-        tok.tokens(p).map(|t| t.len()).unwrap_or_else(|e| {
-            error.get_or_insert(e);
-            0
-        })
-    };
-    let made = build(&mut count)?;
-    match error {
-        Some(e) => Err(e.into()),
-        None => Ok(made),
-    }
+    tok.counted(build)
 }
 
 /// The prompt template at `path`, or `default`.

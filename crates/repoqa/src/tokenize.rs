@@ -61,6 +61,30 @@ impl Tokenizer {
         Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
     }
 
+    /// What `build` makes with a counter of this tokenizer's tokens (for
+    /// builders that take `FnMut(&str) -> usize`), or the first error
+    /// counting gave, so nothing is asked with a wrong count.
+    pub fn counted<T, B, E>(
+        &self,
+        build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, B>,
+    ) -> Result<T, E>
+    where
+        E: From<B> + From<TokenizerError>,
+    {
+        let mut error = None;
+        let mut count = |p: &str| {
+            self.count(p).unwrap_or_else(|e| {
+                error.get_or_insert(e);
+                0
+            })
+        };
+        let made = build(&mut count)?;
+        match error {
+            Some(e) => Err(e.into()),
+            None => Ok(made),
+        }
+    }
+
     /// `tokenizer.tokenize(text)`: the token strings.
     pub fn tokens(&self, text: &str) -> Result<Vec<String>, TokenizerError> {
         let enc = self

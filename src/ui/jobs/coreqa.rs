@@ -87,6 +87,25 @@ pub async fn save(st: CoreqaState) -> Result<(), UiError> {
     storage::save_json(KEY_FILES, &serde_json::to_string(&saved)?).await
 }
 
+/// Put the files read on the page, store them, and say what was loaded
+/// and what was not.
+async fn take(st: CoreqaState, read: Vec<Result<LoadedCoreqa, UiError>>) {
+    let (mut loaded, mut errors) = (Vec::new(), Vec::new());
+    for r in read {
+        match r {
+            Ok(l) => {
+                loaded.push(format!("{} ({}, {})", l.name, l.file.kind(), l.file.len()));
+                st.add(l);
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if let Err(e) = save(st).await {
+        errors.push(format!("Not saved for the next visit: {e}"));
+    }
+    report(st, loaded, errors);
+}
+
 fn report(st: CoreqaState, loaded: Vec<String>, errors: Vec<String>) {
     st.status.set(Some(if errors.is_empty() {
         Ok(format!("Loaded {}.", loaded.join(", ")))
@@ -98,7 +117,7 @@ fn report(st: CoreqaState, loaded: Vec<String>, errors: Vec<String>) {
 /// Load picked or dropped files.
 pub fn load_files(st: CoreqaState, files: Vec<web_sys::File>) {
     spawn_local(async move {
-        let (mut loaded, mut errors) = (Vec::new(), Vec::new());
+        let mut read = Vec::new();
         for f in files {
             let name = f.name();
             let r = async {
@@ -113,18 +132,9 @@ pub fn load_files(st: CoreqaState, files: Vec<web_sys::File>) {
                 parse(name.clone(), read_blob(&f, &name).await?)
             }
             .await;
-            match r {
-                Ok(l) => {
-                    loaded.push(format!("{} ({}, {})", l.name, l.file.kind(), l.file.len()));
-                    st.add(l);
-                }
-                Err(e) => errors.push(e.to_string()),
-            }
+            read.push(r);
         }
-        if let Err(e) = save(st).await {
-            errors.push(format!("Not saved for the next visit: {e}"));
-        }
-        report(st, loaded, errors);
+        take(st, read).await;
     });
 }
 
@@ -132,24 +142,15 @@ pub fn load_files(st: CoreqaState, files: Vec<web_sys::File>) {
 pub fn load_demo(st: CoreqaState) {
     st.status.set(Some(Ok("Loading the demo…".into())));
     spawn_local(async move {
-        let (mut loaded, mut errors) = (Vec::new(), Vec::new());
+        let mut read = Vec::new();
         for name in DEMO_FILES {
             let r = async {
                 parse(name.to_string(), fetch_bytes(&format!("demo/coreqa/{name}")).await?)
             }
             .await;
-            match r {
-                Ok(l) => {
-                    loaded.push(l.name.clone());
-                    st.add(l);
-                }
-                Err(e) => errors.push(e.to_string()),
-            }
+            read.push(r);
         }
-        if let Err(e) = save(st).await {
-            errors.push(format!("Not saved for the next visit: {e}"));
-        }
-        report(st, loaded, errors);
+        take(st, read).await;
     });
 }
 
@@ -450,18 +451,7 @@ pub fn load_url(st: CoreqaState, runner: Runner, url: String) {
             parse(name.clone(), bytes)
         }
         .await;
-        let (mut done, mut errors) = (Vec::new(), Vec::new());
-        match loaded {
-            Ok(l) => {
-                done.push(format!("{} ({}, {})", l.name, l.file.kind(), l.file.len()));
-                st.add(l);
-                if let Err(e) = save(st).await {
-                    errors.push(format!("Not saved for the next visit: {e}"));
-                }
-            }
-            Err(e) => errors.push(e.to_string()),
-        }
-        report(st, done, errors);
+        take(st, vec![loaded]).await;
         Ok(())
     });
 }

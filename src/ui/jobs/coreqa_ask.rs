@@ -78,24 +78,12 @@ fn one_repository(qa: &[QaItem]) -> Result<String, UiError> {
     }
 }
 
-/// What `build` makes with a counter of `tok`'s tokens, or the first error
-/// counting gave (before anything is asked).
+/// [`Tokenizer::counted`], its errors the page's.
 fn counted<T>(
     tok: &Tokenizer,
     build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, repoqa::coreqa::CoreqaError>,
 ) -> Result<T, UiError> {
-    let mut error = None;
-    let mut count = |p: &str| {
-        tok.count(p).unwrap_or_else(|e| {
-            error.get_or_insert(e);
-            0
-        })
-    };
-    let made = build(&mut count)?;
-    match error {
-        Some(e) => Err(e.into()),
-        None => Ok(made),
-    }
+    tok.counted(build)
 }
 
 /// Ask the model of `st.ask` for the step it names.
