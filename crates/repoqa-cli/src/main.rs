@@ -200,6 +200,7 @@ fn main() -> ExitCode {
                 csv,
                 skip_broken_lines,
                 allow_repeated_tasks,
+                unanswered: None,
             },
             inflate,
         ),

@@ -16,6 +16,7 @@ use clap::Args;
 use repoqa::context::Task;
 use repoqa::llm::run::BenchmarkRun;
 use repoqa::llm::runlog::{self, TaskSelection};
+use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::score::ScoreOptions;
 use repoqa::{naming, report};
 
@@ -66,6 +67,12 @@ pub struct RunArgs {
     /// NOT UPSTREAM: at most N tasks, the first in task order.
     #[arg(long, value_name = "N")]
     pub max_tasks: Option<usize>,
+    /// NOT UPSTREAM: score only the answered tasks. By default a selected
+    /// task left without an answer is scored as a failure (an empty reply),
+    /// so the score is comparable with a full run's; either way the SCORES
+    /// file lists such tasks (`unanswered_tasks`).
+    #[arg(long)]
+    pub score_answered_only: bool,
 }
 
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -114,7 +121,8 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         max: a.max_tasks,
         only_failed: a.only_failed,
     };
-    let selected = runlog::select_tasks(&ids, &selection).len();
+    let selected_tasks = runlog::select_tasks(&ids, &selection);
+    let selected = selected_tasks.len();
     if selected == 0 {
         return Err(CliError::usage(
             "no task matches --filter/--needles/--tasks/--max-tasks (task ids are language::repo::name, as in the run log)",
@@ -162,11 +170,39 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     }
 
     // Score everything answered so far, exactly as `repoqa score` would,
-    // with the dataset already read.
+    // with the dataset already read; the selected tasks still without an
+    // answer count as failures unless --score-answered-only.
     let answered = report::read_model_outputs(&fs_read_text(&outputs_path, "model outputs")?);
     if answered.outputs.is_empty() {
         eprintln!("run: no answers to score");
     } else {
+        // Read as `repoqa score` reads it (a task answered twice is refused).
+        let mut outputs = read_outputs(&outputs_path, false, false)?;
+        // Every selected task, --only-failed or not.
+        let missing =
+            repoqa::run::without_answer(selected_tasks.iter().map(|&i| &tasks[i]), &outputs);
+        let scoring = if a.score_answered_only {
+            UnansweredScoring::AnsweredOnly
+        } else {
+            UnansweredScoring::Failures
+        };
+        let unanswered = (!missing.is_empty())
+            .then(|| Unanswered { scoring, tasks: missing.iter().map(|t| t.task_id()).collect() });
+        if let Some(u) = &unanswered {
+            eprintln!(
+                "run: {} selected task(s) have no answer: scored as {}{}",
+                u.tasks.len(),
+                scoring.as_str(),
+                if a.score_answered_only { "" } else { " (--score-answered-only leaves them out)" }
+            );
+            if scoring == UnansweredScoring::Failures {
+                let first = outputs.len() + 1;
+                outputs.extend(
+                    repoqa::run::no_answer_outputs(&missing, first)
+                        .map_err(|e| CliError::usage(e.to_string()))?,
+                );
+            }
+        }
         let score = ScoreArgs {
             outputs: outputs_path.clone(),
             dataset: Some(dataset_path.clone()),
@@ -182,9 +218,8 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             csv: None,
             skip_broken_lines: false,
             allow_repeated_tasks: false,
+            unanswered,
         };
-        // Read as `repoqa score` reads it (a task answered twice is refused).
-        let outputs = read_outputs(&outputs_path, false, false)?;
         crate::score::score_and_write(score, &dataset_path, &dataset, outputs)?;
     }
     if !asked.truncated.is_empty() {

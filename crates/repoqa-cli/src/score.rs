@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::report::{self, ScoresFile};
+use repoqa::report::{self, ScoresFile, Unanswered};
 use repoqa::run::score_outputs;
 use repoqa::score::{Candidates, ScoreOptions};
 
@@ -24,6 +24,9 @@ pub struct ScoreArgs {
     pub csv: Option<PathBuf>,
     pub skip_broken_lines: bool,
     pub allow_repeated_tasks: bool,
+    /// `repoqa run`: the selected tasks left without an answer (already
+    /// added to the outputs as empty replies when scored as failures).
+    pub unanswered: Option<Unanswered>,
 }
 
 pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -103,12 +106,15 @@ pub fn score_and_write(
     let eval_date = a.eval_date.unwrap_or_else(report::now_eval_date);
     let mut scores = run.model_scores(&model, &eval_date, Some(&train_size));
     scores.protocol = protocol;
+    let missing = a.unanswered.as_ref().map(|u| format!("; {}", u.label())).unwrap_or_default();
+    scores.unanswered = a.unanswered;
     let file = ScoresFile::single(&model, scores);
 
     outln!(
         "{}",
-        run.table
-            .render_text(&format!("Scores (%) of {model} at different thresholds ({total} tasks)"))
+        run.table.render_text(&format!(
+            "Scores (%) of {model} at different thresholds ({total} tasks{missing})"
+        ))
     );
 
     if out.exists() {

@@ -181,8 +181,12 @@ fn check_scores(outputs: &Path, dir: &Path) {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    // What a run adds when tasks have no answer is left aside here.
     let strip = |mut v: Value| {
-        v[MODEL].as_object_mut().unwrap().remove("eval_date");
+        let m = v[MODEL].as_object_mut().unwrap();
+        for k in ["eval_date", "unanswered_count", "unanswered_scored_as", "unanswered_tasks"] {
+            m.remove(k);
+        }
         v
     };
     assert_eq!(strip(ours), strip(theirs), "SCORES differs from `repoqa score`");
@@ -469,11 +473,137 @@ fn only_failed_after_an_interrupted_run_does_not_end_well_with_tasks_never_asked
     let asked: Vec<Value> = server.requests()[before..].to_vec();
     assert_eq!(asked.len(), 1, "only the failed task is asked");
     assert_eq!(asked[0]["task"].as_str(), Some(failed_id.as_str()));
+    check_unanswered_scored_as_failures(&dir, &outputs, never, total, &err);
+
+    // --score-answered-only: `repoqa score` on the outputs as they are,
+    // the missing tasks still named.
+    let o = run().args(["--only-failed", "--score-answered-only"]).output().unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "({} tasks; {never} without an answer, scored as left out)",
+            total - never
+        )),
+        "the table's title says so: {stdout}"
+    );
+    let scores = scores_of(&outputs);
+    assert_eq!(scores[MODEL]["unanswered_scored_as"], "left out");
+    assert_eq!(scores[MODEL]["unanswered_count"], never);
+    let tasks_in: usize = scores[MODEL]["results"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_array().unwrap().len())
+        .sum();
+    assert_eq!(tasks_in, total - never);
+    check_scores(&outputs, &dir);
+
     // A plain rerun asks the rest and ends well.
     let o = run().output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&outputs).unwrap().lines().count(), total);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn scores_of(outputs: &Path) -> Value {
+    let p = outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json");
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// After a run that left `never` of `total` tasks without an answer: the
+/// SCORES file counts them as failures over all `total` tasks, names them,
+/// equals `repoqa score` on the outputs plus an empty reply
+/// (`"output": [""]`) for each, and `repoqa verify` accepts it against the
+/// outputs as they are, but not once such a task is made to pass.
+fn check_unanswered_scored_as_failures(
+    dir: &Path,
+    outputs: &Path,
+    never: usize,
+    total: usize,
+    err: &str,
+) {
+    assert!(
+        err.contains(&format!("{never} selected task(s) have no answer: scored as failures")),
+        "{err}"
+    );
+    let scores = scores_of(outputs);
+    let m = &scores[MODEL];
+    assert_eq!(m["unanswered_count"], never);
+    assert_eq!(m["unanswered_scored_as"], "failures");
+    let missing: Vec<String> = m["unanswered_tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(missing.len(), never);
+    let tasks_in: usize =
+        m["results"].as_object().unwrap().values().map(|v| v.as_array().unwrap().len()).sum();
+    assert_eq!(tasks_in, total, "every selected task is in the score");
+
+    // The same as the official scorer's on the outputs plus empty replies.
+    let official = official_tasks(dir);
+    let mut with_empty = std::fs::read_to_string(outputs).unwrap();
+    for id in &missing {
+        let mut line: Value = serde_json::from_str(&official[id].0).unwrap();
+        line["output"] = json!([""]);
+        with_empty.push_str(&format!("{line}\n"));
+    }
+    let padded = dir.join("padded.jsonl");
+    std::fs::write(&padded, with_empty).unwrap();
+    let again = dir.join("padded-SCORES.json");
+    let o = repoqa()
+        .args(["score", "--dataset-path", demo().to_str().unwrap(), "--model", MODEL])
+        .arg("--model-output-path")
+        .arg(&padded)
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(m["scores"], theirs[MODEL]["scores"], "scores differ from the padded file's");
+    assert_eq!(m["results"], theirs[MODEL]["results"], "records differ from the padded file's");
+
+    // Verified against the outputs as they are; a passing unanswered task
+    // is a mismatch.
+    let scores_path = PathBuf::from(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"));
+    let verify = |scores: &Path| {
+        repoqa()
+            .args(["verify", "--dataset-path", demo().to_str().unwrap()])
+            .arg("--scores")
+            .arg(scores)
+            .arg("--model-output-path")
+            .arg(outputs)
+            .output()
+            .unwrap()
+    };
+    let o = verify(&scores_path);
+    assert_eq!(o.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&o.stdout), text(&o));
+    let mut forged = scores.clone();
+    let (lang, repo, name) = {
+        let mut p = missing[0].split("::");
+        (
+            p.next().unwrap().to_string(),
+            p.next().unwrap().to_string(),
+            p.next().unwrap().to_string(),
+        )
+    };
+    for r in forged[MODEL]["results"][&lang].as_array_mut().unwrap() {
+        if r["repo"] == repo.as_str() && r["name"] == name.as_str() {
+            r["is_best_similar"] = json!(true);
+            r["best_similar_score"] = json!(1.0);
+            r["best_target"] = json!(name);
+        }
+    }
+    let forged_path = dir.join("forged-SCORES.json");
+    std::fs::write(&forged_path, forged.to_string()).unwrap();
+    let o = verify(&forged_path);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_ne!(o.status.code(), Some(0), "a forged pass on an unanswered task: {out}");
+    assert!(out.contains(&name), "the forged task is named: {out}");
 }
 
 #[test]

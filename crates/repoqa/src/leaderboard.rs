@@ -417,6 +417,7 @@ mod tests {
             scores: json!({}),
             results,
             protocol: Default::default(),
+            unanswered: None,
         };
         let (a, b) = (ms(r), ms(other));
         let mut lb =

@@ -302,6 +302,39 @@ pub fn output_line<T: serde::Serialize>(
     Ok(s)
 }
 
+/// The `unanswered_*` fields of a model's entry (all or none), or the
+/// field that is wrong and why.
+fn parse_unanswered(entry: &Map<String, Value>) -> Result<Option<Unanswered>, (String, String)> {
+    let (count, scored_as, tasks) = (
+        entry.get("unanswered_count"),
+        entry.get("unanswered_scored_as"),
+        entry.get("unanswered_tasks"),
+    );
+    if count.is_none() && scored_as.is_none() && tasks.is_none() {
+        return Ok(None);
+    }
+    let err = |k: &str, m: String| (k.to_string(), m);
+    let Some(Value::Array(list)) = tasks else {
+        return Err(err("unanswered_tasks", "expected a list of task ids".into()));
+    };
+    let tasks = list
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+        .ok_or_else(|| err("unanswered_tasks", "expected a list of task ids".into()))?;
+    let scoring =
+        scored_as.and_then(Value::as_str).and_then(UnansweredScoring::parse).ok_or_else(|| {
+            err("unanswered_scored_as", "expected \"failures\" or \"left out\"".into())
+        })?;
+    if count.and_then(Value::as_u64) != Some(tasks.len() as u64) {
+        return Err(err(
+            "unanswered_count",
+            format!("expected the number of unanswered_tasks ({})", tasks.len()),
+        ));
+    }
+    Ok(Some(Unanswered { scoring, tasks }))
+}
+
 /// The protocol the prompts of an outputs file were built with: the
 /// `"protocol"` field of its lines (absent = official). Lines of different
 /// protocols cannot be scored together.
@@ -414,6 +447,51 @@ pub struct ModelScores {
     /// an extra `"protocol"` field after `train_size` (official files have
     /// none, so they stay byte-identical).
     pub protocol: Protocol,
+    /// Selected tasks the run left without an answer, and how the score
+    /// counts them: NOT UPSTREAM, written only when there are some (as
+    /// extra fields after `train_size`), so a full run's file is official.
+    pub unanswered: Option<Unanswered>,
+}
+
+/// How a score counts the tasks a run left without an answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnansweredScoring {
+    /// Each scored as an empty reply (`"output": [""]`), which the
+    /// official scorer fails at every threshold: the `all` row is over
+    /// every selected task, comparable with a full run.
+    #[default]
+    Failures,
+    /// Left out (`compute_score` over the outputs file as it is).
+    AnsweredOnly,
+}
+
+impl UnansweredScoring {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnansweredScoring::Failures => "failures",
+            UnansweredScoring::AnsweredOnly => "left out",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<UnansweredScoring> {
+        [UnansweredScoring::Failures, UnansweredScoring::AnsweredOnly]
+            .into_iter()
+            .find(|u| u.as_str() == s)
+    }
+}
+
+/// The tasks a run left without an answer (ids `language::repo::name`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unanswered {
+    pub scoring: UnansweredScoring,
+    pub tasks: Vec<String>,
+}
+
+impl Unanswered {
+    /// `"N without an answer, scored as failures"`, for a table's title.
+    pub fn label(&self) -> String {
+        format!("{} without an answer, scored as {}", self.tasks.len(), self.scoring.as_str())
+    }
 }
 
 impl ModelScores {
@@ -423,6 +501,14 @@ impl ModelScores {
         m.insert("train_size".into(), Value::String(self.train_size.clone()));
         if !self.protocol.is_official() {
             m.insert("protocol".into(), Value::String(self.protocol.as_str().into()));
+        }
+        if let Some(u) = &self.unanswered {
+            m.insert("unanswered_count".into(), Value::from(u.tasks.len()));
+            m.insert("unanswered_scored_as".into(), Value::String(u.scoring.as_str().into()));
+            m.insert(
+                "unanswered_tasks".into(),
+                Value::Array(u.tasks.iter().cloned().map(Value::String).collect()),
+            );
         }
         m.insert("scores".into(), self.scores.clone());
         let mut results = Map::new();
@@ -549,7 +635,12 @@ impl ScoresFile {
                     ))
                 }
             };
-            models.insert(model, ModelScores { eval_date, train_size, scores, results, protocol });
+            let unanswered = parse_unanswered(&entry)
+                .map_err(|(key, message)| field(&format!("{model}.{key}"), message))?;
+            models.insert(
+                model,
+                ModelScores { eval_date, train_size, scores, results, protocol, unanswered },
+            );
         }
         if models.is_empty() {
             return Err(ReportError::NoModel { origin: origin.to_string() });

@@ -7,9 +7,12 @@
 
 use indexmap::IndexMap;
 
-use crate::context::Protocol;
+use std::collections::HashSet;
+
+use crate::answers::model_output;
+use crate::context::{Protocol, Task};
 use crate::dataset::Dataset;
-use crate::report::{self, ModelOutput, ModelScores, ScoresFile, TaskResult};
+use crate::report::{self, ModelOutput, ModelScores, ReportError, ScoresFile, TaskResult};
 use crate::score::{
     pass_table, task_result, Evaluation, ScoreError, ScoreOptions, ScoreTable, Scorer,
 };
@@ -63,6 +66,8 @@ impl Run {
             results: self.results.clone(),
             // Set it for tasks built otherwise (NOT OFFICIAL).
             protocol: Protocol::Official,
+            // Set it for a run that left tasks without an answer.
+            unanswered: None,
         }
     }
 
@@ -101,6 +106,30 @@ pub fn score_outputs(
     }
     let run = Run::new(outputs.iter().zip(&evaluations))?;
     Ok(ScoredRun { run, evaluations })
+}
+
+/// The tasks of `selected` that no line of `outputs` answers, in order.
+pub fn without_answer<'t>(
+    selected: impl IntoIterator<Item = &'t Task>,
+    outputs: &[ModelOutput],
+) -> Vec<&'t Task> {
+    let answered: HashSet<String> = outputs.iter().map(ModelOutput::task_id).collect();
+    selected.into_iter().filter(|t| !answered.contains(&t.task_id())).collect()
+}
+
+/// Each task as a model that said nothing answers it: the official line
+/// with `"output": [""]`, numbered from `first_line`. The official scorer
+/// finds no function and no similarity in it, so it fails at every
+/// threshold (`report::UnansweredScoring::Failures`).
+pub fn no_answer_outputs(
+    tasks: &[&Task],
+    first_line: usize,
+) -> Result<Vec<ModelOutput>, ReportError> {
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(k, t)| model_output(t, "", first_line + k).map_err(ReportError::Message))
+        .collect()
 }
 
 #[cfg(test)]

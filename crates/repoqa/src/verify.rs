@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::dataset::Dataset;
-use crate::report::{ModelOutput, ModelScores, ScoresFile, TaskResult};
+use crate::report::{ModelOutput, ModelScores, ScoresFile, TaskResult, UnansweredScoring};
 use crate::score::{
     pass_table, task_result, Candidates, ScoreError, ScoreOptions, Scorer, THRESHOLD_KEYS,
 };
@@ -975,6 +975,14 @@ pub fn finish_rescore(
             report.findings.push(f);
         }
     }
+    let with_unanswered;
+    let rescored = match &ms.unanswered {
+        Some(u) if u.scoring == UnansweredScoring::Failures => {
+            with_unanswered = add_no_answers(&ms.results, rescored, &u.tasks);
+            &with_unanswered
+        }
+        _ => rescored,
+    };
     let compared = compare_tasks(model, &ms.results, rescored);
     let differing = differing_outputs(&compared, outputs, &ms.results);
     let hint = options_hint(model, &differing, dataset, options);
@@ -985,6 +993,36 @@ pub fn finish_rescore(
         tasks: rescored.values().map(Vec::len).sum(),
         options,
     });
+}
+
+/// The re-scoring plus, for each task the file lists as unanswered and
+/// scored as a failure that the outputs do not answer, the record an empty
+/// reply gets (no target, similarity 0), with the file's own task fields:
+/// a file that passes such a task is then a mismatch.
+fn add_no_answers(
+    file: &IndexMap<String, Vec<TaskResult>>,
+    rescored: &IndexMap<String, Vec<TaskResult>>,
+    unanswered: &[String],
+) -> IndexMap<String, Vec<TaskResult>> {
+    let listed: std::collections::HashSet<&str> = unanswered.iter().map(String::as_str).collect();
+    let mut out = rescored.clone();
+    for (lang, records) in file {
+        for r in records {
+            let id = crate::context::task_id(lang, &r.repo, &r.name);
+            let have = rescored
+                .get(lang)
+                .is_some_and(|rs| rs.iter().any(|o| o.repo == r.repo && o.name == r.name));
+            if listed.contains(id.as_str()) && !have {
+                out.entry(lang.clone()).or_default().push(TaskResult {
+                    is_best_similar: false,
+                    best_similar_score: 0.into(),
+                    best_target: None,
+                    ..r.clone()
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The dataset check alone (no outputs): the file's tasks against the
@@ -1035,6 +1073,7 @@ mod tests {
             scores,
             results,
             protocol: Default::default(),
+            unanswered: None,
         }
     }
 
