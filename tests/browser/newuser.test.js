@@ -69,6 +69,13 @@ test('first visit: sample answers, details in view, words not internals, names, 
   assert.match(summary, new RegExp(`the import scored ${imported} answer`), summary);
   assert.doesNotMatch(summary, /re-scored 0/);
   await page.waitForSelector('#score-table', { timeout: 30000 });
+  // The tasks the samples do not answer count as failures by default, as
+  // `repoqa run` counts them; left out, the table is `repoqa score`'s.
+  const unanswered = 60 - sampleLines;
+  await page.waitForSelector(`#unanswered-note[data-count="${unanswered}"][data-scoring="failures"]`);
+  assert.equal(await page.getAttribute('#score-table tr[data-row="all"] td[data-n]', 'data-n'), '60');
+  await page.selectOption('#opt-unanswered', 'left out');
+  await page.waitForSelector('#unanswered-note[data-scoring="left out"]');
   // The page's outputs export (official format) scored by the CLI.
   const cliScores = path.join(TMP, 'samples-SCORES.json');
   const outputs = path.join(TMP, 'samples.jsonl');

@@ -170,5 +170,5 @@ export async function cliScoresOfExport(fx, dataset = DEMO) {
   execFileSync(BIN, ['score', '--model-output-path', outputs.path, '--dataset-path', dataset,
     '--out', cliScores, '--eval-date', EVAL_DATE, '--overwrite'], { stdio: 'pipe' });
   const text = fs.readFileSync(cliScores, 'utf8');
-  return { text, model: JSON.parse(text).model };
+  return { text, model: JSON.parse(text).model, outputs: outputs.path };
 }

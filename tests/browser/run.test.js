@@ -14,7 +14,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { saveScreenshot } from './browser.js';
-import { open, buildDemo, cliScoresOfExport, DEMO } from './results-fixture.js';
+import { execFileSync } from 'node:child_process';
+import { open, buildDemo, cliScoresOfExport, BIN, DEMO } from './results-fixture.js';
 import { KEY, MODEL, startModelServer, idbDump, setField, runAndWait, configure, tasksOf } from './run-fixture.js';
 
 let fx;
@@ -128,6 +129,25 @@ test('runs three wire formats with faults, resumes after a reload, equals repoqa
   // The table equals `repoqa score` on the exported outputs (30 answers).
   await page.goto(fx.srv.url + '#results');
   await page.waitForSelector('#results[data-answered="30"]', { timeout: 60000 });
+  // The last run (typescript, a refused key) left its 10 selected tasks
+  // without an answer: by default each counts as a failure, as `repoqa run`
+  // counts them, and the SCORES file names them; `repoqa verify` accepts
+  // it against the 30 exported outputs.
+  await page.waitForSelector('#unanswered-note[data-count="10"][data-scoring="failures"]');
+  assert.equal(await page.getAttribute('#score-table tr[data-row="all"] td[data-n]', 'data-n'), '40');
+  const { outputs: exportedOutputs } = await cliScoresOfExport(fx);
+  const withFailures = await fx.download(() => page.click('#export-scores'));
+  const failuresJson = Object.values(JSON.parse(withFailures.bytes.toString('utf8')))[0];
+  assert.equal(failuresJson.unanswered_count, 10);
+  assert.equal(failuresJson.unanswered_scored_as, 'failures');
+  assert.ok(failuresJson.unanswered_tasks.every((id) => id.startsWith('typescript::')));
+  execFileSync(BIN, ['verify', '--scores', withFailures.path, '--model-output-path', exportedOutputs,
+    '--dataset-path', DEMO], { stdio: 'pipe' });
+  // Left out (--score-answered-only), the table is `repoqa score`'s on the
+  // outputs as they are.
+  await page.selectOption('#opt-unanswered', 'left out');
+  await page.waitForSelector('#unanswered-note[data-scoring="left out"]');
+  assert.equal(await page.getAttribute('#score-table tr[data-row="all"] td[data-n]', 'data-n'), '30');
   const { model: cli } = await cliScoresOfExport(fx);
   const cells = await page.$$eval('#score-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.row,
     [...tr.querySelectorAll('td[data-threshold]')].map((td) => [td.dataset.threshold, Number(td.dataset.value)])]));

@@ -993,6 +993,22 @@ mod tests {
     }
 
     #[test]
+    fn unanswered_tasks_round_trip_and_a_wrong_count_is_named() {
+        let text = r#"{"m": {"eval_date": "d", "train_size": "N/A", "unanswered_count": 1, "unanswered_scored_as": "failures", "unanswered_tasks": ["python::a/b::g"], "scores": {}, "results": {"python": []}}}"#;
+        let f = ScoresFile::parse(text, "x.json").unwrap();
+        assert_eq!(f.to_python_json(), text);
+        let u = f.models["m"].unanswered.as_ref().unwrap();
+        assert_eq!(u.scoring, UnansweredScoring::Failures);
+        assert_eq!(u.label(), "1 without an answer, scored as failures");
+        let bad = text.replace(r#""unanswered_count": 1"#, r#""unanswered_count": 2"#);
+        let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
+        assert_eq!(e, "x.json: m.unanswered_count: expected the number of unanswered_tasks (1)");
+        let bad = text.replace(r#""failures""#, r#""maybe""#);
+        let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
+        assert!(e.contains("m.unanswered_scored_as"), "{e}");
+    }
+
+    #[test]
     fn lines_written_like_json_dumps() {
         let task = json!({"repo": "a/b", "position_ratio": 0.5, "code_context": "é\n"});
         assert_eq!(

@@ -9,9 +9,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::llm::runlog::select_tasks;
+use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::score::pass_table;
 
 use super::app::AppState;
+use super::run::RunState;
 use super::scoring::{restore_scoring, Pass, ScoredSet, Shared, TaskScore};
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
@@ -20,7 +23,10 @@ use crate::ui::storage;
 /// Storage key of the answers (a JSON object task id → answer).
 pub const KEY_ANSWERS: &str = "answers";
 
-/// Score every answered task (tracked: tasks, answers, dataset, options).
+/// Score every answered task (tracked: tasks, answers, dataset, options,
+/// the Run page's selection). The tasks of that selection without an
+/// answer are counted as `repoqa run` counts them: by default each scored
+/// as an empty reply (a failure), or left out.
 pub fn score_set(state: AppState) -> Shared<ScoredSet> {
     let t0 = now_ms();
     let tasks = state.tasks.get();
@@ -36,15 +42,39 @@ pub fn score_set(state: AppState) -> Shared<ScoredSet> {
             Some(pass.score(state.scoring, t, &id, answer, i + 1))
         })
         .collect();
-    // Grouped as `repoqa score` groups an outputs file (`repoqa::run`).
+    let selection = use_context::<RunState>()
+        .map(|rs| rs.form.with(|f| f.selection.clone()))
+        .unwrap_or_default();
+    let ids: Vec<String> = tasks.iter().map(|t| t.task_id()).collect();
+    let missing: Vec<usize> = select_tasks(&ids, &selection)
+        .into_iter()
+        .filter(|&i| !answers.contains_key(&ids[i]))
+        .collect();
+    let scoring = state.scoring.unanswered.get();
+    let unanswered = (!missing.is_empty())
+        .then(|| Unanswered { scoring, tasks: missing.iter().map(|&i| ids[i].clone()).collect() });
+    let no_answer: Vec<Arc<TaskScore>> = if scoring == UnansweredScoring::Failures {
+        let first = items.len() + 1;
+        missing
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| pass.score(state.scoring, &tasks[i], &ids[i], "", first + k))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Grouped as `repoqa score` groups an outputs file (`repoqa::run`),
+    // the empty replies after the answers, as `repoqa run` adds them.
     let results =
-        repoqa::run::group_results(items.iter().filter_map(|s| match (&s.output, &s.result) {
-            (Ok(o), Ok(e)) => Some((o, e)),
-            _ => None,
+        repoqa::run::group_results(items.iter().chain(&no_answer).filter_map(|s| {
+            match (&s.output, &s.result) {
+                (Ok(o), Ok(e)) => Some((o, e)),
+                _ => None,
+            }
         }));
     let table = pass_table(&results).map_err(UiError::from);
     let rescored = pass.rescored;
-    Shared(Arc::new(ScoredSet { items, results, table, rescored, ms: now_ms() - t0 }))
+    Shared(Arc::new(ScoredSet { items, results, table, unanswered, rescored, ms: now_ms() - t0 }))
 }
 
 /// The score of one task's answer (tracked like [`score_set`]); `None`

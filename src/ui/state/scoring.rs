@@ -18,7 +18,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
-use repoqa::report::{ModelOutput, TaskResult};
+use repoqa::report::{ModelOutput, TaskResult, Unanswered, UnansweredScoring};
 use repoqa::score::{Evaluation, ScoreOptions, ScoreTable, Scorer};
 
 use crate::ui::error::UiError;
@@ -52,6 +52,9 @@ pub struct ScoredSet {
     pub results: IndexMap<String, Vec<TaskResult>>,
     /// The pass@1 table, or why there is none (no answers).
     pub table: Result<ScoreTable, UiError>,
+    /// Tasks of the Run page's selection without an answer, and how the
+    /// table counts them (as `repoqa run` does; `None`: every one answered).
+    pub unanswered: Option<Unanswered>,
     /// Tasks scored in this pass (cache misses), and the time it took.
     pub rescored: usize,
     pub ms: f64,
@@ -113,6 +116,9 @@ pub struct Scoring {
     pub model_name: RwSignal<String>,
     /// `eval_date` to record; empty = now.
     pub eval_date: RwSignal<String>,
+    /// How selected tasks without an answer count (`repoqa run`'s default:
+    /// as failures; `--score-answered-only`: left out).
+    pub unanswered: RwSignal<UnansweredScoring>,
     /// The last re-scoring for an options change: (sequence number,
     /// answers scored, milliseconds).
     pub last_rescore: RwSignal<(u32, usize, f64)>,
@@ -138,6 +144,7 @@ impl Scoring {
             options: RwSignal::new(ScoreOptions::default()),
             model_name: RwSignal::new("model".to_string()),
             eval_date: RwSignal::new(String::new()),
+            unanswered: RwSignal::new(UnansweredScoring::default()),
             last_rescore: RwSignal::new((0, 0, 0.0)),
             last_scoring: RwSignal::new(None),
             answers_restore_started: StoredValue::new(false),
@@ -214,6 +221,8 @@ struct StoredScoring {
     options: ScoreOptions,
     model_name: Option<String>,
     eval_date: Option<String>,
+    /// `UnansweredScoring::as_str`.
+    unanswered: Option<String>,
 }
 
 /// Save the scoring options, model name and eval_date (IndexedDB), so a
@@ -223,6 +232,7 @@ pub fn persist_scoring(scoring: Scoring) {
         options: scoring.options.get_untracked(),
         model_name: Some(scoring.model_name.get_untracked()),
         eval_date: Some(scoring.eval_date.get_untracked()),
+        unanswered: Some(scoring.unanswered.get_untracked().as_str().to_string()),
     };
     // Plain strings and flags: serializing cannot fail.
     let json = serde_json::to_string(&stored).unwrap_or_default();
@@ -247,5 +257,8 @@ pub async fn restore_scoring(scoring: Scoring) {
     }
     if let Some(d) = stored.eval_date {
         scoring.eval_date.set(d);
+    }
+    if let Some(u) = stored.unanswered.as_deref().and_then(UnansweredScoring::parse) {
+        scoring.unanswered.set(u);
     }
 }

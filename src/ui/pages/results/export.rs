@@ -38,7 +38,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 scores: table.to_value(),
                 results: s.results.clone(),
                 protocol,
-                unanswered: None,
+                unanswered: s.unanswered.clone(),
             };
             let text = ScoresFile::single(&model, scores).to_python_json();
             let name =

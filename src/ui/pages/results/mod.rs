@@ -28,12 +28,15 @@ use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
 use crate::ui::jobs::scoring::ImportReport;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
+use crate::ui::state::run::RunState;
 use crate::ui::state::use_state;
 
 #[component]
 pub fn ResultsPage() -> impl IntoView {
     let state = use_state();
     ensure_answers_restored(state);
+    // The Run page's selection says which tasks count as unanswered.
+    use_context::<RunState>().inspect(|rs| rs.restore());
     let set = Memo::new(move |_| score_set(state));
     // Series hidden in the charts: kept while answers are re-scored.
     let hidden_series = RwSignal::new(Vec::<String>::new());

@@ -2,10 +2,12 @@
 //! and the pass threshold.
 
 use leptos::prelude::*;
+use repoqa::report::UnansweredScoring;
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::ui::jobs::scoring::change_options;
 use crate::ui::jobs::use_runner;
+use crate::ui::state::scoring::persist_scoring;
 use crate::ui::state::use_state;
 
 #[component]
@@ -62,6 +64,20 @@ pub fn OptionsCard() -> impl IntoView {
             {move || (options.with(|o| o.candidates) == Candidates::Context).then(|| view! {
                 <p class="warning" id="not-official">"NOT OFFICIAL: with this option scores are not comparable with published RepoQA results, and exports are labelled CONTEXT."</p>
             })}
+            <div class="row">
+                <label for="opt-unanswered">"Selected tasks without an answer "</label>
+                <select id="opt-unanswered"
+                    prop:value=move || state.scoring.unanswered.get().as_str()
+                    on:change=move |ev| {
+                        if let Some(u) = UnansweredScoring::parse(&event_target_value(&ev)) {
+                            state.scoring.unanswered.set(u);
+                            persist_scoring(state.scoring);
+                        }
+                    }>
+                    <option value="failures">"count as failures (as repoqa run does)"</option>
+                    <option value="left out">"are left out (--score-answered-only)"</option>
+                </select>
+            </div>
             <div class="row">
                 <label for="opt-threshold">"Pass threshold for the verdicts, lists and charts "</label>
                 <input id="opt-threshold" type="number" min="0" max="1" step="0.05"

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use repoqa::pyjson::float_repr;
+use repoqa::report::UnansweredScoring;
 use repoqa::score::THRESHOLD_KEYS;
 
 use crate::ui::state::scoring::{ScoredSet, Shared};
@@ -14,6 +15,17 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     view! {
         <section class="card" id="table-card">
             <h2>"pass@1 (%) at each threshold"</h2>
+            {move || set.with(|s| s.unanswered.as_ref().map(|u| {
+                let (class, what) = match u.scoring {
+                    UnansweredScoring::Failures => ("notice", "each counts as a failure, as in repoqa run; a full run is comparable"),
+                    UnansweredScoring::AnsweredOnly => ("warning", "they are left out, so this score is NOT comparable with a full run's"),
+                };
+                view! {
+                    <p class=class id="unanswered-note" data-count=u.tasks.len() data-scoring=u.scoring.as_str()>
+                        {format!("{} task(s) of the Run page's selection have no answer: {what}. The SCORES file lists them (unanswered_tasks); change this under Scoring options.", u.tasks.len())}
+                    </p>
+                }
+            }))}
             {move || match &set.get().table {
                 Err(e) => view! { <p class="muted" id="score-table-empty">{e.to_string()}</p> }.into_any(),
                 Ok(table) => {
