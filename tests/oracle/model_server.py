@@ -5,7 +5,13 @@ carries, with faults injected on request. Loopback only; CORS on by default.
 
     python3 model_server.py --dataset DATASET.json [--key K] [--model M]
         [--models A,B] [--no-cors] [--fault NAME=KIND[,KIND...] ...]
-        [--slow-s S] [--latency-s S] [--zero]
+        [--slow-s S] [--latency-s S] [--zero] [--slots N [--props]]
+
+--slots N: answers N requests at a time, as llama.cpp with N slots; the
+others wait in a queue (an abandoned request still takes its turn). With
+--props, GET /props says so as llama.cpp does ({"total_slots": N, ...});
+without it that route is a 404. /stats reports "max_busy", the most
+requests answered at once.
 
 --models: GET …/models lists these names (OpenAI/Anthropic `data[].id`,
 Gemini `models[].name` under /v1beta); without it that route is a 404.
@@ -215,6 +221,9 @@ class State:
         self.faulted = {}  # kind -> count
         self.server_ms = 0.0
         self.lock = threading.Lock()
+        self.slots = threading.Semaphore(args.slots) if args.slots else None
+        self.busy = 0
+        self.max_busy = 0
 
     def fault_for(self, name):
         with self.lock:
@@ -355,7 +364,10 @@ def make_handler(state):
                         "answered": state.answered,
                         "faulted": state.faulted,
                         "server_ms": state.server_ms,
+                        "max_busy": state.max_busy,
                     }
+                elif self.path == "/props" and state.args.props and state.args.slots:
+                    body = {"default_generation_settings": {"n_ctx": 8192}, "total_slots": state.args.slots}
                 elif self.path == "/requests":
                     body = state.requests
                 elif self.path == "/landing":
@@ -394,6 +406,7 @@ def make_handler(state):
                         state.answered.clear()
                         state.faulted.clear()
                         state.server_ms = 0.0
+                        state.max_busy = 0
                         with state.coreqa.lock:
                             state.coreqa.judged.clear()
                     if "faults" in ctl:
@@ -497,10 +510,21 @@ def make_handler(state):
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client stopped reading: right
                 return
-            if kind == "slow":
-                time.sleep(state.args.slow_s)
-            elif state.args.latency_s > 0:
-                time.sleep(state.args.latency_s)
+            if state.slots is not None:
+                state.slots.acquire()
+            with state.lock:
+                state.busy += 1
+                state.max_busy = max(state.max_busy, state.busy)
+            try:
+                if kind == "slow":
+                    time.sleep(state.args.slow_s)
+                elif state.args.latency_s > 0:
+                    time.sleep(state.args.latency_s)
+            finally:
+                with state.lock:
+                    state.busy -= 1
+                if state.slots is not None:
+                    state.slots.release()
             text = found[3]
             if kind == "judgebad":
                 text = "The candidate answer looks reasonable to me."
@@ -527,6 +551,8 @@ def main():
     ap.add_argument("--fault", action="append", default=[], help="NAME=KIND[,KIND...]")
     ap.add_argument("--slow-s", type=float, default=3.0)
     ap.add_argument("--latency-s", type=float, default=0.0, help="time each answer takes")
+    ap.add_argument("--slots", type=int, default=0, help="answer this many requests at a time (0: any number)")
+    ap.add_argument("--props", action="store_true", help="GET /props gives total_slots, as llama.cpp")
     ap.add_argument("--zero", action="store_true", help="answer every request at once (benchmarks)")
     ap.add_argument("--coreqa", help="CoReQA QA file (JSON list or JSONL) whose questions are answered and judged")
     args = ap.parse_args()

@@ -252,7 +252,7 @@ impl RunFiles {
 /// Warn when the server's model list lacks the model asked for (a server
 /// that answers to any name would file the answers under it). Quietly
 /// nothing when the server lists no models or cannot be asked.
-pub fn check_model(label: &str, endpoint: &Endpoint) {
+fn check_model(label: &str, endpoint: &Endpoint) {
     let agent = http::agent(Duration::from_secs(10), 1);
     let Ok(reply) = http::get(&agent, &endpoint.models_request()) else { return };
     if !(200..300).contains(&reply.status) {
@@ -260,6 +260,31 @@ pub fn check_model(label: &str, endpoint: &Endpoint) {
     }
     if let Some(w) = wire::read_models(&reply.body).and_then(|l| endpoint.model_warning(&l)) {
         eprintln!("{label}: WARNING: {w}");
+    }
+}
+
+/// Before asking: warn about a model the server does not list
+/// ([`check_model`]) and run at no more requests than it answers at a time
+/// ([`check_slots`]).
+pub fn check_server(label: &str, endpoint: &Endpoint, config: &mut schedule::ScheduleConfig) {
+    check_model(label, endpoint);
+    check_slots(label, endpoint, config);
+}
+
+/// Lower `config`'s concurrency to the server's slots when it says it
+/// answers fewer requests at a time (llama.cpp's `/props`), saying so.
+/// Quietly nothing when the server has no such route.
+fn check_slots(label: &str, endpoint: &Endpoint, config: &mut schedule::ScheduleConfig) {
+    let Some(req) = endpoint.props_request() else { return };
+    let agent = http::agent(Duration::from_secs(10), 1);
+    let Ok(reply) = http::get(&agent, &req) else { return };
+    if !(200..300).contains(&reply.status) {
+        return;
+    }
+    let Some(slots) = wire::read_total_slots(&reply.body) else { return };
+    if let Some((c, why)) = endpoint.slots_limit(slots, config.concurrency) {
+        config.concurrency = c;
+        eprintln!("{label}: {why}");
     }
 }
 
@@ -409,12 +434,16 @@ pub fn ask_all<T: RunItem>(
                 eprintln!("\n{label}: FAILED {}: {why}", record.task_id);
                 asked.failed.push((record.task_id, why));
             }
-            RunEvent::Retrying { task, at_ms, attempt, reason } => {
+            RunEvent::Retrying { task, at_ms, attempt, reason, lowered_to } => {
                 eprintln!(
                     "\n{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
                     ids[task],
                     ((at_ms - now()) / 1000.0).max(0.0)
                 );
+                if let Some(c) = lowered_to {
+                    let why = schedule::lowered_message(c);
+                    eprintln!("{label}: {why} (start with --concurrency {c} to avoid this)");
+                }
             }
             RunEvent::Stopped { reason } => {
                 eprintln!("\n{label}: STOPPED: {reason}");

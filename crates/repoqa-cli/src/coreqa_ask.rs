@@ -206,7 +206,7 @@ fn ask_items<T: RunItem>(
     answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
 ) -> Result<(), CliError> {
     let Asking { label, api, temperature, output, what, only_failed } = *job;
-    let config = ask::pace_of(api)?;
+    let mut config = ask::pace_of(api)?;
     let mut endpoint = ask::endpoint_of(api)?;
     if temperature.is_some() {
         endpoint.sampling.temperature = temperature;
@@ -217,18 +217,18 @@ fn ask_items<T: RunItem>(
     let selection = TaskSelection { only_failed, ..TaskSelection::default() };
     let plan = runlog::plan_run(&ids, |id| done.contains(id), &files.log, &selection);
     ask::report_plan(label, &plan, output, items.len());
+    if !plan.todo.is_empty() {
+        ask::check_server(label, &endpoint, &mut config);
+    }
     eprintln!(
         "{label}: {} request(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
         plan.todo.len(),
         endpoint.provider,
         endpoint.model.trim(),
         endpoint.base_url_shown(),
-        api.concurrency,
+        config.concurrency,
         api.timeout_s
     );
-    if !plan.todo.is_empty() {
-        ask::check_model(label, &endpoint);
-    }
     let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, ask::seed());
     let asked = if plan.todo.is_empty() {
         Asked::default()

@@ -76,7 +76,7 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
-    let config = ask::pace_of(&a.api)?;
+    let mut config = ask::pace_of(&a.api)?;
     let endpoint = ask::endpoint_of(&a.api)?;
     if endpoint.sampling.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
@@ -133,18 +133,18 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     }
     let plan = runlog::plan_resume(&ids, &existing, &files.log, &selection);
     ask::report_plan("run", &plan, &outputs_path, tasks.len());
+    if !plan.todo.is_empty() {
+        ask::check_server("run", &endpoint, &mut config);
+    }
     eprintln!(
         "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
         plan.todo.len(),
         endpoint.provider,
         endpoint.model.trim(),
         endpoint.base_url_shown(),
-        a.api.concurrency,
+        config.concurrency,
         a.api.timeout_s
     );
-    if !plan.todo.is_empty() {
-        ask::check_model("run", &endpoint);
-    }
     let mut run = BenchmarkRun::new(endpoint, &tasks, &plan.todo, config, ask::seed());
     let asked = if plan.todo.is_empty() {
         Asked::default()

@@ -165,18 +165,31 @@ fn check_requests(server: &ModelServer, tasks: &HashMap<String, (String, String)
     }
 }
 
-/// SCORES written by the run equals `repoqa score` on its outputs.
+/// SCORES written by the run equals `repoqa score` on its outputs, plus
+/// an empty reply (`"output": [""]`, what a model that said nothing gives)
+/// for each task the run left without an answer when it scored those as
+/// failures; the fields naming those tasks aside.
 fn check_scores(outputs: &Path, dir: &Path) {
-    let scores_path = PathBuf::from(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"));
-    let ours: Value =
-        serde_json::from_str(&std::fs::read_to_string(&scores_path).unwrap()).unwrap();
+    let ours = scores_of(outputs);
+    let mut text = std::fs::read_to_string(outputs).unwrap();
+    if ours[MODEL]["unanswered_scored_as"] == "failures" {
+        let official = official_tasks(dir);
+        for id in ours[MODEL]["unanswered_tasks"].as_array().unwrap() {
+            let mut line: Value = serde_json::from_str(&official[id.as_str().unwrap()].0).unwrap();
+            line["output"] = json!([""]);
+            text.push_str(&format!("{line}\n"));
+        }
+    }
+    let padded = dir.join("padded.jsonl");
+    std::fs::write(&padded, text).unwrap();
     let again = dir.join("again-SCORES.json");
     let o = repoqa()
         .args(["score", "--dataset-path", demo().to_str().unwrap(), "--model", MODEL])
         .arg("--model-output-path")
-        .arg(outputs)
+        .arg(&padded)
         .arg("--out")
         .arg(&again)
+        .arg("--overwrite")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -309,6 +322,9 @@ fn killed_mid_run_and_restarted_every_task_once_requests_official() {
         .find(|r| r["task_id"].as_str().unwrap().ends_with("::format_number"))
         .unwrap();
     assert_eq!(r["status"], "failed");
+    // The task that failed counts as a failure, and is named.
+    let failed = json!(["cpp::repoqa-web/demo-geometry::format_number"]);
+    assert_eq!(scores_of(&outputs)[MODEL]["unanswered_tasks"], failed);
     check_scores(&outputs, &dir);
 
     // A third run asks only the failed task again, once.
@@ -542,30 +558,8 @@ fn check_unanswered_scored_as_failures(
     let tasks_in: usize =
         m["results"].as_object().unwrap().values().map(|v| v.as_array().unwrap().len()).sum();
     assert_eq!(tasks_in, total, "every selected task is in the score");
-
     // The same as the official scorer's on the outputs plus empty replies.
-    let official = official_tasks(dir);
-    let mut with_empty = std::fs::read_to_string(outputs).unwrap();
-    for id in &missing {
-        let mut line: Value = serde_json::from_str(&official[id].0).unwrap();
-        line["output"] = json!([""]);
-        with_empty.push_str(&format!("{line}\n"));
-    }
-    let padded = dir.join("padded.jsonl");
-    std::fs::write(&padded, with_empty).unwrap();
-    let again = dir.join("padded-SCORES.json");
-    let o = repoqa()
-        .args(["score", "--dataset-path", demo().to_str().unwrap(), "--model", MODEL])
-        .arg("--model-output-path")
-        .arg(&padded)
-        .arg("--out")
-        .arg(&again)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
-    assert_eq!(m["scores"], theirs[MODEL]["scores"], "scores differ from the padded file's");
-    assert_eq!(m["results"], theirs[MODEL]["results"], "records differ from the padded file's");
+    check_scores(outputs, dir);
 
     // Verified against the outputs as they are; a passing unanswered task
     // is a mismatch.
@@ -604,6 +598,65 @@ fn check_unanswered_scored_as_failures(
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_ne!(o.status.code(), Some(0), "a forged pass on an unanswered task: {out}");
     assert!(out.contains(&name), "the forged task is named: {out}");
+}
+
+/// Defect 1 of issue 27: a server that answers one request at a time
+/// (llama.cpp, Ollama with one slot), asked at the default concurrency 4
+/// with a timeout shorter than four answers take: the queue wait counted
+/// against the timeout and abandoned requests piled up.
+#[test]
+fn a_one_slot_server_is_asked_one_request_at_a_time() {
+    let one_slot = |props: bool| {
+        let demo = demo();
+        let mut a = vec!["--dataset", demo.to_str().unwrap(), "--key", KEY, "--model", MODEL];
+        a.extend(["--slots", "1", "--latency-s", "0.6"]);
+        if props {
+            a.push("--props");
+        }
+        ModelServer::start(&common::root(), &a)
+    };
+    let ask = |server: &ModelServer, dir: &Path| {
+        let o = repoqa()
+            .args(run_args(server, "openai", dir))
+            .args(["--filter", "python::"])
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .unwrap();
+        let answered = std::fs::read_to_string(outputs_path(dir)).unwrap().lines().count();
+        (o, answered)
+    };
+
+    // llama.cpp says how many slots it has: one request at a time, none
+    // abandoned, none asked twice.
+    let dir = tmpdir("oneslot-props");
+    let server = one_slot(true);
+    let (o, answered) = ask(&server, &dir);
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("answers 1 request(s) at a time (its /props total_slots): concurrency lowered from 4 to 1"),
+        "{err}"
+    );
+    assert!(err.contains("(concurrency 1, timeout 2 s)"), "{err}");
+    assert_eq!(answered, 10);
+    assert_eq!(server.stats()["max_busy"], 1);
+    let posts = server.requests().len();
+    assert_eq!(posts, 10, "every task asked once: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // A server that does not say: the first timeout while others wait
+    // lowers the concurrency, and every task ends answered.
+    let dir = tmpdir("oneslot-adapt");
+    let server = one_slot(false);
+    let (o, answered) = ask(&server, &dir);
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("timed out while others were waiting"), "{err}");
+    assert!(err.contains("concurrency lowered to 2"), "{err}");
+    assert_eq!(answered, 10);
+    let posts = server.requests().len();
+    println!("one slot, no /props: 10 tasks answered with {posts} requests");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

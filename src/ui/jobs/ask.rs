@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats, RunStep};
 use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
-use repoqa::llm::wire::{read_models, Endpoint, TransportError};
+use repoqa::llm::wire::{read_models, read_total_slots, Endpoint, TransportError};
 use repoqa::llm::HttpReply;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -86,6 +86,18 @@ pub async fn unlisted_model(endpoint: &Endpoint) -> Option<String> {
         return None;
     }
     endpoint.model_warning(&read_models(&body)?)
+}
+
+/// The concurrency to run at when the server says it answers fewer
+/// requests at a time (llama.cpp's `/props`), with what to say; None when
+/// it says nothing or no fewer are needed.
+pub async fn server_slots(endpoint: &Endpoint, concurrency: usize) -> Option<(usize, String)> {
+    let req = endpoint.props_request()?;
+    let (status, body) = get_text(&req.url, &req.headers, 1 << 20).await.ok()?;
+    if !(200..300).contains(&status) {
+        return None;
+    }
+    endpoint.slots_limit(read_total_slots(&body)?, concurrency)
 }
 
 /// Where a run's events go.

@@ -16,7 +16,7 @@ use repoqa::llm::snippet;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 
 use super::ask::{
-    ask_all, endpoint_of, pace_of, summary, unlisted_model, AskEnd, RunSession, Sink,
+    ask_all, endpoint_of, pace_of, server_slots, summary, unlisted_model, AskEnd, RunSession, Sink,
 };
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
@@ -87,7 +87,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         leptos::logging::warn!("key not remembered: {e}");
     }
     let form = rs.form.get_untracked();
-    let (config, timeout) = match pace_of(rs) {
+    let (mut config, timeout) = match pace_of(rs) {
         Ok(p) => p,
         Err(e) => return runner.show(super::Line::Failed(e.to_string())),
     };
@@ -136,6 +136,10 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         mark_active(true).await;
         if let Some(w) = unlisted_model(&settings).await {
             rs.live.update(|l| l.unlisted_model = Some(format!("WARNING: {w}")));
+        }
+        if let Some((c, why)) = server_slots(&settings, config.concurrency).await {
+            config.concurrency = c;
+            rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
         }
         let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
         ctx.progress(what, 0, total);
@@ -220,7 +224,15 @@ impl Sink for TaskSink {
                 rs.log.update(|l| l.push(record));
                 unsaved.log = true;
             }
-            RunEvent::Retrying { reason, .. } => rs.live.update(|l| l.last_retry = Some(reason)),
+            RunEvent::Retrying { reason, lowered_to, .. } => rs.live.update(|l| {
+                l.last_retry = Some(reason);
+                if let Some(c) = lowered_to {
+                    l.concurrency_note = Some(format!(
+                        "{}. Set Concurrency to {c} to start there.",
+                        repoqa::llm::schedule::lowered_message(c)
+                    ));
+                }
+            }),
             RunEvent::Stopped { reason } => rs.live.update(|l| {
                 l.stopped.get_or_insert(reason);
             }),

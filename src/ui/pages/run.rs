@@ -315,6 +315,9 @@ fn RunNotices() -> impl IntoView {
         {move || rs.live.with(|l| l.unlisted_model.clone()).map(|w| view! {
             <p class="warning" id="run-unlisted-model">{w}</p>
         })}
+        {move || rs.live.with(|l| l.concurrency_note.clone()).map(|w| view! {
+            <p class="note" id="run-concurrency-note">{w}</p>
+        })}
         {move || rs.live.with(|l| (!l.truncated.is_empty()).then(|| l.truncated.clone())).map(|ids| view! {
             <p class="error-box" id="run-truncated">{format!(
                 "WARNING: the API counted far fewer prompt tokens than the task holds for {} task(s) ({}): the server cut the prompt silently (Ollama's default context is 4,096 tokens). Their scores are meaningless: raise the server's context size and ask them again.",

@@ -84,6 +84,10 @@ pub struct RunLive {
     /// The server's model list lacks the model asked for:
     /// `Endpoint::model_warning`'s text.
     pub unlisted_model: Option<String>,
+    /// The run asks fewer requests at a time than set: the server's slots
+    /// (`Endpoint::slots_limit`) or timeouts while others waited
+    /// (`schedule::lowered_message`).
+    pub concurrency_note: Option<String>,
 }
 
 /// The panel's state. `Copy`: every field is a signal handle.

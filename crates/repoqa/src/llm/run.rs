@@ -89,6 +89,8 @@ pub enum RunEvent {
         at_ms: f64,
         attempt: u32,
         reason: String,
+        /// The concurrency was lowered to this (`schedule::lowered_message`).
+        lowered_to: Option<usize>,
     },
     /// Nothing more is sent: fix what `reason` says and run again.
     Stopped {
@@ -107,6 +109,8 @@ pub struct RunStats {
     pub truncated: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// The concurrency the run lowered itself to, if it did.
+    pub concurrency: Option<usize>,
 }
 
 /// A benchmark run against a model's API: which request to send next, and
@@ -194,7 +198,7 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
             }
             Outcome::Answer(a) => match t.check_reply(&a.text) {
                 Ok(()) => Outcome::Answer(a),
-                Err(reason) => Outcome::Retry { reason, retry_after_s: None },
+                Err(reason) => Outcome::Retry { reason, retry_after_s: None, timed_out: false },
             },
             other => other,
         };
@@ -255,9 +259,12 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                 );
                 RunEvent::Failed { task, record }
             }
-            Verdict::Retrying { at_ms, attempt, reason } => {
+            Verdict::Retrying { at_ms, attempt, reason, lowered_to } => {
                 self.stats.retries += 1;
-                RunEvent::Retrying { task, at_ms, attempt, reason }
+                if let Some(c) = lowered_to {
+                    self.stats.concurrency = Some(c);
+                }
+                RunEvent::Retrying { task, at_ms, attempt, reason, lowered_to }
             }
             // Said once: the other requests in flight often fail alike.
             Verdict::Stopped { .. } if self.stopped => RunEvent::Ignored,

@@ -37,6 +37,14 @@ pub const MAX_CONCURRENCY: usize = 256;
 /// The longest a request may be given to answer: a day.
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;
 
+/// What a front says when a run lowered its concurrency to `to`
+/// ([`Verdict::Retrying`]'s `lowered_to`).
+pub fn lowered_message(to: usize) -> String {
+    format!(
+        "a request timed out while others were waiting: the server seems to answer fewer requests at a time than were sent (llama.cpp and Ollama with one slot answer one at a time), so requests queued there and the wait counted against the timeout; concurrency lowered to {to}"
+    )
+}
+
 /// A run setting out of its range.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 pub enum RunLimitError {
@@ -160,11 +168,14 @@ pub enum ScheduleStep {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Answered(Answer),
-    /// Asked again at `at_ms` (attempt `attempt`).
+    /// Asked again at `at_ms` (attempt `attempt`). `lowered_to`: the
+    /// request timed out while others were in flight, so the concurrency
+    /// was lowered to this (see [`Scheduler::complete`]).
     Retrying {
         at_ms: f64,
         attempt: u32,
         reason: String,
+        lowered_to: Option<usize>,
     },
     Failed {
         reason: String,
@@ -215,6 +226,11 @@ pub struct Scheduler {
     /// (ready at, task), unsorted: few at a time.
     backoff: Vec<(f64, usize)>,
     in_flight: usize,
+    /// When each task's last request was sent.
+    sent_ms: Vec<f64>,
+    /// When the concurrency was last lowered (requests sent before it
+    /// timing out do not lower it again).
+    lowered_ms: f64,
     /// No new request before this (a 429's Retry-After).
     hold_until_ms: f64,
     stopped: Option<String>,
@@ -243,6 +259,8 @@ impl Scheduler {
             queue,
             backoff: Vec::new(),
             in_flight: 0,
+            sent_ms: vec![0.0; n],
+            lowered_ms: f64::NEG_INFINITY,
             hold_until_ms: 0.0,
             stopped: None,
             cancelled: false,
@@ -330,6 +348,7 @@ impl Scheduler {
         match task {
             Some(t) => {
                 self.state[t] = TaskState::InFlight;
+                self.sent_ms[t] = now_ms;
                 self.attempts[t] += 1;
                 self.in_flight += 1;
                 ScheduleStep::Send { task: t, attempt: self.attempts[t] }
@@ -374,7 +393,21 @@ impl Scheduler {
                 }
                 Verdict::Stopped { reason }
             }
-            Outcome::Retry { reason, retry_after_s } => {
+            Outcome::Retry { reason, retry_after_s, timed_out } => {
+                // A timeout while others were in flight: at a server that
+                // answers one at a time (llama.cpp, Ollama with one slot)
+                // the wait behind them counted against the timeout, and an
+                // abandoned request goes on running there. Halve the
+                // concurrency (once per wave of requests sent before).
+                let lowered_to = (timed_out
+                    && self.in_flight > 0
+                    && self.config.concurrency > 1
+                    && self.sent_ms[task] >= self.lowered_ms)
+                    .then(|| {
+                        self.config.concurrency = (self.config.concurrency / 2).max(1);
+                        self.lowered_ms = now_ms;
+                        self.config.concurrency
+                    });
                 if halted {
                     self.state[task] = TaskState::Queued;
                     return Verdict::Ignored;
@@ -393,7 +426,7 @@ impl Scheduler {
                 }
                 self.state[task] = TaskState::Backoff;
                 self.backoff.push((at_ms, task));
-                Verdict::Retrying { at_ms, attempt: attempt + 1, reason }
+                Verdict::Retrying { at_ms, attempt: attempt + 1, reason, lowered_to }
             }
         }
     }
@@ -432,7 +465,37 @@ mod tests {
     }
 
     fn retry(after: Option<f64>) -> Outcome {
-        Outcome::Retry { reason: "HTTP 500".into(), retry_after_s: after }
+        Outcome::Retry { reason: "HTTP 500".into(), retry_after_s: after, timed_out: false }
+    }
+
+    #[test]
+    fn timeouts_while_others_wait_halve_the_concurrency_once_per_wave() {
+        let timeout =
+            || Outcome::Retry { reason: "timed out".into(), retry_after_s: None, timed_out: true };
+        let mut s = Scheduler::new(config(4), 0..8, 1);
+        for t in 0..4 {
+            assert_eq!(s.next(0.0), ScheduleStep::Send { task: t, attempt: 1 });
+        }
+        // The 4th of a serial server's queue times out: halved.
+        let v = s.complete(3, timeout(), 1000.0);
+        assert!(matches!(v, Verdict::Retrying { lowered_to: Some(2), .. }), "{v:?}");
+        // Sent in the same wave: not halved again.
+        let v = s.complete(2, timeout(), 1000.0);
+        assert!(matches!(v, Verdict::Retrying { lowered_to: None, .. }), "{v:?}");
+        // Two still in flight (tasks 0 and 1): at the cap.
+        assert_eq!(s.next(1000.0), ScheduleStep::Wait { until_ms: None });
+        assert!(matches!(s.complete(0, answer(), 1200.0), Verdict::Answered(_)));
+        // One in flight, the cap is 2: one more goes out, and no other.
+        let ScheduleStep::Send { task, .. } = s.next(1200.0) else { panic!("nothing sent") };
+        assert_eq!(s.next(1200.0), ScheduleStep::Wait { until_ms: None });
+        // A request of the new wave times out while another waits: 1.
+        let v = s.complete(task, timeout(), 3000.0);
+        assert!(matches!(v, Verdict::Retrying { lowered_to: Some(1), .. }), "{v:?}");
+        // A timeout alone in flight says nothing about queueing.
+        let mut one = Scheduler::new(config(2), 0..1, 1);
+        assert!(matches!(one.next(0.0), ScheduleStep::Send { .. }));
+        let v = one.complete(0, timeout(), 1000.0);
+        assert!(matches!(v, Verdict::Retrying { lowered_to: None, .. }), "{v:?}");
     }
 
     fn config(concurrency: usize) -> ScheduleConfig {

@@ -249,6 +249,38 @@ impl Endpoint {
         }
     }
 
+    /// The GET request for a llama.cpp server's properties (`/props` at
+    /// the server's root; its `total_slots` is how many requests it
+    /// answers at a time). None for the Anthropic and Google formats.
+    pub fn props_request(&self) -> Option<HttpRequest> {
+        if self.provider != Provider::OpenAi {
+            return None;
+        }
+        let base = self.base_url();
+        let base = base.strip_suffix("/chat/completions").unwrap_or(&base);
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        Some(HttpRequest {
+            url: format!("{root}/props"),
+            headers: self.key_headers(),
+            body: String::new(),
+        })
+    }
+
+    /// The concurrency to run at when the server answers `slots` requests
+    /// at a time (from [`read_total_slots`]) and `concurrency` were asked
+    /// for, with what to say; None when no fewer are needed.
+    pub fn slots_limit(&self, slots: usize, concurrency: usize) -> Option<(usize, String)> {
+        (slots >= 1 && slots < concurrency).then(|| {
+            (
+                slots,
+                format!(
+                    "the server at {} answers {slots} request(s) at a time (its /props total_slots): concurrency lowered from {concurrency} to {slots}, so no request waits in its queue while its timeout runs",
+                    self.base_url_shown()
+                ),
+            )
+        })
+    }
+
     /// A warning when the server's model list (`listed`, from
     /// [`read_models`]) does not hold the model asked for: a server that
     /// answers to any name (llama-cpp-python) would file the answers under
@@ -470,6 +502,10 @@ pub enum Outcome {
     Retry {
         reason: String,
         retry_after_s: Option<f64>,
+        /// No reply within the timeout: at a server that answers one
+        /// request at a time, the time queued behind the others counted
+        /// against it (`schedule` then lowers the concurrency).
+        timed_out: bool,
     },
     /// This task cannot be answered (its prompt is too long for the
     /// model, or the API refused this one request): mark it failed, go on.
@@ -542,6 +578,13 @@ fn is_context_length_error(message: &str) -> bool {
     .any(|p| m.contains(p))
 }
 
+/// `total_slots` of a llama.cpp `/props` reply: how many requests the
+/// server answers at a time; None when the body is not one.
+pub fn read_total_slots(body: &str) -> Option<usize> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    v.get("total_slots")?.as_u64().and_then(|n| usize::try_from(n).ok())
+}
+
 /// The model names a models listing holds (OpenAI-compatible and
 /// Anthropic: `data[].id`; Gemini: `models[].name`), or None when the body
 /// is not one.
@@ -561,10 +604,18 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
     let reply = match reply {
         Ok(r) => r,
         Err(TransportError::Timeout) => {
-            return Outcome::Retry { reason: format!("{url}: timed out"), retry_after_s: None }
+            return Outcome::Retry {
+                reason: format!("{url}: timed out"),
+                retry_after_s: None,
+                timed_out: true,
+            }
         }
         Err(TransportError::Network(m) | TransportError::Unreachable(m)) => {
-            return Outcome::Retry { reason: format!("{url}: {m}"), retry_after_s: None }
+            return Outcome::Retry {
+                reason: format!("{url}: {m}"),
+                retry_after_s: None,
+                timed_out: false,
+            }
         }
         Err(TransportError::Redirect { status, location }) => {
             return Outcome::Stop {
@@ -599,9 +650,11 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
                     settings.model.trim()
                 ),
             },
-            408 | 409 | 425 | 429 | 500..=599 => {
-                Outcome::Retry { reason: format!("{url}: HTTP {status}{says}"), retry_after_s }
-            }
+            408 | 409 | 425 | 429 | 500..=599 => Outcome::Retry {
+                reason: format!("{url}: HTTP {status}{says}"),
+                retry_after_s,
+                timed_out: false,
+            },
             _ if is_context_length_error(raw) => Outcome::TaskFailed {
                 reason: format!(
                     "the prompt is longer than the model's context (HTTP {status}{says})"
@@ -619,6 +672,7 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
                     snippet(&reply.body)
                 ),
                 retry_after_s: None,
+                timed_out: false,
             }
         }
     };
@@ -632,6 +686,7 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
                 snippet(&reply.body)
             ),
             retry_after_s: None,
+            timed_out: false,
         },
     }
 }
@@ -753,6 +808,25 @@ mod tests {
         let g = Endpoint::new(Provider::Google, "gemini-1.5-flash");
         assert_eq!(g.model_warning(&read_models(gemini).unwrap()), None);
         assert_eq!(e.model_warning(&[]), None, "an empty list says nothing");
+    }
+
+    #[test]
+    fn a_llama_cpp_server_says_how_many_requests_it_answers_at_a_time() {
+        let mut e = Endpoint::new(Provider::OpenAi, "m");
+        e.base_url = "http://h:8080/v1".into();
+        assert_eq!(e.props_request().unwrap().url, "http://h:8080/props");
+        e.base_url = "http://h:8080/v1/chat/completions".into();
+        assert_eq!(e.props_request().unwrap().url, "http://h:8080/props");
+        assert!(Endpoint::new(Provider::Anthropic, "m").props_request().is_none());
+        let props = r#"{"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1}"#;
+        assert_eq!(read_total_slots(props), Some(1));
+        assert_eq!(read_total_slots(r#"{"total_slots": "x"}"#), None);
+        assert_eq!(read_total_slots("<html>"), None);
+        let (c, why) = e.slots_limit(1, 4).unwrap();
+        assert_eq!(c, 1);
+        assert!(why.contains("concurrency lowered from 4 to 1"), "{why}");
+        assert_eq!(e.slots_limit(4, 4), None);
+        assert_eq!(e.slots_limit(0, 4), None, "0 slots is not a reading");
     }
 
     fn settings(p: Provider) -> Endpoint {
@@ -933,7 +1007,8 @@ mod tests {
             read_reply(&s, Ok(&limited)),
             Outcome::Retry {
                 reason: "https://api.openai.com/v1/chat/completions: HTTP 429".into(),
-                retry_after_s: Some(3.0)
+                retry_after_s: Some(3.0),
+                timed_out: false,
             }
         );
         assert!(matches!(st(503, json!({})), Outcome::Retry { .. }));

@@ -1,0 +1,58 @@
+// The Run page against a server that answers one request at a time
+// (llama.cpp with one slot, Ollama's default), asked at concurrency 4 with
+// a timeout shorter than four answers take (issue 27, defect 1):
+//   - a server that says how many slots it has (llama.cpp's /props
+//     total_slots) is asked that many requests at a time: every task once,
+//     none abandoned, and the page says why;
+//   - a server that does not say: the first request that times out while
+//     others wait halves the concurrency, the page says so and how to start
+//     there, and every task ends answered.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { saveScreenshot } from './browser.js';
+import { open, buildDemo, DEMO } from './results-fixture.js';
+import { KEY, startModelServer, setField, runAndWait, configure } from './run-fixture.js';
+
+let fx;
+before(async () => {
+  fx = await open();
+  await buildDemo(fx);
+});
+after(async () => { await fx?.close(); });
+
+async function oneSlotRun(language, props) {
+  const { page } = fx;
+  const args = ['--dataset', DEMO, '--key', KEY, '--slots', '1', '--latency-s', '0.6'];
+  const srv = await startModelServer(props ? [...args, '--props'] : args);
+  try {
+    await page.goto(fx.srv.url + '#run');
+    await page.waitForSelector('#run-card');
+    await configure(page, srv, { provider: 'openai', language, concurrency: 4 });
+    await setField(page, '#run-timeout', 2);
+    await setField(page, '#run-retry-base', 50);
+    assert.equal(await runAndWait(page), 'done');
+    await page.waitForSelector('#run-selection[data-answered="10"]');
+    const note = await page.textContent('#run-concurrency-note');
+    return { note, stats: await srv.get('/stats') };
+  } finally {
+    srv.stop();
+  }
+}
+
+test('a one-slot server: its /props lowers the concurrency; without it the first queueing timeout does', async () => {
+  const told = await oneSlotRun('python', true);
+  assert.match(told.note, /answers 1 request\(s\) at a time \(its \/props total_slots\): concurrency lowered from 4 to 1/);
+  assert.equal(told.stats.max_busy, 1);
+  assert.equal(told.stats.requests, 10, 'every task asked once, none abandoned');
+
+  const guessed = await oneSlotRun('go', false);
+  assert.match(guessed.note, /timed out while others were waiting.*concurrency lowered to 2.*Set Concurrency to 2/);
+  const { page } = fx;
+  await page.locator('#run-concurrency-note').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'run-slots-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#run-concurrency-note').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'run-slots-390.png');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  console.log(`one slot: with /props 10 requests for 10 tasks; without, ${guessed.stats.requests} requests, the concurrency halved after the first queueing timeout`);
+});
