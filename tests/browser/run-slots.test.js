@@ -56,3 +56,24 @@ test('a one-slot server: its /props lowers the concurrency; without it the first
   await page.setViewportSize({ width: 1280, height: 900 });
   console.log(`one slot: with /props 10 requests for 10 tasks; without, ${guessed.stats.requests} requests, the concurrency halved after the first queueing timeout`);
 });
+
+test('before the first reply the time left is not a guess, and the elapsed time moves while waiting', async () => {
+  const { page } = fx;
+  const srv = await startModelServer(['--dataset', DEMO, '--key', KEY, '--latency-s', '4']);
+  try {
+    await page.goto(fx.srv.url + '#run');
+    await page.waitForSelector('#run-card');
+    await configure(page, srv, { provider: 'openai', language: 'java', concurrency: 1 });
+    await setField(page, '#run-timeout', 30);
+    await page.click('#run-start');
+    const eta = (re) => page.waitForFunction((s) => new RegExp(s).test(document.querySelector('#run-eta')?.textContent || ''),
+      re.source, { timeout: 10000 });
+    await eta(/^1 s elapsed, time left known after the first reply$/);
+    await eta(/^2 s elapsed, time left known after the first reply$/);
+    await eta(/elapsed, about .* left$/);
+    await page.click('#run-cancel');
+    await page.waitForFunction(() => document.querySelector('#run-progress')?.dataset.state !== 'running', null, { timeout: 30000 });
+  } finally {
+    srv.stop();
+  }
+});

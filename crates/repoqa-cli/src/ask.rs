@@ -22,6 +22,8 @@ use repoqa::report;
 
 use crate::error::{fs_read_text, io, At, CliError, FileOp};
 use crate::http;
+use crate::interrupt;
+use crate::progress::{self, RunProgress};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
@@ -69,6 +71,10 @@ pub struct ApiArgs {
     /// Stop sequence (repeatable), e.g. the chat template's end-of-turn marker.
     #[arg(long)]
     pub stop: Vec<String>,
+    /// NOT UPSTREAM: seconds between progress lines when stderr is not a
+    /// terminal (a log); on a terminal the line is redrawn in place.
+    #[arg(long, default_value_t = progress::DEFAULT_EVERY_S, value_name = "S")]
+    pub progress_every: f64,
 }
 
 fn provider_of(a: &ApiArgs) -> Result<Provider, CliError> {
@@ -370,24 +376,31 @@ impl Asked {
     }
 }
 
-/// Ask every task the runner has to send, on `concurrency` threads,
-/// writing each answer and record the moment it arrives.
+/// Ask every task the runner has to send, on `api.concurrency` threads,
+/// writing each answer and record the moment it arrives, with the
+/// progress on stderr; Ctrl-C says where the answers are and how to
+/// resume.
 pub fn ask_all<T: RunItem>(
     label: &str,
     run: &mut BenchmarkRun<T>,
     ids: &[String],
     files: &mut RunFiles,
-    concurrency: usize,
-    timeout_s: f64,
+    api: &ApiArgs,
     total: usize,
 ) -> Result<Asked, CliError> {
     let mut asked = Asked::default();
     let mut warned_other_model = false;
-    let (job_tx, done_rx, handles) = start_workers(concurrency, timeout_s);
+    interrupt::on_ctrl_c(format!(
+        "{label}: interrupted. Every answer that arrived is kept in {} (and its record in {}); run the same command again to resume: it asks only the tasks without an answer.",
+        files.outputs_path.display(),
+        files.runlog_path.display()
+    ));
+    let (job_tx, done_rx, handles) = start_workers(api.concurrency, api.timeout_s);
+    let mut progress = RunProgress::new(label, total, api.progress_every);
     let t0 = Instant::now();
     let now = || t0.elapsed().as_secs_f64() * 1000.0;
     loop {
-        let reply = match run.next(now()) {
+        let wait = match run.next(now()) {
             RunStep::Send { task, request, .. } => {
                 if job_tx.send((task, request)).is_err() {
                     return Err(threads_stopped());
@@ -395,18 +408,21 @@ pub fn ask_all<T: RunItem>(
                 continue;
             }
             RunStep::Done => break,
-            RunStep::Wait { until_ms } => match until_ms {
-                Some(u) => {
-                    match done_rx
-                        .recv_timeout(Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)))
-                    {
-                        Ok(r) => r,
-                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                        Err(mpsc::RecvTimeoutError::Disconnected) => return Err(threads_stopped()),
-                    }
+            RunStep::Wait { until_ms } => {
+                let due = progress.until_due();
+                match until_ms {
+                    Some(u) => Duration::from_secs_f64(((u - now()) / 1000.0).max(0.0)).min(due),
+                    None => due,
                 }
-                None => done_rx.recv().map_err(|_| threads_stopped())?,
-            },
+            }
+        };
+        let reply = match done_rx.recv_timeout(wait) {
+            Ok(r) => r,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                progress.tick();
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(threads_stopped()),
         };
         let (task, result) = reply;
         match run.complete(task, result.as_ref(), now(), report::now_eval_date()) {
@@ -416,51 +432,47 @@ pub fn ask_all<T: RunItem>(
                 if let (Some(other), false) = (&record.answered_by, warned_other_model) {
                     warned_other_model = true;
                     let w = runlog::other_model_warning(&record.model, other, &record.task_id);
-                    eprintln!("\n{label}: {w}");
+                    progress.say(&format!("{label}: {w}"));
                 }
                 if record.truncated {
-                    eprintln!(
-                        "\n{label}: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
+                    progress.say(&format!(
+                        "{label}: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
                         record.task_id,
                         record.usage.prompt_tokens.unwrap_or(0),
                         record.task_ntokens
-                    );
+                    ));
                     asked.truncated.push(record.task_id.clone());
                 }
             }
             RunEvent::Failed { record, .. } => {
                 append(&mut files.runlog, &record.line(), &files.runlog_path)?;
                 let why = record.reason.clone().unwrap_or_default();
-                eprintln!("\n{label}: FAILED {}: {why}", record.task_id);
+                progress.say(&format!("{label}: FAILED {}: {why}", record.task_id));
                 asked.failed.push((record.task_id, why));
             }
             RunEvent::Retrying { task, at_ms, attempt, reason, lowered_to } => {
-                eprintln!(
-                    "\n{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
+                progress.say(&format!(
+                    "{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
                     ids[task],
                     ((at_ms - now()) / 1000.0).max(0.0)
-                );
+                ));
                 if let Some(c) = lowered_to {
                     let why = schedule::lowered_message(c);
-                    eprintln!("{label}: {why} (start with --concurrency {c} to avoid this)");
+                    progress.say(&format!(
+                        "{label}: {why} (start with --concurrency {c} to avoid this)"
+                    ));
                 }
             }
             RunEvent::Stopped { reason } => {
-                eprintln!("\n{label}: STOPPED: {reason}");
+                progress.say(&format!("{label}: STOPPED: {reason}"));
                 asked.stopped.get_or_insert(reason);
             }
             RunEvent::Ignored => {}
         }
-        let s = run.stats;
-        let done = s.answered + s.failed;
-        let elapsed = now() / 1000.0;
-        let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
-        eprint!(
-            "\r{label}: {done}/{total} ({} answered, {} failed, {} retries) {} prompt + {} completion tokens, {elapsed:.0} s, ETA {eta:.0} s   ",
-            s.answered, s.failed, s.retries, s.prompt_tokens, s.completion_tokens
-        );
+        progress.update(&run.stats);
     }
-    eprintln!();
+    progress.finish();
+    interrupt::clear();
     drop(job_tx);
     for h in handles {
         let _ = h.join();

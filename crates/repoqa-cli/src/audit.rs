@@ -10,6 +10,7 @@ use repoqa::settings::BuildSettings;
 use crate::build_args::{select_tasks, BuildArgs};
 use crate::error::{fs_write, CliError};
 use crate::input::{load_dataset, InflateArgs};
+use crate::progress;
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -45,10 +46,12 @@ pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         let settings = BuildSettings { protocol, ..chosen_settings.clone() };
         let run = measure::audit_dataset(&dataset, &specs, &settings, &tok, |done, total| {
             if done % 10 == 0 || done == total {
-                eprint!("\raudit ({protocol}): {done}/{total} tasks");
+                progress::count(
+                    &format!("audit ({protocol}): {done}/{total} tasks"),
+                    done == total,
+                );
             }
         })?;
-        eprintln!();
         let scored = measure::score_baseline(&dataset, &run.tasks, &settings)?;
         runs.push((protocol, run, scored));
     }

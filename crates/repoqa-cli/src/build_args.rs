@@ -13,6 +13,7 @@ use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
 use repoqa::tokenize::Tokenizer;
 
 use crate::error::CliError;
+use crate::progress;
 
 /// `--code-context-size`: 1 to `MAX_CODE_CONTEXT_SIZE` tokens (clap names
 /// the flag in the message).
@@ -112,9 +113,8 @@ pub fn build_tasks(
 ) -> Result<Vec<Task>, CliError> {
     let tasks = settings.build_tasks(dataset, specs, tokenizer, threads, |done, total| {
         if done % 10 == 0 || done == total {
-            eprint!("\r{label} {done}/{total} tasks");
+            progress::count(&format!("{label} {done}/{total} tasks"), done == total);
         }
     })?;
-    eprintln!();
     Ok(tasks)
 }

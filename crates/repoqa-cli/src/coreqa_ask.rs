@@ -233,8 +233,7 @@ fn ask_items<T: RunItem>(
     let asked = if plan.todo.is_empty() {
         Asked::default()
     } else {
-        let (concurrency, timeout_s) = (api.concurrency, api.timeout_s);
-        ask::ask_all(label, &mut run, &ids, &mut files, concurrency, timeout_s, plan.todo.len())?
+        ask::ask_all(label, &mut run, &ids, &mut files, api, plan.todo.len())?
     };
     let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
     drop(files);

@@ -149,16 +149,7 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let asked = if plan.todo.is_empty() {
         Asked::default()
     } else {
-        let (concurrency, timeout_s) = (a.api.concurrency, a.api.timeout_s);
-        let asked = ask::ask_all(
-            "run",
-            &mut run,
-            &ids,
-            &mut files,
-            concurrency,
-            timeout_s,
-            plan.todo.len(),
-        )?;
+        let asked = ask::ask_all("run", &mut run, &ids, &mut files, &a.api, plan.todo.len())?;
         phases.mark("run");
         asked
     };

@@ -10,6 +10,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
+use crate::progress;
 use crate::stdout::outln;
 
 pub struct ScoreArgs {
@@ -84,11 +85,10 @@ pub fn score_and_write(
     let total = outputs.len();
     let run = score_outputs(dataset, a.options, &outputs, |done, total| {
         if done % 25 == 0 || done == total {
-            eprint!("\rscoring {model}: {done}/{total}");
+            progress::count(&format!("scoring {model}: {done}/{total}"), done == total);
         }
     })?
     .run;
-    eprintln!();
     phases.mark("score");
 
     let train_size = match a.train_size {

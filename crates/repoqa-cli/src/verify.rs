@@ -12,6 +12,7 @@ use repoqa::verify::{self, Report};
 
 use crate::error::{fs_read_text, CliError};
 use crate::input::{load_dataset, read_outputs, InflateArgs};
+use crate::progress;
 use crate::stdout::out;
 
 pub fn run(
@@ -41,11 +42,10 @@ pub fn run(
             options,
             |done, total| {
                 if done % 25 == 0 || done == total {
-                    eprint!("\rre-scoring: {done}/{total}");
+                    progress::count(&format!("re-scoring: {done}/{total}"), done == total);
                 }
             },
         )?;
-        eprintln!();
     }
     out!("{}", report.summary_text());
     if report.ok() {

@@ -659,6 +659,66 @@ fn a_one_slot_server_is_asked_one_request_at_a_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Defects 5 and 6 of issue 27: in a log (stderr not a terminal) the
+/// progress is a plain line every few seconds, never carriage-return
+/// redraws; before the first reply it says no time left rather than "ETA
+/// 0 s", and elapsed time moves while no reply comes; Ctrl-C says where the
+/// answers are and to run the same command again, and exits 130.
+#[test]
+fn progress_in_a_log_is_lines_and_ctrl_c_says_how_to_resume() {
+    let dir = tmpdir("progress");
+    let demo = demo();
+    let server = ModelServer::start(
+        &common::root(),
+        &[
+            "--dataset",
+            demo.to_str().unwrap(),
+            "--key",
+            KEY,
+            "--model",
+            MODEL,
+            "--latency-s",
+            "1.5",
+        ],
+    );
+    let child = repoqa()
+        .args(run_args(&server, "openai", &dir))
+        .args(["--filter", "python::", "--concurrency", "1", "--progress-every", "0.5"])
+        .env("OPENAI_API_KEY", KEY)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3800));
+    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(!err.contains('\r'), "carriage returns in a log: {err:?}");
+    let lines: Vec<&str> =
+        err.lines().filter(|l| l.starts_with("run: ") && l.contains("/10")).collect();
+    assert!(lines.len() >= 4, "a line every 0.5 s: {err}");
+    assert!(
+        lines[0].starts_with("run: 0/10")
+            && lines[0].ends_with("time left known after the first reply"),
+        "{err}"
+    );
+    assert!(!err.contains("ETA"), "{err}");
+    assert!(lines.iter().any(|l| l.contains("about ") && l.contains(" s left")), "{err}");
+    let kept = outputs_path(&dir);
+    assert!(
+        err.contains(&format!(
+            "run: interrupted. Every answer that arrived is kept in {}",
+            kept.display()
+        )) && err.contains("run the same command again to resume"),
+        "{err}"
+    );
+    let answered = std::fs::read_to_string(&kept).unwrap().lines().count();
+    assert!((1..10).contains(&answered), "{answered} answers kept");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_selection_asks_a_seeded_sample_named_needles_or_the_first_tasks() {
     let server = ModelServer::start(

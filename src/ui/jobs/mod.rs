@@ -214,14 +214,12 @@ impl Runner {
         self.finished.get()
     }
 
-    /// Milliseconds the running job has taken, and the estimate of what is
-    /// left from its progress so far (tracked; None when idle or unknown).
-    /// For lines that show an ETA (a long model run).
-    pub fn eta_ms(self) -> Option<(f64, f64)> {
+    /// Milliseconds the running job has taken, with its steps done and in
+    /// all (tracked; None when idle). For lines that show the time left (a
+    /// long model run: `repoqa::llm::progress`).
+    pub fn elapsed_ms(self) -> Option<(f64, usize, usize)> {
         let Line::Running { done, total, .. } = self.line.get() else { return None };
-        let elapsed = now_ms() - self.started.get();
-        (done > 0 && total >= done)
-            .then(|| (elapsed, elapsed * (total - done) as f64 / done as f64))
+        Some((now_ms() - self.started.get(), done, total))
     }
 
     /// Show a message on the line outside a job (ignored while one runs).

@@ -9,6 +9,7 @@
 
 use leptos::prelude::*;
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
+use repoqa::llm::progress::{duration_label, time_left_label};
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
 use repoqa::llm::wire::Provider;
 
@@ -20,17 +21,6 @@ use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
 use crate::ui::state::use_state;
-
-fn seconds_label(ms: f64) -> String {
-    let s = (ms / 1000.0).round() as u64;
-    if s >= 3600 {
-        format!("{}h {:02}m", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{}m {:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
-}
 
 /// The advice on browser origins is about one server: another address
 /// (or format) starts without it.
@@ -258,6 +248,19 @@ fn RunControls() -> impl IntoView {
         _ => (0, 0),
     };
     let state_attr = move || run_state(runner);
+    // Elapsed and time left move every second while a run waits for a
+    // reply, not only when one arrives.
+    let tick = RwSignal::new(0u64);
+    if let Ok(h) = set_interval_with_handle(
+        move || {
+            if runner.busy_untracked() {
+                tick.update(|t| *t += 1);
+            }
+        },
+        std::time::Duration::from_secs(1),
+    ) {
+        on_cleanup(move || h.clear());
+    }
     view! {
         <div class="row">
             <button type="button" id="run-test-connection" on:click=move |_| test_connection(rs)>"Test connection"</button>
@@ -274,7 +277,10 @@ fn RunControls() -> impl IntoView {
             data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
             <progress max="100" value=move || format!("{:.1}", percent())></progress>
             <span>{move || { let (d, t) = counts(); if t > 0 { format!("{d} / {t}") } else { String::new() } }}</span>
-            <span id="run-eta">{move || runner.eta_ms().map(|(e, left)| format!("{} elapsed, about {} left", seconds_label(e), seconds_label(left))).unwrap_or_default()}</span>
+            <span id="run-eta">{move || {
+                tick.track();
+                runner.elapsed_ms().map(|(e, done, total)| format!("{} elapsed, {}", duration_label(e), time_left_label(e, done, total))).unwrap_or_default()
+            }}</span>
             <span id="run-tokens" data-prompt=move || rs.live.with(|l| l.stats.prompt_tokens) data-completion=move || rs.live.with(|l| l.stats.completion_tokens)>
                 {move || rs.live.with(|l| if l.stats.total == 0 { String::new() } else {
                     format!("{} answered, {} failed, {} retries; tokens: {} prompt + {} completion", l.stats.answered, l.stats.failed, l.stats.retries, l.stats.prompt_tokens, l.stats.completion_tokens)

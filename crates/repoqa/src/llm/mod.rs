@@ -24,6 +24,7 @@ use crate::curate::description_from_reply;
 
 mod needles;
 pub mod presets;
+pub mod progress;
 pub mod run;
 pub mod runlog;
 pub mod schedule;
