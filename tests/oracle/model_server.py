@@ -9,7 +9,8 @@ carries, with faults injected on request. Loopback only; CORS on by default.
 
 --slots N: answers N requests at a time, as llama.cpp with N slots; the
 others wait in a queue (an abandoned request still takes its turn). With
---props, GET /props says so as llama.cpp does ({"total_slots": N, ...});
+--props, GET /props says so as llama.cpp does ({"total_slots": N, ...},
+with "default_generation_settings": {"n_ctx": --n-ctx (8192)});
 without it that route is a 404. /stats reports "max_busy", the most
 requests answered at once.
 
@@ -367,7 +368,7 @@ def make_handler(state):
                         "max_busy": state.max_busy,
                     }
                 elif self.path == "/props" and state.args.props and state.args.slots:
-                    body = {"default_generation_settings": {"n_ctx": 8192}, "total_slots": state.args.slots}
+                    body = {"default_generation_settings": {"n_ctx": state.args.n_ctx}, "total_slots": state.args.slots}
                 elif self.path == "/requests":
                     body = state.requests
                 elif self.path == "/landing":
@@ -553,6 +554,7 @@ def main():
     ap.add_argument("--latency-s", type=float, default=0.0, help="time each answer takes")
     ap.add_argument("--slots", type=int, default=0, help="answer this many requests at a time (0: any number)")
     ap.add_argument("--props", action="store_true", help="GET /props gives total_slots, as llama.cpp")
+    ap.add_argument("--n-ctx", type=int, default=8192, help="the context window GET /props reports")
     ap.add_argument("--zero", action="store_true", help="answer every request at once (benchmarks)")
     ap.add_argument("--coreqa", help="CoReQA QA file (JSON list or JSONL) whose questions are answered and judged")
     args = ap.parse_args()

@@ -179,8 +179,16 @@ pub fn seed() -> u64 {
 /// The endpoint the flags describe, the key from the provider's
 /// environment variables.
 pub fn endpoint_of(a: &ApiArgs) -> Result<Endpoint, CliError> {
+    let endpoint = endpoint_unchecked(a)?;
+    let provider = endpoint.provider;
+    endpoint.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
+    Ok(endpoint)
+}
+
+/// [`endpoint_of`] without its checks (a key is not needed to plan a run).
+pub fn endpoint_unchecked(a: &ApiArgs) -> Result<Endpoint, CliError> {
     let provider = provider_of(a)?;
-    let endpoint = Endpoint {
+    Ok(Endpoint {
         provider,
         base_url: a.base_url.clone().unwrap_or_default(),
         api_key: http::key_from_env(provider.key_env()),
@@ -192,9 +200,7 @@ pub fn endpoint_of(a: &ApiArgs) -> Result<Endpoint, CliError> {
             ..Sampling::default()
         },
         from_browser: false,
-    };
-    endpoint.validate().map_err(CliError::Usage).at(format_args!("--backend {provider}"))?;
-    Ok(endpoint)
+    })
 }
 
 /// The pacing flags, checked by the core's one rule; the error names the flag.
@@ -253,6 +259,22 @@ impl RunFiles {
     }
 }
 
+/// What an earlier run left at `outputs_path` (its complete lines) and
+/// in its run log, read without creating or locking either.
+pub fn peek_run_files(outputs_path: &Path) -> Result<(String, RunLog), CliError> {
+    let read = |p: &Path, what: &'static str| -> Result<String, CliError> {
+        if !p.exists() {
+            return Ok(String::new());
+        }
+        let text = fs_read_text(p, what)?;
+        Ok(text[..runlog::complete_prefix_len(&text)].to_string())
+    };
+    let outputs_text = read(outputs_path, "model outputs")?;
+    let log_path = PathBuf::from(runlog::runlog_path_for(&outputs_path.to_string_lossy()));
+    let log = runlog::read_runlog(&read(&log_path, "run log")?);
+    Ok((outputs_text, log))
+}
+
 /// Say what a resume finds: lines answered twice, tasks answered already,
 /// tasks that failed before and are asked again.
 /// Warn when the server's model list lacks the model asked for (a server
@@ -281,17 +303,20 @@ pub fn check_server(label: &str, endpoint: &Endpoint, config: &mut schedule::Sch
 /// answers fewer requests at a time (llama.cpp's `/props`), saying so.
 /// Quietly nothing when the server has no such route.
 fn check_slots(label: &str, endpoint: &Endpoint, config: &mut schedule::ScheduleConfig) {
-    let Some(req) = endpoint.props_request() else { return };
-    let agent = http::agent(Duration::from_secs(10), 1);
-    let Ok(reply) = http::get(&agent, &req) else { return };
-    if !(200..300).contains(&reply.status) {
-        return;
-    }
-    let Some(slots) = wire::read_total_slots(&reply.body) else { return };
+    let Some(props) = server_props(endpoint) else { return };
+    let Some(slots) = wire::read_total_slots(&props) else { return };
     if let Some((c, why)) = endpoint.slots_limit(slots, config.concurrency) {
         config.concurrency = c;
         eprintln!("{label}: {why}");
     }
+}
+
+/// The body of a llama.cpp server's `/props`, if it has one.
+pub fn server_props(endpoint: &Endpoint) -> Option<String> {
+    let req = endpoint.props_request()?;
+    let agent = http::agent(Duration::from_secs(10), 1);
+    let reply = http::get(&agent, &req).ok()?;
+    (200..300).contains(&reply.status).then_some(reply.body)
 }
 
 /// The ids of the plan's tasks an interrupted run never asked.

@@ -36,6 +36,7 @@ mod interrupt;
 mod leaderboard;
 mod name_match;
 mod phases;
+mod preflight;
 mod progress;
 mod prompts;
 mod run;

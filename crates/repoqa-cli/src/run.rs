@@ -25,6 +25,7 @@ use crate::build_args::{self, BuildArgs};
 use crate::error::{fs_read_text, CliError};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
+use crate::preflight::{self, PlanArgs};
 use crate::score::ScoreArgs;
 
 #[derive(Args)]
@@ -73,11 +74,15 @@ pub struct RunArgs {
     /// file lists such tasks (`unanswered_tasks`).
     #[arg(long)]
     pub score_answered_only: bool,
+    #[command(flatten)]
+    pub plan: PlanArgs,
 }
 
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let mut config = ask::pace_of(&a.api)?;
-    let endpoint = ask::endpoint_of(&a.api)?;
+    // A plan needs no key.
+    let endpoint =
+        if a.plan.plan { ask::endpoint_unchecked(&a.api)? } else { ask::endpoint_of(&a.api)? };
     if endpoint.sampling.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
     }
@@ -102,16 +107,6 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             &a.api.model,
         )),
     };
-    let mut files = RunFiles::open("run", outputs_path.clone(), "model outputs")?;
-    let existing = report::read_model_outputs(&files.outputs_text);
-    if !existing.errors.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: {} broken line(s), first {}; fix or move the file before resuming",
-            outputs_path.display(),
-            existing.errors.len(),
-            existing.errors[0]
-        )));
-    }
     let ids: Vec<String> = tasks.iter().map(Task::task_id).collect();
     let selection = TaskSelection {
         filter: a.filter.clone().unwrap_or_default(),
@@ -131,8 +126,29 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     if selected < ids.len() {
         eprintln!("run: {selected} of {} tasks selected", ids.len());
     }
-    let plan = runlog::plan_resume(&ids, &existing, &files.log, &selection);
-    ask::report_plan("run", &plan, &outputs_path, tasks.len());
+    // What earlier runs left: answered tasks are not asked again.
+    let resume = |outputs_text: &str, log: &runlog::RunLog| {
+        let existing = report::read_model_outputs(outputs_text);
+        if let Some(first) = existing.errors.first() {
+            return Err(CliError::usage(format!(
+                "{}: {} broken line(s), first {first}; fix or move the file before resuming",
+                outputs_path.display(),
+                existing.errors.len(),
+            )));
+        }
+        let plan = runlog::plan_resume(&ids, &existing, log, &selection);
+        ask::report_plan("run", &plan, &outputs_path, tasks.len());
+        Ok(plan)
+    };
+    if a.plan.plan {
+        // Only read: a plan writes nothing.
+        let (text, log) = ask::peek_run_files(&outputs_path)?;
+        let plan = resume(&text, &log)?;
+        let c = config.concurrency;
+        return preflight::print_plan(&a.plan, &endpoint, &tasks, &plan.todo, &tok, &log, c);
+    }
+    let mut files = RunFiles::open("run", outputs_path.clone(), "model outputs")?;
+    let plan = resume(&files.outputs_text, &files.log)?;
     if !plan.todo.is_empty() {
         ask::check_server("run", &endpoint, &mut config);
     }

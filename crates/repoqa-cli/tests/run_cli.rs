@@ -719,6 +719,79 @@ fn progress_in_a_log_is_lines_and_ctrl_c_says_how_to_resume() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The pre-flight plan: `--plan` asks nothing and writes nothing; its
+/// token sum is the sum over the official prompts, counted with the
+/// benchmark's tokenizer; the tasks that do not fit the server's window
+/// (llama.cpp's /props n_ctx) with room for the answer are listed; the
+/// cost follows the given prices.
+#[test]
+fn a_plan_counts_the_prompts_lists_what_does_not_fit_and_asks_nothing() {
+    let dir = tmpdir("plan");
+    let demo = demo();
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo.to_str().unwrap(), "--slots", "1", "--props", "--n-ctx", "3000"],
+    );
+    let tok = repoqa::tokenize::Tokenizer::from_file(&common::tokenizer_path()).unwrap();
+    let official = official_tasks(&dir);
+    let counts: HashMap<String, usize> =
+        official.iter().map(|(id, (_, prompt))| (id.clone(), tok.count(prompt).unwrap())).collect();
+    let sum: usize = counts.values().sum();
+    let mut too_long: Vec<&String> =
+        counts.iter().filter(|(_, &n)| n + 1024 > 3000).map(|(id, _)| id).collect();
+    too_long.sort();
+    assert!(
+        !too_long.is_empty() && too_long.len() < counts.len(),
+        "a window that splits the tasks"
+    );
+
+    let out_dir = dir.join("results");
+    let o = repoqa()
+        .args(run_args(&server, "openai", &out_dir))
+        .args(["--plan", "--price-in", "1", "--price-out", "2", "--rate-limit", "30"])
+        .output()
+        .unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&o.stdout).into_owned(), text(&o));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let n = counts.len();
+    let fmt = |x: usize| repoqa::llm::plan::thousands(x as u64);
+    assert!(
+        stdout.starts_with(&format!("{n} task(s) to ask: {} prompt tokens", fmt(sum))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("at most {} completion tokens (1024 per task)", fmt(n * 1024))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "context window 3,000 tokens (the server's /props n_ctx): {} task(s) do not fit",
+            too_long.len()
+        )),
+        "{stdout}"
+    );
+    let listed: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.ends_with(" prompt tokens)"))
+        .map(|l| l.trim().split(' ').next().unwrap().to_string())
+        .collect();
+    // At most 20 named, each one that does not fit; then how many more.
+    assert_eq!(listed.len(), too_long.len().min(20), "{stdout}");
+    assert!(listed.iter().all(|id| too_long.contains(&id)), "{stdout}");
+    if too_long.len() > 20 {
+        assert!(stdout.contains(&format!("  … and {} more", too_long.len() - 20)), "{stdout}");
+    }
+    let cost = sum as f64 * 1.0 / 1e6 + (n * 1024) as f64 * 2.0 / 1e6;
+    assert!(stdout.contains(&format!("= at most ${cost:.2}")), "{stdout}");
+    assert!(
+        stdout.contains("time: about 2 min 00 s (a limit of 30 requests per minute)"),
+        "{stdout}"
+    );
+    assert!(server.requests().is_empty(), "a plan asked the server");
+    assert!(!out_dir.exists(), "a plan wrote files");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_selection_asks_a_seeded_sample_named_needles_or_the_first_tasks() {
     let server = ModelServer::start(

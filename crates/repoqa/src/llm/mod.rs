@@ -23,6 +23,7 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 mod needles;
+pub mod plan;
 pub mod presets;
 pub mod progress;
 pub mod run;

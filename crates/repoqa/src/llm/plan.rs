@@ -1,0 +1,338 @@
+//! A run's pre-flight plan: before a single request, what the run will send
+//! and what that is likely to cost. The prompt tokens of every task (counted
+//! with the benchmark's tokenizer on the exact prompt sent), the tasks that
+//! do not fit the model's context window (from the server, or given), the
+//! tokens in and at most out, the cost from a price table (estimates, dated,
+//! editable) and the time from the observed latency or a rate limit. The CLI
+//! (`repoqa run --plan`) and the Run page show the same text ([`RunPlan::lines`]).
+
+use super::progress::duration_label;
+use super::run::RunItem;
+use super::runlog::{RecordStatus, RunRecord};
+use crate::tokenize::{Tokenizer, TokenizerError};
+
+/// One task to ask, with the tokens of its prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanTask {
+    pub id: String,
+    pub prompt_tokens: usize,
+}
+
+/// The prompt tokens of `items[i]` for each `i` of `todo`, in that order.
+pub fn plan_tasks<T: RunItem>(
+    items: &[T],
+    todo: &[usize],
+    tok: &Tokenizer,
+) -> Result<Vec<PlanTask>, TokenizerError> {
+    todo.iter()
+        .map(|&i| {
+            let t = &items[i];
+            Ok(PlanTask { id: t.task_id(), prompt_tokens: tok.count(&t.prompt())? })
+        })
+        .collect()
+}
+
+/// US dollars per million tokens, with where the figures come from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Price {
+    pub input_per_m: f64,
+    pub output_per_m: f64,
+    /// "list price of gpt-4o as published in December 2024", "given".
+    pub source: String,
+}
+
+/// A list price: model names starting with `prefix` (the longest match
+/// wins), standard (not batch) rates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PricePreset {
+    pub prefix: &'static str,
+    pub input_per_m: f64,
+    pub output_per_m: f64,
+}
+
+/// When the preset prices were read from the providers' pricing pages.
+pub const PRICES_AS_OF: &str = "December 2024";
+
+/// List prices (USD per million input / output tokens) as published by
+/// OpenAI, Anthropic and Google in [`PRICES_AS_OF`]: estimates, to be
+/// checked against the provider's page before relying on them.
+pub const PRICE_PRESETS: &[PricePreset] = &[
+    PricePreset { prefix: "gpt-4o-mini", input_per_m: 0.15, output_per_m: 0.60 },
+    PricePreset { prefix: "gpt-4o", input_per_m: 2.50, output_per_m: 10.00 },
+    PricePreset { prefix: "gpt-4-turbo", input_per_m: 10.00, output_per_m: 30.00 },
+    PricePreset { prefix: "o1-mini", input_per_m: 3.00, output_per_m: 12.00 },
+    PricePreset { prefix: "o1", input_per_m: 15.00, output_per_m: 60.00 },
+    PricePreset { prefix: "claude-3-5-sonnet", input_per_m: 3.00, output_per_m: 15.00 },
+    PricePreset { prefix: "claude-3-5-haiku", input_per_m: 0.80, output_per_m: 4.00 },
+    PricePreset { prefix: "claude-3-opus", input_per_m: 15.00, output_per_m: 75.00 },
+    PricePreset { prefix: "claude-3-haiku", input_per_m: 0.25, output_per_m: 1.25 },
+    PricePreset { prefix: "gemini-1.5-pro", input_per_m: 1.25, output_per_m: 5.00 },
+    PricePreset { prefix: "gemini-1.5-flash", input_per_m: 0.075, output_per_m: 0.30 },
+];
+
+/// The preset price of `model` (a `models/` prefix is read past), if any.
+pub fn preset_price(model: &str) -> Option<Price> {
+    let m = model.trim();
+    let m = m.strip_prefix("models/").unwrap_or(m);
+    PRICE_PRESETS
+        .iter()
+        .filter(|p| m.starts_with(p.prefix))
+        .max_by_key(|p| p.prefix.len())
+        .map(|p| Price {
+            input_per_m: p.input_per_m,
+            output_per_m: p.output_per_m,
+            source: format!(
+                "list price of {} as published in {PRICES_AS_OF}; an estimate: check the provider's page",
+                p.prefix
+            ),
+        })
+}
+
+/// The model's context window, in tokens, and where it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub tokens: usize,
+    pub source: String,
+}
+
+/// `default_generation_settings.n_ctx` of a llama.cpp `/props` reply: the
+/// context window of each of its slots.
+pub fn read_n_ctx(body: &str) -> Option<usize> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let n = v.get("default_generation_settings")?.get("n_ctx")?.as_u64()?;
+    usize::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// The mean latency of the answered requests of `log` for `model`, in
+/// milliseconds: the observed pace of this server.
+pub fn observed_latency_ms(log: &[RunRecord], model: &str) -> Option<f64> {
+    let lat: Vec<f64> = log
+        .iter()
+        .filter(|r| r.status == RecordStatus::Answered && r.model == model)
+        .map(|r| r.latency_ms)
+        .filter(|l| l.is_finite() && *l >= 0.0)
+        .collect();
+    (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64)
+}
+
+/// What the plan is made with besides the tasks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanSettings {
+    pub max_new_tokens: u32,
+    pub window: Option<Window>,
+    pub price: Option<Price>,
+    pub concurrency: usize,
+    /// Requests per minute the API allows.
+    pub rate_limit_rpm: Option<f64>,
+    /// Mean time per request, with where it comes from.
+    pub latency: Option<(f64, String)>,
+}
+
+/// The plan of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunPlan {
+    pub tasks: usize,
+    pub prompt_tokens: u64,
+    /// Completion tokens at most: tasks × max new tokens.
+    pub max_output_tokens: u64,
+    /// The longest prompt: (task id, tokens).
+    pub longest: Option<(String, usize)>,
+    /// Tasks whose prompt plus the answer's room exceeds the window.
+    pub too_long: Vec<PlanTask>,
+    pub settings: PlanSettings,
+    /// (input, output at most) in USD.
+    pub cost: Option<(f64, f64)>,
+    /// Estimated wall time in milliseconds.
+    pub time_ms: Option<f64>,
+}
+
+/// The plan for `tasks` under `settings`.
+pub fn make_plan(tasks: &[PlanTask], settings: &PlanSettings) -> RunPlan {
+    let prompt_tokens: u64 = tasks.iter().map(|t| t.prompt_tokens as u64).sum();
+    let max_output_tokens = tasks.len() as u64 * u64::from(settings.max_new_tokens);
+    let longest =
+        tasks.iter().max_by_key(|t| t.prompt_tokens).map(|t| (t.id.clone(), t.prompt_tokens));
+    let too_long = match &settings.window {
+        Some(w) => tasks
+            .iter()
+            .filter(|t| t.prompt_tokens + settings.max_new_tokens as usize > w.tokens)
+            .cloned()
+            .collect(),
+        None => Vec::new(),
+    };
+    let cost = settings.price.as_ref().map(|p| {
+        (
+            prompt_tokens as f64 * p.input_per_m / 1e6,
+            max_output_tokens as f64 * p.output_per_m / 1e6,
+        )
+    });
+    let n = tasks.len() as f64;
+    let by_latency = settings
+        .latency
+        .as_ref()
+        .map(|(ms, _)| (n / settings.concurrency.max(1) as f64).ceil() * ms);
+    let by_rate = settings.rate_limit_rpm.filter(|r| *r > 0.0).map(|rpm| n / rpm * 60_000.0);
+    let time_ms = match (by_latency, by_rate) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    RunPlan {
+        tasks: tasks.len(),
+        prompt_tokens,
+        max_output_tokens,
+        longest,
+        too_long,
+        settings: settings.clone(),
+        cost,
+        time_ms,
+    }
+}
+
+/// `1234567` as "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Dollars with cents, or more digits under a cent.
+fn dollars(x: f64) -> String {
+    if x > 0.0 && x < 0.01 {
+        format!("${x:.4}")
+    } else {
+        format!("${x:.2}")
+    }
+}
+
+impl RunPlan {
+    /// The cost at most (input plus the most output), if priced.
+    pub fn max_cost(&self) -> Option<f64> {
+        self.cost.map(|(i, o)| i + o)
+    }
+
+    /// The plan as lines of text (the CLI prints them; the page lists them).
+    pub fn lines(&self) -> Vec<String> {
+        let s = &self.settings;
+        let mut out = vec![format!(
+            "{} task(s) to ask: {} prompt tokens (counted on the exact prompts with the benchmark's tokenizer; the model's own tokenizer and chat template may count a few percent more), at most {} completion tokens ({} per task)",
+            self.tasks,
+            thousands(self.prompt_tokens),
+            thousands(self.max_output_tokens),
+            s.max_new_tokens
+        )];
+        if let Some((id, n)) = &self.longest {
+            out.push(format!("longest prompt: {} tokens ({id})", thousands(*n as u64)));
+        }
+        match &s.window {
+            Some(w) if self.too_long.is_empty() => out.push(format!(
+                "context window {} tokens ({}): every prompt fits with room for the answer",
+                thousands(w.tokens as u64),
+                w.source
+            )),
+            Some(w) => {
+                out.push(format!(
+                    "context window {} tokens ({}): {} task(s) do not fit with room for a {}-token answer and would fail:",
+                    thousands(w.tokens as u64),
+                    w.source,
+                    self.too_long.len(),
+                    s.max_new_tokens
+                ));
+                for t in self.too_long.iter().take(20) {
+                    out.push(format!("  {} ({} prompt tokens)", t.id, thousands(t.prompt_tokens as u64)));
+                }
+                if self.too_long.len() > 20 {
+                    out.push(format!("  … and {} more", self.too_long.len() - 20));
+                }
+            }
+            None => out.push(
+                "context window: unknown (the server does not say; give it to check which prompts fit)"
+                    .to_string(),
+            ),
+        }
+        match (&s.price, self.cost) {
+            (Some(p), Some((i, o))) => out.push(format!(
+                "cost: {} for the prompts + at most {} for the answers = at most {} (${}/${} per million tokens: {})",
+                dollars(i),
+                dollars(o),
+                dollars(i + o),
+                p.input_per_m,
+                p.output_per_m,
+                p.source
+            )),
+            _ => out.push("cost: no price for this model (give one per million input and output tokens)".to_string()),
+        }
+        match self.time_ms {
+            Some(ms) => {
+                let mut why = Vec::new();
+                if let Some((lat, src)) = &s.latency {
+                    why.push(format!(
+                        "{} per request ({src}) at concurrency {}",
+                        duration_label(*lat),
+                        s.concurrency
+                    ));
+                }
+                if let Some(rpm) = s.rate_limit_rpm {
+                    why.push(format!("a limit of {rpm} requests per minute"));
+                }
+                out.push(format!("time: about {} ({})", duration_label(ms), why.join(", ")));
+            }
+            None => out.push(
+                "time: unknown until some requests are answered (their latencies are in the run log) or a rate limit is given"
+                    .to_string(),
+            ),
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(id: &str, n: usize) -> PlanTask {
+        PlanTask { id: id.into(), prompt_tokens: n }
+    }
+
+    #[test]
+    fn sums_fit_cost_and_time() {
+        let tasks = [t("a", 1000), t("b", 7900), t("c", 3000)];
+        let settings = PlanSettings {
+            max_new_tokens: 1024,
+            window: Some(Window { tokens: 8192, source: "the server's /props".into() }),
+            price: preset_price("gpt-4o-2024-08-06"),
+            concurrency: 2,
+            rate_limit_rpm: None,
+            latency: Some((2000.0, "observed".into())),
+        };
+        let p = make_plan(&tasks, &settings);
+        assert_eq!((p.prompt_tokens, p.max_output_tokens), (11_900, 3072));
+        assert_eq!(p.too_long, vec![t("b", 7900)]);
+        let (i, o) = p.cost.unwrap();
+        assert!(
+            (i - 11_900.0 * 2.5 / 1e6).abs() < 1e-12 && (o - 3072.0 * 10.0 / 1e6).abs() < 1e-12
+        );
+        assert_eq!(p.time_ms, Some(4000.0), "2 waves of 2 s");
+        let text = p.lines().join("\n");
+        assert!(text.contains("3 task(s) to ask: 11,900 prompt tokens"), "{text}");
+        assert!(text.contains("1 task(s) do not fit"), "{text}");
+        assert!(text.contains("  b (7,900 prompt tokens)"), "{text}");
+        assert!(text.contains("list price of gpt-4o as published in December 2024"), "{text}");
+        assert!(text.contains("time: about 4 s"), "{text}");
+        // The longest prefix wins; unknown models have no price.
+        assert_eq!(preset_price("gpt-4o-mini").unwrap().input_per_m, 0.15);
+        assert_eq!(preset_price("models/gemini-1.5-flash-002").unwrap().output_per_m, 0.30);
+        assert!(preset_price("qwen2.5-coder").is_none());
+        // A rate limit slower than the latency wins.
+        let slow = PlanSettings { rate_limit_rpm: Some(30.0), ..settings };
+        assert_eq!(make_plan(&tasks, &slow).time_ms, Some(6000.0));
+        assert_eq!(read_n_ctx(r#"{"default_generation_settings": {"n_ctx": 4096}}"#), Some(4096));
+        assert_eq!(read_n_ctx(r#"{"total_slots": 1}"#), None);
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
