@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-use repoqa::llm::plan::{self, PlanSettings, Price, Window};
+use repoqa::llm::plan::{self, PlanGiven, PlanSettings};
 use repoqa::llm::run::RunItem;
 use repoqa::llm::runlog::RunLog;
 use repoqa::llm::wire::Endpoint;
@@ -46,46 +46,17 @@ pub fn print_plan<T: RunItem>(
     log: &RunLog,
     concurrency: usize,
 ) -> Result<(), CliError> {
+    let given = PlanGiven {
+        context_window: a.context_window,
+        price_in: a.price_in,
+        price_out: a.price_out,
+        rate_limit_rpm: a.rate_limit,
+    };
     let props = ask::server_props(endpoint);
-    let window = match a.context_window {
-        Some(0) => return Err(CliError::usage("--context-window must be above 0")),
-        Some(tokens) => Some(Window { tokens, source: "--context-window".into() }),
-        None => props
-            .as_deref()
-            .and_then(plan::read_n_ctx)
-            .map(|tokens| Window { tokens, source: "the server's /props n_ctx".into() }),
-    };
-    let concurrency = props
-        .as_deref()
-        .and_then(repoqa::llm::wire::read_total_slots)
-        .and_then(|s| endpoint.slots_limit(s, concurrency))
-        .map_or(concurrency, |(c, _)| c);
-    let price = match (a.price_in, a.price_out) {
-        (Some(i), Some(o)) if i >= 0.0 && o >= 0.0 && i.is_finite() && o.is_finite() => {
-            Some(Price { input_per_m: i, output_per_m: o, source: "given".into() })
-        }
-        (Some(_), Some(_)) => {
-            return Err(CliError::usage(
-                "--price-in and --price-out must be dollar amounts, 0 or more",
-            ))
-        }
-        _ => plan::preset_price(&endpoint.model),
-    };
-    let model = endpoint.model.trim();
-    let latency = plan::observed_latency_ms(&log.records, model).map(|ms| {
-        let n = log.records.iter().filter(|r| r.model == model).count();
-        (ms, format!("mean of the run log's {n} record(s) for this model"))
-    });
+    let settings = PlanSettings::new(endpoint, concurrency, &given, props.as_deref(), &log.records)
+        .map_err(CliError::usage)?;
     let tasks = plan::plan_tasks(items, todo, tok)
         .map_err(|e| CliError::usage(format!("counting the prompts' tokens: {e}")))?;
-    let settings = PlanSettings {
-        max_new_tokens: endpoint.sampling.max_tokens.unwrap_or(0),
-        window,
-        price,
-        concurrency,
-        rate_limit_rpm: a.rate_limit.filter(|r| r.is_finite() && *r > 0.0),
-        latency,
-    };
     for line in plan::make_plan(&tasks, &settings).lines() {
         outln!("{line}");
     }

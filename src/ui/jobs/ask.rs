@@ -28,12 +28,18 @@ use crate::ui::state::run::RunState;
 /// The Run page's API settings with the key (from memory), for the
 /// browser: every model the page asks goes through them.
 pub fn endpoint_of(rs: RunState) -> Result<Endpoint, UiError> {
+    let s = endpoint_unchecked(rs);
+    s.validate().map_err(UiError::invalid)?;
+    Ok(s)
+}
+
+/// [`endpoint_of`] without its checks (a key is not needed to plan a run).
+pub fn endpoint_unchecked(rs: RunState) -> Endpoint {
     let mut s = rs.form.with_untracked(|f| f.settings.clone());
     let key = rs.key.get_untracked();
     s.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
     s.from_browser = true;
-    s.validate().map_err(UiError::invalid)?;
-    Ok(s)
+    s
 }
 
 /// The Run page's pacing, checked as the CLI checks its flags (one core

@@ -42,6 +42,7 @@ pub mod dataset;
 pub mod describe;
 pub mod digest;
 pub mod fetch;
+pub mod plan;
 pub mod reviewers;
 pub mod run;
 pub mod scoring;

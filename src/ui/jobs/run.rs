@@ -16,13 +16,15 @@ use repoqa::llm::snippet;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 
 use super::ask::{
-    ask_all, endpoint_of, pace_of, server_slots, summary, unlisted_model, AskEnd, RunSession, Sink,
+    ask_all, endpoint_of, endpoint_unchecked, pace_of, server_slots, summary, unlisted_model,
+    AskEnd, RunSession, Sink,
 };
+use super::plan::plan_of;
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
-use crate::ui::state::run::{mark_active, save_log, RunLive, RunState};
+use crate::ui::state::run::{mark_active, save_log, RunForm, RunLive, RunState};
 use crate::ui::state::AppState;
 use crate::ui::storage;
 
@@ -91,41 +93,36 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         Ok(p) => p,
         Err(e) => return runner.show(super::Line::Failed(e.to_string())),
     };
-    let mut selection: TaskSelection = form.selection.clone();
-    selection.only_failed = only_failed;
-    if let Some(id) = &only {
-        selection =
-            TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() };
-    }
+    let selection = selection_of(&form, only_failed, only.as_ref());
     let model = settings.model.trim().to_string();
     let session = RunSession::now(rs);
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
-        merge_saved_answers(app).await;
-        let tasks = app.tasks.get_untracked();
-        if tasks.is_empty() {
-            return Err(UiError::invalid(
-                "No tasks are built yet: load a dataset and build the tasks first (Tasks page).",
-            ));
-        }
-        let ids: Vec<String> = tasks.iter().map(|t| t.task_id()).collect();
-        let log = rs.run_log();
-        let plan = app.answers.with_untracked(|a| {
-            plan_run(&ids, |id| a.contains_key(id), &log, &selection)
-        });
-        let plan_todo: Vec<usize> = match &only {
-            Some(id) => plan.todo.into_iter().filter(|&i| &ids[i] == id).collect(),
-            None => plan.todo,
-        };
-        if plan_todo.is_empty() {
+        let (sub, finished) = tasks_to_ask(app, rs, &selection, only.as_deref()).await?;
+        if sub.is_empty() {
             ctx.done(format!(
-                "Nothing to ask: {} selected task(s) answered already{}.",
-                plan.finished,
+                "Nothing to ask: {finished} selected task(s) answered already{}.",
                 if only_failed { ", none failed" } else { "" }
             ));
             return Ok(());
         }
-        let sub: Vec<Task> = plan_todo.iter().map(|&i| (*tasks[i]).clone()).collect();
-        drop(tasks);
+        // Above the cost the user set, the plan is shown and confirmed first.
+        if let Some(limit) = form.confirm_above {
+            let plan = plan_of(&ctx, app, rs, &settings, config.concurrency, &sub).await?;
+            let cost = plan.max_cost();
+            rs.plan.set(Some(plan));
+            if let Some(cost) = cost.filter(|c| *c > limit) {
+                let ask = format!(
+                    "This run may cost up to ${cost:.2} (above the ${limit:.2} you set; the plan is on the Run page). Start it?"
+                );
+                if !confirm(&ask) {
+                    ctx.done(format!(
+                        "Not started: the plan's cost, up to ${cost:.2}, is above ${limit:.2}."
+                    ));
+                    return Ok(());
+                }
+            }
+        }
+        let plan_finished = finished;
         let todo: Vec<usize> = (0..sub.len()).collect();
         let total = sub.len();
         // A new run starts with clean counts and problems, but keeps the
@@ -141,7 +138,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             config.concurrency = c;
             rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
         }
-        let what = format!("Asking {model}: {total} task(s), {} answered before", plan.finished);
+        let what = format!("Asking {model}: {total} task(s), {plan_finished} answered before");
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
@@ -162,6 +159,68 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         } else {
             ctx.done(format!("Done: {summary}."));
         }
+        Ok(())
+    });
+}
+
+/// The tasks a Start would ask (the selection's without an answer; with
+/// `only`, just that one), and how many selected are answered already.
+pub async fn tasks_to_ask(
+    app: AppState,
+    rs: RunState,
+    selection: &TaskSelection,
+    only: Option<&str>,
+) -> Result<(Vec<Task>, usize), UiError> {
+    merge_saved_answers(app).await;
+    let tasks = app.tasks.get_untracked();
+    if tasks.is_empty() {
+        return Err(UiError::invalid(
+            "No tasks are built yet: load a dataset and build the tasks first (Tasks page).",
+        ));
+    }
+    let ids: Vec<String> = tasks.iter().map(|t| t.task_id()).collect();
+    let log = rs.run_log();
+    let plan =
+        app.answers.with_untracked(|a| plan_run(&ids, |id| a.contains_key(id), &log, selection));
+    let sub = plan
+        .todo
+        .iter()
+        .filter(|&&i| only.is_none_or(|id| ids[i] == id))
+        .map(|&i| (*tasks[i]).clone())
+        .collect();
+    Ok((sub, plan.finished))
+}
+
+/// The selection of a Start, from the form (`only_failed`: only the tasks
+/// whose last attempt failed; `only`: just that task).
+pub fn selection_of(form: &RunForm, only_failed: bool, only: Option<&String>) -> TaskSelection {
+    match only {
+        Some(id) => {
+            TaskSelection { filter: id.clone(), only_failed: true, ..TaskSelection::default() }
+        }
+        None => TaskSelection { only_failed, ..form.selection.clone() },
+    }
+}
+
+/// Ask the browser to confirm `question` (true when there is no window).
+fn confirm(question: &str) -> bool {
+    web_sys::window().is_none_or(|w| w.confirm_with_message(question).unwrap_or(false))
+}
+
+/// "Plan": the plan of what Run would ask now, shown on the Run page.
+pub fn start_plan(app: AppState, rs: RunState, runner: Runner) {
+    let endpoint = endpoint_unchecked(rs);
+    let (config, _) = match pace_of(rs) {
+        Ok(p) => p,
+        Err(e) => return runner.show(super::Line::Failed(e.to_string())),
+    };
+    let selection = rs.form.with_untracked(|f| selection_of(f, false, None));
+    runner.spawn(Job::new("Planning the run"), move |ctx| async move {
+        let (tasks, _) = tasks_to_ask(app, rs, &selection, None).await?;
+        let plan = plan_of(&ctx, app, rs, &endpoint, config.concurrency, &tasks).await?;
+        let n = plan.tasks;
+        rs.plan.set(Some(plan));
+        ctx.done(format!("Planned: {n} task(s) to ask; the plan is below."));
         Ok(())
     });
 }

@@ -8,6 +8,7 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
+use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
@@ -16,7 +17,7 @@ use repoqa::llm::wire::Provider;
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::{run_state, PauseCancel};
-use crate::ui::jobs::run::{start, test_connection, use_model_run};
+use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
@@ -74,6 +75,15 @@ fn RunSettingsForm() -> impl IntoView {
         }
     };
     let forget_no_status = move || forget_no_status(rs);
+    // The list price a blank price field stands for.
+    let price_hint = move |input: bool| {
+        form.with(|f| match preset_price(&f.settings.model) {
+            Some(p) => {
+                format!("{} (list price)", if input { p.input_per_m } else { p.output_per_m })
+            }
+            None => "unknown for this model".to_string(),
+        })
+    };
     let ids =
         Memo::new(move |_| app.tasks.with(|ts| ts.iter().map(|t| t.task_id()).collect::<Vec<_>>()));
     let selected = move || {
@@ -223,6 +233,35 @@ fn RunSettingsForm() -> impl IntoView {
                     {move || { let (n, a) = selected(); format!("{n} task(s) selected, {a} answered already, {} to ask.", n - a) }}
                 </p>
             </fieldset>
+            <fieldset>
+                <legend>"Plan and cost"</legend>
+                <label>"Context window (tokens) "
+                    <input type="number" id="run-context-window" min="1" step="1" placeholder="from the server"
+                        prop:value=move || form.with(|f| f.plan.context_window.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 1.0).map(|n| n as usize); edit(&|f| f.plan.context_window = n) }/>
+                </label>
+                <label>"USD per million input tokens "
+                    <input type="number" id="run-price-in" min="0" step="any" placeholder=move || price_hint(true)
+                        prop:value=move || form.with(|f| f.plan.price_in.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.plan.price_in = n) }/>
+                </label>
+                <label>"USD per million output tokens "
+                    <input type="number" id="run-price-out" min="0" step="any" placeholder=move || price_hint(false)
+                        prop:value=move || form.with(|f| f.plan.price_out.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.plan.price_out = n) }/>
+                </label>
+                <label>"Rate limit (requests per minute) "
+                    <input type="number" id="run-rate-limit" min="0" step="any" placeholder="none"
+                        prop:value=move || form.with(|f| f.plan.rate_limit_rpm.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n > 0.0); edit(&|f| f.plan.rate_limit_rpm = n) }/>
+                </label>
+                <label>"Ask before a run that may cost over (USD) "
+                    <input type="number" id="run-confirm-above" min="0" step="any" placeholder="never ask"
+                        prop:value=move || form.with(|f| f.confirm_above.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.confirm_above = n) }/>
+                </label>
+                <p class="muted">{format!("Prices left blank come from a table of list prices as published in {PRICES_AS_OF}: estimates, to check against the provider's page. Plan counts every prompt's tokens before a single request.")}</p>
+            </fieldset>
         </div>
     }
 }
@@ -271,6 +310,8 @@ fn RunControls() -> impl IntoView {
         <div class="row">
             <button type="button" class="primary" id="run-start" disabled=busy
                 on:click=move |_| start(app, rs, runner, false, None)>"Run"</button>
+            <button type="button" id="run-plan" disabled=busy
+                on:click=move |_| start_plan(app, rs, runner)>"Plan"</button>
             <PauseCancel runner=runner prefix="run"/>
         </div>
         <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
@@ -324,6 +365,21 @@ fn RunNotices() -> impl IntoView {
         {move || rs.live.with(|l| l.concurrency_note.clone()).map(|w| view! {
             <p class="note" id="run-concurrency-note">{w}</p>
         })}
+        {move || rs.plan.with(|p| p.as_ref().map(|p| {
+            let cost = p.max_cost().map(|c| format!("{c:.6}")).unwrap_or_default();
+            view! {
+                <div id="run-plan-box" data-tasks=p.tasks data-prompt-tokens=p.prompt_tokens data-max-cost=cost>
+                    <h3>"Plan"</h3>
+                    <ul id="run-plan-lines">
+                        // Indented lines (the tasks that do not fit) under theirs.
+                        {p.lines().into_iter().map(|l| {
+                            let sub = l.starts_with("  ");
+                            view! { <li class:sub=sub>{l.trim().to_string()}</li> }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            }
+        }))}
         {move || rs.live.with(|l| (!l.truncated.is_empty()).then(|| l.truncated.clone())).map(|ids| view! {
             <p class="error-box" id="run-truncated">{format!(
                 "WARNING: the API counted far fewer prompt tokens than the task holds for {} task(s) ({}): the server cut the prompt silently (Ollama's default context is 4,096 tokens). Their scores are meaningless: raise the server's context size and ask them again.",

@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::llm::plan::{PlanGiven, RunPlan};
 use repoqa::llm::run::RunStats;
 use repoqa::llm::runlog::{RunLog, RunRecord, TaskSelection};
 use repoqa::llm::schedule;
@@ -38,6 +39,11 @@ pub struct RunForm {
     pub retry_base_ms: f64,
     pub selection: TaskSelection,
     pub remember_key: bool,
+    /// The plan's figures the user gives (context window, prices, rate
+    /// limit), as `repoqa run --plan`'s flags.
+    pub plan: PlanGiven,
+    /// Above this cost (USD, at most), Run shows the plan and asks first.
+    pub confirm_above: Option<f64>,
 }
 
 impl Default for RunForm {
@@ -57,6 +63,8 @@ impl Default for RunForm {
             retry_base_ms: 1000.0,
             selection: TaskSelection { seed: 1, ..TaskSelection::default() },
             remember_key: false,
+            plan: PlanGiven::default(),
+            confirm_above: None,
         }
     }
 }
@@ -107,6 +115,8 @@ pub struct RunState {
     /// Bumped by "New session": a run or test started before it stores
     /// nothing after it.
     pub session: RwSignal<u64>,
+    /// The last pre-flight plan (`repoqa::llm::plan`).
+    pub plan: RwSignal<Option<RunPlan>>,
 }
 
 impl Default for RunState {
@@ -126,6 +136,7 @@ impl RunState {
             restored: RwSignal::new(false),
             connection: RwSignal::new(None),
             session: RwSignal::new(0),
+            plan: RwSignal::new(None),
         }
     }
 
@@ -139,6 +150,7 @@ impl RunState {
         self.key.set(String::new());
         self.log.set(Vec::new());
         self.live.set(RunLive::default());
+        self.plan.set(None);
         self.interrupted.set(false);
         self.connection.set(None);
         // Nothing stored is left to read back.

@@ -9,6 +9,7 @@
 use super::progress::duration_label;
 use super::run::RunItem;
 use super::runlog::{RecordStatus, RunRecord};
+use super::wire::{read_total_slots, Endpoint};
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 /// One task to ask, with the tokens of its prompt.
@@ -126,6 +127,72 @@ pub struct PlanSettings {
     pub rate_limit_rpm: Option<f64>,
     /// Mean time per request, with where it comes from.
     pub latency: Option<(f64, String)>,
+}
+
+/// What the user gives (flags, the page's fields); the rest is read from
+/// the server and the run log.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct PlanGiven {
+    pub context_window: Option<usize>,
+    /// USD per million input and output tokens.
+    pub price_in: Option<f64>,
+    pub price_out: Option<f64>,
+    /// Requests per minute the API allows.
+    pub rate_limit_rpm: Option<f64>,
+}
+
+impl PlanSettings {
+    /// The settings of a plan for `endpoint` at `concurrency`: what is
+    /// given wins; else the window and slots of a llama.cpp server's
+    /// `/props` body (`props`), the dated list price of a known model, and
+    /// the mean latency of the run log's answers for this model. A price
+    /// needs both figures, each a dollar amount of 0 or more.
+    pub fn new(
+        endpoint: &Endpoint,
+        concurrency: usize,
+        given: &PlanGiven,
+        props: Option<&str>,
+        log: &[RunRecord],
+    ) -> Result<PlanSettings, String> {
+        let window = match given.context_window {
+            Some(0) => return Err("the context window must be above 0 tokens".into()),
+            Some(tokens) => Some(Window { tokens, source: "given".into() }),
+            None => props
+                .and_then(read_n_ctx)
+                .map(|tokens| Window { tokens, source: "the server's /props n_ctx".into() }),
+        };
+        let concurrency = props
+            .and_then(read_total_slots)
+            .and_then(|s| endpoint.slots_limit(s, concurrency))
+            .map_or(concurrency, |(c, _)| c);
+        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        let price = match (given.price_in, given.price_out) {
+            (Some(i), Some(o)) if ok(i) && ok(o) => {
+                Some(Price { input_per_m: i, output_per_m: o, source: "given".into() })
+            }
+            (None, None) => preset_price(&endpoint.model),
+            _ => {
+                return Err("give both prices (per million input and output tokens), each a dollar amount of 0 or more".into())
+            }
+        };
+        let model = endpoint.model.trim();
+        let latency = observed_latency_ms(log, model).map(|ms| {
+            let n = log
+                .iter()
+                .filter(|r| r.status == RecordStatus::Answered && r.model == model)
+                .count();
+            (ms, format!("mean of the run log's {n} answer(s) from this model"))
+        });
+        Ok(PlanSettings {
+            max_new_tokens: endpoint.sampling.max_tokens.unwrap_or(0),
+            window,
+            price,
+            concurrency,
+            rate_limit_rpm: given.rate_limit_rpm.filter(|r| r.is_finite() && *r > 0.0),
+            latency,
+        })
+    }
 }
 
 /// The plan of a run.
