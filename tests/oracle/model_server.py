@@ -24,6 +24,17 @@ Routes:  POST /v1/chat/completions                      (OpenAI format)
          POST /v1/messages                              (Anthropic format)
          POST /v1beta/models/<model>:generateContent    (Google format)
          GET  /stats, GET /requests, POST /control      (for the tests)
+         POST /batch?format=openai|anthropic            (a batch, answered)
+
+/batch takes a batch file as `repoqa batch export` writes it (an OpenAI
+Batch API input JSONL, or an Anthropic Message Batches request body) and
+answers each request by sending it to this server's own live route, with
+the --key; it returns {"results": TEXT, "errors": TEXT}, the files the
+provider gives back: OpenAI's output file (2xx replies) and error file
+(the others), each line {"id", "custom_id", "response": {"status_code",
+"request_id", "body"}, "error": null}; Anthropic's results JSONL, each
+line {"custom_id", "result": {"type": "succeeded", "message"} or
+{"type": "errored", "error": <the error body>}}.
 
 The task is found from the prompt's "Function Description:" (the dataset's
 needle descriptions). The reply depends on the needle's index i in its repo:
@@ -84,6 +95,8 @@ import socket
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MARK = "\nFunction Description:"
@@ -395,9 +408,44 @@ def make_handler(state):
                 with state.lock:
                     state.server_ms += (time.perf_counter() - t0) * 1000.0
 
+        def answer_batch(self, raw):
+            fmt = "anthropic" if "format=anthropic" in self.path else "openai"
+            port = self.server.server_address[1]
+            if fmt == "openai":
+                lines = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+                items = [(x["custom_id"], x["url"], x["body"]) for x in lines]
+            else:
+                items = [(x["custom_id"], "/v1/messages", x["params"]) for x in json.loads(raw)["requests"]]
+            results, errors = [], []
+            for n, (cid, url, body) in enumerate(items):
+                headers = {"Content-Type": "application/json"}
+                key = state.args.key or "any"
+                if fmt == "openai":
+                    headers["Authorization"] = "Bearer " + key
+                else:
+                    headers["x-api-key"] = key
+                req = urllib.request.Request(f"http://127.0.0.1:{port}{url}", data=json.dumps(body).encode(), headers=headers, method="POST")
+                try:
+                    with urllib.request.urlopen(req, timeout=60) as r:
+                        status, text = r.status, r.read().decode("utf-8")
+                except urllib.error.HTTPError as e:
+                    status, text = e.code, e.read().decode("utf-8")
+                reply = json.loads(text)
+                if fmt == "openai":
+                    line = {"id": f"batch_req_{n}", "custom_id": cid, "response": {"status_code": status, "request_id": f"req_{n}", "body": reply}, "error": None}
+                    (results if 200 <= status < 300 else errors).append(line)
+                elif 200 <= status < 300:
+                    results.append({"custom_id": cid, "result": {"type": "succeeded", "message": reply}})
+                else:
+                    results.append({"custom_id": cid, "result": {"type": "errored", "error": reply}})
+            text = lambda xs: "".join(json.dumps(x) + "\n" for x in xs)
+            return self.send(200, {"results": text(results), "errors": text(errors)})
+
         def handle_post(self):
             raw = self.read_body()
             path = self.path.split("?", 1)[0]
+            if path == "/batch":
+                return self.answer_batch(raw)
             if path == "/control":
                 ctl = json.loads(raw or b"{}")
                 with state.lock:

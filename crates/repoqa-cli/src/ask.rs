@@ -363,9 +363,67 @@ pub struct Asked {
     pub failed: Vec<(String, String)>,
     pub truncated: Vec<String>,
     pub stopped: Option<String>,
+    warned_other_model: bool,
 }
 
 impl Asked {
+    /// Take one of the runner's events: write an answer and its record the
+    /// moment it arrives, log a failure, say a retry or a stop (`say`: a
+    /// line for the user; `again_in_s`: seconds until a retry's time).
+    pub fn take(
+        &mut self,
+        label: &str,
+        event: RunEvent,
+        ids: &[String],
+        files: &mut RunFiles,
+        say: &dyn Fn(&str),
+        again_in_s: impl Fn(f64) -> f64,
+    ) -> Result<(), CliError> {
+        match event {
+            RunEvent::Answered { output_line, record, .. } => {
+                append(&mut files.outputs, &output_line, &files.outputs_path)?;
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                if let (Some(other), false) = (&record.answered_by, self.warned_other_model) {
+                    self.warned_other_model = true;
+                    let w = runlog::other_model_warning(&record.model, other, &record.task_id);
+                    say(&format!("{label}: {w}"));
+                }
+                if record.truncated {
+                    say(&format!(
+                        "{label}: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
+                        record.task_id,
+                        record.usage.prompt_tokens.unwrap_or(0),
+                        record.task_ntokens
+                    ));
+                    self.truncated.push(record.task_id.clone());
+                }
+            }
+            RunEvent::Failed { record, .. } => {
+                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
+                let why = record.reason.clone().unwrap_or_default();
+                say(&format!("{label}: FAILED {}: {why}", record.task_id));
+                self.failed.push((record.task_id, why));
+            }
+            RunEvent::Retrying { task, at_ms, attempt, reason, lowered_to } => {
+                say(&format!(
+                    "{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
+                    ids[task],
+                    again_in_s(at_ms)
+                ));
+                if let Some(c) = lowered_to {
+                    let why = schedule::lowered_message(c);
+                    say(&format!("{label}: {why} (start with --concurrency {c} to avoid this)"));
+                }
+            }
+            RunEvent::Stopped { reason } => {
+                say(&format!("{label}: STOPPED: {reason}"));
+                self.stopped.get_or_insert(reason);
+            }
+            RunEvent::Ignored => {}
+        }
+        Ok(())
+    }
+
     /// If the run stopped (a key, URL or model refused): the error saying
     /// what to fix, with `not_asked` requests left and the output kept.
     pub fn stop_error(&self, not_asked: usize, output: &Path) -> Option<CliError> {
@@ -414,7 +472,6 @@ pub fn ask_all<T: RunItem>(
     total: usize,
 ) -> Result<Asked, CliError> {
     let mut asked = Asked::default();
-    let mut warned_other_model = false;
     interrupt::on_ctrl_c(format!(
         "{label}: interrupted. Every answer that arrived is kept in {} (and its record in {}); run the same command again to resume: it asks only the tasks without an answer.",
         files.outputs_path.display(),
@@ -450,50 +507,9 @@ pub fn ask_all<T: RunItem>(
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(threads_stopped()),
         };
         let (task, result) = reply;
-        match run.complete(task, result.as_ref(), now(), report::now_eval_date()) {
-            RunEvent::Answered { output_line, record, .. } => {
-                append(&mut files.outputs, &output_line, &files.outputs_path)?;
-                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
-                if let (Some(other), false) = (&record.answered_by, warned_other_model) {
-                    warned_other_model = true;
-                    let w = runlog::other_model_warning(&record.model, other, &record.task_id);
-                    progress.say(&format!("{label}: {w}"));
-                }
-                if record.truncated {
-                    progress.say(&format!(
-                        "{label}: WARNING {}: the API counted {} prompt tokens for a {}-token task: the prompt was cut (is the server's context too small?)",
-                        record.task_id,
-                        record.usage.prompt_tokens.unwrap_or(0),
-                        record.task_ntokens
-                    ));
-                    asked.truncated.push(record.task_id.clone());
-                }
-            }
-            RunEvent::Failed { record, .. } => {
-                append(&mut files.runlog, &record.line(), &files.runlog_path)?;
-                let why = record.reason.clone().unwrap_or_default();
-                progress.say(&format!("{label}: FAILED {}: {why}", record.task_id));
-                asked.failed.push((record.task_id, why));
-            }
-            RunEvent::Retrying { task, at_ms, attempt, reason, lowered_to } => {
-                progress.say(&format!(
-                    "{label}: {} again in {:.1} s (attempt {attempt}): {reason}",
-                    ids[task],
-                    ((at_ms - now()) / 1000.0).max(0.0)
-                ));
-                if let Some(c) = lowered_to {
-                    let why = schedule::lowered_message(c);
-                    progress.say(&format!(
-                        "{label}: {why} (start with --concurrency {c} to avoid this)"
-                    ));
-                }
-            }
-            RunEvent::Stopped { reason } => {
-                progress.say(&format!("{label}: STOPPED: {reason}"));
-                asked.stopped.get_or_insert(reason);
-            }
-            RunEvent::Ignored => {}
-        }
+        let event = run.complete(task, result.as_ref(), now(), report::now_eval_date());
+        let again_in_s = |at_ms: f64| ((at_ms - now()) / 1000.0).max(0.0);
+        asked.take(label, event, ids, files, &|line| progress.say(line), again_in_s)?;
         progress.update(&run.stats);
     }
     progress.finish();

@@ -70,6 +70,34 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+enum BatchCommand {
+    /// Write the selected tasks' official requests (those without an
+    /// answer in the outputs file) as an OpenAI Batch API input file
+    /// (JSONL) or an Anthropic Message Batches request body (JSON), for
+    /// `repoqa run`'s flags (--backend openai|anthropic); nothing is sent.
+    Export {
+        /// The batch file to write.
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        run: Box<run::RunArgs>,
+    },
+    /// Read a batch's results (and OpenAI's error file) into the outputs
+    /// file and run log `repoqa run` writes, then score them as it does.
+    Import {
+        /// The provider's results file (OpenAI output file, Anthropic
+        /// results JSONL).
+        #[arg(long)]
+        results: PathBuf,
+        /// OpenAI's error file, if the batch has one.
+        #[arg(long)]
+        errors: Option<PathBuf>,
+        #[command(flatten)]
+        run: Box<run::RunArgs>,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Build the official tasks (one JSON dict per line, official key order).
     Prompts(prompts::PromptsArgs),
@@ -156,6 +184,10 @@ enum Command {
     /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
     /// Google), resumably, then score the outputs like `repoqa score`.
     Run(Box<run::RunArgs>),
+    /// NOT UPSTREAM: a run through the providers' batch APIs (half the
+    /// price, no key here): export the requests, import the results.
+    #[command(subcommand)]
+    Batch(BatchCommand),
     /// CoReQA (repository question answering): the retrieval context
     /// setting, chunks by LangChain's recursive splitter ranked by BM25.
     #[command(subcommand)]
@@ -229,6 +261,12 @@ fn main() -> ExitCode {
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args, inflate),
         Command::Run(args) => run::run(*args, inflate),
+        Command::Batch(BatchCommand::Export { out, run }) => {
+            run::run_as(*run, inflate, run::Asking::Export(out))
+        }
+        Command::Batch(BatchCommand::Import { results, errors, run }) => {
+            run::run_as(*run, inflate, run::Asking::Import { results, errors })
+        }
         Command::Coreqa(command) => coreqa::run(command),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),
     };

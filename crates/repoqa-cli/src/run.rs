@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use repoqa::context::Task;
+use repoqa::llm::batch;
 use repoqa::llm::run::BenchmarkRun;
 use repoqa::llm::runlog::{self, TaskSelection};
 use repoqa::report::{Unanswered, UnansweredScoring};
@@ -22,7 +23,7 @@ use repoqa::{naming, report};
 
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
 use crate::build_args::{self, BuildArgs};
-use crate::error::{fs_read_text, CliError};
+use crate::error::{fs_read_text, fs_write, CliError};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
 use crate::phases::Phases;
 use crate::preflight::{self, PlanArgs};
@@ -78,11 +79,30 @@ pub struct RunArgs {
     pub plan: PlanArgs,
 }
 
+/// How the run's requests are answered.
+pub enum Asking {
+    /// Sent to the API now.
+    Live,
+    /// Written as a batch file to this path (`repoqa batch export`).
+    Export(PathBuf),
+    /// Answered by a batch's results file, and OpenAI's error file
+    /// (`repoqa batch import`).
+    Import { results: PathBuf, errors: Option<PathBuf> },
+}
+
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    run_as(a, inflate, Asking::Live)
+}
+
+/// `repoqa run`, its requests answered as `asking` says.
+pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), CliError> {
     let mut config = ask::pace_of(&a.api)?;
-    // A plan needs no key.
-    let endpoint =
-        if a.plan.plan { ask::endpoint_unchecked(&a.api)? } else { ask::endpoint_of(&a.api)? };
+    // Only a live run needs a key.
+    let endpoint = if a.plan.plan || !matches!(asking, Asking::Live) {
+        ask::endpoint_unchecked(&a.api)?
+    } else {
+        ask::endpoint_of(&a.api)?
+    };
     if endpoint.sampling.system_message.is_none() {
         eprintln!("run: system message is disabled (as upstream)");
     }
@@ -147,29 +167,95 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         let c = config.concurrency;
         return preflight::print_plan(&a.plan, &endpoint, &tasks, &plan.todo, &tok, &log, c);
     }
+    if let Asking::Export(out) = &asking {
+        // Only read: an export writes nothing but its file.
+        let (text, log) = ask::peek_run_files(&outputs_path)?;
+        let plan = resume(&text, &log)?;
+        let file = batch::export(&endpoint, &tasks, &plan.todo)
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        fs_write(out, file)?;
+        eprintln!(
+            "batch: wrote {} request(s) for {} to {}: submit it to the {} batch API, then read its results back with `repoqa batch import --results FILE` and the same flags",
+            plan.todo.len(),
+            endpoint.model.trim(),
+            out.display(),
+            endpoint.provider
+        );
+        return Ok(());
+    }
     let mut files = RunFiles::open("run", outputs_path.clone(), "model outputs")?;
     let plan = resume(&files.outputs_text, &files.log)?;
-    if !plan.todo.is_empty() {
-        ask::check_server("run", &endpoint, &mut config);
-    }
-    eprintln!(
-        "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
-        plan.todo.len(),
-        endpoint.provider,
-        endpoint.model.trim(),
-        endpoint.base_url_shown(),
-        config.concurrency,
-        a.api.timeout_s
-    );
-    let mut run = BenchmarkRun::new(endpoint, &tasks, &plan.todo, config, ask::seed());
-    let asked = if plan.todo.is_empty() {
-        Asked::default()
-    } else {
-        let asked = ask::ask_all("run", &mut run, &ids, &mut files, &a.api, plan.todo.len())?;
-        phases.mark("run");
-        asked
+    let (asked, not_asked) = match &asking {
+        Asking::Import { results, errors } => {
+            let label = "batch";
+            let mut all = Vec::new();
+            for path in std::iter::once(results).chain(errors) {
+                let text = fs_read_text(path, "batch results")?;
+                let origin = path.display().to_string();
+                all.extend(
+                    batch::read_results(endpoint.provider, &text, &origin)
+                        .map_err(|e| CliError::usage(e.to_string()))?,
+                );
+            }
+            let imported =
+                batch::import(endpoint, &tasks, &ids, &plan.todo, &all, report::now_eval_date);
+            if let Some(first) = imported.unknown.first() {
+                return Err(CliError::usage(format!(
+                    "{} result(s) name no task of this run (first: custom_id {first:?}): they come from another task list; give the flags (dataset, size, selection) the batch was exported with",
+                    imported.unknown.len()
+                )));
+            }
+            let mut asked = Asked::default();
+            let mut answered = std::collections::HashSet::new();
+            for event in imported.events {
+                if let repoqa::llm::run::RunEvent::Answered { task, .. }
+                | repoqa::llm::run::RunEvent::Failed { task, .. } = &event
+                {
+                    answered.insert(*task);
+                }
+                asked.take(label, event, &ids, &mut files, &|l| eprintln!("{l}"), |_| 0.0)?;
+            }
+            let not_in: Vec<String> = plan
+                .todo
+                .iter()
+                .filter(|i| !answered.contains(i))
+                .map(|&i| ids[i].clone())
+                .collect();
+            eprintln!(
+                "batch: {} result(s) read; {} answered, {} failed, {} selected task(s) without a result",
+                all.len(),
+                answered.len() - asked.failed.len(),
+                asked.failed.len(),
+                not_in.len()
+            );
+            (asked, not_in)
+        }
+        _ => {
+            if !plan.todo.is_empty() {
+                ask::check_server("run", &endpoint, &mut config);
+            }
+            eprintln!(
+                "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
+                plan.todo.len(),
+                endpoint.provider,
+                endpoint.model.trim(),
+                endpoint.base_url_shown(),
+                config.concurrency,
+                a.api.timeout_s
+            );
+            let todo = plan.todo.clone();
+            let mut run = BenchmarkRun::new(endpoint, &tasks, &todo, config, ask::seed());
+            let asked = if todo.is_empty() {
+                Asked::default()
+            } else {
+                let n = todo.len();
+                let asked = ask::ask_all("run", &mut run, &ids, &mut files, &a.api, n)?;
+                phases.mark("run");
+                asked
+            };
+            (asked, run.not_asked().into_iter().map(|i| ids[i].clone()).collect())
+        }
     };
-    let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
     drop(files);
 
     if let Some(e) = asked.stop_error(not_asked.len(), &outputs_path) {

@@ -523,6 +523,14 @@ fn only_failed_after_an_interrupted_run_does_not_end_well_with_tasks_never_asked
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The test server on the demo, with the key and model, and `extra` flags.
+fn plain_server(extra: &[&str]) -> ModelServer {
+    let demo = demo();
+    let mut args = vec!["--dataset", demo.to_str().unwrap(), "--key", KEY, "--model", MODEL];
+    args.extend(extra);
+    ModelServer::start(&common::root(), &args)
+}
+
 fn scores_of(outputs: &Path) -> Value {
     let p = outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json");
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -607,13 +615,11 @@ fn check_unanswered_scored_as_failures(
 #[test]
 fn a_one_slot_server_is_asked_one_request_at_a_time() {
     let one_slot = |props: bool| {
-        let demo = demo();
-        let mut a = vec!["--dataset", demo.to_str().unwrap(), "--key", KEY, "--model", MODEL];
-        a.extend(["--slots", "1", "--latency-s", "0.6"]);
+        let mut a = vec!["--slots", "1", "--latency-s", "0.6"];
         if props {
             a.push("--props");
         }
-        ModelServer::start(&common::root(), &a)
+        plain_server(&a)
     };
     let ask = |server: &ModelServer, dir: &Path| {
         let o = repoqa()
@@ -667,20 +673,7 @@ fn a_one_slot_server_is_asked_one_request_at_a_time() {
 #[test]
 fn progress_in_a_log_is_lines_and_ctrl_c_says_how_to_resume() {
     let dir = tmpdir("progress");
-    let demo = demo();
-    let server = ModelServer::start(
-        &common::root(),
-        &[
-            "--dataset",
-            demo.to_str().unwrap(),
-            "--key",
-            KEY,
-            "--model",
-            MODEL,
-            "--latency-s",
-            "1.5",
-        ],
-    );
+    let server = plain_server(&["--latency-s", "1.5"]);
     let child = repoqa()
         .args(run_args(&server, "openai", &dir))
         .args(["--filter", "python::", "--concurrency", "1", "--progress-every", "0.5"])
@@ -790,6 +783,114 @@ fn a_plan_counts_the_prompts_lists_what_does_not_fit_and_asks_nothing() {
     assert!(server.requests().is_empty(), "a plan asked the server");
     assert!(!out_dir.exists(), "a plan wrote files");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Batch files: `repoqa batch export` writes each selected task's live
+/// request as the provider documents a batch request (docs/batch-files.md),
+/// and `repoqa batch import` of the results the test server gives for it
+/// (in the provider's documented result format) writes the outputs a live
+/// run writes on the same replies, byte for byte, and the same run-log
+/// records (time and latency aside); a task whose request failed (a prompt
+/// too long) fails alike. No key is needed for either.
+#[test]
+fn batch_files_give_the_outputs_of_a_live_run() {
+    for backend in ["openai", "anthropic"] {
+        let dir = tmpdir(&format!("batch-{backend}"));
+        let server = plain_server(&["--fault", "format_number=ctx"]);
+        let live = dir.join("live");
+        let o = repoqa()
+            .args(run_args(&server, backend, &live))
+            .args(["--concurrency", "1"])
+            .env(key_env(backend), KEY)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+        let bodies: Vec<Value> = server.requests().iter().map(|r| r["body"].clone()).collect();
+
+        // Export: the documented request shape, each body the live one.
+        let batch = dir.join("batch");
+        let file = dir.join("requests.txt");
+        let mut args = run_args(&server, backend, &batch);
+        args.remove(0);
+        let o = repoqa()
+            .args(["batch", "export", "--out", file.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let exported = std::fs::read_to_string(&file).unwrap();
+        let requests: Vec<Value> = if backend == "openai" {
+            exported.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        } else {
+            let v: Value = serde_json::from_str(&exported).unwrap();
+            assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["requests"]);
+            v["requests"].as_array().unwrap().clone()
+        };
+        assert_eq!(requests.len(), 60);
+        let mut seen = HashSet::new();
+        for r in &requests {
+            let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
+            let (id, body) = if backend == "openai" {
+                assert_eq!(keys, ["custom_id", "method", "url", "body"], "{r}");
+                assert_eq!(r["method"], "POST");
+                assert_eq!(r["url"], "/v1/chat/completions");
+                (r["custom_id"].as_str().unwrap(), &r["body"])
+            } else {
+                assert_eq!(keys, ["custom_id", "params"], "{r}");
+                (r["custom_id"].as_str().unwrap(), &r["params"])
+            };
+            assert!(
+                (1..=64).contains(&id.len())
+                    && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+                "custom_id {id:?} breaks ^[a-zA-Z0-9_-]{{1,64}}$"
+            );
+            assert!(seen.insert(id.to_string()), "custom_id {id} twice");
+            assert!(bodies.contains(body), "{id}: not the live request: {body}");
+        }
+        assert!(!batch.exists(), "an export wrote run files");
+
+        // The server answers the batch; the import equals the live run.
+        let answered = server.batch(backend, &exported);
+        let results = dir.join("results.jsonl");
+        let errors = dir.join("errors.jsonl");
+        std::fs::write(&results, answered["results"].as_str().unwrap()).unwrap();
+        std::fs::write(&errors, answered["errors"].as_str().unwrap()).unwrap();
+        let mut import = repoqa();
+        import.args(["batch", "import", "--results", results.to_str().unwrap()]);
+        if backend == "openai" {
+            import.args(["--errors", errors.to_str().unwrap()]);
+        }
+        let o = import.args(&args).output().unwrap();
+        let err = text(&o);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(
+            err.contains("format_number (the prompt is longer than the model's context"),
+            "{err}"
+        );
+        let read = |d: &Path| std::fs::read_to_string(outputs_path(d)).unwrap();
+        assert_eq!(read(&batch), read(&live), "{backend}: the outputs differ from the live run's");
+        let records = |d: &Path| -> Vec<Value> {
+            let p = outputs_path(d).with_extension("runlog.jsonl");
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    let mut v: Value = serde_json::from_str(l).unwrap();
+                    let m = v.as_object_mut().unwrap();
+                    m.remove("time");
+                    m.remove("latency_ms");
+                    v
+                })
+                .collect()
+        };
+        let (ours, theirs) = (records(&batch), records(&live));
+        assert_eq!(ours.len(), theirs.len(), "{backend}: the run logs differ in length");
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a, b, "{backend}: a run-log record differs from the live run's");
+        }
+        println!("batch {backend}: 60 requests exported, 59 answers imported byte-identical to the live run's");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]

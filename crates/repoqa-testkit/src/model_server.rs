@@ -66,6 +66,12 @@ impl ModelServer {
     pub fn control(&self, body: &Value) {
         self.http("POST", "/control", &body.to_string());
     }
+
+    /// A batch file answered as the provider's batch API would
+    /// (`format`: openai or anthropic): `{"results": TEXT, "errors": TEXT}`.
+    pub fn batch(&self, format: &str, file: &str) -> Value {
+        self.http("POST", &format!("/batch?format={format}"), file)
+    }
 }
 
 impl Drop for ModelServer {

@@ -22,6 +22,7 @@ use thiserror::Error;
 
 use crate::curate::description_from_reply;
 
+pub mod batch;
 mod needles;
 pub mod plan;
 pub mod presets;
