@@ -47,3 +47,14 @@ export function saveScreenshot(page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
 }
+
+/** Full-page screenshots `<stem>-1280.png` and `<stem>-390.png`, with
+ *  `selector` scrolled into view at each width; the page is left at 1280. */
+export async function saveBothWidths(page, selector, stem) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.locator(selector).scrollIntoViewIfNeeded();
+    await saveScreenshot(page, `${stem}-${width}.png`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}

@@ -9,16 +9,19 @@
 //     there, and every task ends answered;
 //   - the pre-flight plan (tokens, what does not fit the server's window,
 //     cost, time) equals `repoqa run --plan`'s, and above the cost the user
-//     sets, Run asks first; a No sends nothing.
+//     sets, Run asks first; a No sends nothing;
+//   - batch files: the page's export equals `repoqa batch export`'s, and
+//     importing the provider's results stores the answers `repoqa batch
+//     import` writes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { saveScreenshot } from './browser.js';
+import { saveBothWidths } from './browser.js';
 import { open, buildDemo, BIN, DEMO } from './results-fixture.js';
-import { KEY, MODEL, startModelServer, setField, runAndWait, configure } from './run-fixture.js';
+import { KEY, MODEL, startModelServer, idbDump, setField, runAndWait, configure } from './run-fixture.js';
 
 let fx;
 before(async () => {
@@ -55,12 +58,7 @@ test('a one-slot server: its /props lowers the concurrency; without it the first
   const guessed = await oneSlotRun('go', false);
   assert.match(guessed.note, /timed out while others were waiting.*concurrency lowered to 2.*Set Concurrency to 2/);
   const { page } = fx;
-  await page.locator('#run-concurrency-note').scrollIntoViewIfNeeded();
-  await saveScreenshot(page, 'run-slots-1280.png');
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.locator('#run-concurrency-note').scrollIntoViewIfNeeded();
-  await saveScreenshot(page, 'run-slots-390.png');
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await saveBothWidths(page, '#run-concurrency-note', 'run-slots');
   console.log(`one slot: with /props 10 requests for 10 tasks; without, ${guessed.stats.requests} requests, the concurrency halved after the first queueing timeout`);
 });
 
@@ -121,15 +119,59 @@ test('the page\'s plan equals repoqa run --plan; above the cost set, Run asks fi
     assert.match(asked, /This run may cost up to \$0\.\d\d \(above the \$0\.00 you set/);
     assert.match(await page.textContent('#run-message'), /Not started: the plan's cost/);
     assert.equal((await srv.get('/stats')).requests, 0, 'a request was sent after No');
-    await page.locator('#run-plan-box').scrollIntoViewIfNeeded();
-    await saveScreenshot(page, 'run-plan-1280.png');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('#run-plan-box').scrollIntoViewIfNeeded();
-    await saveScreenshot(page, 'run-plan-390.png');
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await saveBothWidths(page, '#run-plan-box', 'run-plan');
     await setField(page, '#run-confirm-above', '');
     console.log(`plan: ${mine.length} lines, equal to repoqa run --plan; Run asked before a run over the cost set`);
   } finally {
     srv.stop();
+  }
+});
+
+test('batch files: the page exports what repoqa batch export writes, and imports results into the answers repoqa batch import writes', async () => {
+  const { page } = fx;
+  const srv = await startModelServer(['--dataset', DEMO, '--key', KEY, '--fault', 'parseClock=ctx']);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-batch-'));
+  try {
+    await page.goto(fx.srv.url + '#run');
+    await page.waitForSelector('#run-card');
+    await configure(page, srv, { provider: 'openai', language: 'typescript' });
+    const exported = await fx.download(() => page.click('#batch-export'));
+    assert.equal(exported.name, 'org_slash_test-model-batch-openai.jsonl');
+    const flags = ['--model', MODEL, '--backend', 'openai', '--base-url', srv.url + '/v1',
+      '--dataset-path', DEMO, '--result-dir', path.join(work, 'cli'), '--filter', 'typescript::'];
+    const cliFile = path.join(work, 'requests.jsonl');
+    execFileSync(BIN, ['batch', 'export', '--out', cliFile, ...flags], { stdio: 'pipe' });
+    assert.ok(exported.bytes.equals(fs.readFileSync(cliFile)), 'the page\'s batch file differs from the CLI\'s');
+    assert.equal((await srv.get('/stats')).requests, 0, 'an export sent a request');
+
+    // The server answers the batch as the provider would; both import it.
+    const answered = await (await fetch(srv.url + '/batch?format=openai', { method: 'POST', body: fs.readFileSync(cliFile) })).json();
+    const results = path.join(work, 'output.jsonl');
+    const errors = path.join(work, 'errors.jsonl');
+    fs.writeFileSync(results, answered.results);
+    fs.writeFileSync(errors, answered.errors);
+    await page.setInputFiles('#batch-import', [results, errors]);
+    await page.waitForFunction(() => /Imported 10 result\(s\): 9 answered, 1 failed/.test(document.querySelector('#run-message')?.textContent || ''), null, { timeout: 30000 });
+    let err = '';
+    try {
+      execFileSync(BIN, ['batch', 'import', '--results', results, '--errors', errors, ...flags], { stdio: 'pipe' });
+    } catch (e) { err = e.stderr.toString(); assert.equal(e.status, 3, err); }
+    assert.match(err, /parseClock \(the prompt is longer than the model's context/);
+    const cliOutputs = fs.readFileSync(path.join(work, 'cli', 'ntoken_16384', 'org_slash_test-model.jsonl'), 'utf8')
+      .trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(cliOutputs.length, 9);
+    const stored = JSON.parse((await idbDump(page)).answers);
+    for (const o of cliOutputs) {
+      const id = `${o.language}::${o.repo}::${o.name}`;
+      assert.equal(stored[id], o.output[0], `${id}: the page stored another answer than the CLI wrote`);
+    }
+    const log = (await idbDump(page))['run-log'].trim().split('\n').map((l) => JSON.parse(l));
+    const failed = log.filter((r) => r.task_id.endsWith('::parseClock'));
+    assert.equal(failed.at(-1).status, 'failed');
+    await saveBothWidths(page, '#batch-card', 'run-batch');
+    console.log('batch: the page\'s file equals repoqa batch export\'s; 9 answers imported equal to repoqa batch import\'s, 1 failed alike');
+  } finally {
+    srv.stop();
+    fs.rmSync(work, { recursive: true, force: true });
   }
 });

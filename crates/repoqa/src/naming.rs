@@ -41,6 +41,17 @@ pub fn run_outputs_path(code_context_size: usize, protocol: Protocol, model: &st
     format!("{dir}/{}.jsonl", model.replace('/', "_slash_"))
 }
 
+/// The batch file `repoqa batch export` would be given for `model` in
+/// `provider`'s format (OpenAI: JSONL; Anthropic: one JSON request body).
+pub fn batch_file_name(model: &str, provider: crate::llm::wire::Provider) -> String {
+    let ext = match provider {
+        crate::llm::wire::Provider::Anthropic => "json",
+        _ => "jsonl",
+    };
+    let model = model.trim().replace('/', "_slash_");
+    format!("{}-batch-{provider}.{ext}", if model.is_empty() { "model" } else { &model })
+}
+
 /// The SCORES file of a model. `official`: scored with the official
 /// candidates (the needles); otherwise the paper's stricter "context"
 /// candidates. Neither those nor prompts built with a not-official

@@ -33,6 +33,7 @@
 //! (SHA-256 in slices) as steps they share.
 
 pub mod ask;
+pub mod batch;
 pub mod build;
 pub mod build_pool;
 pub mod coreqa;

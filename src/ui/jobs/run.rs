@@ -6,6 +6,8 @@
 //! Resume, Cancel). A reload finds the stored answers: the next run asks
 //! only the rest (`repoqa::llm::runlog::plan_run`).
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::context::Task;
@@ -142,7 +144,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
-        let mut sink = TaskSink { app, rs, session, unsaved: Unsaved::default() };
+        let mut sink = TaskSink::new(app, rs, session);
         if ask_all(&ctx, &mut run, timeout, &mut sink).await == AskEnd::Superseded {
             ctx.done("Ended by New session: nothing more was stored.");
             return Ok(());
@@ -163,14 +165,22 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
     });
 }
 
-/// The tasks a Start would ask (the selection's without an answer; with
-/// `only`, just that one), and how many selected are answered already.
-pub async fn tasks_to_ask(
+/// What a Start would do: every built task, their ids, the indexes of
+/// those to ask (the selection's without an answer) and how many selected
+/// are answered already.
+pub struct RunTodo {
+    pub tasks: Vec<Arc<Task>>,
+    pub ids: Vec<String>,
+    pub todo: Vec<usize>,
+    pub finished: usize,
+}
+
+/// The [`RunTodo`] of `selection`, with the answers saved in IndexedDB.
+pub async fn run_todo(
     app: AppState,
     rs: RunState,
     selection: &TaskSelection,
-    only: Option<&str>,
-) -> Result<(Vec<Task>, usize), UiError> {
+) -> Result<RunTodo, UiError> {
     merge_saved_answers(app).await;
     let tasks = app.tasks.get_untracked();
     if tasks.is_empty() {
@@ -182,13 +192,25 @@ pub async fn tasks_to_ask(
     let log = rs.run_log();
     let plan =
         app.answers.with_untracked(|a| plan_run(&ids, |id| a.contains_key(id), &log, selection));
-    let sub = plan
+    Ok(RunTodo { tasks, ids, todo: plan.todo, finished: plan.finished })
+}
+
+/// The tasks a Start would ask (with `only`, just that one), and how many
+/// selected are answered already.
+pub async fn tasks_to_ask(
+    app: AppState,
+    rs: RunState,
+    selection: &TaskSelection,
+    only: Option<&str>,
+) -> Result<(Vec<Task>, usize), UiError> {
+    let t = run_todo(app, rs, selection).await?;
+    let sub = t
         .todo
         .iter()
-        .filter(|&&i| only.is_none_or(|id| ids[i] == id))
-        .map(|&i| (*tasks[i]).clone())
+        .filter(|&&i| only.is_none_or(|id| t.ids[i] == id))
+        .map(|&i| (*t.tasks[i]).clone())
         .collect();
-    Ok((sub, plan.finished))
+    Ok((sub, t.finished))
 }
 
 /// The selection of a Start, from the form (`only_failed`: only the tasks
@@ -234,11 +256,17 @@ struct Unsaved {
 
 /// Where a RepoQA run's events go: the answers the Results table scores
 /// and the run log.
-struct TaskSink {
+pub struct TaskSink {
     app: AppState,
     rs: RunState,
     session: RunSession,
     unsaved: Unsaved,
+}
+
+impl TaskSink {
+    pub fn new(app: AppState, rs: RunState, session: RunSession) -> TaskSink {
+        TaskSink { app, rs, session, unsaved: Unsaved::default() }
+    }
 }
 
 impl Sink for TaskSink {

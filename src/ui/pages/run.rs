@@ -17,6 +17,7 @@ use repoqa::llm::wire::Provider;
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::{run_state, PauseCancel};
+use crate::ui::jobs::batch::{export_batch, import_batch};
 use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
@@ -56,8 +57,45 @@ pub fn RunPage() -> impl IntoView {
             <RunControls/>
             <RunNotices/>
         </section>
+        <BatchFiles/>
         <FailedTasks/>
         <TableCard set=set/>
+    }
+}
+
+/// A run through the provider's batch API: the requests exported as a
+/// file, the results imported back (`jobs::batch`); the key never enters
+/// the page.
+#[component]
+fn BatchFiles() -> impl IntoView {
+    let app = use_state();
+    let rs = use_run_state();
+    let runner = use_model_run().runner;
+    let busy = move || runner.busy();
+    let on_files = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(list) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+        // The same files again must fire `change` next time.
+        input.set_value("");
+        if !files.is_empty() {
+            import_batch(app, rs, runner, files);
+        }
+    };
+    view! {
+        <section class="card" id="batch-card">
+            <h2>"Batch files: no key in this page, half the price"</h2>
+            <p class="note">
+                "Export the requests Run would send (the same selection, only tasks without an answer) as an OpenAI Batch API file (JSONL) or an Anthropic Message Batches file (JSON) for the API format chosen above, submit it with the provider's own tools, then import its results here (for OpenAI, the output file and the error file). "
+                "The answers and run records are those a live run stores for the same replies, and the Results page scores them alike. The formats: docs/batch-files.md."
+            </p>
+            <div class="row">
+                <button type="button" id="batch-export" disabled=busy on:click=move |_| export_batch(app, rs, runner)>"Export batch file"</button>
+                <label>"Import results… "
+                    <input type="file" id="batch-import" multiple accept=".jsonl,.json,application/json" disabled=busy on:change=on_files/>
+                </label>
+            </div>
+        </section>
     }
 }
 
@@ -236,7 +274,7 @@ fn RunSettingsForm() -> impl IntoView {
             <fieldset>
                 <legend>"Plan and cost"</legend>
                 <label>"Context window (tokens) "
-                    <input type="number" id="run-context-window" min="1" step="1" placeholder="from the server"
+                    <input type="number" id="run-context-window" min="1" step="1" placeholder="auto"
                         prop:value=move || form.with(|f| f.plan.context_window.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 1.0).map(|n| n as usize); edit(&|f| f.plan.context_window = n) }/>
                 </label>
@@ -260,7 +298,7 @@ fn RunSettingsForm() -> impl IntoView {
                         prop:value=move || form.with(|f| f.confirm_above.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.confirm_above = n) }/>
                 </label>
-                <p class="muted">{format!("Prices left blank come from a table of list prices as published in {PRICES_AS_OF}: estimates, to check against the provider's page. Plan counts every prompt's tokens before a single request.")}</p>
+                <p class="muted">{format!("A window left blank is the server's, if it says (llama.cpp's /props). Prices left blank come from a table of list prices as published in {PRICES_AS_OF}: estimates, to check against the provider's page. Plan counts every prompt's tokens before a single request.")}</p>
             </fieldset>
         </div>
     }

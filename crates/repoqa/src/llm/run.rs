@@ -52,6 +52,25 @@ impl RunItem for Task {
     }
 }
 
+/// Items shared with the page's state are asked as they are.
+impl<T: RunItem> RunItem for std::sync::Arc<T> {
+    fn task_id(&self) -> String {
+        T::task_id(self)
+    }
+    fn prompt(&self) -> String {
+        T::prompt(self)
+    }
+    fn prompt_ntokens(&self) -> usize {
+        T::prompt_ntokens(self)
+    }
+    fn output_line(&self, reply: &str) -> Result<String, String> {
+        T::output_line(self, reply)
+    }
+    fn check_reply(&self, reply: &str) -> Result<(), String> {
+        T::check_reply(self, reply)
+    }
+}
+
 /// What to do now.
 #[derive(Debug)]
 pub enum RunStep {
