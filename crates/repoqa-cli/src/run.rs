@@ -171,8 +171,7 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
         // Only read: an export writes nothing but its file.
         let (text, log) = ask::peek_run_files(&outputs_path)?;
         let plan = resume(&text, &log)?;
-        let file = batch::export(&endpoint, &tasks, &plan.todo)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+        let file = batch::export(&endpoint, &tasks, &plan.todo)?;
         fs_write(out, file)?;
         eprintln!(
             "batch: wrote {} request(s) for {} to {}: submit it to the {} batch API, then read its results back with `repoqa batch import --results FILE` and the same flags",
@@ -192,10 +191,7 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
             for path in std::iter::once(results).chain(errors) {
                 let text = fs_read_text(path, "batch results")?;
                 let origin = path.display().to_string();
-                all.extend(
-                    batch::read_results(endpoint.provider, &text, &origin)
-                        .map_err(|e| CliError::usage(e.to_string()))?,
-                );
+                all.extend(batch::read_results(endpoint.provider, &text, &origin)?);
             }
             let imported =
                 batch::import(endpoint, &tasks, &ids, &plan.todo, &all, report::now_eval_date);

@@ -888,6 +888,27 @@ fn batch_files_give_the_outputs_of_a_live_run() {
         for (a, b) in ours.iter().zip(&theirs) {
             assert_eq!(a, b, "{backend}: a run-log record differs from the live run's");
         }
+        // Hostile results: a broken line is named; results from another task
+        // list are refused; neither writes anything.
+        let broken = dir.join("broken.jsonl");
+        std::fs::write(&broken, "\n{\"custom_id\": \"t0-x\", \"oops\n").unwrap();
+        let other = dir.join("other.jsonl");
+        let first = answered["results"].as_str().unwrap().lines().next().unwrap();
+        let (cid, _) = (first.split("\"custom_id\": \"").nth(1).unwrap().split_once('"')).unwrap();
+        std::fs::write(&other, first.replace(cid, "t0-000000000000")).unwrap();
+        for (bad, says) in
+            [(&broken, "broken.jsonl: line 2: not JSON"), (&other, "name no task of this run")]
+        {
+            let before = read(&batch);
+            let o = repoqa()
+                .args(["batch", "import", "--results", bad.to_str().unwrap()])
+                .args(&args)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+            assert!(text(&o).contains(says), "{}", text(&o));
+            assert_eq!(read(&batch), before, "a refused import wrote");
+        }
         println!("batch {backend}: 60 requests exported, 59 answers imported byte-identical to the live run's");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -43,6 +43,8 @@ pub enum Error {
     RunLimit(#[from] crate::llm::schedule::RunLimitError),
     #[error("{0}")]
     Coreqa(#[from] crate::coreqa::CoreqaError),
+    #[error("{0}")]
+    Batch(#[from] crate::llm::batch::BatchError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -70,7 +72,8 @@ macro_rules! for_each_error_type {
             $crate::llm::LlmError,
             $crate::llm::wire::TransportError,
             $crate::llm::schedule::RunLimitError,
-            $crate::coreqa::CoreqaError
+            $crate::coreqa::CoreqaError,
+            $crate::llm::batch::BatchError
         );
     };
 }

@@ -31,8 +31,7 @@ pub fn export_batch(app: AppState, rs: RunState, runner: Runner) {
             ctx.done(format!("Nothing to export: {} selected task(s) answered already.", t.finished));
             return Ok(());
         }
-        let text = batch::export(&endpoint, &t.tasks, &t.todo)
-            .map_err(|e| UiError::invalid(e.to_string()))?;
+        let text = batch::export(&endpoint, &t.tasks, &t.todo)?;
         let name = naming::batch_file_name(&endpoint.model, endpoint.provider);
         download_text(&name, "application/json", &text)?;
         ctx.done(format!(
@@ -58,10 +57,7 @@ pub fn import_batch(app: AppState, rs: RunState, runner: Runner, files: Vec<web_
             let name = file.name();
             let text = String::from_utf8(bytes)
                 .map_err(|_| UiError::invalid(format!("{name}: not UTF-8 text")))?;
-            results.extend(
-                batch::read_results(endpoint.provider, &text, &name)
-                    .map_err(|e| UiError::invalid(e.to_string()))?,
-            );
+            results.extend(batch::read_results(endpoint.provider, &text, &name)?);
         }
         let t = run_todo(app, rs, &selection).await?;
         let imported =
