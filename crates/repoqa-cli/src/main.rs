@@ -25,6 +25,7 @@ mod agent;
 mod ask;
 mod audit;
 mod build_args;
+mod compare;
 mod coreqa;
 mod coreqa_ask;
 mod curate;
@@ -184,6 +185,9 @@ enum Command {
     /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
     /// Google), resumably, then score the outputs like `repoqa score`.
     Run(Box<run::RunArgs>),
+    /// NOT UPSTREAM: two runs on the same tasks, paired: the 2×2 table of
+    /// passes, McNemar's exact test and the tasks that flipped.
+    Compare(compare::CompareArgs),
     /// NOT UPSTREAM: a run through the providers' batch APIs (half the
     /// price, no key here): export the requests, import the results.
     #[command(subcommand)]
@@ -261,6 +265,7 @@ fn main() -> ExitCode {
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args, inflate),
         Command::Run(args) => run::run(*args, inflate),
+        Command::Compare(args) => compare::run(args),
         Command::Batch(BatchCommand::Export { out, run }) => {
             run::run_as(*run, inflate, run::Asking::Export(out))
         }

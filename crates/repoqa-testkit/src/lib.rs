@@ -81,6 +81,11 @@ pub fn coreqa_oracle_python() -> PathBuf {
     venv_python("coreqa-oracle")
 }
 
+/// Python of the statistics oracle (scipy: tests/oracle/stats-requirements.txt).
+pub fn stats_oracle_python() -> PathBuf {
+    venv_python("stats-oracle")
+}
+
 /// [`run_oracle`] with another oracle venv's Python.
 pub fn run_oracle_with(
     python: PathBuf,

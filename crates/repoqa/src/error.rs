@@ -45,6 +45,8 @@ pub enum Error {
     Coreqa(#[from] crate::coreqa::CoreqaError),
     #[error("{0}")]
     Batch(#[from] crate::llm::batch::BatchError),
+    #[error("{0}")]
+    Compare(#[from] crate::compare::CompareError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -73,7 +75,8 @@ macro_rules! for_each_error_type {
             $crate::llm::wire::TransportError,
             $crate::llm::schedule::RunLimitError,
             $crate::coreqa::CoreqaError,
-            $crate::llm::batch::BatchError
+            $crate::llm::batch::BatchError,
+            $crate::compare::CompareError
         );
     };
 }

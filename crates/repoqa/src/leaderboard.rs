@@ -239,6 +239,63 @@ impl Leaderboard {
         crate::pyjson::dumps(&self.to_value())
     }
 
+    /// [`Leaderboard::to_value`] with each model's Wilson score interval at
+    /// confidence `level` (`stats::wilson`): `"ci": {"method": "wilson",
+    /// "level", "low", "high", LANG: {"method", "level", "low", "high"}}`,
+    /// the first for its overall pass@1 (passed / tasks), then one per
+    /// language. Without a level, `to_value` as it is.
+    pub fn to_value_with_ci(&self, level: Option<f64>) -> Value {
+        let mut v = self.to_value();
+        let Some(level) = level else { return v };
+        let ci = |passed: usize, n: usize| -> Map<String, Value> {
+            let mut m = Map::new();
+            m.insert("method".into(), Value::String("wilson".into()));
+            m.insert("level".into(), float(level));
+            if let Some(i) = crate::stats::wilson(passed, n, level) {
+                m.insert("low".into(), float(i.low));
+                m.insert("high".into(), float(i.high));
+            }
+            m
+        };
+        if let Some(models) = v.get_mut("models").and_then(Value::as_array_mut) {
+            for (m, r) in models.iter_mut().zip(&self.rows) {
+                let mut c = ci(r.passed, r.tasks);
+                for (l, cell) in &r.languages {
+                    c.insert(l.clone(), Value::Object(ci(cell.passed, cell.n)));
+                }
+                if let Some(m) = m.as_object_mut() {
+                    m.insert("ci".into(), Value::Object(c));
+                }
+            }
+        }
+        v
+    }
+
+    /// [`Leaderboard::render_text`] plus, with a level, each model's
+    /// overall pass@1 and its Wilson interval.
+    pub fn render_text_with_ci(&self, level: Option<f64>) -> String {
+        let text = self.render_text();
+        let Some(level) = level else { return text };
+        let mut lines = text.lines();
+        let mut out = String::new();
+        if let Some(title) = lines.next() {
+            out.push_str(title);
+            out.push('\n');
+        }
+        let head = format!("{:.0}% CI (Wilson)", 100.0 * level);
+        if let Some(h) = lines.next() {
+            out.push_str(&format!("{h} {:>6} {head:>16}\n", "all"));
+        }
+        for (line, r) in lines.zip(&self.rows) {
+            let all = if r.tasks == 0 { 0.0 } else { r.passed as f64 / r.tasks as f64 };
+            let ci = crate::stats::wilson(r.passed, r.tasks, level)
+                .map(|i| format!("{}–{}", percent(i.low), percent(i.high)))
+                .unwrap_or_else(|| "-".into());
+            out.push_str(&format!("{line} {:>6} {ci:>16}\n", percent(all)));
+        }
+        out
+    }
+
     /// A plain-text table: percentages with one decimal, task counts.
     pub fn render_text(&self) -> String {
         let langs = self.languages();

@@ -1,0 +1,232 @@
+//! Two runs on the same tasks, compared task by task at a threshold: the
+//! 2×2 table of passes (both, only A, only B, neither) overall and per
+//! language, McNemar's exact test on the tasks that differ (`stats`), and
+//! those tasks, flipped one way or the other. Runs on different task sets
+//! are refused, naming the tasks that differ: never silently compared.
+
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::breakdown::passes;
+use crate::report::{ModelScores, TaskResult};
+use crate::stats::mcnemar_exact;
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum CompareError {
+    #[error("the two runs are not on the same tasks: {only_a} only in A (first: {first_a}), {only_b} only in B (first: {first_b}); a paired comparison needs the same tasks")]
+    DifferentTasks { only_a: usize, first_a: String, only_b: usize, first_b: String },
+    #[error(
+        "run {run} holds task {task} more than once; a paired comparison needs each task once"
+    )]
+    Repeated { run: char, task: String },
+}
+
+/// The 2×2 table of two runs' passes on the same tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counts {
+    pub both: usize,
+    pub only_a: usize,
+    pub only_b: usize,
+    pub neither: usize,
+}
+
+impl Counts {
+    fn add(&mut self, a: bool, b: bool) {
+        match (a, b) {
+            (true, true) => self.both += 1,
+            (true, false) => self.only_a += 1,
+            (false, true) => self.only_b += 1,
+            (false, false) => self.neither += 1,
+        }
+    }
+
+    pub fn tasks(&self) -> usize {
+        self.both + self.only_a + self.only_b + self.neither
+    }
+
+    /// McNemar's exact p-value of the discordant pairs.
+    pub fn mcnemar_p(&self) -> f64 {
+        mcnemar_exact(self.only_a, self.only_b)
+    }
+
+    fn to_map(self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("both".into(), Value::from(self.both));
+        m.insert("only_a".into(), Value::from(self.only_a));
+        m.insert("only_b".into(), Value::from(self.only_b));
+        m.insert("neither".into(), Value::from(self.neither));
+        m.insert("mcnemar_p".into(), crate::pyjson::float_value(self.mcnemar_p()));
+        m
+    }
+}
+
+/// A task one run passes and the other does not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flip {
+    pub language: String,
+    pub repo: String,
+    pub name: String,
+    /// Whether A (and B) pass it.
+    pub a: bool,
+    pub b: bool,
+    /// The best similarity of each run's answer.
+    pub a_similarity: f64,
+    pub b_similarity: f64,
+    pub needle_position: Value,
+}
+
+/// Two runs compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paired {
+    pub threshold: f64,
+    pub all: Counts,
+    pub languages: IndexMap<String, Counts>,
+    /// In A's task order.
+    pub flipped: Vec<Flip>,
+}
+
+type Key<'a> = (&'a str, &'a str, &'a str);
+
+fn keyed<'a>(
+    run: char,
+    results: &'a IndexMap<String, Vec<TaskResult>>,
+) -> Result<IndexMap<Key<'a>, &'a TaskResult>, CompareError> {
+    let mut out = IndexMap::new();
+    for (lang, tasks) in results {
+        for t in tasks {
+            let key = (lang.as_str(), t.repo.as_str(), t.name.as_str());
+            if out.insert(key, t).is_some() {
+                return Err(CompareError::Repeated {
+                    run,
+                    task: crate::context::task_id(lang, &t.repo, &t.name),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Compare `a` and `b` at `threshold`.
+pub fn compare(a: &ModelScores, b: &ModelScores, threshold: f64) -> Result<Paired, CompareError> {
+    let (ka, kb) = (keyed('A', &a.results)?, keyed('B', &b.results)?);
+    let sa: HashSet<&Key> = ka.keys().collect();
+    let sb: HashSet<&Key> = kb.keys().collect();
+    let only_a: Vec<&Key> = ka.keys().filter(|k| !sb.contains(k)).collect();
+    let only_b: Vec<&Key> = kb.keys().filter(|k| !sa.contains(k)).collect();
+    if !only_a.is_empty() || !only_b.is_empty() {
+        let name = |k: Option<&&Key>| {
+            k.map(|(l, r, n)| crate::context::task_id(l, r, n)).unwrap_or_else(|| "none".into())
+        };
+        return Err(CompareError::DifferentTasks {
+            only_a: only_a.len(),
+            first_a: name(only_a.first()),
+            only_b: only_b.len(),
+            first_b: name(only_b.first()),
+        });
+    }
+    let mut all = Counts::default();
+    let mut languages: IndexMap<String, Counts> = IndexMap::new();
+    let mut flipped = Vec::new();
+    for (key, ta) in &ka {
+        let tb = kb[key];
+        let (pa, pb) = (passes(ta, threshold), passes(tb, threshold));
+        all.add(pa, pb);
+        languages.entry(key.0.to_string()).or_default().add(pa, pb);
+        if pa != pb {
+            flipped.push(Flip {
+                language: key.0.to_string(),
+                repo: key.1.to_string(),
+                name: key.2.to_string(),
+                a: pa,
+                b: pb,
+                a_similarity: ta.score(),
+                b_similarity: tb.score(),
+                needle_position: ta.needle_position.clone(),
+            });
+        }
+    }
+    Ok(Paired { threshold, all, languages, flipped })
+}
+
+impl Paired {
+    /// `{"threshold", "both", "only_a", "only_b", "neither", "mcnemar_p",
+    /// "languages": {LANG: {the same counts and p}}, "flipped": [{"language",
+    /// "repo", "name", "a", "b", "a_similarity", "b_similarity"}]}`.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("threshold".into(), crate::pyjson::float_value(self.threshold));
+        m.extend(self.all.to_map());
+        let langs: Map<String, Value> =
+            self.languages.iter().map(|(l, c)| (l.clone(), Value::Object(c.to_map()))).collect();
+        m.insert("languages".into(), Value::Object(langs));
+        let flipped: Vec<Value> = self
+            .flipped
+            .iter()
+            .map(|f| {
+                let mut x = Map::new();
+                x.insert("language".into(), Value::String(f.language.clone()));
+                x.insert("repo".into(), Value::String(f.repo.clone()));
+                x.insert("name".into(), Value::String(f.name.clone()));
+                x.insert("a".into(), Value::Bool(f.a));
+                x.insert("b".into(), Value::Bool(f.b));
+                x.insert("a_similarity".into(), crate::pyjson::float_value(f.a_similarity));
+                x.insert("b_similarity".into(), crate::pyjson::float_value(f.b_similarity));
+                Value::Object(x)
+            })
+            .collect();
+        m.insert("flipped".into(), Value::Array(flipped));
+        Value::Object(m)
+    }
+
+    /// A plain-text report: the table overall and per language, the test,
+    /// the flipped tasks.
+    pub fn render_text(&self, a: &str, b: &str) -> String {
+        let mut out = format!(
+            "A = {a}\nB = {b}\npaired on {} tasks at threshold {}\n\n",
+            self.all.tasks(),
+            self.threshold
+        );
+        out.push_str(&format!(
+            "{:<12} {:>6} {:>7} {:>7} {:>8} {:>12}\n",
+            "", "both", "only A", "only B", "neither", "McNemar p"
+        ));
+        let row = |name: &str, c: &Counts| {
+            format!(
+                "{name:<12} {:>6} {:>7} {:>7} {:>8} {:>12.4}\n",
+                c.both,
+                c.only_a,
+                c.only_b,
+                c.neither,
+                c.mcnemar_p()
+            )
+        };
+        out.push_str(&row("all", &self.all));
+        for (l, c) in &self.languages {
+            out.push_str(&row(l, c));
+        }
+        let verdict = if self.all.mcnemar_p() < 0.05 {
+            "the runs differ at the 0.05 level (McNemar's exact test)"
+        } else {
+            "no difference at the 0.05 level (McNemar's exact test): the gap is within the noise of these tasks"
+        };
+        out.push_str(&format!("\n{verdict}\n"));
+        if !self.flipped.is_empty() {
+            out.push_str(&format!("\n{} task(s) flipped:\n", self.flipped.len()));
+            for f in &self.flipped {
+                out.push_str(&format!(
+                    "  {} {} {}: {} (A {:.3}, B {:.3})\n",
+                    f.language,
+                    f.repo,
+                    f.name,
+                    if f.a { "only A passes" } else { "only B passes" },
+                    f.a_similarity,
+                    f.b_similarity
+                ));
+            }
+        }
+        out
+    }
+}
