@@ -291,10 +291,33 @@ fn check_model(label: &str, endpoint: &Endpoint) {
     }
 }
 
+/// Before asking `n` `what`s ("task(s)", "request(s)"): check the server
+/// ([`check_server`]) when there is something to ask, then say what will
+/// be asked, where and how fast.
+pub fn announce(
+    label: &str,
+    what: &str,
+    n: usize,
+    endpoint: &Endpoint,
+    config: &mut schedule::ScheduleConfig,
+    timeout_s: f64,
+) {
+    if n > 0 {
+        check_server(label, endpoint, config);
+    }
+    eprintln!(
+        "{label}: {n} {what} to ask {} {} at {} (concurrency {}, timeout {timeout_s} s)",
+        endpoint.provider,
+        endpoint.model.trim(),
+        endpoint.base_url_shown(),
+        config.concurrency,
+    );
+}
+
 /// Before asking: warn about a model the server does not list
 /// ([`check_model`]) and run at no more requests than it answers at a time
 /// ([`check_slots`]).
-pub fn check_server(label: &str, endpoint: &Endpoint, config: &mut schedule::ScheduleConfig) {
+fn check_server(label: &str, endpoint: &Endpoint, config: &mut schedule::ScheduleConfig) {
     check_model(label, endpoint);
     check_slots(label, endpoint, config);
 }

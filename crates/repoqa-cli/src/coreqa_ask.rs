@@ -217,18 +217,8 @@ fn ask_items<T: RunItem>(
     let selection = TaskSelection { only_failed, ..TaskSelection::default() };
     let plan = runlog::plan_run(&ids, |id| done.contains(id), &files.log, &selection);
     ask::report_plan(label, &plan, output, items.len());
-    if !plan.todo.is_empty() {
-        ask::check_server(label, &endpoint, &mut config);
-    }
-    eprintln!(
-        "{label}: {} request(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
-        plan.todo.len(),
-        endpoint.provider,
-        endpoint.model.trim(),
-        endpoint.base_url_shown(),
-        config.concurrency,
-        api.timeout_s
-    );
+    let n = plan.todo.len();
+    ask::announce(label, "request(s)", n, &endpoint, &mut config, api.timeout_s);
     let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, ask::seed());
     let asked = if plan.todo.is_empty() {
         Asked::default()

@@ -227,18 +227,8 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
             (asked, not_in)
         }
         _ => {
-            if !plan.todo.is_empty() {
-                ask::check_server("run", &endpoint, &mut config);
-            }
-            eprintln!(
-                "run: {} task(s) to ask {} {} at {} (concurrency {}, timeout {} s)",
-                plan.todo.len(),
-                endpoint.provider,
-                endpoint.model.trim(),
-                endpoint.base_url_shown(),
-                config.concurrency,
-                a.api.timeout_s
-            );
+            let n = plan.todo.len();
+            ask::announce("run", "task(s)", n, &endpoint, &mut config, a.api.timeout_s);
             let todo = plan.todo.clone();
             let mut run = BenchmarkRun::new(endpoint, &tasks, &todo, config, ask::seed());
             let asked = if todo.is_empty() {

@@ -189,12 +189,15 @@ pub fn import<T: RunItem>(
     results: &[BatchResult],
     time: impl Fn() -> String,
 ) -> Imported {
+    // Where each task to ask stands in `todo`.
+    let rank: std::collections::HashMap<usize, usize> =
+        todo.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let mut unknown = Vec::new();
     let mut order = Vec::new();
     let mut replies = std::collections::HashMap::new();
     for r in results {
         match task_of(&r.custom_id, ids) {
-            Some(i) if todo.contains(&i) && !replies.contains_key(&i) => {
+            Some(i) if rank.contains_key(&i) && !replies.contains_key(&i) => {
                 order.push(i);
                 replies.insert(i, &r.reply);
             }
@@ -205,7 +208,7 @@ pub fn import<T: RunItem>(
     // In the run's task order, whatever the files' order (a provider may
     // give results out of request order): the outputs and the run log
     // are then the ones a live run at concurrency 1 writes.
-    order.sort_by_key(|i| todo.iter().position(|t| t == i));
+    order.sort_by_key(|i| rank.get(i).copied());
     let config = ScheduleConfig { concurrency: 1, max_retries: 0, ..ScheduleConfig::default() };
     let mut run = BenchmarkRun::new(endpoint, items, &order, config, 0);
     let mut events = Vec::new();
