@@ -1,6 +1,7 @@
 //! `repoqa compare A B`: two runs on the same tasks, paired at a threshold
 //! (the core's `repoqa::compare`): the 2×2 table overall and per language,
-//! McNemar's exact test, and the tasks that flipped; `--json` for tools.
+//! McNemar's exact test, the bootstrap intervals of the difference (by task
+//! and by repository), and the tasks that flipped; `--json` for tools.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use repoqa::leaderboard::{check_threshold, read_scores};
 use repoqa::report::ModelScores;
 
 use crate::error::{fs_read, At, CliError};
+use crate::intervals::ResampleArgs;
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -25,6 +27,11 @@ pub struct CompareArgs {
     /// "languages", "flipped": [{"language", "repo", "name", "a", "b", …}]}`.
     #[arg(long)]
     json: bool,
+    /// The confidence of the bootstrap intervals of A − B.
+    #[arg(long, value_name = "LEVEL", default_value_t = 0.95)]
+    ci: f64,
+    #[command(flatten)]
+    resample: ResampleArgs,
 }
 
 /// The one model of a SCORES file, with its name.
@@ -49,11 +56,12 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     let (name_a, run_a) = one_model(&a.files[0])?;
     let (name_b, run_b) = one_model(&a.files[1])?;
+    let resampling = a.resample.at(a.ci)?;
     let paired = compare(&run_a, &run_b, threshold)?;
     if a.json {
-        outln!("{}", repoqa::pyjson::dumps(&paired.to_value()));
+        outln!("{}", repoqa::pyjson::dumps(&paired.to_value(resampling)));
     } else {
-        out!("{}", paired.render_text(&name_a, &name_b));
+        out!("{}", paired.render_text(&name_a, &name_b, resampling));
     }
     Ok(())
 }

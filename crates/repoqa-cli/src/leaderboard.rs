@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use repoqa::leaderboard::{read_scores, Leaderboard, SortKey};
 
 use crate::error::{fs_read, At, CliError};
+use crate::intervals::ResampleArgs;
 use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
@@ -27,10 +28,13 @@ pub struct LeaderboardArgs {
     /// Print `{"threshold", "models": [{"model", "languages", "average", "tasks"}]}`.
     #[arg(long)]
     json: bool,
-    /// NOT UPSTREAM: each model's Wilson score interval at this confidence
-    /// (0.95: 95 %) for its overall pass@1 and each language (JSON: "ci").
+    /// NOT UPSTREAM: each model's intervals at this confidence (0.95: 95 %)
+    /// for its overall pass@1 and each language: Wilson's (JSON "ci") and
+    /// the bootstrap's by task and by repository ("ci_tasks", "ci_repos").
     #[arg(long, value_name = "LEVEL")]
     ci: Option<f64>,
+    #[command(flatten)]
+    resample: ResampleArgs,
 }
 
 pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
@@ -56,15 +60,11 @@ pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
         }
     };
     board.sort(&key, !a.ascending && key != SortKey::Model);
-    if let Some(l) = a.ci.filter(|l| !(*l > 0.0 && *l < 1.0)) {
-        return Err(CliError::usage(format!(
-            "--ci {l}: expected a confidence level between 0 and 1, such as 0.95"
-        )));
-    }
+    let ci = a.resample.maybe(a.ci)?;
     if a.json {
-        outln!("{}", repoqa::pyjson::dumps(&board.to_value_with_ci(a.ci)));
+        outln!("{}", repoqa::pyjson::dumps(&board.to_value_with_ci(ci)));
     } else {
-        out!("{}", board.render_text_with_ci(a.ci));
+        out!("{}", board.render_text_with_ci(ci));
     }
     Ok(())
 }

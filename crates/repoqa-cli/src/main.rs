@@ -34,6 +34,7 @@ mod error;
 mod http;
 mod input;
 mod interrupt;
+mod intervals;
 mod leaderboard;
 mod name_match;
 mod phases;
@@ -148,6 +149,8 @@ enum Command {
         /// counts them (by default a repeated task is a broken line).
         #[arg(long)]
         allow_repeated_tasks: bool,
+        #[command(flatten)]
+        ci: intervals::CiArgs,
     },
     /// Check a SCORES file: recompute its table from its results; with the
     /// outputs and dataset, re-score every task too.
@@ -169,6 +172,8 @@ enum Command {
         /// counts them (by default a repeated task is a broken line).
         #[arg(long)]
         allow_repeated_tasks: bool,
+        #[command(flatten)]
+        ci: intervals::CiArgs,
     },
     /// pass@1 per language and average at any threshold, from one or many
     /// SCORES files (the paper's Table 2 at 0.8).
@@ -226,6 +231,7 @@ fn main() -> ExitCode {
             csv,
             skip_broken_lines,
             allow_repeated_tasks,
+            ci,
         } => score::run(
             ScoreArgs {
                 outputs: model_output_path,
@@ -240,6 +246,7 @@ fn main() -> ExitCode {
                 skip_broken_lines,
                 allow_repeated_tasks,
                 unanswered: None,
+                ci,
             },
             inflate,
         ),
@@ -250,13 +257,12 @@ fn main() -> ExitCode {
             ignore_comments,
             skip_broken_lines,
             allow_repeated_tasks,
+            ci,
         } => verify::run(
             &scores,
             model_output_path.as_deref(),
             dataset_path.as_deref(),
-            ignore_comments,
-            skip_broken_lines,
-            allow_repeated_tasks,
+            verify::VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci },
             inflate,
         ),
         Command::Leaderboard(args) => leaderboard::run(args),

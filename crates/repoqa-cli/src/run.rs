@@ -298,6 +298,7 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
             skip_broken_lines: false,
             allow_repeated_tasks: false,
             unanswered,
+            ci: crate::intervals::CiArgs::none(),
         };
         crate::score::score_and_write(score, &dataset_path, &dataset, outputs)?;
     }

@@ -9,6 +9,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
+use crate::intervals::CiArgs;
 use crate::phases::Phases;
 use crate::progress;
 use crate::stdout::outln;
@@ -28,6 +29,8 @@ pub struct ScoreArgs {
     /// `repoqa run`: the selected tasks left without an answer (already
     /// added to the outputs as empty replies when scored as failures).
     pub unanswered: Option<Unanswered>,
+    /// `--ci`: the pass@1 with its intervals after the table.
+    pub ci: CiArgs,
 }
 
 pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -51,6 +54,7 @@ pub fn score_and_write(
     outputs: Vec<report::ModelOutput>,
 ) -> Result<(), CliError> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();
+    let ci = a.ci.checked()?;
     let mut phases = Phases::start();
     let model = a.model.unwrap_or_else(|| report::model_name_from_path(&outputs_str));
     let official = a.options.candidates == Candidates::Needles;
@@ -116,6 +120,9 @@ pub fn score_and_write(
             "Scores (%) of {model} at different thresholds ({total} tasks{missing})"
         ))
     );
+    if let Some((ci, scores)) = ci.zip(file.models.get(&model)) {
+        outln!("{}", crate::intervals::render(&model, scores, ci));
+    }
 
     if out.exists() {
         let mut bak = PathBuf::from(format!("{}.bak", out.display()));

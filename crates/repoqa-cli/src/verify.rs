@@ -12,18 +12,28 @@ use repoqa::verify::{self, Report};
 
 use crate::error::{fs_read_text, CliError};
 use crate::input::{load_dataset, read_outputs, InflateArgs};
+use crate::intervals::CiArgs;
 use crate::progress;
 use crate::stdout::out;
+
+/// How to re-score and what to print beside the findings.
+pub struct VerifyOptions {
+    pub ignore_comments: bool,
+    pub skip_broken_lines: bool,
+    pub allow_repeated_tasks: bool,
+    /// `--ci`: each model's pass@1 with its intervals after the findings.
+    pub ci: CiArgs,
+}
 
 pub fn run(
     scores_path: &Path,
     outputs: Option<&Path>,
     dataset: Option<&Path>,
-    ignore_comments: bool,
-    skip_broken_lines: bool,
-    allow_repeated_tasks: bool,
+    o: VerifyOptions,
     inflate: &InflateArgs,
 ) -> Result<(), CliError> {
+    let VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci } = o;
+    let ci = ci.checked()?;
     let text = fs_read_text(scores_path, "scores file")?;
     let source = scores_path.display().to_string();
     let file = ScoresFile::parse(&text, &source)?;
@@ -48,6 +58,11 @@ pub fn run(
         )?;
     }
     out!("{}", report.summary_text());
+    if let Some(ci) = ci {
+        for (model, scores) in &file.models {
+            out!("\n{}", crate::intervals::render(model, scores, ci));
+        }
+    }
     if report.ok() {
         Ok(())
     } else {

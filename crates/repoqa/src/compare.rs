@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::bootstrap::{bootstrap, Intervals, Resampling, Strata, Unit};
 use crate::breakdown::passes;
 use crate::report::{ModelScores, TaskResult};
 use crate::stats::mcnemar_exact;
@@ -45,6 +46,14 @@ impl Counts {
 
     pub fn tasks(&self) -> usize {
         self.both + self.only_a + self.only_b + self.neither
+    }
+
+    /// pass@1 of A minus pass@1 of B (0 without tasks).
+    pub fn difference(&self) -> f64 {
+        match self.tasks() {
+            0 => 0.0,
+            n => (self.only_a as f64 - self.only_b as f64) / n as f64,
+        }
     }
 
     /// McNemar's exact p-value of the discordant pairs.
@@ -86,6 +95,16 @@ pub struct Paired {
     pub languages: IndexMap<String, Counts>,
     /// In A's task order.
     pub flipped: Vec<Flip>,
+    /// Each task's pass in A minus its pass in B (−1, 0, 1), for the
+    /// bootstrap intervals of the difference.
+    pub differences: Strata,
+}
+
+/// The bootstrap intervals of A − B, resampling tasks and repositories.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DifferenceIntervals {
+    pub tasks: Intervals,
+    pub repos: Intervals,
 }
 
 type Key<'a> = (&'a str, &'a str, &'a str);
@@ -130,10 +149,12 @@ pub fn compare(a: &ModelScores, b: &ModelScores, threshold: f64) -> Result<Paire
     let mut all = Counts::default();
     let mut languages: IndexMap<String, Counts> = IndexMap::new();
     let mut flipped = Vec::new();
+    let mut differences = Strata::default();
     for (key, ta) in &ka {
         let tb = kb[key];
         let (pa, pb) = (passes(ta, threshold), passes(tb, threshold));
         all.add(pa, pb);
+        differences.push(key.0, key.1, f64::from(u8::from(pa)) - f64::from(u8::from(pb)));
         languages.entry(key.0.to_string()).or_default().add(pa, pb);
         if pa != pb {
             flipped.push(Flip {
@@ -148,19 +169,41 @@ pub fn compare(a: &ModelScores, b: &ModelScores, threshold: f64) -> Result<Paire
             });
         }
     }
-    Ok(Paired { threshold, all, languages, flipped })
+    Ok(Paired { threshold, all, languages, flipped, differences })
 }
 
 impl Paired {
+    /// The percentile bootstrap intervals of pass@1(A) − pass@1(B),
+    /// stratified by language: resampling tasks, and repositories.
+    pub fn intervals(&self, resampling: Resampling) -> DifferenceIntervals {
+        DifferenceIntervals {
+            tasks: bootstrap(&self.differences, Unit::Task, resampling),
+            repos: bootstrap(&self.differences, Unit::Repo, resampling),
+        }
+    }
+
     /// `{"threshold", "both", "only_a", "only_b", "neither", "mcnemar_p",
-    /// "languages": {LANG: {the same counts and p}}, "flipped": [{"language",
-    /// "repo", "name", "a", "b", "a_similarity", "b_similarity"}]}`.
-    pub fn to_value(&self) -> Value {
+    /// "difference", "ci_tasks", "ci_repos", "languages": {LANG: {the same
+    /// for the language}}, "flipped": [{"language", "repo", "name", "a",
+    /// "b", "a_similarity", "b_similarity"}]}`; the intervals as
+    /// `bootstrap::Intervals::to_map` writes them.
+    pub fn to_value(&self, resampling: Resampling) -> Value {
+        let ci = self.intervals(resampling);
+        let with_ci = |c: &Counts, lang: Option<&str>| {
+            let mut m = c.to_map();
+            m.insert("difference".into(), crate::pyjson::float_value(c.difference()));
+            m.insert("ci_tasks".into(), Value::Object(ci.tasks.to_map(lang)));
+            m.insert("ci_repos".into(), Value::Object(ci.repos.to_map(lang)));
+            m
+        };
         let mut m = Map::new();
         m.insert("threshold".into(), crate::pyjson::float_value(self.threshold));
-        m.extend(self.all.to_map());
-        let langs: Map<String, Value> =
-            self.languages.iter().map(|(l, c)| (l.clone(), Value::Object(c.to_map()))).collect();
+        m.extend(with_ci(&self.all, None));
+        let langs: Map<String, Value> = self
+            .languages
+            .iter()
+            .map(|(l, c)| (l.clone(), Value::Object(with_ci(c, Some(l)))))
+            .collect();
         m.insert("languages".into(), Value::Object(langs));
         let flipped: Vec<Value> = self
             .flipped
@@ -182,8 +225,8 @@ impl Paired {
     }
 
     /// A plain-text report: the table overall and per language, the test,
-    /// the flipped tasks.
-    pub fn render_text(&self, a: &str, b: &str) -> String {
+    /// the difference with its intervals, the flipped tasks.
+    pub fn render_text(&self, a: &str, b: &str, resampling: Resampling) -> String {
         let mut out = format!(
             "A = {a}\nB = {b}\npaired on {} tasks at threshold {}\n\n",
             self.all.tasks(),
@@ -213,6 +256,35 @@ impl Paired {
             "no difference at the 0.05 level (McNemar's exact test): the gap is within the noise of these tasks"
         };
         out.push_str(&format!("\n{verdict}\n"));
+        let ci = self.intervals(resampling);
+        out.push_str(&format!(
+            "\n{:<12} {:>9} {:>20} {:>20}\n",
+            "A − B",
+            "points",
+            format!("{:.0}% CI by task", 100.0 * resampling.level),
+            "by repository"
+        ));
+        let points = |x: f64| format!("{:+.1}", 100.0 * x);
+        let span = |i: Option<crate::stats::RateInterval>| {
+            i.map(|i| format!("{} to {}", points(i.low), points(i.high)))
+                .unwrap_or_else(|| "-".into())
+        };
+        let diff_row = |name: &str, c: &Counts, lang: Option<&str>| {
+            format!(
+                "{name:<12} {:>9} {:>20} {:>20}\n",
+                points(c.difference()),
+                span(ci.tasks.get(lang)),
+                span(ci.repos.get(lang))
+            )
+        };
+        out.push_str(&diff_row("all", &self.all, None));
+        for (l, c) in &self.languages {
+            out.push_str(&diff_row(l, c, Some(l)));
+        }
+        out.push_str(&format!(
+            "(percentile bootstrap, {} resamples, seed {}, stratified by language; quote the repository interval: a repository's needles come from one code base, so its tasks are not independent)\n",
+            resampling.resamples, resampling.seed
+        ));
         if !self.flipped.is_empty() {
             out.push_str(&format!("\n{} task(s) flipped:\n", self.flipped.len()));
             for f in &self.flipped {

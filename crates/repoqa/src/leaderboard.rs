@@ -12,7 +12,9 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::bootstrap::{Resampling, Strata};
 use crate::breakdown::passes;
+use crate::evidence::{evidence_of, percent_span, EvidenceTable};
 use crate::report::{ModelScores, ReportError, ScoresFile, TaskResult};
 
 #[derive(Debug, Error)]
@@ -80,6 +82,17 @@ pub struct Row {
     pub tasks: usize,
     /// Passed tasks over all languages.
     pub passed: usize,
+    /// Each task's pass (1) or fail (0) by language and repository, for the
+    /// bootstrap intervals.
+    pub outcomes: Strata,
+}
+
+impl Row {
+    /// The row's pass@1 overall ("all", passed / tasks) and per language
+    /// with their intervals.
+    pub fn evidence(&self, threshold: f64, resampling: Resampling) -> EvidenceTable {
+        evidence_of(&self.outcomes, threshold, resampling)
+    }
 }
 
 /// What a table can be sorted by.
@@ -130,6 +143,7 @@ pub fn model_row(
         average,
         tasks,
         passed: passed_all,
+        outcomes: Strata::of_passes(results, threshold),
     }
 }
 
@@ -240,59 +254,70 @@ impl Leaderboard {
     }
 
     /// [`Leaderboard::to_value`] with each model's Wilson score interval at
-    /// confidence `level` (`stats::wilson`): `"ci": {"method": "wilson",
+    /// the confidence level (`stats::wilson`): `"ci": {"method": "wilson",
     /// "level", "low", "high", LANG: {"method", "level", "low", "high"}}`,
     /// the first for its overall pass@1 (passed / tasks), then one per
-    /// language. Without a level, `to_value` as it is.
-    pub fn to_value_with_ci(&self, level: Option<f64>) -> Value {
+    /// language; and its bootstrap intervals, `"ci_tasks"` and `"ci_repos"`
+    /// of the same shape (`bootstrap::Intervals::to_map`). Without
+    /// resampling, `to_value` as it is.
+    pub fn to_value_with_ci(&self, resampling: Option<Resampling>) -> Value {
         let mut v = self.to_value();
-        let Some(level) = level else { return v };
-        let ci = |passed: usize, n: usize| -> Map<String, Value> {
-            let mut m = Map::new();
-            m.insert("method".into(), Value::String("wilson".into()));
-            m.insert("level".into(), float(level));
-            if let Some(i) = crate::stats::wilson(passed, n, level) {
-                m.insert("low".into(), float(i.low));
-                m.insert("high".into(), float(i.high));
-            }
-            m
-        };
+        let Some(resampling) = resampling else { return v };
         if let Some(models) = v.get_mut("models").and_then(Value::as_array_mut) {
             for (m, r) in models.iter_mut().zip(&self.rows) {
-                let mut c = ci(r.passed, r.tasks);
-                for (l, cell) in &r.languages {
-                    c.insert(l.clone(), Value::Object(ci(cell.passed, cell.n)));
+                let Some(m) = m.as_object_mut() else { continue };
+                let table = r.evidence(self.threshold, resampling);
+                let Some((all, langs)) = table.rows.split_first() else { continue };
+                let mut keyed = all.interval_values(resampling);
+                for row in langs {
+                    for ((_, c), (_, lang)) in keyed.iter_mut().zip(row.interval_values(resampling))
+                    {
+                        c.insert(row.name.clone(), Value::Object(lang));
+                    }
                 }
-                if let Some(m) = m.as_object_mut() {
-                    m.insert("ci".into(), Value::Object(c));
+                for (key, c) in keyed {
+                    m.insert(key.into(), Value::Object(c));
                 }
             }
         }
         v
     }
 
-    /// [`Leaderboard::render_text`] plus, with a level, each model's
-    /// overall pass@1 and its Wilson interval.
-    pub fn render_text_with_ci(&self, level: Option<f64>) -> String {
+    /// [`Leaderboard::render_text`] plus, with resampling, each model's
+    /// overall pass@1, its Wilson interval and its bootstrap intervals by
+    /// task and by repository.
+    pub fn render_text_with_ci(&self, resampling: Option<Resampling>) -> String {
         let text = self.render_text();
-        let Some(level) = level else { return text };
+        let Some(resampling) = resampling else { return text };
+        let level = resampling.level;
         let mut lines = text.lines();
         let mut out = String::new();
         if let Some(title) = lines.next() {
             out.push_str(title);
             out.push('\n');
         }
-        let head = format!("{:.0}% CI (Wilson)", 100.0 * level);
+        let head = format!("{:.0}% CI Wilson", 100.0 * level);
         if let Some(h) = lines.next() {
-            out.push_str(&format!("{h} {:>6} {head:>16}\n", "all"));
+            out.push_str(&format!(
+                "{h} {:>6} {head:>16} {:>16} {:>16}\n",
+                "all", "by task", "by repository"
+            ));
         }
         for (line, r) in lines.zip(&self.rows) {
-            let all = if r.tasks == 0 { 0.0 } else { r.passed as f64 / r.tasks as f64 };
-            let ci = crate::stats::wilson(r.passed, r.tasks, level)
-                .map(|i| format!("{}–{}", percent(i.low), percent(i.high)))
-                .unwrap_or_else(|| "-".into());
-            out.push_str(&format!("{line} {:>6} {ci:>16}\n", percent(all)));
+            let table = r.evidence(self.threshold, resampling);
+            let Some(all) = table.rows.first() else { continue };
+            out.push_str(&format!(
+                "{line} {:>6} {:>16} {:>16} {:>16}\n",
+                percent(all.pass()),
+                percent_span(all.wilson),
+                percent_span(all.by_task),
+                percent_span(all.by_repo)
+            ));
         }
+        out.push_str(&format!(
+            "(\"all\" is passed / tasks; bootstrap: {} resamples, seed {}, stratified by language; the repository interval is the one to quote: a repository's needles share one code base)\n",
+            resampling.resamples, resampling.seed
+        ));
         out
     }
 

@@ -25,6 +25,10 @@
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
 //! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
+//! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
+//! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
+//! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
+//! | `compare`  | two runs on the same tasks: the 2×2 table, the test, the intervals, the flipped tasks |
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
 //! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
@@ -39,6 +43,7 @@ pub mod agent;
 pub mod answers;
 pub mod audit;
 pub mod bleu;
+pub mod bootstrap;
 pub mod breakdown;
 pub mod compare;
 pub mod context;
@@ -46,6 +51,7 @@ pub mod coreqa;
 pub mod curate;
 pub mod dataset;
 pub mod error;
+pub mod evidence;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod input_file;
