@@ -84,7 +84,17 @@ pub struct Flip {
     /// The best similarity of each run's answer.
     pub a_similarity: f64,
     pub b_similarity: f64,
+    /// What each run's answer was closest to (None: nothing).
+    pub a_target: Option<String>,
+    pub b_target: Option<String>,
     pub needle_position: Value,
+}
+
+impl Flip {
+    /// The needle's position ratio (0 when the record has none).
+    pub fn depth(&self) -> f64 {
+        self.needle_position.as_f64().unwrap_or(0.0)
+    }
 }
 
 /// Two runs compared.
@@ -165,6 +175,8 @@ pub fn compare(a: &ModelScores, b: &ModelScores, threshold: f64) -> Result<Paire
                 b: pb,
                 a_similarity: ta.score(),
                 b_similarity: tb.score(),
+                a_target: ta.best_target.clone(),
+                b_target: tb.best_target.clone(),
                 needle_position: ta.needle_position.clone(),
             });
         }
@@ -185,7 +197,8 @@ impl Paired {
     /// `{"threshold", "both", "only_a", "only_b", "neither", "mcnemar_p",
     /// "difference", "ci_tasks", "ci_repos", "languages": {LANG: {the same
     /// for the language}}, "flipped": [{"language", "repo", "name", "a",
-    /// "b", "a_similarity", "b_similarity"}]}`; the intervals as
+    /// "b", "a_similarity", "b_similarity", "a_target", "b_target",
+    /// "needle_position"}]}`; the intervals as
     /// `bootstrap::Intervals::to_map` writes them.
     pub fn to_value(&self, resampling: Resampling) -> Value {
         let ci = self.intervals(resampling);
@@ -217,6 +230,11 @@ impl Paired {
                 x.insert("b".into(), Value::Bool(f.b));
                 x.insert("a_similarity".into(), crate::pyjson::float_value(f.a_similarity));
                 x.insert("b_similarity".into(), crate::pyjson::float_value(f.b_similarity));
+                let target =
+                    |t: &Option<String>| t.clone().map(Value::String).unwrap_or(Value::Null);
+                x.insert("a_target".into(), target(&f.a_target));
+                x.insert("b_target".into(), target(&f.b_target));
+                x.insert("needle_position".into(), f.needle_position.clone());
                 Value::Object(x)
             })
             .collect();

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::bootstrap::Resampling;
 use repoqa::dataset::Dataset;
-use repoqa::leaderboard::read_scores;
+use repoqa::leaderboard::{model_row, read_scores};
 use repoqa::report::{read_model_outputs, TaskResult};
 use repoqa::score::{task_result, Candidates, ScoreOptions, Scorer};
 use repoqa::verify::{self, Finding, Report};
@@ -19,7 +20,7 @@ use serde_json::Value;
 use super::{Job, Runner};
 use crate::ui::browser::fetch::{fetch_bytes, read_blob};
 use crate::ui::error::UiError;
-use crate::ui::state::reviewers::{LeaderboardState, VerifyOutputs, VerifyState};
+use crate::ui::state::reviewers::{BoardEvidence, LeaderboardState, VerifyOutputs, VerifyState};
 
 /// Where the built-in collection is served (Trunk copies
 /// `public/published/` there).
@@ -235,6 +236,58 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
         );
         ctx.done(format!("Re-scored {total} tasks: {} mismatch(es).", report.mismatches()));
         vs.report.set(Some(report));
+        Ok(())
+    });
+}
+
+/// The leaderboard's intervals at its threshold and level, a model at a
+/// time on the main job line (a 500-task model takes two bootstraps of
+/// 10,000 resamples). A job whose threshold, level or files changed
+/// before it ran or while it runs stops quietly: the newest one fills in.
+pub fn leaderboard_evidence(st: LeaderboardState, runner: Runner) {
+    let Some(stamp) = st.evidence_stamp() else { return };
+    if st.evidence.with_untracked(|e| e.stamp == Some(stamp) && e.complete) {
+        return;
+    }
+    let level = f64::from_bits(stamp.1);
+    let what = format!("Intervals at {}%", 100.0 * level);
+    runner.spawn(Job::new(what.clone()).queue(), move |ctx| async move {
+        if st.evidence_stamp() != Some(stamp) {
+            return Ok(());
+        }
+        let t = f64::from_bits(stamp.0);
+        let resampling = Resampling::at(level);
+        let models: Vec<(String, String, Arc<repoqa::report::ScoresFile>)> =
+            st.files.with_untracked(|fs| {
+                fs.iter()
+                    .flat_map(|f| {
+                        f.file.models.keys().map(|m| (f.source.clone(), m.clone(), f.file.clone()))
+                    })
+                    .collect()
+            });
+        st.evidence.set(BoardEvidence { stamp: Some(stamp), tables: Vec::new(), complete: false });
+        let total = models.len();
+        ctx.progress(format!("{what}: {total} models"), 0, total);
+        for (i, (source, model, file)) in models.into_iter().enumerate() {
+            if st.evidence_stamp() != Some(stamp) {
+                return Ok(());
+            }
+            let Some(scores) = file.models.get(&model) else { continue };
+            let table = model_row(&model, &source, &scores.results, t).evidence(t, resampling);
+            st.evidence.update(|e| {
+                if e.stamp == Some(stamp) {
+                    e.tables.push(((source, model), table));
+                }
+            });
+            ctx.tick(i + 1, total)
+                .await
+                .map_err(|_| UiError::cancelled("Intervals cancelled; tick the box again to compute them."))?;
+        }
+        st.evidence.update(|e| e.complete = e.stamp == Some(stamp));
+        ctx.done(format!(
+            "{what} of {total} models: Wilson, and bootstrap by task and by repository ({} resamples, seed {}).",
+            resampling.resamples, resampling.seed
+        ));
         Ok(())
     });
 }

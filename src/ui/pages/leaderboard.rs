@@ -8,14 +8,19 @@
 
 use leptos::prelude::*;
 use repoqa::breakdown::breakdown;
+use repoqa::evidence::percent_span;
 use repoqa::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
 use repoqa::pyjson::float_repr;
 
 use crate::ui::browser::dom::picked_files;
 use crate::ui::components::charts::Charts;
 use crate::ui::components::drop_zone::DropZone;
+use crate::ui::components::evidence_table::LevelSelect;
 use crate::ui::components::pager::{page_range, Pager};
-use crate::ui::jobs::reviewers::{load_files, load_published, load_url};
+use crate::ui::components::progress::Progress;
+use crate::ui::jobs::reviewers::{leaderboard_evidence, load_files, load_published, load_url};
+use crate::ui::jobs::use_runner;
+use crate::ui::pages::paired::PairedCard;
 use crate::ui::state::reviewers::LeaderboardState;
 
 #[component]
@@ -38,6 +43,24 @@ pub fn LeaderboardPage() -> impl IntoView {
             i.set_value("");
         }
     };
+    // The intervals column: computed on the job line whenever the files,
+    // the threshold or the level change while it is shown.
+    let runner = use_runner();
+    let show_ci = RwSignal::new(st.ci_level.get_untracked().is_some());
+    let level = RwSignal::new(st.ci_level.get_untracked().unwrap_or(0.95));
+    Effect::new(move |_| {
+        let l = show_ci.get().then(|| level.get());
+        if st.ci_level.get_untracked() != l {
+            st.ci_level.set(l);
+        }
+    });
+    Effect::new(move |_| {
+        st.files.track();
+        st.threshold.track();
+        if st.ci_level.get().is_some() {
+            leaderboard_evidence(st, runner);
+        }
+    });
     let set_threshold = move |v: String| {
         if let Ok(t) = v.trim().parse::<f64>() {
             if (0.0..=1.0).contains(&t) {
@@ -89,9 +112,17 @@ pub fn LeaderboardPage() -> impl IntoView {
                     on:change=move |ev| set_threshold(event_target_value(&ev))/>
                 <span id="lb-threshold-value">{move || fmt_threshold(st.threshold.get())}</span>
             </div>
+            <div class="row ci-row">
+                <label><input type="checkbox" id="lb-ci" prop:checked=move || show_ci.get()
+                    on:change=move |ev| show_ci.set(event_target_checked(&ev))/>
+                    " Intervals (Wilson; bootstrap by task and by repository)"</label>
+                <LevelSelect id="lb-ci-level" level=level/>
+            </div>
+            {move || show_ci.get().then(|| view! { <Progress/> })}
         </section>
         <LeaderboardTable board=board/>
         <CompareCard board=board/>
+        <PairedCard/>
         <MissesCard/>
     }
 }
@@ -137,7 +168,22 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                 }
                 let langs = b.languages();
                 let head = langs.iter().map(|l| view! { <th>{sort_button(SortKey::Language(l.clone()), l.clone())}</th> }).collect_view();
+                let ci = st.ci_level.get();
+                let ev = st.evidence.get();
                 let rows = b.rows.iter().map(|r| {
+                    let ci_cells = ci.map(|_| match ev.get(&r.source, &r.model).and_then(|t| t.rows.first()) {
+                        Some(all) => {
+                            let (lo, hi) = all.by_repo.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default();
+                            view! {
+                                <td class="num" data-all=float_repr(all.pass()) data-passed=all.passed>{percent(all.pass())}</td>
+                                <td class="num quote" data-repo-low=lo data-repo-high=hi
+                                    data-wilson=percent_span(all.wilson) data-task=percent_span(all.by_task)
+                                    title=format!("Wilson {}; bootstrap by task {}; by repository {}", percent_span(all.wilson), percent_span(all.by_task), percent_span(all.by_repo))>
+                                    {percent_span(all.by_repo)}</td>
+                            }.into_any()
+                        }
+                        None => view! { <td class="num muted">"…"</td><td class="num muted">"…"</td> }.into_any(),
+                    });
                     let model = r.model.clone();
                     let m2 = model.clone();
                     let m3 = model.clone();
@@ -164,6 +210,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                             {cells}
                             <td class="num avg" data-average=float_repr(r.average)>{percent(r.average)}</td>
                             <td class="num" data-tasks=r.tasks>{r.tasks}</td>
+                            {ci_cells}
                         </tr>
                     }
                 }).collect_view();
@@ -177,6 +224,10 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                                 {head}
                                 <th>{sort_button(SortKey::Average, "Avg.".into())}</th>
                                 <th>{sort_button(SortKey::Tasks, "Tasks".into())}</th>
+                                {ci.map(|l| view! {
+                                    <th scope="col" title="passed / tasks over all languages">"All"</th>
+                                    <th scope="col" title="percentile bootstrap resampling repositories, stratified by language: the interval to quote">{format!("{}% CI by repository", 100.0 * l)}</th>
+                                })}
                             </tr></thead>
                             <tbody>{rows}</tbody>
                         </table>

@@ -8,6 +8,7 @@ pub mod curate;
 pub mod dataset;
 pub mod home;
 pub mod leaderboard;
+pub mod paired;
 pub mod results;
 pub mod run;
 pub mod task_view;

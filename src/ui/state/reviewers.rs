@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use repoqa::dataset::Dataset;
+use repoqa::evidence::EvidenceTable;
 use repoqa::leaderboard::SortKey;
 use repoqa::report::{LineError, ModelOutput, ScoresFile};
 use repoqa::verify::Report;
@@ -32,6 +33,31 @@ pub struct LeaderboardState {
     pub miss_model: RwSignal<Option<String>>,
     /// The last load's outcome.
     pub status: RwSignal<Option<Result<String, String>>>,
+    /// The confidence level of the intervals column, when shown.
+    pub ci_level: RwSignal<Option<f64>>,
+    /// Each model's pass@1 with its intervals, filled by
+    /// `jobs::reviewers::leaderboard_evidence` a model at a time.
+    pub evidence: RwSignal<BoardEvidence>,
+    /// The two runs compared task by task (`source\u{1f}model` keys).
+    pub paired: RwSignal<(Option<String>, Option<String>)>,
+}
+
+/// What the intervals were computed for: threshold and level (as bits) and
+/// how many files were loaded.
+pub type EvidenceStamp = (u64, u64, usize);
+
+/// The leaderboard's intervals for one stamp, by (source, model).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BoardEvidence {
+    pub stamp: Option<EvidenceStamp>,
+    pub tables: Vec<((String, String), EvidenceTable)>,
+    pub complete: bool,
+}
+
+impl BoardEvidence {
+    pub fn get(&self, source: &str, model: &str) -> Option<&EvidenceTable> {
+        self.tables.iter().find(|((s, m), _)| s == source && m == model).map(|(_, t)| t)
+    }
 }
 
 impl Default for LeaderboardState {
@@ -49,7 +75,30 @@ impl LeaderboardState {
             compare: RwSignal::new(Vec::new()),
             miss_model: RwSignal::new(None),
             status: RwSignal::new(None),
+            ci_level: RwSignal::new(None),
+            evidence: RwSignal::new(BoardEvidence::default()),
+            paired: RwSignal::new((None, None)),
         }
+    }
+
+    /// The stamp of the intervals the view needs now (untracked).
+    pub fn evidence_stamp(&self) -> Option<EvidenceStamp> {
+        let level = self.ci_level.get_untracked()?;
+        Some((
+            self.threshold.get_untracked().to_bits(),
+            level.to_bits(),
+            self.files.with_untracked(Vec::len),
+        ))
+    }
+
+    /// The one model `key` (`source\u{1f}model`) names.
+    pub fn model_of(&self, key: &str) -> Option<(String, Arc<ScoresFile>)> {
+        let (source, model) = key.split_once('\u{1f}')?;
+        self.files.with(|fs| {
+            fs.iter()
+                .find(|f| f.source == source && f.file.models.contains_key(model))
+                .map(|f| (model.to_string(), f.file.clone()))
+        })
     }
 
     /// Add a parsed file unless one of that name is already there.

@@ -8,6 +8,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
+use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
 use crate::ui::state::use_state;
 
@@ -18,9 +19,10 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let message = RwSignal::new(None::<Result<String, UiError>>);
     let official = move || scoring.options.with(|o| o.candidates == Candidates::Needles);
 
-    let export_scores = move |_| {
+    // The run as a SCORES file: the model's name and its file.
+    let scores_file = move || -> Result<(String, ScoresFile, String), UiError> {
         let s = set.get_untracked();
-        let r = (|| -> Result<String, UiError> {
+        {
             let table = s.table.as_ref().map_err(|e| e.clone())?;
             let model = scoring.model_name.get_untracked();
             let model = if model.trim().is_empty() { "model".to_string() } else { model };
@@ -40,12 +42,28 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 protocol,
                 unanswered: s.unanswered.clone(),
             };
-            let text = ScoresFile::single(&model, scores).to_python_json();
             let name =
                 naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
-            download_text(&name, "application/json", &text)?;
-            Ok(name)
-        })();
+            Ok((model.clone(), ScoresFile::single(&model, scores), name))
+        }
+    };
+    let export_scores = move |_| {
+        let r = scores_file().and_then(|(_, file, name)| {
+            download_text(&name, "application/json", &file.to_python_json())?;
+            Ok(format!("Saved {name}."))
+        });
+        message.set(Some(r));
+    };
+    // Beside the published and loaded runs on the Leaderboard page (its
+    // paired comparison), replacing an earlier copy of these answers.
+    let to_leaderboard = move |_| {
+        let r = scores_file().map(|(model, file, name)| {
+            let lb = expect_context::<LeaderboardState>();
+            let source = format!("your answers/{name}");
+            lb.files.update(|fs| fs.retain(|f| f.source != source));
+            lb.add(source, file);
+            format!("Added {model} to the Leaderboard page: compare it there with any loaded run.")
+        });
         message.set(Some(r));
     };
     let export_csv = move |_| {
@@ -55,7 +73,8 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
         let r = if s.results.is_empty() {
             Err(UiError::invalid("no scored answers"))
         } else {
-            download_text(&name, "text/csv", &report::results_csv(&s.results)).map(|_| name)
+            download_text(&name, "text/csv", &report::results_csv(&s.results))
+                .map(|_| format!("Saved {name}."))
         };
         message.set(Some(r));
     };
@@ -90,9 +109,13 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             <div class="row">
                 <button type="button" id="export-scores" on:click=export_scores disabled=none>"Download SCORES.json"</button>
                 <button type="button" id="export-csv" on:click=export_csv disabled=none>"Download per-task CSV"</button>
+                <button type="button" id="export-to-leaderboard" on:click=to_leaderboard disabled=none>"Add to the Leaderboard"</button>
             </div>
             {move || message.get().map(|m| match m {
-                Ok(name) => view! { <p class="muted" id="export-status">{format!("Saved {name}.")}</p> }.into_any(),
+                Ok(m) => {
+                    let link = m.starts_with("Added").then(|| view! { " "<a href="#leaderboard">"Open the Leaderboard"</a> });
+                    view! { <p class="muted" id="export-status">{m}{link}</p> }.into_any()
+                }
                 Err(e) => view! { <p class="fail" id="export-status">{e.to_string()}</p> }.into_any(),
             })}
         </section>

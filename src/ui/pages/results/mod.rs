@@ -8,6 +8,7 @@
 mod answers;
 mod audit;
 mod export;
+mod intervals;
 mod name_match;
 mod options;
 pub(crate) mod table;
@@ -19,6 +20,7 @@ use repoqa::breakdown::breakdown;
 use self::answers::AnswersCard;
 use self::audit::AuditCard;
 use self::export::ExportCard;
+use self::intervals::IntervalsCard;
 use self::name_match::NameMatchCard;
 use self::options::OptionsCard;
 use self::table::TableCard;
@@ -80,6 +82,7 @@ pub fn ResultsPage() -> impl IntoView {
         <AnswersCard import_report=import_report/>
         <OptionsCard/>
         <TableCard set=set/>
+        <IntervalsCard set=set/>
         <NameMatchCard set=set/>
         <AuditCard/>
         <section class="card" id="charts-card">
