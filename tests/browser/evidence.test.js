@@ -16,7 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, saveBothWidths, DIST, ROOT } from './browser.js';
+import { chromium } from 'playwright-core';
+import { launch, openPage, gotoApp, saveBothWidths, DIST, ROOT, ARTIFACTS } from './browser.js';
 import { answeredDemo, cliScoresOfExport, close, BIN } from './results-fixture.js';
 
 const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
@@ -28,6 +29,33 @@ function cli(args) {
 
 function published(name) {
   return path.join(PUBLISHED, `${name}-SCORES.json.gz`);
+}
+
+/** Open an HTML file with JavaScript off: its evidence rows and paired
+ *  rows as data, the requests it made, and screenshots at both widths. */
+async function openReport(file, stem) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const ctx = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto('file://' + file);
+    const data = await page.evaluate(() => ({
+      evidence: [...document.querySelectorAll('table.evidence tbody tr')].map((tr) => ({ ...tr.dataset })),
+      paired: [...document.querySelectorAll('table.paired tbody tr')].map((tr) => ({ ...tr.dataset })),
+      flipped: document.querySelectorAll('table.flipped tbody tr').length,
+      svgs: document.querySelectorAll('svg').length,
+      title: document.title,
+    }));
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.screenshot({ path: path.join(ARTIFACTS, `${stem}-${width}.png`), fullPage: true });
+    }
+    return { ...data, requests };
+  } finally {
+    await browser.close();
+  }
 }
 
 function publishedFiles() {
@@ -71,6 +99,18 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
       console.log(`results: ${rows.length} rows of intervals at ${level} equal repoqa leaderboard --ci`);
     }
     await saveBothWidths(page, '#intervals-card', 'evidence-results');
+
+    // The run as an HTML report: it opens with JavaScript off, asks for
+    // nothing, and shows the same intervals as the page (at 0.95).
+    await page.selectOption('#ci-level', '0.95');
+    const pageRows = await page.$$eval('#ci-table tbody tr', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+    const report = await fx.download(() => page.click('#export-report'));
+    assert.equal(report.name, 'model-report.html');
+    const shown = await openReport(report.path, 'evidence-report-results');
+    assert.deepEqual(shown.requests, ['file://' + report.path]);
+    assert.deepEqual(shown.evidence, pageRows);
+    assert.equal(shown.svgs, 2);
+    console.log(`report (results): ${shown.evidence.length} rows equal the page's, read with JavaScript off`);
 
     // The answers join the Leaderboard's runs, to be compared there.
     await page.click('#export-to-leaderboard');
@@ -166,6 +206,26 @@ test('leaderboard: the intervals column and the paired comparison equal the CLI\
   assert.deepEqual(sides, [`A: ${a}`, `B: ${b}`]);
   console.log(`compare: ${a} vs ${b}: table, p = ${want.mcnemar_p.toFixed(4)}, intervals and ${want.flipped.length} flipped tasks equal repoqa compare`);
   await saveBothWidths(page, '#lb-paired-card', 'evidence-compare');
+
+  // The comparison as an HTML report: the same bytes as `repoqa report`,
+  // and it reads with JavaScript off.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#cmp-report')]);
+  const pageReport = fs.readFileSync(await dl.path(), 'utf8');
+  assert.equal(dl.suggestedFilename(), `${a}-vs-${b}-report.html`);
+  const cliReport = path.join(work, 'cli-report.html');
+  execFileSync(BIN, ['report', '--scores', published(a), published(b), '--compare', '--threshold', '0.8', '--ci', '0.95', '--out', cliReport], { stdio: 'pipe' });
+  assert.equal(pageReport, fs.readFileSync(cliReport, 'utf8'), 'the page\'s report equals repoqa report byte for byte');
+  const pageFile = path.join(work, 'page-report.html');
+  fs.writeFileSync(pageFile, pageReport);
+  const shown = await openReport(pageFile, 'evidence-report-compare');
+  assert.deepEqual(shown.requests, ['file://' + pageFile]);
+  assert.equal(shown.flipped, want.flipped.length);
+  for (const r of shown.paired) {
+    const w = r.row === 'all' ? want : want.languages[r.row];
+    assert.deepEqual([r.both, r.onlyA, r.onlyB, r.neither].map(Number), [w.both, w.only_a, w.only_b, w.neither], r.row);
+    assertClose(num(r.repoLow), lh(w.ci_repos)[0], `report ${r.row} by repository low`);
+  }
+  console.log(`report (compare): ${pageReport.length} bytes, byte-identical to repoqa report, read with JavaScript off`);
 
   // A run on other tasks is refused, naming them.
   const text = zlib.gunzipSync(fs.readFileSync(published(b))).toString('utf8');

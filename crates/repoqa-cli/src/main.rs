@@ -41,6 +41,7 @@ mod phases;
 mod preflight;
 mod progress;
 mod prompts;
+mod report_html;
 mod run;
 mod score;
 mod self_check;
@@ -193,6 +194,10 @@ enum Command {
     /// NOT UPSTREAM: two runs on the same tasks, paired: the 2×2 table of
     /// passes, McNemar's exact test and the tasks that flipped.
     Compare(compare::CompareArgs),
+    /// NOT UPSTREAM: one self-contained HTML report from SCORES files
+    /// (tables, intervals, charts, input hashes; `--compare` for two runs),
+    /// readable with JavaScript off and no network.
+    Report(Box<report_html::ReportArgs>),
     /// NOT UPSTREAM: a run through the providers' batch APIs (half the
     /// price, no key here): export the requests, import the results.
     #[command(subcommand)]
@@ -272,6 +277,7 @@ fn main() -> ExitCode {
         Command::Curate(args) => curate::run(*args, inflate),
         Command::Run(args) => run::run(*args, inflate),
         Command::Compare(args) => compare::run(args),
+        Command::Report(args) => report_html::run(*args),
         Command::Batch(BatchCommand::Export { out, run }) => {
             run::run_as(*run, inflate, run::Asking::Export(out))
         }

@@ -28,6 +28,7 @@
 //! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
 //! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
 //! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
+//! | `html_report` | one self-contained HTML report: tables, intervals, SVG charts, input hashes, a paired comparison |
 //! | `compare`  | two runs on the same tasks: the 2×2 table, the test, the intervals, the flipped tasks |
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
@@ -52,6 +53,7 @@ pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod evidence;
+pub mod html_report;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod input_file;

@@ -52,6 +52,12 @@ pub fn batch_file_name(model: &str, provider: crate::llm::wire::Provider) -> Str
     format!("{}-batch-{provider}.{ext}", if model.is_empty() { "model" } else { &model })
 }
 
+/// The HTML report of one run or of two compared (`A-vs-B`).
+pub fn report_file_name(models: &[&str]) -> String {
+    let stems: Vec<String> = models.iter().map(|m| model_file_stem(m)).collect();
+    format!("{}-report.html", stems.join("-vs-"))
+}
+
 /// The SCORES file of a model. `official`: scored with the official
 /// candidates (the needles); otherwise the paper's stricter "context"
 /// candidates. Neither those nor prompts built with a not-official

@@ -53,7 +53,8 @@ pub fn load_published(st: LeaderboardState) {
                     names.len()
                 ))));
                 let bytes = fetch_bytes(&format!("{PUBLISHED}{name}")).await?;
-                added += usize::from(st.add(format!("published/{name}"), scores(&bytes, name)?));
+                let file = scores(&bytes, name)?;
+                added += usize::from(st.add(format!("published/{name}"), file, &bytes));
             }
             Ok::<usize, UiError>(added)
         }
@@ -71,9 +72,13 @@ pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
         let mut errors = Vec::new();
         for f in files {
             let name = f.name();
-            let r = async { scores(&read_blob(&f, &name).await?, &name) }.await;
+            let r = async {
+                let bytes = read_blob(&f, &name).await?;
+                scores(&bytes, &name).map(|file| (file, bytes))
+            }
+            .await;
             match r {
-                Ok(file) => loaded += usize::from(st.add(name, file)),
+                Ok((file, bytes)) => loaded += usize::from(st.add(name, file, &bytes)),
                 Err(e) => errors.push(e.to_string()),
             }
         }
@@ -89,8 +94,9 @@ pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
 pub fn load_url(st: LeaderboardState, url: String) {
     spawn_local(async move {
         let r = async {
-            let file = scores(&fetch_bytes(&url).await?, &url)?;
-            st.add(url.clone(), file);
+            let bytes = fetch_bytes(&url).await?;
+            let file = scores(&bytes, &url)?;
+            st.add(url.clone(), file, &bytes);
             Ok::<(), UiError>(())
         }
         .await;

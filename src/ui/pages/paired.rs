@@ -10,10 +10,13 @@ use leptos::prelude::*;
 use repoqa::bootstrap::Resampling;
 use repoqa::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
 use repoqa::context::task_id;
+use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
 use repoqa::leaderboard::fmt_threshold;
+use repoqa::naming::report_file_name;
 use repoqa::pyjson::float_repr;
 use repoqa::stats::RateInterval;
 
+use crate::ui::browser::download::download_text;
 use crate::ui::components::evidence_table::LevelSelect;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::state::reviewers::LeaderboardState;
@@ -124,7 +127,7 @@ pub fn PairedCard() -> impl IntoView {
         let (Some(a), Some(b)) = st.paired.get() else { return None };
         let (ma, fa) = st.model_of(&a)?;
         let (mb, fb) = st.model_of(&b)?;
-        let (ra, rb) = (fa.models.get(&ma)?, fb.models.get(&mb)?);
+        let (ra, rb) = (fa.file.models.get(&ma)?, fb.file.models.get(&mb)?);
         let t = st.threshold.get();
         Some(match compare(ra, rb, t) {
             Ok(p) => {
@@ -161,6 +164,49 @@ pub fn PairedCard() -> impl IntoView {
                 on:click=move |_| { order.set(o); page.set(0); }>{label}</button>
         }
     };
+    let report_message = RwSignal::new(None::<Result<String, String>>);
+    // The comparison as one self-contained HTML file: the same bytes as
+    // `repoqa report --scores A B --compare` with this threshold and level.
+    let download_report = move |_| {
+        let r = (|| -> Result<String, String> {
+            let (Some(a), Some(b)) = st.paired.get_untracked() else {
+                return Err("choose A and B first".into());
+            };
+            let ((ma, fa), (mb, fb)) = st
+                .model_of(&a)
+                .zip(st.model_of(&b))
+                .ok_or_else(|| "a chosen run is no longer loaded".to_string())?;
+            let (Some(ra), Some(rb)) = (fa.file.models.get(&ma), fb.file.models.get(&mb)) else {
+                return Err("a chosen run is no longer loaded".into());
+            };
+            let threshold = st.threshold.get_untracked();
+            let resampling = Resampling::at(level.get_untracked());
+            let mut inputs = vec![(input_label("SCORES", &fa.source), fa.sha256.clone())];
+            if fb.source != fa.source {
+                inputs.push((input_label("SCORES", &fb.source), fb.sha256.clone()));
+            }
+            let (paired, paired_error) = match compare(ra, rb, threshold) {
+                Ok(p) => (Some(p), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let html = render(&ReportInput {
+                title: default_title(&[&ma, &mb]),
+                threshold,
+                resampling,
+                runs: vec![
+                    ReportRun { model: ma.clone(), scores: ra },
+                    ReportRun { model: mb.clone(), scores: rb },
+                ],
+                inputs,
+                paired,
+                paired_error,
+            });
+            let name = report_file_name(&[&ma, &mb]);
+            download_text(&name, "text/html", &html).map_err(|e| e.to_string())?;
+            Ok(format!("Saved {name}: it opens in any browser, without scripts or network."))
+        })();
+        report_message.set(Some(r));
+    };
     let flips_total = Signal::derive(move || {
         result.with(|r| match r {
             Some(Ok((_, _, p, _))) => p.flipped.len(),
@@ -178,7 +224,13 @@ pub fn PairedCard() -> impl IntoView {
                 <label>"A "{select("cmp-a", 0)}</label>
                 <label>"B "{select("cmp-b", 1)}</label>
                 <LevelSelect id="cmp-level" level=level/>
+                <button type="button" id="cmp-report" on:click=download_report
+                    disabled=move || result.with(|r| !matches!(r, Some(Ok(_))))>"Download report (HTML)"</button>
             </div>
+            {move || report_message.get().map(|m| match m {
+                Ok(m) => view! { <p class="muted" id="cmp-report-status">{m}</p> }.into_any(),
+                Err(e) => view! { <p class="fail" id="cmp-report-status">{e}</p> }.into_any(),
+            })}
             {move || match result.get() {
                 None => view! { <p class="muted" id="cmp-empty">"Load SCORES files above, then choose A and B."</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="fail error-box" id="cmp-error" role="alert">{e}</p> }.into_any(),

@@ -18,6 +18,8 @@ use super::AppState;
 pub struct LoadedScores {
     pub source: String,
     pub file: Arc<ScoresFile>,
+    /// SHA-256 of the file's bytes as loaded (a report names its inputs).
+    pub sha256: String,
 }
 
 /// The Leaderboard page.
@@ -91,22 +93,24 @@ impl LeaderboardState {
         ))
     }
 
-    /// The one model `key` (`source\u{1f}model`) names.
-    pub fn model_of(&self, key: &str) -> Option<(String, Arc<ScoresFile>)> {
+    /// The one model `key` (`source\u{1f}model`) names, with its file.
+    pub fn model_of(&self, key: &str) -> Option<(String, LoadedScores)> {
         let (source, model) = key.split_once('\u{1f}')?;
         self.files.with(|fs| {
             fs.iter()
                 .find(|f| f.source == source && f.file.models.contains_key(model))
-                .map(|f| (model.to_string(), f.file.clone()))
+                .map(|f| (model.to_string(), f.clone()))
         })
     }
 
-    /// Add a parsed file unless one of that name is already there.
-    pub fn add(&self, source: String, file: ScoresFile) -> bool {
+    /// Add a parsed file (`bytes`: as read) unless one of that name is
+    /// already there.
+    pub fn add(&self, source: String, file: ScoresFile, bytes: &[u8]) -> bool {
         let mut added = false;
+        let sha256 = repoqa::identity::sha256_hex(bytes);
         self.files.update(|fs| {
             if !fs.iter().any(|f| f.source == source) {
-                fs.push(LoadedScores { source, file: Arc::new(file) });
+                fs.push(LoadedScores { source, file: Arc::new(file), sha256 });
                 added = true;
             }
         });

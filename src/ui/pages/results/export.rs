@@ -2,6 +2,7 @@
 //! eval_date they record.
 
 use leptos::prelude::*;
+use repoqa::html_report;
 use repoqa::naming;
 use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions};
@@ -61,8 +62,45 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let lb = expect_context::<LeaderboardState>();
             let source = format!("your answers/{name}");
             lb.files.update(|fs| fs.retain(|f| f.source != source));
-            lb.add(source, file);
+            let text = file.to_python_json();
+            lb.add(source, file, text.as_bytes());
             format!("Added {model} to the Leaderboard page: compare it there with any loaded run.")
+        });
+        message.set(Some(r));
+    };
+    // The run as one self-contained HTML report (tables, intervals at the
+    // page's threshold, charts, the inputs' hashes), like `repoqa report`.
+    let export_report = move |_| {
+        let r = scores_file().and_then(|(model, file, name)| {
+            let text = file.to_python_json();
+            let scores =
+                file.models.get(&model).ok_or_else(|| UiError::invalid("no scored answers"))?;
+            let mut inputs = vec![(
+                html_report::input_label("SCORES", &name),
+                repoqa::identity::sha256_hex(text.as_bytes()),
+            )];
+            if let (Some(d), Some(id)) =
+                (state.dataset.get_untracked(), state.dataset_digest.get_untracked())
+            {
+                inputs
+                    .push((html_report::input_label("dataset (its JSON content)", &d.origin), id));
+            }
+            if let Some(id) = state.tokenizer_id.get_untracked() {
+                let source = state.settings.with_untracked(|s| s.build.tokenizer_source.clone());
+                inputs.push((html_report::input_label("tokenizer", &source), id));
+            }
+            let html = html_report::render(&html_report::ReportInput {
+                title: html_report::default_title(&[&model]),
+                threshold: state.settings.with_untracked(|s| s.threshold),
+                resampling: repoqa::bootstrap::Resampling::at(0.95),
+                runs: vec![html_report::ReportRun { model: model.clone(), scores }],
+                inputs,
+                paired: None,
+                paired_error: None,
+            });
+            let report = naming::report_file_name(&[&model]);
+            download_text(&report, "text/html", &html)?;
+            Ok(format!("Saved {report}: it opens in any browser, without scripts or network."))
         });
         message.set(Some(r));
     };
@@ -109,6 +147,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             <div class="row">
                 <button type="button" id="export-scores" on:click=export_scores disabled=none>"Download SCORES.json"</button>
                 <button type="button" id="export-csv" on:click=export_csv disabled=none>"Download per-task CSV"</button>
+                <button type="button" id="export-report" on:click=export_report disabled=none>"Download report (HTML)"</button>
                 <button type="button" id="export-to-leaderboard" on:click=to_leaderboard disabled=none>"Add to the Leaderboard"</button>
             </div>
             {move || message.get().map(|m| match m {

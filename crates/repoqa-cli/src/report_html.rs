@@ -1,0 +1,118 @@
+//! `repoqa report`: one self-contained HTML file from SCORES files
+//! (`repoqa::html_report`): each run's official table, its pass@1 with
+//! Wilson and bootstrap intervals, inline SVG charts, the inputs' SHA-256
+//! and the tool's version; with `--compare`, the first two runs task by
+//! task. It opens in any browser with JavaScript off and no network.
+
+use std::path::PathBuf;
+
+use repoqa::compare::compare;
+use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
+use repoqa::identity::{content_id, sha256_hex};
+use repoqa::leaderboard::{check_threshold, read_scores};
+
+use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
+use crate::intervals::ResampleArgs;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// SCORES files (plain or gzipped); each model gets a section, in order.
+    #[arg(long, num_args = 1.., required = true)]
+    scores: Vec<PathBuf>,
+    /// The pass threshold of the intervals and charts (the paper's table
+    /// uses 0.8; the official table shows every threshold).
+    #[arg(long, default_value_t = 0.8)]
+    threshold: f64,
+    /// The confidence level of the intervals.
+    #[arg(long, value_name = "LEVEL", default_value_t = 0.95)]
+    ci: f64,
+    #[command(flatten)]
+    resample: ResampleArgs,
+    /// Also compare the first two models task by task (the 2×2 table,
+    /// McNemar's test, the difference's intervals, the flipped tasks).
+    #[arg(long)]
+    compare: bool,
+    /// Record the identity of the dataset the runs were scored on.
+    #[arg(long)]
+    dataset_path: Option<PathBuf>,
+    /// Record the SHA-256 of the tokenizer the prompts were built with.
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    /// The report's title (default: the models' names).
+    #[arg(long)]
+    title: Option<String>,
+    /// The HTML file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    let threshold = check_threshold(a.threshold).at("--threshold")?;
+    let resampling = a.resample.at(a.ci)?;
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        a.scores.iter().map(|p| ("--scores", p.as_path())).collect();
+    inputs.extend(a.dataset_path.iter().map(|p| ("--dataset-path", p.as_path())));
+    inputs.extend(a.tokenizer.iter().map(|p| ("--tokenizer", p.as_path())));
+    refuse_overwriting_inputs("--out", &a.out, &inputs)?;
+
+    let mut files = Vec::new();
+    let mut hashes = Vec::new();
+    for path in &a.scores {
+        let name = path.display().to_string();
+        let bytes = fs_read(path, "scores file")?;
+        hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
+        files.push(read_scores(&bytes, &name)?);
+    }
+    if let Some(d) = &a.dataset_path {
+        let bytes = fs_read(d, "dataset")?;
+        let id = content_id(&bytes).map_err(|e| {
+            CliError::usage(format!("{}: not a readable dataset: {e}", d.display()))
+        })?;
+        hashes.push((input_label("dataset (its JSON content)", &d.display().to_string()), id));
+    }
+    if let Some(t) = &a.tokenizer {
+        hashes.push((
+            input_label("tokenizer", &t.display().to_string()),
+            sha256_hex(&fs_read(t, "tokenizer")?),
+        ));
+    }
+    let runs: Vec<ReportRun> = files
+        .iter()
+        .flat_map(|f| f.models.iter().map(|(m, s)| ReportRun { model: m.clone(), scores: s }))
+        .collect();
+    if runs.is_empty() {
+        return Err(CliError::usage("the SCORES files hold no model".to_string()));
+    }
+    let (mut paired, mut paired_error) = (None, None);
+    if a.compare {
+        match runs.as_slice() {
+            [x, y, ..] => match compare(x.scores, y.scores, threshold) {
+                Ok(p) => paired = Some(p),
+                Err(e) => paired_error = Some(e.to_string()),
+            },
+            _ => {
+                return Err(CliError::usage(
+                    "--compare needs two models (two SCORES files, or one file of two)".to_string(),
+                ))
+            }
+        }
+    }
+    let title = a.title.unwrap_or_else(|| {
+        default_title(&runs.iter().map(|r| r.model.as_str()).collect::<Vec<_>>())
+    });
+    let html = render(&ReportInput {
+        title,
+        threshold,
+        resampling,
+        runs,
+        inputs: hashes,
+        paired,
+        paired_error: paired_error.clone(),
+    });
+    fs_write(&a.out, html)?;
+    eprintln!("repoqa: wrote {}", a.out.display());
+    if let Some(e) = paired_error {
+        eprintln!("repoqa: NOTE: the runs were not compared: {e}");
+    }
+    Ok(())
+}
