@@ -104,6 +104,14 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
     // nothing, and shows the same intervals as the page (at 0.95).
     await page.selectOption('#ci-level', '0.95');
     const pageRows = await page.$$eval('#ci-table tbody tr', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+    // The language chart's error bars are the same Wilson intervals.
+    const bars = await page.$$eval('#chart-language-svg path.error-bar', (ps) => ps.map((p) => ({ ...p.dataset })));
+    assert.equal(bars.length, pageRows.length);
+    for (const b of bars) {
+      const row = pageRows.find((r) => r.row === b.series);
+      assert.ok(row, b.series);
+      assert.deepEqual([b.low, b.high], [row.wilsonLow, row.wilsonHigh], `${b.series} error bar`);
+    }
     const report = await fx.download(() => page.click('#export-report'));
     assert.equal(report.name, 'model-report.html');
     const shown = await openReport(report.path, 'evidence-report-results');

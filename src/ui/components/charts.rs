@@ -16,6 +16,7 @@
 use leptos::prelude::*;
 use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
 use repoqa::score::THRESHOLD_KEYS;
+use repoqa::stats::wilson;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::browser::download::{download_text, download_url};
@@ -47,9 +48,16 @@ fn pct(v: f64) -> String {
     format!("{:.1}%", 100.0 * v)
 }
 
+/// "7 of 10 passed (70.0%; 95% CI 39.7%–89.2%, Wilson)": the count, the
+/// rate and its interval (`repoqa::stats::wilson`).
 fn count_text(c: Count) -> String {
     match c.rate() {
-        Some(r) => format!("{} of {} passed ({})", c.passed, c.n, pct(r)),
+        Some(r) => {
+            let ci = wilson(c.passed, c.n, 0.95)
+                .map(|i| format!("; 95% CI {}–{}, Wilson", pct(i.low), pct(i.high)))
+                .unwrap_or_default();
+            format!("{} of {} passed ({}{ci})", c.passed, c.n, pct(r))
+        }
         None => "no tasks".to_string(),
     }
 }
@@ -290,13 +298,23 @@ fn bar_chart(series: &[(usize, Series)]) -> impl IntoView {
             let x = ML + slot * (slot_i as f64 + 0.5);
             let y = y_of(r);
             let label = format!("{}: {}", s.name, count_text(s.total));
+            let label_y = wilson(s.total.passed, s.total.n, 0.95).map_or(y, |ci| y_of(ci.high).min(y));
             view! {
                 <rect class="bar" x=format!("{:.1}", x - bw / 2.0) y=format!("{y:.1}") width=format!("{bw:.1}") height=format!("{:.1}", y_of(0.0) - y)
                     fill=colour(i, &s.name) tabindex="0" role="img" aria-label=label.clone()
                     data-series=s.name.clone() data-value=s.total.rate().map(repoqa::pyjson::float_repr) data-n=s.total.n>
                     <title>{label.clone()}</title>
                 </rect>
-                <text x=x y=y - 4.0 text-anchor="middle" font-size="11" font-family=FONT fill="#1d2330">{pct(r)}</text>
+                {wilson(s.total.passed, s.total.n, 0.95).map(|ci| {
+                    let (top, bottom) = (y_of(ci.high), y_of(ci.low));
+                    view! {
+                        <path class="error-bar" d=format!("M{x:.1} {top:.1}V{bottom:.1}M{:.1} {top:.1}H{:.1}M{:.1} {bottom:.1}H{:.1}", x - 5.0, x + 5.0, x - 5.0, x + 5.0)
+                            stroke="#1d2330" stroke-width="1.5" fill="none" pointer-events="none"
+                            data-series=s.name.clone() data-low=repoqa::pyjson::float_repr(ci.low) data-high=repoqa::pyjson::float_repr(ci.high)/>
+                    }
+                })}
+                // Above the error bar's top.
+                <text x=x y=label_y - 4.0 text-anchor="middle" font-size="11" font-family=FONT fill="#1d2330">{pct(r)}</text>
                 <text x=x y=H - MB + 16.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">{s.name.clone()}</text>
             }
         })
