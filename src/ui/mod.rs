@@ -96,11 +96,15 @@ pub fn App() -> impl IntoView {
             </nav>
         </header>
         {move || {
-            let corrected = app_state.settings.with(|s| !s.build.protocol.is_official())
-                || app_state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official()));
-            corrected.then(|| view! {
-                <p class="warning protocol-banner" id="protocol-banner">
-                    "Corrected protocol: NOT OFFICIAL. Prompts built and scores computed with it are not comparable with published RepoQA scores. "
+            // The built tasks' protocol first, else the one chosen.
+            let protocol = app_state
+                .tasks
+                .with(|ts| ts.first().map(|t| t.protocol))
+                .filter(|p| !p.is_official())
+                .or_else(|| app_state.settings.with(|s| (!s.build.protocol.is_official()).then_some(s.build.protocol)));
+            protocol.map(|p| view! {
+                <p class="warning protocol-banner" id="protocol-banner" data-protocol=p.as_str()>
+                    {format!("{}. Prompts built and scores computed with it are not comparable with published RepoQA scores. ", p.label())}
                     <a href="#dataset">"Settings"</a>
                 </p>
             })

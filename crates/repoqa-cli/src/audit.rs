@@ -37,12 +37,18 @@ pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let dataset = load_dataset(&a.dataset_path, inflate)?;
     let chosen_settings = a.build.settings();
     let chosen = chosen_settings.protocol;
+    if !chosen.has_context() {
+        return Err(CliError::usage(format!(
+            "the audit looks for artifacts in the code context; the {} has none",
+            chosen.label()
+        )));
+    }
     let mode = chosen_settings.comment_mode;
     let specs = select_tasks(&chosen_settings, &dataset, &a.dataset_path)?;
     let tok = a.build.load_tokenizer()?;
     // Both protocols: the chosen one is audited, the answerer scored on both.
     let mut runs = Vec::new();
-    for protocol in Protocol::ALL.iter().copied() {
+    for protocol in Protocol::ALL.iter().copied().filter(|p| p.has_context()) {
         let settings = BuildSettings { protocol, ..chosen_settings.clone() };
         let run = measure::audit_dataset(&dataset, &specs, &settings, &tok, |done, total| {
             if done % 10 == 0 || done == total {

@@ -44,6 +44,19 @@ pub struct BuildArgs {
     /// `"protocol": "corrected"`).
     #[arg(long, value_enum, default_value = "official")]
     pub protocol: Protocol,
+    /// NOT OFFICIAL, a control: `no-context` builds each task as the official
+    /// one but without its code (the instruction and the description only),
+    /// to measure what a model answers from memory alone; its tasks carry
+    /// `"protocol": "no-context"` (the same as `--protocol no-context`).
+    #[arg(long, value_enum, conflicts_with = "protocol")]
+    pub control: Option<Control>,
+}
+
+/// The controls `--control` builds.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Control {
+    #[value(name = "no-context")]
+    NoContext,
 }
 
 impl BuildArgs {
@@ -68,7 +81,10 @@ impl BuildArgs {
                 excluded_repos: Vec::new(),
             },
             tokenizer_source: self.tokenizer_path().display().to_string(),
-            protocol: self.protocol,
+            protocol: match self.control {
+                Some(Control::NoContext) => Protocol::NoContext,
+                None => self.protocol,
+            },
         }
     }
 }

@@ -398,20 +398,10 @@ fn score_and_verify_print_the_same_intervals_as_the_leaderboard_and_keep_the_off
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let samples: Vec<Value> =
-        std::fs::read_to_string(common::root().join("public/demo/sample-answers.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
     let mut lines = String::new();
     for l in std::fs::read_to_string(&tasks).unwrap().lines() {
         let mut t: Value = serde_json::from_str(l).unwrap();
-        let answer = samples
-            .iter()
-            .find(|s| s["repo"] == t["repo"] && s["name"] == t["name"])
-            .map(|s| s["output"].clone())
-            .unwrap_or_else(|| json!(["I could not find it."]));
+        let answer = common::demo_answer_or(&t, "I could not find it.");
         t.as_object_mut().unwrap().remove("prompt");
         t["output"] = answer;
         lines.push_str(&format!("{t}\n"));

@@ -179,8 +179,9 @@ pub fn SettingsPanel() -> impl IntoView {
                         </label>
                     </p>
                     <p class="note">"official = the harness's construction, quirks included: its prompts mark the needle (see a task's audit). corrected = the same tasks without those marks (needle cut at the right characters, no inserted line break, the cleaning-mode suffix from the right files): NOT OFFICIAL, its scores are not comparable with published ones."</p>
-                    {move || settings.with(|s| !s.build.protocol.is_official()).then(|| view! {
-                        <p class="warning" id="protocol-warning">"Corrected protocol selected: tasks, answers and scores made now are NOT OFFICIAL and not comparable with published scores."</p>
+                    <p class="note">"no-context = a control: each official task without its code (the instruction and the description only), to measure what a model answers from memory alone; compare its run with the real one on the Leaderboard page."</p>
+                    {move || settings.with(|s| (!s.build.protocol.is_official()).then(|| s.build.protocol.label())).map(|l| view! {
+                        <p class="warning" id="protocol-warning">{format!("Selected: {l}. Tasks, answers and scores made now are not comparable with published scores.")}</p>
                     })}
                 </fieldset>
                 <fieldset>

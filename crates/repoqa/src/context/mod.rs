@@ -152,6 +152,14 @@ pub enum Protocol {
     /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
     /// P6 line break, the K5 suffix built from the right files.
     Corrected,
+    /// NOT OFFICIAL, a control: each task built as the official one, then
+    /// its code context left out, so the prompt holds the instruction and
+    /// the description only. A run on it measures what a model answers from
+    /// memory alone (contamination); compare it with the real run.
+    #[serde(rename = "no-context")]
+    #[strum(serialize = "no-context")]
+    #[cfg_attr(feature = "cli", value(name = "no-context"))]
+    NoContext,
 }
 
 impl Protocol {
@@ -166,12 +174,21 @@ impl Protocol {
         *self == Protocol::Official
     }
 
+    /// The prompts hold a code context (every protocol but the control):
+    /// the ones the audit looks for artifacts in.
+    pub fn has_context(self) -> bool {
+        self != Protocol::NoContext
+    }
+
     /// What a file or table made under this protocol must say about it.
     pub fn label(self) -> &'static str {
         match self {
             Protocol::Official => "official protocol",
             Protocol::Corrected => {
                 "corrected protocol (NOT OFFICIAL: not comparable with published scores)"
+            }
+            Protocol::NoContext => {
+                "no-context control (NOT OFFICIAL: the prompts hold no code, so a pass is recalled from memory)"
             }
         }
     }
@@ -410,7 +427,8 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             position_ratio,
             &self.options,
         )?;
-        let needle_range = ctx.needle.clone();
+        let needle_range =
+            if self.options.protocol == Protocol::NoContext { 0..0 } else { ctx.needle.clone() };
         let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
@@ -420,7 +438,13 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             description: format!("\nFunction Description:{}\n", needle.description),
             instruction: INSTRUCTION.to_string(),
             template: TEMPLATE.to_string(),
-            code_context: ctx.code_context,
+            // The control keeps every field of the official task (the depth and
+            // token span the real run had) but the code.
+            code_context: if self.options.protocol == Protocol::NoContext {
+                String::new()
+            } else {
+                ctx.code_context
+            },
             needle_token_start: ctx.needle_token_start,
             needle_token_end: ctx.needle_token_end,
             code_context_ntokens: ctx.code_context_ntokens,

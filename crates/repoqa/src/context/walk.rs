@@ -73,7 +73,7 @@ impl<'d> FileData<'d> {
     fn cut(&self, start: usize, end: usize, protocol: Protocol) -> (usize, usize) {
         match protocol {
             // P3: byte offsets used as code-point indices.
-            Protocol::Official => {
+            Protocol::Official | Protocol::NoContext => {
                 let a = self.cp_to_byte(start);
                 (a, self.cp_to_byte(end).max(a))
             }
@@ -100,7 +100,7 @@ pub(super) fn needle_cut(
     protocol: Protocol,
 ) -> (usize, usize) {
     match protocol {
-        Protocol::Official => {
+        Protocol::Official | Protocol::NoContext => {
             let cp = |i: usize| text.char_indices().nth(i).map_or(text.len(), |(b, _)| b);
             let a = cp(start);
             (a, cp(end).max(a))

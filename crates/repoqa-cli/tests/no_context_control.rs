@@ -1,0 +1,141 @@
+//! `--control no-context` (issue 26): the no-context control. Each task is
+//! the official one without its code — every other field equal, the prompt
+//! the instruction, the description and the instruction again — marked
+//! `"protocol": "no-context"`, scored into a `-NO-CONTEXT-SCORES.json` that
+//! says so, and paired with the real run by `repoqa compare`.
+//!
+//!     cargo test --test no_context_control
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use repoqa_testkit as common;
+use serde_json::Value;
+
+fn repoqa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn build(dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, String) {
+    let out = dir.join(name);
+    let dataset = common::root().join("public/demo/repoqa-demo.json");
+    let tok = common::tokenizer_path();
+    let mut args = vec![
+        "prompts",
+        "--dataset-path",
+        dataset.to_str().unwrap(),
+        "--code-context-size",
+        "2048",
+        "--tokenizer",
+        tok.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let err = ok(&repoqa(&args));
+    (out, err)
+}
+
+/// Outputs: each task answered with the demo's sample answer or a refusal.
+fn answer(tasks: &[Value], path: &Path) {
+    let mut text = String::new();
+    for t in tasks {
+        let mut t = t.clone();
+        t["output"] = common::demo_answer_or(&t, "I cannot see the code.");
+        text.push_str(&format!("{t}\n"));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn the_control_is_the_official_task_without_its_code_and_pairs_with_the_real_run() {
+    let dir = common::scratch("no_context_control");
+    let (official, _) = build(&dir, "official.jsonl", &[]);
+    let (control, note) = build(&dir, "control.jsonl", &["--control", "no-context"]);
+    assert!(note.contains("no-context control"), "{note}");
+    let (o, c) = (lines(&official), lines(&control));
+    assert_eq!(o.len(), c.len());
+    assert!(!o.is_empty());
+    for (o, c) in o.iter().zip(&c) {
+        assert_eq!(c["protocol"], "no-context");
+        assert_eq!(c["code_context"], "");
+        let mut same = c.clone();
+        same.as_object_mut().unwrap().remove("protocol");
+        same["code_context"] = o["code_context"].clone();
+        assert_eq!(&same, o, "every other field is the official task's");
+        // The prompt: the template's fields, the code left out.
+        assert_eq!(c["template"], "instruction\ncode_context\ndescription\ninstruction");
+    }
+    // The same as --protocol no-context; not with another protocol.
+    let (alias, _) = build(&dir, "alias.jsonl", &["--protocol", "no-context"]);
+    assert_eq!(std::fs::read(&alias).unwrap(), std::fs::read(&control).unwrap());
+    let o = repoqa(&[
+        "prompts",
+        "--dataset-path",
+        "x",
+        "--control",
+        "no-context",
+        "--protocol",
+        "corrected",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // Scored: a not-official file that says what it is.
+    let dataset = common::root().join("public/demo/repoqa-demo.json");
+    let d = dataset.to_str().unwrap();
+    let (real_out, control_out) = (dir.join("model.jsonl"), dir.join("model-control.jsonl"));
+    answer(&lines(&official), &real_out);
+    answer(&c, &control_out);
+    let real_scores = dir.join("model-SCORES.json");
+    ok(&repoqa(&[
+        "score",
+        "--model-output-path",
+        real_out.to_str().unwrap(),
+        "--dataset-path",
+        d,
+        "--out",
+        real_scores.to_str().unwrap(),
+    ]));
+    let err = ok(&repoqa(&[
+        "score",
+        "--model-output-path",
+        control_out.to_str().unwrap(),
+        "--dataset-path",
+        d,
+        "--overwrite",
+    ]));
+    assert!(err.contains("no-context control"), "{err}");
+    let control_scores = dir.join("model-control-NO-CONTEXT-SCORES.json");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&control_scores).unwrap()).unwrap();
+    assert_eq!(v["model-control"]["protocol"], "no-context");
+
+    // Paired with the real run, task by task.
+    let o = repoqa(&[
+        "compare",
+        real_scores.to_str().unwrap(),
+        control_scores.to_str().unwrap(),
+        "--json",
+    ]);
+    ok(&o);
+    let paired: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let n = ["both", "only_a", "only_b", "neither"]
+        .iter()
+        .map(|k| paired[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(n as usize, c.len());
+
+    // The audit looks for artifacts in a context the control does not have.
+    let o = repoqa(&["audit", "--dataset-path", d, "--control", "no-context"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has none"));
+}
