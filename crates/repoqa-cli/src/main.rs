@@ -25,6 +25,7 @@ mod agent;
 mod ask;
 mod audit;
 mod build_args;
+mod bundle;
 mod compare;
 mod coreqa;
 mod coreqa_ask;
@@ -156,12 +157,21 @@ enum Command {
     /// Check a SCORES file: recompute its table from its results; with the
     /// outputs and dataset, re-score every task too.
     Verify {
-        #[arg(long)]
-        scores: PathBuf,
+        #[arg(long, required_unless_present = "bundle")]
+        scores: Option<PathBuf>,
         #[arg(long, requires = "dataset_path")]
         model_output_path: Option<PathBuf>,
-        #[arg(long, requires = "model_output_path")]
+        /// The dataset to re-score against (with --model-output-path or --bundle).
+        #[arg(long)]
         dataset_path: Option<PathBuf>,
+        /// NOT UPSTREAM: a result bundle (`repoqa bundle`): rebuild its
+        /// prompts from --dataset-path and --tokenizer, check every hash,
+        /// re-score every answer.
+        #[arg(long, conflicts_with_all = ["scores", "model_output_path"], requires = "dataset_path")]
+        bundle: Option<PathBuf>,
+        /// The tokenizer of a bundle's prompts (default: $REPOQA_TOKENIZER or .tools/tokenizer.json).
+        #[arg(long, requires = "bundle")]
+        tokenizer: Option<PathBuf>,
         /// The scores were made with --ignore-comments.
         #[arg(long)]
         ignore_comments: bool,
@@ -198,6 +208,10 @@ enum Command {
     /// (tables, intervals, charts, input hashes; `--compare` for two runs),
     /// readable with JavaScript off and no network.
     Report(Box<report_html::ReportArgs>),
+    /// NOT UPSTREAM: a self-verifying result bundle of a run (SCORES,
+    /// outputs, settings, the dataset's, tokenizer's and prompts' hashes);
+    /// check one with `repoqa verify --bundle`.
+    Bundle(Box<bundle::BundleArgs>),
     /// NOT UPSTREAM: a run through the providers' batch APIs (half the
     /// price, no key here): export the requests, import the results.
     #[command(subcommand)]
@@ -259,17 +273,30 @@ fn main() -> ExitCode {
             scores,
             model_output_path,
             dataset_path,
+            bundle,
+            tokenizer,
             ignore_comments,
             skip_broken_lines,
             allow_repeated_tasks,
             ci,
-        } => verify::run(
-            &scores,
-            model_output_path.as_deref(),
-            dataset_path.as_deref(),
-            verify::VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci },
-            inflate,
-        ),
+        } => match (bundle, scores, dataset_path) {
+            (Some(b), _, Some(d)) => bundle::verify_bundle(&b, &d, tokenizer, inflate),
+            (None, Some(s), d) if d.is_none() || model_output_path.is_some() => verify::run(
+                &s,
+                model_output_path.as_deref(),
+                d.as_deref(),
+                verify::VerifyOptions {
+                    ignore_comments,
+                    skip_broken_lines,
+                    allow_repeated_tasks,
+                    ci,
+                },
+                inflate,
+            ),
+            _ => Err(crate::error::CliError::usage(
+                "--dataset-path goes with --model-output-path (re-score) or --bundle".to_string(),
+            )),
+        },
         Command::Leaderboard(args) => leaderboard::run(args),
         Command::NameMatch(args) => name_match::run(args, inflate),
         Command::AgentExport(args) => agent::export(args, inflate),
@@ -278,6 +305,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(*args, inflate),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report_html::run(*args),
+        Command::Bundle(args) => bundle::write(*args, inflate),
         Command::Batch(BatchCommand::Export { out, run }) => {
             run::run_as(*run, inflate, run::Asking::Export(out))
         }

@@ -410,6 +410,8 @@ fn score_and_verify_print_the_same_intervals_as_the_leaderboard_and_keep_the_off
     std::fs::write(&outputs, lines).unwrap();
     let scores = dir.join("demo-model-SCORES.json");
     let run = |extra: &[&str]| {
+        // An explicit --out keeps an earlier file as .bak: start clean.
+        let _ = std::fs::remove_file(&scores);
         let mut args = vec![
             "score",
             "--model-output-path",

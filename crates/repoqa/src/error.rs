@@ -47,6 +47,8 @@ pub enum Error {
     Batch(#[from] crate::llm::batch::BatchError),
     #[error("{0}")]
     Compare(#[from] crate::compare::CompareError),
+    #[error("{0}")]
+    Bundle(#[from] crate::bundle::BundleError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -76,7 +78,8 @@ macro_rules! for_each_error_type {
             $crate::llm::schedule::RunLimitError,
             $crate::coreqa::CoreqaError,
             $crate::llm::batch::BatchError,
-            $crate::compare::CompareError
+            $crate::compare::CompareError,
+            $crate::bundle::BundleError
         );
     };
 }

@@ -28,6 +28,7 @@
 //! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
 //! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
 //! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
+//! | `bundle`   | a self-verifying result bundle: SCORES, outputs, settings, input and prompt hashes |
 //! | `html_report` | one self-contained HTML report: tables, intervals, SVG charts, input hashes, a paired comparison |
 //! | `compare`  | two runs on the same tasks: the 2×2 table, the test, the intervals, the flipped tasks |
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
@@ -46,6 +47,7 @@ pub mod audit;
 pub mod bleu;
 pub mod bootstrap;
 pub mod breakdown;
+pub mod bundle;
 pub mod compare;
 pub mod context;
 pub mod coreqa;

@@ -254,6 +254,12 @@ pub struct Task {
     pub protocol: Protocol,
 }
 
+impl AsRef<Task> for Task {
+    fn as_ref(&self) -> &Task {
+        self
+    }
+}
+
 impl Task {
     /// The prompt: the fields named by `template`, concatenated (P11).
     pub fn prompt(&self) -> String {
