@@ -120,6 +120,31 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
     assert.equal(shown.svgs, 2);
     console.log(`report (results): ${shown.evidence.length} rows equal the page's, read with JavaScript off`);
 
+    // A self-verifying bundle of the run: the CLI verifies it, and so does
+    // the Verify page; an edited prompt hash is named there.
+    const bundle = await fx.download(() => page.click('#export-bundle'));
+    assert.equal(bundle.name, 'model.bundle.json');
+    const cliOut = execFileSync(BIN, ['verify', '--bundle', bundle.path, '--dataset-path', path.join(ROOT, 'public', 'demo', 'repoqa-demo.json')], { encoding: 'utf8' });
+    assert.match(cliOut, /60 prompts rebuilt/);
+    assert.match(cliOut, /verified, no mismatch/);
+    await page.goto(fx.srv.url + '#verify');
+    await page.setInputFiles('#verify-bundle', bundle.path);
+    await page.waitForSelector('#verify-bundle-ok[data-findings="0"]', { timeout: 30000 });
+    await page.click('#verify-rescore');
+    await page.waitForSelector('#verify-verdict[data-ok="true"]', { timeout: 60000 });
+    await saveBothWidths(page, '#verify-bundle-card', 'evidence-bundle');
+    const b = JSON.parse(bundle.bytes.toString('utf8'));
+    const [task] = Object.keys(b.prompts);
+    b.prompts[task] = '0'.repeat(64);
+    const forged = path.join(work, 'forged.bundle.json');
+    fs.writeFileSync(forged, JSON.stringify(b));
+    await page.setInputFiles('#verify-bundle', forged);
+    await page.waitForSelector('#verify-bundle-bad[data-findings="1"]', { timeout: 30000 });
+    const listed = await page.textContent('#verify-bundle-findings');
+    assert.ok(listed.includes(`prompt of task ${task}`), listed);
+    console.log('bundle: the page\'s bundle verifies in the CLI and on the Verify page; a forged prompt hash is named');
+    await page.goto(fx.srv.url + '#results');
+
     // The answers join the Leaderboard's runs, to be compared there.
     await page.click('#export-to-leaderboard');
     await page.waitForSelector('#export-status a[href="#leaderboard"]');

@@ -156,11 +156,7 @@ pub fn verify_bundle(
         &dataset,
         &dataset_path.display().to_string(),
         options,
-        |done, total| {
-            if done % 25 == 0 || done == total {
-                progress::count(&format!("re-scoring: {done}/{total}"), done == total);
-            }
-        },
+        progress::rescoring,
     )?;
     out!(
         "{origin}: {} by {}; {} prompts rebuilt from the dataset and tokenizer\n",

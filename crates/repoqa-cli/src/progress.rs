@@ -25,6 +25,13 @@ pub fn count(text: &str, last: bool) {
     }
 }
 
+/// The re-scoring counter of `verify` (every 25 tasks and the last).
+pub fn rescoring(done: usize, total: usize) {
+    if done.is_multiple_of(25) || done == total {
+        count(&format!("re-scoring: {done}/{total}"), done == total);
+    }
+}
+
 /// Seconds between progress lines when stderr is not a terminal.
 pub const DEFAULT_EVERY_S: f64 = 30.0;
 

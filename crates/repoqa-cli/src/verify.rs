@@ -50,11 +50,7 @@ pub fn run(
             &data,
             &dataset_path.display().to_string(),
             options,
-            |done, total| {
-                if done % 25 == 0 || done == total {
-                    progress::count(&format!("re-scoring: {done}/{total}"), done == total);
-                }
-            },
+            progress::rescoring,
         )?;
     }
     out!("{}", report.summary_text());

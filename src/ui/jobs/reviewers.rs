@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::bootstrap::Resampling;
+use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
 use repoqa::leaderboard::{model_row, read_scores};
 use repoqa::report::{read_model_outputs, TaskResult};
@@ -124,13 +125,17 @@ pub enum VerifyInput {
     Scores,
     Outputs,
     Dataset,
+    /// A result bundle: its SCORES file and outputs at once.
+    Bundle,
 }
 
 impl VerifyInput {
     /// By file name, for drops.
     pub fn guess(name: &str) -> VerifyInput {
         let n = name.to_lowercase();
-        if n.ends_with("-scores.json") || n.ends_with("-scores.json.gz") {
+        if n.ends_with(".bundle.json") {
+            VerifyInput::Bundle
+        } else if n.ends_with("-scores.json") || n.ends_with("-scores.json.gz") {
             VerifyInput::Scores
         } else if n.ends_with(".jsonl") {
             VerifyInput::Outputs
@@ -167,6 +172,26 @@ pub fn load_input(vs: VerifyState, kind: VerifyInput, file: web_sys::File) {
                 VerifyInput::Dataset => {
                     let d = Dataset::from_bytes(&bytes, &name)?;
                     vs.dataset.set(Some((name.clone(), Arc::new(d))));
+                }
+                VerifyInput::Bundle => {
+                    let text = std::str::from_utf8(&bytes).map_err(|e| {
+                        UiError::invalid(format!(
+                            "{name}: not UTF-8 text (byte {})",
+                            e.valid_up_to()
+                        ))
+                    })?;
+                    let b =
+                        Bundle::parse(text, &name).map_err(|e| UiError::invalid(e.to_string()))?;
+                    let file = b.scores_file(&name).map_err(|e| UiError::invalid(e.to_string()))?;
+                    let parsed = b.outputs_file();
+                    vs.scores.set(Some((format!("{name} (scores)"), Arc::new(file))));
+                    vs.outputs.set(Some(VerifyOutputs {
+                        name: format!("{name} (outputs)"),
+                        outputs: Arc::new(parsed.outputs),
+                        errors: parsed.errors,
+                    }));
+                    vs.ignore_comments.set(b.ignore_comments);
+                    vs.bundle.set(Some((name.clone(), Arc::new(b))));
                 }
             }
             Ok::<(), UiError>(())

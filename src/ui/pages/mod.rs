@@ -14,3 +14,4 @@ pub mod run;
 pub mod task_view;
 pub mod tasks;
 pub mod verify;
+pub mod verify_bundle;

@@ -17,6 +17,7 @@ use crate::ui::components::drop_zone::DropZone;
 use crate::ui::components::progress::Progress;
 use crate::ui::jobs::reviewers::{load_input, recompute, rescore, VerifyInput};
 use crate::ui::jobs::use_runner;
+use crate::ui::pages::verify_bundle::BundleCard;
 use crate::ui::state::reviewers::VerifyState;
 use crate::ui::state::use_state;
 
@@ -102,6 +103,7 @@ pub fn VerifyPage() -> impl IntoView {
             <Progress/>
             {move || vs.error.get().map(|e| view! { <p class="fail error-box" id="verify-error" role="alert">{e}</p> })}
         </section>
+        <BundleCard/>
         <ReportCard/>
     }
 }

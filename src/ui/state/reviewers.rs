@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
 use repoqa::evidence::EvidenceTable;
 use repoqa::leaderboard::SortKey;
@@ -140,6 +141,8 @@ pub struct VerifyState {
     pub ignore_comments: RwSignal<bool>,
     pub report: RwSignal<Option<Report>>,
     pub error: RwSignal<Option<String>>,
+    /// A result bundle given (its SCORES and outputs are set from it too).
+    pub bundle: RwSignal<Option<(String, Arc<Bundle>)>>,
     /// The app's state (its loaded dataset).
     pub app: AppState,
 }
@@ -154,6 +157,7 @@ impl VerifyState {
             loaded_unrelated: RwSignal::new(None),
             ignore_comments: RwSignal::new(false),
             report: RwSignal::new(None),
+            bundle: RwSignal::new(None),
             error: RwSignal::new(None),
             app,
         }

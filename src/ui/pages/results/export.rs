@@ -104,6 +104,43 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
         });
         message.set(Some(r));
     };
+    // A self-verifying bundle of the run (`repoqa::bundle`): anyone with
+    // the dataset checks it with `repoqa verify --bundle` or on Verify.
+    let export_bundle = move |_| {
+        let r = scores_file().and_then(|(model, file, _)| {
+            let tasks = state.tasks.get_untracked();
+            let settings = state
+                .tasks_settings
+                .get_untracked()
+                .ok_or_else(|| UiError::invalid("build the tasks first"))?;
+            let (Some(dataset), Some(tokenizer)) =
+                (state.dataset_digest.get_untracked(), state.tokenizer_id.get_untracked())
+            else {
+                return Err(UiError::invalid(
+                    "the dataset's and the tokenizer's hashes are not known yet: build the tasks first",
+                ));
+            };
+            let outputs = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a))?;
+            let ignore_comments = untrack(|| state.score_options()).ignore_comments;
+            let bundle = repoqa::bundle::Bundle::new(
+                &model,
+                settings,
+                ignore_comments,
+                dataset,
+                tokenizer,
+                &tasks,
+                outputs,
+                file.to_python_json(),
+            );
+            let name = format!("{}.bundle.json", naming::model_file_stem(&model));
+            download_text(&name, "application/json", &bundle.to_json())?;
+            Ok(format!(
+                "Saved {name}: {} prompts hashed; check it with repoqa verify --bundle or on the Verify page.",
+                bundle.prompts.len()
+            ))
+        });
+        message.set(Some(r));
+    };
     let export_csv = move |_| {
         let s = set.get_untracked();
         let model = scoring.model_name.get_untracked();
@@ -147,6 +184,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             <div class="row">
                 <button type="button" id="export-scores" on:click=export_scores disabled=none>"Download SCORES.json"</button>
                 <button type="button" id="export-csv" on:click=export_csv disabled=none>"Download per-task CSV"</button>
+                <button type="button" id="export-bundle" on:click=export_bundle disabled=none>"Download bundle"</button>
                 <button type="button" id="export-report" on:click=export_report disabled=none>"Download report (HTML)"</button>
                 <button type="button" id="export-to-leaderboard" on:click=to_leaderboard disabled=none>"Add to the Leaderboard"</button>
             </div>
