@@ -155,6 +155,26 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
     await page.selectOption('#cmp-b', key);
     await page.waitForSelector('#cmp-table tbody tr[data-row="all"]', { timeout: 10000 });
     assert.equal(await page.textContent('#cmp-flipped-title'), '0 task(s) flipped');
+
+    // A second run of your own, one passing answer changed: the flipped
+    // task opens both answers side by side, as each run had them.
+    await page.goto(fx.srv.url + '#results');
+    const passing = await page.getAttribute('tr.task-row[data-pass="true"]', 'data-task-id');
+    await fx.typeAnswer(passing, 'no idea');
+    await page.goto(fx.srv.url + '#results');
+    await page.fill('#model-name', 'model-b');
+    await page.click('#export-to-leaderboard');
+    await page.click('#export-status a[href="#leaderboard"]');
+    await page.waitForSelector('#lb-table tbody tr[data-model="model-b"]', { timeout: 10000 });
+    await page.selectOption('#cmp-b', 'your answers/model-b-SCORES.json\u001fmodel-b');
+    await page.waitForFunction(() => document.querySelector('#cmp-flipped-title')?.textContent === '1 task(s) flipped', null, { timeout: 10000 });
+    await page.click('#cmp-flipped tbody tr.flip button.flip-details');
+    await page.waitForSelector('#cmp-flipped .side[data-side="B"] pre.answer');
+    const [answerA, answerB] = await page.$$eval('#cmp-flipped .side pre.answer', (ps) => ps.map((p) => p.textContent));
+    assert.equal(answerB, 'no idea');
+    assert.ok(answerA.length > 20 && answerA !== answerB, answerA);
+    await saveBothWidths(page, '#cmp-flipped', 'evidence-own-answers');
+    console.log(`compare: your own two runs differ on ${passing}; both answers side by side`);
     assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
   } finally {
     await fx.close();

@@ -6,6 +6,9 @@
 //! both sides. Every number is `repoqa::compare`'s, as `repoqa compare`
 //! prints it.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use repoqa::bootstrap::Resampling;
 use repoqa::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
@@ -79,9 +82,10 @@ fn side(
     passes: bool,
     similarity: f64,
     target: &Option<String>,
+    answer: Option<String>,
 ) -> impl IntoView {
     view! {
-        <div class="side">
+        <div class="side" data-side=label.to_string()>
             <h4>{format!("{label}: {model}")}</h4>
             <p class=if passes { "pass" } else { "fail" }>{if passes { "passes" } else { "does not pass" }}</p>
             <p>"Similarity (smoothed BLEU) "<strong>{format!("{similarity:.4}")}</strong></p>
@@ -89,6 +93,8 @@ fn side(
                 Some(t) => view! { <code>{t.clone()}</code> }.into_any(),
                 None => view! { <span class="muted">"nothing"</span> }.into_any(),
             }}</p>
+            // Your own answers are in the app (a SCORES file holds no answer).
+            {answer.map(|a| view! { <pre class="answer" tabindex="0">{a}</pre> })}
         </div>
     }
 }
@@ -122,7 +128,10 @@ pub fn PairedCard() -> impl IntoView {
     let order = RwSignal::new(FlipOrder::Language);
     let page = RwSignal::new(0usize);
     let open = RwSignal::new(None::<String>);
-    type Outcome = Result<(String, String, Paired, DifferenceIntervals), String>;
+    /// The runs' names, the comparison and the answer texts of each (for a
+    /// run of the app's own answers).
+    type Answers = Option<Arc<BTreeMap<String, String>>>;
+    type Outcome = Result<(String, String, Paired, DifferenceIntervals, [Answers; 2]), String>;
     let result = Memo::new(move |_| -> Option<Outcome> {
         let (Some(a), Some(b)) = st.paired.get() else { return None };
         let (ma, fa) = st.model_of(&a)?;
@@ -132,7 +141,7 @@ pub fn PairedCard() -> impl IntoView {
         Some(match compare(ra, rb, t) {
             Ok(p) => {
                 let ci = p.intervals(Resampling::at(level.get()));
-                Ok((ma, mb, p, ci))
+                Ok((ma, mb, p, ci, [fa.answers.clone(), fb.answers.clone()]))
             }
             Err(e) => Err(e.to_string()),
         })
@@ -209,7 +218,7 @@ pub fn PairedCard() -> impl IntoView {
     };
     let flips_total = Signal::derive(move || {
         result.with(|r| match r {
-            Some(Ok((_, _, p, _))) => p.flipped.len(),
+            Some(Ok((_, _, p, ..))) => p.flipped.len(),
             _ => 0,
         })
     });
@@ -234,7 +243,7 @@ pub fn PairedCard() -> impl IntoView {
             {move || match result.get() {
                 None => view! { <p class="muted" id="cmp-empty">"Load SCORES files above, then choose A and B."</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="fail error-box" id="cmp-error" role="alert">{e}</p> }.into_any(),
-                Some(Ok((ma, mb, p, ci))) => {
+                Some(Ok((ma, mb, p, ci, [answers_a, answers_b]))) => {
                     let r = ci.repos.resampling;
                     let rows = std::iter::once(counts_row("all", &p.all, &ci, None).into_any())
                         .chain(p.languages.iter().map(|(l, c)| counts_row(l, c, &ci, Some(l)).into_any()))
@@ -269,6 +278,8 @@ pub fn PairedCard() -> impl IntoView {
                         let is_open2 = is_open.clone();
                         let link = built.contains(&id).then(|| view! { <a class="open-task" href=task_href(&id)>"Open the task"</a> });
                         let (ma, mb, f2) = (ma.clone(), mb.clone(), f.clone());
+                        let answer_of = |a: &Answers| a.as_ref().and_then(|a| a.get(&id).cloned());
+                        let (answer_a, answer_b) = (answer_of(&answers_a), answer_of(&answers_b));
                         view! {
                             <tr class="flip" data-task-id=id.clone() data-language=f.language.clone() data-repo=f.repo.clone()
                                 data-name=f.name.clone() data-a=f.a.to_string() data-b=f.b.to_string()
@@ -287,8 +298,8 @@ pub fn PairedCard() -> impl IntoView {
                             {move || is_open2().then(|| view! {
                                 <tr class="flip-detail"><td colspan="7">
                                     <div class="side-by-side">
-                                        {side("A", &ma, f2.a, f2.a_similarity, &f2.a_target)}
-                                        {side("B", &mb, f2.b, f2.b_similarity, &f2.b_target)}
+                                        {side("A", &ma, f2.a, f2.a_similarity, &f2.a_target, answer_a.clone())}
+                                        {side("B", &mb, f2.b, f2.b_similarity, &f2.b_target, answer_b.clone())}
                                     </div>
                                     {link.clone()}
                                 </td></tr>

@@ -21,6 +21,9 @@ pub struct LoadedScores {
     pub file: Arc<ScoresFile>,
     /// SHA-256 of the file's bytes as loaded (a report names its inputs).
     pub sha256: String,
+    /// The answer texts by task id, for a run of the app's own answers
+    /// (a SCORES file holds none): shown beside each other when compared.
+    pub answers: Option<Arc<std::collections::BTreeMap<String, String>>>,
 }
 
 /// The Leaderboard page.
@@ -111,7 +114,7 @@ impl LeaderboardState {
         let sha256 = repoqa::identity::sha256_hex(bytes);
         self.files.update(|fs| {
             if !fs.iter().any(|f| f.source == source) {
-                fs.push(LoadedScores { source, file: Arc::new(file), sha256 });
+                fs.push(LoadedScores { source, file: Arc::new(file), sha256, answers: None });
                 added = true;
             }
         });

@@ -63,7 +63,13 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let source = format!("your answers/{name}");
             lb.files.update(|fs| fs.retain(|f| f.source != source));
             let text = file.to_python_json();
-            lb.add(source, file, text.as_bytes());
+            lb.add(source.clone(), file, text.as_bytes());
+            let answers = std::sync::Arc::new(state.answers.get_untracked());
+            lb.files.update(|fs| {
+                if let Some(f) = fs.iter_mut().find(|f| f.source == source) {
+                    f.answers = Some(answers);
+                }
+            });
             format!("Added {model} to the Leaderboard page: compare it there with any loaded run.")
         });
         message.set(Some(r));
