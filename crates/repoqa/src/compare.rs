@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use crate::bootstrap::{bootstrap, Intervals, Resampling, Strata, Unit};
 use crate::breakdown::passes;
+use crate::evidence::{points, points_span};
 use crate::report::{ModelScores, TaskResult};
 use crate::stats::mcnemar_exact;
 
@@ -282,17 +283,12 @@ impl Paired {
             format!("{:.0}% CI by task", 100.0 * resampling.level),
             "by repository"
         ));
-        let points = |x: f64| format!("{:+.1}", 100.0 * x);
-        let span = |i: Option<crate::stats::RateInterval>| {
-            i.map(|i| format!("{} to {}", points(i.low), points(i.high)))
-                .unwrap_or_else(|| "-".into())
-        };
         let diff_row = |name: &str, c: &Counts, lang: Option<&str>| {
             format!(
                 "{name:<12} {:>9} {:>20} {:>20}\n",
                 points(c.difference()),
-                span(ci.tasks.get(lang)),
-                span(ci.repos.get(lang))
+                points_span(ci.tasks.get(lang)),
+                points_span(ci.repos.get(lang))
             )
         };
         out.push_str(&diff_row("all", &self.all, None));

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::bootstrap::{bootstrap, interval_map, Resampling, Strata, Unit};
-use crate::pyjson::float_value;
+use crate::pyjson::{float_repr, float_value};
 use crate::report::TaskResult;
 use crate::stats::{wilson, RateInterval};
 
@@ -114,6 +114,21 @@ impl RateEvidence {
             ("ci_repos", interval_map(Unit::Repo, r, self.by_repo)),
         ]
     }
+}
+
+/// An interval's ends as `repr` floats (data attributes), empty without one.
+pub fn bounds_repr(i: Option<RateInterval>) -> (String, String) {
+    i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default()
+}
+
+/// A difference of rates in points with a sign: `+1.2`.
+pub fn points(x: f64) -> String {
+    format!("{:+.1}", 100.0 * x)
+}
+
+/// `-1.8 to +2.2` points, "-" without an interval.
+pub fn points_span(i: Option<RateInterval>) -> String {
+    i.map(|i| format!("{} to {}", points(i.low), points(i.high))).unwrap_or_else(|| "-".into())
 }
 
 /// `12.3–45.6` in percent with one decimal, "-" without an interval.

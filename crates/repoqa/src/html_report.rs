@@ -14,12 +14,11 @@ use std::fmt::Write as _;
 use crate::bootstrap::Resampling;
 use crate::breakdown::{breakdown, depth_bin_label, DEPTH_BINS};
 use crate::compare::{DifferenceIntervals, Paired};
-use crate::evidence::{evidence, percent_span, EvidenceTable};
+use crate::evidence::{bounds_repr, evidence, percent_span, points, points_span, EvidenceTable};
 use crate::leaderboard::fmt_threshold;
 use crate::pyjson::float_repr;
 use crate::report::ModelScores;
 use crate::score::THRESHOLD_KEYS;
-use crate::stats::RateInterval;
 
 /// The tool that wrote a report.
 pub const TOOL: &str = concat!("RepoQA Web ", env!("CARGO_PKG_VERSION"));
@@ -81,15 +80,11 @@ td.num{text-align:right;white-space:nowrap}tr.all-row{background:#fffbe6;font-we
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}\
 svg{max-width:100%;height:auto}.fail{color:#b42318}.pass{color:#1a7f37}";
 
-fn bounds(i: Option<RateInterval>) -> (String, String) {
-    i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default()
-}
-
 fn evidence_rows(out: &mut String, table: &EvidenceTable) {
     for row in &table.rows {
-        let (wl, wh) = bounds(row.wilson);
-        let (tl, th) = bounds(row.by_task);
-        let (rl, rh) = bounds(row.by_repo);
+        let (wl, wh) = bounds_repr(row.wilson);
+        let (tl, th) = bounds_repr(row.by_task);
+        let (rl, rh) = bounds_repr(row.by_repo);
         let all = row.name == "all";
         let _ = write!(
             out,
@@ -314,14 +309,6 @@ fn run_section(out: &mut String, i: usize, run: &ReportRun, input: &ReportInput)
     out.push_str("</section>");
 }
 
-fn points(x: f64) -> String {
-    format!("{:+.1}", 100.0 * x)
-}
-
-fn diff_span(i: Option<RateInterval>) -> String {
-    i.map(|i| format!("{} to {}", points(i.low), points(i.high))).unwrap_or_else(|| "-".into())
-}
-
 fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &str, b: &str) {
     let _ = write!(
         out,
@@ -330,8 +317,8 @@ fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &st
         escape(b)
     );
     let mut row = |name: &str, c: &crate::compare::Counts, lang: Option<&str>| {
-        let (tl, th) = bounds(ci.tasks.get(lang));
-        let (rl, rh) = bounds(ci.repos.get(lang));
+        let (tl, th) = bounds_repr(ci.tasks.get(lang));
+        let (rl, rh) = bounds_repr(ci.repos.get(lang));
         let _ = write!(
             out,
             "<tr data-row=\"{}\"{} data-both=\"{}\" data-only-a=\"{}\" data-only-b=\"{}\" data-neither=\"{}\" data-p=\"{}\" data-difference=\"{}\" data-task-low=\"{tl}\" data-task-high=\"{th}\" data-repo-low=\"{rl}\" data-repo-high=\"{rh}\"><th scope=\"row\">{}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num quote\">{}</td></tr>",
@@ -350,8 +337,8 @@ fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &st
             c.neither,
             c.mcnemar_p(),
             points(c.difference()),
-            diff_span(ci.tasks.get(lang)),
-            diff_span(ci.repos.get(lang)),
+            points_span(ci.tasks.get(lang)),
+            points_span(ci.repos.get(lang)),
         );
     };
     row("all", &p.all, None);
@@ -367,7 +354,7 @@ fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &st
     let _ = write!(
         out,
         "</tbody></table></div><p id=\"verdict\">McNemar's exact test: p = {pv:.4}; {verdict}. The repository interval of A − B: {}.</p><h3>{} task(s) flipped</h3>",
-        diff_span(ci.repos.all),
+        points_span(ci.repos.all),
         p.flipped.len()
     );
     if !p.flipped.is_empty() {

@@ -5,10 +5,9 @@
 //! chosen model; `repoqa score --ci` and `leaderboard --ci` print the same.
 
 use leptos::prelude::*;
-use repoqa::evidence::{percent_span, EvidenceTable};
+use repoqa::evidence::{bounds_repr, percent_span, EvidenceTable};
 use repoqa::leaderboard::fmt_threshold;
 use repoqa::pyjson::float_repr;
-use repoqa::stats::RateInterval;
 
 /// The confidence levels offered.
 pub const LEVELS: [f64; 4] = [0.8, 0.9, 0.95, 0.99];
@@ -31,10 +30,6 @@ pub fn LevelSelect(id: &'static str, level: RwSignal<f64>) -> impl IntoView {
     }
 }
 
-fn bounds(i: Option<RateInterval>) -> (String, String) {
-    i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default()
-}
-
 /// The table of `table` (`id` for the element).
 #[component]
 pub fn EvidenceView(id: &'static str, table: EvidenceTable) -> impl IntoView {
@@ -45,9 +40,9 @@ pub fn EvidenceView(id: &'static str, table: EvidenceTable) -> impl IntoView {
         .map(|row| {
             let label =
                 if row.name == "all" { "all languages".to_string() } else { row.name.clone() };
-            let (wl, wh) = bounds(row.wilson);
-            let (tl, th) = bounds(row.by_task);
-            let (rl, rh) = bounds(row.by_repo);
+            let (wl, wh) = bounds_repr(row.wilson);
+            let (tl, th) = bounds_repr(row.by_task);
+            let (rl, rh) = bounds_repr(row.by_repo);
             view! {
                 <tr data-row=row.name.clone() class:all-row=row.name == "all"
                     data-pass=float_repr(row.pass()) data-passed=row.passed data-n=row.n

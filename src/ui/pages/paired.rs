@@ -13,11 +13,11 @@ use leptos::prelude::*;
 use repoqa::bootstrap::Resampling;
 use repoqa::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
 use repoqa::context::task_id;
+use repoqa::evidence::{bounds_repr, points, points_span};
 use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
 use repoqa::leaderboard::fmt_threshold;
 use repoqa::naming::report_file_name;
 use repoqa::pyjson::float_repr;
-use repoqa::stats::RateInterval;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::components::evidence_table::LevelSelect;
@@ -34,19 +34,6 @@ enum FlipOrder {
     Change,
 }
 
-/// `+1.2` points.
-fn points(x: f64) -> String {
-    format!("{:+.1}", 100.0 * x)
-}
-
-fn span(i: Option<RateInterval>) -> String {
-    i.map(|i| format!("{} to {}", points(i.low), points(i.high))).unwrap_or_else(|| "–".into())
-}
-
-fn bounds(i: Option<RateInterval>) -> (String, String) {
-    i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default()
-}
-
 /// One row of the paired table.
 fn counts_row(
     name: &str,
@@ -54,8 +41,8 @@ fn counts_row(
     ci: &DifferenceIntervals,
     lang: Option<&str>,
 ) -> impl IntoView {
-    let (tl, th) = bounds(ci.tasks.get(lang));
-    let (rl, rh) = bounds(ci.repos.get(lang));
+    let (tl, th) = bounds_repr(ci.tasks.get(lang));
+    let (rl, rh) = bounds_repr(ci.repos.get(lang));
     let label = if name == "all" { "all languages".to_string() } else { name.to_string() };
     view! {
         <tr data-row=name.to_string() class:all-row=name == "all" data-both=c.both data-only-a=c.only_a
@@ -69,8 +56,8 @@ fn counts_row(
             <td class="num">{c.neither}</td>
             <td class="num">{format!("{:.4}", c.mcnemar_p())}</td>
             <td class="num">{points(c.difference())}</td>
-            <td class="num">{span(ci.tasks.get(lang))}</td>
-            <td class="num quote">{span(ci.repos.get(lang))}</td>
+            <td class="num">{points_span(ci.tasks.get(lang))}</td>
+            <td class="num quote">{points_span(ci.repos.get(lang))}</td>
         </tr>
     }
 }
@@ -255,8 +242,8 @@ pub fn PairedCard() -> impl IntoView {
                         format!("McNemar's exact test: p = {pv:.4}. No difference at the 0.05 level: the gap is within the noise of these tasks.")
                     };
                     let quote = match ci.repos.all {
-                        Some(i) if i.low > 0.0 || i.high < 0.0 => format!("The repository interval of A − B, {}, excludes 0.", span(Some(i))),
-                        Some(i) => format!("The repository interval of A − B, {}, includes 0.", span(Some(i))),
+                        Some(i) if i.low > 0.0 || i.high < 0.0 => format!("The repository interval of A − B, {}, excludes 0.", points_span(Some(i))),
+                        Some(i) => format!("The repository interval of A − B, {}, includes 0.", points_span(Some(i))),
                         None => "A language with one repository leaves no repository interval.".to_string(),
                     };
                     let mut flips: Vec<Flip> = p.flipped.clone();
