@@ -14,18 +14,31 @@ if (env.length) {
   console.error(`${wasm[0]}: unresolved C imports: ${env.map((i) => i.name).join(', ')}`);
   process.exit(1);
 }
-// What a first visit fetches: the page, its JS/wasm/CSS, the tokenizer and
-// the demo dataset it opens with.
-const firstLoad = (f) => /\.(html|js|wasm|css)$/.test(f) || f.endsWith('tokenizer.json') || f.endsWith('repoqa-demo.json');
-let raw = 0, gz = 0;
-for (const f of files.filter(firstLoad)) {
-  const b = fs.readFileSync(f);
-  const g = zlib.gzipSync(b, { level: 9 }).length;
-  raw += b.length; gz += g;
-  console.log(`${(b.length / 1024).toFixed(0).padStart(8)} KiB  ${(g / 1024).toFixed(0).padStart(6)} KiB gzip  ${path.relative(dist, f)}`);
+// What a first visit fetches: the page, its JS/wasm/CSS and the demo
+// dataset it opens with. The tokenizer is fetched only when a build needs
+// it, the build worker's script only when a build starts.
+const firstLoad = (f) => (/\.(html|js|wasm|css)$/.test(f) && !f.endsWith('build-worker.js')) || f.endsWith('repoqa-demo.json');
+// The precompressed copies (scripts/precompress.mjs) when the build made
+// them, else compressed here at the same settings.
+function compressed(f, ext, make) {
+  return fs.existsSync(f + ext) ? fs.statSync(f + ext).size : make(fs.readFileSync(f)).length;
 }
-console.log(`${(raw / 1024).toFixed(0).padStart(8)} KiB  ${(gz / 1024).toFixed(0).padStart(6)} KiB gzip  total first load (target: ≤ 4096 KiB gzip)`);
-const rest = files.filter((f) => !firstLoad(f));
-if (rest.length) console.log(`(also in dist, not fetched on first load: ${rest.map((f) => path.relative(dist, f)).join(', ')})`);
+const gzip = (b) => zlib.gzipSync(b, { level: 9 });
+const brotli = (b) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } });
+const kib = (n, w) => `${(n / 1024).toFixed(0).padStart(w)} KiB`;
+let raw = 0, gz = 0, br = 0;
+for (const f of files.filter(firstLoad)) {
+  const b = fs.statSync(f).size;
+  const g = compressed(f, '.gz', gzip);
+  const r = compressed(f, '.br', brotli);
+  raw += b; gz += g; br += r;
+  console.log(`${kib(b, 8)}  ${kib(g, 6)} gzip  ${kib(r, 6)} brotli  ${path.relative(dist, f)}`);
+}
+console.log(`${kib(raw, 8)}  ${kib(gz, 6)} gzip  ${kib(br, 6)} brotli  total first load (target: ≤ 4096 KiB gzip)`);
+const precompressed = files.filter((f) => /\.(gz|br)$/.test(f) && files.includes(f.replace(/\.(gz|br)$/, '')));
+if (precompressed.length) console.log(`(${precompressed.length} precompressed copies beside the files)`);
+const rest = files.filter((f) => !firstLoad(f) && !precompressed.includes(f));
+const restBytes = rest.reduce((n, f) => n + fs.statSync(f).size, 0);
+if (rest.length) console.log(`(also in dist, fetched when a page needs them: ${rest.length} files, ${kib(restBytes, 0)}, among them ${rest.filter((f) => /tokenizer\.json$|build-worker\.js$/.test(f)).map((f) => path.relative(dist, f)).join(' and ')})`);
 console.log(`${wasm[0]}: no "env" imports`);
 if (gz > 4 * 1024 * 1024) { console.error('first load exceeds 4 MiB gzip'); process.exit(1); }

@@ -12,6 +12,13 @@ fn main() {
     if web_sys::window().is_none() {
         return;
     }
+    // index.html's loading screen, painted before the app arrived.
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("boot-screen"))
+    {
+        el.remove();
+    }
     leptos::mount::mount_to_body(ui::App);
 }
 

@@ -3,7 +3,19 @@
 // `pattern_script` puts this external module in its place and hands it the
 // hashed file names in data attributes.
 const boot = document.querySelector('script[data-repoqa-js]');
-const bindings = await import(boot.dataset.repoqaJs);
+
+// index.html's loading screen says why, rather than loading forever.
+function failed(what, err) {
+  const msg = document.getElementById('boot-message');
+  if (msg) {
+    msg.className = 'fail';
+    msg.textContent = `The app could not start: ${what} (${(err && err.message) || err}). ` +
+      'Reload the page; if it persists, this browser may lack WebAssembly or the site is missing files.';
+  }
+  throw err;
+}
+
+const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loading ${boot.dataset.repoqaJs}`, e));
 
 // Compiled here, once: the task-build workers (build-worker.js) are handed
 // this module rather than the file, so they share its compiled code instead
@@ -17,8 +29,8 @@ async function compile(url) {
     return WebAssembly.compile(bytes);
   }
 }
-const module = await compile(boot.dataset.repoqaWasm);
-const wasm = await bindings.default({ module_or_path: module });
+const module = await compile(boot.dataset.repoqaWasm).catch((e) => failed(`compiling ${boot.dataset.repoqaWasm}`, e));
+const wasm = await bindings.default({ module_or_path: module }).catch((e) => failed('starting the app', e));
 window.wasmBindings = bindings;
 window.repoqaWasmModule = module;
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));

@@ -10,11 +10,14 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** `cors`: allow any origin to read (a dataset or tokenizer on another site). */
-export function serveDir(dir, { cors = false } = {}) {
+/** `cors`: allow any origin to read (a dataset or tokenizer on another site).
+ *  `prefix`: serve `dir` under this path only ("/sub/repoqa/"), as a host
+ *  serving a project page would; anything else is 404. */
+export function serveDir(dir, { cors = false, prefix = '/' } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    let p = path.normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); return res.end('not found'); }
+    let p = path.normalize(decodeURIComponent('/' + url.pathname.slice(prefix.length))).replace(/^(\.\.[/\\])+/, '');
     let file = path.join(dir, p);
     if (!file.startsWith(dir)) { res.writeHead(403); return res.end(); }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
@@ -27,6 +30,6 @@ export function serveDir(dir, { cors = false } = {}) {
     });
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}${prefix}` }));
   });
 }

@@ -10,7 +10,6 @@ use repoqa::tokenize::Tokenizer;
 use super::digest::sha256_hex;
 use super::fetch::{fetch_with_progress, read_file_with_progress};
 use super::{Ctx, Job, Runner};
-use crate::ui::browser::fetch::fetch_bytes;
 use crate::ui::error::UiError;
 use crate::ui::state::{settings, AppState};
 use crate::ui::storage;
@@ -18,6 +17,13 @@ use crate::ui::storage;
 /// The default tokenizer (a CodeLlama-compatible Llama-2 `tokenizer.json`),
 /// copied into dist/assets by Trunk.
 pub const TOKENIZER_URL: &str = "assets/tokenizer.json";
+
+/// The SHA-256 of the built-in tokenizer (the file scripts/setup.sh pins
+/// and Trunk copies to `TOKENIZER_URL`). Known without the file, so a visit
+/// that only restores saved tasks, scores or verifies never downloads it
+/// (1.7 MB): the file is fetched when a build needs it, and checked
+/// against this digest then.
+pub const BUILTIN_SHA256: &str = "fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc";
 
 /// A tokenizer file larger than this is not a tokenizer.json.
 const MAX_TOKENIZER_BYTES: usize = 64 << 20;
@@ -108,7 +114,19 @@ async fn tokenizer_bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String)
     }
     let source = state.settings.get_untracked().build.tokenizer_source;
     if source == "builtin" {
-        let bytes = fetch_bytes(TOKENIZER_URL).await?;
+        let bytes = fetch_with_progress(
+            ctx,
+            TOKENIZER_URL,
+            "Downloading the tokenizer",
+            MAX_TOKENIZER_BYTES,
+        )
+        .await?;
+        let digest = sha256_hex(ctx, &bytes).await;
+        if digest != BUILTIN_SHA256 {
+            return Err(UiError::invalid(format!(
+                "{TOKENIZER_URL} is not the built-in tokenizer this app was built for (SHA-256 {digest}, expected {BUILTIN_SHA256}); the site serves a different file"
+            )));
+        }
         Ok((bytes, TOKENIZER_URL.to_string()))
     } else if let Some(name) = source.strip_prefix("file:") {
         match storage::load_bytes(storage::KEY_TOKENIZER_BYTES).await? {
@@ -129,6 +147,10 @@ async fn tokenizer_bytes(ctx: &Ctx, state: AppState) -> Result<(Vec<u8>, String)
 pub async fn ensure_id(ctx: &Ctx, state: AppState) -> Result<String, UiError> {
     if let Some(id) = state.tokenizer_id.get_untracked() {
         return Ok(id);
+    }
+    if state.settings.with_untracked(|s| s.build.tokenizer_source == "builtin") {
+        state.tokenizer_id.set(Some(BUILTIN_SHA256.to_string()));
+        return Ok(BUILTIN_SHA256.to_string());
     }
     let (bytes, origin) = tokenizer_bytes(ctx, state).await?;
     let id = sha256_hex(ctx, &bytes).await;

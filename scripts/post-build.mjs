@@ -1,0 +1,42 @@
+// Trunk's post_build hook (Trunk.toml), run on the staging directory before
+// it becomes dist/; also `node scripts/post-build.mjs DIR` on a built dir.
+// 1. Stamps the service worker (sw.js) with this build's files and a version
+//    derived from their contents: a new build is a new worker, and its cache
+//    holds exactly this build.
+// 2. Release builds: gzip and brotli copies beside the files (precompress.mjs).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { precompress } from './precompress.mjs';
+
+const dir = process.env.TRUNK_STAGING_DIR || process.argv[2];
+if (!dir) { console.error('post-build: no TRUNK_STAGING_DIR and no directory argument'); process.exit(2); }
+
+/** Every file of the build (not sw.js, not a compressed copy of another), relative, sorted. */
+function buildFiles(dir) {
+  const all = fs.readdirSync(dir, { recursive: true })
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .map((f) => f.split(path.sep).join('/'));
+  const present = new Set(all);
+  const copy = (f) => /\.(gz|br)$/.test(f) && present.has(f.replace(/\.(gz|br)$/, ''));
+  return all.filter((f) => f !== 'sw.js' && !copy(f)).sort();
+}
+
+function stampServiceWorker(dir) {
+  const swPath = path.join(dir, 'sw.js');
+  if (!fs.existsSync(swPath)) return;
+  const sw = fs.readFileSync(swPath, 'utf8');
+  const placeholder = 'const PRECACHE = null;';
+  if (!sw.includes(placeholder)) throw new Error(`${swPath}: no "${placeholder}" line to stamp`);
+  const files = buildFiles(dir);
+  const hash = crypto.createHash('sha256');
+  for (const f of files) hash.update(`${f}\0${crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')}\n`);
+  const version = hash.digest('hex').slice(0, 16);
+  // The page is asked for as "./" (the app's address), not as index.html.
+  const precache = { version, files: files.map((f) => (f === 'index.html' ? './' : f)) };
+  fs.writeFileSync(swPath, sw.replace(placeholder, `const PRECACHE = ${JSON.stringify(precache)};`));
+  console.log(`post-build: service worker stamped, version ${version}, ${files.length} files`);
+}
+
+stampServiceWorker(dir);
+if (!process.env.TRUNK_PROFILE || process.env.TRUNK_PROFILE === 'release') precompress(dir);
