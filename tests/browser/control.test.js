@@ -36,5 +36,39 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   assert.ok(lines.every((t) => t.code_context === '' && t.protocol === 'no-context'));
   console.log('control: 60 no-context tasks byte-identical to repoqa prompts --control no-context');
   await saveBothWidths(page, '#protocol-banner', 'control-tasks');
+
+  // The control run beside the real one, on Results: answer the control
+  // (the sample answers), keep it as a run; switch the Run page back to the
+  // official prompts, rebuild, change one answer, keep that run; compare.
+  await page.goto(srv.url + '#run');
+  assert.equal(await page.$eval('#run-protocol', (s) => s.value), 'no-context');
+  await page.goto(srv.url + '#results');
+  await page.click('#load-samples');
+  await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+  await page.fill('#model-name', 'control');
+  await page.click('#export-to-leaderboard');
+  await page.waitForSelector('#export-status a[href="#leaderboard"]');
+  await page.goto(srv.url + '#run');
+  await page.selectOption('#run-protocol', 'official');
+  await page.waitForSelector('#run-protocol-rebuild a[href="#tasks"]');
+  await page.goto(srv.url + '#tasks');
+  await page.click('#build-tasks');
+  await page.waitForFunction(() => !document.querySelector('#protocol-banner'), null, { timeout: 120000 });
+  await page.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+  const passing = await page.getAttribute('tr.task-row[data-pass="true"]', 'data-task-id');
+  await fx.typeAnswer(passing, 'no idea');
+  await page.goto(srv.url + '#results');
+  await page.fill('#model-name', 'real');
+  await page.click('#export-to-leaderboard');
+  await page.waitForSelector('#export-status a[href="#leaderboard"]');
+  await page.selectOption('#cmp-a', 'your answers/real-SCORES.json\u001freal');
+  await page.selectOption('#cmp-b', 'your answers/control-NO-CONTEXT-SCORES.json\u001fcontrol');
+  await page.waitForFunction(() => document.querySelector('#cmp-flipped-title')?.textContent === '1 task(s) flipped', null, { timeout: 10000 });
+  const all = await page.$eval('#cmp-table tbody tr[data-row="all"]', (tr) => ({ ...tr.dataset }));
+  assert.equal(Number(all.onlyB), 1, JSON.stringify(all));
+  console.log(`control: the no-context run beside the real one on Results (${all.both} both, ${all.onlyA} only real, ${all.onlyB} only control)`);
+  await saveBothWidths(page, '#lb-paired-card', 'control-beside-real');
   assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
 });

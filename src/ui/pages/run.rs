@@ -8,6 +8,7 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
+use repoqa::context::Protocol;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
@@ -22,6 +23,7 @@ use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
+use crate::ui::state::settings;
 use crate::ui::state::use_state;
 
 /// The advice on browser origins is about one server: another address
@@ -252,6 +254,28 @@ fn RunSettingsForm() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Which tasks"</legend>
+                <label>"Prompts "
+                    <select id="run-protocol" on:change=move |ev| {
+                        if let Ok(p) = event_target_value(&ev).parse::<Protocol>() {
+                            settings::update(app.settings, |s| s.build.protocol = p);
+                        }
+                    }>
+                        {Protocol::ALL.iter().copied().map(|p| view! {
+                            <option value=p.as_str() selected=move || app.settings.with(|s| s.build.protocol == p)>{p.label()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <p class="note">"The no-context control asks every task without its code: what the model answers from memory. Run it after the real run and compare the two (Results → Add to the Leaderboard, then Two runs, task by task)."</p>
+                {move || {
+                    let chosen = app.settings.with(|s| s.build.protocol);
+                    let built = app.tasks.with(|ts| ts.first().map(|t| t.protocol));
+                    built.filter(|b| *b != chosen).map(|b| view! {
+                        <p class="notice" id="run-protocol-rebuild">
+                            {format!("The tasks were built with the {}; ", b.label())}
+                            <a href="#tasks">"rebuild them"</a>" to ask these prompts."
+                        </p>
+                    })
+                }}
                 <label>"Task id contains "
                     <input type="text" id="run-filter" placeholder="all (e.g. python:: or a repo)"
                         prop:value=move || form.with(|f| f.selection.filter.clone())

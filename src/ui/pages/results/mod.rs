@@ -29,6 +29,7 @@ use crate::ui::components::charts::Charts;
 use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
 use crate::ui::jobs::scoring::ImportReport;
+use crate::ui::pages::paired::PairedCard;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::RunState;
 use crate::ui::state::use_state;
@@ -83,6 +84,9 @@ pub fn ResultsPage() -> impl IntoView {
         <OptionsCard/>
         <TableCard set=set/>
         <IntervalsCard set=set/>
+        // Two runs of yours (e.g. the real one and its no-context control,
+        // each added with "Add to the Leaderboard") side by side.
+        <PairedCard/>
         <NameMatchCard set=set/>
         <AuditCard/>
         <section class="card" id="charts-card">
