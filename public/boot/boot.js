@@ -34,3 +34,13 @@ const wasm = await bindings.default({ module_or_path: module }).catch((e) => fai
 window.wasmBindings = bindings;
 window.repoqaWasmModule = module;
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+
+// The offline copy (sw.js): registered once the page has loaded, so that
+// its download of the whole build never competes with the first one.
+// Where it cannot run (a file:// page, a browser without it) the app works
+// online only.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  const register = () => navigator.serviceWorker.register('./sw.js')
+    .catch((e) => console.warn(`offline copy not available: ${e.message || e}`));
+  if (document.readyState === 'complete') register(); else addEventListener('load', register);
+}

@@ -9,9 +9,13 @@ export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 export const DIST = process.env.REPOQA_DIST || path.join(ROOT, 'dist');
 export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
 
-export async function launch() {
+/** `serviceWorkers: 'block'` for a test that routes the app's own files
+ *  (`page.route`): requests answered by the app's service worker (sw.js)
+ *  never reach a page's routes. */
+export async function launch({ serviceWorkers = 'allow' } = {}) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
+    serviceWorkers,
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -30,8 +34,8 @@ export async function openPage(context) {
 }
 
 /** A fresh browser profile (empty IndexedDB) for test `t`, closed after it. */
-export async function freshPage(t) {
-  const context = await launch();
+export async function freshPage(t, options = {}) {
+  const context = await launch(options);
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
   return { context, page, problems };

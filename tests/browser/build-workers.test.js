@@ -118,7 +118,7 @@ test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
 });
 
 test('a worker script that does not load: the page builds the same tasks itself', async (t) => {
-  const { page, problems } = await freshPage(t);
+  const { page, problems } = await freshPage(t, { serviceWorkers: 'block' });
   await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
   await page.route('**/build-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await prepare(page, null, 'positional_padding');

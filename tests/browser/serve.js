@@ -10,11 +10,14 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** `cors`: allow any origin to read (a dataset or tokenizer on another site).
+/** `dir`: a directory, or a function returning the one to serve now (a new
+ *  deploy at the same address).
+ *  `cors`: allow any origin to read (a dataset or tokenizer on another site).
  *  `prefix`: serve `dir` under this path only ("/sub/repoqa/"), as a host
  *  serving a project page would; anything else is 404. */
-export function serveDir(dir, { cors = false, prefix = '/' } = {}) {
+export function serveDir(root, { cors = false, prefix = '/' } = {}) {
   const server = http.createServer((req, res) => {
+    const dir = typeof root === 'function' ? root() : root;
     const url = new URL(req.url, 'http://x');
     if (!url.pathname.startsWith(prefix)) { res.writeHead(404); return res.end('not found'); }
     let p = path.normalize(decodeURIComponent('/' + url.pathname.slice(prefix.length))).replace(/^(\.\.[/\\])+/, '');
