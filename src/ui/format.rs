@@ -13,3 +13,8 @@ pub fn bytes_label(n: usize) -> String {
         format!("{n} B")
     }
 }
+
+/// "1 repo", "10 repos": a count with the noun in agreement.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -74,11 +74,30 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
 
+    // Each route names itself in the document title.
+    Effect::new(move |_| {
+        let title = page.with(Page::title);
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            doc.set_title(&title);
+        }
+    });
+
     // Navigation-to-mount time, read by the browser smoke test and shown on
     // the About page.
     publish_global("__repoqaMountedMs", &now_ms().into());
 
     view! {
+        // The first tab stop: past the header and its ten links to the page.
+        // (Not href="#app-main": the fragment is the route.)
+        <a class="skip-link" id="skip-link" href="" on:click=move |ev| {
+            ev.prevent_default();
+            if let Some(main) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app-main")) {
+                use wasm_bindgen::JsCast;
+                if let Ok(el) = main.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = el.focus();
+                }
+            }
+        }>"Skip to the page"</a>
         <header class="top">
             <h1><a href="#">"RepoQA Web"</a></h1>
             <p class="tagline">"Searching Needle Function, scored locally with the official rules."</p>
@@ -109,7 +128,7 @@ pub fn App() -> impl IntoView {
                 </p>
             })
         }}
-        <main id="app-main" data-mounted="true">
+        <main id="app-main" data-mounted="true" tabindex="-1">
             {move || match page.get() {
                 Page::Home => view! { <home::Home/> }.into_any(),
                 Page::About => view! { <about::About/> }.into_any(),

@@ -292,3 +292,36 @@ test('cleaning modes: every task view finds its needle; navigation lands at the 
   assert.ok(Math.abs(y - listY) < 50, `back at ${y} px, was ${listY} px`);
   assert.deepEqual(problems, [], 'console errors or panics in the page');
 });
+
+test('Try the demo: one click on Home builds the 60 tasks, scores the sample answers and opens Results', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, '#');
+  await page.waitForSelector('#try-demo:not([disabled])[aria-disabled="false"]', { timeout: 60000 });
+  await page.click('#try-demo');
+  await page.waitForFunction(() => location.hash === '#results', null, { timeout: 120000 });
+  await page.waitForSelector('#score-table', { timeout: 60000 });
+  const sampleLines = fs.readFileSync(SAMPLES, 'utf8').trim().split('\n').length;
+  await page.waitForFunction((n) => document.querySelectorAll('#task-results tr.task-row').length === n, sampleLines, { timeout: 60000 });
+  await saveScreenshot(page, 'newuser-try-demo-results.png');
+
+  // Clearing every answer asks first, and "Keep them" keeps them.
+  const rows = () => page.$$eval('#task-results tr.task-row', (r) => r.length);
+  await page.click('#clear-answers');
+  await page.waitForSelector('#clear-confirm');
+  assert.match(await page.textContent('#clear-confirm'), new RegExp(`Delete all ${sampleLines} answers\\?`));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'clear-confirm-no');
+  await page.click('#clear-confirm-no');
+  assert.equal(await page.$('#clear-confirm'), null);
+  assert.equal(await rows(), sampleLines);
+  await page.click('#clear-answers');
+  await page.click('#clear-confirm-yes');
+  await page.waitForSelector('#sample-offer');
+  assert.equal(await page.$('#task-results tr.task-row'), null);
+
+  // Tasks now says where to go next.
+  await gotoApp(page, '#tasks');
+  await page.waitForSelector('#tasks-next a[href="#results"]');
+  assert.ok(await page.$('#tasks-next a[href="#run"]'));
+  assert.deepEqual(problems, []);
+});

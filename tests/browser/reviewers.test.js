@@ -182,3 +182,34 @@ test('verify: a tampered published file is rejected and pinpointed, like the CLI
   await saveScreenshot(page, 'verify-390.png');
   assert.deepEqual(problems, [], 'console errors or panics in the page');
 });
+
+test('verify the published files the app ships with: a picker on Verify, a "verify" action on each leaderboard row', async () => {
+  const { page, problems } = await openPage(context);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#verify');
+  await page.waitForSelector('#verify-published option', { state: 'attached', timeout: 30000 });
+  const options = await page.$$eval('#verify-published option', (os) => os.map((o) => o.value));
+  const shipped = fs.readdirSync(PUBLISHED).filter((f) => f.endsWith('-SCORES.json.gz'));
+  assert.deepEqual([...options].sort(), [...shipped].sort());
+  await page.selectOption('#verify-published', 'claude-3-haiku-20240307-SCORES.json.gz');
+  await page.click('#verify-published-go');
+  await page.waitForFunction(() => document.querySelector('#verify-scores-name')?.textContent === 'published/claude-3-haiku-20240307-SCORES.json.gz',
+    null, { timeout: 30000 });
+  await page.waitForSelector('#verify-verdict[data-ok="true"]', { timeout: 30000 });
+  // The CLI agrees: the file verifies.
+  const plain = path.join(work, 'claude-3-haiku-20240307-SCORES.json');
+  fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, 'claude-3-haiku-20240307-SCORES.json.gz'))));
+  execFileSync(BIN, ['verify', '--scores', plain], { stdio: 'pipe' });
+  await saveScreenshot(page, 'verify-published.png');
+
+  await page.goto(srv.url + '#leaderboard');
+  await page.click('#lb-load-published');
+  await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  await page.click('#lb-table tr[data-model="gpt-4o-2024-05-13"] button.lb-verify');
+  await page.waitForFunction(() => location.hash === '#verify', null, { timeout: 10000 });
+  await page.waitForFunction(() => /gpt-4o-2024-05-13-SCORES\.json\.gz$/.test(document.querySelector('#verify-scores-name')?.textContent || ''),
+    null, { timeout: 30000 });
+  await page.waitForSelector('#verify-verdict[data-ok="true"]', { timeout: 30000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -89,9 +89,11 @@ pub fn scroll_to(id: &str) {
 
 /// Scroll the element with this id into view and move the keyboard focus
 /// to it (it needs `tabindex="-1"`), on the next frame, once it is drawn.
-pub fn focus_into_view(id: &'static str) {
+pub fn focus_into_view(id: impl Into<String>) {
+    let id: String = id.into();
     leptos::prelude::request_animation_frame(move || {
-        let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+        let el =
+            web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&id));
         if let Some(el) = el {
             el.scroll_into_view();
             if let Ok(h) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {

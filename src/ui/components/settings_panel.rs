@@ -109,16 +109,17 @@ pub fn SettingsPanel() -> impl IntoView {
                             let lang_on = move || settings.with(|s| s.build.filter.languages.is_empty() || s.build.filter.languages.contains(&l1));
                             let l2 = lang.clone();
                             view! {
-                                <details class="lang-block">
-                                    <summary>
-                                        <label>
-                                            <input type="checkbox" class="lang-check" data-lang=lang.clone()
-                                                prop:checked=lang_on
-                                                on:change=move |ev| toggle_language(l2.clone(), input_checked(&ev), all.clone()) />
-                                            {lang.clone()}
-                                        </label>
-                                        <span class="muted">{format!(" ({} repos)", repos.len())}</span>
-                                    </summary>
+                                // The language's checkbox beside its disclosure, not
+                                // inside the <summary> (a control in a control).
+                                <div class="lang-block">
+                                    <label>
+                                        <input type="checkbox" class="lang-check" data-lang=lang.clone()
+                                            prop:checked=lang_on
+                                            on:change=move |ev| toggle_language(l2.clone(), input_checked(&ev), all.clone()) />
+                                        {lang.clone()}
+                                    </label>
+                                    <details class="lang-repos">
+                                    <summary class="muted">{crate::ui::format::count(repos.len(), "repo", "repos")}</summary>
                                     <ul class="repo-list">
                                         {repos.into_iter().map(|(repo, needles)| {
                                             let key = format!("{lang}::{repo}");
@@ -134,7 +135,8 @@ pub fn SettingsPanel() -> impl IntoView {
                                             }
                                         }).collect_view()}
                                     </ul>
-                                </details>
+                                    </details>
+                                </div>
                             }
                         }).collect_view().into_any()
                     }}

@@ -97,6 +97,16 @@ pub async fn restore_cached(ctx: &Ctx, state: AppState) -> Result<bool, UiError>
     Ok(true)
 }
 
+/// Build the tasks once the running job (the session restore at startup)
+/// has ended, and wait for the build.
+pub async fn build_queued(state: AppState, runner: Runner) -> Result<(), UiError> {
+    runner
+        .run(Job::new("Preparing").budget_ms(BUILD_BUDGET_MS).queue(), move |ctx| async move {
+            build(&ctx, state).await
+        })
+        .await
+}
+
 /// Start building the tasks (unless a job runs already).
 pub fn start_build(state: AppState, runner: Runner) {
     if runner.busy_untracked() {

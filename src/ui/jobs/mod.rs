@@ -40,6 +40,7 @@ pub mod coreqa;
 pub mod coreqa_ask;
 pub mod curate;
 pub mod dataset;
+pub mod demo;
 pub mod describe;
 pub mod digest;
 pub mod fetch;

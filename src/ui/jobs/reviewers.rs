@@ -31,21 +31,50 @@ fn scores(bytes: &[u8], origin: &str) -> Result<repoqa::report::ScoresFile, UiEr
     read_scores(bytes, origin).map_err(|e| UiError::invalid(e.to_string()))
 }
 
+/// The file names of the published collection (`published/index.json`).
+pub async fn published_names() -> Result<Vec<String>, UiError> {
+    let index = fetch_bytes(&format!("{PUBLISHED}index.json")).await?;
+    let index: Value = serde_json::from_slice(&index)?;
+    let mut names: Vec<String> = index["files"]
+        .as_array()
+        .map(|fs| fs.iter().filter_map(|f| f["file"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    names.dedup();
+    Ok(names)
+}
+
+/// Verify this SCORES file from now on: it replaces the one on the Verify
+/// page, with the outputs and bundle that went with the old one.
+pub fn verify_file(vs: VerifyState, name: String, file: Arc<repoqa::report::ScoresFile>) {
+    vs.outputs.set(None);
+    vs.bundle.set(None);
+    vs.error.set(None);
+    vs.scores.set(Some((name, file)));
+    recompute(vs);
+}
+
+/// Verify one file of the published collection (fetched now).
+pub fn verify_published(vs: VerifyState, name: String) {
+    spawn_local(async move {
+        let r = async {
+            let bytes = fetch_bytes(&format!("{PUBLISHED}{name}")).await?;
+            scores(&bytes, &name)
+        }
+        .await;
+        match r {
+            Ok(file) => verify_file(vs, format!("published/{name}"), Arc::new(file)),
+            Err(e) => vs.error.set(Some(e.to_string())),
+        }
+    });
+}
+
 /// Load the 30 published files (only now: the first page load never pays
 /// for them).
 pub fn load_published(st: LeaderboardState) {
     st.status.set(Some(Ok("Loading the published results…".into())));
     spawn_local(async move {
         let r = async {
-            let index = fetch_bytes(&format!("{PUBLISHED}index.json")).await?;
-            let index: Value = serde_json::from_slice(&index)?;
-            let mut names: Vec<String> = index["files"]
-                .as_array()
-                .map(|fs| {
-                    fs.iter().filter_map(|f| f["file"].as_str().map(str::to_string)).collect()
-                })
-                .unwrap_or_default();
-            names.dedup();
+            let names = published_names().await?;
             let mut added = 0;
             for (i, name) in names.iter().enumerate() {
                 st.status.set(Some(Ok(format!(

@@ -49,6 +49,7 @@ pub fn About() -> impl IntoView {
         <section class="card" id="selfcheck" data-status=status>
             <h2>"Self-check"</h2>
             <p>"Each grammar parses a snippet and the official FUNCTION_QUERY must find its one function; the tokenizer counts a sample line."</p>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="grammar self-check">
             <table class="grid">
                 <thead><tr><th>"Language"</th><th>"Grammar"</th><th>"Parsed"</th><th>"Functions"</th><th>"Comments"</th><th>"Result"</th></tr></thead>
                 <tbody>
@@ -67,6 +68,7 @@ pub fn About() -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
+            </div>
             <h3>"Tokenizer"</h3>
             <p>"Sample line: " <code class="sample">{format!("{:?}", selfcheck::SAMPLE_LINE)}</code></p>
             {move || match tok.get() {

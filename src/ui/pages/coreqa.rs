@@ -279,7 +279,7 @@ fn JudgeCard() -> impl IntoView {
                         "standard deviation of those means over the repetitions. BLEU (RepoQA's smoothed BLEU of each answer "
                         "against its reference, 0 to 1) is shown beside the judge's overall score."
                     </p>
-                    <div class="table-scroll">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="judge scores">
                         <table class="grid" id="cq-judge-table">
                             <thead><tr>
                                 <th>"model"</th><th>"setting"</th><th>"language"</th><th class="n">"questions"</th><th class="n">"reps"</th>
@@ -399,13 +399,13 @@ fn pairwise_view(c: &Comparison) -> impl IntoView {
         <p class="muted">
             {format!("{} verdicts, played in the files' order as one game each: start 1000, K 32; the interval is the 2.5% to 97.5% range over {} shuffles of that order (seed {}).", c.judgments, c.bootstrap_rounds, c.bootstrap_seed)}
         </p>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Elo ratings">
             <table class="grid compact" id="cq-elo">
                 <thead><tr><th>"model"</th><th class="n">"Elo"</th><th class="n">"median"</th><th class="n">"95% interval"</th></tr></thead>
                 <tbody>{elo}</tbody>
             </table>
         </div>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="wins, ties and losses">
             <table class="grid compact" id="cq-records">
                 <thead><tr><th>"model"</th><th>"against"</th><th class="n">"wins"</th><th class="n">"ties"</th><th class="n">"losses"</th></tr></thead>
                 <tbody>{records}</tbody>

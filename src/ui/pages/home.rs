@@ -2,11 +2,15 @@
 
 use leptos::prelude::*;
 
+use crate::ui::components::progress::Progress;
+use crate::ui::jobs::demo::{demo_loaded, try_demo};
+use crate::ui::jobs::use_runner;
 use crate::ui::state;
 
 #[component]
 pub fn Home() -> impl IntoView {
     view! {
+        <TryDemo/>
         <section class="card">
             <h2>"What is a needle test?"</h2>
             <p>
@@ -26,6 +30,39 @@ pub fn Home() -> impl IntoView {
                 <li><a href="#results">"Results"</a>": paste or import the model's answers and score them."</li>
             </ol>
             <HomeStatus/>
+        </section>
+    }
+}
+
+/// One click from a first visit to a scored table: the demo's 60 tasks
+/// built, its sample answers scored, the Results page.
+#[component]
+fn TryDemo() -> impl IntoView {
+    let st = state::use_state();
+    let runner = use_runner();
+    let error = RwSignal::new(None::<String>);
+    view! {
+        <section class="card try-demo" id="try-demo-card">
+            <h2>"See it work in one click"</h2>
+            {move || if demo_loaded(st) || st.dataset.with(Option::is_none) {
+                view! {
+                    <p>
+                        <button type="button" id="try-demo" class="primary"
+                            disabled=move || st.dataset.with(Option::is_none)
+                            aria-disabled=move || runner.busy().to_string()
+                            on:click=move |_| if !runner.busy_untracked() { try_demo(st, runner, error) }>
+                            "Try the demo"
+                        </button>
+                        " builds the demo's 60 prompts here in the page, scores 12 sample answers written by this project (some right, some wrong) and opens Results."
+                    </p>
+                }.into_any()
+            } else {
+                view! {
+                    <p id="try-demo-other">"Your own dataset is loaded. The demo is on the " <a href="#dataset">"Dataset"</a> " page (loading it replaces yours)."</p>
+                }.into_any()
+            }}
+            <Progress/>
+            {move || error.get().map(|e| view! { <p class="fail error-box" id="try-demo-error" role="alert">{e}</p> })}
         </section>
     }
 }

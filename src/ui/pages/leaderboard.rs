@@ -12,16 +12,18 @@ use repoqa::evidence::percent_span;
 use repoqa::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
 use repoqa::pyjson::float_repr;
 
-use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::dom::{picked_files, set_hash};
 use crate::ui::components::charts::Charts;
 use crate::ui::components::drop_zone::DropZone;
 use crate::ui::components::evidence_table::LevelSelect;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::components::progress::Progress;
-use crate::ui::jobs::reviewers::{leaderboard_evidence, load_files, load_published, load_url};
+use crate::ui::jobs::reviewers::{
+    leaderboard_evidence, load_files, load_published, load_url, verify_file,
+};
 use crate::ui::jobs::use_runner;
 use crate::ui::pages::paired::PairedCard;
-use crate::ui::state::reviewers::LeaderboardState;
+use crate::ui::state::reviewers::{LeaderboardState, VerifyState};
 
 #[component]
 pub fn LeaderboardPage() -> impl IntoView {
@@ -107,7 +109,7 @@ pub fn LeaderboardPage() -> impl IntoView {
                 <input type="range" id="lb-threshold" min="0" max="1" step="0.01"
                     prop:value=move || st.threshold.get().to_string()
                     on:input=move |ev| set_threshold(event_target_value(&ev))/>
-                <input type="number" id="lb-threshold-num" min="0" max="1" step="0.001" class="num"
+                <input type="number" id="lb-threshold-num" min="0" max="1" step="0.001" class="num" aria-label="Threshold (exact value)"
                     prop:value=move || st.threshold.get().to_string()
                     on:change=move |ev| set_threshold(event_target_value(&ev))/>
                 <span id="lb-threshold-value">{move || fmt_threshold(st.threshold.get())}</span>
@@ -127,9 +129,30 @@ pub fn LeaderboardPage() -> impl IntoView {
     }
 }
 
+/// A row's "verify" action: its SCORES file on the Verify page.
+fn verify_button(
+    st: LeaderboardState,
+    vs: VerifyState,
+    source: String,
+    model: String,
+) -> impl IntoView {
+    view! {
+        <button type="button" class="lb-verify link-button" aria-label=format!("verify {model}'s SCORES file")
+            title="Check this file's table against its own records on the Verify page"
+            on:click=move |_| {
+                let file = st.files.with_untracked(|fs| fs.iter().find(|f| f.source == source).map(|f| f.file.clone()));
+                if let Some(file) = file {
+                    verify_file(vs, source.clone(), file);
+                    set_hash("verify");
+                }
+            }>"verify"</button>
+    }
+}
+
 #[component]
 fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
     let st = expect_context::<LeaderboardState>();
+    let vs = expect_context::<VerifyState>();
     let sort_button = move |key: SortKey, label: String| {
         let k2 = key.clone();
         let data = match &key {
@@ -167,7 +190,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                     return view! { <p class="muted" id="lb-empty">"No SCORES files loaded yet."</p> }.into_any();
                 }
                 let langs = b.languages();
-                let head = langs.iter().map(|l| view! { <th>{sort_button(SortKey::Language(l.clone()), l.clone())}</th> }).collect_view();
+                let head = langs.iter().map(|l| view! { <th class="wide-only">{sort_button(SortKey::Language(l.clone()), l.clone())}</th> }).collect_view();
                 let ci = st.ci_level.get();
                 let ev = st.evidence.get();
                 let rows = b.rows.iter().map(|r| {
@@ -175,28 +198,28 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                         Some(all) => {
                             let (lo, hi) = all.by_repo.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default();
                             view! {
-                                <td class="num" data-all=float_repr(all.pass()) data-passed=all.passed>{percent(all.pass())}</td>
+                                <td class="num wide-only" data-all=float_repr(all.pass()) data-passed=all.passed>{percent(all.pass())}</td>
                                 <td class="num quote" data-repo-low=lo data-repo-high=hi
                                     data-wilson=percent_span(all.wilson) data-task=percent_span(all.by_task)
                                     title=format!("Wilson {}; bootstrap by task {}; by repository {}", percent_span(all.wilson), percent_span(all.by_task), percent_span(all.by_repo))>
                                     {percent_span(all.by_repo)}</td>
                             }.into_any()
                         }
-                        None => view! { <td class="num muted">"…"</td><td class="num muted">"…"</td> }.into_any(),
+                        None => view! { <td class="num muted wide-only">"…"</td><td class="num muted">"…"</td> }.into_any(),
                     });
                     let model = r.model.clone();
                     let m2 = model.clone();
                     let m3 = model.clone();
                     let cells = langs.iter().map(|l| match r.languages.get(l) {
                         Some(c) => view! {
-                            <td class="num" data-lang=l.clone() data-pass=float_repr(c.pass) data-passed=c.passed data-n=c.n
+                            <td class="num wide-only" data-lang=l.clone() data-pass=float_repr(c.pass) data-passed=c.passed data-n=c.n
                                 title=format!("{} of {} tasks pass", c.passed, c.n)>{percent(c.pass)}</td>
                         }.into_any(),
-                        None => view! { <td class="num muted">"–"</td> }.into_any(),
+                        None => view! { <td class="num muted wide-only">"–"</td> }.into_any(),
                     }).collect_view();
                     view! {
                         <tr data-model=model.clone() data-source=r.source.clone()>
-                            <td><input type="checkbox" class="lb-compare" data-model=model.clone()
+                            <td class="wide-only"><input type="checkbox" class="lb-compare" data-model=model.clone()
                                 aria-label=format!("compare {model}")
                                 prop:checked=move || st.compare.with(|c| c.contains(&m2))
                                 on:change=move |ev| {
@@ -206,7 +229,8 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                                         if on { c.push(m3.clone()); }
                                     });
                                 }/></td>
-                            <th scope="row" class="model">{model.clone()}</th>
+                            <th scope="row" class="model">{model.clone()}" "
+                                {verify_button(st, vs, r.source.clone(), model.clone())}</th>
                             {cells}
                             <td class="num avg" data-average=float_repr(r.average)>{percent(r.average)}</td>
                             <td class="num" data-tasks=r.tasks>{r.tasks}</td>
@@ -215,23 +239,24 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                     }
                 }).collect_view();
                 view! {
-                    <div class="table-scroll">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="leaderboard">
                         <table id="lb-table" class="grid score-table" data-threshold=fmt_threshold(b.threshold)>
-                            <caption>{format!("pass@1 (%) at threshold {}; {} models", fmt_threshold(b.threshold), b.rows.len())}</caption>
+                            <caption>{format!("pass@1 (%) at threshold {}; {}", fmt_threshold(b.threshold), crate::ui::format::count(b.rows.len(), "model", "models"))}</caption>
                             <thead><tr>
-                                <th>"Compare"</th>
+                                <th class="wide-only">"Compare"</th>
                                 <th>{sort_button(SortKey::Model, "Model".into())}</th>
                                 {head}
                                 <th>{sort_button(SortKey::Average, "Avg.".into())}</th>
                                 <th>{sort_button(SortKey::Tasks, "Tasks".into())}</th>
                                 {ci.map(|l| view! {
-                                    <th scope="col" title="passed / tasks over all languages">"All"</th>
+                                    <th scope="col" class="wide-only" title="passed / tasks over all languages">"All"</th>
                                     <th scope="col" title="percentile bootstrap resampling repositories, stratified by language: the interval to quote">{format!("{}% CI by repository", 100.0 * l)}</th>
                                 })}
                             </tr></thead>
                             <tbody>{rows}</tbody>
                         </table>
                     </div>
+                    <p class="muted narrow-only" id="lb-narrow-note">"On a narrow screen: each model's average over the languages; the per-language columns and Compare on a wider screen."</p>
                 }.into_any()
             }}
         </section>
@@ -330,7 +355,7 @@ fn MissesCard() -> impl IntoView {
                 }).collect_view();
                 view! {
                     <p id="lb-miss-count">{format!("{total} task(s) not passed at threshold {}.", fmt_threshold(st.threshold.get()))}</p>
-                    <div class="table-scroll">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="tasks not passed">
                         <table id="lb-misses" class="grid">
                             <thead><tr><th>"Language"</th><th>"Repo"</th><th>"Needle"</th><th>"Picked"</th><th>"Similarity"</th><th>"Depth"</th><th>"Why"</th></tr></thead>
                             <tbody>{rows}</tbody>

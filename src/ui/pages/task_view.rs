@@ -132,7 +132,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                         <TaskAuditBlock task=task.clone()/>
                         <AnswerSlot task_id=task_id.clone()/>
                         <h3>"Prompt"</h3>
-                        <pre id="prompt" class="prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
+                        <pre id="prompt" class="prompt" tabindex="0" aria-label="the prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
                     </section>
                 }.into_any()
             }
@@ -170,7 +170,7 @@ fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
                             <li class="audit-finding" data-artifact=f.artifact.name()>
                                 <strong>{f.artifact.name()}</strong>
                                 {format!(" ({}): {}", f.artifact.parity_id(), f.artifact.explain())}
-                                <pre class="prompt audit-excerpt">{before}<mark class="artifact">{spot}</mark>{after}</pre>
+                                <pre class="prompt audit-excerpt" tabindex="0" aria-label="where the artifact is">{before}<mark class="artifact">{spot}</mark>{after}</pre>
                             </li>
                         }
                     }).collect_view()}

@@ -134,7 +134,7 @@ pub fn TasksPage() -> impl IntoView {
                             {format!(" · languages: {} · context {} tokens · comments: {} · tokenizer: {}",
                                 if s.build.filter.languages.is_empty() { "all".to_string() } else { s.build.filter.languages.join(", ") },
                                 s.build.code_context_size, s.build.comment_mode, s.build.tokenizer_source)}
-                            {(!s.build.filter.excluded_repos.is_empty()).then(|| format!(" · {} repos left out", s.build.filter.excluded_repos.len()))}
+                            {(!s.build.filter.excluded_repos.is_empty()).then(|| format!(" · {} left out", crate::ui::format::count(s.build.filter.excluded_repos.len(), "repo", "repos")))}
                             {(!s.build.protocol.is_official()).then(|| view! { <strong class="fail" id="build-protocol">{format!(" · {}", s.build.protocol.label())}</strong> })}
                             " · " <a href="#dataset">"change"</a>
                         </p>
@@ -142,8 +142,12 @@ pub fn TasksPage() -> impl IntoView {
                 }
             }}
             <p>
+                // Not `disabled` while a job runs: a disabled button drops the
+                // keyboard's focus to the page top. A click then does nothing
+                // (start_build waits for no job), and the button says so.
                 <button type="button" id="build-tasks" class="primary"
-                    disabled=move || state.dataset.get().is_none() || runner.busy()
+                    disabled=move || state.dataset.get().is_none()
+                    aria-disabled=move || runner.busy().to_string()
                     on:click=move |_| start_build(state, runner)>
                     {move || if state.tasks.with(|t| t.is_empty()) { "Build tasks" } else { "Rebuild tasks" }}
                 </button>
@@ -170,6 +174,10 @@ pub fn TasksPage() -> impl IntoView {
                             s.tasks, s.ms / 1000.0, s.chunks, s.max_chunk_ms)
                     }}
                 </p>
+            })}
+            {move || (!runner.busy() && !state.tasks.with(|t| t.is_empty()) && tasks_current(state)).then(|| view! {
+                <p id="tasks-next">"Next: answer them — paste or import a model's answers on "
+                    <a href="#results">"Results"</a> ", or ask a model here in the page on " <a href="#run">"Run"</a> "."</p>
             })}
         </section>
         <section class="card" id="task-list-card">

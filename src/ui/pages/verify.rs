@@ -15,7 +15,9 @@ use crate::ui::browser::dom::picked_files;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::drop_zone::DropZone;
 use crate::ui::components::progress::Progress;
-use crate::ui::jobs::reviewers::{load_input, recompute, rescore, VerifyInput};
+use crate::ui::jobs::reviewers::{
+    load_input, published_names, recompute, rescore, verify_published, VerifyInput,
+};
 use crate::ui::jobs::use_runner;
 use crate::ui::pages::verify_bundle::BundleCard;
 use crate::ui::state::reviewers::VerifyState;
@@ -93,6 +95,7 @@ pub fn VerifyPage() -> impl IntoView {
             {move || vs.loaded_unrelated.get().map(|n| view! {
                 <p class="muted" id="verify-loaded-unrelated">{format!("The dataset {n} holds none of this file's repositories, so its needles were not compared. Drop the file's dataset to compare them.")}</p>
             })}
+            <PublishedPicker/>
             <DropZone id="verify-drop" label="Drop the SCORES file, the outputs (.jsonl) and the dataset here" on_drop=on_drop/>
             <div class="row">
                 <button type="button" id="verify-rescore" on:click=move |_| rescore(vs, runner)
@@ -105,6 +108,37 @@ pub fn VerifyPage() -> impl IntoView {
         </section>
         <BundleCard/>
         <ReportCard/>
+    }
+}
+
+/// The published SCORES files the app ships with, one to verify at a click
+/// (the list is read when the page opens; a file is fetched when chosen).
+#[component]
+fn PublishedPicker() -> impl IntoView {
+    let vs = expect_context::<VerifyState>();
+    let names = LocalResource::new(published_names);
+    let chosen = RwSignal::new(String::new());
+    move || {
+        let list = match names.get() {
+            Some(Ok(list)) if !list.is_empty() => list,
+            Some(Err(e)) => return view! { <p class="muted" id="verify-published-error">{format!("The published files are not available here: {e}")}</p> }.into_any(),
+            _ => return ().into_any(),
+        };
+        if chosen.get_untracked().is_empty() {
+            chosen.set(list[0].clone());
+        }
+        view! {
+            <div class="row" id="verify-published-row">
+                <label for="verify-published">"Or a published file: "</label>
+                <select id="verify-published" on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    {list.into_iter().map(|n| {
+                        let label = n.trim_end_matches("-SCORES.json.gz").replace("_slash_", "/");
+                        view! { <option value=n.clone() selected=move || chosen.with(|c| c == &n)>{label}</option> }
+                    }).collect_view()}
+                </select>
+                <button type="button" id="verify-published-go" on:click=move |_| verify_published(vs, chosen.get_untracked())>"Verify it"</button>
+            </div>
+        }.into_any()
     }
 }
 

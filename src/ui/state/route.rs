@@ -41,6 +41,25 @@ impl Page {
         }
     }
 
+    /// The document title while this page is shown (a tab, a history entry
+    /// and a screen reader name the page, not only the app).
+    pub fn title(&self) -> String {
+        let name = match self {
+            Page::Home => return "RepoQA Web — Searching Needle Function".to_string(),
+            Page::Dataset => "Dataset",
+            Page::Tasks => "Tasks",
+            Page::Task(id) => return format!("Task {id} — RepoQA Web"),
+            Page::Results => "Results",
+            Page::Run => "Run a model",
+            Page::Curate => "Curate",
+            Page::Coreqa => "CoReQA",
+            Page::Leaderboard => "Leaderboard",
+            Page::Verify => "Verify",
+            Page::About => "About / self-check",
+        };
+        format!("{name} — RepoQA Web")
+    }
+
     /// The nav entry this page belongs to.
     pub fn section(&self) -> &'static str {
         match self {

@@ -3,20 +3,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::dom::{focus_into_view, picked_files};
 use crate::ui::browser::download::download_text;
-use crate::ui::browser::fetch::{fetch_bytes, read_blob};
+use crate::ui::browser::fetch::read_blob;
 use crate::ui::error::UiError;
+use crate::ui::jobs::demo::{demo_loaded, import_samples};
 use crate::ui::jobs::scoring::{import_answers, ImportReport};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::persist_answers;
-use crate::ui::state::scoring::persist_scoring;
 use crate::ui::state::use_state;
-
-/// Where the app serves the demo's sample answers (index.html copies them).
-pub const SAMPLE_ANSWERS_URL: &str = "demo/sample-answers.jsonl";
-/// The model name the sample answers are recorded under.
-pub const SAMPLE_MODEL: &str = "SAMPLE-answers-not-a-model";
 
 /// Import / export / clear answers.
 #[component]
@@ -81,42 +76,39 @@ pub fn AnswersCard(
     // The demo's sample answers (public/demo/sample-answers.jsonl): written
     // by the project, some right and some wrong, so a first visit has a
     // table and charts. Recorded under a model name that says so.
+    // The demo's sample answers, recorded under a model name that says so.
     let load_samples = move |_| {
         spawn_local(async move {
-            match fetch_bytes(SAMPLE_ANSWERS_URL).await.and_then(|b| {
-                String::from_utf8(b)
-                    .map_err(|_| UiError::invalid("the sample answers are not UTF-8"))
-            }) {
-                Ok(t) => {
-                    if state
-                        .scoring
-                        .model_name
-                        .with_untracked(|m| m.trim().is_empty() || m == "model")
-                    {
-                        state.scoring.model_name.set(SAMPLE_MODEL.to_string());
-                        persist_scoring(state.scoring);
-                    }
-                    import_answers(
-                        state,
-                        runner,
-                        t,
-                        "SAMPLE answers (written by the project, not a model)".into(),
-                        report,
-                    )
-                }
-                Err(e) => report(Err(e.context("sample answers"))),
-            }
+            // The button goes once there are answers: the keyboard's focus
+            // goes to what the import did, not to the page top.
+            let report_here = move |r| {
+                report(r);
+                focus_into_view("import-status");
+            };
+            import_samples(state, runner, report_here).await;
         });
     };
     let offer_samples = move || {
         state.answers.with(|a| a.is_empty())
             && !state.tasks.with(|t| t.is_empty())
-            && state.dataset.with(|d| d.as_ref().is_some_and(|d| d.origin.starts_with("demo")))
+            && demo_loaded(state)
     };
     let no_tasks = move || state.tasks.with(|t| t.is_empty());
+    // Clearing asks first: the answers may be a paid model run's.
+    let confirming = RwSignal::new(false);
     let clear = move |_| {
+        confirming.set(true);
+        focus_into_view("clear-confirm-no");
+    };
+    let really_clear = move |_| {
         state.answers.update(|a| a.clear());
         state.answers.with_untracked(persist_answers);
+        confirming.set(false);
+        focus_into_view("import-text");
+    };
+    let keep = move |_| {
+        confirming.set(false);
+        focus_into_view("clear-answers");
     };
 
     view! {
@@ -143,7 +135,7 @@ pub fn AnswersCard(
             })}
             {move || (no_tasks() && !state.answers.with(|a| a.is_empty())).then(|| view! {
                 <p class="note" id="answers-kept">
-                    {move || format!("{} answers are kept; build the tasks (Tasks page) to score or export them.", state.answers.with(|a| a.len()))}
+                    {move || format!("{} kept; build the tasks (Tasks page) to score or export them.", crate::ui::format::count(state.answers.with(|a| a.len()), "answer is", "answers are"))}
                 </p>
             })}
             <div class="row">
@@ -153,10 +145,21 @@ pub fn AnswersCard(
                 <button type="button" id="clear-answers" on:click=clear
                     disabled=move || state.answers.with(|a| a.is_empty())>"Clear all answers"</button>
             </div>
+            {move || (confirming.get() && !state.answers.with(|a| a.is_empty())).then(|| view! {
+                <div class="warning" id="clear-confirm" role="group" aria-label="confirm clearing the answers">
+                    <p>{format!(
+                        "Delete all {}? Answers from a model run cost time and money to get again: export them first (Export outputs JSONL) if you may need them.",
+                        crate::ui::format::count(state.answers.with(|a| a.len()), "answer", "answers"))}</p>
+                    <div class="row">
+                        <button type="button" id="clear-confirm-yes" class="danger" on:click=really_clear>"Delete them"</button>
+                        <button type="button" id="clear-confirm-no" on:click=keep>"Keep them"</button>
+                    </div>
+                </div>
+            })}
             {move || import_report.get().map(|r| match r {
-                Err(e) => view! { <p class="fail" id="import-status" data-ok="false">{e.to_string()}</p> }.into_any(),
+                Err(e) => view! { <p class="fail" id="import-status" tabindex="-1" data-ok="false">{e.to_string()}</p> }.into_any(),
                 Ok(r) => { let n_errors = r.errors.len(); view! {
-                    <div id="import-status" data-ok="true" data-imported=r.imported data-errors=n_errors>
+                    <div id="import-status" tabindex="-1" data-ok="true" data-imported=r.imported data-errors=n_errors>
                         <p>{format!("{}: {} answer(s) imported, {} line(s) skipped.", r.origin, r.imported, n_errors)}</p>
                         {(!r.errors.is_empty()).then(|| view! {
                             <ul class="line-errors" id="import-errors">

@@ -59,7 +59,7 @@ pub fn AuditCard() -> impl IntoView {
                 let totals: Vec<usize> = languages.iter().map(|l| audits.with(|a| a.iter().filter(|t| &t.language == l).count())).collect();
                 let any: Vec<usize> = languages.iter().map(|l| audits.with(|a| a.iter().filter(|t| &t.language == l && !t.findings.is_empty()).count())).collect();
                 view! {
-                    <div class="table-wrap">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="prompt artifacts by language">
                     <table id="audit-table" class="scores">
                         <thead><tr><th>"Artifact"</th>
                             {languages.iter().map(|l| view! { <th>{l.clone()}</th> }).collect_view()}

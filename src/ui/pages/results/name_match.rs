@@ -47,7 +47,7 @@ pub fn NameMatchCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                     let flagged: Vec<_> = r.tasks.iter().filter(|t| !t.warnings.is_empty()).cloned().collect();
                     let hidden = flagged.len().saturating_sub(SHOWN);
                     view! {
-                        <div class="table-scroll">
+                        <div class="table-scroll" tabindex="0" role="region" aria-label="name-only matches">
                         <table class="grid" id="name-match-table"
                             data-overall=r.overall.rate().to_string() data-reliable=r.reliable.rate().to_string()>
                             <thead><tr><th scope="col">"Language"</th><th scope="col">"Name found"</th></tr></thead>

@@ -7,6 +7,18 @@ use repoqa::score::THRESHOLD_KEYS;
 
 use crate::ui::state::scoring::{ScoredSet, Shared};
 
+/// The thresholds a narrow screen shows: 0.8 (the headline) and the ends
+/// of interest; the others are hidden there by the stylesheet.
+const NARROW_KEYS: [&str; 3] = ["0.5", "0.8", "1.0"];
+
+fn narrow_class(key: &str) -> &'static str {
+    if NARROW_KEYS.contains(&key) {
+        ""
+    } else {
+        "wide-only"
+    }
+}
+
 /// The official table: rows `all` + languages, columns the thresholds,
 /// percentages with one decimal as `print_result_table` prints them; the
 /// best and worst cell of each column marked as it colours them.
@@ -36,11 +48,11 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                         })
                         .collect();
                     view! {
-                        <div class="table-scroll">
+                        <div class="table-scroll" tabindex="0" role="region" aria-label="pass@1 by threshold">
                         <table class="grid score-table" id="score-table">
                             <thead><tr>
                                 <th scope="col">"Threshold"</th>
-                                {THRESHOLD_KEYS.iter().map(|k| view! { <th scope="col">{*k}</th> }).collect_view()}
+                                {THRESHOLD_KEYS.iter().map(|k| view! { <th scope="col" class=narrow_class(k)>{*k}</th> }).collect_view()}
                                 <th scope="col">"tasks"</th>
                             </tr></thead>
                             <tbody>
@@ -52,7 +64,8 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                                             <th scope="row">{label}</th>
                                             {r.pass_at_1.iter().enumerate().map(|(i, v)| {
                                                 let (max, min) = cols[i];
-                                                let class = if max - v < 0.01 { "best" } else if v - min < 0.01 { "worst" } else { "" };
+                                                let mark = if max - v < 0.01 { "best" } else if v - min < 0.01 { "worst" } else { "" };
+                                                let class = format!("{mark} {}", narrow_class(THRESHOLD_KEYS[i]));
                                                 view! {
                                                     <td class=class data-threshold=THRESHOLD_KEYS[i] data-value=float_repr(*v)
                                                         data-passed=r.passed[i]>{format!("{:.1}", 100.0 * v)}</td>
@@ -65,6 +78,11 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                             </tbody>
                         </table>
                         </div>
+                        <p class="muted legend" id="score-legend">
+                            <span class="best-key">"green"</span>": the best language at that threshold; "
+                            <span class="worst-key">"red"</span>": the worst (as the official table colours them)."
+                        </p>
+                        <p class="muted narrow-only" id="score-narrow-note">"On a narrow screen the table shows the thresholds 0.5, 0.8 (the headline) and 1.0; all eleven on a wider screen and in the exported SCORES file."</p>
                     }.into_any()
                 }
             }}

@@ -29,7 +29,7 @@ pub fn TaskList(set: Memo<Shared<ScoredSet>>, selected: RwSignal<Option<String>>
                     return view! { <p class="muted">"No answered tasks."</p> }.into_any();
                 }
                 view! {
-                    <div class="table-scroll">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="answered tasks">
                     <table class="grid" id="task-results">
                         <thead><tr>
                             <th scope="col">"Task"</th><th scope="col">"Depth"</th>
@@ -67,7 +67,7 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
         let id = id.clone();
         move || selected.with(|s| s.as_deref() == Some(id.as_str()))
     };
-    let (id_attr, target_attr) = (id.clone(), target.clone());
+    let (id_attr, target_attr, id_for_button) = (id.clone(), target.clone(), id.clone());
     view! {
         <tr class="task-row" data-task-id=id_attr data-pass=pass.to_string() data-best-similarity=sim_repr
             data-best-target=target_attr data-bin=bin class:selected=is_selected>
@@ -76,13 +76,18 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
             <td class=if pass { "pass" } else { "fail" }>{if pass { "pass" } else if error.is_some() { "error" } else { "fail" }}</td>
             <td>{sim}</td>
             <td>{error.unwrap_or(target)}</td>
-            <td><button type="button" class="details" on:click=move |_| {
+            <td><button type="button" class="details" id=details_button_id(&id_for_button) on:click=move |_| {
                 selected.set(Some(select_id.clone()));
                 // The panel is below the table: bring it (and the focus) there.
                 focus_into_view("task-detail");
             }>"Details"</button></td>
         </tr>
     }
+}
+
+/// The id of a task row's Details button.
+fn details_button_id(task_id: &str) -> String {
+    format!("details-{task_id}")
 }
 
 /// One task in depth: the extracted function, every candidate's BLEU, and a
@@ -155,7 +160,13 @@ pub fn TaskDetail(
         Some(view! {
             <section class="card" id="task-detail" tabindex="-1" data-task-id=id_attr>
                 <h2>"Task " <code>{id}</code></h2>
-                <button type="button" on:click=move |_| selected.set(None)>"Close"</button>
+                <button type="button" id="detail-close" on:click=move |_| {
+                    // Back to the Details button that opened it, not the page top.
+                    if let Some(id) = selected.get_untracked() {
+                        focus_into_view(details_button_id(&id));
+                    }
+                    selected.set(None);
+                }>"Close"</button>
                 <h3>"The answer as pasted"</h3>
                 <pre class="code" id="detail-answer">{item.answer.clone()}</pre>
                 {body}

@@ -1,0 +1,153 @@
+// Accessibility (issue 25): axe-core (npm) on every page and main state, at
+// 1280 and 390 px, with the app's Content-Security-Policy in force: no
+// critical or serious violation. Keyboard: focus stays on the control after
+// an action, a skip link leads to the page, and each route has its title.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import { serveDir } from './serve.js';
+import { launch, openPage, ROOT } from './browser.js';
+
+const require = createRequire(import.meta.url);
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
+
+let srv, context, page, problems;
+before(async () => {
+  srv = await serveDir(path.join(ROOT, 'dist'));
+  context = await launch();
+  ({ page, problems } = await openPage(context));
+});
+after(async () => {
+  await context?.close();
+  srv?.server.close();
+});
+
+/** Critical and serious violations on the page as it is now. */
+async function violations() {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+  });
+  return result.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+}
+
+async function go(hash) {
+  await page.goto(srv.url + hash);
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+}
+
+/** Each state: a name and how to reach it. */
+const STATES = [
+  ['home', () => go('#')],
+  ['dataset', async () => { await go('#dataset'); await page.waitForSelector('#dataset-summary', { timeout: 60000 }); }],
+  ['tasks built', async () => {
+    await go('#tasks');
+    await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
+    if (!(await page.$('#build-stats'))) await page.click('#build-tasks');
+    await page.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
+  }],
+  ['task view', async () => {
+    const href = await page.getAttribute('tr.task-row a', 'href');
+    await go(href);
+    await page.waitForSelector('.answer-box textarea', { timeout: 30000 });
+  }],
+  ['results with the sample answers', async () => {
+    await go('#results');
+    if (!(await page.$('#score-table'))) {
+      await page.click('#load-samples');
+      await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+    }
+    await page.waitForSelector('#score-table', { timeout: 30000 });
+  }],
+  ['run', () => go('#run')],
+  ['curate', () => go('#curate')],
+  ['coreqa', () => go('#coreqa')],
+  ['leaderboard with the published results', async () => {
+    await go('#leaderboard');
+    await page.click('#lb-load-published');
+    await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  }],
+  ['verify with a verdict', async () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-a11y-'));
+    const file = path.join(work, 'claude-3-haiku-20240307-SCORES.json');
+    fs.writeFileSync(file, zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, 'claude-3-haiku-20240307-SCORES.json.gz'))));
+    await go('#verify');
+    await page.setInputFiles('#verify-scores', file);
+    await page.waitForSelector('#verify-verdict[data-ok]', { timeout: 30000 });
+    fs.rmSync(work, { recursive: true, force: true });
+  }],
+  ['about', async () => { await go('#about'); await page.waitForSelector('#selfcheck:not([data-status="loading"])', { timeout: 60000 }); }],
+];
+
+test('axe-core: no critical or serious violation on any page or main state, at 1280 and 390 px', async () => {
+  const found = [];
+  for (const [name, reach] of STATES) {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await reach();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.waitForTimeout(100);
+      for (const v of await violations()) found.push(`${name} @${width}: ${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
+    }
+  }
+  // The CSP held: axe ran beside it, nothing of the app was let through.
+  const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval';/);
+  assert.deepEqual(found, [], found.join('\n'));
+  assert.deepEqual(problems, []);
+});
+
+test('keyboard: a skip link first, focus kept on the control after Build tasks, Load sample answers and Close, a title per route', async (t) => {
+  const ctx = await launch();
+  t.after(() => ctx.close());
+  const { page: p, problems: probs } = await openPage(ctx);
+  await p.setViewportSize({ width: 1280, height: 900 });
+  const active = () => p.evaluate(() => document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName);
+
+  await p.goto(srv.url + '#tasks');
+  await p.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  assert.equal(await p.title(), 'Tasks — RepoQA Web');
+  await p.keyboard.press('Tab');
+  assert.equal(await active(), 'skip-link');
+  assert.ok(await p.$eval('.skip-link', (a) => a.getBoundingClientRect().top >= 0), 'the focused skip link is off-screen');
+  await p.keyboard.press('Enter');
+  assert.equal(await active(), 'app-main');
+  assert.match(p.url(), /#tasks$/, 'the skip link changed the route');
+
+  await p.waitForSelector('#build-tasks:not([disabled])[aria-disabled="false"]', { timeout: 60000 });
+  await p.focus('#build-tasks');
+  await p.keyboard.press('Enter');
+  await p.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
+  assert.equal(await active(), 'build-tasks', 'focus left Build tasks');
+
+  await p.goto(srv.url + '#results');
+  assert.equal(await p.title(), 'Results — RepoQA Web');
+  await p.waitForSelector('#load-samples', { timeout: 30000 });
+  await p.focus('#load-samples');
+  await p.keyboard.press('Enter');
+  await p.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+  await p.waitForFunction(() => document.activeElement?.id === 'import-status', null, { timeout: 5000 });
+
+  const first = await p.getAttribute('#task-results tr.task-row', 'data-task-id');
+  await p.focus(`#task-results tr.task-row button.details`);
+  await p.keyboard.press('Enter');
+  await p.waitForFunction(() => document.activeElement?.id === 'task-detail', null, { timeout: 5000 });
+  await p.focus('#detail-close');
+  await p.keyboard.press('Enter');
+  await p.waitForFunction((id) => document.activeElement?.id === `details-${id}`, first, { timeout: 5000 });
+
+  const titles = new Set();
+  for (const hash of ['#', '#dataset', '#tasks', '#run', '#results', '#curate', '#coreqa', '#leaderboard', '#verify', '#about']) {
+    await p.goto(srv.url + hash);
+    await p.waitForSelector('#app-main[data-mounted="true"]');
+    titles.add(await p.title());
+  }
+  assert.equal(titles.size, 10, [...titles].join(' | '));
+  assert.deepEqual(probs, []);
+});
