@@ -129,6 +129,9 @@ test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written 
   assert.equal(s.needles, '0', 'no descriptions yet: no needles');
   assert.equal(await page.$$eval('#curate-needles li.needle[data-missing="true"]', (l) => l.length), 10);
   assert.match(await page.textContent('#curate-warnings'), /has no description; left out/);
+  // Nothing to open in the app yet, and the page says why.
+  assert.ok(await page.isDisabled('#curate-open'));
+  assert.match(await page.textContent('#curate-open-note'), /needs a needle with a description/);
   let got = await download(page, '#curate-download-dataset');
   assert.equal(got.name, 'ReactiveX-rxjs.json');
   sameDataset(got.bytes, cli.bytes, 'rxjs without descriptions');
@@ -142,6 +145,9 @@ test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written 
   }
   await step(page, () => page.click('#curate-apply'));
   assert.equal((await stats(page)).needles, '3');
+  // Opening it would replace the app's dataset: the page says so first.
+  assert.ok(!(await page.isDisabled('#curate-open')));
+  assert.match(await page.textContent('#curate-open-note'), /replaces the dataset loaded now \(demo \(repoqa-demo\.json\)\) with this repository's 3 needles/);
   const descFile = write('rxjs-written.json', JSON.stringify(written));
   got = await download(page, '#curate-download-dataset');
   sameDataset(got.bytes, cliCurate(dir, [...args, '--descriptions', descFile]).bytes, 'rxjs with 3 page descriptions');

@@ -10,12 +10,13 @@ use repoqa::tokenize::Tokenizer;
 use crate::ui::browser::fetch::fetch_bytes;
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
-use crate::ui::jobs::tokenizer::TOKENIZER_URL;
+use crate::ui::jobs::tokenizer::{BUILTIN_SHA256, TOKENIZER_URL};
 
 #[derive(Clone)]
 enum TokState {
     Loading,
-    Ready(TokenizerCheck, f64),
+    /// The check, the load time (ms) and the file's SHA-256.
+    Ready(TokenizerCheck, f64, String),
     Failed(UiError),
 }
 
@@ -30,22 +31,40 @@ pub fn About() -> impl IntoView {
         let result = match fetch_bytes(TOKENIZER_URL).await {
             Ok(bytes) => Tokenizer::from_json_bytes(&bytes, TOKENIZER_URL)
                 .and_then(|t| selfcheck::check_tokenizer(&t))
+                .map(|c| (c, repoqa::identity::sha256_hex(&bytes)))
                 .map_err(UiError::from),
             Err(e) => Err(e),
         };
         tok.set(match result {
-            Ok(c) => TokState::Ready(c, now_ms() - t0),
+            Ok((c, sha)) => TokState::Ready(c, now_ms() - t0, sha),
             Err(e) => TokState::Failed(e),
         });
     });
 
     let status = move || match tok.get() {
         TokState::Loading => "loading",
-        TokState::Ready(..) if all_ok => "ok",
+        TokState::Ready(_, _, ref sha) if all_ok && sha == BUILTIN_SHA256 => "ok",
         _ => "fail",
     };
 
     view! {
+        <section class="card" id="about-app">
+            <h2>"About RepoQA Web"</h2>
+            <p>
+                "RepoQA's long-context code benchmark, Searching Needle Function (Liu et al., 2024), in the browser: "
+                "the official prompts are built here in the page and answers are scored here with the official rules; "
+                "nothing is sent anywhere unless you ask a model API on the Run page. "
+                "The same core library is the " <code>"repoqa"</code> " command line, so the page and the CLI give the same answer."
+            </p>
+            <h3>"The parity claim, and its evidence"</h3>
+            <p id="about-parity">
+                "A score from this app is the official score: the prompts are byte-for-byte the official harness's "
+                "(PyPI repoqa 0.1.2, quirks included) and each verdict and the pass@1 table equal its smoothed-BLEU scoring. "
+                "The project's tests run the official Python code and this code on the same inputs — the demo, a corpus of third-party "
+                "repositories no one here tuned to, and the 30 published SCORES files, whose tables this app re-derives from their 500 records each. "
+                "The self-check below shows that this browser's grammars and tokenizer are the ones those tests ran."
+            </p>
+        </section>
         <section class="card" id="selfcheck" data-status=status>
             <h2>"Self-check"</h2>
             <p>"Each grammar parses a snippet and the official FUNCTION_QUERY must find its one function; the tokenizer counts a sample line."</p>
@@ -74,9 +93,11 @@ pub fn About() -> impl IntoView {
             {move || match tok.get() {
                 TokState::Loading => view! { <p>"Loading tokenizer…"</p> }.into_any(),
                 TokState::Failed(e) => view! { <p class="fail" id="tok-error">"Tokenizer failed: " {e.to_string()}</p> }.into_any(),
-                TokState::Ready(c, ms) => view! {
+                TokState::Ready(c, ms, sha) => view! {
                     <dl class="facts">
                         <dt>"File"</dt><dd>{c.origin.clone()}</dd>
+                        <dt>"SHA-256"</dt><dd><code id="tok-sha256">{sha.clone()}</code>
+                            {if sha == BUILTIN_SHA256 { " (the pinned CodeLlama-compatible file)" } else { " (NOT the file this app was built with)" }}</dd>
                         <dt>"Vocabulary"</dt><dd id="tok-vocab">{c.vocab_size}</dd>
                         <dt>"Tokens in the sample line"</dt><dd id="tok-count" data-count=c.sample_count.to_string()>{c.sample_count}</dd>
                         <dt>"Tokens"</dt><dd><code>{c.sample_tokens.join(" ")}</code></dd>

@@ -48,7 +48,7 @@ pub fn CurateResult() -> impl IntoView {
                         )}
                     </p>
                     {(!warnings.is_empty()).then(|| view! {
-                        <ul id="curate-warnings" class="warning">
+                        <ul id="curate-warnings" class="warning" tabindex="0" aria-label="curation warnings">
                             {warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
                         </ul>
                     })}
@@ -62,11 +62,19 @@ pub fn CurateResult() -> impl IntoView {
                             let replaced = st.collection.try_update(|d| append_repo(d, r.language, r.repo.clone())).unwrap_or(false);
                             st.status.set(format!("{} {} the collection.", r.repo.repo, if replaced { "replaced in" } else { "appended to" }));
                         }>"Append to dataset"</button>
-                        <button type="button" id="curate-open" on:click={
+                        <button type="button" id="curate-open" disabled=needles == 0 on:click={
                             let r = report.clone();
                             move |_| open_in_app(cur, state, main, &dataset_of(&r), &format!("{}.json", file_stem(&r.repo.repo)))
                         }>"Open in the app"</button>
                     </div>
+                    <p class="muted" id="curate-open-note">{move || if needles == 0 {
+                        "Open in the app needs a needle with a description: none has one yet (write them below).".to_string()
+                    } else {
+                        match state.dataset.with(|d| d.as_ref().map(|d| d.origin.clone())) {
+                            Some(o) => format!("Open in the app replaces the dataset loaded now ({o}) with this repository's {}.", crate::ui::format::count(needles, "needle", "needles")),
+                            None => format!("Open in the app loads this repository's {} as the app's dataset.", crate::ui::format::count(needles, "needle", "needles")),
+                        }
+                    }}</p>
                     {move || download_error.get().map(|e| view! { <p class="fail error-box">{e}</p> })}
                     <h3>"Sampled needles"</h3>
                     <p class="note">"A needle without a description is left out of the dataset. Write the missing ones here, then apply them (the repository is curated again with them)."</p>
@@ -101,7 +109,7 @@ pub fn CurateResult() -> impl IntoView {
                                     <p><strong>{n.name.clone()}</strong>
                                        {format!(" — {}, lines {}-{}", n.path, n.start_line + 1, n.end_line)}
                                        {missing.then(|| view! { <span class="fail">" (no description)"</span> })}</p>
-                                    <pre class="code">{code}</pre>
+                                    <pre class="code" tabindex="0" aria-label="the needle's code">{code}</pre>
                                     <textarea class="needle-description" rows="3" placeholder="What the function does, without its name"
                                         prop:value=move || st.edits.with(|e| e.get(&name).cloned().unwrap_or_else(|| original.clone()))
                                         on:input=move |ev| { let v = target_value(&ev); st.edits.update(|e| { e.insert(name2.clone(), v); }); }>
