@@ -213,3 +213,47 @@ test('verify the published files the app ships with: a picker on Verify, a "veri
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('leaderboard charts for any number of models: every model a heatmap row, distinct colours, labels that neither overlap nor clip', async () => {
+  const { page, problems } = await openPage(context);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#leaderboard');
+  await page.click('#lb-load-published');
+  await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  const models = await page.$$eval('#lb-table tbody tr', (trs) => trs.slice(0, 10).map((tr) => tr.dataset.model));
+  for (const [k, n] of [[3, 3], [10, 10]]) {
+    for (const m of models.slice(0, k)) await page.check(`input.lb-compare[data-model="${m}"]`);
+    await page.waitForSelector('#lb-charts svg');
+    const rows = await page.$$eval('#chart-heatmap-svg rect.cell', (cells) => [...new Set(cells.map((c) => c.dataset.series))]);
+    assert.deepEqual([...rows].sort(), [...models.slice(0, n)].sort(), `heatmap rows with ${k} models`);
+    assert.match(await page.textContent('#chart-heatmap-title'), /depth × model/);
+    const fills = await page.$$eval('#chart-language-svg rect.bar', (bars) => bars.map((b) => b.getAttribute('fill')));
+    assert.equal(new Set(fills).size, n, `colours repeat with ${k} models: ${fills.join(' ')}`);
+    // Nothing drawn outside its chart; bar labels apart from each other.
+    const layout = await page.evaluate(() => {
+      const out = { outside: [], overlaps: 0 };
+      for (const svg of document.querySelectorAll('#lb-charts svg')) {
+        const box = svg.getBoundingClientRect();
+        for (const t of svg.querySelectorAll('text')) {
+          const r = t.getBoundingClientRect();
+          if (r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)) {
+            out.outside.push(`${svg.id}: ${t.textContent}`);
+          }
+        }
+      }
+      const labels = [...document.querySelectorAll('#chart-language-svg text')].filter((t) => t.querySelector('title'))
+        .map((t) => t.getBoundingClientRect());
+      for (let i = 1; i < labels.length; i++) {
+        const a = labels[i - 1], b = labels[i];
+        if (a.right > b.left + 1 && a.bottom > b.top + 1 && b.bottom > a.top + 1) out.overlaps += 1;
+      }
+      return out;
+    });
+    assert.deepEqual(layout.outside, [], `text outside its chart with ${k} models`);
+    assert.equal(layout.overlaps, 0, `overlapping bar labels with ${k} models: ${JSON.stringify(layout)}`);
+  }
+  await page.locator('#lb-charts').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'leaderboard-charts-10.png');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

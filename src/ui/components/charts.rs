@@ -31,10 +31,25 @@ const MT: f64 = 16.0;
 const MB: f64 = 40.0;
 const FONT: &str = "system-ui, sans-serif";
 
-/// Series colours (Okabe–Ito, distinguishable with colour-blindness);
-/// `all` is drawn in near-black and thicker.
-const PALETTE: [&str; 7] =
-    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00"];
+/// Series colours: Okabe–Ito's seven (distinguishable with colour
+/// blindness), then five of Paul Tol's, so that twelve series never share a
+/// colour; `all` is drawn in near-black and thicker.
+const PALETTE: [&str; 12] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00", "#332288",
+    "#882255", "#44AA99", "#999933", "#AA4499",
+];
+
+/// `name` cut to `max` characters with an ellipsis (the full name is in the
+/// element's tooltip and accessible name).
+fn fit(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
 
 fn colour(i: usize, name: &str) -> &'static str {
     if name == "all" {
@@ -67,7 +82,14 @@ fn count_text(c: Count) -> String {
 /// hidden; the caller keeps it so the choice survives a re-score). A
 /// series keeps its colour whatever else is hidden.
 #[component]
-pub fn Charts(series: Vec<Series>, threshold: f64, hidden: RwSignal<Vec<String>>) -> impl IntoView {
+pub fn Charts(
+    series: Vec<Series>,
+    threshold: f64,
+    hidden: RwSignal<Vec<String>>,
+    /// What a series is: "language" on Results, "model" on the Leaderboard.
+    #[prop(default = "language")]
+    rows: &'static str,
+) -> impl IntoView {
     let toggles = series
         .iter()
         .enumerate()
@@ -96,8 +118,9 @@ pub fn Charts(series: Vec<Series>, threshold: f64, hidden: RwSignal<Vec<String>>
         let hid = hidden.get();
         let shown: Vec<(usize, Series)> =
             series.iter().cloned().enumerate().filter(|(_, s)| !hid.contains(&s.name)).collect();
+        // The heatmap's rows: every series shown but the "all" row.
         let langs: Vec<Series> =
-            shown.iter().filter(|(i, _)| *i > 0).map(|(_, s)| s.clone()).collect();
+            shown.iter().filter(|(_, s)| s.name != "all").map(|(_, s)| s.clone()).collect();
         let depth_lines: Vec<Line> = shown
             .iter()
             .map(|(i, s)| Line {
@@ -131,13 +154,13 @@ pub fn Charts(series: Vec<Series>, threshold: f64, hidden: RwSignal<Vec<String>>
                 <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (% of the context before the needle)")>
                     {line_chart("depth", depth_lines, depth_labels, "needle depth bin (%)")}
                 </ChartFrame>
-                <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by language")>
-                    {bar_chart(&shown)}
+                <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by {rows}")>
+                    {bar_chart(&shown, rows)}
                 </ChartFrame>
                 <ChartFrame id="threshold" title="Pass rate against the similarity threshold".to_string()>
                     {line_chart("threshold", threshold_lines, thr_labels, "BLEU threshold")}
                 </ChartFrame>
-                <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × language")>
+                <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × {rows}")>
                     {heatmap(&langs)}
                 </ChartFrame>
             </div>
@@ -237,7 +260,7 @@ fn line_chart(
             let y = MT + 8.0 + 18.0 * i as f64;
             view! {
                 <line x1=W - MR + 12.0 x2=W - MR + 32.0 y1=y y2=y stroke=l.colour stroke-width=if l.name == "all" { "3" } else { "2" }/>
-                <text x=W - MR + 38.0 y=y + 4.0 font-size="12" font-family=FONT fill="#1d2330">{l.name.clone()}</text>
+                <text x=W - MR + 38.0 y=y + 4.0 font-size="11" font-family=FONT fill="#1d2330">{fit(&l.name, 11)}<title>{l.name.clone()}</title></text>
             }
         })
         .collect_view();
@@ -284,7 +307,7 @@ fn line_chart(
     }
 }
 
-fn bar_chart(series: &[(usize, Series)]) -> impl IntoView {
+fn bar_chart(series: &[(usize, Series)], rows: &str) -> impl IntoView {
     let n = series.len().max(1);
     let slot = (W - ML - MR) / n as f64;
     let bw = (slot * 0.6).min(60.0);
@@ -315,7 +338,13 @@ fn bar_chart(series: &[(usize, Series)]) -> impl IntoView {
                 })}
                 // Above the error bar's top.
                 <text x=x y=label_y - 4.0 text-anchor="middle" font-size="11" font-family=FONT fill="#1d2330">{pct(r)}</text>
-                <text x=x y=H - MB + 16.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">{s.name.clone()}</text>
+                // Many bars: shorter names, turned, so that neighbours never overlap.
+                {if n > 5 {
+                    view! { <text x=x y=H - MB + 6.0 text-anchor="end" font-size="10" font-family=FONT fill="#1d2330"
+                        transform=format!("rotate(-40 {x:.1} {:.1})", H - MB + 6.0)>{fit(&s.name, 7)}<title>{s.name.clone()}</title></text> }.into_any()
+                } else {
+                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">{fit(&s.name, 14)}<title>{s.name.clone()}</title></text> }.into_any()
+                }}
             }
         })
         .collect_view();
@@ -323,7 +352,8 @@ fn bar_chart(series: &[(usize, Series)]) -> impl IntoView {
         <svg id="chart-language-svg" xmlns="http://www.w3.org/2000/svg" width=W height=H viewBox=format!("0 0 {W} {H}")
             role="group" aria-labelledby="chart-language-title">
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
-            {axes(&labels, "language")}
+            // Turned labels take the axis title's place; the caption names the axis.
+            {axes(&labels, if n > 5 { "" } else { rows })}
             {bars}
         </svg>
     }
@@ -348,10 +378,12 @@ fn heat_colour(rate: Option<f64>) -> (String, &'static str) {
 
 fn heatmap(langs: &[Series]) -> impl IntoView {
     let rows = langs.len().max(1);
-    let cw = (W - ML - 60.0) / DEPTH_BINS as f64;
+    // Room for the row labels (model names are long): up to 24 characters.
+    let longest = langs.iter().map(|s| s.name.chars().count().min(24)).max().unwrap_or(0);
+    let left = (7.2 * longest as f64 + 14.0).max(ML + 40.0);
+    let cw = (W - left - 20.0) / DEPTH_BINS as f64;
     let ch = ((H - MT - MB) / rows as f64).min(40.0);
     let height = MT + ch * rows as f64 + MB;
-    let left = ML + 40.0;
     let cells = langs
         .iter()
         .enumerate()
@@ -377,7 +409,7 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
                 })
                 .collect_view();
             view! {
-                <text x=left - 6.0 y=y + ch / 2.0 + 4.0 text-anchor="end" font-size="12" font-family=FONT fill="#1d2330">{s.name.clone()}</text>
+                <text x=left - 6.0 y=y + ch / 2.0 + 4.0 text-anchor="end" font-size="12" font-family=FONT fill="#1d2330">{fit(&s.name, 24)}<title>{s.name.clone()}</title></text>
                 {cells}
             }
         })

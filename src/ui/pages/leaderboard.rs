@@ -288,7 +288,7 @@ fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
                 if series.is_empty() {
                     view! { <p class="muted">"Tick models in the table to compare them."</p> }.into_any()
                 } else {
-                    view! { <div id="lb-charts"><Charts series=series threshold=t hidden=hidden_series/></div> }.into_any()
+                    view! { <div id="lb-charts"><Charts series=series threshold=t hidden=hidden_series rows="model"/></div> }.into_any()
                 }
             }}
         </section>
