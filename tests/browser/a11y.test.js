@@ -94,6 +94,13 @@ test('axe-core: no critical or serious violation on any page or main state, at 1
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await page.waitForTimeout(100);
       for (const v of await violations()) found.push(`${name} @${width}: ${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
+      // Two elements with one id: a label, a skip target or a test reaches the wrong one.
+      const dup = await page.evaluate(() => {
+        const seen = new Map();
+        for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+        return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+      });
+      for (const id of dup) found.push(`${name} @${width}: duplicate id "${id}"`);
     }
   }
   // The CSP held: axe ran beside it, nothing of the app was let through.

@@ -321,7 +321,7 @@ test('Try the demo: one click on Home builds the 60 tasks, scores the sample ans
 
   // Tasks now says where to go next.
   await gotoApp(page, '#tasks');
-  await page.waitForSelector('#tasks-next a[href="#results"]');
-  assert.ok(await page.$('#tasks-next a[href="#run"]'));
+  await page.waitForSelector('#tasks-next-steps a[href="#results"]');
+  assert.ok(await page.$('#tasks-next-steps a[href="#run"]'));
   assert.deepEqual(problems, []);
 });

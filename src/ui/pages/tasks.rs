@@ -176,7 +176,7 @@ pub fn TasksPage() -> impl IntoView {
                 </p>
             })}
             {move || (!runner.busy() && !state.tasks.with(|t| t.is_empty()) && tasks_current(state)).then(|| view! {
-                <p id="tasks-next">"Next: answer them — paste or import a model's answers on "
+                <p id="tasks-next-steps">"Next: answer them — paste or import a model's answers on "
                     <a href="#results">"Results"</a> ", or ask a model here in the page on " <a href="#run">"Run"</a> "."</p>
             })}
         </section>
