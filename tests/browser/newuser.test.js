@@ -305,6 +305,39 @@ test('Try the demo: one click on Home builds the 60 tasks, scores the sample ans
   await page.waitForFunction((n) => document.querySelectorAll('#task-results tr.task-row').length === n, sampleLines, { timeout: 60000 });
   await saveScreenshot(page, 'newuser-try-demo-results.png');
 
+  // The run's own SCORES file verifies, on the page and with the CLI: with
+  // the unanswered tasks left out, the dataset check gives one coverage
+  // note (12 of 60), not 48 mismatches, and nothing says it in green
+  // while the verdict is red.
+  for (const [scoring, records] of [['failures', 60], ['left out', sampleLines]]) {
+    await gotoApp(page, '#results');
+    await page.selectOption('#opt-unanswered', scoring);
+    const exported = await download(page, '#export-scores');
+    const file = path.join(TMP, `demo-${records}-SCORES.json`);
+    fs.writeFileSync(file, exported.text);
+    const v = JSON.parse(exported.text);
+    const [m] = Object.values(v);
+    assert.equal(Object.values(m.results).flat().length, records, `records with unanswered ${scoring}`);
+    await gotoApp(page, '#verify');
+    await page.setInputFiles('#verify-scores', file);
+    await page.check('#verify-use-loaded');
+    await page.waitForSelector('#verify-verdict[data-ok]', { timeout: 30000 });
+    assert.equal(await page.getAttribute('#verify-verdict', 'data-ok'), 'true', await page.textContent('#verify-report'));
+    assert.equal(await page.getAttribute('#verify-verdict', 'class'), 'pass');
+    const coverage = await page.$$eval('#verify-findings li[data-kind="coverage"]', (lis) => lis.map((li) => li.textContent));
+    if (records === 60) {
+      assert.deepEqual(coverage, []);
+    } else {
+      assert.equal(coverage.length, 1, await page.textContent('#verify-findings'));
+      assert.match(coverage[0], new RegExp(`coverage: ${sampleLines} of 60 needles of the dataset have a task in the file; the other ${60 - sampleLines} are listed as unanswered`));
+      await saveScreenshot(page, 'verify-partial-run.png');
+    }
+    const cli = execFileSync(BIN, ['verify', '--scores', file], { encoding: 'utf8' });
+    assert.match(cli, /verified, no mismatch/);
+  }
+  await gotoApp(page, '#results');
+  await page.selectOption('#opt-unanswered', 'failures');
+
   // Clearing every answer asks first, and "Keep them" keeps them.
   const rows = () => page.$$eval('#task-results tr.task-row', (r) => r.length);
   await page.click('#clear-answers');

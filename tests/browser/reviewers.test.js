@@ -156,6 +156,15 @@ test('verify: a tampered published file is rejected and pinpointed, like the CLI
   const cell = findings.find((f) => f.kind === 'cell' && f.row === 'cpp' && f.threshold === '0.3');
   assert.ok(cell, 'the edited cell is named');
   assert.match(cell.text, /0\.99/);
+  assert.equal(cell.derived, 'false');
+  // The 22 cells of rows all and rust that follow from the flipped record
+  // are folded under it, not listed as its peers.
+  const derived = await page.$$eval('#verify-findings > li[data-kind="inconsistent-record"] details.derived li',
+    (lis) => lis.map((li) => ({ ...li.dataset })));
+  assert.equal(derived.length, 22, JSON.stringify(derived));
+  assert.ok(derived.every((d) => d.kind === 'cell' && d.derived === 'true' && d.mismatch === 'false' && ['all', 'rust'].includes(d.row)));
+  assert.equal(await page.$$eval('#verify-findings > li', (lis) => lis.length), 3, 'the record, the edited cell, and typescript 0.0 written as 1 by JSON.stringify');
+  assert.match(await page.textContent('#verify-verdict'), /^Not verified: 3 mismatches, and 22 table cells that follow from them\.$/);
 
   // The same findings as the CLI's summary.
   let cliOut = '';

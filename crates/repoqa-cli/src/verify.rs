@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use repoqa::report::ScoresFile;
+use repoqa::leaderboard::read_scores;
 use repoqa::score::{Candidates, ScoreOptions};
 use repoqa::verify::{self, Report};
 
-use crate::error::{fs_read_text, CliError};
+use crate::error::{fs_read, CliError};
 use crate::input::{load_dataset, read_outputs, InflateArgs};
 use crate::intervals::CiArgs;
 use crate::progress;
@@ -34,9 +34,11 @@ pub fn run(
 ) -> Result<(), CliError> {
     let VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci } = o;
     let ci = ci.checked()?;
-    let text = fs_read_text(scores_path, "scores file")?;
+    // Plain or gzipped, as the leaderboard and the Verify page read it
+    // (the published files are kept as `.json.gz`).
+    let bytes = fs_read(scores_path, "scores file")?;
     let source = scores_path.display().to_string();
-    let file = ScoresFile::parse(&text, &source)?;
+    let file = read_scores(&bytes, &source)?;
     let mut report = Report::of_file(&source, &file);
     if let (Some(outputs_path), Some(dataset_path)) = (outputs, dataset) {
         let outputs = read_outputs(outputs_path, skip_broken_lines, allow_repeated_tasks)?;

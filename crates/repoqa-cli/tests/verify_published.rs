@@ -175,3 +175,41 @@ fn cli_verify_accepts_every_published_file() {
         files.len()
     );
 }
+
+/// `repoqa verify` reads a gzipped SCORES file as the leaderboard and the
+/// Verify page do, and refuses a gzip bomb with a message naming the file
+/// and the limit instead of inflating it.
+#[test]
+fn verify_reads_gzip_and_refuses_a_bomb() {
+    use std::io::Write;
+    let gz = repoqa_testkit::root()
+        .join("tests/fixtures/published-scores/claude-3-haiku-20240307-SCORES.json.gz");
+    let verify = |path: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_repoqa"))
+            .args(["verify", "--scores"])
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let out = verify(&gz);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("verified, no mismatch"), "{stdout}");
+
+    // 80 MiB of spaces gzip to about 80 KB: past the 100:1 ratio once
+    // 64 MiB are out.
+    let bomb = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bomb-SCORES.json.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..80 {
+        e.write_all(&spaces).unwrap();
+    }
+    std::fs::write(&bomb, e.finish().unwrap()).unwrap();
+    let out = verify(&bomb);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bomb-SCORES.json.gz") && stderr.contains("compression bomb"),
+        "{stderr}"
+    );
+}

@@ -68,6 +68,13 @@ fn published_file_with_a_flipped_task_and_an_edited_cell() {
         .collect();
     assert!(cells.contains(&("python".into(), "0.0".into())), "{cells:?}");
     assert!(cells.contains(&("all".into(), "0.0".into())), "{cells:?}");
+    // The cells follow from the flipped record: one mismatch, the cells
+    // grouped under it.
+    assert_eq!(r.mismatches(), 1, "{:#?}", r.findings);
+    assert_eq!(r.derived(), cells.len());
+    let grouped = r.grouped();
+    assert_eq!(grouped.len(), 1);
+    assert_eq!(grouped[0].1.len(), cells.len());
     println!("verify_tampered: flipped python[7] ({repo} {needle}):");
     for f in &r.findings {
         println!("  {f}");
@@ -223,9 +230,14 @@ fn rescoring_pinpoints_a_consistently_tampered_task() {
             && s.contains("in the outputs but not in the file")),
         "{named:#?}"
     );
+    // The dataset's needle without a task: the coverage note, not a
+    // mismatch of its own.
+    let coverage = r.findings.iter().find(|f| f.kind() == "coverage").expect("a coverage note");
+    assert!(!coverage.is_mismatch());
     assert!(
-        named.iter().any(|s| s.contains(&gone.name) && s.contains("no task in the file")),
-        "{named:#?}"
+        coverage.to_string().starts_with("coverage: 59 of 60 needles")
+            && coverage.to_string().contains(&gone.name),
+        "{coverage}"
     );
 }
 
@@ -268,13 +280,19 @@ fn a_dataset_whose_needles_differ_is_named() {
             _ => None,
         })
         .collect();
-    assert_eq!(
-        got,
-        [
-            (Some("matches_req".into()), DatasetProblem::NeedleMissing),
-            (Some("renamed_needle".into()), DatasetProblem::NotInFile)
-        ]
-    );
+    assert_eq!(got, [(Some("matches_req".into()), DatasetProblem::NeedleMissing)]);
+    // The renamed needle has no task: the coverage note names it.
+    let missing: Vec<&String> = report
+        .findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::Coverage { missing, .. } => Some(missing),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(missing.len(), 1, "{:#?}", report.findings);
+    assert!(missing[0].ends_with("::renamed_needle"), "{missing:?}");
 }
 
 fn scratch() -> PathBuf {

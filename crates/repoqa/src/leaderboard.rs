@@ -23,6 +23,8 @@ pub enum LeaderboardError {
     Threshold(String),
     #[error("{origin}: not a gzip file: {message}")]
     Gzip { origin: String, message: String },
+    #[error("{origin}: {exceeded}")]
+    Inflate { origin: String, exceeded: crate::limits::InflateExceeded },
     #[error("{origin}: not UTF-8 text (first bad byte at offset {offset})")]
     Utf8 { origin: String, offset: usize },
     #[error(transparent)]
@@ -34,11 +36,18 @@ pub enum LeaderboardError {
 pub fn read_scores(bytes: &[u8], origin: &str) -> Result<ScoresFile, LeaderboardError> {
     let plain;
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out).map_err(
-            |e| LeaderboardError::Gzip { origin: origin.to_string(), message: e.to_string() },
+        // A SCORES file of 500 tasks is about 150 KB: the dataset's
+        // ceilings are far above any real one.
+        plain = crate::limits::gunzip(bytes, crate::limits::InflateLimits::DATASET).map_err(
+            |e| match e {
+                crate::limits::GunzipError::Gzip(message) => {
+                    LeaderboardError::Gzip { origin: origin.to_string(), message }
+                }
+                crate::limits::GunzipError::Exceeded(exceeded) => {
+                    LeaderboardError::Inflate { origin: origin.to_string(), exceeded }
+                }
+            },
         )?;
-        plain = out;
         &plain[..]
     } else {
         bytes

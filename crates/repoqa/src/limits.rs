@@ -120,6 +120,45 @@ impl Default for OutputsLimits {
     }
 }
 
+/// Why [`gunzip`] stopped.
+#[derive(Debug, Error)]
+pub enum GunzipError {
+    #[error("not a gzip file: {0}")]
+    Gzip(String),
+    #[error(transparent)]
+    Exceeded(#[from] InflateExceeded),
+}
+
+/// A whole gzip stream inflated, refused as soon as its output goes past
+/// `limits` (checked every 64 KiB), so a bomb ends with an error rather
+/// than with the memory.
+pub fn gunzip(bytes: &[u8], limits: InflateLimits) -> Result<Vec<u8>, GunzipError> {
+    use std::io::Read;
+    struct Counting<'a> {
+        rest: &'a [u8],
+        read: &'a std::cell::Cell<u64>,
+    }
+    impl Read for Counting<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.rest.read(buf)?;
+            self.read.set(self.read.get() + n as u64);
+            Ok(n)
+        }
+    }
+    let consumed = std::cell::Cell::new(0);
+    let mut decoder = flate2::read::GzDecoder::new(Counting { rest: bytes, read: &consumed });
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = decoder.read(&mut chunk).map_err(|e| GunzipError::Gzip(e.to_string()))?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.extend_from_slice(&chunk[..n]);
+        limits.check(out.len() as u64, consumed.get())?;
+    }
+}
+
 /// "512 MiB", "3.0 GiB", "700 bytes": a size for messages.
 pub fn size_label(bytes: u64) -> String {
     if bytes >= 1 << 30 {
@@ -148,6 +187,23 @@ pub fn strip_bom(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gunzip_inflates_and_refuses_past_the_limits() {
+        use std::io::Write;
+        let gz = |data: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let small = gz(b"{\"a\": 1}");
+        assert_eq!(gunzip(&small, InflateLimits::DATASET).unwrap(), b"{\"a\": 1}");
+        let tight = InflateLimits { max_bytes: 100_000, max_ratio: 100 };
+        let big = gz(&vec![b' '; 1_000_000]);
+        let e = gunzip(&big, tight).unwrap_err();
+        assert!(matches!(e, GunzipError::Exceeded(InflateExceeded::Bytes { .. })), "{e}");
+        assert!(matches!(gunzip(b"\x1f\x8bnot gzip", tight), Err(GunzipError::Gzip(_))));
+    }
 
     #[test]
     fn ratio_counts_only_past_the_floor() {

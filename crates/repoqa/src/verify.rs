@@ -64,8 +64,6 @@ pub enum DatasetProblem {
     RepoMissing,
     /// The repo has no needle of that name.
     NeedleMissing,
-    /// A needle of the dataset has no task in the file.
-    NotInFile,
 }
 
 /// One thing verification found.
@@ -85,6 +83,10 @@ pub enum Finding {
         recomputed: String,
         passed: usize,
         n: usize,
+        /// The records this cell follows from: with them corrected (their
+        /// contradiction resolved, or their re-scored values), the table
+        /// recomputed gives the file's cell. Empty: the cell itself is wrong.
+        follows_from: Vec<TaskRef>,
     },
     /// The file has no per-task records to recompute from.
     NoTasks { model: String },
@@ -107,14 +109,35 @@ pub enum Finding {
     OtherOptions { model: String, options: String, reproduced: usize, differing: usize },
     /// The dataset's needles differ from the file's (or the outputs') tasks.
     Dataset { language: String, repo: String, needle: Option<String>, problem: DatasetProblem },
+    /// Needles of the dataset without a task in the file: a partial run.
+    /// A note, as the scores are over the file's own tasks; `missing` are
+    /// their task ids, `declared` how many of them the file lists as
+    /// unanswered.
+    Coverage {
+        model: String,
+        with_task: usize,
+        needles: usize,
+        declared: usize,
+        missing: Vec<String>,
+    },
     /// An outputs line the re-scoring could not use.
     OutputsLine { line: usize, message: String },
 }
 
 impl Finding {
-    /// Notes are shown but do not make verification fail.
+    /// Notes are shown but do not make verification fail; nor does a
+    /// derived cell on its own (the record it follows from does).
     pub fn is_mismatch(&self) -> bool {
-        !matches!(self, Finding::Rounding { .. } | Finding::OtherOptions { .. })
+        !matches!(
+            self,
+            Finding::Rounding { .. } | Finding::OtherOptions { .. } | Finding::Coverage { .. }
+        ) && !self.is_derived()
+    }
+
+    /// A table cell that follows from wrong records: shown under them, and
+    /// not counted as a mismatch of its own.
+    pub fn is_derived(&self) -> bool {
+        matches!(self, Finding::Cell { follows_from, .. } if !follows_from.is_empty())
     }
 
     /// A short kind, as written in the JSON report.
@@ -132,6 +155,7 @@ impl Finding {
             Finding::LanguageOrder { .. } => "language-order",
             Finding::OtherOptions { .. } => "other-options",
             Finding::Dataset { .. } => "dataset",
+            Finding::Coverage { .. } => "coverage",
             Finding::OutputsLine { .. } => "outputs-line",
         }
     }
@@ -160,7 +184,8 @@ impl Finding {
             | Finding::MissingTask { model, .. }
             | Finding::ExtraTask { model, .. }
             | Finding::LanguageOrder { model, .. }
-            | Finding::OtherOptions { model, .. } => Some(model),
+            | Finding::OtherOptions { model, .. }
+            | Finding::Coverage { model, .. } => Some(model),
             Finding::Dataset { .. } | Finding::OutputsLine { .. } => None,
         }
     }
@@ -173,16 +198,19 @@ impl Finding {
         if let Some(model) = self.model() {
             m.insert("model".into(), Value::String(model.into()));
         }
-        if let Some(t) = self.task() {
+        let s = |x: &str| Value::String(x.to_string());
+        let list = |xs: &[String]| Value::Array(xs.iter().map(|x| s(x)).collect());
+        let task_value = |t: &TaskRef| {
             let mut tm = Map::new();
             tm.insert("language".into(), Value::String(t.language.clone()));
             tm.insert("index".into(), Value::from(t.index));
             tm.insert("repo".into(), Value::String(t.repo.clone()));
             tm.insert("needle".into(), Value::String(t.needle.clone()));
-            m.insert("task".into(), Value::Object(tm));
+            Value::Object(tm)
+        };
+        if let Some(t) = self.task() {
+            m.insert("task".into(), task_value(t));
         }
-        let s = |x: &str| Value::String(x.to_string());
-        let list = |xs: &[String]| Value::Array(xs.iter().map(|x| s(x)).collect());
         match self {
             Finding::TableRows { in_file, recomputed, .. } => {
                 m.insert("in_file".into(), list(in_file));
@@ -192,13 +220,22 @@ impl Finding {
                 m.insert("row".into(), s(row));
                 m.insert("in_file".into(), list(in_file));
             }
-            Finding::Cell { row, threshold, in_file, recomputed, passed, n, .. } => {
+            Finding::Cell {
+                row, threshold, in_file, recomputed, passed, n, follows_from, ..
+            } => {
                 m.insert("row".into(), s(row));
                 m.insert("threshold".into(), s(threshold));
                 m.insert("in_file".into(), in_file.as_deref().map_or(Value::Null, s));
                 m.insert("recomputed".into(), s(recomputed));
                 m.insert("passed".into(), Value::from(*passed));
                 m.insert("n".into(), Value::from(*n));
+                if !follows_from.is_empty() {
+                    m.insert("derived".into(), Value::Bool(true));
+                    m.insert(
+                        "follows_from".into(),
+                        Value::Array(follows_from.iter().map(task_value).collect()),
+                    );
+                }
             }
             Finding::Inconsistent { problem, .. } => {
                 m.insert("problem".into(), s(problem));
@@ -228,6 +265,12 @@ impl Finding {
                 m.insert("needle".into(), needle.as_deref().map_or(Value::Null, s));
                 m.insert("problem".into(), s(dataset_problem_text(problem)));
             }
+            Finding::Coverage { with_task, needles, declared, missing, .. } => {
+                m.insert("with_task".into(), Value::from(*with_task));
+                m.insert("needles".into(), Value::from(*needles));
+                m.insert("declared_unanswered".into(), Value::from(*declared));
+                m.insert("missing".into(), list(missing));
+            }
             Finding::OutputsLine { line, message } => {
                 m.insert("line".into(), Value::from(*line));
                 m.insert("message".into(), s(message));
@@ -243,7 +286,6 @@ fn dataset_problem_text(p: &DatasetProblem) -> &'static str {
         DatasetProblem::LanguageMissing => "the dataset has no such language",
         DatasetProblem::RepoMissing => "the dataset has no such repo",
         DatasetProblem::NeedleMissing => "the dataset's repo has no such needle",
-        DatasetProblem::NotInFile => "a needle of the dataset has no task in the file",
     }
 }
 
@@ -293,6 +335,29 @@ impl std::fmt::Display for Finding {
                 needle.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
                 dataset_problem_text(problem)
             ),
+            Finding::Coverage { with_task, needles, declared, missing, .. } => {
+                let other = missing.len();
+                write!(f, "coverage: {with_task} of {needles} needles of the dataset have a task in the file")?;
+                if other == 0 {
+                    return Ok(());
+                }
+                if *declared == other {
+                    write!(f, "; the other {other} are listed as unanswered")
+                } else {
+                    let shown: Vec<&str> = missing.iter().take(3).map(String::as_str).collect();
+                    write!(
+                        f,
+                        "; {other} have none ({}{}){}: the scores cover only the file's tasks",
+                        shown.join(", "),
+                        if other > shown.len() { ", …" } else { "" },
+                        if *declared > 0 {
+                            format!(", {declared} of them listed as unanswered")
+                        } else {
+                            String::new()
+                        }
+                    )
+                }
+            }
             Finding::OutputsLine { line, message } => write!(f, "outputs line {line}: {message}"),
         }
     }
@@ -415,6 +480,7 @@ pub fn check_table(model: &str, scores: &ModelScores) -> Vec<Finding> {
                     recomputed: crate::pyjson::float_repr(r.pass_at_1[i]),
                     passed: r.passed[i],
                     n: r.n,
+                    follows_from: Vec::new(),
                 });
             }
         }
@@ -433,28 +499,84 @@ pub fn check_table(model: &str, scores: &ModelScores) -> Vec<Finding> {
 }
 
 /// The checks that need nothing but the file: records, then table, for
-/// every model.
+/// every model. A record whose verdict contradicts its best target is
+/// taken as the edited part: cells that its correction explains follow
+/// from it.
 pub fn check_file(file: &ScoresFile) -> Vec<Finding> {
     let mut out = Vec::new();
     for (model, scores) in &file.models {
-        out.extend(check_records(model, &scores.results));
-        out.extend(check_table(model, scores));
+        let records = check_records(model, &scores.results);
+        let mut fixes: Vec<(TaskRef, TaskResult)> = Vec::new();
+        for f in &records {
+            let Some(task) = f.task() else { continue };
+            let Some(t) = scores.results.get(&task.language).and_then(|ts| ts.get(task.index))
+            else {
+                continue;
+            };
+            let verdict = t.best_target.as_deref() == Some(t.name.as_str());
+            if t.is_best_similar != verdict && !fixes.iter().any(|(r, _)| r == task) {
+                fixes.push((task.clone(), TaskResult { is_best_similar: verdict, ..t.clone() }));
+            }
+        }
+        let mut table = check_table(model, scores);
+        attribute_cells(&mut table, model, scores, &fixes);
+        out.extend(records);
+        out.extend(table);
     }
     out
 }
 
-/// The file's tasks against a dataset's needles (per language the file
-/// has): tasks whose needle the dataset lacks, needles without a task.
-pub fn check_dataset(
-    results: &IndexMap<String, Vec<TaskResult>>,
-    dataset: &Dataset,
-) -> Vec<Finding> {
+/// Mark the cells of `model` that follow from wrong records: with each
+/// record of `fixes` replaced by its corrected version, the table
+/// recomputed from the records gives the file's cell. Such a cell follows
+/// from the fixed records of its row (every one, for `all`).
+pub fn attribute_cells(
+    findings: &mut [Finding],
+    model: &str,
+    scores: &ModelScores,
+    fixes: &[(TaskRef, TaskResult)],
+) {
+    if fixes.is_empty() {
+        return;
+    }
+    let mut corrected = scores.results.clone();
+    for (task, fixed) in fixes {
+        if let Some(slot) = corrected.get_mut(&task.language).and_then(|ts| ts.get_mut(task.index))
+        {
+            *slot = fixed.clone();
+        }
+    }
+    let Ok(table) = pass_table(&corrected) else { return };
+    let ours = table.to_value();
+    for f in findings.iter_mut() {
+        let Finding::Cell { model: m, row, threshold, follows_from, .. } = f else { continue };
+        if m != model || !follows_from.is_empty() {
+            continue;
+        }
+        let file_cell = scores.scores.get(row.as_str()).and_then(|r| r.get(threshold.as_str()));
+        let fixed_cell = ours.get(row.as_str()).and_then(|r| r.get(threshold.as_str()));
+        if file_cell.is_none() || show(file_cell) != show(fixed_cell) {
+            continue;
+        }
+        *follows_from = fixes
+            .iter()
+            .filter(|(t, _)| row == "all" || t.language == *row)
+            .map(|(t, _)| t.clone())
+            .collect();
+    }
+}
+
+/// A model's tasks against a dataset's needles: tasks whose needle the
+/// dataset lacks (mismatches), then one coverage note if some needles of
+/// the dataset have no task in the file (a partial run).
+pub fn check_dataset(model: &str, ms: &ModelScores, dataset: &Dataset) -> Vec<Finding> {
+    let results = &ms.results;
     let mut out = Vec::new();
+    let mut seen: std::collections::HashSet<(&str, &str, &str)> = Default::default();
     for (lang, tasks) in results {
         let repos = dataset.repos(lang);
-        let mut seen: HashMap<(&str, &str), ()> = HashMap::new();
         for t in tasks {
-            seen.insert((t.repo.as_str(), t.name.as_str()), ());
+            seen.insert((lang.as_str(), t.repo.as_str(), t.name.as_str()));
             let problem = match repos {
                 None => Some(DatasetProblem::LanguageMissing),
                 Some(repos) => match repos.iter().find(|r| r.repo == t.repo) {
@@ -474,15 +596,16 @@ pub fn check_dataset(
                 });
             }
         }
-        for r in repos.unwrap_or_default() {
+    }
+    let declared: std::collections::HashSet<&str> =
+        ms.unanswered.iter().flat_map(|u| u.tasks.iter().map(String::as_str)).collect();
+    let (mut needles, mut missing) = (0, Vec::new());
+    for (lang, repos) in &dataset.languages {
+        for r in repos {
             for n in &r.needles {
-                if !seen.contains_key(&(r.repo.as_str(), n.name.as_str())) {
-                    out.push(Finding::Dataset {
-                        language: lang.clone(),
-                        repo: r.repo.clone(),
-                        needle: Some(n.name.clone()),
-                        problem: DatasetProblem::NotInFile,
-                    });
+                needles += 1;
+                if !seen.contains(&(lang.as_str(), r.repo.as_str(), n.name.as_str())) {
+                    missing.push(crate::context::task_id(lang, &r.repo, &n.name));
                 }
             }
         }
@@ -500,6 +623,15 @@ pub fn check_dataset(
         }
         _ => false,
     });
+    if !missing.is_empty() {
+        out.push(Finding::Coverage {
+            model: model.to_string(),
+            with_task: needles - missing.len(),
+            needles,
+            declared: missing.iter().filter(|id| declared.contains(id.as_str())).count(),
+            missing,
+        });
+    }
     out
 }
 
@@ -775,6 +907,59 @@ impl Report {
         self.findings.iter().filter(|f| f.is_mismatch()).count()
     }
 
+    /// Table cells that follow from wrong records.
+    pub fn derived(&self) -> usize {
+        self.findings.iter().filter(|f| f.is_derived()).count()
+    }
+
+    /// The findings as shown: each with the cells that follow from it,
+    /// under the first mismatch about one of their records (a derived
+    /// cell whose records have no finding stands on its own).
+    pub fn grouped(&self) -> Vec<(&Finding, Vec<&Finding>)> {
+        let cause = |d: &Finding| -> Option<usize> {
+            let Finding::Cell { follows_from, model, .. } = d else { return None };
+            self.findings.iter().position(|f| {
+                f.is_mismatch()
+                    && f.model() == Some(model.as_str())
+                    && f.task().is_some_and(|t| follows_from.contains(t))
+            })
+        };
+        let mut out: Vec<(&Finding, Vec<&Finding>)> = Vec::new();
+        let mut at: HashMap<usize, usize> = HashMap::new();
+        let mut derived = Vec::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            match f.is_derived().then(|| cause(f)).flatten() {
+                Some(c) => derived.push((c, f)),
+                None => {
+                    at.insert(i, out.len());
+                    out.push((f, Vec::new()));
+                }
+            }
+        }
+        for (c, f) in derived {
+            if let Some(&k) = at.get(&c) {
+                out[k].1.push(f);
+            }
+        }
+        out
+    }
+
+    /// The verdict in words: "verified, no mismatch", or the number of
+    /// mismatches and of the cells that follow from them.
+    pub fn verdict_text(&self) -> String {
+        if self.ok() {
+            return "verified, no mismatch".into();
+        }
+        let n = self.mismatches();
+        let mut out = format!("{n} mismatch{}", if n == 1 { "" } else { "es" });
+        match self.derived() {
+            0 => {}
+            1 => out.push_str(", and 1 table cell that follows from them"),
+            d => out.push_str(&format!(", and {d} table cells that follow from them")),
+        }
+        out
+    }
+
     pub fn ok(&self) -> bool {
         self.mismatches() == 0
     }
@@ -784,6 +969,7 @@ impl Report {
         m.insert("source".into(), Value::String(self.source.clone()));
         m.insert("ok".into(), Value::Bool(self.ok()));
         m.insert("mismatches".into(), Value::from(self.mismatches()));
+        m.insert("derived_cells".into(), Value::from(self.derived()));
         m.insert(
             "models".into(),
             Value::Array(
@@ -834,6 +1020,11 @@ impl Report {
     pub fn summary_text(&self) -> String {
         let mut out = String::new();
         for s in &self.models {
+            let derived = self
+                .findings
+                .iter()
+                .filter(|f| f.model() == Some(s.model.as_str()) && f.is_derived())
+                .count();
             let table = self
                 .findings
                 .iter()
@@ -856,15 +1047,26 @@ impl Report {
                 s.model,
                 s.rows,
                 s.tasks,
-                if table == 0 { "OK".to_string() } else { format!("{table} mismatch(es)") }
+                match (table, derived) {
+                    (0, 0) => "OK".to_string(),
+                    (t, 0) => format!("{t} mismatch(es)"),
+                    (0, d) => format!("{d} cell(s) follow from wrong records"),
+                    (t, d) =>
+                        format!("{t} mismatch(es), and {d} cell(s) that follow from wrong records"),
+                }
             ));
         }
         if let Some(d) = &self.dataset {
             let n = self.findings.iter().filter(|f| matches!(f, Finding::Dataset { .. })).count();
+            let coverage = self.findings.iter().any(|f| matches!(f, Finding::Coverage { .. }));
             out.push_str(&format!(
                 "{}: needles compared with {d}: {}\n",
                 self.source,
-                if n == 0 { "OK".to_string() } else { format!("{n} difference(s)") }
+                match (n, coverage) {
+                    (0, false) => "OK".to_string(),
+                    (0, true) => "OK, a partial run (see the coverage note)".to_string(),
+                    (n, _) => format!("{n} difference(s)"),
+                }
             ));
         }
         if let Some(r) = &self.rescored {
@@ -891,19 +1093,20 @@ impl Report {
                 if n == 0 { "OK".to_string() } else { format!("{n} mismatch(es)") }
             ));
         }
-        for f in &self.findings {
+        for (f, derived) in self.grouped() {
             let who = f.model().map(|m| format!(" {m}")).unwrap_or_default();
             if f.is_mismatch() {
                 out.push_str(&format!("MISMATCH{who}: {f}\n"));
+            } else if f.is_derived() {
+                out.push_str(&format!("follows from wrong records{who}: {f}\n"));
             } else {
                 out.push_str(&format!("note{who}: {f}\n"));
             }
+            for d in derived {
+                out.push_str(&format!("  follows from it: {d}\n"));
+            }
         }
-        out.push_str(&if self.ok() {
-            format!("{}: verified, no mismatch\n", self.source)
-        } else {
-            format!("{}: {} mismatch(es)\n", self.source, self.mismatches())
-        });
+        out.push_str(&format!("{}: {}\n", self.source, self.verdict_text()));
         out
     }
 }
@@ -969,7 +1172,7 @@ pub fn finish_rescore(
 ) {
     let Some((model, ms)) = file.models.iter().next() else { return };
     report.dataset = Some(dataset_name.to_string());
-    report.findings.extend(check_dataset(&ms.results, dataset));
+    report.findings.extend(check_dataset(model, ms, dataset));
     for f in dataset_findings {
         if !report.findings.contains(&f) {
             report.findings.push(f);
@@ -984,6 +1187,8 @@ pub fn finish_rescore(
         _ => rescored,
     };
     let compared = compare_tasks(model, &ms.results, rescored);
+    let fixes = rescored_fixes(&compared, rescored);
+    attribute_cells(&mut report.findings, model, ms, &fixes);
     let differing = differing_outputs(&compared, outputs, &ms.results);
     let hint = options_hint(model, &differing, dataset, options);
     report.findings.extend(compared);
@@ -993,6 +1198,29 @@ pub fn finish_rescore(
         tasks: rescored.values().map(Vec::len).sum(),
         options,
     });
+}
+
+/// The file's records that differ from the re-scoring (not by rounding
+/// alone), each with its re-scored record.
+fn rescored_fixes(
+    compared: &[Finding],
+    rescored: &IndexMap<String, Vec<TaskResult>>,
+) -> Vec<(TaskRef, TaskResult)> {
+    let mut out: Vec<(TaskRef, TaskResult)> = Vec::new();
+    for f in compared {
+        let Finding::TaskField { task, .. } = f else { continue };
+        if out.iter().any(|(t, _)| t == task) {
+            continue;
+        }
+        let Some(r) = rescored
+            .get(&task.language)
+            .and_then(|rs| rs.iter().find(|r| r.repo == task.repo && r.name == task.needle))
+        else {
+            continue;
+        };
+        out.push((task.clone(), r.clone()));
+    }
+    out
 }
 
 /// The re-scoring plus, for each task the file lists as unanswered and
@@ -1047,8 +1275,8 @@ pub fn add_dataset_check(
     dataset_name: &str,
 ) {
     report.dataset = Some(dataset_name.to_string());
-    for ms in file.models.values() {
-        report.findings.extend(check_dataset(&ms.results, dataset));
+    for (model, ms) in &file.models {
+        report.findings.extend(check_dataset(model, ms, dataset));
     }
 }
 
@@ -1100,7 +1328,8 @@ mod tests {
                 in_file: Some("0.5".into()),
                 recomputed: "0.3333333333333333".into(),
                 passed: 1,
-                n: 3
+                n: 3,
+                follows_from: Vec::new(),
             }]
         );
         assert_eq!(
@@ -1191,24 +1420,65 @@ mod tests {
             "d.json",
         )
         .unwrap();
-        let f = check_dataset(&model_scores().results, &d);
+        let ms = model_scores();
+        let f = check_dataset("m", &ms, &d);
         let got: Vec<(String, DatasetProblem)> = f
             .iter()
-            .map(|f| match f {
+            .filter_map(|f| match f {
                 Finding::Dataset { needle, problem, .. } => {
-                    (needle.clone().unwrap_or_default(), problem.clone())
+                    Some((needle.clone().unwrap_or_default(), problem.clone()))
                 }
-                _ => unreachable!(),
+                _ => None,
             })
             .collect();
         assert_eq!(
             got,
             [
                 ("h".to_string(), DatasetProblem::NeedleMissing),
-                ("k".to_string(), DatasetProblem::NotInFile),
                 ("r".to_string(), DatasetProblem::LanguageMissing)
             ]
         );
+        // The needle without a task is one coverage note, not a mismatch.
+        let last = f.last().unwrap();
+        assert_eq!(last.kind(), "coverage");
+        assert!(!last.is_mismatch());
+        assert_eq!(
+            last.to_string(),
+            "coverage: 2 of 3 needles of the dataset have a task in the file; 1 have none (python::a/b::k): the scores cover only the file's tasks"
+        );
+        // Listed as unanswered: said so.
+        let mut partial = ms.clone();
+        partial.unanswered = Some(crate::report::Unanswered {
+            scoring: UnansweredScoring::AnsweredOnly,
+            tasks: vec!["python::a/b::k".into()],
+        });
+        let f = check_dataset("m", &partial, &d);
+        assert!(f.last().unwrap().to_string().ends_with("; the other 1 are listed as unanswered"));
+    }
+
+    #[test]
+    fn cells_that_follow_from_a_flipped_verdict_are_grouped_under_it() {
+        let mut ms = model_scores();
+        ms.results["python"][1].is_best_similar = true;
+        let r = Report::of_file("x", &ScoresFile::single("m", ms.clone()));
+        let grouped = r.grouped();
+        assert_eq!(r.mismatches(), 1, "{:#?}", r.findings);
+        assert!(r.derived() > 0);
+        assert_eq!(grouped.len(), 1, "{grouped:#?}");
+        assert_eq!(grouped[0].0.kind(), "inconsistent-record");
+        assert!(grouped[0].1.iter().all(|c| c.is_derived() && !c.is_mismatch()));
+        assert!(
+            r.summary_text().contains("  follows from it: scores.python."),
+            "{}",
+            r.summary_text()
+        );
+        assert_eq!(r.to_value()["derived_cells"], json!(r.derived()));
+
+        // A cell edited besides stands on its own.
+        ms.scores["rust"]["0.0"]["pass@1"] = json!(0.1);
+        let r = Report::of_file("x", &ScoresFile::single("m", ms));
+        assert_eq!(r.mismatches(), 2, "{:#?}", r.findings);
+        assert!(r.verdict_text().starts_with("2 mismatches, and "), "{}", r.verdict_text());
     }
 
     #[test]

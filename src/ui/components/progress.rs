@@ -6,14 +6,15 @@ use leptos::prelude::*;
 use crate::ui::jobs::{use_runner, Line, Runner};
 
 /// A model run's line as its `data-state` says it (tracked): idle,
-/// running, paused, failed or done.
+/// running, paused, failed or done (a flawed end is done, with
+/// `data-flawed` and the failure colour).
 pub fn run_state(runner: Runner) -> &'static str {
     match runner.line_signal().get() {
         Line::Idle => "idle",
         Line::Running { .. } if runner.paused() => "paused",
         Line::Running { .. } => "running",
         Line::Failed(_) => "failed",
-        Line::Done(_) => "done",
+        Line::Done(_) | Line::Flawed(_) => "done",
     }
 }
 
@@ -40,14 +41,15 @@ pub fn Progress() -> impl IntoView {
         Line::Idle => "idle",
         Line::Running { .. } => "running",
         Line::Failed(_) => "failed",
-        Line::Done(_) => "done",
+        Line::Done(_) | Line::Flawed(_) => "done",
     };
+    let flawed = move || matches!(line.get(), Line::Flawed(_)).to_string();
     let percent = move || match line.get() {
         Line::Running { done, total, .. } if total > 0 => {
             (done as f64 * 100.0 / total as f64).min(100.0)
         }
         Line::Running { .. } => 0.0,
-        Line::Done(_) => 100.0,
+        Line::Done(_) | Line::Flawed(_) => 100.0,
         _ => 0.0,
     };
     // Fixed elements with reactive contents: re-creating the cancel button
@@ -61,12 +63,9 @@ pub fn Progress() -> impl IntoView {
         Line::Running { done, total, .. } => (done, total),
         _ => (0, 0),
     };
-    let message = move || match line.get() {
-        Line::Failed(m) | Line::Done(m) => m,
-        Line::Idle | Line::Running { .. } => String::new(),
-    };
+    let message = move || line.get().message().map(str::to_string).unwrap_or_default();
     view! {
-        <div id="job" class="job" data-state=data_state data-percent=move || format!("{:.0}", percent())
+        <div id="job" class="job" data-state=data_state data-flawed=flawed data-percent=move || format!("{:.0}", percent())
             role="status" aria-live="polite">
             <span class="job-running" style:display=move || if running() { "" } else { "none" }>
                 <span class="job-what">{what}</span>
@@ -79,11 +78,7 @@ pub fn Progress() -> impl IntoView {
                     {move || if runner.cancelling() { "Cancelling…" } else { "Cancel" }}
                 </button>
             </span>
-            <span id="job-message" class=move || match line.get() {
-                Line::Failed(_) => "fail",
-                Line::Done(_) => "pass",
-                _ => "muted",
-            }>{message}</span>
+            <span id="job-message" class=move || line.get().class()>{message}</span>
         </div>
     }
 }

@@ -75,6 +75,29 @@ pub enum Line {
     },
     Failed(String),
     Done(String),
+    /// Ended, but what it found or did has problems (mismatches, requests
+    /// that failed): shown in the failure colour, never in green.
+    Flawed(String),
+}
+
+impl Line {
+    /// The message of an ended line.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Line::Failed(m) | Line::Done(m) | Line::Flawed(m) => Some(m),
+            Line::Idle | Line::Running { .. } => None,
+        }
+    }
+
+    /// The CSS class of its message: `pass` for done, `fail` for failed
+    /// or flawed, `muted` otherwise.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Line::Done(_) => "pass",
+            Line::Failed(_) | Line::Flawed(_) => "fail",
+            Line::Idle | Line::Running { .. } => "muted",
+        }
+    }
 }
 
 /// The job was cancelled (returned by [`Ctx::tick`] and [`Ctx::turn`]); the
@@ -412,5 +435,12 @@ impl Ctx {
     /// The message the line shows when the job ends well (the last call wins).
     pub fn done(&self, message: impl Into<String>) {
         *self.inner.end.borrow_mut() = Some(Line::Done(message.into()));
+    }
+
+    /// Like [`Ctx::done`] when what the job found or did has problems
+    /// (`flawed`): the line shows the message in the failure colour.
+    pub fn done_flawed(&self, message: impl Into<String>, flawed: bool) {
+        let m = message.into();
+        *self.inner.end.borrow_mut() = Some(if flawed { Line::Flawed(m) } else { Line::Done(m) });
     }
 }

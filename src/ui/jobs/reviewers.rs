@@ -294,7 +294,10 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
             findings,
             &results,
         );
-        ctx.done(format!("Re-scored {total} tasks: {} mismatch(es).", report.mismatches()));
+        ctx.done_flawed(
+            format!("Re-scored {total} tasks: {}.", report.verdict_text()),
+            !report.ok(),
+        );
         vs.report.set(Some(report));
         Ok(())
     });

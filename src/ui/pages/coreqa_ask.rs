@@ -142,7 +142,7 @@ pub fn AskCard() -> impl IntoView {
         },
     );
     let percent = move || {
-        if matches!(line.get(), Line::Done(_)) {
+        if matches!(line.get(), Line::Done(_) | Line::Flawed(_)) {
             "100".into()
         } else if total() > 0 {
             format!("{:.1}", done() as f64 * 100.0 / total() as f64)
@@ -296,8 +296,8 @@ pub fn AskCard() -> impl IntoView {
                     format!("{} answered, {} failed, {} retries", l.stats.answered, l.stats.failed, l.stats.retries)
                 })}</span>
             </div>
-            <p id="cq-ask-message" class=move || match line.get() { Line::Failed(_) => "fail", Line::Done(_) => "pass", _ => "muted" }>
-                {move || match line.get() { Line::Failed(m) | Line::Done(m) => m, Line::Running { what, .. } => what, Line::Idle => String::new() }}
+            <p id="cq-ask-message" class=move || line.get().class()>
+                {move || match line.get() { Line::Running { what, .. } => what, l => l.message().unwrap_or_default().to_string() }}
             </p>
             {move || st.live.with(|l| l.last_retry.clone()).map(|r| view! { <p class="muted" id="cq-ask-retry">"Last retry: " {r}</p> })}
             {move || st.live.with(|l| l.save_error.clone()).map(|e| view! { <p class="fail error-box" role="alert">"Not saved: " {e}</p> })}

@@ -341,7 +341,7 @@ fn RunControls() -> impl IntoView {
         Line::Running { done, total, .. } if total > 0 => {
             (done as f64 * 100.0 / total as f64).min(100.0)
         }
-        Line::Done(_) => 100.0,
+        Line::Done(_) | Line::Flawed(_) => 100.0,
         _ => 0.0,
     };
     let counts = move || match line.get() {
@@ -390,8 +390,8 @@ fn RunControls() -> impl IntoView {
                 })}
             </span>
         </div>
-        <p id="run-message" class=move || match line.get() { Line::Failed(_) => "fail", Line::Done(_) => "pass", _ => "muted" }>
-            {move || match line.get() { Line::Failed(m) | Line::Done(m) => m, Line::Running { what, .. } => what, Line::Idle => String::new() }}
+        <p id="run-message" class=move || line.get().class()>
+            {move || match line.get() { Line::Running { what, .. } => what, l => l.message().unwrap_or_default().to_string() }}
         </p>
     }
 }

@@ -11,6 +11,8 @@
 use leptos::prelude::*;
 use repoqa::verify::Finding;
 
+use crate::ui::format;
+
 use crate::ui::browser::dom::picked_files;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::drop_zone::DropZone;
@@ -142,6 +144,60 @@ fn PublishedPicker() -> impl IntoView {
     }
 }
 
+/// One finding as a list item, with the table cells that follow from it
+/// folded underneath.
+fn finding_item(f: &Finding, derived: Vec<&Finding>) -> AnyView {
+    let task = f.task().cloned();
+    let (row, threshold) = match f {
+        Finding::Cell { row, threshold, .. } => (Some(row.clone()), Some(threshold.clone())),
+        _ => (None, None),
+    };
+    let who = f.model().map(|m| format!("{m}: ")).unwrap_or_default();
+    let label = if f.is_mismatch() {
+        "MISMATCH "
+    } else if f.is_derived() {
+        "follows: "
+    } else {
+        "note "
+    };
+    let follows = (!derived.is_empty()).then(|| {
+        let n = derived.len();
+        let mut rows: Vec<String> = derived
+            .iter()
+            .filter_map(|d| match d {
+                Finding::Cell { row, .. } => Some(row.clone()),
+                _ => None,
+            })
+            .collect();
+        rows.dedup();
+        let summary = format!(
+            "{} that follow from it (rows {})",
+            format::count(n, "table cell", "table cells"),
+            rows.join(", ")
+        );
+        let cells = derived.into_iter().map(|d| finding_item(d, Vec::new())).collect_view();
+        view! {
+            <details class="derived" data-derived=n>
+                <summary>{summary}</summary>
+                <ul>{cells}</ul>
+            </details>
+        }
+    });
+    view! {
+        <li class=if f.is_mismatch() { "fail" } else { "muted" }
+            data-kind=f.kind() data-mismatch=f.is_mismatch().to_string()
+            data-derived=f.is_derived().to_string()
+            data-language=task.as_ref().map(|t| t.language.clone())
+            data-repo=task.as_ref().map(|t| t.repo.clone())
+            data-needle=task.as_ref().map(|t| t.needle.clone())
+            data-row=row data-threshold=threshold>
+            {label}{who}{f.to_string()}
+            {follows}
+        </li>
+    }
+    .into_any()
+}
+
 #[component]
 fn ReportCard() -> impl IntoView {
     let vs = expect_context::<VerifyState>();
@@ -158,31 +214,18 @@ fn ReportCard() -> impl IntoView {
     move || {
         vs.report.get().map(|r| {
             let ok = r.ok();
-            let verdict = if ok {
-                format!("Verified: no mismatch ({} finding(s) in all, notes only).", r.findings.len())
+            let verdict = if ok && r.findings.is_empty() {
+                "Verified: no mismatch.".to_string()
+            } else if ok {
+                format!("Verified: no mismatch ({}, notes only).", format::count(r.findings.len(), "finding", "findings"))
             } else {
-                format!("{} mismatch(es) found.", r.mismatches())
+                format!("Not verified: {}.", r.verdict_text())
             };
             let checks = r.summary_text().lines().take_while(|l| !l.starts_with("MISMATCH") && !l.starts_with("note")).map(|l| view! { <li>{l.to_string()}</li> }).collect_view();
-            let hidden = r.findings.len().saturating_sub(SHOWN_FINDINGS);
-            let items = r.findings.iter().take(SHOWN_FINDINGS).map(|f| {
-                let task = f.task().cloned();
-                let (row, threshold) = match f {
-                    Finding::Cell { row, threshold, .. } => (Some(row.clone()), Some(threshold.clone())),
-                    _ => (None, None),
-                };
-                let who = f.model().map(|m| format!("{m}: ")).unwrap_or_default();
-                view! {
-                    <li class=if f.is_mismatch() { "fail" } else { "muted" }
-                        data-kind=f.kind() data-mismatch=f.is_mismatch().to_string()
-                        data-language=task.as_ref().map(|t| t.language.clone())
-                        data-repo=task.as_ref().map(|t| t.repo.clone())
-                        data-needle=task.as_ref().map(|t| t.needle.clone())
-                        data-row=row data-threshold=threshold>
-                        {if f.is_mismatch() { "MISMATCH " } else { "note " }}{who}{f.to_string()}
-                    </li>
-                }
-            }).collect_view();
+            let grouped = r.grouped();
+            let hidden = grouped.len().saturating_sub(SHOWN_FINDINGS);
+            let items = grouped.into_iter().take(SHOWN_FINDINGS)
+                .map(|(f, derived)| finding_item(f, derived)).collect_view();
             view! {
                 <section class="card" id="verify-report">
                     <h2>"Report"</h2>
@@ -190,7 +233,7 @@ fn ReportCard() -> impl IntoView {
                         class=if ok { "pass" } else { "fail" } role="status">{verdict}</p>
                     <ul id="verify-checks">{checks}</ul>
                     <ul id="verify-findings" class="findings">{items}</ul>
-                    {(hidden > 0).then(|| view! { <p class="muted" id="verify-hidden">{format!("… and {hidden} more finding(s), in the downloads.")}</p> })}
+                    {(hidden > 0).then(|| view! { <p class="muted" id="verify-hidden">{format!("… and {} more, in the downloads.", format::count(hidden, "finding", "findings"))}</p> })}
                     <div class="row">
                         <button type="button" id="verify-download-json" on:click=move |_| download(true)>"Download the report (JSON)"</button>
                         <button type="button" id="verify-download-text" on:click=move |_| download(false)>"Download the summary (text)"</button>
