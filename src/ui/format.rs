@@ -14,6 +14,13 @@ pub fn bytes_label(n: usize) -> String {
     }
 }
 
+/// A BLEU similarity as every table and detail line writes it (four
+/// decimals; the exact value is in the row's `data-` attribute and the
+/// downloads).
+pub fn similarity(x: f64) -> String {
+    format!("{x:.4}")
+}
+
 /// "1 repo", "10 repos": a count with the noun in agreement.
 pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

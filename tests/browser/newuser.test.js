@@ -37,6 +37,9 @@ async function build(page) {
   await page.click('#build-tasks');
   await page.waitForSelector('#build-stats', { timeout: 120000 });
   await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+  // The build time is said once: on the stats line, not on the job line too.
+  const line = await page.textContent('#job-message');
+  assert.doesNotMatch(line, /\d s\b|\d ms\b/, `job line: ${line}`);
   return page.textContent('#build-stats');
 }
 
@@ -140,6 +143,9 @@ test('first visit: sample answers, details in view, words not internals, names, 
   assert.ok(card.scroll <= card.client, `the table is wider than its card: ${card.scroll} > ${card.client}`);
   // 7: how the function was found, in words.
   const detail = await page.textContent('#task-detail');
+  // The detail line writes the similarity as the table does.
+  const rowSim = await page.$$eval('#task-results tr.task-row', (trs) => trs[5].children[3].textContent);
+  assert.match(detail, new RegExp(`\\(similarity ${rowSim.replace('.', '\\.')}\\)`), `detail: ${detail.slice(0, 200)}; row: ${rowSim}`);
   assert.match(detail, /Found by: /);
   assert.doesNotMatch(detail, /Function \{|block: \d|\{ *\w+: /);
   await saveScreenshot(page, 'newuser-details-1280.png');

@@ -145,6 +145,12 @@ test('verify: a tampered published file is rejected and pinpointed, like the CLI
   const { page, problems } = await openPage(context);
   await page.setViewportSize({ width: 1280, height: 900 });
   await gotoApp(page, srv.url, '#verify');
+  // The session restored at startup (dataset, tasks) is not news on Verify:
+  // its message stays on the pages of the dataset and tasks.
+  await page.waitForFunction(() => /repoqa-demo\.json/.test(document.querySelector('#verify')?.textContent || '')
+    && document.querySelector('#job')?.dataset.state !== 'running', null, { timeout: 60000 });
+  await page.waitForTimeout(300);
+  assert.equal((await page.textContent('#job-message')).trim(), '', 'a status line from another page');
   const { file, repo, needle } = tamperedFile();
   await page.setInputFiles('#verify-scores', file);
   await page.waitForSelector('#verify-verdict[data-ok]', { timeout: 30000 });

@@ -36,12 +36,15 @@ before(async () => {
 });
 after(async () => { await fx?.close(); srv?.stop(); });
 
-test('pause sends nothing new; resume finishes with every task answered once', async () => {
+test('pause sends nothing new; resume finishes with every task answered once; a retry message goes once its request is answered', async () => {
   const { page } = fx;
-  await srv.control({ reset: true, faults: {} });
+  // The first task gets a 500 once: a retry message, gone once it is answered.
+  await srv.control({ reset: true, faults: { type_token_ratio: ['500'] } });
   await configure(page, srv, { provider: 'openai', language: 'python', concurrency: 1 });
   await page.click('#run-start');
+  await page.waitForSelector('#run-last-retry', { timeout: 30000 });
   await page.waitForFunction(() => Number(document.querySelector('#run-progress')?.dataset.done) >= 2, null, { timeout: 60000 });
+  assert.equal(await page.$('#run-last-retry'), null, 'the retry message outlived its answer');
   await page.click('#run-pause');
   await page.waitForSelector('#run-progress[data-state="paused"]');
   assert.equal(await page.textContent('#run-pause'), 'Resume');
@@ -49,17 +52,24 @@ test('pause sends nothing new; resume finishes with every task answered once', a
   await sleep(1000);
   const atPause = (await srv.get('/stats')).requests;
   const doneAtPause = await page.getAttribute('#run-progress', 'data-done');
+  // The line says it is paused and that nothing is left in flight; the
+  // clocks stop.
+  assert.equal(await page.textContent('#run-message'), 'Paused: nothing in flight. Resume to go on.');
+  const etaAtPause = await page.textContent('#run-eta');
+  assert.match(etaAtPause, /elapsed, paused$/);
   await sleep(2000);
   const later = (await srv.get('/stats')).requests;
   assert.equal(later, atPause, 'requests sent while paused');
+  assert.equal(await page.textContent('#run-eta'), etaAtPause, 'the clocks stop while paused');
   assert.equal(await page.getAttribute('#run-progress', 'data-done'), doneAtPause);
   assert.equal(await page.getAttribute('#run-progress', 'data-state'), 'paused');
-  assert.ok(atPause < 10, `paused after ${atPause} of 10 requests`);
+  assert.ok(atPause < 11, `paused after ${atPause} of 11 requests`);
   await page.click('#run-pause');
   await page.waitForFunction(() => document.querySelector('#run-progress')?.dataset.state !== 'paused');
   await page.waitForSelector('#run-progress[data-state="done"]', { timeout: 60000 });
   const stats = await srv.get('/stats');
-  assert.equal(stats.requests, 10);
+  assert.equal(stats.requests, 11, 'ten tasks and one retry');
+  assert.equal(stats.faulted['500'], 1);
   assert.equal(Object.keys(stats.answered).length, 10);
   for (const [tid, n] of Object.entries(stats.answered)) assert.equal(n, 1, `${tid} answered ${n} times`);
   await page.waitForSelector('#run-selection[data-answered="10"]');
@@ -80,6 +90,9 @@ test('a context-length error fails that task with the reason; the run goes on; r
   const asked = tasksOf(await srv.get('/requests'));
   for (const id of want) assert.equal(asked.filter((t) => t === id).length, 1, `${id}: a context-length error is not retried`);
   assert.match(await page.textContent('#run-message'), /8 answered, 2 failed/);
+  // A run with failures never ends in green.
+  assert.equal(await page.getAttribute('#run-message', 'class'), 'fail');
+  assert.equal(await page.getAttribute('#run-message', 'data-flawed'), 'true');
   await page.waitForSelector('#run-selection[data-answered="8"]');
 
   // "Retry the failed tasks" asks exactly those two (still too long here).
@@ -91,6 +104,7 @@ test('a context-length error fails that task with the reason; the run goes on; r
   assert.equal(await runAndWait(page, '#run-retry-failed'), 'done');
   assert.deepEqual(tasksOf(await srv.get('/requests')).sort(), want.sort());
   await page.waitForSelector('#run-no-failed');
+  assert.equal(await page.getAttribute('#run-message', 'class'), 'pass');
   await page.waitForSelector('#run-selection[data-answered="10"]');
   console.log(`context length: 2 of 10 tasks failed with the reason, each asked once; retried alone twice`);
 });
@@ -154,6 +168,25 @@ test('a refused key names the API key field; the CORS advice outlives a later 50
   await setField(page, '#run-base-url', srv.url + '/v1/');
   await page.waitForSelector('#run-cors-help', { state: 'detached' });
   console.log(`key refused: ${stopped.slice(stopped.indexOf('HTTP 401'))}`);
+});
+
+test('a server that gives no HTTP status to the whole first wave stops the run at once with the CORS advice', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: {}, cors: false });
+  await configure(page, srv, { provider: 'openai', language: 'rust', concurrency: 2 });
+  const t0 = Date.now();
+  assert.equal(await runAndWait(page, '#run-start', 30000), 'failed');
+  const took = Date.now() - t0;
+  assert.ok(took < 10000, `stopped after ${took} ms`);
+  assert.match(await page.textContent('#run-stopped'), /The run stopped: the first 2 requests to .* got no HTTP status/);
+  assert.match(await page.textContent('#run-message'), /0 answered, 0 failed, 10 not asked/);
+  assert.equal(await page.getAttribute('#run-message', 'class'), 'fail');
+  await page.waitForSelector('#run-cors-help');
+  const requests = (await srv.get('/stats')).requests;
+  assert.ok(requests <= 3, `${requests} requests sent`);
+  await srv.control({ reset: true, faults: {}, cors: true });
+  await page.click('#run-cors-dismiss');
+  console.log(`no status: the run stopped after ${requests} requests and ${took} ms`);
 });
 
 test('New session ends a run under way and resets the Run page', async () => {

@@ -196,7 +196,7 @@ pub async fn post_model_request(
         if text.contains("TimeoutError") {
             TransportError::Timeout
         } else {
-            TransportError::Network(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
+            TransportError::NoStatus(format!("{} ({text})", repoqa::llm::presets::NO_STATUS))
         }
     };
     let timeout = web_sys::AbortSignal::timeout_with_u32(timeout_ms.max(1));

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use crate::ui::format;
 use crate::ui::state::answers::{ensure_answers_restored, persist_answers, score_one};
 use crate::ui::state::{use_state, AppState};
 
@@ -82,7 +83,7 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
                 Ok(e) => {
                     let pass = e.passes(t);
                     let best = match &e.best_target {
-                        Some(b) => format!("closest needle {b:?} (similarity {:.4})", e.best_similarity),
+                        Some(b) => format!("closest needle {b:?} (similarity {})", format::similarity(e.best_similarity)),
                         None => "no needle is similar at all (similarity 0)".to_string(),
                     };
                     let why = if pass {

@@ -264,6 +264,7 @@ fn line_chart(
             }
         })
         .collect_view();
+    let mut first = true;
     let drawn = lines
         .into_iter()
         .map(|l| {
@@ -279,9 +280,10 @@ fn line_chart(
                 .into_iter()
                 .map(|(x, y, c, i, desc)| {
                     let label = format!("{name}, {desc}: {}", count_text(c));
+                    let stop = if first { first = false; "0" } else { "-1" };
                     view! {
                         <circle class="point" cx=format!("{x:.1}") cy=format!("{y:.1}") r="5" fill=l.colour stroke="#fff" stroke-width="1.5"
-                            tabindex="0" role="img" aria-label=label.clone()
+                            tabindex=stop role="img" aria-label=label.clone()
                             data-series=name.clone() data-bin=i data-value=c.rate().map(repoqa::pyjson::float_repr) data-n=c.n>
                             <title>{label.clone()}</title>
                         </circle>
@@ -298,7 +300,7 @@ fn line_chart(
         .collect_view();
     view! {
         <svg id=format!("chart-{id}-svg") xmlns="http://www.w3.org/2000/svg" width=W height=H viewBox=format!("0 0 {W} {H}")
-            role="group" aria-labelledby=format!("chart-{id}-title")>
+            role="group" aria-labelledby=format!("chart-{id}-title") on:keydown=move |ev| arrow_keys(ev, 1)>
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
             {axes(&x_labels, x_title)}
             {drawn}
@@ -324,7 +326,7 @@ fn bar_chart(series: &[(usize, Series)], rows: &str) -> impl IntoView {
             let label_y = wilson(s.total.passed, s.total.n, 0.95).map_or(y, |ci| y_of(ci.high).min(y));
             view! {
                 <rect class="bar" x=format!("{:.1}", x - bw / 2.0) y=format!("{y:.1}") width=format!("{bw:.1}") height=format!("{:.1}", y_of(0.0) - y)
-                    fill=colour(i, &s.name) tabindex="0" role="img" aria-label=label.clone()
+                    fill=colour(i, &s.name) tabindex=if slot_i == 0 { "0" } else { "-1" } role="img" aria-label=label.clone()
                     data-series=s.name.clone() data-value=s.total.rate().map(repoqa::pyjson::float_repr) data-n=s.total.n>
                     <title>{label.clone()}</title>
                 </rect>
@@ -350,7 +352,7 @@ fn bar_chart(series: &[(usize, Series)], rows: &str) -> impl IntoView {
         .collect_view();
     view! {
         <svg id="chart-language-svg" xmlns="http://www.w3.org/2000/svg" width=W height=H viewBox=format!("0 0 {W} {H}")
-            role="group" aria-labelledby="chart-language-title">
+            role="group" aria-labelledby="chart-language-title" on:keydown=move |ev| arrow_keys(ev, 1)>
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
             // Turned labels take the axis title's place; the caption names the axis.
             {axes(&labels, if n > 5 { "" } else { rows })}
@@ -400,7 +402,7 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
                     let text = c.rate().map(|r| format!("{:.0}", 100.0 * r)).unwrap_or_else(|| "–".into());
                     view! {
                         <rect class="cell" x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{:.1}", cw - 2.0) height=format!("{:.1}", ch - 2.0)
-                            fill=fill tabindex="0" role="img" aria-label=label.clone()
+                            fill=fill tabindex=if row == 0 && b == 0 { "0" } else { "-1" } role="img" aria-label=label.clone()
                             data-series=s.name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-n=c.n>
                             <title>{label.clone()}</title>
                         </rect>
@@ -421,12 +423,54 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
         .collect_view();
     view! {
         <svg id="chart-heatmap-svg" xmlns="http://www.w3.org/2000/svg" width=W height=height viewBox=format!("0 0 {W} {height}")
-            role="group" aria-labelledby="chart-heatmap-title">
+            role="group" aria-labelledby="chart-heatmap-title" on:keydown=move |ev| arrow_keys(ev, DEPTH_BINS)>
             <rect x="0" y="0" width=W height=height fill="#ffffff"/>
             {cells}
             {xl}
             <text x=left + cw * 5.0 y=height - 8.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">"needle depth bin (%); cell = pass rate (%)"</text>
         </svg>
+    }
+}
+
+/// A chart is one tab stop: its first point (bar, cell) takes the focus,
+/// and the arrow keys move it to the others (Right/Left: the next and the
+/// previous; Down/Up: `row` further, a heatmap row; Home/End: the ends).
+/// The one focused holds `tabindex="0"`, so Tab returns to it.
+fn arrow_keys(ev: leptos::ev::KeyboardEvent, row: usize) {
+    let step: isize = match ev.key().as_str() {
+        "ArrowRight" => 1,
+        "ArrowLeft" => -1,
+        "ArrowDown" => row as isize,
+        "ArrowUp" => -(row as isize),
+        "Home" => isize::MIN,
+        "End" => isize::MAX,
+        _ => return,
+    };
+    let Some(svg) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        return;
+    };
+    let Ok(list) = svg.query_selector_all("[tabindex]") else { return };
+    let items: Vec<web_sys::Element> =
+        (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect();
+    if items.is_empty() {
+        return;
+    }
+    ev.prevent_default();
+    let active = document().active_element();
+    let at = items.iter().position(|e| Some(e) == active.as_ref()).unwrap_or(0);
+    let to = match step {
+        isize::MIN => 0,
+        isize::MAX => items.len() - 1,
+        s => (at as isize + s).clamp(0, items.len() as isize - 1) as usize,
+    };
+    for (k, e) in items.iter().enumerate() {
+        let _ = e.set_attribute("tabindex", if k == to { "0" } else { "-1" });
+    }
+    let target = &items[to];
+    if let Ok(focus) = js_sys::Reflect::get(target, &JsValue::from_str("focus")) {
+        if let Ok(f) = focus.dyn_into::<js_sys::Function>() {
+            let _ = f.call0(target);
+        }
     }
 }
 

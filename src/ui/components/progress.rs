@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
+use crate::ui::browser::dom::current_hash;
 use crate::ui::jobs::{use_runner, Line, Runner};
+use crate::ui::state::route::Page;
 
 /// A model run's line as its `data-state` says it (tracked): idle,
 /// running, paused, failed or done (a flawed end is done, with
@@ -36,7 +38,9 @@ pub fn PauseCancel(runner: Runner, prefix: &'static str) -> impl IntoView {
 #[component]
 pub fn Progress() -> impl IntoView {
     let runner = use_runner();
-    let line = runner.line_signal();
+    // An ended job's message shows only on the pages it belongs to.
+    let here = Page::from_hash(&current_hash()).section();
+    let line = Memo::new(move |_| runner.line_on(here));
     let data_state = move || match line.get() {
         Line::Idle => "idle",
         Line::Running { .. } => "running",

@@ -125,6 +125,8 @@ pub trait Sink {
     async fn store(&mut self);
     /// The counts after a batch.
     fn stats(&mut self, _stats: RunStats) {}
+    /// Requests sent and not yet answered (what a pause waits for).
+    fn in_flight(&mut self, _n: usize) {}
 }
 
 /// How the loop ended.
@@ -198,7 +200,7 @@ pub async fn ask_all<T: RunItem>(
             if !sink.session().current() {
                 return AskEnd::Superseded;
             }
-            if let Err(TransportError::Network(m)) = &reply {
+            if let Err(TransportError::NoStatus(m)) = &reply {
                 sink.no_status(m);
             }
             let time = repoqa::report::now_eval_date();
@@ -209,6 +211,7 @@ pub async fn ask_all<T: RunItem>(
             return AskEnd::Superseded;
         }
         sink.stats(run.stats);
+        sink.in_flight(run.scheduler().in_flight());
         ctx.count(run.stats.answered + run.stats.failed, total);
         match run.next(now_ms()) {
             RunStep::Send { task, request, .. } => {

@@ -216,9 +216,10 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
         Ok(blob) => save_cache(&key, &blob).await,
         Err(e) => Err(UiError::js("cannot make the cache file", &e)),
     };
+    // The time is on the build's own line (Tasks page), said once.
     ctx.done(match saved {
-        Ok(()) => format!("Built {total} tasks in {:.1} s.", stats.ms / 1000.0),
-        Err(e) => format!("Built {total} tasks in {:.1} s (not saved: {e}).", stats.ms / 1000.0),
+        Ok(()) => format!("Built {total} tasks; kept in this browser for the next visit."),
+        Err(e) => format!("Built {total} tasks (not kept in this browser: {e})."),
     });
     Ok(())
 }

@@ -249,7 +249,13 @@ pub fn load_file(state: AppState, runner: Runner, file: web_sys::File) {
 pub fn restore_session(state: AppState, runner: Runner) {
     spawn_local(async move {
         let r = runner
-            .run(Job::new("Loading the last session").quiet_errors(), move |ctx| async move {
+            .run(
+                // Said where the dataset and tasks are, not on whatever
+                // page the app was opened at.
+                Job::new("Loading the last session")
+                    .quiet_errors()
+                    .shown_on(&["home", "dataset", "tasks"]),
+                move |ctx| async move {
                 if let Ok(Some(text)) = storage::load_json(storage::KEY_SETTINGS).await {
                     state.settings.set(settings::from_json(&text));
                 }

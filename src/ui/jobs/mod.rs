@@ -56,8 +56,10 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use super::browser::dom::current_hash;
 use super::browser::time::{now_ms, sleep_ms, yield_to_browser};
 use super::error::UiError;
+use super::state::route::Page;
 
 /// The default time budget of a slice: the page gets a turn at least this
 /// often (a frame is 16 ms; input feels instant under ~50 ms).
@@ -116,6 +118,7 @@ pub struct Job {
     quiet_errors: bool,
     queue: bool,
     on_end: Option<OnEnd>,
+    shown_on: Option<&'static [&'static str]>,
 }
 
 impl Job {
@@ -126,7 +129,16 @@ impl Job {
             quiet_errors: false,
             queue: false,
             on_end: None,
+            shown_on: None,
         }
+    }
+
+    /// The sections (`Page::section`) whose job line shows how this job
+    /// ended; by default the section it was started from. A running job
+    /// shows on every page (with its Cancel button).
+    pub fn shown_on(mut self, sections: &'static [&'static str]) -> Job {
+        self.shown_on = Some(sections);
+        self
     }
 
     /// Work at most `ms` between two turns of the page.
@@ -167,6 +179,12 @@ pub struct Runner {
     finished: RwSignal<u32>,
     /// When the running job started (`now_ms`), for its ETA.
     started: RwSignal<f64>,
+    /// Milliseconds spent paused, and since when it is paused now: the
+    /// clocks stop while paused.
+    paused_ms: RwSignal<f64>,
+    paused_at: RwSignal<Option<f64>>,
+    /// Where the last job's end is shown ([`Job::shown_on`]).
+    sections: RwSignal<Vec<&'static str>>,
 }
 
 impl Default for Runner {
@@ -184,12 +202,27 @@ impl Runner {
             paused: RwSignal::new(false),
             finished: RwSignal::new(0),
             started: RwSignal::new(0.0),
+            paused_ms: RwSignal::new(0.0),
+            paused_at: RwSignal::new(None),
+            sections: RwSignal::new(Vec::new()),
         }
     }
 
     /// The line (tracked).
     pub fn line(self) -> Line {
         self.line.get()
+    }
+
+    /// The line as the page of `section` shows it (tracked): a running
+    /// job everywhere, an ended one only where [`Job::shown_on`] says
+    /// (idle elsewhere), so "60 tasks restored" stays off Verify.
+    pub fn line_on(self, section: &str) -> Line {
+        let line = self.line.get();
+        match line {
+            Line::Idle | Line::Running { .. } => line,
+            _ if self.sections.with(|s| s.is_empty() || s.contains(&section)) => line,
+            _ => Line::Idle,
+        }
     }
 
     pub fn line_signal(self) -> ReadSignal<Line> {
@@ -228,7 +261,16 @@ impl Runner {
     /// Pause or resume the running job (it waits at its next turn). For
     /// jobs that offer it (a long model run, `jobs::run`).
     pub fn set_paused(self, paused: bool) {
-        self.paused.set(paused && self.busy.get_untracked());
+        let paused = paused && self.busy.get_untracked();
+        match (paused, self.paused_at.get_untracked()) {
+            (true, None) => self.paused_at.set(Some(now_ms())),
+            (false, Some(at)) => {
+                self.paused_ms.update(|p| *p += now_ms() - at);
+                self.paused_at.set(None);
+            }
+            _ => {}
+        }
+        self.paused.set(paused);
     }
 
     pub fn paused(self) -> bool {
@@ -245,7 +287,8 @@ impl Runner {
     /// long model run: `repoqa::llm::progress`).
     pub fn elapsed_ms(self) -> Option<(f64, usize, usize)> {
         let Line::Running { done, total, .. } = self.line.get() else { return None };
-        Some((now_ms() - self.started.get(), done, total))
+        let now = self.paused_at.get().unwrap_or_else(now_ms);
+        Some((now - self.started.get() - self.paused_ms.get(), done, total))
     }
 
     /// Show a message on the line outside a job (ignored while one runs).
@@ -273,8 +316,12 @@ impl Runner {
             return Err(UiError::Busy(what));
         }
         self.busy.set(true);
+        let here = Page::from_hash(&current_hash()).section();
+        self.sections.set(job.shown_on.map_or_else(|| vec![here], <[_]>::to_vec));
         self.cancel.set(false);
         self.paused.set(false);
+        self.paused_ms.set(0.0);
+        self.paused_at.set(None);
         self.started.set(now_ms());
         self.line.set(Line::Running { what: job.what.clone(), done: 0, total: 0 });
         let ctx = Ctx::new(self, job.budget_ms);
@@ -290,6 +337,7 @@ impl Runner {
         self.line.set(end);
         self.cancel.set(false);
         self.paused.set(false);
+        self.paused_at.set(None);
         self.busy.set(false);
         self.finished.update(|n| *n += 1);
         result

@@ -156,8 +156,15 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
                 "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
             )));
         }
+        // Failures are never shown in green.
+        let failed = run.stats.failed > 0;
         if ctx.cancelled() {
-            ctx.done(format!("Cancelled: {summary}. Press Run to ask the rest."));
+            ctx.done_flawed(format!("Cancelled: {summary}. Press Run to ask the rest."), failed);
+        } else if failed {
+            ctx.done_flawed(
+                format!("Done, with failures: {summary}. \"Retry the failed tasks\" asks them again."),
+                true,
+            );
         } else {
             ctx.done(format!("Done: {summary}."));
         }
@@ -278,6 +285,12 @@ impl Sink for TaskSink {
         self.rs.live.update(|l| l.stats = stats);
     }
 
+    fn in_flight(&mut self, n: usize) {
+        if self.rs.live.with_untracked(|l| l.in_flight != n) {
+            self.rs.live.update(|l| l.in_flight = n);
+        }
+    }
+
     async fn store(&mut self) {
         store(self.app, self.rs, std::mem::take(&mut self.unsaved)).await;
     }
@@ -285,7 +298,8 @@ impl Sink for TaskSink {
     fn event(&mut self, ev: RunEvent) {
         let (app, rs, unsaved) = (self.app, self.rs, &mut self.unsaved);
         match ev {
-            RunEvent::Answered { reply, record, .. } => {
+            RunEvent::Answered { task, reply, record, .. } => {
+                clear_retry(rs, task);
                 let id = record.task_id.clone();
                 app.answers.update(|a| {
                     a.insert(id.clone(), reply);
@@ -307,12 +321,13 @@ impl Sink for TaskSink {
                 unsaved.answers = true;
                 unsaved.log = true;
             }
-            RunEvent::Failed { record, .. } => {
+            RunEvent::Failed { task, record } => {
+                clear_retry(rs, task);
                 rs.log.update(|l| l.push(record));
                 unsaved.log = true;
             }
-            RunEvent::Retrying { reason, lowered_to, .. } => rs.live.update(|l| {
-                l.last_retry = Some(reason);
+            RunEvent::Retrying { task, reason, lowered_to, .. } => rs.live.update(|l| {
+                l.last_retry = Some((task, reason));
                 if let Some(c) = lowered_to {
                     l.concurrency_note = Some(format!(
                         "{}. Set Concurrency to {c} to start there.",
@@ -325,6 +340,14 @@ impl Sink for TaskSink {
             }),
             RunEvent::Ignored => {}
         }
+    }
+}
+
+/// The last retry's message goes once its request has its answer (or
+/// has failed for good).
+fn clear_retry(rs: RunState, task: usize) {
+    if rs.live.with_untracked(|l| l.last_retry.as_ref().is_some_and(|(t, _)| *t == task)) {
+        rs.live.update(|l| l.last_retry = None);
     }
 }
 
@@ -364,7 +387,7 @@ pub fn test_connection(rs: RunState) {
         if rs.session_now() != session {
             return;
         }
-        if let Err(TransportError::Network(m)) = &reply {
+        if let Err(TransportError::NoStatus(m)) = &reply {
             let m = m.clone();
             rs.live.update(|l| l.no_status = Some(m));
         }

@@ -18,6 +18,7 @@ use repoqa::llm::wire::Provider;
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::{run_state, PauseCancel};
+use crate::ui::format;
 use crate::ui::jobs::batch::{export_batch, import_batch};
 use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
@@ -382,7 +383,11 @@ fn RunControls() -> impl IntoView {
             <span>{move || { let (d, t) = counts(); if t > 0 { format!("{d} / {t}") } else { String::new() } }}</span>
             <span id="run-eta">{move || {
                 tick.track();
-                runner.elapsed_ms().map(|(e, done, total)| format!("{} elapsed, {}", duration_label(e), time_left_label(e, done, total))).unwrap_or_default()
+                runner.elapsed_ms().map(|(e, done, total)| if runner.paused() {
+                    format!("{} elapsed, paused", duration_label(e))
+                } else {
+                    format!("{} elapsed, {}", duration_label(e), time_left_label(e, done, total))
+                }).unwrap_or_default()
             }}</span>
             <span id="run-tokens" data-prompt=move || rs.live.with(|l| l.stats.prompt_tokens) data-completion=move || rs.live.with(|l| l.stats.completion_tokens)>
                 {move || rs.live.with(|l| if l.stats.total == 0 { String::new() } else {
@@ -390,8 +395,15 @@ fn RunControls() -> impl IntoView {
                 })}
             </span>
         </div>
-        <p id="run-message" class=move || line.get().class()>
-            {move || match line.get() { Line::Running { what, .. } => what, l => l.message().unwrap_or_default().to_string() }}
+        <p id="run-message" class=move || line.get().class() data-flawed=move || matches!(line.get(), Line::Flawed(_)).to_string()>
+            {move || match line.get() {
+                Line::Running { .. } if runner.paused() => match rs.live.with(|l| l.in_flight) {
+                    0 => "Paused: nothing in flight. Resume to go on.".to_string(),
+                    n => format!("Paused: {} still finishing; nothing new is sent.", format::count(n, "request", "requests")),
+                },
+                Line::Running { what, .. } => what,
+                l => l.message().unwrap_or_default().to_string(),
+            }}
         </p>
     }
 }
@@ -412,7 +424,7 @@ fn RunNotices() -> impl IntoView {
         {move || rs.live.with(|l| l.stopped.clone()).map(|r| view! {
             <p class="error-box" id="run-stopped">{format!("The run stopped: {r}")}</p>
         })}
-        {move || rs.live.with(|l| l.last_retry.clone()).filter(|_| busy()).map(|r| view! {
+        {move || rs.live.with(|l| l.last_retry.clone()).filter(|_| busy()).map(|(_, r)| view! {
             <p class="note" id="run-last-retry">{format!("Retrying: {r}")}</p>
         })}
         {move || rs.live.with(|l| l.save_error.clone()).map(|e| view! {

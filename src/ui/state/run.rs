@@ -80,8 +80,11 @@ pub struct RunLive {
     /// (a proxy's 5xx without CORS headers, a server that allows only
     /// some replies), until dismissed or the base URL changes.
     pub no_status: Option<String>,
-    /// The last retry's reason.
-    pub last_retry: Option<String>,
+    /// The last retry: its task (an index of the run) and reason, until
+    /// that task is answered or fails.
+    pub last_retry: Option<(usize, String)>,
+    /// Requests sent and not answered yet.
+    pub in_flight: usize,
     /// Tasks whose prompt the API reports as cut.
     pub truncated: Vec<String>,
     /// The first reply naming another model than the one asked for:

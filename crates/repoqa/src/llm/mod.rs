@@ -162,7 +162,9 @@ fn transport_failure(url: &str, error: &wire::TransportError) -> String {
         TransportError::Timeout => format!(
             "{url}: no reply before the timeout; raise the timeout (--llm-timeout, or the model settings of the page)"
         ),
-        TransportError::Network(m) | TransportError::Unreachable(m) => {
+        TransportError::Network(m)
+        | TransportError::NoStatus(m)
+        | TransportError::Unreachable(m) => {
             format!("the request to {url} failed before an HTTP status: {m}")
         }
         TransportError::Redirect { status, location } => {

@@ -144,6 +144,10 @@ pub struct BenchmarkRun<'t, T: RunItem = Task> {
     attempts: Vec<u32>,
     /// Some request of this run got an HTTP status back.
     heard_back: bool,
+    /// Replies without an HTTP status before any with one, and how many
+    /// end the run (the first wave: every request sent at first).
+    no_status: usize,
+    first_wave: usize,
     /// The run stopped (the replies still in flight say nothing more).
     stopped: bool,
     pub stats: RunStats,
@@ -159,6 +163,7 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
         seed: u64,
     ) -> BenchmarkRun<'t, T> {
         let todo: Vec<usize> = todo.iter().copied().filter(|&i| i < tasks.len()).collect();
+        let first_wave = config.concurrency.min(todo.len()).max(2);
         BenchmarkRun {
             settings,
             tasks,
@@ -167,6 +172,8 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
             sent_ms: vec![0.0; tasks.len()],
             attempts: vec![0; tasks.len()],
             heard_back: false,
+            no_status: 0,
+            first_wave,
             stopped: false,
         }
     }
@@ -203,7 +210,24 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
     ) -> RunEvent {
         let Some(t) = self.tasks.get(task) else { return RunEvent::Ignored };
         self.heard_back |= reply.is_ok();
+        if !self.heard_back && matches!(reply, Err(TransportError::NoStatus(_))) {
+            self.no_status += 1;
+        }
         let outcome = match read_reply(&self.settings, reply) {
+            // In a browser: every request of the first wave (at least two
+            // attempts) failed before any status, so the server is down or
+            // does not allow the page's origin. Retrying would only repeat
+            // it for minutes; stop and say what to fix.
+            _ if !self.heard_back && self.no_status >= self.first_wave => {
+                let m = reply.err().map(ToString::to_string).unwrap_or_default();
+                Outcome::Stop {
+                    reason: format!(
+                        "the first {} requests to {} got no HTTP status ({m}): check that the server is running at this base URL and that it allows this page's origin (see below)",
+                        self.no_status,
+                        self.settings.base_url_shown()
+                    ),
+                }
+            }
             // Nothing ever answered: a wrong URL or a server that is down,
             // not a passing fault (retrying it would only repeat the line).
             _ if !self.heard_back && matches!(reply, Err(TransportError::Unreachable(_))) => {
@@ -424,6 +448,54 @@ mod tests {
         ));
         let event = run.complete(1, Err(&refused), 2.0, "T".into());
         assert!(matches!(event, RunEvent::Retrying { .. }), "{event:?}");
+    }
+
+    #[test]
+    fn a_first_wave_without_any_http_status_stops_the_run() {
+        let tasks = vec![task("f"), task("g"), task("h"), task("i")];
+        let config = ScheduleConfig { concurrency: 3, backoff_base_ms: 0.0, ..Default::default() };
+        let endpoint = || Endpoint::new(Provider::OpenAi, "m");
+        let cors = TransportError::NoStatus("no HTTP status came back".into());
+        let mut run = BenchmarkRun::new(endpoint(), &tasks, &[0, 1, 2, 3], config, 1);
+        for _ in 0..3 {
+            run.next(0.0);
+        }
+        for t in [0, 1] {
+            let e = run.complete(t, Err(&cors), 1.0, "T".into());
+            assert!(matches!(e, RunEvent::Retrying { .. }), "{e:?}");
+        }
+        let RunEvent::Stopped { reason } = run.complete(2, Err(&cors), 1.0, "T".into()) else {
+            panic!("stopped")
+        };
+        assert!(
+            reason.starts_with(
+                "the first 3 requests to https://api.openai.com/v1 got no HTTP status"
+            ),
+            "{reason}"
+        );
+        assert_eq!(run.stats.answered + run.stats.failed, 0);
+
+        // One at a time: two attempts are the first wave.
+        let one = ScheduleConfig { concurrency: 1, ..config };
+        let mut run = BenchmarkRun::new(endpoint(), &tasks, &[0, 1], one, 1);
+        run.next(0.0);
+        assert!(matches!(run.complete(0, Err(&cors), 1.0, "T".into()), RunEvent::Retrying { .. }));
+        run.next(1.0);
+        assert!(matches!(run.complete(0, Err(&cors), 2.0, "T".into()), RunEvent::Stopped { .. }));
+
+        // After a reply with a status, no status is retried (a dropped line).
+        let mut run = BenchmarkRun::new(endpoint(), &tasks, &[0, 1, 2], config, 1);
+        for _ in 0..3 {
+            run.next(0.0);
+        }
+        assert!(matches!(
+            run.complete(0, Ok(&ok("A", 100)), 1.0, "T".into()),
+            RunEvent::Answered { .. }
+        ));
+        for t in [1, 2] {
+            let e = run.complete(t, Err(&cors), 2.0, "T".into());
+            assert!(matches!(e, RunEvent::Retrying { .. }), "{e:?}");
+        }
     }
 
     /// An item that wants replies starting with "ok".

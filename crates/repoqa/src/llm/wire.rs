@@ -522,9 +522,13 @@ pub enum Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportError {
     Timeout,
-    /// Connection reset or dropped; the browser's `fetch` failing (often
-    /// CORS); a body cut off.
+    /// Connection reset or dropped; a body cut off.
     Network(String),
+    /// The browser's `fetch` failed before any HTTP status: the server is
+    /// down or unreachable, or it does not allow the page's origin (CORS);
+    /// a page cannot tell which. Before any reply of a run, a whole first
+    /// wave of these stops the run ([`super::run::BenchmarkRun`]).
+    NoStatus(String),
     /// No connection at all: refused, or the host name does not resolve.
     /// Before any reply of a run it means a wrong URL or a server that is
     /// down, and stops the run ([`super::run::BenchmarkRun`]); later it is
@@ -542,7 +546,9 @@ impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TransportError::Timeout => f.write_str("timed out"),
-            TransportError::Network(m) | TransportError::Unreachable(m) => f.write_str(m),
+            TransportError::Network(m)
+            | TransportError::NoStatus(m)
+            | TransportError::Unreachable(m) => f.write_str(m),
             TransportError::Redirect { status, location } => write!(
                 f,
                 "redirected (HTTP {status}{})",
@@ -610,7 +616,11 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
                 timed_out: true,
             }
         }
-        Err(TransportError::Network(m) | TransportError::Unreachable(m)) => {
+        Err(
+            TransportError::Network(m)
+            | TransportError::NoStatus(m)
+            | TransportError::Unreachable(m),
+        ) => {
             return Outcome::Retry {
                 reason: format!("{url}: {m}"),
                 retry_after_s: None,

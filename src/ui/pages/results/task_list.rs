@@ -10,6 +10,7 @@ use repoqa::report;
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};
+use crate::ui::format;
 use crate::ui::state::scoring::{ScoredSet, Shared, TaskScore};
 use crate::ui::state::use_state;
 
@@ -34,7 +35,7 @@ pub fn TaskList(set: Memo<Shared<ScoredSet>>, selected: RwSignal<Option<String>>
                         <thead><tr>
                             <th scope="col">"Task"</th><th scope="col">"Depth"</th>
                             <th scope="col">{format!("Pass @ {t}")}</th><th scope="col">"Best similarity"</th>
-                            <th scope="col">"Closest needle"</th><th scope="col"></th>
+                            <th scope="col">"Closest needle"</th><th scope="col"><span class="sr-only">"Details"</span></th>
                         </tr></thead>
                         <tbody>
                             {s.items[page_range(page.get(), s.items.len())].iter().map(|item| task_row(item, t, selected)).collect_view()}
@@ -55,7 +56,7 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
     let (pass, sim, sim_repr, target, error) = match &item.result {
         Ok(e) => (
             e.passes(t),
-            format!("{:.4}", e.best_similarity),
+            format::similarity(e.best_similarity),
             report::similarity_number(e.best_target.as_deref(), e.best_similarity).to_string(),
             e.best_target.clone().unwrap_or_default(),
             None,
@@ -121,7 +122,7 @@ pub fn TaskDetail(
                         <span class=if pass { "pass" } else { "fail" } id="detail-verdict" data-pass=pass.to_string()>
                             {if pass { "PASS" } else { "FAIL" }}</span>
                         {format!(" at threshold {t}. Closest: {} (similarity {}).",
-                            e.best_target.as_deref().unwrap_or("none"), float_repr(e.best_similarity))}
+                            e.best_target.as_deref().unwrap_or("none"), format::similarity(e.best_similarity))}
                         {(!e.is_best_similar).then_some(" The closest candidate is not this task's needle.")}
                     </p>
                     <h3>"Function extracted from the answer"</h3>
@@ -136,7 +137,7 @@ pub fn TaskDetail(
                                     class:truth=truth>
                                     <td><code>{c.name}</code>{(!c.is_needle).then_some(" (not a needle)")}</td>
                                     <td><code>{c.path}</code></td>
-                                    <td>{format!("{:.4}", c.similarity)}</td>
+                                    <td>{format::similarity(c.similarity)}</td>
                                 </tr>
                             }}).collect_view()}
                         </tbody>
