@@ -73,6 +73,8 @@ test('pause sends nothing new; resume finishes with every task answered once; a 
   assert.equal(Object.keys(stats.answered).length, 10);
   for (const [tid, n] of Object.entries(stats.answered)) assert.equal(n, 1, `${tid} answered ${n} times`);
   await page.waitForSelector('#run-selection[data-answered="10"]');
+  // After the run: where its scores are.
+  await page.waitForSelector('#run-next-steps a[href="#results"]');
   console.log(`pause: ${atPause} requests at the pause, still ${later} 2 s later; resumed to 10, each task once`);
 });
 

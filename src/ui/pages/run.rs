@@ -405,6 +405,11 @@ fn RunControls() -> impl IntoView {
                 l => l.message().unwrap_or_default().to_string(),
             }}
         </p>
+        // After a run that answered something: where its scores are.
+        {move || (matches!(line.get(), Line::Done(_) | Line::Flawed(_)) && rs.live.with(|l| l.stats.answered > 0)).then(|| view! {
+            <p id="run-next-steps">"Next: the answers are scored on "<a href="#results">"Results"</a>
+                " (pass@1, charts, exports); compare models on the "<a href="#leaderboard">"Leaderboard"</a>"."</p>
+        })}
     }
 }
 
