@@ -215,6 +215,20 @@ impl<'a> References<'a> {
     /// BLEU of `hypothesis` (tokenized like the official code) against each
     /// reference, in order.
     pub fn similarities(&self, hypothesis: &str) -> Vec<f64> {
+        let (len, counts) = self.match_counts(hypothesis);
+        counts.iter().zip(&self.refs).map(|(num, r)| bleu_of_counts(*num, len, r.len)).collect()
+    }
+
+    /// The same similarities, each with its steps ([`BleuSteps`]): the
+    /// counts and the arithmetic the scorer uses, not a second version.
+    pub fn steps(&self, hypothesis: &str) -> Vec<BleuSteps> {
+        let (len, counts) = self.match_counts(hypothesis);
+        counts.iter().zip(&self.refs).map(|(num, r)| bleu_steps(*num, len, r.len)).collect()
+    }
+
+    /// The hypothesis's token count, and the clipped match counts per
+    /// order against each reference.
+    fn match_counts(&self, hypothesis: &str) -> (usize, Vec<[u64; N]>) {
         // How often each reference n-gram occurs in the hypothesis.
         let mut hyp: [Vec<u32>; N] = std::array::from_fn(|n| vec![0u32; self.distinct[n]]);
         // Ids of the n-grams ending at the previous token (ABSENT: none,
@@ -238,7 +252,8 @@ impl<'a> References<'a> {
             prev = cur;
             len += 1;
         });
-        self.refs
+        let counts = self
+            .refs
             .iter()
             .map(|r| {
                 let mut num = [0u64; N];
@@ -248,9 +263,10 @@ impl<'a> References<'a> {
                         .map(|&(id, c)| u64::from(c.min(hyp[n][id as usize])))
                         .sum();
                 }
-                bleu_of_counts(num, len, r.len)
+                num
             })
-            .collect()
+            .collect();
+        (len, counts)
     }
 }
 
@@ -391,13 +407,75 @@ impl<'a> Hypothesis<'a> {
 
 /// NLTK 3.8.1 `sentence_bleu` (method4) from the clipped match counts per
 /// order and the two lengths.
+#[inline]
 fn bleu_of_counts(num: [u64; N], hyp_len: usize, ref_len: usize) -> f64 {
+    bleu_steps(num, hyp_len, ref_len).similarity
+}
+
+/// One n-gram order of a similarity, as NLTK takes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OrderStep {
+    /// 1 to 4.
+    pub n: usize,
+    /// Clipped matches: Σ over the reference's n-grams of min(count in
+    /// the hypothesis, count in the reference).
+    pub matches: u64,
+    /// The hypothesis's n-grams (at least 1): the precision's denominator.
+    pub total: u64,
+    /// method4's stand-in for a zero count, `2^c · 5 / ln(hyp_len)`
+    /// (c = 1, 2, … over the orders without a match); the precision is then
+    /// `1 / smoothing / total`. None when the order matched (or the
+    /// hypothesis is one token, when nothing is smoothed).
+    pub smoothing: Option<f64>,
+    /// The precision p_n that enters the mean; None when the order is
+    /// dropped (p = 0).
+    pub precision: Option<f64>,
+    /// `0.25 · ln p_n`, the order's term of the log mean.
+    pub weighted_log: Option<f64>,
+}
+
+/// A similarity step by step, with the scorer's own numbers: the
+/// similarity here is the value the score uses, bit for bit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BleuSteps {
+    pub hyp_len: usize,
+    pub ref_len: usize,
+    pub orders: [OrderStep; N],
+    /// No unigram matched: NLTK returns 0 before any smoothing (the
+    /// other fields after `orders` are then 0).
+    pub no_unigram_match: bool,
+    /// 1 when the hypothesis is longer than the reference, else
+    /// `exp(1 − ref_len / hyp_len)`.
+    pub brevity_penalty: f64,
+    /// The weighted logs summed exactly (`math.fsum`).
+    pub log_sum: f64,
+    /// `exp(log_sum)`: the geometric mean of the precisions.
+    pub geometric_mean: f64,
+    /// `brevity_penalty × geometric_mean`.
+    pub similarity: f64,
+}
+
+/// [`BleuSteps`] from the clipped match counts per order and the two
+/// lengths: NLTK 3.8.1 `sentence_bleu` with method4 smoothing.
+fn bleu_steps(num: [u64; N], hyp_len: usize, ref_len: usize) -> BleuSteps {
+    // Denominators: max(1, number of hypothesis n-grams).
+    let den = |n: usize| (hyp_len + 1).saturating_sub(n).max(1) as u64;
+    let mut steps = BleuSteps {
+        hyp_len,
+        ref_len,
+        orders: std::array::from_fn(|i| OrderStep {
+            n: i + 1,
+            matches: num[i],
+            total: den(i + 1),
+            ..OrderStep::default()
+        }),
+        ..BleuSteps::default()
+    };
     // `if p_numerators[1] == 0: return 0` — before any smoothing.
     if num[0] == 0 {
-        return 0.0;
+        steps.no_unigram_match = true;
+        return steps;
     }
-    // Denominators: max(1, number of hypothesis n-grams).
-    let den = |n: usize| (hyp_len + 1).saturating_sub(n).max(1) as f64;
     let mut terms = [0f64; N];
     let mut used = 0;
     // method4: zero-numerator orders get `1 / (2**c * k / log(hyp_len))
@@ -405,24 +483,76 @@ fn bleu_of_counts(num: [u64; N], hyp_len: usize, ref_len: usize) -> f64 {
     // otherwise they stay 0 and `if p_i > 0` drops them from the sum.
     let mut incvnt = 1u32;
     for n in 1..=N {
+        let order = &mut steps.orders[n - 1];
         let p = if num[n - 1] != 0 {
-            num[n - 1] as f64 / den(n)
+            num[n - 1] as f64 / den(n) as f64
         } else if hyp_len > 1 {
             let scaled = (2u64.pow(incvnt) * 5) as f64 / ln(hyp_len as f64);
             incvnt += 1;
-            (1.0 / scaled) / den(n)
+            order.smoothing = Some(scaled);
+            (1.0 / scaled) / den(n) as f64
         } else {
             continue;
         };
         if p > 0.0 {
             terms[used] = 0.25 * ln(p);
+            order.precision = Some(p);
+            order.weighted_log = Some(terms[used]);
             used += 1;
         }
     }
     // brevity_penalty(closest_ref_len, hyp_len); with one reference the
     // closest length is its length. hyp_len == 0 never gets here.
-    let bp = if hyp_len > ref_len { 1.0 } else { exp(1.0 - ref_len as f64 / hyp_len as f64) };
-    bp * exp(fsum(&terms[..used]))
+    steps.brevity_penalty =
+        if hyp_len > ref_len { 1.0 } else { exp(1.0 - ref_len as f64 / hyp_len as f64) };
+    steps.log_sum = fsum(&terms[..used]);
+    steps.geometric_mean = exp(steps.log_sum);
+    steps.similarity = steps.brevity_penalty * steps.geometric_mean;
+    steps
+}
+
+/// `function_similarity(candidate, reference)` step by step.
+pub fn explain(candidate: &str, reference: &str) -> BleuSteps {
+    References::new(&[reference]).steps(candidate).remove(0)
+}
+
+/// Which tokens of each side an order's clipped matches cover, for
+/// showing them: an n-gram occurrence is matched while the other side
+/// still has an unmatched occurrence of it (left to right), so
+/// `matches` equals [`OrderStep::matches`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatchedTokens {
+    pub hypothesis: Vec<bool>,
+    pub reference: Vec<bool>,
+    pub matches: u64,
+}
+
+/// [`MatchedTokens`] of order `n` (1 to 4) between two token lists.
+pub fn matched_tokens(hypothesis: &[&str], reference: &[&str], n: usize) -> MatchedTokens {
+    use std::collections::HashMap;
+    fn mark(side: &[&str], other: &[&str], n: usize) -> (Vec<bool>, u64) {
+        let mut left: HashMap<&[&str], u64> = HashMap::new();
+        if n > 0 && other.len() >= n {
+            for g in other.windows(n) {
+                *left.entry(g).or_default() += 1;
+            }
+        }
+        let mut marks = vec![false; side.len()];
+        let mut matches = 0;
+        if n > 0 && side.len() >= n {
+            for (i, g) in side.windows(n).enumerate() {
+                if let Some(c) = left.get_mut(g).filter(|c| **c > 0) {
+                    *c -= 1;
+                    matches += 1;
+                    marks[i..i + n].iter_mut().for_each(|m| *m = true);
+                }
+            }
+        }
+        (marks, matches)
+    }
+    let (hyp, matches) = mark(hypothesis, reference, n);
+    let (reference, _) = mark(reference, hypothesis, n);
+    MatchedTokens { hypothesis: hyp, reference, matches }
 }
 
 /// Reference n-gram that does not occur in the hypothesis.
@@ -674,6 +804,47 @@ mod tests {
 
     fn sim(c: &str, r: &str) -> f64 {
         function_similarity(c, r)
+    }
+
+    #[test]
+    fn steps_give_the_scorers_value_and_the_shown_matches_its_counts() {
+        let texts = [
+            "def f(x):\n    return x + 1\n",
+            "def f(x):\n    return x + 2\n",
+            "def g(a, b):\n    if a:\n        return b\n    return a + b\n",
+            "x",
+            "",
+            "return x x x + 1 + 1",
+            "fn main() { println!(\"hi\"); }",
+        ];
+        for c in texts {
+            for r in texts {
+                let s = explain(c, r);
+                assert_eq!(s.similarity.to_bits(), sim(c, r).to_bits(), "{c:?} vs {r:?}");
+                let (ct, rt) = (py_tokens(c), py_tokens(r));
+                for o in &s.orders {
+                    assert_eq!(
+                        matched_tokens(&ct, &rt, o.n).matches,
+                        o.matches,
+                        "{c:?} vs {r:?} n={}",
+                        o.n
+                    );
+                }
+                if !s.no_unigram_match {
+                    let used: Vec<f64> = s.orders.iter().filter_map(|o| o.weighted_log).collect();
+                    assert_eq!(s.log_sum.to_bits(), fsum(&used).to_bits());
+                    assert_eq!(s.similarity, s.brevity_penalty * s.geometric_mean);
+                }
+            }
+        }
+        let s = explain("return x + 2", "return x + 1");
+        assert_eq!(s.orders.map(|o| (o.matches, o.total)), [(3, 4), (2, 3), (1, 2), (0, 1)]);
+        assert!(s.orders[3].smoothing.is_some() && s.orders[3].precision.is_some());
+        let m = matched_tokens(&["a", "b", "a"], &["a", "a", "a"], 1);
+        assert_eq!(
+            (m.hypothesis, m.reference, m.matches),
+            (vec![true, false, true], vec![true, true, false], 2)
+        );
     }
 
     #[test]

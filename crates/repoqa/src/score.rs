@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::bleu::References;
+use crate::bleu::{BleuSteps, References};
 use crate::dataset::{Dataset, Repo};
 use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, TaskResult};
@@ -146,8 +146,7 @@ pub fn evaluate_reply(
     ignore_comments: bool,
     candidates: &[Candidate],
 ) -> Evaluation {
-    let s = sanitize_detailed(reply, lang);
-    let compared = if ignore_comments { remove_comments(&s.text, lang) } else { s.text.clone() };
+    let (s, compared) = compared_text(reply, lang, ignore_comments);
     // The references are prepared and the reply streamed once: memory in
     // proportion to the candidates, not to the reply (see `References`).
     let texts: Vec<&str> = candidates.iter().map(|c| c.compared.as_str()).collect();
@@ -177,6 +176,30 @@ pub fn evaluate_reply(
         compared,
         candidates: scores,
     }
+}
+
+/// What BLEU compares of a reply: `sanitize_output(reply)`, without
+/// comments if requested.
+fn compared_text(
+    reply: &str,
+    lang: Language,
+    ignore_comments: bool,
+) -> (crate::sanitize::Sanitized, String) {
+    let s = sanitize_detailed(reply, lang);
+    let compared = if ignore_comments { remove_comments(&s.text, lang) } else { s.text.clone() };
+    (s, compared)
+}
+
+/// One similarity of a scored reply, step by step: the two texts BLEU
+/// compared (the reply's function and the candidate, as the options make
+/// them) and [`BleuSteps`], computed by the scorer's own code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    pub candidate: String,
+    pub path: String,
+    pub hypothesis: String,
+    pub reference: String,
+    pub steps: BleuSteps,
 }
 
 /// Python's `"\n".join(text.split("\n")[start:end])` for non-negative bounds.
@@ -227,6 +250,43 @@ impl<'d> Scorer<'d> {
                 evaluate_reply(&output.reply, &output.name, lang, ignore, &chosen)
             }
         })
+    }
+
+    /// The similarity of `output`'s reply to its candidate `name` (at
+    /// `path`), step by step; None when the reply has no such candidate.
+    pub fn explain(
+        &mut self,
+        output: &ModelOutput,
+        name: &str,
+        path: &str,
+    ) -> Result<Option<Explanation>, ScoreError> {
+        let lang = Language::from_name(&output.language).map_err(|_| {
+            ScoreError::UnknownLanguage { line: output.line, language: output.language.clone() }
+        })?;
+        let prepared = self.repo_candidates(output, lang)?;
+        let chosen;
+        let candidates: &[Candidate] = match self.options.candidates {
+            Candidates::Needles => &prepared.needles,
+            Candidates::Context => {
+                let context = output
+                    .code_context()
+                    .ok_or(ScoreError::MissingCodeContext { line: output.line })?;
+                chosen = context_candidates(&prepared, context);
+                &chosen
+            }
+        };
+        let Some(c) = candidates.iter().find(|c| c.name == name && c.path == path) else {
+            return Ok(None);
+        };
+        let (_, compared) = compared_text(&output.reply, lang, self.options.ignore_comments);
+        let steps = References::new(&[c.compared.as_str()]).steps(&compared).remove(0);
+        Ok(Some(Explanation {
+            candidate: c.name.clone(),
+            path: c.path.clone(),
+            hypothesis: compared,
+            reference: c.compared.clone(),
+            steps,
+        }))
     }
 
     fn repo_candidates(
