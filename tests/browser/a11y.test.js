@@ -66,6 +66,18 @@ const STATES = [
     }
     await page.waitForSelector('#score-table', { timeout: 30000 });
   }],
+  ['a result step by step', async () => {
+    await go('#results');
+    if (!(await page.$('#task-results tr.task-row'))) {
+      await page.click('#load-samples');
+      await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+    }
+    await page.waitForSelector('#task-results tr.task-row button.details', { timeout: 30000 });
+    if (!(await page.$('#verdict-steps'))) await page.click('#task-results tr.task-row button.details');
+    await page.waitForSelector('#verdict-steps');
+    if (!(await page.$('#verdict-steps[open]'))) await page.click('#verdict-steps > summary');
+    await page.waitForSelector('#steps-result');
+  }],
   ['run', () => go('#run')],
   ['curate', () => go('#curate')],
   ['coreqa', () => go('#coreqa')],

@@ -357,6 +357,9 @@ test('Try the demo: one click on Home builds the 60 tasks, scores the sample ans
   await page.click('#clear-confirm-yes');
   await page.waitForSelector('#sample-offer');
   assert.equal(await page.$('#task-results tr.task-row'), null);
+  // A table of zeros has no best (green) or worst cell.
+  await page.waitForSelector('#score-table');
+  assert.equal(await page.$$eval('#score-table td.best, #score-table td.worst', (c) => c.length), 0);
 
   // Tasks now says where to go next.
   await gotoApp(page, '#tasks');

@@ -1,13 +1,15 @@
 //! Floor 5: view pieces used by several pages — the job line, the pager,
-//! the charts, the evidence table, the settings panel, the model API form, the answer box and
-//! the file drop zone. They read state and start jobs; they hold no
+//! the charts, the evidence table, the settings panel, the model API form, the answer box,
+//! the file drop zone, Markdown as text and a similarity step by step. They read state and start jobs; they hold no
 //! app logic of their own.
 
 pub mod answer_box;
 pub mod charts;
 pub mod drop_zone;
 pub mod evidence_table;
+pub mod markdown;
 pub mod model_api_form;
 pub mod pager;
 pub mod progress;
 pub mod settings_panel;
+pub mod verdict_steps;

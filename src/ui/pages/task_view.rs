@@ -15,6 +15,7 @@ use repoqa::dataset::Dataset;
 use crate::ui::browser::clipboard;
 use crate::ui::browser::dom::scroll_to;
 use crate::ui::components::answer_box::AnswerBox;
+use crate::ui::components::markdown::Markdown;
 use crate::ui::error::UiError;
 use crate::ui::state::route::task_href;
 use crate::ui::state::use_state;
@@ -116,7 +117,8 @@ pub fn TaskView(id: String) -> impl IntoView {
                             <div class="depth-ratio" style:left=format!("{:.2}%", task.position_ratio * 100.0)></div>
                         </div>
                         <p class="muted small">"Bar: the code context by tokens; blue = the needle, line = position_ratio."</p>
-                        <p class="desc"><strong>"Description: "</strong>{task.description.trim().to_string()}</p>
+                        <div class="desc" id="task-description"><strong>"Description"</strong>
+                            <Markdown text=task.description.trim().to_string()/></div>
                         <p>
                             <button type="button" id="copy-prompt" on:click=copy>"Copy prompt"</button>
                             " "

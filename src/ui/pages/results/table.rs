@@ -64,7 +64,8 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                                             <th scope="row">{label}</th>
                                             {r.pass_at_1.iter().enumerate().map(|(i, v)| {
                                                 let (max, min) = cols[i];
-                                                let mark = if max - v < 0.01 { "best" } else if v - min < 0.01 { "worst" } else { "" };
+                                                // A column whose rows are all alike has no best or worst.
+                                                let mark = if max - min < 0.01 { "" } else if max - v < 0.01 { "best" } else if v - min < 0.01 { "worst" } else { "" };
                                                 let class = format!("{mark} {}", narrow_class(THRESHOLD_KEYS[i]));
                                                 view! {
                                                     <td class=class data-threshold=THRESHOLD_KEYS[i] data-value=float_repr(*v)

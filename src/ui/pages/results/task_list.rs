@@ -10,6 +10,7 @@ use repoqa::report;
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};
+use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format;
 use crate::ui::state::scoring::{ScoredSet, Shared, TaskScore};
 use crate::ui::state::use_state;
@@ -117,6 +118,20 @@ pub fn TaskDetail(
                 let mut cands = e.candidates.clone();
                 cands.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
                 let diff = reference.as_deref().map(|r| line_diff(r, &e.sanitized));
+                // Step by step: the task's own needle first, then the rest
+                // from the closest down.
+                let mut order: Vec<(String, String)> = cands
+                    .iter()
+                    .filter(|c| c.name == item.task.name)
+                    .chain(cands.iter().filter(|c| c.name != item.task.name))
+                    .map(|c| (c.name.clone(), c.path.clone()))
+                    .collect();
+                order.dedup();
+                let steps = item.output.as_ref().ok().map(|o| {
+                    view! {
+                        <VerdictSteps output=o.clone() candidates=order/>
+                    }
+                });
                 view! {
                     <p>
                         <span class=if pass { "pass" } else { "fail" } id="detail-verdict" data-pass=pass.to_string()>
@@ -127,7 +142,7 @@ pub fn TaskDetail(
                     </p>
                     <h3>"Function extracted from the answer"</h3>
                     <p class="muted">{format!("Found by: {}.", e.sanitize_source.describe())}</p>
-                    <pre class="code" id="detail-sanitized">{e.sanitized.clone()}</pre>
+                    <pre class="code" id="detail-sanitized" tabindex="0" aria-label="the function extracted from the answer">{e.sanitized.clone()}</pre>
                     <h3>"Similarity to every candidate"</h3>
                     <table class="grid" id="detail-candidates">
                         <thead><tr><th>"Candidate"</th><th>"File"</th><th>"BLEU"</th></tr></thead>
@@ -142,11 +157,12 @@ pub fn TaskDetail(
                             }}).collect_view()}
                         </tbody>
                     </table>
+                    {steps}
                     <h3>"Line diff: needle (−) → answer's function (+)"</h3>
                     {match diff {
                         None => view! { <p class="muted">"The needle's text is not in the loaded dataset."</p> }.into_any(),
                         Some(d) => view! {
-                            <pre class="code diff" id="detail-diff">
+                            <pre class="code diff" id="detail-diff" tabindex="0" aria-label="line diff">
                                 {d.into_iter().map(|l| {
                                     let class = match l.op { DiffOp::Same => "diff-same", DiffOp::Removed => "diff-del", DiffOp::Added => "diff-add" };
                                     view! { <span class=class>{format!("{}{}\n", l.op.marker(), l.text)}</span> }
@@ -169,7 +185,7 @@ pub fn TaskDetail(
                     selected.set(None);
                 }>"Close"</button>
                 <h3>"The answer as pasted"</h3>
-                <pre class="code" id="detail-answer">{item.answer.clone()}</pre>
+                <pre class="code" id="detail-answer" tabindex="0" aria-label="the answer as pasted">{item.answer.clone()}</pre>
                 {body}
             </section>
         })

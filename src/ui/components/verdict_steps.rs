@@ -1,0 +1,165 @@
+//! A similarity step by step (issue 24): an answer against one candidate,
+//! from the scorer's own code path (`repoqa::score::Scorer::explain`, which
+//! fills `repoqa::bleu::BleuSteps` with the numbers the score uses): the
+//! tokens both sides split into, each order's clipped matches over the
+//! answer's n-grams with the matched tokens marked, method4's smoothing,
+//! the weighted logs, their exact sum, the brevity penalty and the result.
+//! Nothing here recomputes a number; text from the data is rendered as
+//! text.
+
+use leptos::prelude::*;
+use repoqa::bleu::{matched_tokens, py_tokens, OrderStep};
+use repoqa::report::ModelOutput;
+use repoqa::score::{Explanation, Scorer};
+
+use crate::ui::format;
+use crate::ui::state::use_state;
+
+/// Up to this many tokens per side are drawn (a whole reply can be
+/// megabytes); the counts are over all of them.
+const SHOWN_TOKENS: usize = 600;
+
+/// `candidates`: (name, path) in the order to offer them; the first is
+/// explained first (the task's own needle).
+#[component]
+pub fn VerdictSteps(output: ModelOutput, candidates: Vec<(String, String)>) -> impl IntoView {
+    let state = use_state();
+    let chosen = RwSignal::new(0usize);
+    let order = RwSignal::new(1usize);
+    let names = candidates.clone();
+    let explained = Memo::new(move |_| -> Result<Option<Explanation>, String> {
+        let (name, path) = candidates.get(chosen.get()).cloned().unwrap_or_default();
+        let options = state.score_options();
+        state.dataset.with(|d| {
+            let d = d.as_ref().ok_or("no dataset is loaded")?;
+            Scorer::new(&d.dataset, options)
+                .explain(&output, &name, &path)
+                .map_err(|e| e.to_string())
+        })
+    });
+    let picker = names
+        .iter()
+        .enumerate()
+        .map(|(i, (name, path))| {
+            view! { <option value=i.to_string() selected=i == 0>{format!("{name} ({path})")}</option> }
+        })
+        .collect_view();
+    view! {
+        <details class="verdict-steps" id="verdict-steps">
+            <summary>"How this similarity was computed, step by step"</summary>
+            <p class="row">
+                <label for="steps-candidate">"The answer's function against "</label>
+                <select id="steps-candidate" on:change=move |ev| {
+                    if let Ok(i) = event_target_value(&ev).parse() { chosen.set(i) }
+                }>{picker}</select>
+            </p>
+            {move || match explained.get() {
+                Err(e) => view! { <p class="fail">{format!("Cannot explain: {e}")}</p> }.into_any(),
+                Ok(None) => view! { <p class="muted">"That candidate is not among the scored ones."</p> }.into_any(),
+                Ok(Some(x)) => steps_view(&x, order).into_any(),
+            }}
+        </details>
+    }
+}
+
+fn steps_view(x: &Explanation, order: RwSignal<usize>) -> impl IntoView {
+    let s = &x.steps;
+    let rows = s.orders.iter().map(order_row).collect_view();
+    let (hyp, refr) = (x.hypothesis.clone(), x.reference.clone());
+    let tokens = move || {
+        let (h, r) = (py_tokens(&hyp), py_tokens(&refr));
+        let m = matched_tokens(&h, &r, order.get());
+        view! {
+            <div class="steps-tokens">
+                <h4>"The answer's function: " {format::count(h.len(), "token", "tokens")}</h4>
+                <div class="tokens" id="steps-hyp-tokens" tabindex="0" role="region" aria-label="The answer's tokens">{token_spans(&h, &m.hypothesis)}</div>
+                <h4>"The candidate: " {format::count(r.len(), "token", "tokens")}</h4>
+                <div class="tokens" id="steps-ref-tokens" tabindex="0" role="region" aria-label="The candidate's tokens">{token_spans(&r, &m.reference)}</div>
+            </div>
+        }
+    };
+    let verdict = if s.no_unigram_match {
+        "No token of the answer's function is in the candidate: NLTK returns 0 before any smoothing.".to_string()
+    } else {
+        format!(
+            "brevity penalty {} × geometric mean exp({}) = {} → similarity {}",
+            num(s.brevity_penalty),
+            num(s.log_sum),
+            num(s.geometric_mean),
+            format::similarity(s.similarity)
+        )
+    };
+    view! {
+        <p class="muted">
+            "Tokens are the texts split at whitespace (Python's " <code>"re.split(r\"\\s+\", s.strip())"</code>
+            "). For each n from 1 to 4, the matches are the answer's n-grams also in the candidate, each counted at most as often as the candidate has it; "
+            "the precision is matches ÷ the answer's n-grams. An order with no match is smoothed (NLTK method 4: 1 ÷ (2^c · 5 ÷ ln length), c = 1, 2, …). "
+            "The similarity is the brevity penalty times the geometric mean of the four precisions (weights ¼)."
+        </p>
+        <div class="table-scroll" tabindex="0" role="region" aria-label="BLEU by n-gram order">
+            <table class="grid" id="steps-orders">
+                <thead><tr>
+                    <th scope="col">"n"</th><th scope="col">"Matches / n-grams"</th><th scope="col">"Smoothing"</th>
+                    <th scope="col">"Precision"</th><th scope="col">"¼ · ln precision"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <p id="steps-result" data-similarity=repoqa::pyjson::float_repr(s.similarity)
+            data-brevity=repoqa::pyjson::float_repr(s.brevity_penalty)
+            data-hyp-len=s.hyp_len data-ref-len=s.ref_len>
+            {format!("Lengths: answer {} tokens, candidate {} (brevity penalty is 1 when the answer is longer, else exp(1 − {} ÷ {})). ",
+                s.hyp_len, s.ref_len, s.ref_len, s.hyp_len)}
+            <strong>{verdict}</strong>
+        </p>
+        <fieldset class="row steps-order">
+            <legend>"Mark the matched n-grams of order"</legend>
+            {(1..=4).map(|n| view! {
+                <label><input type="radio" name="steps-order" value=n.to_string() id=format!("steps-order-{n}")
+                    prop:checked=move || order.get() == n on:change=move |_| order.set(n)/>{format!(" {n}")}</label>
+            }).collect_view()}
+        </fieldset>
+        {tokens}
+    }
+}
+
+fn order_row(o: &OrderStep) -> impl IntoView {
+    let n = o.n;
+    view! {
+        <tr data-n=n data-matches=o.matches data-total=o.total
+            data-precision=o.precision.map(repoqa::pyjson::float_repr).unwrap_or_default()>
+            <td>{n}</td>
+            <td>{format!("{} / {}", o.matches, o.total)}</td>
+            <td>{o.smoothing.map(|k| format!("1 ÷ {}", num(k))).unwrap_or_else(|| "—".into())}</td>
+            <td>{o.precision.map(num).unwrap_or_else(|| "dropped (0)".into())}</td>
+            <td>{o.weighted_log.map(num).unwrap_or_else(|| "—".into())}</td>
+        </tr>
+    }
+}
+
+/// Six significant digits: enough to follow the arithmetic (the exact
+/// values are in the `data-` attributes).
+fn num(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e6).contains(&x.abs()) {
+        let s = format!("{x:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.5e}")
+    }
+}
+
+/// The tokens as text, the matched ones marked; long sides cut.
+fn token_spans(tokens: &[&str], marks: &[bool]) -> impl IntoView {
+    let shown = tokens.len().min(SHOWN_TOKENS);
+    let spans = tokens[..shown]
+        .iter()
+        .zip(marks)
+        .map(|(t, m)| {
+            view! { <span class=if *m { "tok matched" } else { "tok" }>{t.to_string()}</span>" " }
+        })
+        .collect_view();
+    let more = (tokens.len() > shown).then(
+        || view! { <span class="muted">{format!("… and {} more", tokens.len() - shown)}</span> },
+    );
+    view! { {spans}{more} }
+}
