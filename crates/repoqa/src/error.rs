@@ -30,6 +30,8 @@ pub enum Error {
     #[error("{0}")]
     Leaderboard(#[from] crate::leaderboard::LeaderboardError),
     #[error("{0}")]
+    Gunzip(#[from] crate::limits::GunzipError),
+    #[error("{0}")]
     Verify(#[from] crate::verify::VerifyError),
     #[error("{0}")]
     Audit(#[from] crate::audit::measure::AuditError),
@@ -70,6 +72,7 @@ macro_rules! for_each_error_type {
             $crate::curate::ArchiveError,
             $crate::settings::SettingsError,
             $crate::leaderboard::LeaderboardError,
+            $crate::limits::GunzipError,
             $crate::verify::VerifyError,
             $crate::audit::measure::AuditError,
             $crate::agent::AgentError,
