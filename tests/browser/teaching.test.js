@@ -109,5 +109,29 @@ test("a needle's description shows its Markdown as formatted text, never the dat
   assert.match(shown.items[0], /<img src=x onerror="window.__xss = 1">/);
   assert.doesNotMatch(shown.items.join(' '), /\*\*/);
   await page.locator('#task-description').screenshot({ path: path.join(ARTIFACTS, 'teaching-description-1280.png') });
+
+  // Depth in words: the ratio aims the needle's middle; the words carry
+  // the task's own numbers.
+  const ratio = Number(await page.textContent('#position-ratio'));
+  const [start, end, n] = (await page.textContent('#needle-tokens')).match(/\d+/g).map(Number);
+  const words = await page.textContent('#depth-words');
+  assert.ok(words.includes(`position_ratio ${ratio} places the needle's middle, not its start`), words);
+  assert.ok(words.includes(`${ratio} × 16384 = ${(ratio * 16384).toFixed(0)} tokens`), words);
+  assert.ok(words.includes(`(${end - start} tokens) starts at token ${start} and its middle is at `), words);
+  assert.ok(words.includes(` of ${n} context tokens`), words);
+
+  // Previous and next task by keyboard, as the links go.
+  const next = await page.getAttribute('#next-task', 'href');
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((h) => location.hash === h, next);
+  await page.waitForSelector('#prev-task');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((h) => decodeURIComponent(location.hash) === h, `#task/${id}`);
+  // Not while typing an answer.
+  await page.focus('.answer-box textarea');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForTimeout(200);
+  assert.equal(decodeURIComponent(await page.evaluate(() => location.hash)), `#task/${id}`);
   assert.deepEqual(problems, []);
 });

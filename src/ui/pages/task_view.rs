@@ -13,7 +13,7 @@ use repoqa::context::{CommentMode, Task};
 use repoqa::dataset::Dataset;
 
 use crate::ui::browser::clipboard;
-use crate::ui::browser::dom::scroll_to;
+use crate::ui::browser::dom::{scroll_to, set_hash};
 use crate::ui::components::answer_box::AnswerBox;
 use crate::ui::components::markdown::Markdown;
 use crate::ui::error::UiError;
@@ -45,10 +45,45 @@ pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Optio
     None
 }
 
+/// Whether a key press belongs to what has the focus (typing, a list, a
+/// scrolling code block) rather than to the page.
+fn key_is_taken(ev: &leptos::ev::KeyboardEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    if ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.shift_key() {
+        return true;
+    }
+    let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        return false;
+    };
+    matches!(el.tag_name().to_ascii_lowercase().as_str(), "input" | "textarea" | "select" | "pre")
+        || el.closest("[contenteditable], .table-scroll, .tokens, svg").ok().flatten().is_some()
+}
+
 #[component]
 pub fn TaskView(id: String) -> impl IntoView {
     let state = use_state();
     let copied = RwSignal::new(None::<Result<String, UiError>>);
+    // The previous and next task by keyboard (← →), as the links do.
+    let keys_id = id.clone();
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let step: isize = match ev.key().as_str() {
+            "ArrowLeft" => -1,
+            "ArrowRight" => 1,
+            _ => return,
+        };
+        if key_is_taken(&ev) {
+            return;
+        }
+        let target = state.tasks.with_untracked(|ts| {
+            let i = ts.iter().position(|t| t.task_id() == keys_id)? as isize + step;
+            ts.get(usize::try_from(i).ok()?).map(|t| t.task_id())
+        });
+        if let Some(t) = target {
+            ev.prevent_default();
+            set_hash(&task_href(&t));
+        }
+    });
+    on_cleanup(move || keys.remove());
     let id_for_find = id.clone();
     let found = move || {
         let index = state.tasks.with(|ts| ts.iter().position(|t| t.task_id() == id_for_find))?;
@@ -92,6 +127,11 @@ pub fn TaskView(id: String) -> impl IntoView {
                 };
                 let jump = move |_| scroll_to("needle");
                 let task_id = task.task_id();
+                // Why the ratio and the needle's tokens differ, in words
+                // (`repoqa::context::depth`), with the budget it was built for.
+                let budget = state.tasks_settings.with(|b| b.as_ref().map(|b| b.code_context_size))
+                    .unwrap_or_else(|| state.settings.with(|s| s.build.code_context_size));
+                let depth_words = repoqa::context::depth::Depth::of(&task, budget).words();
                 view! {
                     <section class="card" id="task-view" data-found="true" data-task-id=task_id.clone()
                         data-needle-found=span.is_some().to_string()
@@ -101,6 +141,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                             {prev.map(|p| view! { <a href=task_href(&p) id="prev-task">"previous"</a> })}
                             " "
                             {next.map(|n| view! { <a href=task_href(&n) id="next-task">"next"</a> })}
+                            <span class="muted small">"  (keys ← →)"</span>
                         </p>
                         <h2>{task.name.clone()}</h2>
                         <dl class="facts">
@@ -117,6 +158,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                             <div class="depth-ratio" style:left=format!("{:.2}%", task.position_ratio * 100.0)></div>
                         </div>
                         <p class="muted small">"Bar: the code context by tokens; blue = the needle, line = position_ratio."</p>
+                        <p class="note" id="depth-words">{depth_words}</p>
                         <div class="desc" id="task-description"><strong>"Description"</strong>
                             <Markdown text=task.description.trim().to_string()/></div>
                         <p>

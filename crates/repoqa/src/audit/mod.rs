@@ -246,10 +246,12 @@ fn blank_run(text: &str) -> usize {
     body.split('\n').rev().take_while(|l| l.trim().is_empty()).count()
 }
 
-/// A finding's spot with up to `radius` characters around it, for display
+/// A finding's spot with about `radius` characters around it, for display
 /// as text: (before, spot, after). Line breaks in the spot are shown as
 /// `⏎` followed by the break, so an inserted one is visible; an empty spot
-/// shows as `▹` (the place between two characters).
+/// shows as `▹` (the place between two characters). The excerpt ends at a
+/// line's edge when one is within `radius` more characters, else at a
+/// token's (whitespace), never in the middle of a word.
 pub fn excerpt(code_context: &str, spot: &Range<usize>, radius: usize) -> (String, String, String) {
     let floor = |mut i: usize| {
         i = i.min(code_context.len());
@@ -263,12 +265,49 @@ pub fn excerpt(code_context: &str, spot: &Range<usize>, radius: usize) -> (Strin
         code_context[..a].char_indices().rev().nth(radius.saturating_sub(1)).map_or(0, |(i, _)| i);
     let to =
         code_context[b..].char_indices().nth(radius).map_or(code_context.len(), |(i, _)| b + i);
+    let (from, to) =
+        (start_edge(code_context, from, a, radius), end_edge(code_context, to, b, radius));
     let marked = if a == b {
         "\u{25b9}".to_string()
     } else {
         code_context[a..b].replace('\n', "\u{23ce}\n")
     };
     (code_context[from..a].to_string(), marked, code_context[b..to].to_string())
+}
+
+/// Where an excerpt starting at `from` (before the spot at `a`) should
+/// start: its line's start if near, else after the next whitespace.
+fn start_edge(s: &str, from: usize, a: usize, radius: usize) -> usize {
+    if from == 0 || s[..from].ends_with('\n') {
+        return from;
+    }
+    if from < a && s[from..].starts_with('\n') {
+        return from + 1;
+    }
+    let line_start = s[..from].rfind('\n').map_or(0, |i| i + 1);
+    if s[line_start..from].chars().count() <= radius {
+        return line_start;
+    }
+    match s[from..a].char_indices().find(|(_, c)| c.is_whitespace()) {
+        Some((i, c)) => from + i + c.len_utf8(),
+        None => from,
+    }
+}
+
+/// Where an excerpt ending at `to` (after the spot ending at `b`) should
+/// end: its line's end if near, else at the last whitespace before it.
+fn end_edge(s: &str, to: usize, b: usize, radius: usize) -> usize {
+    if to >= s.len() || s[to..].starts_with('\n') {
+        return to;
+    }
+    let line_end = s[to..].find('\n').map_or(s.len(), |i| to + i);
+    if s[to..line_end].chars().count() <= radius {
+        return line_end;
+    }
+    match s[b..to].char_indices().rev().find(|(_, c)| c.is_whitespace()) {
+        Some((i, _)) => b + i,
+        None => to,
+    }
 }
 
 /// Tasks affected per artifact and language: `{NAME: {LANG: N}}`, every
@@ -511,8 +550,21 @@ mod tests {
     fn excerpts_show_the_spot_as_text() {
         let ctx = "ab\ncd\nef";
         assert_eq!(excerpt(ctx, &(2..3), 2), ("ab".into(), "\u{23ce}\n".into(), "cd".into()));
-        assert_eq!(excerpt(ctx, &(0..0), 1), ("".into(), "\u{25b9}".into(), "a".into()));
+        assert_eq!(excerpt(ctx, &(0..0), 1), ("".into(), "\u{25b9}".into(), "ab".into()));
         assert_eq!(excerpt("é\nx", &(2..3), 9).0, "é");
+        // Never in the middle of a word: a line's edge when near, else a
+        // token's.
+        let ctx = "x\nalpha beta gamma delta epsilon zeta\nnext";
+        let at = ctx.find("gamma").unwrap();
+        let (before, spot, after) = excerpt(ctx, &(at..at + 5), 4);
+        assert_eq!((before.as_str(), spot.as_str(), after.as_str()), ("", "gamma", ""));
+        let (before, _, after) = excerpt(ctx, &(at..at + 5), 12);
+        assert_eq!((before.as_str(), after.as_str()), ("alpha beta ", " delta epsilon zeta"));
+        let (before, _, after) = excerpt(ctx, &(at..at + 5), 40);
+        assert_eq!(
+            (before.as_str(), after.as_str()),
+            ("x\nalpha beta ", " delta epsilon zeta\nnext")
+        );
     }
 
     #[test]

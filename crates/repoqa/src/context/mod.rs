@@ -20,6 +20,7 @@
 
 mod clean;
 mod count;
+pub mod depth;
 mod locate;
 mod share;
 mod threads;
