@@ -21,6 +21,16 @@ export async function launch({ serviceWorkers = 'allow' } = {}) {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // Each profile holds a whole offline copy of the app (about 240 MB with
+  // its caches): left behind, a few hundred runs fill the disk, and then the
+  // service worker's install fails for want of quota.
+  // Chromium may still be writing it as the context closes: retried, and
+  // never an error of the test.
+  context.on('close', () => {
+    try {
+      fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch { /* left for the system's temporary-file cleanup */ }
+  });
   return context;
 }
 
