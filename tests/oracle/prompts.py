@@ -2,7 +2,7 @@
 
     prompts.py DATASET [--mode none|positional_padding|no_padding] [--size N]
                [--impl pypi|head] [--head-module FILE] [--fix-suffix]
-               [--languages python,go]
+               [--languages python,go] [--ratio R]
 
 Writes one task per line (json.dumps, official key order), then a last line
 {"oracle_seconds": s} with the time spent building the tasks.
@@ -10,6 +10,9 @@ Writes one task per line (json.dumps, official key order), then a last line
 --impl pypi (default for --mode none): PyPI 0.1.2's make_code_context, driven
   by the task loop of evaluate_model. 0.1.2 has no "go" comment prefix;
   HEAD's ("//") is added so Go repos can be compared.
+--ratio R: every needle at position_ratio R instead of (i + 0.5) / n (what
+  `repoqa prompts --position-ratio R` and the task view's depth slider do;
+  make_code_context takes any ratio).
 --impl head: upstream HEAD semantics (head_context.py, ours), or the real
   HEAD search_needle_function.py given with --head-module.
 """
@@ -51,6 +54,7 @@ def main():
     ap.add_argument("--head-module", default=None)
     ap.add_argument("--fix-suffix", action="store_true")
     ap.add_argument("--languages", default=None)
+    ap.add_argument("--ratio", type=float, default=None)
     a = ap.parse_args()
     impl = a.impl or ("pypi" if a.mode == "none" else "head")
     if impl == "pypi" and a.mode != "none":
@@ -100,7 +104,7 @@ def main():
             order = topological_sort(repo["dependency"])
             files = [(p, repo["content"][p]) for p in order]
             for i, needle in enumerate(repo["needles"]):
-                ratio = (i + 0.5) / len(repo["needles"])
+                ratio = (i + 0.5) / len(repo["needles"]) if a.ratio is None else a.ratio
                 task = {
                     "repo": repo["repo"],
                     "name": needle["name"],

@@ -31,6 +31,17 @@ pub struct PromptsArgs {
     /// same whatever the number.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// NOT UPSTREAM (teaching): put every needle at this depth, 0 to 1,
+    /// instead of the official (needle index + 0.5) / needles; the tasks'
+    /// `position_ratio` says so. The app's task view rebuilds a task the
+    /// same way.
+    #[arg(long, value_parser = ratio_arg, allow_negative_numbers = true)]
+    pub position_ratio: Option<f64>,
+}
+
+/// `--position-ratio`: a number from 0 to 1.
+fn ratio_arg(text: &str) -> Result<f64, String> {
+    repoqa::settings::parse_position_ratio(text).map_err(|e| e.to_string())
 }
 
 pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -40,8 +51,12 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let tok_path = a.build.tokenizer_path();
     // The core's settings type, so both fronts select and name tasks alike.
     let settings = a.build.settings();
+    let origin = a.dataset_path.display().to_string();
     let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from(naming::tasks_file_name(&a.dataset_path.display().to_string(), &settings))
+        PathBuf::from(match a.position_ratio {
+            Some(r) => naming::tasks_at_ratio_file_name(&origin, &settings, r),
+            None => naming::tasks_file_name(&origin, &settings),
+        })
     });
     refuse_overwriting_inputs(
         "--out",
@@ -56,7 +71,14 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     phases.mark("load-tokenizer");
     let total = specs.len();
     let jobs = a.jobs.map_or_else(repoqa::context::default_threads, usize::from);
-    let tasks = build_tasks(&settings, &dataset, &specs, &tok, jobs, "prompts:")?;
+    let tasks = match a.position_ratio {
+        Some(r) => {
+            eprintln!("repoqa: note: NOT UPSTREAM: every needle at position_ratio {r}");
+            let mut builder = settings.builder(&dataset, &tok).at_position_ratio(Some(r));
+            specs.iter().map(|s| builder.build(s)).collect::<Result<Vec<_>, _>>()?
+        }
+        None => build_tasks(&settings, &dataset, &specs, &tok, jobs, "prompts:")?,
+    };
     let mut text = String::new();
     for task in &tasks {
         let line = if a.name_protocol {

@@ -113,3 +113,34 @@ fn explicit_out_replaces_an_existing_file_and_keeps_a_bak() {
     assert!(stderr(&out).contains("pass --overwrite"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&default).unwrap(), "earlier result\n");
 }
+
+#[test]
+fn position_ratio_puts_every_needle_at_one_depth_and_refuses_other_numbers() {
+    let dir = common::scratch("cli_options");
+    let demo = demo_dataset();
+    let demo = demo.to_str().unwrap();
+    for bad in ["1.5", "-0.1", "NaN", "half"] {
+        let out = repoqa(&["prompts", "--dataset-path", demo, "--position-ratio", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains("from 0 to 1"), "{bad}: {}", stderr(&out));
+    }
+    let out_path = dir.join("ratio-tasks.jsonl");
+    let out = repoqa(&[
+        "prompts",
+        "--dataset-path",
+        demo,
+        "--code-context-size",
+        "2048",
+        "--position-ratio",
+        "0.25",
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("NOT UPSTREAM"), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    let tasks: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(tasks.len(), 60);
+    assert!(tasks.iter().all(|t| t["position_ratio"] == 0.25));
+}

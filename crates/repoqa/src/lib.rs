@@ -15,6 +15,7 @@
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
+//! | `anatomy`  | a prompt as bands (instruction, each file, the needle, description) with token counts, artifacts placed |
 //! | `audit`    | the artifacts by which official prompts mark the needle (P3, P6, K5); the artifact-only answerer |
 //! | `answers`  | answers typed or imported in the app ↔ built tasks; outputs JSONL export |
 //! | `breakdown`| pass counts by depth bin, language and threshold (the app's charts) |
@@ -42,6 +43,7 @@
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 
 pub mod agent;
+pub mod anatomy;
 pub mod answers;
 pub mod audit;
 pub mod bleu;

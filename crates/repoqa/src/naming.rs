@@ -149,6 +149,21 @@ pub fn tasks_file_name(dataset_origin: &str, settings: &BuildSettings) -> String
     format!("{}_{}-tasks.jsonl", dataset_stem(dataset_origin), settings_stem(settings))
 }
 
+/// The file of tasks built with every needle at one depth (NOT UPSTREAM,
+/// `repoqa prompts --position-ratio`; the app's download of a rebuilt task):
+/// `tasks_file_name` with `_ratio_<r>` before `-tasks.jsonl`.
+pub fn tasks_at_ratio_file_name(
+    dataset_origin: &str,
+    settings: &BuildSettings,
+    ratio: f64,
+) -> String {
+    format!(
+        "{}_{}_ratio_{ratio}-tasks.jsonl",
+        dataset_stem(dataset_origin),
+        settings_stem(settings)
+    )
+}
+
 /// Characters file systems refuse (Windows' set, control characters)
 /// become `-`.
 fn safe(name: &str) -> String {

@@ -23,6 +23,8 @@ pub enum SettingsError {
     Language(String),
     #[error("the context size must be a whole number of tokens from 1 to 4294967295")]
     ContextSize,
+    #[error("the position ratio must be a number from 0 to 1, not {0:?}")]
+    PositionRatio(String),
 }
 
 /// Which tasks of a dataset to build. Empty lists mean "all".
@@ -246,6 +248,14 @@ pub fn parse_context_size(text: &str) -> Result<usize, SettingsError> {
     match text.trim().parse::<u64>() {
         Ok(n) if n > 0 && n <= crate::context::MAX_CODE_CONTEXT_SIZE as u64 => Ok(n as usize),
         _ => Err(SettingsError::ContextSize),
+    }
+}
+
+/// Parse a needle depth typed by a user: a number from 0 to 1.
+pub fn parse_position_ratio(text: &str) -> Result<f64, SettingsError> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(SettingsError::PositionRatio(text.to_string())),
     }
 }
 

@@ -16,7 +16,9 @@ use repoqa_testkit as common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use repoqa::context::{build_tasks_threaded, task_specs, CommentMode, ContextOptions, Task};
+use repoqa::context::{
+    build_tasks_threaded, task_specs, CommentMode, ContextBuilder, ContextOptions, Task,
+};
 use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 use serde_json::Value;
@@ -232,4 +234,42 @@ fn time_mode_none() {
         let (tasks, secs) = ours(&dataset, &tok, ContextOptions::default());
         println!("round {round}: {} tasks in {secs:.3} s (fresh tokenizer)", tasks.len());
     }
+}
+
+/// The same tasks at other depths and window sizes (the task view's depth
+/// slider and context-size control, `repoqa prompts --position-ratio`):
+/// every needle at one ratio, built by `ContextBuilder::at_position_ratio`,
+/// equals PyPI 0.1.2's `make_code_context` called with that ratio.
+#[test]
+fn prompts_at_any_depth_match_the_official_harness() {
+    let path = dataset_path();
+    let path_str = path.to_str().expect("UTF-8 path").to_string();
+    let dataset =
+        Dataset::from_bytes(&std::fs::read(&path).expect("read"), &path_str).expect("load");
+    let has_nul =
+        dataset.languages.values().flatten().any(|r| r.content.values().any(|t| t.contains('\0')));
+    let tok = Tokenizer::from_file(&common::tokenizer_path()).expect("tokenizer");
+    let specs = task_specs(&dataset, None);
+    let mut failures = Vec::new();
+    for (ratio, size) in [(0.0, 2048usize), (0.37, 2048), (1.0, 2048), (0.61, 8192)] {
+        let (r, s) = (ratio.to_string(), size.to_string());
+        let out = common::run_oracle("prompts.py", &[&path_str, "--size", &s, "--ratio", &r], None);
+        let text = String::from_utf8(out).expect("oracle output is UTF-8");
+        let mut oracle: Vec<Value> =
+            text.lines().map(|l| serde_json::from_str(l).expect("oracle line is JSON")).collect();
+        oracle.pop();
+        let options = ContextOptions {
+            code_context_size: size,
+            strip_nul: has_nul,
+            ..ContextOptions::default()
+        };
+        let mut builder =
+            ContextBuilder::new(&dataset, options, &tok).at_position_ratio(Some(ratio));
+        let ours: Vec<Task> = specs.iter().map(|s| builder.build(s).expect("build")).collect();
+        let label = format!("ratio {ratio}, size {size}");
+        let (bad, first) = compare(&label, &ours, &oracle);
+        println!("{label}: {} tasks compared, {bad} differ", ours.len());
+        failures.extend(first);
+    }
+    assert!(failures.is_empty(), "parity failures at other depths:\n{}", failures.join("\n\n"));
 }

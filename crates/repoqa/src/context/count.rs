@@ -221,9 +221,16 @@ impl<'t> Counter<'t> {
 
     /// `len(tokenize(text))` of a whole text, as a sum over its lines.
     pub(super) fn text(&mut self, text: &str) -> Result<usize, TokenizerError> {
+        self.text_at(text, true)
+    }
+
+    /// The tokens `text` adds to a whole text it is part of: at its start
+    /// (`at_start`, the whole text's count) or after a newline. A text cut
+    /// at line starts is the sum of its pieces' counts.
+    pub(super) fn text_at(&mut self, text: &str, at_start: bool) -> Result<usize, TokenizerError> {
         let mut n = 0;
         for (i, piece) in text.split_inclusive('\n').enumerate() {
-            n += self.count_piece(piece, i == 0)?;
+            n += self.count_piece(piece, at_start && i == 0)?;
         }
         Ok(n)
     }
@@ -291,6 +298,28 @@ pub(super) fn word_sums_apply(tok: &Tokenizer) -> bool {
             ok
         })
     })
+}
+
+/// Token counts of texts and of their pieces cut at line starts, memoized
+/// as the builder counts (for a view that splits a built context: the
+/// pieces of a part add up to the part's count exactly).
+pub struct LineCounter<'t>(Counter<'t>);
+
+impl<'t> LineCounter<'t> {
+    pub fn new(tok: &'t Tokenizer) -> LineCounter<'t> {
+        LineCounter(Counter::new(tok, false))
+    }
+
+    /// `len(tokenize(text))`.
+    pub fn text(&mut self, text: &str) -> Result<usize, TokenizerError> {
+        self.0.text(text)
+    }
+
+    /// What `text` adds to a whole text: at its start (`at_start`) or
+    /// after a newline in it.
+    pub fn text_at(&mut self, text: &str, at_start: bool) -> Result<usize, TokenizerError> {
+        self.0.text_at(text, at_start)
+    }
 }
 
 /// `len(tokenizer.tokenize(text))` computed line by line with memoized

@@ -33,8 +33,8 @@ use crate::dataset::Dataset;
 use crate::lang::{GrammarError, Language};
 use crate::tokenize::{Tokenizer, TokenizerError};
 
-pub use count::text_count;
 use count::Counter;
+pub use count::{text_count, LineCounter};
 pub use locate::{locate_needle, placed_needle_text};
 #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub use share::repo_shares;
@@ -326,6 +326,19 @@ pub fn task_specs(dataset: &Dataset, languages: Option<&[Language]>) -> Vec<Task
     out
 }
 
+/// The task of `language`'s repo `repo` whose needle is `name` in `path`
+/// (a built task's names), if the dataset has it.
+pub fn spec_of(dataset: &Dataset, task: &Task) -> Option<TaskSpec> {
+    let language = Language::from_name(&task.language).ok()?;
+    let repos = dataset.repos(&task.language)?;
+    let repo_index = repos.iter().position(|r| r.repo == task.repo)?;
+    let needle_index = repos[repo_index]
+        .needles
+        .iter()
+        .position(|n| n.name == task.name && n.path == task.path)?;
+    Some(TaskSpec { language, repo_index, needle_index })
+}
+
 /// Build the tasks of `specs` in order; `progress(done, total)` is called
 /// after each one.
 #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
@@ -380,6 +393,9 @@ pub struct ContextBuilder<'d, 't> {
     options: ContextOptions,
     counter: Counter<'t>,
     current: Option<(Language, usize, Prepared<'d>)>,
+    /// NOT UPSTREAM: every task's needle at this ratio instead of the
+    /// official `(i + 0.5) / n` (teaching: the same task at other depths).
+    position_ratio: Option<f64>,
 }
 
 impl<'d, 't> ContextBuilder<'d, 't> {
@@ -394,7 +410,16 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             options,
             counter: Counter::new(tokenizer, options.strip_nul),
             current: None,
+            position_ratio: None,
         }
+    }
+
+    /// NOT UPSTREAM: place every needle at `ratio` (0 to 1) instead of the
+    /// official `(needle index + 0.5) / needles`; the task's
+    /// `position_ratio` says so. `None` is the official placement.
+    pub fn at_position_ratio(mut self, ratio: Option<f64>) -> ContextBuilder<'d, 't> {
+        self.position_ratio = ratio;
+        self
     }
 
     pub fn build(&mut self, spec: &TaskSpec) -> Result<Task, ContextError> {
@@ -425,7 +450,9 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             ));
         }
         let Some((_, _, prepared)) = self.current.as_mut() else { unreachable!("set above") };
-        let position_ratio = (spec.needle_index as f64 + 0.5) / repo.needles.len() as f64;
+        let position_ratio = self
+            .position_ratio
+            .unwrap_or((spec.needle_index as f64 + 0.5) / repo.needles.len() as f64);
         let ctx = make_code_context(
             prepared,
             &mut self.counter,
