@@ -3,6 +3,7 @@
 //! the file drop zone, Markdown as text and a similarity step by step. They read state and start jobs; they hold no
 //! app logic of their own.
 
+pub mod anatomy_strip;
 pub mod answer_box;
 pub mod charts;
 pub mod drop_zone;

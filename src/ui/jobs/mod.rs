@@ -32,6 +32,7 @@
 //! with `fetch` (download / read a file with progress) and `digest`
 //! (SHA-256 in slices) as steps they share.
 
+pub mod anatomy;
 pub mod ask;
 pub mod batch;
 pub mod build;

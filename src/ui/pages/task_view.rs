@@ -14,6 +14,7 @@ use repoqa::dataset::Dataset;
 
 use crate::ui::browser::clipboard;
 use crate::ui::browser::dom::{scroll_to, set_hash};
+use crate::ui::components::anatomy_strip::AnatomyStrip;
 use crate::ui::components::answer_box::AnswerBox;
 use crate::ui::components::markdown::Markdown;
 use crate::ui::error::UiError;
@@ -34,15 +35,9 @@ pub struct NeedleSpan {
 /// mode the tasks were built in is tried first, then the others (tasks
 /// shown after a settings change were built in another mode).
 pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedleSpan> {
-    let modes =
-        std::iter::once(mode).chain(CommentMode::ALL.iter().copied().filter(|m| *m != mode));
-    for m in modes {
-        if let Some(r) = repoqa::context::locate_needle(dataset, task, m) {
-            let how = if m == CommentMode::None { "exact" } else { "as cleaned" };
-            return Some(NeedleSpan { start: r.start, end: r.end, how });
-        }
-    }
-    None
+    let (r, m) = repoqa::context::locate_needle_any_mode(dataset, task, mode)?;
+    let how = if m == CommentMode::None { "exact" } else { "as cleaned" };
+    Some(NeedleSpan { start: r.start, end: r.end, how })
 }
 
 /// Whether a key press belongs to what has the focus (typing, a list, a
@@ -173,6 +168,7 @@ pub fn TaskView(id: String) -> impl IntoView {
                         {span.is_none().then(|| view! {
                             <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
                         })}
+                        <AnatomyStrip task=task.clone()/>
                         <TaskAuditBlock task=task.clone()/>
                         <AnswerSlot task_id=task_id.clone()/>
                         <h3>"Prompt"</h3>
@@ -206,7 +202,9 @@ fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
         Some(a) => {
             let ctx = task.code_context.clone();
             view! {
-                <p>{format!("{} artifact(s) of the {} construction mark the needle's place; a reader could find it without the description:", a.findings.len(), protocol)}</p>
+                <p>{format!("{} of the {} construction {} the needle's place; a reader could find it without the description:",
+                    crate::ui::format::count(a.findings.len(), "artifact", "artifacts"), protocol,
+                    if a.findings.len() == 1 { "marks" } else { "mark" })}</p>
                 <ul class="audit-findings">
                     {a.findings.into_iter().map(|f| {
                         let (before, spot, after) = repoqa::audit::excerpt(&ctx, &f.spot, 60);

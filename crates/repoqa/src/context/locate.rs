@@ -53,3 +53,16 @@ pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Optio
     };
     nearest(&text).or_else(|| nearest(&text.replace('\0', "")))
 }
+
+/// [`locate_needle`] trying `mode` (the one the tasks were built in) first,
+/// then the others (tasks kept from before a settings change were built in
+/// another): the range and the mode it was found as.
+pub fn locate_needle_any_mode(
+    dataset: &Dataset,
+    task: &Task,
+    mode: CommentMode,
+) -> Option<(Range<usize>, CommentMode)> {
+    std::iter::once(mode)
+        .chain(CommentMode::ALL.iter().copied().filter(|m| *m != mode))
+        .find_map(|m| locate_needle(dataset, task, m).map(|r| (r, m)))
+}

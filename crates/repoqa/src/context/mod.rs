@@ -35,7 +35,7 @@ use crate::tokenize::{Tokenizer, TokenizerError};
 
 use count::Counter;
 pub use count::{text_count, LineCounter};
-pub use locate::{locate_needle, placed_needle_text};
+pub use locate::{locate_needle, locate_needle_any_mode, placed_needle_text};
 #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub use share::repo_shares;
 pub use share::{build_share, RepoShare, ShareError};
