@@ -135,3 +135,28 @@ test("a needle's description shows its Markdown as formatted text, never the dat
   assert.equal(decodeURIComponent(await page.evaluate(() => location.hash)), `#task/${id}`);
   assert.deepEqual(problems, []);
 });
+
+test("a typed answer's verdict, step by step, from the task view", async () => {
+  const { page, problems, ids, tasks, needles } = fx;
+  // Task 3 answered with task 4's needle (same repository): a FAIL whose
+  // closest candidate is the other needle.
+  const [id, other] = [ids[3], ids[4]];
+  const verdict = await fx.typeAnswer(id, '```' + tasks[3].language + '\n' + needles.get(other).text + '\n```\n');
+  assert.equal(verdict, 'fail');
+  const box = page.locator(`.answer-box[data-task-id="${id}"]`);
+  const best = await box.getAttribute('data-similarity');
+  await box.locator('#verdict-steps > summary').click();
+  const options = await page.$$eval('#steps-candidate option', (os) => os.map((o) => ({ value: o.value, text: o.textContent })));
+  assert.ok(options[0].text.startsWith(`${tasks[3].name} (`), `the task's own needle first: ${options[0].text}`);
+  const name = other.split('::')[2];
+  const closest = options.find((o) => o.text.startsWith(`${name} (`));
+  assert.ok(closest, `${name} is offered`);
+  await page.selectOption('#steps-candidate', closest.value);
+  await page.waitForFunction((n) => {
+    const sel = document.querySelector('#steps-candidate');
+    return sel.options[sel.selectedIndex].textContent.startsWith(n + ' (') && document.querySelector('#steps-result');
+  }, name);
+  assert.equal(await page.getAttribute('#steps-result', 'data-similarity'), best, 'the steps end at the verdict\'s similarity');
+  await page.locator('#verdict-steps').screenshot({ path: path.join(ARTIFACTS, 'teaching-task-steps-1280.png') });
+  assert.deepEqual(problems, []);
+});

@@ -10,7 +10,7 @@
 use leptos::prelude::*;
 use repoqa::bleu::{matched_tokens, py_tokens, OrderStep};
 use repoqa::report::ModelOutput;
-use repoqa::score::{Explanation, Scorer};
+use repoqa::score::{Evaluation, Explanation, Scorer};
 
 use crate::ui::format;
 use crate::ui::state::use_state;
@@ -18,6 +18,21 @@ use crate::ui::state::use_state;
 /// Up to this many tokens per side are drawn (a whole reply can be
 /// megabytes); the counts are over all of them.
 const SHOWN_TOKENS: usize = 600;
+
+/// The candidates of an evaluation as the steps offer them: the task's own
+/// needle (`needle`) first, then the rest from the closest down.
+pub fn candidate_order(e: &Evaluation, needle: &str) -> Vec<(String, String)> {
+    let mut cands = e.candidates.clone();
+    cands.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    let mut order: Vec<(String, String)> = cands
+        .iter()
+        .filter(|c| c.name == needle)
+        .chain(cands.iter().filter(|c| c.name != needle))
+        .map(|c| (c.name.clone(), c.path.clone()))
+        .collect();
+    order.dedup();
+    order
+}
 
 /// `candidates`: (name, path) in the order to offer them; the first is
 /// explained first (the task's own needle).
