@@ -27,6 +27,7 @@
 //! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
 //! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
 //! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
+//! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
 //! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
 //! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
 //! | `bundle`   | a self-verifying result bundle: SCORES, outputs, settings, input and prompt hashes |
@@ -57,6 +58,7 @@ pub mod curate;
 pub mod dataset;
 pub mod error;
 pub mod evidence;
+pub mod exercise;
 pub mod html_report;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]
