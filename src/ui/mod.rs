@@ -31,7 +31,8 @@ use self::browser::time::now_ms;
 use self::jobs::curate::Curator;
 use self::jobs::Runner;
 use self::pages::{
-    about, coreqa, curate, dataset, home, leaderboard, results, run, task_view, tasks, verify,
+    about, coreqa, curate, dataset, home, leaderboard, results, run, task_view, tasks, teach,
+    verify,
 };
 use self::state::route::Page;
 use self::state::AppState;
@@ -111,6 +112,7 @@ pub fn App() -> impl IntoView {
                 <a href="#coreqa" id="nav-coreqa" class:active=move || page.with(|p| p.section() == "coreqa")>"CoReQA"</a>
                 <a href="#leaderboard" id="nav-leaderboard" class:active=move || page.with(|p| p.section() == "leaderboard")>"Leaderboard"</a>
                 <a href="#verify" id="nav-verify" class:active=move || page.with(|p| p.section() == "verify")>"Verify"</a>
+                <a href="#teach" id="nav-teach" class:active=move || page.with(|p| p.section() == "teach")>"Teach"</a>
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
         </header>
@@ -141,6 +143,7 @@ pub fn App() -> impl IntoView {
                 Page::Coreqa => view! { <coreqa::CoreqaPage/> }.into_any(),
                 Page::Leaderboard => view! { <leaderboard::LeaderboardPage/> }.into_any(),
                 Page::Verify => view! { <verify::VerifyPage/> }.into_any(),
+                Page::Teach => view! { <teach::TeachPage/> }.into_any(),
             }}
         </main>
     }

@@ -11,7 +11,10 @@ use leptos::prelude::*;
 
 use repoqa::anatomy::Anatomy;
 use repoqa::audit::TaskAudit;
-use repoqa::context::Task;
+use repoqa::context::{PlacedTask, Task};
+use repoqa::dataset::Dataset;
+use repoqa::settings::BuildSettings;
+use repoqa::tokenize::Tokenizer;
 
 use super::{tokenizer, Job, Runner};
 use crate::ui::error::UiError;
@@ -35,6 +38,59 @@ pub struct Shown {
     pub rebuilt: Option<Rebuild>,
 }
 
+/// `task` built again with the settings it was built with, but at
+/// `r`'s depth and window.
+fn build_at(
+    dataset: &Dataset,
+    settings: &BuildSettings,
+    tok: &Tokenizer,
+    task: &Task,
+    r: Rebuild,
+) -> Result<PlacedTask, UiError> {
+    let spec = repoqa::context::spec_of(dataset, task).ok_or_else(|| {
+        UiError::invalid(format!(
+            "The loaded dataset has no needle {} in {} of {}: load the dataset these tasks were built from.",
+            task.name, task.path, task.repo
+        ))
+    })?;
+    let settings = BuildSettings { code_context_size: r.code_context_size, ..settings.clone() };
+    Ok(settings
+        .builder(dataset, tok)
+        .at_position_ratio(Some(r.position_ratio))
+        .build_placed(&spec)
+        .map_err(repoqa::Error::from)?)
+}
+
+/// The dataset and the settings the tasks were built with.
+fn dataset_and_settings(state: AppState) -> Result<(Arc<Dataset>, BuildSettings), UiError> {
+    let dataset = state
+        .dataset
+        .with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()))
+        .ok_or_else(|| UiError::invalid("Load the dataset the tasks were built from first."))?;
+    let settings = state
+        .tasks_settings
+        .get_untracked()
+        .unwrap_or_else(|| state.settings.with_untracked(|s| s.build.clone()));
+    Ok((dataset, settings))
+}
+
+/// `task` rebuilt as `r` says (the exercise's small window).
+pub async fn rebuild(
+    state: AppState,
+    runner: Runner,
+    task: Arc<Task>,
+    r: Rebuild,
+) -> Result<Arc<Task>, UiError> {
+    let what = format!("Building {} in {} tokens", task.name, r.code_context_size);
+    runner
+        .run(Job::new(what).queue(), move |ctx| async move {
+            let (dataset, settings) = dataset_and_settings(state)?;
+            let tok = tokenizer::ensure_parsed(&ctx, state).await?;
+            Ok(Arc::new(build_at(&dataset, &settings, &tok, &task, r)?.task))
+        })
+        .await
+}
+
 /// The anatomy of `task`, or of `task` rebuilt as `rebuild` says. Loads
 /// the tokenizer if no build has yet.
 pub async fn show(
@@ -52,33 +108,12 @@ pub async fn show(
     };
     runner
         .run(Job::new(what).queue(), move |ctx| async move {
-            let dataset = state
-                .dataset
-                .with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()))
-                .ok_or_else(|| UiError::invalid("Load the dataset the tasks were built from first."))?;
+            let (dataset, settings) = dataset_and_settings(state)?;
             let tok = tokenizer::ensure_parsed(&ctx, state).await?;
-            let settings = state
-                .tasks_settings
-                .get_untracked()
-                .unwrap_or_else(|| state.settings.with_untracked(|s| s.build.clone()));
             let mode = settings.comment_mode;
             let (task, needle) = match rebuild {
                 Some(r) => {
-                    let spec = repoqa::context::spec_of(&dataset, &task).ok_or_else(|| {
-                        UiError::invalid(format!(
-                            "The loaded dataset has no needle {} in {} of {}: load the dataset these tasks were built from.",
-                            task.name, task.path, task.repo
-                        ))
-                    })?;
-                    let settings = repoqa::settings::BuildSettings {
-                        code_context_size: r.code_context_size,
-                        ..settings.clone()
-                    };
-                    let placed = settings
-                        .builder(&dataset, &tok)
-                        .at_position_ratio(Some(r.position_ratio))
-                        .build_placed(&spec)
-                        .map_err(repoqa::Error::from)?;
+                    let placed = build_at(&dataset, &settings, &tok, &task, r)?;
                     (Arc::new(placed.task), Some(placed.needle))
                 }
                 None => (task, None),

@@ -13,5 +13,6 @@ pub mod results;
 pub mod run;
 pub mod task_view;
 pub mod tasks;
+pub mod teach;
 pub mod verify;
 pub mod verify_bundle;

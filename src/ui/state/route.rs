@@ -17,6 +17,8 @@ pub enum Page {
     Coreqa,
     Leaderboard,
     Verify,
+    /// Teaching: Be the model.
+    Teach,
     About,
 }
 
@@ -37,6 +39,7 @@ impl Page {
             "coreqa" => Page::Coreqa,
             "leaderboard" => Page::Leaderboard,
             "verify" => Page::Verify,
+            "teach" => Page::Teach,
             _ => Page::Home,
         }
     }
@@ -55,6 +58,7 @@ impl Page {
             Page::Coreqa => "CoReQA",
             Page::Leaderboard => "Leaderboard",
             Page::Verify => "Verify",
+            Page::Teach => "Teach: be the model",
             Page::About => "About / self-check",
         };
         format!("{name} — RepoQA Web")
@@ -72,6 +76,7 @@ impl Page {
             Page::Coreqa => "coreqa",
             Page::Leaderboard => "leaderboard",
             Page::Verify => "verify",
+            Page::Teach => "teach",
             Page::About => "about",
         }
     }

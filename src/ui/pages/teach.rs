@@ -1,0 +1,439 @@
+//! Teach: "Be the model" (issue 24). A class gets a task in a small window
+//! (rebuilt by the core builder at the task's own depth), a description
+//! and a timer; the student picks the function they think is the needle,
+//! or types an answer. The pick is scored by the real scorer, as a model's
+//! reply would be, and the needle, its depth and the verdict are revealed,
+//! with the similarity step by step. The attempts are compared with the
+//! loaded model answers on the same tasks, by depth, and can be downloaded
+//! as a model-outputs file that `repoqa score` scores the same way.
+//! Dataset text and typed answers are rendered as text.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use repoqa::breakdown::depth_bin_label;
+use repoqa::context::Task;
+use repoqa::exercise::{self, Attempt, Choice};
+use repoqa::score::Evaluation;
+
+use crate::ui::browser::download::download_text;
+use crate::ui::browser::time::now_ms;
+use crate::ui::components::markdown::Markdown;
+use crate::ui::components::verdict_steps::{candidate_order, VerdictSteps};
+use crate::ui::format::{self, thousands};
+use crate::ui::jobs::anatomy::{rebuild, Rebuild};
+use crate::ui::jobs::use_runner;
+use crate::ui::state::answers::score_one;
+use crate::ui::state::route::task_href;
+use crate::ui::state::{use_state, AppState};
+use crate::ui::storage::local;
+
+/// Where the attempts are kept between visits (small: no code contexts).
+const KEY_ATTEMPTS: &str = "repoqa-exercise-attempts";
+
+/// One round: the task as the class sees it, what can be picked, when it
+/// started, and how it ended.
+#[derive(Clone)]
+struct Round {
+    task: Arc<Task>,
+    choices: Vec<Choice>,
+    started_ms: f64,
+    /// Seconds allowed (0 = no limit).
+    limit_s: u32,
+    ended: Option<Ended>,
+}
+
+#[derive(Clone)]
+struct Ended {
+    attempt: Attempt,
+    evaluation: Option<Evaluation>,
+    output: Option<repoqa::report::ModelOutput>,
+}
+
+fn load_attempts() -> Vec<Attempt> {
+    local::get(KEY_ATTEMPTS)
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn save_attempts(attempts: &[Attempt]) {
+    if let Ok(json) = serde_json::to_string(attempts) {
+        if let Err(e) = local::set(KEY_ATTEMPTS, &json) {
+            leptos::logging::warn!("attempts not saved: {e}");
+        }
+    }
+}
+
+/// Score `reply` to the round's task with the real scorer.
+fn score(
+    state: AppState,
+    task: &Task,
+    reply: &str,
+) -> (Option<repoqa::report::ModelOutput>, Result<Evaluation, String>) {
+    let output = match repoqa::answers::model_output(task, reply, 1) {
+        Ok(o) => o,
+        Err(e) => return (None, Err(e)),
+    };
+    let options = state.score_options();
+    let result = state.dataset.with_untracked(|d| {
+        let d = d.as_ref().ok_or_else(|| "no dataset is loaded".to_string())?;
+        repoqa::score::Scorer::new(&d.dataset, options).evaluate(&output).map_err(|e| e.to_string())
+    });
+    (Some(output), result)
+}
+
+#[component]
+pub fn TeachPage() -> impl IntoView {
+    let state = use_state();
+    let runner = use_runner();
+    let size = RwSignal::new(2048usize);
+    let limit = RwSignal::new(60u32);
+    // A chosen task's id, or empty for a random one.
+    let chosen = RwSignal::new(String::new());
+    let round = RwSignal::new(None::<Round>);
+    let error = RwSignal::new(None::<String>);
+    let attempts = RwSignal::new(load_attempts());
+    let now = RwSignal::new(now_ms());
+    let tick = set_interval_with_handle(move || now.set(now_ms()), Duration::from_millis(250)).ok();
+    on_cleanup(move || {
+        if let Some(t) = tick {
+            t.clear();
+        }
+    });
+
+    let finish = move |picked: Option<String>, reply: String| {
+        let Some(r) = round.get_untracked() else { return };
+        if r.ended.is_some() {
+            return;
+        }
+        let seconds = (now_ms() - r.started_ms) / 1000.0;
+        let (output, result) = score(state, &r.task, &reply);
+        let t = state.settings.with_untracked(|s| s.threshold);
+        let (pass, similarity, best_target, evaluation) = match result {
+            Ok(e) => (e.passes(t), e.best_similarity, e.best_target.clone(), Some(e)),
+            Err(e) => {
+                error.set(Some(format!("Cannot score the answer: {e}")));
+                (false, 0.0, None, None)
+            }
+        };
+        let attempt = Attempt {
+            task_id: r.task.task_id(),
+            position_ratio: r.task.position_ratio,
+            code_context_size: size.get_untracked(),
+            picked,
+            reply,
+            pass,
+            similarity,
+            best_target,
+            seconds,
+        };
+        attempts.update(|a| a.push(attempt.clone()));
+        attempts.with_untracked(|a| save_attempts(a));
+        round.update(|r| {
+            if let Some(r) = r {
+                r.ended = Some(Ended { attempt, evaluation, output });
+            }
+        });
+    };
+
+    // Time's up: the round ends with no answer.
+    Effect::new(move |_| {
+        let n = now.get();
+        let expired = round.with_untracked(|r| {
+            r.as_ref().is_some_and(|r| {
+                r.ended.is_none() && r.limit_s > 0 && n - r.started_ms >= r.limit_s as f64 * 1000.0
+            })
+        });
+        if expired {
+            finish(None, String::new());
+        }
+    });
+
+    let start = move |_| {
+        error.set(None);
+        let tasks = state.tasks.get_untracked();
+        if tasks.is_empty() {
+            error.set(Some(
+                "Build the tasks first: Dataset → load the demo, then Tasks → Build.".into(),
+            ));
+            return;
+        }
+        // The chosen task, else one not tried yet at random (any task once
+        // all were tried).
+        let want = chosen.get_untracked();
+        let tried: Vec<String> =
+            attempts.with_untracked(|a| a.iter().map(|a| a.task_id.clone()).collect());
+        let fresh: Vec<&Arc<Task>> =
+            tasks.iter().filter(|t| !tried.contains(&t.task_id())).collect();
+        let pool: Vec<&Arc<Task>> = if fresh.is_empty() { tasks.iter().collect() } else { fresh };
+        let i = ((js_sys::Math::random() * pool.len() as f64) as usize).min(pool.len() - 1);
+        let task = tasks
+            .iter()
+            .find(|t| !want.is_empty() && t.task_id() == want)
+            .unwrap_or(pool[i])
+            .clone();
+        let r = Rebuild {
+            position_ratio: task.position_ratio,
+            code_context_size: size.get_untracked(),
+        };
+        let limit_s = limit.get_untracked();
+        spawn_local(async move {
+            match rebuild(state, runner, task, r).await {
+                Ok(task) => {
+                    let choices = state.dataset.with_untracked(|d| {
+                        d.as_ref().map(|d| exercise::choices(&d.dataset, &task)).unwrap_or_default()
+                    });
+                    round.set(Some(Round {
+                        task,
+                        choices,
+                        started_ms: now_ms(),
+                        limit_s,
+                        ended: None,
+                    }));
+                }
+                Err(e) => error.set(Some(e.to_string())),
+            }
+        });
+    };
+
+    let clear = move |_| {
+        attempts.set(Vec::new());
+        save_attempts(&[]);
+    };
+    let download = move |_| {
+        // The last attempt of each task, in the tasks' order, as the
+        // official outputs file (repoqa score reads it).
+        let tasks = state.tasks.get_untracked();
+        let last: BTreeMap<String, String> = attempts
+            .with_untracked(|a| a.iter().map(|a| (a.task_id.clone(), a.reply.clone())).collect());
+        let size = size.get_untracked();
+        // The scorer reads the names and the reply: the official task's
+        // line scores as the round's rebuilt task did.
+        let text = repoqa::answers::outputs_jsonl(&tasks, &last);
+        match text {
+            Ok(text) => {
+                let name = format!("class-answers_ntoken_{size}.jsonl");
+                if let Err(e) = download_text(&name, "application/x-ndjson", &text) {
+                    error.set(Some(e.to_string()));
+                }
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+
+    view! {
+        <section class="card" id="teach">
+            <h2>"Be the model"</h2>
+            <p>"A class exercise: read a description and a small code context, then pick the function it describes before the time runs out — what a model is asked to do, in a window small enough to read. Your pick is scored by the same scorer as a model's answer."</p>
+            <div class="row">
+                <span class="control"><label for="exercise-task">"Task"</label>
+                <select id="exercise-task" on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    <option value="" selected=true>"a random one"</option>
+                    {move || state.tasks.with(|ts| ts.iter().map(|t| {
+                        let id = t.task_id();
+                        view! { <option value=id.clone()>{format!("{} ({}, depth {})", t.name, t.repo, t.position_ratio)}</option> }
+                    }).collect_view())}
+                </select></span>
+                <span class="control"><label for="exercise-size">"Window"</label>
+                <select id="exercise-size" on:change=move |ev| if let Ok(n) = event_target_value(&ev).parse() { size.set(n) }>
+                    {[1024usize, 2048, 4096, 8192].into_iter().map(|n| view! {
+                        <option value=n.to_string() selected=n == 2048>{format!("{} tokens", thousands(n))}</option>
+                    }).collect_view()}
+                </select></span>
+                <span class="control"><label for="exercise-limit">"Time"</label>
+                <select id="exercise-limit" on:change=move |ev| if let Ok(n) = event_target_value(&ev).parse() { limit.set(n) }>
+                    {[(30u32, "30 s"), (60, "1 min"), (120, "2 min"), (300, "5 min"), (0, "no limit")].into_iter().map(|(n, l)| view! {
+                        <option value=n.to_string() selected=n == 60>{l}</option>
+                    }).collect_view()}
+                </select></span>
+                <button type="button" class="primary" id="exercise-start" on:click=start
+                    disabled=move || round.with(|r| r.as_ref().is_some_and(|r| r.ended.is_none()))>"New round"</button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="fail" id="exercise-error">{e}</p> })}
+            {move || round.get().map(|r| view! { <RoundView round=r now=now finish=finish/> })}
+        </section>
+        <section class="card" id="exercise-results">
+            <h2>"The class against the models"</h2>
+            <ByDepth attempts=attempts/>
+            <Attempts attempts=attempts/>
+            <p class="row">
+                <button type="button" id="exercise-download" on:click=download disabled=move || attempts.with(Vec::is_empty)>"Download the class's answers (model outputs JSONL)"</button>
+                <button type="button" id="exercise-clear" on:click=clear disabled=move || attempts.with(Vec::is_empty)>"Forget the attempts"</button>
+            </p>
+            <p class="muted small">"The file holds each task's last answer as the official harness writes model outputs; "<code>"repoqa score --model-output-path FILE --dataset-path DATASET"</code>" scores it the same way."</p>
+        </section>
+    }
+}
+
+#[component]
+fn RoundView(
+    round: Round,
+    now: RwSignal<f64>,
+    finish: impl Fn(Option<String>, String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let task = round.task.clone();
+    let ended = round.ended.clone();
+    let done = ended.is_some();
+    let answer = RwSignal::new(String::new());
+    let (started, limit) = (round.started_ms, round.limit_s);
+    let timer = move || {
+        let secs = ((now.get() - started) / 1000.0).max(0.0);
+        if limit == 0 {
+            format!("{:.0} s", secs.floor())
+        } else {
+            let left = (limit as f64 - secs).max(0.0).ceil() as u64;
+            format!("{}:{:02} left", left / 60, left % 60)
+        }
+    };
+    // The code, with each function a button (the needle and the pick marked
+    // once the round is over).
+    let ctx = task.code_context.clone();
+    let picked = ended.as_ref().and_then(|e| e.attempt.picked.clone());
+    let mut parts = Vec::new();
+    let mut at = 0;
+    for c in &round.choices {
+        if c.at.start < at || c.at.end > ctx.len() {
+            continue;
+        }
+        parts.push(view! { <span>{ctx[at..c.at.start].to_string()}</span> }.into_any());
+        let name = c.name.clone();
+        let is_needle = c.name == task.name && c.path == task.path;
+        let class = match (done, is_needle, picked.as_deref() == Some(c.name.as_str())) {
+            (true, true, true) => "choice needle picked",
+            (true, true, false) => "choice needle",
+            (true, false, true) => "choice picked",
+            _ => "choice",
+        };
+        let text = c.text(&task).to_string();
+        let reply = exercise::pick_reply(&task, &text);
+        parts.push(view! {
+            <button type="button" class=class data-name=name.clone() data-path=c.path.clone() disabled=done
+                aria-label=format!("pick the function {name}")
+                on:click=move |_| finish(Some(name.clone()), reply.clone())>{text}</button>
+        }.into_any());
+        at = c.at.end;
+    }
+    parts.push(view! { <span>{ctx[at.min(ctx.len())..].to_string()}</span> }.into_any());
+    let result = ended.map(|e| {
+        let a = &e.attempt;
+        let verdict = if a.pass { "PASS" } else { "FAIL" };
+        let what = match (&a.picked, a.reply.trim().is_empty()) {
+            (Some(p), _) => format!("You picked {p}."),
+            (None, true) => "No answer.".to_string(),
+            (None, false) => "You typed an answer.".to_string(),
+        };
+        let closest = match &a.best_target {
+            Some(b) => format!(" Closest needle: {b} (similarity {}).", format::similarity(a.similarity)),
+            None => String::new(),
+        };
+        let depth = format!(
+            " The needle is {} in {}, at depth {} (tokens {}–{} of {}). Time: {:.1} s.",
+            task.name, task.path, task.position_ratio,
+            thousands(task.needle_token_start), thousands(task.needle_token_end), thousands(task.code_context_ntokens), a.seconds
+        );
+        let steps = e.evaluation.as_ref().zip(e.output.clone()).map(|(ev, o)| {
+            let order = candidate_order(ev, &task.name);
+            view! { <VerdictSteps output=o candidates=order/> }
+        });
+        view! {
+            <div id="exercise-result" data-pass=a.pass.to_string() data-similarity=repoqa::pyjson::float_repr(a.similarity)
+                data-picked=a.picked.clone().unwrap_or_default()>
+                <p><span class=if a.pass { "pass big" } else { "fail big" }>{verdict}</span>" " {what} {closest} {depth}</p>
+                <p><a href=task_href(&task.task_id())>"This task in full: its anatomy, the audit and the prompt"</a></p>
+                {steps}
+            </div>
+        }
+    });
+    let submit = move |_| finish(None, answer.get_untracked());
+    view! {
+        <div id="exercise-round" data-task-id=task.task_id() data-state=if done { "done" } else { "running" }
+            data-position-ratio=task.position_ratio.to_string()>
+            <p class="exercise-timer" id="exercise-timer" aria-live="off">{move || if done { "Round over".to_string() } else { timer() }}</p>
+            {result}
+            <div class="desc"><strong>"The description"</strong><Markdown text=task.description.trim().to_string()/></div>
+            <p class="muted small">{format!("{} functions below; click the one described ({} tokens of {}).", round.choices.len(), thousands(task.code_context_ntokens), task.repo)}</p>
+            <pre class="prompt exercise-code" id="exercise-code" tabindex="0" aria-label="the code context">{parts}</pre>
+            <details>
+                <summary>"Or type an answer, as a model would"</summary>
+                <textarea id="exercise-answer" rows="6" spellcheck="false" disabled=done
+                    prop:value=move || answer.get() on:input=move |ev| answer.set(event_target_value(&ev))></textarea>
+                <p><button type="button" id="exercise-submit" on:click=submit disabled=done>"Score my answer"</button></p>
+            </details>
+            {(!done).then(|| view! {
+                <p><button type="button" id="exercise-reveal" on:click=move |_| finish(None, String::new())>"Give up and reveal the needle"</button></p>
+            })}
+        </div>
+    }
+}
+
+/// Students and models by depth: the models are the loaded answers
+/// (Results) to the same tasks.
+#[component]
+fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
+    let state = use_state();
+    move || {
+        let list = attempts.get();
+        if list.is_empty() {
+            return view! { <p class="muted" id="exercise-by-depth-empty">"No attempts yet."</p> }
+                .into_any();
+        }
+        let t = state.settings.with(|s| s.threshold);
+        let models: BTreeMap<String, bool> = list
+            .iter()
+            .filter_map(|a| Some((a.task_id.clone(), score_one(state, &a.task_id)?.passes(t))))
+            .collect();
+        let rows = exercise::by_depth(&list, &models);
+        let rate = |c: repoqa::breakdown::Count| match c.rate() {
+            Some(r) => format!("{}/{} ({:.0}%)", c.passed, c.n, 100.0 * r),
+            None => "—".to_string(),
+        };
+        view! {
+            <div class="table-scroll" tabindex="0" role="region" aria-label="students and models by depth">
+            <table class="grid" id="exercise-by-depth">
+                <thead><tr><th>"Needle depth"</th><th>"The class"</th><th>"Models (loaded answers, same tasks)"</th><th>"Tasks"</th></tr></thead>
+                <tbody>
+                    {rows.into_iter().map(|r| view! {
+                        <tr data-bin=r.bin.to_string() data-students=format!("{}/{}", r.students.passed, r.students.n)
+                            data-models=format!("{}/{}", r.models.passed, r.models.n)>
+                            <td>{depth_bin_label(r.bin)}</td>
+                            <td>{rate(r.students)}</td>
+                            <td>{rate(r.models)}</td>
+                            <td>{r.tasks.iter().map(|id| {
+                                let name = id.rsplit("::").next().unwrap_or(id).to_string();
+                                view! { <a href=task_href(id) class="task-link">{name}</a>" " }
+                            }).collect_view()}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            </div>
+        }.into_any()
+    }
+}
+
+#[component]
+fn Attempts(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
+    move || {
+        let list = attempts.get();
+        (!list.is_empty()).then(|| view! {
+            <details id="exercise-attempts">
+                <summary>{format!("Every attempt ({})", list.len())}</summary>
+                <ol>
+                    {list.into_iter().rev().map(|a| view! {
+                        <li data-pass=a.pass.to_string()>
+                            <a href=task_href(&a.task_id)>{a.task_id.clone()}</a>
+                            {format!(" — {} ({}), {}, {:.1} s",
+                                if a.pass { "PASS" } else { "FAIL" }, format::similarity(a.similarity),
+                                a.picked.as_deref().map_or("typed or none".to_string(), |p| format!("picked {p}")), a.seconds)}
+                        </li>
+                    }).collect_view()}
+                </ol>
+            </details>
+        })
+    }
+}

@@ -1,0 +1,134 @@
+// Be the model (issue 24) in headless Chromium, on the demo with its sample
+// answers loaded as "the models":
+// - a round rebuilds a task in a 2,048-token window; picking the needle
+//   passes, picking another function fails, and a round whose time runs out
+//   ends with no answer (FAIL);
+// - every verdict the page gives equals `repoqa score` on the class's
+//   answers as the page downloads them (pass and similarity, bit for bit);
+// - the class against the models by depth counts the attempts, and the
+//   models' column is the sample answers' verdicts on the same tasks;
+// - screenshots at 1280 and 390 px go to tests/artifacts/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { open, buildDemo, BIN, DEMO } from './results-fixture.js';
+import { saveBothWidths } from './browser.js';
+
+let fx;
+after(async () => { await fx?.close(); });
+
+/** Start a round on task `id` (a random one without); its task id. */
+async function newRound(page, id = '') {
+  await page.selectOption('#exercise-task', id);
+  await page.click('#exercise-start');
+  await page.waitForSelector('#exercise-round[data-state="running"]', { timeout: 60000 });
+  return page.getAttribute('#exercise-round', 'data-task-id');
+}
+
+async function result(page) {
+  await page.waitForSelector('#exercise-round[data-state="done"] #exercise-result', { timeout: 30000 });
+  return page.$eval('#exercise-result', (el) => ({ pass: el.dataset.pass === 'true', similarity: el.dataset.similarity, picked: el.dataset.picked }));
+}
+
+test('a pick is scored as repoqa score scores it, and the class is set against the models by depth', async () => {
+  fx = await open();
+  const { page, srv, problems, work } = fx;
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await buildDemo(fx);
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#load-samples', { timeout: 60000 });
+  await page.click('#load-samples');
+  await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 120000 });
+  // The models' verdicts: the sample answers' tasks and whether they pass.
+  const models = new Map(await page.$$eval('#task-results tr.task-row', (trs) => trs.map((tr) => [tr.dataset.taskId, tr.dataset.pass])));
+  const answered = [...models.keys()];
+  assert.ok(answered.length >= 6, `${answered.length} sample answers`);
+
+  await page.goto(srv.url + '#teach');
+  await page.waitForSelector('#exercise-start');
+  await page.selectOption('#exercise-limit', '0');
+  const seen = [];
+  // Rounds: the needle picked, then another function picked (or, in a
+  // window holding the needle alone, a wrong answer typed).
+  for (let k = 0; k < 6; k++) {
+    // Tasks the models answered, then a random one.
+    const id = await newRound(page, k < 5 ? answered[k] : '');
+    if (k < 5) assert.equal(id, answered[k]);
+    const needle = id.split('::')[2];
+    assert.equal(await page.textContent('#exercise-timer').then((t) => /^\d+ s$/.test(t)), true);
+    const names = await page.$$eval('#exercise-code .choice', (bs) => bs.map((b) => b.dataset.name));
+    assert.ok(names.includes(needle), `${id}: the needle is offered among ${names}`);
+    if (k % 2 === 0) {
+      await page.click(`#exercise-code .choice[data-name="${needle}"]`);
+      const r = await result(page);
+      assert.equal(r.pass, true, `${id}: the needle picked passes`);
+      assert.equal(await page.$eval('.choice.needle.picked', (b) => b.dataset.name), needle);
+    } else {
+      const other = names.find((n) => n !== needle);
+      if (other) {
+        await page.click(`#exercise-code .choice[data-name="${other}"]`);
+      } else {
+        await page.click('#exercise-round details > summary');
+        await page.fill('#exercise-answer', 'def nothing():\n    return 0\n');
+        await page.click('#exercise-submit');
+      }
+      const r = await result(page);
+      assert.equal(r.pass, false, `${id}: another function fails`);
+    }
+    seen.push(id);
+    if (k === 0) {
+      // The verdict step by step, here too.
+      await page.click('#exercise-result #verdict-steps > summary');
+      await page.waitForSelector('#steps-result');
+      await saveBothWidths(page, '#exercise-round', 'exercise');
+    }
+  }
+
+  // The page's verdicts against the CLI's on the downloaded answers.
+  const dl = await fx.download(() => page.click('#exercise-download'));
+  assert.match(dl.name, /^class-answers_ntoken_2048\.jsonl$/);
+  const scores = path.join(work, 'class-SCORES.json');
+  execFileSync(BIN, ['score', '--model-output-path', dl.path, '--dataset-path', DEMO, '--out', scores], { stdio: 'pipe' });
+  const cli = Object.values(JSON.parse(fs.readFileSync(scores, 'utf8')))[0];
+  const byId = new Map();
+  for (const [lang, rs] of Object.entries(cli.results)) for (const r of rs) byId.set(`${lang}::${r.repo}::${r.name}`, r);
+  const attempts = await page.evaluate(() => JSON.parse(localStorage.getItem('repoqa-exercise-attempts')));
+  const last = new Map(attempts.map((a) => [a.task_id, a]));
+  assert.equal(byId.size, last.size, 'one line per task tried');
+  for (const [id, a] of last) {
+    const r = byId.get(id);
+    assert.ok(r, `${id} scored by the CLI`);
+    assert.equal(r.is_best_similar && r.best_similar_score >= 0.8, a.pass, `${id}: the verdict`);
+    assert.equal(r.best_similar_score, a.similarity, `${id}: the similarity, bit for bit`);
+  }
+
+  // The class against the models, by depth.
+  const rows = await page.$$eval('#exercise-by-depth tbody tr', (trs) => trs.map((tr) => ({ students: tr.dataset.students, models: tr.dataset.models, links: tr.querySelectorAll('a').length })));
+  const total = rows.reduce((n, r) => n + Number(r.students.split('/')[1]), 0);
+  assert.equal(total, attempts.length, 'every attempt is counted once');
+  const modelsN = rows.reduce((n, r) => n + Number(r.models.split('/')[1]), 0);
+  const modelsPassed = rows.reduce((n, r) => n + Number(r.models.split('/')[0]), 0);
+  const tried = [...new Set(seen)].filter((id) => models.has(id));
+  assert.equal(modelsN, tried.length, 'the models column counts the tried tasks the models answered');
+  assert.equal(modelsPassed, tried.filter((id) => models.get(id) === 'true').length, "the models' verdicts are the Results page's");
+  assert.equal(rows.reduce((n, r) => n + r.links, 0), new Set(seen).size, 'each task tried links to its task view');
+  console.log(`exercise: ${attempts.length} attempts over ${last.size} tasks, each verdict equal to repoqa score's; models answered ${modelsN} of them`);
+  await saveBothWidths(page, '#exercise-results', 'exercise-results');
+  assert.deepEqual(problems, []);
+});
+
+test('a round whose time runs out ends with no answer', async () => {
+  const { page } = fx;
+  await page.selectOption('#exercise-limit', '30');
+  await newRound(page);
+  assert.match(await page.textContent('#exercise-timer'), /^0:(30|29) left$/);
+  const r = await (async () => {
+    await page.waitForSelector('#exercise-round[data-state="done"]', { timeout: 40000 });
+    return result(page);
+  })();
+  assert.equal(r.pass, false);
+  assert.equal(r.picked, '');
+  assert.match(await page.textContent('#exercise-result'), /No answer\./);
+});
