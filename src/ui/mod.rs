@@ -28,6 +28,7 @@ use leptos::prelude::*;
 
 use self::browser::dom::{current_hash, publish_global};
 use self::browser::time::now_ms;
+use self::components::tour::{Tour, TourButtons};
 use self::jobs::curate::Curator;
 use self::jobs::Runner;
 use self::pages::{
@@ -87,6 +88,9 @@ pub fn App() -> impl IntoView {
     // the About page.
     publish_global("__repoqaMountedMs", &now_ms().into());
 
+    // The guided tour's step (None: no tour).
+    let tour_step = RwSignal::new(None::<usize>);
+
     view! {
         // The first tab stop: past the header and its ten links to the page.
         // (Not href="#app-main": the fragment is the route.)
@@ -115,6 +119,7 @@ pub fn App() -> impl IntoView {
                 <a href="#teach" id="nav-teach" class:active=move || page.with(|p| p.section() == "teach")>"Teach"</a>
                 <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
             </nav>
+            <TourButtons step=tour_step/>
         </header>
         {move || {
             // The built tasks' protocol first, else the one chosen.
@@ -130,6 +135,7 @@ pub fn App() -> impl IntoView {
                 </p>
             })
         }}
+        <Tour step=tour_step/>
         <main id="app-main" data-mounted="true" tabindex="-1">
             {move || match page.get() {
                 Page::Home => view! { <home::Home/> }.into_any(),

@@ -121,3 +121,35 @@ pub fn js_object(fields: &[(&str, JsValue)]) -> JsValue {
 pub fn warn(text: &str) {
     web_sys::console::warn_1(&text.into());
 }
+
+/// Open the `<details>` matched by `selector` and scroll it into view, if
+/// it is on the page; whether it was.
+pub fn open_details(selector: &str) -> bool {
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten());
+    let Some(el) = el else { return false };
+    if let Some(d) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlDetailsElement>(&el) {
+        d.set_open(true);
+    }
+    el.scroll_into_view();
+    true
+}
+
+/// Add or remove a class of the document's root element (`<html>`): page-
+/// wide modes the stylesheet follows (presenter mode, a running tour).
+pub fn set_root_class(class: &str, on: bool) {
+    let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element());
+    if let Some(root) = root {
+        let list = root.class_list();
+        let _ = if on { list.add_1(class) } else { list.remove_1(class) };
+    }
+}
+
+/// Whether the document's root element has `class`.
+pub fn root_has_class(class: &str) -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .is_some_and(|r| r.class_list().contains(class))
+}

@@ -406,7 +406,7 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
                             data-series=s.name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-n=c.n>
                             <title>{label.clone()}</title>
                         </rect>
-                        <text x=x + cw / 2.0 - 1.0 y=y + ch / 2.0 + 3.0 text-anchor="middle" font-size="11" font-family=FONT fill=ink pointer-events="none">{text}</text>
+                        <text class="cell-label" x=x + cw / 2.0 - 1.0 y=y + ch / 2.0 + 3.0 text-anchor="middle" font-size="11" font-family=FONT fill=ink pointer-events="none">{text}</text>
                     }
                 })
                 .collect_view();

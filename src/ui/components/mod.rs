@@ -13,4 +13,5 @@ pub mod model_api_form;
 pub mod pager;
 pub mod progress;
 pub mod settings_panel;
+pub mod tour;
 pub mod verdict_steps;

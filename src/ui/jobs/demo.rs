@@ -55,8 +55,14 @@ pub async fn import_samples(
 
 /// The tour: build the demo's tasks (unless built for these settings),
 /// score the sample answers (unless there are answers already), and show
-/// Results. What fails is written to `error`.
-pub fn try_demo(state: AppState, runner: Runner, error: RwSignal<Option<String>>) {
+/// the page `then` (a hash without `#`: Results from Home, the guided
+/// tour's own step from it). What fails is written to `error`.
+pub fn try_demo(
+    state: AppState,
+    runner: Runner,
+    error: RwSignal<Option<String>>,
+    then: &'static str,
+) {
     error.set(None);
     spawn_local(async move {
         if state.tasks.with_untracked(Vec::is_empty) || !untrack(|| tasks_current(state)) {
@@ -74,7 +80,7 @@ pub fn try_demo(state: AppState, runner: Runner, error: RwSignal<Option<String>>
             .await;
         }
         if error.get_untracked().is_none() {
-            set_hash("results");
+            set_hash(then);
         }
     });
 }

@@ -50,7 +50,7 @@ fn TryDemo() -> impl IntoView {
                         <button type="button" id="try-demo" class="primary"
                             disabled=move || st.dataset.with(Option::is_none)
                             aria-disabled=move || runner.busy().to_string()
-                            on:click=move |_| if !runner.busy_untracked() { try_demo(st, runner, error) }>
+                            on:click=move |_| if !runner.busy_untracked() { try_demo(st, runner, error, "results") }>
                             "Try the demo"
                         </button>
                         " builds the demo's 60 prompts here in the page, scores 12 sample answers written by this project (some right, some wrong) and opens Results."

@@ -17,6 +17,7 @@ use crate::ui::browser::dom::{scroll_to, set_hash};
 use crate::ui::components::anatomy_strip::AnatomyStrip;
 use crate::ui::components::answer_box::AnswerBox;
 use crate::ui::components::markdown::Markdown;
+use crate::ui::components::tour::tour_running;
 use crate::ui::error::UiError;
 use crate::ui::state::route::task_href;
 use crate::ui::state::use_state;
@@ -66,7 +67,7 @@ pub fn TaskView(id: String) -> impl IntoView {
             "ArrowRight" => 1,
             _ => return,
         };
-        if key_is_taken(&ev) {
+        if key_is_taken(&ev) || tour_running() {
             return;
         }
         let target = state.tasks.with_untracked(|ts| {
