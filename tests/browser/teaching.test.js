@@ -149,6 +149,13 @@ test("a typed answer's verdict, step by step, from the task view", async () => {
   const options = await page.$$eval('#steps-candidate option', (os) => os.map((o) => ({ value: o.value, text: o.textContent })));
   assert.ok(options[0].text.startsWith(`${tasks[3].name} (`), `the task's own needle first: ${options[0].text}`);
   const name = other.split('::')[2];
+  // What was compared, every candidate ranked, and the decision.
+  assert.match(await page.textContent('#steps-sanitized'), /the first function in the 1st code block/);
+  const ranked = await page.$$eval('#steps-ranked tbody tr', (trs) => trs.map((tr) => tr.dataset.name));
+  assert.equal(ranked.length, options.length, 'every candidate is ranked');
+  assert.equal(ranked[0], name, 'the other needle is the closest');
+  assert.equal(await page.getAttribute('#steps-decision', 'data-pass'), 'false');
+  assert.match(await page.textContent('#steps-decision'), new RegExp(`The closest candidate is ${name}, not this task's needle`));
   const closest = options.find((o) => o.text.startsWith(`${name} (`));
   assert.ok(closest, `${name} is offered`);
   await page.selectOption('#steps-candidate', closest.value);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use crate::ui::components::verdict_steps::{candidate_order, VerdictSteps};
+use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format;
 use crate::ui::state::answers::{ensure_answers_restored, persist_answers, score_one};
 use crate::ui::state::{use_state, AppState};
@@ -128,10 +128,9 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
             </div>
             // How the verdict came out, step by step (as on Results).
             {move || score.get().and_then(|s| {
-                let e = s.result.as_ref().ok()?;
+                let e = s.result.as_ref().ok()?.clone();
                 let output = s.output.as_ref().ok()?.clone();
-                let order = candidate_order(e, &s.task.name);
-                Some(view! { <VerdictSteps output=output candidates=order/> })
+                Some(view! { <VerdictSteps output=output evaluation=e needle=s.task.name.clone()/> })
             })}
         </div>
     }

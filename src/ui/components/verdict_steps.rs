@@ -21,7 +21,7 @@ const SHOWN_TOKENS: usize = 600;
 
 /// The candidates of an evaluation as the steps offer them: the task's own
 /// needle (`needle`) first, then the rest from the closest down.
-pub fn candidate_order(e: &Evaluation, needle: &str) -> Vec<(String, String)> {
+fn candidate_order(e: &Evaluation, needle: &str) -> Vec<(String, String)> {
     let mut cands = e.candidates.clone();
     cands.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
     let mut order: Vec<(String, String)> = cands
@@ -34,11 +34,16 @@ pub fn candidate_order(e: &Evaluation, needle: &str) -> Vec<(String, String)> {
     order
 }
 
-/// `candidates`: (name, path) in the order to offer them; the first is
-/// explained first (the task's own needle).
+/// The verdict of `output` (scored as `evaluation`) for the task whose
+/// needle is `needle`: what the sanitizer took, every candidate ranked with
+/// the threshold decision, then one candidate's similarity step by step
+/// (the task's own needle first).
 #[component]
-pub fn VerdictSteps(output: ModelOutput, candidates: Vec<(String, String)>) -> impl IntoView {
+pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String) -> impl IntoView {
     let state = use_state();
+    let candidates = candidate_order(&evaluation, &needle);
+    let decision =
+        decision_view(&evaluation, &needle, state.settings.with_untracked(|s| s.threshold));
     let chosen = RwSignal::new(0usize);
     let order = RwSignal::new(1usize);
     let names = candidates.clone();
@@ -62,6 +67,7 @@ pub fn VerdictSteps(output: ModelOutput, candidates: Vec<(String, String)>) -> i
     view! {
         <details class="verdict-steps" id="verdict-steps">
             <summary>"How this similarity was computed, step by step"</summary>
+            {decision}
             <p class="row">
                 <label for="steps-candidate">"The answer's function against "</label>
                 <select id="steps-candidate" on:change=move |ev| {
@@ -74,6 +80,60 @@ pub fn VerdictSteps(output: ModelOutput, candidates: Vec<(String, String)>) -> i
                 Ok(Some(x)) => steps_view(&x, order).into_any(),
             }}
         </details>
+    }
+}
+
+/// Steps 1 and 2: what is compared, and every candidate ranked with the
+/// threshold decision.
+fn decision_view(e: &Evaluation, needle: &str, t: f64) -> impl IntoView {
+    let mut ranked = e.candidates.clone();
+    ranked.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    let pass = e.passes(t);
+    let best = e.best_target.as_deref();
+    let why = match best {
+        None => "No candidate is similar at all (every similarity is 0): FAIL.".to_string(),
+        Some(b) if b != needle => format!(
+            "The closest candidate is {b}, not this task's needle {needle}: FAIL whatever the similarity."
+        ),
+        Some(_) if pass => format!(
+            "The closest candidate is this task's needle, and {} ≥ the threshold {t}: PASS.",
+            format::similarity(e.best_similarity)
+        ),
+        Some(_) => format!(
+            "The closest candidate is this task's needle, but {} < the threshold {t}: FAIL.",
+            format::similarity(e.best_similarity)
+        ),
+    };
+    let rows = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mark = match (c.name == needle, Some(c.name.as_str()) == best && i == 0) {
+                (true, true) => "this task's needle; the closest",
+                (true, false) => "this task's needle",
+                (false, true) => "the closest",
+                _ => "",
+            };
+            view! {
+                <tr data-name=c.name.clone() class:truth=c.name == needle>
+                    <td>{i + 1}</td><td><code>{c.name.clone()}</code></td><td><code>{c.path.clone()}</code></td>
+                    <td>{format::similarity(c.similarity)}</td><td>{mark}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <p id="steps-sanitized"><strong>"1. What is compared: "</strong>{e.sanitize_source.describe()}
+            {format!(" ({}).", format::count(py_tokens(&e.compared).len(), "token", "tokens"))}</p>
+        <p><strong>"2. Every candidate of the repository, closest first:"</strong></p>
+        <div class="table-scroll" tabindex="0" role="region" aria-label="every candidate, ranked">
+            <table class="grid" id="steps-ranked">
+                <thead><tr><th scope="col">"#"</th><th scope="col">"Function"</th><th scope="col">"File"</th><th scope="col">"Similarity"</th><th scope="col"><span class="sr-only">"Note"</span></th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <p id="steps-decision" data-pass=pass.to_string()><strong>{if pass { "PASS. " } else { "FAIL. " }}</strong>{why}</p>
+        <p><strong>"3. One similarity, step by step:"</strong></p>
     }
 }
 

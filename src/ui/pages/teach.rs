@@ -22,7 +22,7 @@ use repoqa::score::Evaluation;
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::time::now_ms;
 use crate::ui::components::markdown::Markdown;
-use crate::ui::components::verdict_steps::{candidate_order, VerdictSteps};
+use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format::{self, thousands};
 use crate::ui::jobs::anatomy::{rebuild, Rebuild};
 use crate::ui::jobs::use_runner;
@@ -337,8 +337,7 @@ fn RoundView(
             thousands(task.needle_token_start), thousands(task.needle_token_end), thousands(task.code_context_ntokens), a.seconds
         );
         let steps = e.evaluation.as_ref().zip(e.output.clone()).map(|(ev, o)| {
-            let order = candidate_order(ev, &task.name);
-            view! { <VerdictSteps output=o candidates=order/> }
+            view! { <VerdictSteps output=o evaluation=ev.clone() needle=task.name.clone()/> }
         });
         view! {
             <div id="exercise-result" data-pass=a.pass.to_string() data-similarity=repoqa::pyjson::float_repr(a.similarity)

@@ -10,7 +10,7 @@ use repoqa::report;
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};
-use crate::ui::components::verdict_steps::{candidate_order, VerdictSteps};
+use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format;
 use crate::ui::state::scoring::{ScoredSet, Shared, TaskScore};
 use crate::ui::state::use_state;
@@ -118,12 +118,9 @@ pub fn TaskDetail(
                 let mut cands = e.candidates.clone();
                 cands.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
                 let diff = reference.as_deref().map(|r| line_diff(r, &e.sanitized));
-                // Step by step: the task's own needle first, then the rest
-                // from the closest down.
-                let order = candidate_order(e, &item.task.name);
                 let steps = item.output.as_ref().ok().map(|o| {
                     view! {
-                        <VerdictSteps output=o.clone() candidates=order/>
+                        <VerdictSteps output=o.clone() evaluation=e.clone() needle=item.task.name.clone()/>
                     }
                 });
                 view! {
