@@ -36,7 +36,8 @@ pub fn tour_running() -> bool {
 struct Step {
     title: &'static str,
     text: &'static str,
-    /// The details to open once the step's page is drawn.
+    /// What to show once the step's page is drawn: a `<details>` is opened,
+    /// anything else scrolled into view.
     open: Option<&'static str>,
 }
 
@@ -69,7 +70,7 @@ const STEPS: [Step; 7] = [
     Step {
         title: "Results and charts",
         text: "Every answer scored as the official harness scores it: pass@1 by language, by threshold and by needle depth.",
-        open: None,
+        open: Some("#charts-card"),
     },
     Step {
         title: "Be the model",
