@@ -233,23 +233,33 @@ impl<'d> Scorer<'d> {
 
     /// Score one output line.
     pub fn evaluate(&mut self, output: &ModelOutput) -> Result<Evaluation, ScoreError> {
+        let ignore = self.options.ignore_comments;
+        self.with_candidates(output, |lang, candidates| {
+            evaluate_reply(&output.reply, &output.name, lang, ignore, candidates)
+        })
+    }
+
+    /// `f` of `output`'s language and the candidates its reply is compared
+    /// with: the repo's needles, or (`--candidates context`) the functions
+    /// its prompt shows. The one choice `evaluate` and `explain` share.
+    fn with_candidates<T>(
+        &mut self,
+        output: &ModelOutput,
+        f: impl FnOnce(Language, &[Candidate]) -> T,
+    ) -> Result<T, ScoreError> {
         let lang = Language::from_name(&output.language).map_err(|_| {
             ScoreError::UnknownLanguage { line: output.line, language: output.language.clone() }
         })?;
         let prepared = self.repo_candidates(output, lang)?;
-        let ignore = self.options.ignore_comments;
-        Ok(match self.options.candidates {
-            Candidates::Needles => {
-                evaluate_reply(&output.reply, &output.name, lang, ignore, &prepared.needles)
-            }
+        match self.options.candidates {
+            Candidates::Needles => Ok(f(lang, &prepared.needles)),
             Candidates::Context => {
                 let context = output
                     .code_context()
                     .ok_or(ScoreError::MissingCodeContext { line: output.line })?;
-                let chosen = context_candidates(&prepared, context);
-                evaluate_reply(&output.reply, &output.name, lang, ignore, &chosen)
+                Ok(f(lang, &context_candidates(&prepared, context)))
             }
-        })
+        }
     }
 
     /// The similarity of `output`'s reply to its candidate `name` (at
@@ -260,33 +270,19 @@ impl<'d> Scorer<'d> {
         name: &str,
         path: &str,
     ) -> Result<Option<Explanation>, ScoreError> {
-        let lang = Language::from_name(&output.language).map_err(|_| {
-            ScoreError::UnknownLanguage { line: output.line, language: output.language.clone() }
-        })?;
-        let prepared = self.repo_candidates(output, lang)?;
-        let chosen;
-        let candidates: &[Candidate] = match self.options.candidates {
-            Candidates::Needles => &prepared.needles,
-            Candidates::Context => {
-                let context = output
-                    .code_context()
-                    .ok_or(ScoreError::MissingCodeContext { line: output.line })?;
-                chosen = context_candidates(&prepared, context);
-                &chosen
-            }
-        };
-        let Some(c) = candidates.iter().find(|c| c.name == name && c.path == path) else {
-            return Ok(None);
-        };
-        let (_, compared) = compared_text(&output.reply, lang, self.options.ignore_comments);
-        let steps = References::new(&[c.compared.as_str()]).steps(&compared).remove(0);
-        Ok(Some(Explanation {
-            candidate: c.name.clone(),
-            path: c.path.clone(),
-            hypothesis: compared,
-            reference: c.compared.clone(),
-            steps,
-        }))
+        let ignore = self.options.ignore_comments;
+        self.with_candidates(output, |lang, candidates| {
+            let c = candidates.iter().find(|c| c.name == name && c.path == path)?;
+            let (_, compared) = compared_text(&output.reply, lang, ignore);
+            let steps = References::new(&[c.compared.as_str()]).steps(&compared).remove(0);
+            Some(Explanation {
+                candidate: c.name.clone(),
+                path: c.path.clone(),
+                hypothesis: compared,
+                reference: c.compared.clone(),
+                steps,
+            })
+        })
     }
 
     fn repo_candidates(
