@@ -135,6 +135,8 @@ test('the depth slider and the window rebuild a task byte-identical to repoqa pr
     assert.equal(Number(v.needleStart), t.needle_token_start);
     assert.equal(Number(v.ntokens), t.code_context_ntokens);
     assert.equal(await page.isVisible('#anatomy-rebuilt'), true);
+    // The aim drawn on the strip: ratio × window.
+    assert.equal(Number(await page.getAttribute('#anatomy-aim', 'data-aimed')), Math.round(Number(ratio) * Number(size)));
   }
   console.log(`anatomy: ${cases.length} rebuilds of ${id}, each byte-identical to repoqa prompts`);
   // Back to the task as built.

@@ -114,6 +114,9 @@ test('a pick is scored as repoqa score scores it, and the class is set against t
   assert.equal(modelsN, tried.length, 'the models column counts the tried tasks the models answered');
   assert.equal(modelsPassed, tried.filter((id) => models.get(id) === 'true').length, "the models' verdicts are the Results page's");
   assert.equal(rows.reduce((n, r) => n + r.links, 0), new Set(seen).size, 'each task tried links to its task view');
+  // Plotted too: one point per depth bin tried, for the class.
+  const points = await page.$$eval('#chart-exercise-svg g.series[data-series="the class"] circle.point', (cs) => cs.length);
+  assert.equal(points, rows.length, 'the chart has a point per depth bin tried');
   console.log(`exercise: ${attempts.length} attempts over ${last.size} tasks, each verdict equal to repoqa score's; models answered ${modelsN} of them`);
   await saveBothWidths(page, '#exercise-results', 'exercise-results');
   assert.deepEqual(problems, []);

@@ -121,9 +121,10 @@ pub struct DepthRow {
     pub tasks: Vec<String>,
 }
 
-/// Attempts by depth against `models` (task id → passed, for the tasks the
-/// loaded model answers cover). Bins without an attempt are left out.
-pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, bool>) -> Vec<DepthRow> {
+/// Attempts by depth against `models` (task id → whether each model that
+/// answered it passed: the loaded answers, the runs of SCORES files).
+/// Bins without an attempt are left out.
+pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> Vec<DepthRow> {
     let mut rows: Vec<DepthRow> = (0..DEPTH_BINS)
         .map(|bin| DepthRow {
             bin,
@@ -138,7 +139,7 @@ pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, bool>) -> Vec<De
         row.students.passed += usize::from(a.pass);
         if !row.tasks.contains(&a.task_id) {
             row.tasks.push(a.task_id.clone());
-            if let Some(&pass) = models.get(&a.task_id) {
+            for &pass in models.get(&a.task_id).map_or(&[][..], Vec::as_slice) {
                 row.models.n += 1;
                 row.models.passed += usize::from(pass);
             }
@@ -207,7 +208,8 @@ mod tests {
             seconds: 1.0,
         };
         let attempts = [a("x", 0.05, true), a("x", 0.05, false), a("y", 0.55, true)];
-        let models = BTreeMap::from([("x".to_string(), false), ("y".to_string(), true)]);
+        let models =
+            BTreeMap::from([("x".to_string(), vec![false]), ("y".to_string(), vec![true, false])]);
         let rows = by_depth(&attempts, &models);
         assert_eq!(rows.len(), 2);
         assert_eq!(
@@ -216,7 +218,7 @@ mod tests {
         );
         assert_eq!(
             (rows[1].bin, rows[1].students, rows[1].models),
-            (5, Count { passed: 1, n: 1 }, Count { passed: 1, n: 1 })
+            (5, Count { passed: 1, n: 1 }, Count { passed: 1, n: 2 })
         );
     }
 }

@@ -190,6 +190,26 @@ fn AnatomyBody(
     let t = &shown.task;
     let total = a.total_tokens.max(1) as f64;
     let prompt = Arc::new(t.prompt());
+    // Where the depth aims the needle's middle (`context::depth`): ratio ×
+    // window, in the prompt's tokens; past the context's end when the
+    // repository has less code than the window.
+    let budget = shown.rebuilt.map_or(built_size, |r| r.code_context_size);
+    let depth = repoqa::context::depth::Depth::of(t, budget);
+    let context_start = a.tokens_of(Part::Instruction);
+    let aim_token = context_start as f64 + depth.aimed_middle.min(t.code_context_ntokens as f64);
+    let aim_title = if depth.aimed_middle > t.code_context_ntokens as f64 {
+        format!(
+            "The aim, {} × {} = {:.0} tokens, is past the context's {} tokens: the repository has less code than the window.",
+            t.position_ratio, thousands(budget), depth.aimed_middle, thousands(t.code_context_ntokens)
+        )
+    } else {
+        format!(
+            "The aim: the needle's middle at {} × {} = {:.0} tokens into the context.",
+            t.position_ratio,
+            thousands(budget),
+            depth.aimed_middle
+        )
+    };
     let before = t.needle_token_start;
     let needle = t.needle_token_end - t.needle_token_start;
     let after = t.code_context_ntokens - t.needle_token_end;
@@ -277,6 +297,8 @@ fn AnatomyBody(
             <p id="anatomy-summary">{summary}</p>
             <div class="anatomy-track">
                 <div class="anatomy-marks">{mark_views}</div>
+                <span class="anatomy-aim" id="anatomy-aim" data-aimed=format!("{:.0}", depth.aimed_middle)
+                    style:left=format!("{:.2}%", 100.0 * aim_token / total) title=aim_title aria-hidden="true"></span>
                 <div class="anatomy-strip" id="anatomy-strip" role="group" aria-label="the prompt's parts, to scale">{band_views}</div>
             </div>
             <p class="anatomy-legend small muted">
@@ -285,6 +307,7 @@ fn AnatomyBody(
                 <span><span class="key band-needle"></span>" the needle"</span>
                 <span><span class="key band-description"></span>" description"</span>
                 <span><span class="anatomy-mark-key">"▼"</span>" an artifact that marks the needle"</span>
+                <span><span class="anatomy-aim-key"></span>" where the depth aims the needle's middle (ratio × window)"</span>
             </p>
             {mark_list}
             {no_marks}

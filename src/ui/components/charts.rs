@@ -172,6 +172,31 @@ pub fn Charts(
     }
 }
 
+/// Pass rate by needle depth for a few named series, as the Results depth
+/// chart draws it (the Teach page: the class against the models).
+#[component]
+pub fn DepthChart(
+    id: &'static str,
+    title: String,
+    series: Vec<(String, [Count; DEPTH_BINS])>,
+) -> impl IntoView {
+    let lines: Vec<Line> = series
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, by_depth))| Line {
+            colour: colour(i, &name),
+            name,
+            points: by_depth.iter().enumerate().map(|(b, c)| (b, *c, depth_bin_label(b))).collect(),
+        })
+        .collect();
+    let labels: Vec<String> = (0..DEPTH_BINS).map(|b| format!("{}", b * 10)).collect();
+    view! {
+        <ChartFrame id=id title=title>
+            {line_chart(id, lines, labels, "needle depth bin (%)")}
+        </ChartFrame>
+    }
+}
+
 /// A captioned chart with its SVG / PNG export buttons.
 #[component]
 fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoView {

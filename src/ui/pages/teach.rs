@@ -14,19 +14,21 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::breakdown::depth_bin_label;
+use repoqa::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::context::Task;
 use repoqa::exercise::{self, Attempt, Choice};
 use repoqa::score::Evaluation;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::time::now_ms;
+use crate::ui::components::charts::DepthChart;
 use crate::ui::components::markdown::Markdown;
 use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format::{self, thousands};
 use crate::ui::jobs::anatomy::{rebuild, Rebuild};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::score_one;
+use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::route::task_href;
 use crate::ui::state::{use_state, AppState};
 use crate::ui::storage::local;
@@ -370,11 +372,12 @@ fn RoundView(
     }
 }
 
-/// Students and models by depth: the models are the loaded answers
-/// (Results) to the same tasks.
+/// Students and models by depth: the models are the answers loaded on
+/// Results and the runs of the SCORES files loaded on the Leaderboard.
 #[component]
 fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
     let state = use_state();
+    let board = expect_context::<LeaderboardState>();
     move || {
         let list = attempts.get();
         if list.is_empty() {
@@ -382,19 +385,49 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                 .into_any();
         }
         let t = state.settings.with(|s| s.threshold);
-        let models: BTreeMap<String, bool> = list
-            .iter()
-            .filter_map(|a| Some((a.task_id.clone(), score_one(state, &a.task_id)?.passes(t))))
-            .collect();
+        // The models: the answers loaded on Results, and every run of the
+        // SCORES files loaded on the Leaderboard (the published ones).
+        let tried: std::collections::BTreeSet<&str> =
+            list.iter().map(|a| a.task_id.as_str()).collect();
+        let mut models: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+        for id in &tried {
+            if let Some(s) = score_one(state, id) {
+                models.entry(id.to_string()).or_default().push(s.passes(t));
+            }
+        }
+        let mut runs = usize::from(!models.is_empty());
+        board.files.with(|fs| {
+            for f in fs {
+                for m in f.file.models.values() {
+                    runs += 1;
+                    for (lang, results) in &m.results {
+                        for r in results {
+                            let id = repoqa::context::task_id(lang, &r.repo, &r.name);
+                            if tried.contains(id.as_str()) {
+                                models.entry(id).or_default().push(repoqa::breakdown::passes(r, t));
+                            }
+                        }
+                    }
+                }
+            }
+        });
         let rows = exercise::by_depth(&list, &models);
+        let mut class = [Count::default(); DEPTH_BINS];
+        let mut model = [Count::default(); DEPTH_BINS];
+        for r in &rows {
+            class[r.bin] = r.students;
+            model[r.bin] = r.models;
+        }
+        let series = vec![("the class".to_string(), class), ("models".to_string(), model)];
         let rate = |c: repoqa::breakdown::Count| match c.rate() {
             Some(r) => format!("{}/{} ({:.0}%)", c.passed, c.n, 100.0 * r),
             None => "—".to_string(),
         };
         view! {
+            <DepthChart id="exercise" title=format!("Pass rate at threshold {t} by needle depth: the class and the models, on the same tasks") series=series/>
             <div class="table-scroll" tabindex="0" role="region" aria-label="students and models by depth">
             <table class="grid" id="exercise-by-depth">
-                <thead><tr><th>"Needle depth"</th><th>"The class"</th><th>"Models (loaded answers, same tasks)"</th><th>"Tasks"</th></tr></thead>
+                <thead><tr><th>"Needle depth"</th><th>"The class"</th><th>{format!("Models ({}, same tasks)", format::count(runs, "run", "runs"))}</th><th>"Tasks"</th></tr></thead>
                 <tbody>
                     {rows.into_iter().map(|r| view! {
                         <tr data-bin=r.bin.to_string() data-students=format!("{}/{}", r.students.passed, r.students.n)
