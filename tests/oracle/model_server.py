@@ -62,6 +62,35 @@ in order, then answers); NAME "*" means every request:
   prefera  a pairwise judge reply preferring answer A whatever it says
 --zero answers every request at once with a fixed reply (benchmarks).
 
+Reasoning models, chosen by the model name as each provider's are (a RepoQA
+task is then always answered right, after a thinking whose first code block
+is another needle of the repo, the trap for a scorer that reads the
+thinking; the thinking takes --think-tokens (2000) tokens, the answer
+len(text) // 3):
+  OpenAI format, o1/o3/o4*/gpt-5* (not gpt-5-chat*): `max_tokens` is refused
+      (400 unsupported_parameter, "Use 'max_completion_tokens' instead"), so
+      is a temperature other than 1 (400 unsupported_value); the thinking
+      counts against max_completion_tokens: too few gives content "" with
+      finish_reason "length"; usage.completion_tokens_details.reasoning_tokens.
+  OpenAI format, deepseek-reasoner: the thinking in message.reasoning_content.
+  OpenAI format, qwen3* / qwq* (not *instruct*, *coder*): the content is
+      "<think>…</think>" then the answer (a server without a reasoning
+      parser); deepseek-r1* the same without the opening tag (the chat
+      template opened it). Both count the thinking against max_tokens: too
+      few gives the cut content (an unclosed <think>), finish "length".
+  Anthropic, any model with `thinking`: budget_tokens < 1024, or not below
+      max_tokens, or a temperature set, is a 400; the reply is a thinking
+      block, a redacted_thinking block, then the text; thinking uses
+      min(--think-tokens, budget); over max_tokens: stop_reason
+      "max_tokens" with the thinking only, or with the answer's start
+      when the thinking fit.
+  Google, gemini-2.5* / gemini-3*: thinks by default (thinkingBudget: -1
+      dynamic; 0 off on Flash), min(--think-tokens, budget) tokens, shared
+      with maxOutputTokens: too few gives a candidate with no text and
+      finishReason MAX_TOKENS; includeThoughts: a part {"thought": true}
+      first; usageMetadata.thoughtsTokenCount. thinkingLevel and
+      thinkingBudget together are a 400.
+
 CoReQA QA generation (`repoqa coreqa build`, no file needed): a question
 prompt ("## Issue title" ... "## Issue description") gets
 'How do I resolve the problem "<title>"?' (fault name "question:<title>");
@@ -207,7 +236,9 @@ class Tasks:
                         reply = f"```{lang}\n{other_code}\n```"
                     else:
                         reply = "I could not find a function matching that description in the code."
-                    self.by_desc.setdefault(n["description"], (lang, repo["repo"], n["name"], reply))
+                    right = f"Here is the function:\n\n```{lang}\n{code}\n```\n"
+                    thought = f"The description could fit this one:\n\n```{lang}\n{other_code}\n```\n\nNo: its inputs differ. The other one matches."
+                    self.by_desc.setdefault(n["description"], (lang, repo["repo"], n["name"], reply, right, thought))
 
     def find(self, prompt):
         i = prompt.rfind(MARK)
@@ -300,6 +331,109 @@ def gzip_bomb():
     parts = [z.compress(chunk) for _ in range(1024)]
     parts.append(z.flush())
     return b"".join(parts)
+
+
+THINKERS_OPENAI = re.compile(r"^(o[134]|gpt-5(?!-chat))")
+INLINE = re.compile(r"^(qwen3|qwq)(?!.*(instruct|coder))")
+
+
+def bad_request(fmt, message, code):
+    if fmt == "anthropic":
+        return (400, {"type": "error", "error": {"type": "invalid_request_error", "message": message}})
+    if fmt == "google":
+        return (400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}})
+    return (400, {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}})
+
+
+def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
+    """(status, body) as a reasoning model answers, or None for another model."""
+    bare = (model or "").rsplit("/", 1)[-1].lower()
+    answer = found[4] if len(found) > 4 else found[3]
+    thought = found[5] if len(found) > 5 else "Weighing the question against what I know."
+    atoks = max(1, len(answer) // 3)
+    if fmt == "openai":
+        if THINKERS_OPENAI.match(bare):
+            if "max_tokens" in req:
+                return bad_request(fmt, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "unsupported_parameter")
+            if "temperature" in req and req["temperature"] != 1:
+                return bad_request(fmt, f"Unsupported value: 'temperature' does not support {req['temperature']} with this model. Only the default (1) value is supported.", "unsupported_value")
+            limit = req.get("max_completion_tokens")
+            cut = limit is not None and limit < think_tokens + atoks
+            body = openai_ok(model, "" if cut else answer, ptoks, limit if cut else think_tokens + atoks)
+            body["choices"][0]["finish_reason"] = "length" if cut else "stop"
+            body["usage"]["completion_tokens_details"] = {"reasoning_tokens": min(think_tokens, limit) if cut else think_tokens}
+            return (200, body)
+        if bare.startswith("deepseek-reasoner"):
+            body = openai_ok(model, answer, ptoks, think_tokens + atoks)
+            body["choices"][0]["message"]["reasoning_content"] = thought
+            body["usage"]["completion_tokens_details"] = {"reasoning_tokens": think_tokens}
+            return (200, body)
+        opener = None
+        if INLINE.match(bare):
+            opener = "<think>\n"
+        elif bare.startswith("deepseek-r1"):
+            opener = ""
+        if opener is None:
+            return None
+        limit = req.get("max_tokens")
+        full = f"{opener}{thought}\n</think>\n\n{answer}"
+        cut = limit is not None and limit < think_tokens + atoks
+        if cut:
+            full = f"{opener}{thought[: max(1, len(thought) // 2)]}"
+        body = openai_ok(model, full, ptoks, limit if cut else think_tokens + atoks)
+        body["choices"][0]["finish_reason"] = "length" if cut else "stop"
+        return (200, body)
+    if fmt == "anthropic":
+        thinking = req.get("thinking")
+        if not thinking:
+            return None
+        budget = thinking.get("budget_tokens", 0)
+        max_tokens = req.get("max_tokens", 0)
+        if thinking.get("type") != "enabled" or budget < 1024:
+            return bad_request(fmt, "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024", None)
+        if budget >= max_tokens:
+            return bad_request(fmt, "`max_tokens` must be greater than `thinking.budget_tokens`.", None)
+        if "temperature" in req:
+            return bad_request(fmt, "`temperature` may only be set to 1 when thinking is enabled.", None)
+        used = min(think_tokens, budget)
+        content = [
+            {"type": "thinking", "thinking": thought, "signature": "sig"},
+            {"type": "redacted_thinking", "data": "opaque"},
+        ]
+        cut = max_tokens < used + atoks
+        if not cut:
+            content.append({"type": "text", "text": answer})
+        elif max_tokens > used:
+            # The thinking fit, the answer did not: its start.
+            content.append({"type": "text", "text": answer[: 3 * (max_tokens - used)]})
+        body = anthropic_ok(model, "", ptoks, max_tokens if cut else used + atoks)
+        body["content"] = content
+        body["stop_reason"] = "max_tokens" if cut else "end_turn"
+        return (200, body)
+    if fmt == "google":
+        if not (bare.startswith("gemini-2.5") or bare.startswith("gemini-3")):
+            return None
+        config = req.get("generationConfig", {})
+        tc = config.get("thinkingConfig", {})
+        if "thinkingLevel" in tc and "thinkingBudget" in tc:
+            return bad_request(fmt, "You can only set only one of thinking budget and thinking level.", None)
+        budget = tc.get("thinkingBudget", -1)
+        used = think_tokens if budget in (-1, None) or "thinkingLevel" in tc else min(think_tokens, budget)
+        limit = config.get("maxOutputTokens")
+        cut = limit is not None and limit < used + atoks
+        parts = []
+        if tc.get("includeThoughts") and used > 0:
+            parts.append({"text": thought, "thought": True})
+        if not cut:
+            parts.append({"text": answer})
+        body = google_ok(model, "", ptoks, 0 if cut else atoks)
+        candidate = body["candidates"][0]
+        candidate["content"] = {"role": "model", "parts": parts} if parts else {"role": "model"}
+        candidate["finishReason"] = "MAX_TOKENS" if cut else "STOP"
+        if used > 0:
+            body["usageMetadata"]["thoughtsTokenCount"] = min(used, limit) if cut and limit is not None else used
+        return (200, body)
+    return None
 
 
 def error_body(fmt, kind, ptoks=0):
@@ -581,6 +715,14 @@ def make_handler(state):
                 text = "The first answer is better.\n\nVerdict: A"
             if kind == "trunc":
                 ptoks = 50
+            thinking = reasoning_reply(fmt, model, req, found, ptoks, state.args.think_tokens)
+            if thinking is not None:
+                status, body = thinking
+                if status == 200:
+                    with state.lock:
+                        tid = f"{found[0]}::{found[1]}::{found[2]}"
+                        state.answered[tid] = state.answered.get(tid, 0) + 1
+                return self.send(status, body, cors=kind != "nocors")
             body = OK[fmt]("other-model-9" if kind == "othermodel" else model, text, ptoks, max(1, len(text) // 3))
             with state.lock:
                 tid = f"{found[0]}::{found[1]}::{found[2]}"
@@ -604,6 +746,7 @@ def main():
     ap.add_argument("--props", action="store_true", help="GET /props gives total_slots, as llama.cpp")
     ap.add_argument("--n-ctx", type=int, default=8192, help="the context window GET /props reports")
     ap.add_argument("--zero", action="store_true", help="answer every request at once (benchmarks)")
+    ap.add_argument("--think-tokens", type=int, default=2000, help="the tokens a reasoning model's thinking takes")
     ap.add_argument("--coreqa", help="CoReQA QA file (JSON list or JSONL) whose questions are answered and judged")
     args = ap.parse_args()
     tasks = Tasks({})

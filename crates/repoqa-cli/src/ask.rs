@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
+use repoqa::llm::reasoning::{Effort, ReasoningMode, ReasoningSettings};
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStep};
 use repoqa::llm::runlog::{self, RunLog};
 use repoqa::llm::schedule::{self, RunLimit, RunPace};
@@ -71,6 +72,25 @@ pub struct ApiArgs {
     /// Stop sequence (repeatable), e.g. the chat template's end-of-turn marker.
     #[arg(long)]
     pub stop: Vec<String>,
+    /// NOT UPSTREAM: ask as a reasoning model: auto (as the table of known
+    /// families says: OpenAI o-series and GPT-5, Gemini 2.5 and 3, DeepSeek
+    /// reasoner/R1, Qwen3, QwQ), on, or off (upstream's request, always).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub reasoning: ReasoningMode,
+    /// NOT UPSTREAM: how hard a reasoning model thinks: sent as
+    /// reasoning_effort (OpenAI format) or thinkingLevel (Gemini 3), else
+    /// a thinking budget of 4,096 / 16,384 / 32,768 tokens (default medium's).
+    #[arg(long, value_enum)]
+    pub reasoning_effort: Option<Effort>,
+    /// NOT UPSTREAM: tokens for the thinking, beside --max-new-tokens (the
+    /// answer's); the request's output limit is their sum.
+    #[arg(long, value_name = "N")]
+    pub reasoning_budget: Option<u32>,
+    /// Store each reply's content whole, as upstream does; by default an
+    /// inline <think>…</think> block is taken out (NOT UPSTREAM) and kept
+    /// in the run log.
+    #[arg(long)]
+    pub keep_reasoning: bool,
     /// NOT UPSTREAM: seconds between progress lines when stderr is not a
     /// terminal (a log); on a terminal the line is redrawn in place.
     #[arg(long, default_value_t = progress::DEFAULT_EVERY_S, value_name = "S")]
@@ -200,6 +220,12 @@ pub fn endpoint_unchecked(a: &ApiArgs) -> Result<Endpoint, CliError> {
             ..Sampling::default()
         },
         from_browser: false,
+        reasoning: ReasoningSettings {
+            mode: a.reasoning,
+            effort: a.reasoning_effort,
+            budget: a.reasoning_budget,
+            keep_reasoning: a.keep_reasoning,
+        },
     })
 }
 
@@ -312,6 +338,9 @@ pub fn announce(
         endpoint.base_url_shown(),
         config.concurrency,
     );
+    if endpoint.thinking().is_some() {
+        eprintln!("{label}: {}", endpoint.reasoning_summary());
+    }
 }
 
 /// Before asking: warn about a model the server does not list
@@ -385,6 +414,8 @@ pub fn report_plan(label: &str, plan: &runlog::ResumePlan, outputs_path: &Path, 
 pub struct Asked {
     pub failed: Vec<(String, String)>,
     pub truncated: Vec<String>,
+    /// Answers that ended at the token limit.
+    pub cut: Vec<String>,
     pub stopped: Option<String>,
     warned_other_model: bool,
 }
@@ -419,6 +450,14 @@ impl Asked {
                         record.task_ntokens
                     ));
                     self.truncated.push(record.task_id.clone());
+                }
+                if record.cut {
+                    say(&format!(
+                        "{label}: WARNING {}: the answer was cut at the token limit (finish reason {:?}); it is stored as it came",
+                        record.task_id,
+                        record.finish_reason.as_deref().unwrap_or("")
+                    ));
+                    self.cut.push(record.task_id.clone());
                 }
             }
             RunEvent::Failed { record, .. } => {

@@ -265,6 +265,7 @@ fn main() -> ExitCode {
                 skip_broken_lines,
                 allow_repeated_tasks,
                 unanswered: None,
+                replies: Default::default(),
                 ci,
             },
             inflate,

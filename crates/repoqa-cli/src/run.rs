@@ -90,6 +90,24 @@ pub enum Asking {
     Import { results: PathBuf, errors: Option<PathBuf> },
 }
 
+/// What the SCORES file will record of the replies, said once.
+fn say_reply_notes(notes: &report::ReplyNotes, api: &ask::ApiArgs) {
+    if !notes.cut.is_empty() {
+        eprintln!(
+            "run: {} answer(s) were cut at the token limit and are scored as they came ({}); the SCORES file lists them (cut_replies); raise {} to give them room",
+            notes.cut.len(),
+            notes.cut.join(", "),
+            if api.reasoning_budget.is_some() || api.reasoning != repoqa::llm::reasoning::ReasoningMode::Off { "--max-new-tokens or --reasoning-budget" } else { "--max-new-tokens" }
+        );
+    }
+    if notes.reasoning_removed > 0 {
+        eprintln!(
+            "run: NOT UPSTREAM: {} answer(s) began with a <think> block, taken out before scoring (kept in the run log; the SCORES file says so: inline_reasoning_removed); --keep-reasoning stores the content whole, as upstream",
+            notes.reasoning_removed
+        );
+    }
+}
+
 pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     run_as(a, inflate, Asking::Live)
 }
@@ -260,6 +278,13 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
         // Every selected task, --only-failed or not.
         let missing =
             repoqa::run::without_answer(selected_tasks.iter().map(|&i| &tasks[i]), &outputs);
+        // What the run log says of the answers scored: cut, thinking taken out.
+        let log_path = runlog::runlog_path_for(&outputs_path.to_string_lossy());
+        let log = runlog::read_runlog(&fs_read_text(std::path::Path::new(&log_path), "run log")?);
+        let in_outputs: std::collections::HashSet<String> =
+            outputs.iter().map(|o| o.task_id()).collect();
+        let replies = runlog::answer_notes(&log, |id| in_outputs.contains(id));
+        say_reply_notes(&replies, &a.api);
         let scoring = if a.score_answered_only {
             UnansweredScoring::AnsweredOnly
         } else {
@@ -298,6 +323,7 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
             skip_broken_lines: false,
             allow_repeated_tasks: false,
             unanswered,
+            replies,
             ci: crate::intervals::CiArgs::none(),
         };
         crate::score::score_and_write(score, &dataset_path, &dataset, outputs)?;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::report::{self, ScoresFile, Unanswered};
+use repoqa::report::{self, ReplyNotes, ScoresFile, Unanswered};
 use repoqa::run::score_outputs;
 use repoqa::score::{Candidates, ScoreOptions};
 
@@ -29,6 +29,9 @@ pub struct ScoreArgs {
     /// `repoqa run`: the selected tasks left without an answer (already
     /// added to the outputs as empty replies when scored as failures).
     pub unanswered: Option<Unanswered>,
+    /// `repoqa run`: replies cut at the token limit, thinking taken out
+    /// (from the run log; NOT UPSTREAM fields of the SCORES file).
+    pub replies: ReplyNotes,
     /// `--ci`: the pass@1 with its intervals after the table.
     pub ci: CiArgs,
 }
@@ -112,6 +115,7 @@ pub fn score_and_write(
     scores.protocol = protocol;
     let missing = a.unanswered.as_ref().map(|u| format!("; {}", u.label())).unwrap_or_default();
     scores.unanswered = a.unanswered;
+    scores.replies = a.replies;
     let file = ScoresFile::single(&model, scores);
 
     outln!(

@@ -509,6 +509,7 @@ mod tests {
             results,
             protocol: Default::default(),
             unanswered: None,
+            replies: Default::default(),
         };
         let (a, b) = (ms(r), ms(other));
         let mut lb =

@@ -451,6 +451,61 @@ pub struct ModelScores {
     /// counts them: NOT UPSTREAM, written only when there are some (as
     /// extra fields after `train_size`), so a full run's file is official.
     pub unanswered: Option<Unanswered>,
+    /// What the run's replies were (cut at the token limit, thinking taken
+    /// out): NOT UPSTREAM, written only when there is something to say.
+    pub replies: ReplyNotes,
+}
+
+/// What a run's replies were beyond their text, from its run log
+/// (`llm::runlog::answer_notes`): NOT UPSTREAM fields of a SCORES file,
+/// written after `train_size` (and the `unanswered_*` fields) only when
+/// not empty, so a plain run's file stays official.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplyNotes {
+    /// Tasks whose answer ended at the token limit (`cut_replies`, with
+    /// `cut_replies_count`): scored as stored, but maybe incomplete.
+    pub cut: Vec<String>,
+    /// How many answers had an inline `<think>` block taken out before
+    /// they were stored (`inline_reasoning_removed`); upstream stores the
+    /// content whole (`--keep-reasoning`).
+    pub reasoning_removed: usize,
+}
+
+impl ReplyNotes {
+    pub fn is_empty(&self) -> bool {
+        self.cut.is_empty() && self.reasoning_removed == 0
+    }
+}
+
+/// The `cut_replies*` and `inline_reasoning_removed` fields of a model's
+/// entry.
+fn parse_reply_notes(entry: &Map<String, Value>) -> Result<ReplyNotes, (String, String)> {
+    let err = |k: &str, m: &str| (k.to_string(), m.to_string());
+    let cut = match entry.get("cut_replies") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| err("cut_replies", "expected a list of task ids"))?,
+        Some(_) => return Err(err("cut_replies", "expected a list of task ids")),
+    };
+    match entry.get("cut_replies_count") {
+        None if cut.is_empty() => {}
+        Some(n) if n.as_u64() == Some(cut.len() as u64) => {}
+        _ => {
+            let m = format!("expected the number of cut_replies ({})", cut.len());
+            return Err(err("cut_replies_count", &m));
+        }
+    }
+    let reasoning_removed = match entry.get("inline_reasoning_removed") {
+        None => 0,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| err("inline_reasoning_removed", "expected a number of answers"))?,
+    };
+    Ok(ReplyNotes { cut, reasoning_removed })
 }
 
 /// How a score counts the tasks a run left without an answer.
@@ -508,6 +563,17 @@ impl ModelScores {
             m.insert(
                 "unanswered_tasks".into(),
                 Value::Array(u.tasks.iter().cloned().map(Value::String).collect()),
+            );
+        }
+        let r = &self.replies;
+        if r.reasoning_removed > 0 {
+            m.insert("inline_reasoning_removed".into(), Value::from(r.reasoning_removed));
+        }
+        if !r.cut.is_empty() {
+            m.insert("cut_replies_count".into(), Value::from(r.cut.len()));
+            m.insert(
+                "cut_replies".into(),
+                Value::Array(r.cut.iter().cloned().map(Value::String).collect()),
             );
         }
         m.insert("scores".into(), self.scores.clone());
@@ -637,9 +703,19 @@ impl ScoresFile {
             };
             let unanswered = parse_unanswered(&entry)
                 .map_err(|(key, message)| field(&format!("{model}.{key}"), message))?;
+            let replies = parse_reply_notes(&entry)
+                .map_err(|(key, message)| field(&format!("{model}.{key}"), message))?;
             models.insert(
                 model,
-                ModelScores { eval_date, train_size, scores, results, protocol, unanswered },
+                ModelScores {
+                    eval_date,
+                    train_size,
+                    scores,
+                    results,
+                    protocol,
+                    unanswered,
+                    replies,
+                },
             );
         }
         if models.is_empty() {
@@ -990,6 +1066,29 @@ mod tests {
             e,
             "x.json: m/x.results.python[0].best_target: expected a string or null, found a number"
         );
+    }
+
+    #[test]
+    fn reply_notes_round_trip_and_a_wrong_count_is_named() {
+        let text = r#"{"m": {"eval_date": "d", "train_size": "N/A", "inline_reasoning_removed": 3, "cut_replies_count": 1, "cut_replies": ["python::a/b::g"], "scores": {}, "results": {"python": []}}}"#;
+        let f = ScoresFile::parse(text, "x.json").unwrap();
+        let r = &f.models["m"].replies;
+        assert_eq!(
+            (r.cut.as_slice(), r.reasoning_removed),
+            (&["python::a/b::g".to_string()][..], 3)
+        );
+        assert_eq!(f.to_python_json(), text, "written back byte for byte");
+        let bad = text.replace(r#""cut_replies_count": 1"#, r#""cut_replies_count": 2"#);
+        let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
+        assert_eq!(e, "x.json: m.cut_replies_count: expected the number of cut_replies (1)");
+        let bad =
+            text.replace(r#""inline_reasoning_removed": 3"#, r#""inline_reasoning_removed": "3""#);
+        let e = ScoresFile::parse(&bad, "x.json").unwrap_err().to_string();
+        assert!(e.contains("m.inline_reasoning_removed"), "{e}");
+        let plain = r#"{"m": {"eval_date": "d", "train_size": "N/A", "scores": {}, "results": {"python": []}}}"#;
+        let f = ScoresFile::parse(plain, "x.json").unwrap();
+        assert!(f.models["m"].replies.is_empty());
+        assert_eq!(f.to_python_json(), plain, "no notes: nothing written");
     }
 
     #[test]

@@ -68,6 +68,7 @@ impl Run {
             protocol: Protocol::Official,
             // Set it for a run that left tasks without an answer.
             unanswered: None,
+            replies: Default::default(),
         }
     }
 

@@ -1302,6 +1302,7 @@ mod tests {
             results,
             protocol: Default::default(),
             unanswered: None,
+            replies: Default::default(),
         }
     }
 

@@ -12,6 +12,7 @@ use repoqa::context::Protocol;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
+use repoqa::llm::reasoning::{Effort, ReasoningMode};
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
 use repoqa::llm::wire::Provider;
 
@@ -229,6 +230,52 @@ fn RunSettingsForm() -> impl IntoView {
                             edit(&|f| f.settings.sampling.stop = v.clone())
                         }></textarea>
                 </label>
+            </fieldset>
+            <fieldset id="run-reasoning-settings">
+                <legend>"Reasoning"</legend>
+                <label>"Reasoning "
+                    <select id="run-reasoning" prop:value=move || form.with(|f| f.settings.reasoning.mode.to_string())
+                        on:change=move |ev| {
+                            if let Ok(m) = event_target_value(&ev).parse::<ReasoningMode>() { edit(&|f| f.settings.reasoning.mode = m) }
+                        }>
+                        <option value="auto">"auto (as the table of known models says)"</option>
+                        <option value="on">"on (any model)"</option>
+                        <option value="off">"off (upstream's request, always)"</option>
+                    </select>
+                </label>
+                <label>"Effort "
+                    <select id="run-reasoning-effort" prop:value=move || form.with(|f| f.settings.reasoning.effort.map(|e| e.to_string()).unwrap_or_default())
+                        on:change=move |ev| {
+                            let e = event_target_value(&ev).parse::<Effort>().ok();
+                            edit(&|f| f.settings.reasoning.effort = e)
+                        }>
+                        <option value="">"the model's default"</option>
+                        <option value="low">"low"</option>
+                        <option value="medium">"medium"</option>
+                        <option value="high">"high"</option>
+                    </select>
+                </label>
+                <label>"Thinking budget (tokens) "
+                    <input type="number" id="run-reasoning-budget" min="0" step="1024" placeholder="16384 (medium)"
+                        prop:value=move || form.with(|f| f.settings.reasoning.budget.map(|n| n.to_string()).unwrap_or_default())
+                        on:change=move |ev| {
+                            let n = num(&ev).filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX)).map(|n| n as u32);
+                            edit(&|f| f.settings.reasoning.budget = n)
+                        }/>
+                </label>
+                <label class="check">
+                    <input type="checkbox" id="run-keep-reasoning" prop:checked=move || form.with(|f| f.settings.reasoning.keep_reasoning)
+                        on:change=move |ev| { let on = event_target_checked(&ev); edit(&|f| f.settings.reasoning.keep_reasoning = on) }/>
+                    " store each reply whole, <think> and all (as upstream)"
+                </label>
+                <p class="note" id="run-reasoning-note" data-thinking=move || form.with(|f| f.settings.thinking().is_some().to_string())>
+                    {move || form.with(|f| {
+                        let mut e = f.settings.clone();
+                        e.from_browser = true;
+                        e.reasoning_summary()
+                    })}
+                </p>
+                <p class="note">"A reasoning model thinks before it answers: its thinking gets a budget of its own beside max new tokens (the answer's), the answer is what follows the thinking, and a reply cut at the token limit before any answer is a failed task saying what to raise, never an empty answer."</p>
             </fieldset>
             <fieldset>
                 <legend>"Scheduling"</legend>

@@ -173,6 +173,19 @@ impl RunState {
         RunLog { records: self.log.get_untracked(), bad_lines: Vec::new() }
     }
 
+    /// The run record of the answer task `id` has now (its last answered
+    /// record), tracked: its thinking, tokens and whether it was cut.
+    pub fn answer_record(self, id: &str) -> Option<RunRecord> {
+        self.log.with(|log| {
+            log.iter()
+                .rev()
+                .find(|r| {
+                    r.task_id == id && r.status == repoqa::llm::runlog::RecordStatus::Answered
+                })
+                .cloned()
+        })
+    }
+
     /// Read the saved form, log, marker and (if remembered) key, once.
     pub fn restore(self) {
         if self.restored.get_untracked() {

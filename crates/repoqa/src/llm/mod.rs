@@ -10,7 +10,9 @@
 //! for one needle after another over any such transport.
 //!
 //! Running the benchmark itself: `wire` (the official request and the
-//! reply in the OpenAI, Anthropic and Google formats), `schedule` (when to
+//! reply in the OpenAI, Anthropic and Google formats), `reasoning` (which
+//! models think, how each API asks them to, the answer apart from the
+//! thinking, a reply cut at the token limit), `schedule` (when to
 //! send what: concurrency, retries, stop), `run` (the two together over
 //! built tasks, for both fronts), `runlog` (answers and what
 //! produced them, kept as they arrive; what a rerun still has to ask).
@@ -27,6 +29,7 @@ mod needles;
 pub mod plan;
 pub mod presets;
 pub mod progress;
+pub mod reasoning;
 pub mod run;
 pub mod runlog;
 pub mod schedule;
@@ -229,8 +232,18 @@ pub fn reply_content(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, L
         return Err(LlmError::NotJson { url, status, snippet: snippet(&reply.body) });
     };
     let list = wire::answer_list(endpoint.provider);
-    let (text, finish_reason) = match wire::answer_of(endpoint.provider, &value) {
-        Some(answer) => (answer.text, answer.finish_reason),
+    let (text, finish_reason) = match wire::answer_of(endpoint, &value) {
+        Some(answer) => {
+            // A reasoning model's reply cut at the token limit, or all
+            // thinking: say what to raise (a plain cut reply: below).
+            let thought = endpoint.thinking().is_some()
+                || answer.reasoning.is_some()
+                || answer.usage.reasoning_tokens.is_some_and(|n| n > 0);
+            if let Some(detail) = wire::no_answer(endpoint, &answer).filter(|_| thought) {
+                return Err(LlmError::NoContent { url, detail });
+            }
+            (answer.text, answer.finish_reason)
+        }
         None => match value.get(list) {
             None => return Err(LlmError::NoContent { url, detail: format!("no {list}") }),
             Some(Value::Array(items)) => match items.first() {

@@ -49,44 +49,129 @@ pub struct PricePreset {
     pub prefix: &'static str,
     pub input_per_m: f64,
     pub output_per_m: f64,
+    /// When the price was read from the provider's pricing page.
+    pub as_of: &'static str,
 }
 
-/// When the preset prices were read from the providers' pricing pages.
-pub const PRICES_AS_OF: &str = "December 2024";
+/// The span of dates the preset prices were read in (each preset carries
+/// its own, [`PricePreset::as_of`]).
+pub const PRICES_AS_OF: &str = "December 2024 to March 2026";
+
+const DEC_2024: &str = "December 2024";
+/// Anthropic's and Google's pages for their 2025 models.
+const Y_2025: &str = "2025";
+const MAR_2026: &str = "March 2026";
 
 /// List prices (USD per million input / output tokens) as published by
-/// OpenAI, Anthropic and Google in [`PRICES_AS_OF`]: estimates, to be
-/// checked against the provider's page before relying on them.
+/// OpenAI, Anthropic and Google, each dated: estimates, to be checked
+/// against the provider's page before relying on them. A reasoning
+/// model's thinking is billed as output.
 pub const PRICE_PRESETS: &[PricePreset] = &[
-    PricePreset { prefix: "gpt-4o-mini", input_per_m: 0.15, output_per_m: 0.60 },
-    PricePreset { prefix: "gpt-4o", input_per_m: 2.50, output_per_m: 10.00 },
-    PricePreset { prefix: "gpt-4-turbo", input_per_m: 10.00, output_per_m: 30.00 },
-    PricePreset { prefix: "o1-mini", input_per_m: 3.00, output_per_m: 12.00 },
-    PricePreset { prefix: "o1", input_per_m: 15.00, output_per_m: 60.00 },
-    PricePreset { prefix: "claude-3-5-sonnet", input_per_m: 3.00, output_per_m: 15.00 },
-    PricePreset { prefix: "claude-3-5-haiku", input_per_m: 0.80, output_per_m: 4.00 },
-    PricePreset { prefix: "claude-3-opus", input_per_m: 15.00, output_per_m: 75.00 },
-    PricePreset { prefix: "claude-3-haiku", input_per_m: 0.25, output_per_m: 1.25 },
-    PricePreset { prefix: "gemini-1.5-pro", input_per_m: 1.25, output_per_m: 5.00 },
-    PricePreset { prefix: "gemini-1.5-flash", input_per_m: 0.075, output_per_m: 0.30 },
+    PricePreset { prefix: "gpt-4o-mini", input_per_m: 0.15, output_per_m: 0.60, as_of: DEC_2024 },
+    PricePreset { prefix: "gpt-4o", input_per_m: 2.50, output_per_m: 10.00, as_of: DEC_2024 },
+    PricePreset { prefix: "gpt-4-turbo", input_per_m: 10.00, output_per_m: 30.00, as_of: DEC_2024 },
+    PricePreset { prefix: "gpt-4.1-nano", input_per_m: 0.10, output_per_m: 0.40, as_of: MAR_2026 },
+    PricePreset { prefix: "gpt-4.1-mini", input_per_m: 0.40, output_per_m: 1.60, as_of: MAR_2026 },
+    PricePreset { prefix: "gpt-4.1", input_per_m: 2.00, output_per_m: 8.00, as_of: MAR_2026 },
+    PricePreset { prefix: "gpt-5-nano", input_per_m: 0.05, output_per_m: 0.40, as_of: MAR_2026 },
+    PricePreset { prefix: "gpt-5-mini", input_per_m: 0.25, output_per_m: 2.00, as_of: MAR_2026 },
+    PricePreset { prefix: "gpt-5", input_per_m: 1.25, output_per_m: 10.00, as_of: MAR_2026 },
+    PricePreset { prefix: "o1-mini", input_per_m: 3.00, output_per_m: 12.00, as_of: DEC_2024 },
+    PricePreset { prefix: "o1", input_per_m: 15.00, output_per_m: 60.00, as_of: DEC_2024 },
+    PricePreset { prefix: "o3-mini", input_per_m: 1.10, output_per_m: 4.40, as_of: MAR_2026 },
+    PricePreset { prefix: "o3", input_per_m: 2.00, output_per_m: 8.00, as_of: MAR_2026 },
+    PricePreset { prefix: "o4-mini", input_per_m: 1.10, output_per_m: 4.40, as_of: MAR_2026 },
+    PricePreset {
+        prefix: "claude-3-5-sonnet",
+        input_per_m: 3.00,
+        output_per_m: 15.00,
+        as_of: DEC_2024,
+    },
+    PricePreset {
+        prefix: "claude-3-5-haiku",
+        input_per_m: 0.80,
+        output_per_m: 4.00,
+        as_of: DEC_2024,
+    },
+    PricePreset {
+        prefix: "claude-3-opus",
+        input_per_m: 15.00,
+        output_per_m: 75.00,
+        as_of: DEC_2024,
+    },
+    PricePreset {
+        prefix: "claude-3-haiku",
+        input_per_m: 0.25,
+        output_per_m: 1.25,
+        as_of: DEC_2024,
+    },
+    PricePreset {
+        prefix: "claude-3-7-sonnet",
+        input_per_m: 3.00,
+        output_per_m: 15.00,
+        as_of: Y_2025,
+    },
+    PricePreset {
+        prefix: "claude-sonnet-4",
+        input_per_m: 3.00,
+        output_per_m: 15.00,
+        as_of: Y_2025,
+    },
+    PricePreset { prefix: "claude-opus-4", input_per_m: 15.00, output_per_m: 75.00, as_of: Y_2025 },
+    PricePreset {
+        prefix: "claude-opus-4-5",
+        input_per_m: 5.00,
+        output_per_m: 25.00,
+        as_of: Y_2025,
+    },
+    PricePreset {
+        prefix: "claude-haiku-4-5",
+        input_per_m: 1.00,
+        output_per_m: 5.00,
+        as_of: Y_2025,
+    },
+    PricePreset {
+        prefix: "gemini-1.5-pro",
+        input_per_m: 1.25,
+        output_per_m: 5.00,
+        as_of: DEC_2024,
+    },
+    PricePreset {
+        prefix: "gemini-1.5-flash",
+        input_per_m: 0.075,
+        output_per_m: 0.30,
+        as_of: DEC_2024,
+    },
+    // Gemini 2.5 Pro: prompts up to 200k tokens (every RepoQA prompt).
+    PricePreset { prefix: "gemini-2.5-pro", input_per_m: 1.25, output_per_m: 10.00, as_of: Y_2025 },
+    PricePreset {
+        prefix: "gemini-2.5-flash-lite",
+        input_per_m: 0.10,
+        output_per_m: 0.40,
+        as_of: Y_2025,
+    },
+    PricePreset {
+        prefix: "gemini-2.5-flash",
+        input_per_m: 0.30,
+        output_per_m: 2.50,
+        as_of: Y_2025,
+    },
 ];
 
 /// The preset price of `model` (a `models/` prefix is read past), if any.
 pub fn preset_price(model: &str) -> Option<Price> {
     let m = model.trim();
     let m = m.strip_prefix("models/").unwrap_or(m);
-    PRICE_PRESETS
-        .iter()
-        .filter(|p| m.starts_with(p.prefix))
-        .max_by_key(|p| p.prefix.len())
-        .map(|p| Price {
+    PRICE_PRESETS.iter().filter(|p| m.starts_with(p.prefix)).max_by_key(|p| p.prefix.len()).map(
+        |p| Price {
             input_per_m: p.input_per_m,
             output_per_m: p.output_per_m,
             source: format!(
-                "list price of {} as published in {PRICES_AS_OF}; an estimate: check the provider's page",
-                p.prefix
+                "list price of {} as published in {}; an estimate: check the provider's page",
+                p.prefix, p.as_of
             ),
-        })
+        },
+    )
 }
 
 /// The model's context window, in tokens, and where it was read.
@@ -119,7 +204,14 @@ pub fn observed_latency_ms(log: &[RunRecord], model: &str) -> Option<f64> {
 /// What the plan is made with besides the tasks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlanSettings {
+    /// The answer's budget per task.
     pub max_new_tokens: u32,
+    /// A reasoning model's thinking budget per task (0: not asked to
+    /// think), counted apart in the tokens and the cost.
+    pub thinking_budget: u32,
+    /// The thinking tokens per answer the run log saw for this model
+    /// (mean, answers counted), the real figure after a run.
+    pub observed_thinking: Option<(f64, usize)>,
     pub window: Option<Window>,
     pub price: Option<Price>,
     pub concurrency: usize,
@@ -184,8 +276,17 @@ impl PlanSettings {
                 .count();
             (ms, format!("mean of the run log's {n} answer(s) from this model"))
         });
+        let thinking: Vec<u64> = log
+            .iter()
+            .filter(|r| r.status == RecordStatus::Answered && r.model == model)
+            .filter_map(|r| r.usage.reasoning_tokens)
+            .collect();
+        let observed_thinking = (!thinking.is_empty())
+            .then(|| (thinking.iter().sum::<u64>() as f64 / thinking.len() as f64, thinking.len()));
         Ok(PlanSettings {
             max_new_tokens: endpoint.sampling.max_tokens.unwrap_or(0),
+            thinking_budget: endpoint.thinking().map_or(0, |t| t.budget),
+            observed_thinking,
             window,
             price,
             concurrency,
@@ -200,15 +301,20 @@ impl PlanSettings {
 pub struct RunPlan {
     pub tasks: usize,
     pub prompt_tokens: u64,
-    /// Completion tokens at most: tasks × max new tokens.
+    /// Completion tokens at most: tasks × (max new tokens + the thinking
+    /// budget).
     pub max_output_tokens: u64,
+    /// The thinking's share of `max_output_tokens`.
+    pub max_thinking_tokens: u64,
     /// The longest prompt: (task id, tokens).
     pub longest: Option<(String, usize)>,
     /// Tasks whose prompt plus the answer's room exceeds the window.
     pub too_long: Vec<PlanTask>,
     pub settings: PlanSettings,
-    /// (input, output at most) in USD.
+    /// (input, output at most) in USD; the output includes the thinking,
+    /// whose share is `thinking_cost`.
     pub cost: Option<(f64, f64)>,
+    pub thinking_cost: Option<f64>,
     /// Estimated wall time in milliseconds.
     pub time_ms: Option<f64>,
 }
@@ -216,13 +322,15 @@ pub struct RunPlan {
 /// The plan for `tasks` under `settings`.
 pub fn make_plan(tasks: &[PlanTask], settings: &PlanSettings) -> RunPlan {
     let prompt_tokens: u64 = tasks.iter().map(|t| t.prompt_tokens as u64).sum();
-    let max_output_tokens = tasks.len() as u64 * u64::from(settings.max_new_tokens);
+    let per_task = u64::from(settings.max_new_tokens) + u64::from(settings.thinking_budget);
+    let max_output_tokens = tasks.len() as u64 * per_task;
+    let max_thinking_tokens = tasks.len() as u64 * u64::from(settings.thinking_budget);
     let longest =
         tasks.iter().max_by_key(|t| t.prompt_tokens).map(|t| (t.id.clone(), t.prompt_tokens));
     let too_long = match &settings.window {
         Some(w) => tasks
             .iter()
-            .filter(|t| t.prompt_tokens + settings.max_new_tokens as usize > w.tokens)
+            .filter(|t| t.prompt_tokens as u64 + per_task > w.tokens as u64)
             .cloned()
             .collect(),
         None => Vec::new(),
@@ -233,6 +341,8 @@ pub fn make_plan(tasks: &[PlanTask], settings: &PlanSettings) -> RunPlan {
             max_output_tokens as f64 * p.output_per_m / 1e6,
         )
     });
+    let thinking_cost =
+        settings.price.as_ref().map(|p| max_thinking_tokens as f64 * p.output_per_m / 1e6);
     let n = tasks.len() as f64;
     let by_latency = settings
         .latency
@@ -247,10 +357,12 @@ pub fn make_plan(tasks: &[PlanTask], settings: &PlanSettings) -> RunPlan {
         tasks: tasks.len(),
         prompt_tokens,
         max_output_tokens,
+        max_thinking_tokens,
         longest,
         too_long,
         settings: settings.clone(),
         cost,
+        thinking_cost,
         time_ms,
     }
 }
@@ -286,13 +398,29 @@ impl RunPlan {
     /// The plan as lines of text (the CLI prints them; the page lists them).
     pub fn lines(&self) -> Vec<String> {
         let s = &self.settings;
+        let per_task = if s.thinking_budget > 0 {
+            format!(
+                "{} per task: {} for the thinking + {} for the answer",
+                thousands(u64::from(s.thinking_budget) + u64::from(s.max_new_tokens)),
+                thousands(u64::from(s.thinking_budget)),
+                thousands(u64::from(s.max_new_tokens))
+            )
+        } else {
+            format!("{} per task", s.max_new_tokens)
+        };
         let mut out = vec![format!(
-            "{} task(s) to ask: {} prompt tokens (counted on the exact prompts with the benchmark's tokenizer; the model's own tokenizer and chat template may count a few percent more), at most {} completion tokens ({} per task)",
+            "{} task(s) to ask: {} prompt tokens (counted on the exact prompts with the benchmark's tokenizer; the model's own tokenizer and chat template may count a few percent more), at most {} completion tokens ({per_task})",
             self.tasks,
             thousands(self.prompt_tokens),
             thousands(self.max_output_tokens),
-            s.max_new_tokens
         )];
+        if let Some((mean, n)) = s.observed_thinking {
+            out.push(format!(
+                "thinking so far: {} tokens per answer on average (the run log's {n} answer(s) from this model), {} for these tasks at that rate",
+                thousands(mean.round() as u64),
+                thousands((mean * self.tasks as f64).round() as u64)
+            ));
+        }
         if let Some((id, n)) = &self.longest {
             out.push(format!("longest prompt: {} tokens ({id})", thousands(*n as u64)));
         }
@@ -322,8 +450,18 @@ impl RunPlan {
                     .to_string(),
             ),
         }
-        match (&s.price, self.cost) {
-            (Some(p), Some((i, o))) => out.push(format!(
+        match (&s.price, self.cost, self.thinking_cost) {
+            (Some(p), Some((i, o)), Some(t)) if t > 0.0 => out.push(format!(
+                "cost: {} for the prompts + at most {} for the answers + at most {} for the thinking = at most {} (${}/${} per million tokens, thinking billed as output: {})",
+                dollars(i),
+                dollars(o - t),
+                dollars(t),
+                dollars(i + o),
+                p.input_per_m,
+                p.output_per_m,
+                p.source
+            )),
+            (Some(p), Some((i, o)), _) => out.push(format!(
                 "cost: {} for the prompts + at most {} for the answers = at most {} (${}/${} per million tokens: {})",
                 dollars(i),
                 dollars(o),
@@ -371,6 +509,8 @@ mod tests {
         let tasks = [t("a", 1000), t("b", 7900), t("c", 3000)];
         let settings = PlanSettings {
             max_new_tokens: 1024,
+            thinking_budget: 0,
+            observed_thinking: None,
             window: Some(Window { tokens: 8192, source: "the server's /props".into() }),
             price: preset_price("gpt-4o-2024-08-06"),
             concurrency: 2,
@@ -379,6 +519,7 @@ mod tests {
         };
         let p = make_plan(&tasks, &settings);
         assert_eq!((p.prompt_tokens, p.max_output_tokens), (11_900, 3072));
+        assert_eq!(p.thinking_cost, Some(0.0));
         assert_eq!(p.too_long, vec![t("b", 7900)]);
         let (i, o) = p.cost.unwrap();
         assert!(
@@ -401,5 +542,41 @@ mod tests {
         assert_eq!(read_n_ctx(r#"{"default_generation_settings": {"n_ctx": 4096}}"#), Some(4096));
         assert_eq!(read_n_ctx(r#"{"total_slots": 1}"#), None);
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn a_reasoning_model_s_thinking_is_counted_apart() {
+        let mut o3 = Endpoint::new(super::super::wire::Provider::OpenAi, "o3");
+        o3.reasoning.budget = Some(8_000);
+        let given = PlanGiven { price_in: Some(2.0), price_out: Some(8.0), ..PlanGiven::default() };
+        let mut rec = super::super::runlog::RunRecord::new(
+            &super::super::runlog::RecordContext { settings: &o3, time: "T".into() },
+            "x".into(),
+            RecordStatus::Answered,
+            1.0,
+            1,
+            super::super::wire::Usage { reasoning_tokens: Some(3_000), ..Default::default() },
+            1,
+            None,
+            None,
+        );
+        rec.latency_ms = 1000.0;
+        let s = PlanSettings::new(&o3, 4, &given, None, &[rec]).unwrap();
+        assert_eq!((s.thinking_budget, s.observed_thinking), (8_000, Some((3_000.0, 1))));
+        let p = make_plan(&[t("a", 1000), t("b", 1000)], &s);
+        assert_eq!((p.max_output_tokens, p.max_thinking_tokens), (2 * 9_024, 16_000));
+        let text = p.lines().join("\n");
+        assert!(text.contains("at most 18,048 completion tokens (9,024 per task: 8,000 for the thinking + 1,024 for the answer)"), "{text}");
+        assert!(text.contains("thinking so far: 3,000 tokens per answer on average"), "{text}");
+        assert!(
+            text.contains(
+                "+ at most $0.02 for the answers + at most $0.13 for the thinking = at most $0.15"
+            ),
+            "{text}"
+        );
+        // A window that holds the prompt and the answer but not the thinking.
+        let tight =
+            PlanSettings { window: Some(Window { tokens: 4_096, source: "given".into() }), ..s };
+        assert_eq!(make_plan(&[t("a", 1000)], &tight).too_long.len(), 1);
     }
 }

@@ -126,8 +126,12 @@ pub struct RunStats {
     pub failed: usize,
     pub retries: usize,
     pub truncated: usize,
+    /// Answers that ended at the token limit (stored, but named).
+    pub cut: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// The thinking's share of `completion_tokens`, where reported.
+    pub reasoning_tokens: u64,
     /// The concurrency the run lowered itself to, if it did.
     pub concurrency: Option<usize>,
 }
@@ -241,6 +245,20 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
             }
             Outcome::Answer(a) => match t.check_reply(&a.text) {
                 Ok(()) => Outcome::Answer(a),
+                // Cut at the token limit: asked again it would be cut
+                // again, so it fails now, saying so (not "malformed").
+                Err(reason) if a.cut() => Outcome::TaskFailed {
+                    reason: format!(
+                        "the reply was cut at the token limit (finish reason {:?}) before it was whole ({reason}); raise {} and ask it again",
+                        a.finish_reason.as_deref().unwrap_or(""),
+                        match (self.settings.front(), self.settings.thinking().is_some()) {
+                            (super::reasoning::Front::Cli, false) => "--max-new-tokens",
+                            (super::reasoning::Front::Cli, true) => "--max-new-tokens or --reasoning-budget",
+                            (super::reasoning::Front::Page, false) => "max new tokens",
+                            (super::reasoning::Front::Page, true) => "max new tokens or the thinking budget",
+                        }
+                    ),
+                },
                 Err(reason) => Outcome::Retry { reason, retry_after_s: None, timed_out: false },
             },
             other => other,
@@ -269,6 +287,7 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                         return RunEvent::Failed { task, record };
                     }
                 };
+                let cut = a.cut();
                 let mut record = RunRecord::new(
                     &ctx,
                     t.task_id(),
@@ -281,10 +300,15 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                     None,
                 );
                 record.answered_by = super::runlog::other_model(&record.model, a.model.as_deref());
+                record.cut = cut;
+                record.reasoning = a.reasoning.clone();
+                record.reasoning_inline = a.reasoning_inline;
                 self.stats.answered += 1;
                 self.stats.truncated += usize::from(record.truncated);
+                self.stats.cut += usize::from(record.cut);
                 self.stats.prompt_tokens += a.usage.prompt_tokens.unwrap_or(0);
                 self.stats.completion_tokens += a.usage.completion_tokens.unwrap_or(0);
+                self.stats.reasoning_tokens += a.usage.reasoning_tokens.unwrap_or(0);
                 RunEvent::Answered { task, reply: a.text, output_line, record }
             }
             Verdict::Failed { reason } => {
@@ -394,6 +418,67 @@ mod tests {
                 ..RunStats::default()
             }
         );
+    }
+
+    #[test]
+    fn a_thinking_model_s_answer_is_stored_and_its_thinking_logged() {
+        let tasks = vec![task("f"), task("g"), task("h")];
+        let mut settings = Endpoint::new(Provider::OpenAi, "qwen3:8b");
+        settings.sampling.max_tokens = Some(64);
+        let mut run = BenchmarkRun::new(settings, &tasks, &[0, 1, 2], ScheduleConfig::default(), 1);
+        for _ in 0..3 {
+            run.next(0.0);
+        }
+        let body = |content: &str, finish: &str| HttpReply {
+            status: 200,
+            retry_after: None,
+            body: json!({"choices": [{"message": {"content": content}, "finish_reason": finish}],
+                         "usage": {"prompt_tokens": 100, "completion_tokens": 30,
+                                   "completion_tokens_details": {"reasoning_tokens": 20}}})
+            .to_string(),
+        };
+        let ev =
+            run.complete(0, Ok(&body("<think>g? no, f</think>\n\nF", "stop")), 1.0, "T".into());
+        let RunEvent::Answered { reply, output_line, record, .. } = ev else { panic!("{ev:?}") };
+        assert_eq!(reply, "F");
+        assert!(output_line.ends_with(", \"output\": [\"F\"]}\n"), "{output_line}");
+        assert_eq!(
+            (record.reasoning.as_deref(), record.reasoning_inline, record.cut),
+            (Some("g? no, f"), true, false)
+        );
+        assert_eq!(record.usage.reasoning_tokens, Some(20));
+        let line = record.line();
+        assert!(
+            line.contains("\"reasoning\":\"g? no, f\"") && line.contains("\"budget\":16384"),
+            "{line}"
+        );
+        // Cut after some answer: stored, counted.
+        let ev = run.complete(1, Ok(&body("<think>x</think>F(", "length")), 2.0, "T".into());
+        let RunEvent::Answered { record, .. } = ev else { panic!("{ev:?}") };
+        assert!(record.cut);
+        // Cut while thinking: failed, with what to raise.
+        let ev = run.complete(2, Ok(&body("<think>x and y", "length")), 3.0, "T".into());
+        let RunEvent::Failed { record, .. } = ev else { panic!("{ev:?}") };
+        assert!(record.reason.unwrap().contains("raise --reasoning-budget"));
+        assert_eq!(
+            (run.stats.answered, run.stats.cut, run.stats.failed, run.stats.reasoning_tokens),
+            (2, 1, 1, 40)
+        );
+        // A plain model's record is as before: no reasoning fields.
+        let plain =
+            RecordContext { settings: &Endpoint::new(Provider::OpenAi, "m"), time: "T".into() };
+        let r = RunRecord::new(
+            &plain,
+            "x".into(),
+            RecordStatus::Answered,
+            1.0,
+            1,
+            Default::default(),
+            1,
+            None,
+            None,
+        );
+        assert!(!r.line().contains("reasoning") && !r.line().contains("cut"), "{}", r.line());
     }
 
     #[test]
@@ -541,6 +626,22 @@ mod tests {
             panic!("failed")
         };
         assert_eq!(record.reason.as_deref(), Some("not ok: still not (gave up after 2 attempts)"));
+
+        // Cut at the token limit: failed at once, saying so.
+        let mut run =
+            BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &items, &[0], config, 1);
+        run.next(0.0);
+        let cut = HttpReply {
+            status: 200,
+            retry_after: None,
+            body: json!({"choices": [{"message": {"content": "Accuracy: 7\nComple"}, "finish_reason": "length"}]}).to_string(),
+        };
+        let RunEvent::Failed { record, .. } = run.complete(0, Ok(&cut), 1.0, "T".into()) else {
+            panic!("failed")
+        };
+        let why = record.reason.unwrap();
+        assert!(why.starts_with("the reply was cut at the token limit (finish reason \"length\") before it was whole (not ok: Accuracy"), "{why}");
+        assert!(why.ends_with("raise --max-new-tokens and ask it again"), "{why}");
 
         let mut run =
             BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &items, &[0], config, 1);

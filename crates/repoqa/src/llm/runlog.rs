@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::wire::{Endpoint, Provider, RequestParams, Usage};
-use crate::report::OutputsFile;
+use crate::report::{OutputsFile, ReplyNotes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -58,6 +58,19 @@ pub struct RunRecord {
     /// [`other_model`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<String>,
+    /// The answer ended at the token limit (finish reason `length`,
+    /// `max_tokens`, `MAX_TOKENS`): stored, counted and named in the
+    /// run's summary and its SCORES file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
+    /// The model's thinking, as the reply showed it (the outputs file holds
+    /// only the answer that follows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// NOT UPSTREAM: an inline `<think>` block was taken out of the answer
+    /// (`--keep-reasoning` stores the content whole, as upstream).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_inline: bool,
 }
 
 /// What a record says besides the task and its outcome.
@@ -130,6 +143,9 @@ impl RunRecord {
             finish_reason,
             reason,
             answered_by: None,
+            cut: false,
+            reasoning: None,
+            reasoning_inline: false,
         }
     }
 
@@ -297,12 +313,11 @@ pub fn plan_run(
     plan
 }
 
-/// The tasks whose last record is a failure and that `is_answered` does
-/// not know, with the reason: what a "retry the failed" would ask.
-pub fn failed_tasks(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+/// The last of `records` for each task, in the order tasks first appear.
+fn last_by_task<'a>(records: impl Iterator<Item = &'a RunRecord>) -> Vec<&'a RunRecord> {
     let mut last: Vec<&RunRecord> = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();
-    for r in &log.records {
+    for r in records {
         match at.get(r.task_id.as_str()) {
             Some(&k) => last[k] = r,
             None => {
@@ -311,7 +326,31 @@ pub fn failed_tasks(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> Vec<(St
             }
         }
     }
-    last.into_iter()
+    last
+}
+
+/// What a run's answers say beyond the outputs file (the NOT UPSTREAM
+/// fields of its SCORES file): the tasks whose answer was cut at the token
+/// limit, and how many had an inline `<think>` block taken out. From each
+/// task's last answered record, for the tasks `is_answered` knows (those
+/// in the outputs file).
+pub fn answer_notes(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> ReplyNotes {
+    let last = last_by_task(log.records.iter().filter(|r| r.status == RecordStatus::Answered));
+    let mut notes = ReplyNotes::default();
+    for r in last.into_iter().filter(|r| is_answered(&r.task_id)) {
+        if r.cut {
+            notes.cut.push(r.task_id.clone());
+        }
+        notes.reasoning_removed += usize::from(r.reasoning_inline);
+    }
+    notes
+}
+
+/// The tasks whose last record is a failure and that `is_answered` does
+/// not know, with the reason: what a "retry the failed" would ask.
+pub fn failed_tasks(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    last_by_task(log.records.iter())
+        .into_iter()
         .filter(|r| r.status == RecordStatus::Failed && !is_answered(&r.task_id))
         .map(|r| (r.task_id.clone(), r.reason.clone().unwrap_or_default()))
         .collect()
@@ -333,11 +372,30 @@ mod tests {
             status,
             12.5,
             1,
-            Usage { prompt_tokens: Some(100), completion_tokens: Some(5) },
+            Usage { prompt_tokens: Some(100), completion_tokens: Some(5), ..Usage::default() },
             1000,
             None,
             reason.map(str::to_string),
         )
+    }
+
+    #[test]
+    fn the_notes_come_from_each_answered_task_s_last_record() {
+        let mut cut = rec("t1", RecordStatus::Answered, None);
+        cut.cut = true;
+        cut.reasoning_inline = true;
+        let mut again = rec("t1", RecordStatus::Answered, None);
+        again.reasoning_inline = true;
+        let mut gone = rec("t2", RecordStatus::Answered, None);
+        gone.cut = true;
+        let log = RunLog {
+            records: vec![cut.clone(), rec("t3", RecordStatus::Failed, Some("x")), cut, gone],
+            bad_lines: vec![],
+        };
+        let notes = answer_notes(&log, |id| id != "t2");
+        assert_eq!(notes, ReplyNotes { cut: vec!["t1".into()], reasoning_removed: 1 });
+        let log = RunLog { records: vec![again], bad_lines: vec![] };
+        assert_eq!(answer_notes(&log, |_| true), ReplyNotes { cut: vec![], reasoning_removed: 1 });
     }
 
     #[test]

@@ -456,12 +456,7 @@ mod tests {
     use crate::llm::wire::Usage;
 
     fn answer() -> Outcome {
-        Outcome::Answer(Answer {
-            text: "x".into(),
-            usage: Usage::default(),
-            finish_reason: None,
-            model: None,
-        })
+        Outcome::Answer(Answer { text: "x".into(), usage: Usage::default(), ..Answer::default() })
     }
 
     fn retry(after: Option<f64>) -> Outcome {

@@ -14,6 +14,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::reasoning::{self, Front, ReasoningSettings, Style, Thinking, ThinkingParams};
 use super::{api_message, snippet, HttpReply, HttpRequest};
 
 /// Which API the server speaks (`--backend`).
@@ -139,6 +140,8 @@ pub struct Endpoint {
     /// `anthropic-dangerous-direct-browser-access: true`, and messages name
     /// the page's key field instead of environment variables.
     pub from_browser: bool,
+    /// Whether and how the model is asked to reason ([`reasoning`]).
+    pub reasoning: ReasoningSettings,
 }
 
 impl Default for Endpoint {
@@ -150,6 +153,7 @@ impl Default for Endpoint {
             model: String::new(),
             sampling: Sampling::default(),
             from_browser: false,
+            reasoning: ReasoningSettings::default(),
         }
     }
 }
@@ -163,6 +167,7 @@ impl fmt::Debug for Endpoint {
             .field("model", &self.model)
             .field("sampling", &self.sampling)
             .field("from_browser", &self.from_browser)
+            .field("reasoning", &self.reasoning)
             .finish()
     }
 }
@@ -170,11 +175,22 @@ impl fmt::Debug for Endpoint {
 /// The parameters recorded with each answer (what produced it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RequestParams {
+    /// The answer's budget (`--max-new-tokens`); a reasoning request adds
+    /// the thinking budget to it.
     pub max_tokens: u32,
+    /// As asked (a reasoning request on a format that refuses one sends
+    /// none: see `reasoning`).
     pub temperature: f64,
     pub n: u32,
     pub system_message: Option<String>,
     pub stop: Vec<String>,
+    /// How the model was asked to reason (absent: the official request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ThinkingParams>,
+    /// NOT UPSTREAM when false: an inline `<think>` block is taken out of
+    /// the answer; true (`--keep-reasoning`) stores the content whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_reasoning: bool,
 }
 
 impl Endpoint {
@@ -313,6 +329,73 @@ impl Endpoint {
             n: s.n.unwrap_or(1),
             system_message: s.system().map(str::to_string),
             stop: s.stops().into_iter().map(str::to_string).collect(),
+            reasoning: self.thinking().map(|t| t.params()),
+            keep_reasoning: self.reasoning.keep_reasoning,
+        }
+    }
+
+    /// How the model is asked to reason, None for the official request
+    /// ([`Thinking::resolve`] over the family table and the settings).
+    pub fn thinking(&self) -> Option<Thinking> {
+        Thinking::resolve(self.provider, &self.model, &self.reasoning)
+    }
+
+    /// How the model will be asked, in a sentence for a front to show
+    /// before a run: as a reasoning model (why, its budget or level, the
+    /// answer's budget; NOT UPSTREAM) or the official way.
+    pub fn reasoning_summary(&self) -> String {
+        let (on, off) = match self.front() {
+            Front::Cli => ("--reasoning on", "--reasoning off"),
+            Front::Page => ("Reasoning: on", "Reasoning: off"),
+        };
+        let family = reasoning::family_of(&self.model);
+        let Some(t) = self.thinking() else {
+            return match (family, self.reasoning.mode) {
+                (_, reasoning::ReasoningMode::Off) => {
+                    "asked the official way (upstream's request), as a model that does not reason".to_string()
+                }
+                (Some(f), _) => format!(
+                    "asked the official way: {} thinks only when asked ({on} asks it to)",
+                    f.label
+                ),
+                (None, _) => format!(
+                    "asked the official way: not a reasoning model in the table of {} ({on} asks any model as one)",
+                    reasoning::TABLE_CHECKED
+                ),
+            };
+        };
+        let why = match (t.family, self.reasoning.mode) {
+            (_, reasoning::ReasoningMode::On) => on.to_string(),
+            (Some(f), _) if f.by_default => {
+                format!("{} reasons by default, table of {}", f.label, reasoning::TABLE_CHECKED)
+            }
+            _ => "a thinking budget or effort is set".to_string(),
+        };
+        let how = match t.level {
+            Some(level) => format!("thinking level {level}"),
+            None => format!(
+                "a thinking budget of {} tokens",
+                super::plan::thousands(u64::from(t.budget))
+            ),
+        };
+        let effort = t.effort.map(|e| format!(", effort {e}")).unwrap_or_default();
+        format!(
+            "NOT UPSTREAM: asked as a reasoning model ({why}): {how} + {} for the answer{effort}; {off} sends upstream's request",
+            super::plan::thousands(u64::from(self.answer_budget()))
+        )
+    }
+
+    /// The answer's token budget (`--max-new-tokens`).
+    pub fn answer_budget(&self) -> u32 {
+        self.sampling.max_tokens.unwrap_or(DEFAULT_MAX_NEW_TOKENS)
+    }
+
+    /// Where messages point a user to change a setting.
+    pub fn front(&self) -> Front {
+        if self.from_browser {
+            Front::Page
+        } else {
+            Front::Cli
         }
     }
 
@@ -350,6 +433,19 @@ impl Endpoint {
         if self.sampling.n == Some(0) {
             return Err("the number of samples must be at least 1".into());
         }
+        if let Some(t) = self.thinking() {
+            if self.provider == Provider::Anthropic && t.budget < reasoning::ANTHROPIC_MIN_BUDGET {
+                return Err(format!(
+                    "Anthropic's thinking budget is at least {} tokens, not {} (or ask without thinking: {})",
+                    reasoning::ANTHROPIC_MIN_BUDGET,
+                    t.budget,
+                    match self.front() {
+                        Front::Cli => "--reasoning off",
+                        Front::Page => "Reasoning: off",
+                    }
+                ));
+            }
+        }
         if self.provider != Provider::OpenAi && self.key().is_none() {
             let fix = if self.from_browser { "fill in" } else { "set" };
             return Err(format!("no API key for {} ({fix} {})", self.provider, self.key_source()));
@@ -375,6 +471,9 @@ impl Endpoint {
         headers.extend(self.key_headers());
         let s = &self.sampling;
         let stops = s.stops();
+        let thinking = self.thinking();
+        // Thinking and answer share the output limit.
+        let total = |t: &Thinking| u64::from(t.budget) + u64::from(self.answer_budget());
         let body = match self.provider {
             Provider::OpenAi => {
                 let mut messages = Vec::new();
@@ -385,11 +484,29 @@ impl Endpoint {
                 let mut b = Map::new();
                 b.insert("model".into(), json!(self.model.trim()));
                 b.insert("messages".into(), Value::Array(messages));
-                if let Some(m) = s.max_tokens {
-                    b.insert("max_tokens".into(), json!(m));
+                match &thinking {
+                    None => {
+                        if let Some(m) = s.max_tokens {
+                            b.insert("max_tokens".into(), json!(m));
+                        }
+                        if let Some(t) = s.temperature {
+                            b.insert("temperature".into(), json!(t));
+                        }
+                    }
+                    // OpenAI's reasoning models refuse `max_tokens` and any
+                    // temperature but the default.
+                    Some(t) if t.style == Style::OpenAi => {
+                        b.insert("max_completion_tokens".into(), json!(total(t)));
+                    }
+                    Some(t) => {
+                        b.insert("max_tokens".into(), json!(total(t)));
+                        if let Some(temp) = s.temperature {
+                            b.insert("temperature".into(), json!(temp));
+                        }
+                    }
                 }
-                if let Some(t) = s.temperature {
-                    b.insert("temperature".into(), json!(t));
+                if let Some(e) = thinking.and_then(|t| t.effort) {
+                    b.insert("reasoning_effort".into(), json!(e.name()));
                 }
                 if let Some(n) = s.n {
                     b.insert("n".into(), json!(n));
@@ -402,13 +519,24 @@ impl Endpoint {
             Provider::Anthropic => {
                 let mut b = Map::new();
                 b.insert("model".into(), json!(self.model.trim()));
-                b.insert(
-                    "max_tokens".into(),
-                    json!(s.max_tokens.unwrap_or(DEFAULT_MAX_NEW_TOKENS)),
-                );
+                match &thinking {
+                    None => b.insert("max_tokens".into(), json!(self.answer_budget())),
+                    Some(t) => b.insert("max_tokens".into(), json!(total(t))),
+                };
                 b.insert("messages".into(), json!([{"role": "user", "content": prompt}]));
-                if let Some(t) = s.temperature {
-                    b.insert("temperature".into(), json!(t));
+                match &thinking {
+                    // With thinking on, no temperature may be set.
+                    Some(t) => {
+                        b.insert(
+                            "thinking".into(),
+                            json!({"type": "enabled", "budget_tokens": t.budget}),
+                        );
+                    }
+                    None => {
+                        if let Some(t) = s.temperature {
+                            b.insert("temperature".into(), json!(t));
+                        }
+                    }
                 }
                 if let Some(sys) = s.system() {
                     b.insert("system".into(), json!(sys));
@@ -423,14 +551,32 @@ impl Endpoint {
                 if let Some(n) = s.n {
                     config.insert("candidateCount".into(), json!(n));
                 }
-                if let Some(m) = s.max_tokens {
-                    config.insert("maxOutputTokens".into(), json!(m));
+                match &thinking {
+                    None => {
+                        if let Some(m) = s.max_tokens {
+                            config.insert("maxOutputTokens".into(), json!(m));
+                        }
+                    }
+                    Some(t) => {
+                        config.insert("maxOutputTokens".into(), json!(total(t)));
+                    }
                 }
                 if let Some(t) = s.temperature {
                     config.insert("temperature".into(), json!(t));
                 }
                 if !stops.is_empty() {
                     config.insert("stopSequences".into(), json!(stops));
+                }
+                if let Some(t) = &thinking {
+                    // Gemini 3 takes a level or a budget, never both.
+                    let mut tc = Map::new();
+                    match t.level {
+                        Some(level) => tc.insert("thinkingLevel".into(), json!(level)),
+                        None => tc.insert("thinkingBudget".into(), json!(t.budget)),
+                    };
+                    // The thought summaries go to the run log.
+                    tc.insert("includeThoughts".into(), json!(true));
+                    config.insert("thinkingConfig".into(), Value::Object(tc));
                 }
                 let mut b = Map::new();
                 b.insert("contents".into(), json!([{"role": "user", "parts": [{"text": prompt}]}]));
@@ -466,7 +612,14 @@ pub fn redact_url(url: &str) -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub prompt_tokens: Option<u64>,
+    /// All the reply's tokens, thinking included where the API counts it
+    /// so (OpenAI, Anthropic); Gemini counts the thinking apart.
     pub completion_tokens: Option<u64>,
+    /// The thinking's tokens, where the API reports them (OpenAI
+    /// `completion_tokens_details.reasoning_tokens`, Gemini
+    /// `thoughtsTokenCount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// A prompt the API reports fewer than this share of the task's own
@@ -483,14 +636,30 @@ impl Usage {
 }
 
 /// A model's answer to one prompt.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Answer {
+    /// What follows the thinking: the outputs file's `output`.
     pub text: String,
     pub usage: Usage,
     pub finish_reason: Option<String>,
     /// The model the reply says answered (`model`; Google's
     /// `modelVersion`), to compare with the one asked for.
     pub model: Option<String>,
+    /// The thinking the reply showed (a field of its own, thinking blocks,
+    /// thought parts, or an inline `<think>` block), for the run log.
+    pub reasoning: Option<String>,
+    /// An inline `<think>` block was taken out of the content (NOT
+    /// UPSTREAM; `--keep-reasoning` keeps it).
+    pub reasoning_inline: bool,
+    /// A `<think>` opened and never closed: the reply has no answer.
+    pub unfinished_think: bool,
+}
+
+impl Answer {
+    /// The reply ended at the token limit.
+    pub fn cut(&self) -> bool {
+        reasoning::is_cut(self.finish_reason.as_deref())
+    }
 }
 
 /// What a reply (or the failure to get one) means for the run.
@@ -665,6 +834,15 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
                 retry_after_s,
                 timed_out: false,
             },
+            400 if reasoning::is_refused_parameter(raw) => Outcome::Stop {
+                reason: format!(
+                    "{url}: HTTP 400{says}; {}",
+                    reasoning::refused_parameter_advice(
+                        settings.thinking().is_some(),
+                        settings.front()
+                    )
+                ),
+            },
             _ if is_context_length_error(raw) => Outcome::TaskFailed {
                 reason: format!(
                     "the prompt is longer than the model's context (HTTP {status}{says})"
@@ -686,8 +864,11 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
             }
         }
     };
-    match answer_of(settings.provider, &value) {
-        Some(a) => Outcome::Answer(a),
+    match answer_of(settings, &value) {
+        Some(a) => match no_answer(settings, &a) {
+            Some(reason) => Outcome::TaskFailed { reason },
+            None => Outcome::Answer(a),
+        },
         None => Outcome::Retry {
             reason: format!(
                 "{url}: the reply has no {} where the {} format puts it: {:?}",
@@ -735,62 +916,141 @@ fn count(v: &Value) -> Option<u64> {
     v.as_u64()
 }
 
+/// Why a reply without an answer is a failed task (cut at the token
+/// limit, or all thinking), else None ([`reasoning::no_answer_reason`]).
+pub(crate) fn no_answer(settings: &Endpoint, a: &Answer) -> Option<String> {
+    if !a.text.trim().is_empty() {
+        return None;
+    }
+    let empty = reasoning::Empty {
+        finish_reason: a.finish_reason.as_deref(),
+        thought: a.reasoning.as_deref().is_some_and(|r| !r.trim().is_empty())
+            || a.usage.reasoning_tokens.is_some_and(|n| n > 0),
+        reasoning_tokens: a.usage.reasoning_tokens,
+        unfinished_think: a.unfinished_think,
+    };
+    let thinking = settings.thinking();
+    reasoning::no_answer_reason(
+        empty,
+        thinking.as_ref(),
+        settings.answer_budget(),
+        settings.front(),
+    )
+}
+
+/// Texts joined by a blank line, None when there are none.
+fn joined(texts: Vec<String>) -> Option<String> {
+    let texts: Vec<String> = texts.into_iter().filter(|t| !t.trim().is_empty()).collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
+}
+
 /// The answer in a 2xx body, `None` when the body is not of the format.
 /// A reply without text (content `null`, a blocked Gemini candidate) is an
-/// empty answer, as upstream stores it.
-pub(crate) fn answer_of(provider: Provider, v: &Value) -> Option<Answer> {
-    match provider {
+/// empty answer, as upstream stores it. The thinking is read apart:
+/// OpenAI-compatible `reasoning_content` / `reasoning`, Anthropic
+/// `thinking` and `redacted_thinking` blocks (the answer is the first
+/// `text` block: upstream's `content[0].text` when there is no thinking),
+/// Gemini parts with `"thought": true` (the answer is the first other
+/// part: upstream's `parts[0].text`), and an inline `<think>` block at the
+/// start of the text unless `--keep-reasoning`.
+pub(crate) fn answer_of(settings: &Endpoint, v: &Value) -> Option<Answer> {
+    let mut answer = match settings.provider {
         Provider::OpenAi => {
             let choice = v.get("choices")?.as_array()?.first()?;
             let message = choice.get("message")?;
             let text = text_or_empty(message.get("content"))?;
-            Some(Answer {
+            let field = ["reasoning_content", "reasoning"]
+                .iter()
+                .find_map(|k| message.get(*k).and_then(Value::as_str))
+                .map(str::to_string);
+            Answer {
                 text,
                 usage: Usage {
                     prompt_tokens: count(&v["usage"]["prompt_tokens"]),
                     completion_tokens: count(&v["usage"]["completion_tokens"]),
+                    reasoning_tokens: count(
+                        &v["usage"]["completion_tokens_details"]["reasoning_tokens"],
+                    ),
                 },
                 finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(Into::into),
                 model: v.get("model").and_then(Value::as_str).map(Into::into),
-            })
+                reasoning: joined(field.into_iter().collect()),
+                ..Answer::default()
+            }
         }
         Provider::Anthropic => {
             let content = v.get("content")?.as_array()?;
-            // Upstream stores content[0].text.
-            let text = text_or_empty(content.first().and_then(|c| c.get("text")))?;
-            Some(Answer {
+            let kind = |c: &Value| c.get("type").and_then(Value::as_str).map(str::to_string);
+            let mut thoughts = Vec::new();
+            for block in content {
+                match kind(block).as_deref() {
+                    Some("thinking") => thoughts
+                        .extend(block.get("thinking").and_then(Value::as_str).map(str::to_string)),
+                    Some("redacted_thinking") => thoughts.push("[redacted thinking]".into()),
+                    _ => {}
+                }
+            }
+            let first_text = content
+                .iter()
+                .find(|c| !matches!(kind(c).as_deref(), Some("thinking" | "redacted_thinking")));
+            let text = text_or_empty(first_text.and_then(|c| c.get("text")))?;
+            Answer {
                 text,
                 usage: Usage {
                     prompt_tokens: count(&v["usage"]["input_tokens"]),
                     completion_tokens: count(&v["usage"]["output_tokens"]),
+                    reasoning_tokens: None,
                 },
                 finish_reason: v.get("stop_reason").and_then(Value::as_str).map(Into::into),
                 model: v.get("model").and_then(Value::as_str).map(Into::into),
-            })
+                reasoning: joined(thoughts),
+                ..Answer::default()
+            }
         }
         Provider::Google => {
             let candidates = v.get("candidates")?.as_array()?;
             let first = candidates.first();
+            let parts = first.and_then(|c| c["content"]["parts"].as_array());
+            let is_thought = |p: &&Value| p.get("thought").and_then(Value::as_bool) == Some(true);
+            let thoughts = parts
+                .into_iter()
+                .flatten()
+                .filter(is_thought)
+                .filter_map(|p| p.get("text").and_then(Value::as_str).map(str::to_string))
+                .collect();
             // Upstream: parts[0].text, or "" when the candidate has no parts.
-            let text = first
-                .and_then(|c| c["content"]["parts"].as_array())
-                .and_then(|p| p.first())
-                .and_then(|p| p.get("text"));
+            let text =
+                parts.and_then(|p| p.iter().find(|p| !is_thought(p))).and_then(|p| p.get("text"));
             let text = text_or_empty(text)?;
-            Some(Answer {
+            Answer {
                 text,
                 usage: Usage {
                     prompt_tokens: count(&v["usageMetadata"]["promptTokenCount"]),
                     completion_tokens: count(&v["usageMetadata"]["candidatesTokenCount"]),
+                    reasoning_tokens: count(&v["usageMetadata"]["thoughtsTokenCount"]),
                 },
                 finish_reason: first
                     .and_then(|c| c.get("finishReason"))
                     .and_then(Value::as_str)
                     .map(Into::into),
                 model: v.get("modelVersion").and_then(Value::as_str).map(Into::into),
-            })
+                reasoning: joined(thoughts),
+                ..Answer::default()
+            }
+        }
+    };
+    if !settings.reasoning.keep_reasoning {
+        let thinking = settings.thinking();
+        let opened = thinking.is_some_and(|t| t.family.is_none_or(|f| f.opens_think_in_prompt));
+        let split = reasoning::split_inline(&answer.text, opened);
+        if let Some(inline) = split.reasoning {
+            answer.reasoning = joined(answer.reasoning.into_iter().chain([inline]).collect());
+            answer.reasoning_inline = true;
+            answer.unfinished_think = split.unfinished;
+            answer.text = split.answer;
         }
     }
+    Some(answer)
 }
 
 #[cfg(test)]
@@ -954,9 +1214,13 @@ mod tests {
         let want = |text: &str, fr: &str| {
             Outcome::Answer(Answer {
                 text: text.into(),
-                usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(2) },
+                usage: Usage {
+                    prompt_tokens: Some(10),
+                    completion_tokens: Some(2),
+                    ..Usage::default()
+                },
                 finish_reason: Some(fr.into()),
-                model: None,
+                ..Answer::default()
             })
         };
         assert_eq!(o, want("A", "stop"));
@@ -1071,9 +1335,219 @@ mod tests {
         assert!(matches!(o, Outcome::TaskFailed { .. }), "{o:?}");
     }
 
+    fn reasoning(mode: reasoning::ReasoningMode) -> ReasoningSettings {
+        ReasoningSettings { mode, ..ReasoningSettings::default() }
+    }
+
+    #[test]
+    fn a_reasoning_model_is_asked_as_each_provider_documents() {
+        use reasoning::{Effort, ReasoningMode};
+        // OpenAI o-series and GPT-5: max_completion_tokens, no temperature.
+        let mut o3 = settings(Provider::OpenAi);
+        o3.model = "o3".into();
+        assert_eq!(
+            body(&o3.request("P")),
+            json!({"model": "o3", "messages": [{"role": "user", "content": "P"}],
+                   "max_completion_tokens": 17408, "n": 1})
+        );
+        o3.reasoning.effort = Some(Effort::High);
+        let b = body(&o3.request("P"));
+        assert_eq!(
+            (b["max_completion_tokens"].clone(), b["reasoning_effort"].clone()),
+            (json!(33792), json!("high"))
+        );
+        assert_eq!(o3.params().reasoning.map(|r| r.budget), Some(32_768));
+        // --reasoning off: upstream's request, byte for byte.
+        o3.reasoning = reasoning(ReasoningMode::Off);
+        assert_eq!(
+            body(&o3.request("P")),
+            json!({"model": "o3", "messages": [{"role": "user", "content": "P"}],
+                   "max_tokens": 1024, "temperature": 0.0, "n": 1})
+        );
+        assert_eq!(o3.params().reasoning, None);
+        // An open-weight thinker keeps max_tokens (raised) and the temperature.
+        let mut qwen = settings(Provider::OpenAi);
+        qwen.model = "Qwen/Qwen3-8B".into();
+        qwen.reasoning.budget = Some(4000);
+        assert_eq!(
+            body(&qwen.request("P")),
+            json!({"model": "Qwen/Qwen3-8B", "messages": [{"role": "user", "content": "P"}],
+                   "max_tokens": 5024, "temperature": 0.0, "n": 1})
+        );
+        // Anthropic: a thinking block, max_tokens = budget + answer, no temperature.
+        let mut claude = settings(Provider::Anthropic);
+        claude.model = "claude-sonnet-4-5".into();
+        assert_eq!(
+            body(&claude.request("P"))["temperature"],
+            json!(0.0),
+            "auto: Claude does not think unasked"
+        );
+        claude.reasoning = reasoning(ReasoningMode::On);
+        claude.reasoning.budget = Some(2048);
+        assert_eq!(
+            body(&claude.request("P")),
+            json!({"model": "claude-sonnet-4-5", "max_tokens": 3072,
+                   "messages": [{"role": "user", "content": "P"}],
+                   "thinking": {"type": "enabled", "budget_tokens": 2048}})
+        );
+        claude.reasoning.budget = Some(500);
+        assert!(claude
+            .validate()
+            .unwrap_err()
+            .starts_with("Anthropic's thinking budget is at least 1024 tokens, not 500"));
+        // Gemini 2.5: a thinking budget inside maxOutputTokens.
+        let mut gemini = settings(Provider::Google);
+        gemini.model = "gemini-2.5-flash".into();
+        assert_eq!(
+            body(&gemini.request("P"))["generationConfig"],
+            json!({"candidateCount": 1, "maxOutputTokens": 17408, "temperature": 0.0,
+                   "thinkingConfig": {"thinkingBudget": 16384, "includeThoughts": true}})
+        );
+        gemini.model = "gemini-3-pro-preview".into();
+        assert_eq!(
+            body(&gemini.request("P"))["generationConfig"]["thinkingConfig"],
+            json!({"thinkingLevel": "high", "includeThoughts": true})
+        );
+        // A plain model: the official request, whatever the settings' defaults.
+        let plain = settings(Provider::Google);
+        assert!(body(&plain.request("P"))["generationConfig"].get("thinkingConfig").is_none());
+    }
+
+    #[test]
+    fn the_answer_is_what_follows_the_thinking() {
+        let answer = |s: &Endpoint, b: Value| match read_reply(s, Ok(&reply(200, b))) {
+            Outcome::Answer(a) => a,
+            o => panic!("{o:?}"),
+        };
+        let openai = settings(Provider::OpenAi);
+        // DeepSeek's API: reasoning_content beside the content.
+        let a = answer(
+            &openai,
+            json!({"choices": [{"message": {"content": "A", "reasoning_content": "R"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 9, "completion_tokens_details": {"reasoning_tokens": 7}}}),
+        );
+        assert_eq!(
+            (a.text.as_str(), a.reasoning.as_deref(), a.usage.reasoning_tokens),
+            ("A", Some("R"), Some(7))
+        );
+        assert!(!a.reasoning_inline);
+        // vLLM's newer field name.
+        let a =
+            answer(&openai, json!({"choices": [{"message": {"content": "A", "reasoning": "R2"}}]}));
+        assert_eq!(a.reasoning.as_deref(), Some("R2"));
+        // Inline <think>, whatever the model: taken out, unless --keep-reasoning.
+        let inline = json!({"choices": [{"message": {"content": "<think>\n```py\nx\n```\n</think>\n\n```py\nf\n```"}, "finish_reason": "stop"}]});
+        let a = answer(&openai, inline.clone());
+        assert_eq!(
+            (a.text.as_str(), a.reasoning.as_deref(), a.reasoning_inline),
+            ("```py\nf\n```", Some("```py\nx\n```"), true)
+        );
+        let mut keep = settings(Provider::OpenAi);
+        keep.reasoning.keep_reasoning = true;
+        let a = answer(&keep, inline);
+        assert!(a.text.starts_with("<think>") && !a.reasoning_inline);
+        assert!(keep.params().keep_reasoning);
+        // A distill whose template opened the block: only </think> in the reply.
+        let mut r1 = settings(Provider::OpenAi);
+        r1.model = "deepseek-r1:7b".into();
+        let a = answer(&r1, json!({"choices": [{"message": {"content": "hmm\n</think>\n\nF"}}]}));
+        assert_eq!((a.text.as_str(), a.reasoning.as_deref()), ("F", Some("hmm")));
+        // Anthropic: thinking blocks, then the text.
+        let mut claude = settings(Provider::Anthropic);
+        claude.reasoning = reasoning(reasoning::ReasoningMode::On);
+        let a = answer(
+            &claude,
+            json!({"content": [
+            {"type": "thinking", "thinking": "T", "signature": "s"},
+            {"type": "redacted_thinking", "data": "xx"},
+            {"type": "text", "text": "B"}], "stop_reason": "end_turn"}),
+        );
+        assert_eq!(
+            (a.text.as_str(), a.reasoning.as_deref()),
+            ("B", Some("T\n\n[redacted thinking]"))
+        );
+        // Gemini: thought parts, then the answer's.
+        let g = settings(Provider::Google);
+        let a = answer(
+            &g,
+            json!({"candidates": [{"content": {"parts": [{"text": "T", "thought": true}, {"text": "C"}]}, "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "thoughtsTokenCount": 40}}),
+        );
+        assert_eq!(
+            (a.text.as_str(), a.reasoning.as_deref(), a.usage.reasoning_tokens),
+            ("C", Some("T"), Some(40))
+        );
+        // A cut answer with text is an answer (the run names it).
+        let a = answer(
+            &openai,
+            json!({"choices": [{"message": {"content": "```py\nde"}, "finish_reason": "length"}]}),
+        );
+        assert!(a.cut());
+    }
+
+    #[test]
+    fn a_reply_with_no_answer_is_a_failed_task_saying_what_to_raise() {
+        let failed = |s: &Endpoint, b: Value| match read_reply(s, Ok(&reply(200, b))) {
+            Outcome::TaskFailed { reason } => reason,
+            o => panic!("{o:?}"),
+        };
+        // Gemini 2.5 asked the official way: the thinking spent the 1,024 tokens.
+        let mut g = settings(Provider::Google);
+        g.model = "gemini-2.5-pro".into();
+        g.reasoning = reasoning(reasoning::ReasoningMode::Off);
+        let spent = json!({"candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}],
+            "usageMetadata": {"promptTokenCount": 3, "thoughtsTokenCount": 1021}});
+        let r = failed(&g, spent.clone());
+        assert!(r.contains("the model reasons, and 1,021 thinking tokens filled the 1,024 tokens meant for the answer; ask it as a reasoning model (--reasoning on"), "{r}");
+        g.reasoning = reasoning(reasoning::ReasoningMode::Auto);
+        let r = failed(&g, spent);
+        assert!(
+            r.contains(
+                "a thinking budget of 16,384 + 1,024 for the answer); raise --reasoning-budget"
+            ),
+            "{r}"
+        );
+        // An o-series reply with empty content, finish reason length.
+        let mut o = settings(Provider::OpenAi);
+        o.model = "o4-mini".into();
+        let r = failed(
+            &o,
+            json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}],
+            "usage": {"completion_tokens": 17408, "completion_tokens_details": {"reasoning_tokens": 17408}}}),
+        );
+        assert!(r.starts_with("cut at the token limit before any answer (finish reason \"length\"): 17,408 thinking tokens"), "{r}");
+        // An unclosed <think>.
+        let r = failed(
+            &settings(Provider::OpenAi),
+            json!({"choices": [{"message": {"content": "<think>and so on"}, "finish_reason": "length"}]}),
+        );
+        assert!(
+            r.contains("raise --max-new-tokens") || r.contains("ask it as a reasoning model"),
+            "{r}"
+        );
+        // Anthropic cut while thinking; the page names its own field.
+        let mut claude = settings(Provider::Anthropic);
+        claude.reasoning = reasoning(reasoning::ReasoningMode::On);
+        claude.from_browser = true;
+        let r = failed(
+            &claude,
+            json!({"content": [{"type": "thinking", "thinking": "T"}], "stop_reason": "max_tokens"}),
+        );
+        assert!(r.ends_with("raise the thinking budget and ask it again"), "{r}");
+        // An empty answer that is not cut stays an empty answer (upstream).
+        let o = read_reply(
+            &settings(Provider::OpenAi),
+            Ok(&reply(
+                200,
+                json!({"choices": [{"message": {"content": ""}, "finish_reason": "stop"}]}),
+            )),
+        );
+        assert!(matches!(o, Outcome::Answer(ref a) if a.text.is_empty()), "{o:?}");
+    }
+
     #[test]
     fn truncation_check() {
-        let u = Usage { prompt_tokens: Some(4096), completion_tokens: None };
+        let u = Usage { prompt_tokens: Some(4096), ..Usage::default() };
         assert!(u.looks_truncated(16000));
         assert!(!u.looks_truncated(5000));
         assert!(!Usage::default().looks_truncated(16000), "no usage reported: no verdict");

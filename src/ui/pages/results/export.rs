@@ -42,6 +42,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 results: s.results.clone(),
                 protocol,
                 unanswered: s.unanswered.clone(),
+                replies: Default::default(),
             };
             let name =
                 naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
