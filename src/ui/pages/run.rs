@@ -185,10 +185,19 @@ fn RunSettingsForm() -> impl IntoView {
                         }/>
                 </label>
                 <label>"Model "
-                    <input type="text" id="run-model" placeholder="e.g. Qwen/CodeQwen1.5-7B-Chat"
+                    <input type="text" id="run-model" placeholder="e.g. Qwen/CodeQwen1.5-7B-Chat" list="run-model-suggestions"
                         prop:value=move || form.with(|f| f.settings.model.clone())
                         on:change=move |ev| { let v = event_target_value(&ev).trim().to_string(); edit(&|f| f.settings.model = v.clone()) }/>
                 </label>
+                <datalist id="run-model-suggestions">
+                    {move || {
+                        let p = form.with(|f| f.settings.provider);
+                        presets::MODELS.iter().filter(|(q, _)| *q == p).map(|(_, m)| {
+                            let price = preset_price(m).map(|pr| format!("list price ${} in / ${} out per million tokens", pr.input_per_m, pr.output_per_m)).unwrap_or_default();
+                            view! { <option value=*m>{price}</option> }
+                        }).collect_view()
+                    }}
+                </datalist>
                 <label>"API key "
                     <input type="password" id="run-key" autocomplete="off" placeholder=move || {
                         let needs = form.with(|f| presets::preset(&f.preset).is_some_and(|p| p.needs_key));
@@ -238,7 +247,7 @@ fn RunSettingsForm() -> impl IntoView {
                         on:change=move |ev| {
                             if let Ok(m) = event_target_value(&ev).parse::<ReasoningMode>() { edit(&|f| f.settings.reasoning.mode = m) }
                         }>
-                        <option value="auto">"auto (as the table of known models says)"</option>
+                        <option value="auto">"auto (by the table of models)"</option>
                         <option value="on">"on (any model)"</option>
                         <option value="off">"off (upstream's request, always)"</option>
                     </select>
@@ -255,8 +264,8 @@ fn RunSettingsForm() -> impl IntoView {
                         <option value="high">"high"</option>
                     </select>
                 </label>
-                <label>"Thinking budget (tokens) "
-                    <input type="number" id="run-reasoning-budget" min="0" step="1024" placeholder="16384 (medium)"
+                <label>"Thinking budget (tokens; blank: the effort's, 16,384 for medium) "
+                    <input type="number" id="run-reasoning-budget" min="0" step="1024" placeholder="16384"
                         prop:value=move || form.with(|f| f.settings.reasoning.budget.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| {
                             let n = num(&ev).filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX)).map(|n| n as u32);

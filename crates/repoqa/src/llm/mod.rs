@@ -217,6 +217,14 @@ pub(crate) fn api_message(body: &str) -> Option<String> {
 /// The text of a reply to `endpoint.request(…)`, in the endpoint's
 /// provider's format (`wire::answer_of`, as benchmark runs read it).
 pub fn reply_content(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, LlmError> {
+    reply_text(endpoint, reply).map(|(text, _)| text)
+}
+
+/// [`reply_content`] with the reply's finish reason.
+fn reply_text(
+    endpoint: &Endpoint,
+    reply: &HttpReply,
+) -> Result<(String, Option<String>), LlmError> {
     let url = wire::redact_url(&endpoint.endpoint());
     let status = reply.status;
     if !(200..300).contains(&status) {
@@ -268,7 +276,7 @@ pub fn reply_content(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, L
         };
         return Err(LlmError::NoContent { url, detail });
     }
-    Ok(text)
+    Ok((text, finish_reason))
 }
 
 fn unexpected_shape(endpoint: &Endpoint, url: String) -> LlmError {
@@ -279,9 +287,17 @@ fn unexpected_shape(endpoint: &Endpoint, url: String) -> LlmError {
 
 /// The needle description in a reply to an annotation prompt.
 pub fn description_of(endpoint: &Endpoint, reply: &HttpReply) -> Result<String, LlmError> {
-    let content = reply_content(endpoint, reply)?;
-    description_from_reply(&content)
-        .ok_or_else(|| LlmError::NoPoints { snippet: snippet(&content) })
+    let (content, finish_reason) = reply_text(endpoint, reply)?;
+    description_from_reply(&content).ok_or_else(|| match finish_reason {
+        // Cut before its points: not a malformed reply, a short limit.
+        Some(r) if reasoning::is_cut(Some(&r)) => LlmError::NoContent {
+            url: wire::redact_url(&endpoint.endpoint()),
+            detail: format!(
+                "cut at the token limit (finish reason {r:?}) before the four points were whole: raise the max tokens"
+            ),
+        },
+        _ => LlmError::NoPoints { snippet: snippet(&content) },
+    })
 }
 
 #[cfg(test)]
@@ -396,6 +412,10 @@ mod tests {
         );
         let e = description_of(&s, &ok("I cannot help with that.")).unwrap_err();
         assert_eq!(e, LlmError::NoPoints { snippet: "I cannot help with that.".into() });
+        let body = json!({"choices": [{"message": {"content": "1. Purpose: to"}, "finish_reason": "length"}]});
+        let cut = HttpReply { status: 200, retry_after: None, body: body.to_string() };
+        let why = description_of(&settings(), &cut).unwrap_err().to_string();
+        assert!(why.ends_with("(cut at the token limit (finish reason \"length\") before the four points were whole: raise the max tokens)"), "{why}");
         assert!(e.to_string().contains("no numbered points"), "{e}");
     }
 

@@ -85,6 +85,26 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
+/// Current models of each hosted API, offered as suggestions for the
+/// model field (checked 2026-11-27; any name can be typed): reasoning
+/// models are asked as such by `reasoning`'s table, and their list prices
+/// are in `plan::PRICE_PRESETS`.
+pub const MODELS: &[(Provider, &str)] = &[
+    (Provider::OpenAi, "gpt-5"),
+    (Provider::OpenAi, "gpt-5-mini"),
+    (Provider::OpenAi, "gpt-5-nano"),
+    (Provider::OpenAi, "o3"),
+    (Provider::OpenAi, "o4-mini"),
+    (Provider::OpenAi, "gpt-4.1"),
+    (Provider::OpenAi, "gpt-4o"),
+    (Provider::Anthropic, "claude-sonnet-4-5"),
+    (Provider::Anthropic, "claude-opus-4-1"),
+    (Provider::Anthropic, "claude-haiku-4-5"),
+    (Provider::Google, "gemini-2.5-pro"),
+    (Provider::Google, "gemini-2.5-flash"),
+    (Provider::Google, "gemini-2.5-flash-lite"),
+];
+
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
@@ -142,6 +162,10 @@ mod tests {
         assert_eq!(preset("google").map(|p| p.base_url), Some(Provider::Google.default_base_url()));
         assert!(ALLOW_ORIGINS.iter().any(|(_, how)| how.contains("OLLAMA_ORIGINS")));
         assert!(ALLOW_ORIGINS.iter().any(|(_, how)| how.contains("--allowed-origins")));
+        // Every suggested model has a list price.
+        for (_, m) in MODELS {
+            assert!(super::super::plan::preset_price(m).is_some(), "{m}");
+        }
     }
 
     #[test]

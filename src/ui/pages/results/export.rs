@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use repoqa::html_report;
+use repoqa::llm::runlog;
 use repoqa::naming;
 use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::score::{Candidates, ScoreOptions};
@@ -10,12 +11,14 @@ use repoqa::score::{Candidates, ScoreOptions};
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
 use crate::ui::state::reviewers::LeaderboardState;
+use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
 use crate::ui::state::use_state;
 
 #[component]
 pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let state = use_state();
+    let run_state = use_context::<RunState>();
     let scoring = state.scoring;
     let message = RwSignal::new(None::<Result<String, UiError>>);
     let official = move || scoring.options.with(|o| o.candidates == Candidates::Needles);
@@ -35,6 +38,13 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let opts: ScoreOptions = scoring.options.get_untracked();
             // The run as the CLI groups it (`repoqa::run`), named as upstream
             // names result files (`repoqa::naming`).
+            // What the Run page's records say of these answers (cut at the
+            // token limit, thinking taken out), as `repoqa run` writes it.
+            let scored: std::collections::HashSet<String> =
+                s.items.iter().map(|i| i.task.task_id()).collect();
+            let replies = run_state
+                .map(|rs| runlog::answer_notes(&rs.run_log(), |id| scored.contains(id)))
+                .unwrap_or_default();
             let scores = ModelScores {
                 eval_date,
                 train_size: report::train_size(&model).value,
@@ -42,7 +52,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 results: s.results.clone(),
                 protocol,
                 unanswered: s.unanswered.clone(),
-                replies: Default::default(),
+                replies,
             };
             let name =
                 naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);

@@ -1,0 +1,127 @@
+// The Run page with reasoning models, against the project's test model
+// server (tests/oracle/model_server.py on 127.0.0.1), which answers as each
+// provider's reasoning models do. Qwen3 served without a reasoning parser
+// puts its thinking inline (<think>…</think>, a code block of another needle
+// in it) before a right answer: the page asks it as a reasoning model (the
+// thinking budget beside the answer's) and scores the answer after the
+// thinking, 100 %. o4-mini with a budget too small for its thinking: every
+// task fails saying what to raise, nothing is stored, and a retry with the
+// budget raised answers them. The same core as `repoqa run`
+// (crates/repoqa-cli/tests/run_reasoning.rs).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { saveScreenshot, ARTIFACTS } from './browser.js';
+import { open, buildDemo, DEMO } from './results-fixture.js';
+import { KEY, startModelServer, setField, runAndWait, configure, idbDump } from './run-fixture.js';
+
+let fx;
+let srv;
+before(async () => {
+  srv = await startModelServer(['--dataset', DEMO, '--key', KEY]);
+  fx = await open();
+  await buildDemo(fx);
+});
+after(async () => { await fx?.close(); srv?.stop(); });
+
+test('a model that thinks then answers right scores 100 %; a budget spent on thinking fails the task, not an empty answer', async () => {
+  const { page } = fx;
+  await page.goto(fx.srv.url + '#run');
+  await page.waitForSelector('#run-card');
+
+  // 1. Qwen3 with its thinking inline.
+  await configure(page, srv, { provider: 'openai', language: 'python' });
+  await setField(page, '#run-model', 'Qwen/Qwen3-8B');
+  await page.waitForSelector('#run-reasoning-note[data-thinking="true"]');
+  assert.match(await page.textContent('#run-reasoning-note'),
+    /NOT UPSTREAM: asked as a reasoning model \(Qwen3 \(thinking models\) reasons by default.*a thinking budget of 16,384 tokens \+ 1,024 for the answer/);
+  await page.locator('#run-reasoning-settings').scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.locator('#run-reasoning-settings').scrollIntoViewIfNeeded();
+      // Two frames: the new colours and width painted.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: path.join(ARTIFACTS, `run-reasoning-${scheme}-${width}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.equal(await runAndWait(page), 'done');
+  await page.waitForSelector('#run-no-failed');
+  const reqs = await srv.get('/requests');
+  assert.equal(reqs.length, 10);
+  for (const r of reqs) {
+    assert.equal(r.body.max_tokens, 16384 + 1024);
+    assert.equal(r.body.temperature, 0);
+  }
+  // The answers stored are what follows the thinking; the thinking is in the run records.
+  const idb = await idbDump(page);
+  const answers = JSON.parse(idb.answers || '{}');
+  const python = Object.entries(answers).filter(([id]) => id.startsWith('python::'));
+  assert.equal(python.length, 10);
+  for (const [id, a] of python) {
+    const text = typeof a === 'string' ? a : JSON.stringify(a);
+    assert.ok(!text.includes('think>') && !text.includes('could fit this one'), `${id}: the thinking stored as the answer`);
+  }
+  const log = await fx.download(() => page.click('#run-download-log'));
+  const records = log.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(records.every((r) => r.reasoning_inline === true && r.reasoning.includes('could fit this one')
+    && r.params.reasoning.budget === 16384), JSON.stringify(records[0]));
+
+  // 2. o4-mini with 100 tokens for its thinking: failed tasks, with what to raise.
+  await srv.control({ reset: true });
+  await configure(page, srv, { provider: 'openai', language: 'java' });
+  await setField(page, '#run-model', 'o4-mini');
+  await setField(page, '#run-reasoning-budget', 100);
+  await page.waitForSelector('#run-reasoning-note[data-thinking="true"]');
+  await runAndWait(page);
+  await page.waitForFunction(() => document.querySelectorAll('#run-failed li').length === 10, null, { timeout: 30000 });
+  const failed = await page.textContent('#run-failed');
+  assert.match(failed, /cut at the token limit before any answer \(finish reason "length"\)/);
+  assert.match(failed, /raise the thinking budget/);
+  await page.locator('#run-failed').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'run-reasoning-failed-1280.png');
+  const body = (await srv.get('/requests'))[0].body;
+  assert.equal(body.max_completion_tokens, 1124);
+  assert.equal(body.max_tokens, undefined);
+  assert.equal(body.temperature, undefined);
+  const stored = JSON.parse((await idbDump(page)).answers || '{}');
+  assert.equal(Object.keys(stored).filter((id) => id.startsWith('java::')).length, 0, 'nothing stored');
+
+  // Raised again (the default budget), the failed are asked again and answered.
+  await setField(page, '#run-reasoning-budget', '');
+  assert.equal(await runAndWait(page), 'done');
+  await page.waitForSelector('#run-no-failed');
+
+  // Results: every python and java answer passes at 0.8.
+  await page.goto(fx.srv.url + '#results');
+  await page.waitForSelector('#results[data-answered="20"]', { timeout: 60000 });
+  for (const row of ['python', 'java']) {
+    const v = Number(await page.getAttribute(`#score-table tr[data-row="${row}"] td[data-threshold="0.8"]`, 'data-value'));
+    assert.equal(v, 1, `${row} pass@1 at 0.8`);
+  }
+  // The exported SCORES file records what `repoqa run` records: 10 answers
+  // whose inline <think> block was taken out.
+  const exported = await fx.download(() => page.click('#export-scores'));
+  const entry = Object.values(JSON.parse(exported.bytes.toString('utf8')))[0];
+  assert.equal(entry.inline_reasoning_removed, 10);
+  assert.equal(entry.cut_replies, undefined);
+
+  // A task's detail shows the thinking folded under the answer, as text.
+  const row = page.locator('tr.task-row[data-task-id^="python::"], tr.task-row[data-task-id^="java::"]').first();
+  const rowId = await row.getAttribute('data-task-id');
+  await row.locator('button.details').click();
+  await page.waitForSelector('#task-detail #detail-reasoning');
+  const summary = await page.textContent('#detail-reasoning summary');
+  assert.match(summary, rowId.startsWith('python::') ? /The model's thinking: not part of the answer, not scored; taken out of the reply's <think> block \(NOT UPSTREAM\)/ : /The model's thinking, 2,000 tokens: not part of the answer, not scored/);
+  assert.equal(await page.getAttribute('#detail-reasoning', 'open'), null, 'folded');
+  if (rowId.startsWith('python::')) {
+    await page.click('#detail-reasoning summary');
+    assert.match(await page.textContent('#detail-reasoning pre'), /could fit this one/);
+    assert.ok(!(await page.textContent('#detail-answer')).includes('think>'));
+  }
+  await page.locator('#task-detail').screenshot({ path: path.join(ARTIFACTS, 'run-reasoning-detail-1280.png') });
+  assert.deepEqual(fx.problems.filter((p) => !/Failed to load resource|CORS policy|net::/.test(p)), [], 'console errors or panics');
+});
