@@ -129,22 +129,27 @@ test('keyboard: a skip link first, focus kept on the control after Build tasks, 
   const { page: p, problems: probs } = await openPage(ctx);
   await p.setViewportSize({ width: 1280, height: 900 });
   const active = () => p.evaluate(() => document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName);
+  // Wait for the focus to land where a person expects it, then say where it is.
+  const activeIs = async (want, message) => {
+    await p.waitForFunction((w) => (document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName) === w, want, { timeout: 10000 }).catch(() => {});
+    assert.equal(await active(), want, message);
+  };
 
   await p.goto(srv.url + '#tasks');
   await p.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
   assert.equal(await p.title(), 'Tasks — RepoQA Web');
   await p.keyboard.press('Tab');
-  assert.equal(await active(), 'skip-link');
+  await activeIs('skip-link');
   assert.ok(await p.$eval('.skip-link', (a) => a.getBoundingClientRect().top >= 0), 'the focused skip link is off-screen');
   await p.keyboard.press('Enter');
-  assert.equal(await active(), 'app-main');
+  await activeIs('app-main');
   assert.match(p.url(), /#tasks$/, 'the skip link changed the route');
 
   await p.waitForSelector('#build-tasks:not([disabled])[aria-disabled="false"]', { timeout: 60000 });
   await p.focus('#build-tasks');
   await p.keyboard.press('Enter');
   await p.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
-  assert.equal(await active(), 'build-tasks', 'focus left Build tasks');
+  await activeIs('build-tasks', 'focus left Build tasks');
 
   await p.goto(srv.url + '#results');
   assert.equal(await p.title(), 'Results — RepoQA Web');
@@ -171,18 +176,24 @@ test('keyboard: a skip link first, focus kept on the control after Build tasks, 
   }
   await p.focus('#chart-heatmap-svg [tabindex="0"]');
   const focused = () => p.evaluate(() => { const e = document.activeElement; return `${e.dataset.series} ${e.dataset.bin} ${e.getAttribute('tabindex')}`; });
+  // The focus moves in the page's key handlers: wait for it (as a person
+  // looks), then say where it is if it never came.
+  const focusIs = async (want) => {
+    await p.waitForFunction((w) => { const e = document.activeElement; return `${e.dataset.series} ${e.dataset.bin} ${e.getAttribute('tabindex')}` === w; }, want, { timeout: 10000 }).catch(() => {});
+    assert.equal(await focused(), want);
+  };
   const [row0] = await p.$$eval('#chart-heatmap-svg rect.cell', (cs) => cs.map((c) => c.dataset.series));
-  assert.equal(await focused(), `${row0} 0 0`);
+  await focusIs(`${row0} 0 0`);
   await p.keyboard.press('ArrowRight');
-  assert.equal(await focused(), `${row0} 1 0`);
+  await focusIs(`${row0} 1 0`);
   await p.keyboard.press('End');
   const last = await p.$eval('#chart-heatmap-svg rect.cell:last-of-type', (c) => `${c.dataset.series} ${c.dataset.bin} 0`);
-  assert.equal(await focused(), last);
+  await focusIs(last);
   assert.equal(await p.$$eval('#chart-heatmap-svg [tabindex="0"]', (e) => e.length), 1);
   await p.keyboard.press('Home');
   await p.keyboard.press('ArrowDown');
   const rows = await p.$$eval('#chart-heatmap-svg rect.cell', (cs) => [...new Set(cs.map((c) => c.dataset.series))]);
-  if (rows.length > 1) assert.equal(await focused(), `${rows[1]} 0 0`);
+  if (rows.length > 1) await focusIs(`${rows[1]} 0 0`);
 
   const titles = new Set();
   for (const hash of ['#', '#dataset', '#tasks', '#run', '#results', '#curate', '#coreqa', '#leaderboard', '#verify', '#about']) {

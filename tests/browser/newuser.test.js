@@ -127,7 +127,11 @@ test('first visit: sample answers, details in view, words not internals, names, 
   await page.waitForSelector('#task-results tr.task-row');
   await page.click('#task-results tr.task-row >> nth=5 >> button.details');
   await page.waitForSelector('#task-detail');
-  await page.waitForTimeout(400);
+  // Scrolled into view with the focus in it: wait for that, not for a time.
+  await page.waitForFunction(() => {
+    const r = document.querySelector('#task-detail').getBoundingClientRect();
+    return r.top >= -1 && r.top < window.innerHeight && document.activeElement?.closest('#task-detail') !== null;
+  }, null, { timeout: 10000 }).catch(() => {});
   const placed = await page.evaluate(() => {
     const r = document.querySelector('#task-detail').getBoundingClientRect();
     return { top: r.top, inner: window.innerHeight, x: window.scrollX,
@@ -194,7 +198,7 @@ test('same dataset compressed keeps the tasks; names show; wrong files say where
   await page.waitForFunction(() => /repoqa-demo\.json\.gz/.test(document.querySelector('#dataset-origin')?.textContent || ''), null, { timeout: 60000 });
   assert.match(await page.textContent('#dataset-file-name'), /repoqa-demo\.json\.gz/);
   await gotoApp(page, '#tasks');
-  await page.waitForTimeout(500);
+  await page.waitForSelector('#task-count[data-count="60"]', { timeout: 30000 }).catch(() => {});
   assert.equal(Number(await page.getAttribute('#task-count', 'data-count')), 60, 'the built tasks were thrown away');
 
   // 10: an outputs JSONL dropped as a dataset is recognised.
@@ -277,23 +281,25 @@ test('cleaning modes: every task view finds its needle; navigation lands at the 
   await page.setViewportSize({ width: 1280, height: 420 });
   await gotoApp(page, '#tasks');
   await page.selectOption('#filter-lang', 'cpp');
-  await page.waitForTimeout(200);
+  await page.waitForFunction(() => [...document.querySelectorAll('tr.task-row')].every((r) => r.dataset.taskId.startsWith('cpp::')), null, { timeout: 10000 }).catch(() => {});
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await page.waitForTimeout(200);
+  await page.waitForFunction(() => window.scrollY > 200, null, { timeout: 10000 }).catch(() => {});
   const listY = await page.evaluate(() => window.scrollY);
   assert.ok(listY > 200, 'the list is long enough to scroll');
   const rows = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
   assert.ok(rows.every((id) => id.startsWith('cpp::')));
   await page.click('tr.task-row >> nth=-1 >> a');
   await page.waitForSelector('#task-view');
-  await page.waitForTimeout(300);
+  await page.waitForFunction(() => window.scrollY === 0, null, { timeout: 10000 }).catch(() => {});
   assert.equal(await page.evaluate(() => window.scrollY), 0, 'the task view opens at its top');
   await page.goBack();
   await page.waitForSelector('tr.task-row');
-  await page.waitForTimeout(400);
+  await page.waitForFunction((n) => document.querySelector('#filter-lang')?.value === 'cpp'
+    && document.querySelectorAll('tr.task-row').length === n, rows.length, { timeout: 10000 }).catch(() => {});
   assert.equal(await page.$eval('#filter-lang', (s) => s.value), 'cpp', 'the filter is kept');
   const back = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
   assert.deepEqual(back, rows, 'the same rows');
+  await page.waitForFunction((ly) => Math.abs(window.scrollY - ly) < 50, listY, { timeout: 10000 }).catch(() => {});
   const y = await page.evaluate(() => window.scrollY);
   assert.ok(Math.abs(y - listY) < 50, `back at ${y} px, was ${listY} px`);
   assert.deepEqual(problems, [], 'console errors or panics in the page');
@@ -349,6 +355,8 @@ test('Try the demo: one click on Home builds the 60 tasks, scores the sample ans
   await page.click('#clear-answers');
   await page.waitForSelector('#clear-confirm');
   assert.match(await page.textContent('#clear-confirm'), new RegExp(`Delete all ${sampleLines} answers\\?`));
+  // The dialog takes the focus once it is drawn: wait for it, as a person does.
+  await page.waitForFunction(() => document.activeElement?.id === 'clear-confirm-no', null, { timeout: 10000 }).catch(() => {});
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'clear-confirm-no');
   await page.click('#clear-confirm-no');
   assert.equal(await page.$('#clear-confirm'), null);
