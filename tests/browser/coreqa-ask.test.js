@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp, saveScreenshot, saveBothWidths, DIST, ROOT } from './browser.js';
 import { startModelServer, idbDump, setField, KEY } from './run-fixture.js';
 import { tarOf, packed } from './archives.js';
 import zlib from 'node:zlib';
@@ -247,6 +247,47 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   await saveScreenshot(page, 'coreqa-ask-390.png');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});
+
+test('Ask needs only the address and key of the Run page; the judge starts empty and a self-judge is warned of', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await configureApi(page);
+  // The Run page's model left empty: this card's model is all Ask needs.
+  await gotoApp(page, srv.url, '#run');
+  await setField(page, '#run-model', '');
+  await page.click('a[href="#coreqa"]');
+  await page.waitForSelector('#cq-ask');
+  await setField(page, '#cq-url', new URL('demo/coreqa/semver-qa.jsonl', srv.url).href);
+  await page.click('#cq-url-load');
+  await page.waitForFunction(() => /^Loaded/.test(document.querySelector('#cq-status')?.textContent), null, { timeout: 10000 });
+  await page.selectOption('#cq-ask-step', 'answer');
+  await setField(page, '#cq-ask-model', 'good-model');
+  await model.control({ reset: true, faults: {} });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 4 answered, 0 failed/);
+  assert.ok((await model.get('/requests')).every((r) => r.body.model === 'good-model'));
+  // Judging: the field starts empty, not with the answering model.
+  await page.selectOption('#cq-ask-step', 'judge');
+  assert.equal(await page.inputValue('#cq-ask-model'), '');
+  assert.equal(await page.$('#cq-ask-self-judge'), null);
+  await setField(page, '#cq-ask-model', 'good-model');
+  await page.waitForSelector('#cq-ask-self-judge');
+  const warning = page.locator('#cq-ask-self-judge');
+  assert.match(await warning.textContent(), /The judge, good-model, gave answers being judged/);
+  const box = await warning.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 900, 'the warning is in view beside the field');
+  await saveBothWidths(page, '#cq-ask-self-judge', 'coreqa-self-judge');
+  await setField(page, '#cq-ask-model', 'judge-model');
+  await page.waitForSelector('#cq-ask-self-judge', { state: 'detached' });
+  // With the Run page's model empty and no model here: a message naming this field.
+  await page.selectOption('#cq-ask-step', 'answer');
+  await page.click('#cq-ask-start');
+  await page.waitForFunction(() => /Name the model to ask/.test(document.querySelector('#cq-ask-message')?.textContent || ''), null, { timeout: 10000 })
+    .catch(() => {});
+  assert.match(await page.textContent('#cq-ask-message'), /Name the model to ask in this card's model field/);
+  assert.equal(await page.getAttribute('#cq-ask-progress', 'data-state'), 'failed');
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
 });
 

@@ -26,7 +26,7 @@ use repoqa::llm::schedule::ScheduleConfig;
 use repoqa::llm::wire::Endpoint;
 use repoqa::tokenize::Tokenizer;
 
-use super::ask::{ask_all, endpoint_of, pace_of, summary, AskEnd, RunSession, Sink};
+use super::ask::{ask_all, endpoint_unchecked, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{tokenizer, Ctx, Job, Line, Runner};
 use crate::ui::error::UiError;
 use crate::ui::state::coreqa::{AskForm, AskLive, AskStep, CoreqaState, LoadedCoreqa};
@@ -95,20 +95,25 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
         ));
     }
     let form = st.ask.get_untracked();
-    let mut endpoint = match endpoint_of(rs) {
-        Ok(e) => e,
-        Err(e) => return runner.show(Line::Failed(format!("The Run page's API settings: {e}"))),
-    };
+    // Only what Ask uses is needed: the API's format, address and key (the
+    // Run page's), and a model (this card's, else the Run page's).
+    let mut endpoint = endpoint_unchecked(rs);
     let model = if form.model.trim().is_empty() {
         endpoint.model.trim().to_string()
     } else {
         form.model.trim().to_string()
     };
     if model.is_empty() {
-        return runner
-            .show(Line::Failed("Name the model to ask (or set one on the Run page).".into()));
+        return runner.show(Line::Failed(
+            "Name the model to ask in this card's model field (or on the Run page).".into(),
+        ));
     }
     endpoint.model = model.clone();
+    if let Err(e) = endpoint.validate() {
+        return runner.show(Line::Failed(format!(
+            "The API's address and key, set on the Run page (API format, Base URL, API key): {e}"
+        )));
+    }
     if matches!(form.step, AskStep::Judge | AskStep::Pairwise) {
         endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE);
     }

@@ -177,7 +177,7 @@ pub fn AskCard() -> impl IntoView {
             <p>
                 "Write questions from a repository's issues, answer the loaded questions, have a judge score the answers, "
                 "or compare two models' answers, through "
-                "the Run page's API settings: " <span id="cq-ask-api">{api}</span> ", " {key_note} ". "
+                "the API set on the Run page (its format, address and key; the model is the one named here, else the Run page's): " <span id="cq-ask-api">{api}</span> ", " {key_note} ". "
                 <a href="#run">"Change them on the Run page"</a> ". Every reply is saved here the moment it arrives; "
                 "pressing Ask again after a reload asks only what is missing."
             </p>
@@ -185,7 +185,15 @@ pub fn AskCard() -> impl IntoView {
                 <label>"Step "
                     <select id="cq-ask-step" on:change=move |ev| {
                         let s = step_of(&event_target_value(&ev));
-                        form.update(|f| f.step = s);
+                        // The answering model is no judge of its own answers:
+                        // from answering to judging (or back) the field starts empty.
+                        let judging = |s: AskStep| matches!(s, AskStep::Judge | AskStep::Pairwise);
+                        form.update(|f| {
+                            if judging(f.step) != judging(s) {
+                                f.model.clear();
+                            }
+                            f.step = s;
+                        });
                     }>
                         <option value="answer" selected=move || step() == AskStep::Answer>"Answer the questions"</option>
                         <option value="judge" selected=move || step() == AskStep::Judge>"Judge the answers (scores)"</option>
@@ -199,6 +207,16 @@ pub fn AskCard() -> impl IntoView {
                         on:input=move |ev| form.update(|f| f.model = event_target_value(&ev))/>
                 </label>
             </div>
+            {move || {
+                let judging = matches!(step(), AskStep::Judge | AskStep::Pairwise);
+                let judge = form.with(|f| if f.model.trim().is_empty() { run_model() } else { f.model.trim().to_string() });
+                let answered = judging && !judge.is_empty() && st.answers().iter().any(|a| a.model == judge);
+                answered.then(|| view! {
+                    <p class="warning" id="cq-ask-self-judge" role="status">{format!(
+                        "The judge, {judge}, gave answers being judged: a model judging itself favours its own answers. Name another judge model."
+                    )}</p>
+                })
+            }}
             <Show when=move || step() == AskStep::Answer>
                 <div class="row wrap" id="cq-ask-settings">
                     "Context: " {ContextSetting::ALL.iter().map(|s| setting_box(*s)).collect_view()}
