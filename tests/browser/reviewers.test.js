@@ -170,7 +170,17 @@ test('verify: a tampered published file is rejected and pinpointed, like the CLI
   assert.equal(derived.length, 22, JSON.stringify(derived));
   assert.ok(derived.every((d) => d.kind === 'cell' && d.derived === 'true' && d.mismatch === 'false' && ['all', 'rust'].includes(d.row)));
   assert.equal(await page.$$eval('#verify-findings > li', (lis) => lis.length), 3, 'the record, the edited cell, and typescript 0.0 written as 1 by JSON.stringify');
-  assert.match(await page.textContent('#verify-verdict'), /^Not verified: 3 mismatches, and 22 table cells that follow from them\.$/);
+  assert.match(await page.textContent('#verify-verdict'),
+    /^Not verified: 3 mismatches, and 22 table cells that follow from them\. claude-3-opus-20240229: pass@1 at 0\.8 \d+\.\d % in the file [=≠] \d+\.\d % recomputed from its 500 tasks\.$/);
+  // The verdict lands in view with the focus (read out), the numbers beside it.
+  await page.waitForFunction(() => document.activeElement?.id === 'verify-verdict', null, { timeout: 10000 }).catch(() => {});
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'verify-verdict');
+  const inView = await page.$eval('#verify-verdict', (e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; });
+  assert.ok(inView, 'the verdict is inside the viewport');
+  const numbers = await page.$$eval('.verify-numbers tbody tr', (trs) => trs.map((tr) => [tr.dataset.row, tr.dataset.agrees]));
+  assert.deepEqual(numbers.map(([r]) => r).sort(), ['all', 'cpp', 'java', 'python', 'rust', 'typescript']);
+  assert.equal(numbers[0][0], 'all');
+  assert.equal(numbers.find(([r]) => r === 'cpp')[1], 'true', 'cpp at 0.8 is untouched (0.3 was edited)');
 
   // The same findings as the CLI's summary.
   let cliOut = '';

@@ -869,6 +869,52 @@ pub struct ModelSummary {
     pub model: String,
     pub tasks: usize,
     pub rows: usize,
+    /// Each row of the table at the official threshold ([`HEADLINE_KEY`]):
+    /// the file's pass@1 beside the one recomputed from its records, so a
+    /// verdict shows the numbers it confirms (or refutes).
+    pub headline: Vec<RowPair>,
+}
+
+/// The threshold a verdict's numbers are shown at: the official default.
+pub const HEADLINE_KEY: &str = "0.8";
+
+/// A row of a SCORES table at one threshold: the file's cell and ours.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowPair {
+    pub row: String,
+    /// Tasks in the row (recomputed).
+    pub n: usize,
+    /// The file's `pass@1` (None: no such cell, or not a number).
+    pub in_file: Option<f64>,
+    pub recomputed: f64,
+}
+
+impl RowPair {
+    /// The file's cell is the recomputed one (as the checks compare them:
+    /// the same text).
+    pub fn agrees(&self) -> bool {
+        self.in_file.is_some_and(|f| {
+            crate::pyjson::float_repr(f) == crate::pyjson::float_repr(self.recomputed)
+        })
+    }
+}
+
+/// The rows of `scores`' table at [`HEADLINE_KEY`], file beside recomputed.
+fn headline(scores: &ModelScores) -> Vec<RowPair> {
+    let Ok(table) = pass_table(&scores.results) else { return Vec::new() };
+    let Some(k) = THRESHOLD_KEYS.iter().position(|k| *k == HEADLINE_KEY) else {
+        return Vec::new();
+    };
+    table
+        .rows
+        .iter()
+        .map(|r| RowPair {
+            row: r.name.clone(),
+            n: r.n,
+            in_file: scores.scores[&r.name][HEADLINE_KEY]["pass@1"].as_f64(),
+            recomputed: r.pass_at_1[k],
+        })
+        .collect()
 }
 
 /// A whole verification.
@@ -895,6 +941,7 @@ impl Report {
                     model: m.clone(),
                     tasks: s.task_count(),
                     rows: s.scores.as_object().map_or(0, |o| o.len()),
+                    headline: headline(s),
                 })
                 .collect(),
             dataset: None,
@@ -1313,6 +1360,16 @@ mod tests {
         assert!(r.findings.is_empty(), "{:?}", r.findings);
         assert!(r.ok());
         assert!(r.summary_text().contains("verified, no mismatch"));
+        // The numbers the verdict confirms: each row at 0.8, file beside ours.
+        let h = &r.models[0].headline;
+        assert_eq!(h.iter().map(|p| p.row.as_str()).collect::<Vec<_>>(), ["all", "python", "rust"]);
+        assert!(h.iter().all(RowPair::agrees), "{h:?}");
+        assert_eq!((h[1].n, h[1].recomputed), (3, 1.0 / 3.0));
+        let mut ms = model_scores();
+        ms.scores["python"]["0.8"]["pass@1"] = json!(0.9);
+        let r = Report::of_file("x", &ScoresFile::single("m", ms));
+        let python = &r.models[0].headline[1];
+        assert_eq!((python.in_file, python.agrees()), (Some(0.9), false));
     }
 
     #[test]

@@ -9,11 +9,11 @@
 //! readable summary.
 
 use leptos::prelude::*;
-use repoqa::verify::Finding;
+use repoqa::verify::{Finding, ModelSummary, HEADLINE_KEY};
 
 use crate::ui::format;
 
-use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::dom::{focus_into_view, picked_files};
 use crate::ui::browser::download::download_text;
 use crate::ui::components::drop_zone::DropZone;
 use crate::ui::components::progress::Progress;
@@ -198,6 +198,69 @@ fn finding_item(f: &Finding, derived: Vec<&Finding>) -> AnyView {
     .into_any()
 }
 
+/// `x` (a fraction) as a percentage with one decimal, as the tables show it.
+fn percent(x: f64) -> String {
+    format!("{:.1} %", x * 100.0)
+}
+
+/// The verdict's numbers in words: each model's overall pass@1 at the
+/// official threshold, the file's and the one recomputed from its records.
+fn headline_words(models: &[ModelSummary]) -> String {
+    models
+        .iter()
+        .filter_map(|m| {
+            let all = m.headline.iter().find(|p| p.row == "all")?;
+            let file = all.in_file.map_or("no number".to_string(), percent);
+            let sign = if all.agrees() { "=" } else { "≠" };
+            Some(format!(
+                "{}: pass@1 at {HEADLINE_KEY} {file} in the file {sign} {} recomputed from its {} tasks.",
+                m.model,
+                percent(all.recomputed),
+                format::thousands(all.n)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The file's table beside the recomputed one, at the official threshold,
+/// every row (a row that differs marked): one table a model.
+fn numbers_table(models: &[ModelSummary]) -> impl IntoView {
+    models
+        .iter()
+        .filter(|m| !m.headline.is_empty())
+        .map(|m| {
+            let rows = m
+                .headline
+                .iter()
+                .map(|p| {
+                    let ok = p.agrees();
+                    view! {
+                        <tr data-model=m.model.clone() data-row=p.row.clone() data-agrees=ok.to_string()>
+                            <th scope="row">{p.row.clone()}</th>
+                            <td class="n">{format::thousands(p.n)}</td>
+                            <td class="n">{p.in_file.map_or("—".to_string(), percent)}</td>
+                            <td class="n">{percent(p.recomputed)}</td>
+                            <td class=if ok { "pass" } else { "fail" }>{if ok { "same" } else { "differs" }}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            let label = format!("{}: pass@1 at threshold {HEADLINE_KEY}, the file's table beside the one recomputed from its records", m.model);
+            let title = label.clone();
+            view! {
+                <p class="verify-numbers-title">{title}</p>
+                <div class="table-scroll" tabindex="0" role="region" aria-label=label>
+                    <table class="grid compact verify-numbers" data-model=m.model.clone()>
+                        <thead><tr><th>"Row"</th><th class="n">"Tasks"</th><th class="n">"In the file"</th><th class="n">"Recomputed"</th><th>"Same?"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+        })
+        .collect_view()
+}
+
 #[component]
 fn ReportCard() -> impl IntoView {
     let vs = expect_context::<VerifyState>();
@@ -211,6 +274,15 @@ fn ReportCard() -> impl IntoView {
         };
         status.set(res.err().map(|e| e.to_string()));
     };
+    // A new verdict (Verify it, a dropped file, a Leaderboard row's verify)
+    // is brought into view with the focus, so a screen reader reads it; the
+    // report already there when the page opens is left where it is.
+    Effect::new(move |prev: Option<()>| {
+        let has = vs.report.with(Option::is_some);
+        if prev.is_some() && has {
+            focus_into_view("verify-verdict");
+        }
+    });
     move || {
         vs.report.get().map(|r| {
             let ok = r.ok();
@@ -229,8 +301,9 @@ fn ReportCard() -> impl IntoView {
             view! {
                 <section class="card" id="verify-report">
                     <h2>"Report"</h2>
-                    <p id="verify-verdict" data-ok=ok.to_string() data-mismatches=r.mismatches()
-                        class=if ok { "pass" } else { "fail" } role="status">{verdict}</p>
+                    <p id="verify-verdict" tabindex="-1" data-ok=ok.to_string() data-mismatches=r.mismatches()
+                        class=if ok { "pass" } else { "fail" } role="status">{verdict}" "{headline_words(&r.models)}</p>
+                    {numbers_table(&r.models)}
                     <ul id="verify-checks">{checks}</ul>
                     <ul id="verify-findings" class="findings">{items}</ul>
                     {(hidden > 0).then(|| view! { <p class="muted" id="verify-hidden">{format!("… and {} more, in the downloads.", format::count(hidden, "finding", "findings"))}</p> })}
