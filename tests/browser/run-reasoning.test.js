@@ -123,5 +123,10 @@ test('a model that thinks then answers right scores 100 %; a budget spent on thi
     assert.ok(!(await page.textContent('#detail-answer')).includes('think>'));
   }
   await page.locator('#task-detail').screenshot({ path: path.join(ARTIFACTS, 'run-reasoning-detail-1280.png') });
+  // The task view shows the same under the answer box.
+  await page.goto(fx.srv.url + '#task/' + encodeURIComponent(rowId));
+  await page.waitForSelector('#answer-slot #task-reasoning', { timeout: 30000 });
+  assert.match(await page.textContent('#task-reasoning summary'), /The model's thinking.*not part of the answer, not scored/);
+  assert.equal(await page.getAttribute('#task-reasoning', 'open'), null, 'folded');
   assert.deepEqual(fx.problems.filter((p) => !/Failed to load resource|CORS policy|net::/.test(p)), [], 'console errors or panics');
 });

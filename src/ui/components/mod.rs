@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod model_api_form;
 pub mod pager;
 pub mod progress;
+pub mod reasoning_fold;
 pub mod settings_panel;
 pub mod tour;
 pub mod verdict_steps;

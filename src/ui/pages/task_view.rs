@@ -17,6 +17,7 @@ use crate::ui::browser::dom::{scroll_to, set_hash};
 use crate::ui::components::anatomy_strip::AnatomyStrip;
 use crate::ui::components::answer_box::AnswerBox;
 use crate::ui::components::markdown::Markdown;
+use crate::ui::components::reasoning_fold::ReasoningFold;
 use crate::ui::components::tour::tour_running;
 use crate::ui::error::UiError;
 use crate::ui::state::route::task_href;
@@ -235,5 +236,10 @@ fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
 /// Where the answer box goes.
 #[component]
 fn AnswerSlot(task_id: String) -> impl IntoView {
-    view! { <div id="answer-slot" data-task-id=task_id.clone()><AnswerBox task_id=task_id.clone()/></div> }
+    view! {
+        <div id="answer-slot" data-task-id=task_id.clone()>
+            <AnswerBox task_id=task_id.clone()/>
+            <ReasoningFold task_id=task_id.clone() prefix="task"/>
+        </div>
+    }
 }

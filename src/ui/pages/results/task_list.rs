@@ -10,9 +10,9 @@ use repoqa::report;
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};
+use crate::ui::components::reasoning_fold::ReasoningFold;
 use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format;
-use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{ScoredSet, Shared, TaskScore};
 use crate::ui::state::use_state;
 
@@ -165,34 +165,7 @@ pub fn TaskDetail(
                 }.into_any()
             }
         };
-        // What the run log says of this answer: the thinking before it
-        // (shown as text, folded), a cut at the token limit.
-        let record = use_context::<RunState>().and_then(|rs| rs.answer_record(&id));
-        let cut = record.as_ref().filter(|r| r.cut).map(|r| {
-            view! {
-                <p class="warning" id="detail-cut">{format!(
-                    "This answer was cut at the token limit (finish reason {:?}): it is scored as it came, and may be incomplete.",
-                    r.finish_reason.as_deref().unwrap_or("")
-                )}</p>
-            }
-        });
-        let thinking = record.and_then(|r| {
-            let tokens = r.usage.reasoning_tokens;
-            let text = r.reasoning.filter(|t| !t.trim().is_empty());
-            (text.is_some() || tokens.is_some()).then(|| {
-                let count = tokens.map(|n| format!(", {} tokens", format::thousands(n as usize))).unwrap_or_default();
-                let inline = if r.reasoning_inline { "; taken out of the reply's <think> block (NOT UPSTREAM)" } else { "" };
-                view! {
-                    <details class="reasoning" id="detail-reasoning" data-tokens=tokens.unwrap_or(0)>
-                        <summary>{format!("The model's thinking{count}: not part of the answer, not scored{inline}")}</summary>
-                        {match text {
-                            Some(t) => view! { <pre class="code" tabindex="0" aria-label="the model's thinking">{t}</pre> }.into_any(),
-                            None => view! { <p class="muted">"The API counted the thinking's tokens but did not show it."</p> }.into_any(),
-                        }}
-                    </details>
-                }
-            })
-        });
+        let fold_id = id.clone();
         let id_attr = id.clone();
         Some(view! {
             <section class="card" id="task-detail" tabindex="-1" data-task-id=id_attr>
@@ -206,8 +179,7 @@ pub fn TaskDetail(
                 }>"Close"</button>
                 <h3>"The answer as pasted"</h3>
                 <pre class="code" id="detail-answer" tabindex="0" aria-label="the answer as pasted">{item.answer.clone()}</pre>
-                {cut}
-                {thinking}
+                <ReasoningFold task_id=fold_id prefix="detail"/>
                 {body}
             </section>
         })
