@@ -443,10 +443,27 @@ impl Front {
             Front::Page => "max new tokens",
         }
     }
-    fn turn_on(self) -> &'static str {
+    /// The setting that asks a model as a reasoning model.
+    pub fn turn_on(self) -> &'static str {
         match self {
             Front::Cli => "--reasoning on",
             Front::Page => "Reasoning: on",
+        }
+    }
+    /// The setting that sends upstream's request.
+    pub fn turn_off(self) -> &'static str {
+        match self {
+            Front::Cli => "--reasoning off",
+            Front::Page => "Reasoning: off",
+        }
+    }
+    /// What to raise for a reply cut before it was whole: the answer's
+    /// budget, and the thinking budget when the model thinks.
+    pub fn raise_output(self, thinking: bool) -> String {
+        if thinking {
+            format!("{} or {}", self.answer_budget(), self.budget())
+        } else {
+            self.answer_budget().to_string()
         }
     }
 }
@@ -511,10 +528,7 @@ pub fn refused_parameter_advice(thinking_on: bool, front: Front) -> String {
     if thinking_on {
         format!(
             "the server refuses a parameter of the reasoning request; {} sends upstream's request instead",
-            match front {
-                Front::Cli => "--reasoning off",
-                Front::Page => "Reasoning: off",
-            }
+            front.turn_off()
         )
     } else {
         format!(

@@ -251,12 +251,7 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                     reason: format!(
                         "the reply was cut at the token limit (finish reason {:?}) before it was whole ({reason}); raise {} and ask it again",
                         a.finish_reason.as_deref().unwrap_or(""),
-                        match (self.settings.front(), self.settings.thinking().is_some()) {
-                            (super::reasoning::Front::Cli, false) => "--max-new-tokens",
-                            (super::reasoning::Front::Cli, true) => "--max-new-tokens or --reasoning-budget",
-                            (super::reasoning::Front::Page, false) => "max new tokens",
-                            (super::reasoning::Front::Page, true) => "max new tokens or the thinking budget",
-                        }
+                        self.settings.front().raise_output(self.settings.thinking().is_some())
                     ),
                 },
                 Err(reason) => Outcome::Retry { reason, retry_after_s: None, timed_out: false },

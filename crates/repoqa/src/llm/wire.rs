@@ -344,10 +344,7 @@ impl Endpoint {
     /// before a run: as a reasoning model (why, its budget or level, the
     /// answer's budget; NOT UPSTREAM) or the official way.
     pub fn reasoning_summary(&self) -> String {
-        let (on, off) = match self.front() {
-            Front::Cli => ("--reasoning on", "--reasoning off"),
-            Front::Page => ("Reasoning: on", "Reasoning: off"),
-        };
+        let (on, off) = (self.front().turn_on(), self.front().turn_off());
         let family = reasoning::family_of(&self.model);
         let Some(t) = self.thinking() else {
             return match (family, self.reasoning.mode) {
@@ -439,10 +436,7 @@ impl Endpoint {
                     "Anthropic's thinking budget is at least {} tokens, not {} (or ask without thinking: {})",
                     reasoning::ANTHROPIC_MIN_BUDGET,
                     t.budget,
-                    match self.front() {
-                        Front::Cli => "--reasoning off",
-                        Front::Page => "Reasoning: off",
-                    }
+                    self.front().turn_off()
                 ));
             }
         }
