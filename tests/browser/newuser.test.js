@@ -305,6 +305,63 @@ test('cleaning modes: every task view finds its needle; navigation lands at the 
   assert.deepEqual(problems, [], 'console errors or panics in the page');
 });
 
+/** The element's box lies inside the window (what a person sees without scrolling). */
+async function inViewport(page, selector) {
+  return page.$eval(selector, (el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+  });
+}
+
+test('Results opens with the score: pass@1 at the threshold, n, the interval, what fails, the charts one move away', async (t) => {
+  const { page, problems } = await freshPage(t);
+  for (const [width, height, scheme] of [[1280, 800, 'light'], [390, 844, 'dark']]) {
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme: scheme });
+    await gotoApp(page, '#');
+    await page.waitForSelector('#try-demo:not([disabled])[aria-disabled="false"]', { timeout: 60000 });
+    await page.click('#try-demo');
+    await page.waitForFunction(() => location.hash === '#results', null, { timeout: 120000 });
+    await page.waitForSelector('#score-headline', { timeout: 60000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // The number, in the first screen, equal to the table's "all languages" cell at 0.8.
+    assert.ok(await inViewport(page, '#headline-pass'), `the score is on the first screen at ${width} px`);
+    assert.ok(await inViewport(page, '#results-jumps'), `the jump links are on the first screen at ${width} px`);
+    const cell = await page.$eval('#score-table tr[data-row="all"] td[data-threshold="0.8"]', (td) => ({ text: td.textContent, passed: td.dataset.passed }));
+    const pass = await page.textContent('#headline-pass');
+    assert.equal(pass, `pass@1 ${cell.text} %`);
+    const h = await page.$eval('#score-headline', (el) => ({ ...el.dataset }));
+    assert.equal(h.passed, cell.passed);
+    assert.equal(h.n, '60');
+    assert.equal(h.threshold, '0.8');
+    const counts = await page.textContent('#headline-counts');
+    assert.match(counts, new RegExp(`^${cell.passed} of 60 tasks pass at threshold 0\\.8 \\(95 % Wilson interval \\d+\\.\\d–\\d+\\.\\d %\\)\\.$`));
+    // The demo's partial answers, said plainly: both rates.
+    const sampleLines = fs.readFileSync(SAMPLES, 'utf8').trim().split('\n').length;
+    const answered = await page.textContent('#headline-answered');
+    const pct = (100 * Number(cell.passed) / sampleLines).toFixed(1);
+    assert.equal(answered, `Of the ${sampleLines} answered, ${cell.passed} pass: ${pct} %.`);
+    assert.match(await page.textContent('#headline-rule'), new RegExp(`the ${60 - sampleLines} tasks without an answer count as failures`));
+    assert.match(await page.textContent('#headline-demo'), new RegExp(`demo's ${sampleLines} sample answers.*not a model's: they answer ${sampleLines} of its 60 tasks`));
+    await saveScreenshot(page, `results-headline-${width}-${scheme}.png`);
+    // One move to the charts: in view, with the focus.
+    await page.click('#results-jumps button[data-target="charts-card"]');
+    await page.waitForFunction(() => document.activeElement?.id === 'charts-card', null, { timeout: 10000 });
+    await page.waitForFunction(() => { const r = document.getElementById('charts-card').getBoundingClientRect(); return r.top >= -1 && r.top < window.innerHeight / 2; }, null, { timeout: 10000 });
+    // Nothing sideways on a phone.
+    const fit = await fitsWidth(page);
+    assert.ok(fit.scroll <= fit.inner, `page ${fit.scroll} px wide in a ${fit.inner} px window`);
+  }
+  // Another threshold: the headline follows the table.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.fill('#opt-threshold', '0.5');
+  await page.dispatchEvent('#opt-threshold', 'change');
+  await page.waitForSelector('#score-headline[data-threshold="0.5"]', { timeout: 10000 });
+  const cell5 = await page.$eval('#score-table tr[data-row="all"] td[data-threshold="0.5"]', (td) => td.dataset.passed);
+  assert.equal(await page.getAttribute('#score-headline', 'data-passed'), cell5);
+  assert.deepEqual(problems, [], 'console errors or panics in the page');
+});
+
 test('Try the demo: one click on Home builds the 60 tasks, scores the sample answers and opens Results', async (t) => {
   const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });

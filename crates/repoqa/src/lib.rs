@@ -28,6 +28,7 @@
 //! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
 //! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
+//! | `headline` | a run's score in one sentence: pass@1 at the threshold, n, its interval, what counts as a failure |
 //! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
 //! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
 //! | `bundle`   | a self-verifying result bundle: SCORES, outputs, settings, input and prompt hashes |
@@ -59,6 +60,7 @@ pub mod dataset;
 pub mod error;
 pub mod evidence;
 pub mod exercise;
+pub mod headline;
 pub mod html_report;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]

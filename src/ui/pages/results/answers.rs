@@ -112,7 +112,7 @@ pub fn AnswersCard(
     };
 
     view! {
-        <section class="card" id="answers-card">
+        <section class="card" id="answers-card" tabindex="-1">
             <h2>"Import and export answers"</h2>
             <p>
                 "An outputs JSONL: the official format (each task dict with \"output\": [reply]), or one "

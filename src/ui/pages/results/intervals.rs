@@ -21,7 +21,11 @@ pub fn IntervalsCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     view! {
         <section class="card" id="intervals-card">
             <h2>"pass@1 with its intervals"</h2>
-            <p class="muted">"At the pass threshold set under Scoring options. 500 binary outcomes leave a few points of noise: two runs whose intervals overlap may not differ (compare them task by task on the Leaderboard page)."</p>
+            <p class="muted" id="ci-note">{move || {
+                let n = table.with(|t| t.as_ref().and_then(|t| t.rows.first()).map_or(0, |r| r.n));
+                format!("At the pass threshold set under Scoring options. {n} pass-or-fail outcomes leave {} of noise: two runs whose intervals overlap may not differ (compare them task by task on the Leaderboard page).",
+                    if n >= 400 { "a few points" } else { "many points" })
+            }}</p>
             <LevelSelect id="ci-level" level=level/>
             {move || match table.get() {
                 None => view! { <p class="muted" id="ci-empty">"Intervals appear once answers are scored."</p> }.into_any(),

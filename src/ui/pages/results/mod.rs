@@ -1,4 +1,4 @@
-//! The Results page: answers in (import) and out (outputs JSONL), scoring
+//! The Results page: the score first (`headline`), answers in (import) and out (outputs JSONL), scoring
 //! options, the official pass@1 table, charts, per-task results with a
 //! detail view, and the official SCORES / CSV exports. Everything shown is
 //! computed by the core (`repoqa::score`, `repoqa::report`,
@@ -8,6 +8,7 @@
 mod answers;
 mod audit;
 mod export;
+mod headline;
 mod intervals;
 mod name_match;
 mod options;
@@ -20,6 +21,7 @@ use repoqa::breakdown::breakdown;
 use self::answers::AnswersCard;
 use self::audit::AuditCard;
 use self::export::ExportCard;
+use self::headline::ScoreHeadline;
 use self::intervals::IntervalsCard;
 use self::name_match::NameMatchCard;
 use self::options::OptionsCard;
@@ -76,6 +78,7 @@ pub fn ResultsPage() -> impl IntoView {
                     }.into_any()
                 }
             }}
+            <ScoreHeadline set=set/>
             // Imports and option changes run in slices: their progress and
             // Cancel show here.
             <Progress/>
@@ -89,7 +92,7 @@ pub fn ResultsPage() -> impl IntoView {
         <PairedCard/>
         <NameMatchCard set=set/>
         <AuditCard/>
-        <section class="card" id="charts-card">
+        <section class="card" id="charts-card" tabindex="-1">
             <h2>"Charts"</h2>
             {move || {
                 let s = set.get();

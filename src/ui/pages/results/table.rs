@@ -25,7 +25,7 @@ fn narrow_class(key: &str) -> &'static str {
 #[component]
 pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     view! {
-        <section class="card" id="table-card">
+        <section class="card" id="table-card" tabindex="-1">
             <h2>"pass@1 (%) at each threshold"</h2>
             {move || set.with(|s| s.unanswered.as_ref().map(|u| {
                 let (class, what) = match u.scoring {

@@ -23,7 +23,7 @@ pub fn TaskList(set: Memo<Shared<ScoredSet>>, selected: RwSignal<Option<String>>
     let page = RwSignal::new(0usize);
     let total = Signal::derive(move || set.with(|s| s.items.len()));
     view! {
-        <section class="card" id="task-results-card">
+        <section class="card" id="task-results-card" tabindex="-1">
             <h2>"Per-task results"</h2>
             {move || {
                 let s = set.get();

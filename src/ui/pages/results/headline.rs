@@ -1,0 +1,62 @@
+//! The top of Results: the score in words and a number
+//! (`repoqa::headline`), what counts as a failure, and one move to the
+//! charts, the table, each task or the import form.
+
+use leptos::prelude::*;
+use repoqa::headline::headline;
+use repoqa::pyjson::float_repr;
+
+use crate::ui::browser::dom::focus_into_view;
+use crate::ui::jobs::demo::{demo_loaded, SAMPLE_MODEL};
+use crate::ui::state::scoring::{ScoredSet, Shared};
+use crate::ui::state::use_state;
+
+/// The cards a visitor jumps to: (label, section id).
+const JUMPS: [(&str, &str); 4] = [
+    ("Charts", "charts-card"),
+    ("Table by threshold", "table-card"),
+    ("Each task", "task-results-card"),
+    ("Import answers", "answers-card"),
+];
+
+#[component]
+pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
+    let state = use_state();
+    let head = Memo::new(move |_| {
+        let t = state.settings.with(|s| s.threshold);
+        set.with(|s| {
+            (!s.results.is_empty()).then(|| headline(&s.results, t, s.unanswered.as_ref()))
+        })
+    });
+    let demo = move || demo_loaded(state) && state.scoring.model_name.with(|m| m == SAMPLE_MODEL);
+    view! {
+        {move || head.get().map(|h| {
+            let total = h.n.max(h.answered + h.unanswered);
+            view! {
+                <div class="score-headline" id="score-headline" role="group" aria-labelledby="headline-pass"
+                    data-passed=h.passed data-n=h.n data-threshold=float_repr(h.threshold)>
+                    <p class="headline-number">
+                        <span class="big" id="headline-pass">{format!("pass@1 {}", h.pass_percent())}</span>
+                        {h.scoring.is_some_and(|s| s == repoqa::report::UnansweredScoring::AnsweredOnly)
+                            .then(|| view! { <span class="fail" id="headline-not-comparable">" (not comparable with a full run)"</span> })}
+                    </p>
+                    <p id="headline-counts">{h.counts()}</p>
+                    {h.answered_only().map(|a| view! { <p id="headline-answered">{a}</p> })}
+                    <p class="muted" id="headline-rule">{h.failure_rule()}</p>
+                    {demo().then(|| view! {
+                        <p class="notice" id="headline-demo">
+                            {format!("These are the demo's {} sample answers, written by this project (some right, some wrong), not a model's: they answer {} of its {total} tasks. A model's run answers every task.", h.answered, h.answered)}
+                        </p>
+                    })}
+                </div>
+            }
+        })}
+        <nav class="jump-links" id="results-jumps" aria-label="Results: jump to">
+            <span class="muted">"Jump to: "</span>
+            {JUMPS.iter().map(|&(label, id)| view! {
+                <button type="button" class="link-button" data-target=id
+                    on:click=move |_| focus_into_view(id)>{label}</button>
+            }).collect_view()}
+        </nav>
+    }
+}
