@@ -50,6 +50,26 @@ test('typed and imported answers: verdicts, line errors, UTF-8, inert text', asy
   await page.waitForSelector('#import-status[data-ok="false"]');
   assert.match(await page.textContent('#import-status'), /latin1\.jsonl: line 2 is not UTF-8 text/);
   assert.equal(await page.getAttribute('#results', 'data-answered'), '60');
+  // Nothing usable is a failure, in red, never "Imported 0 answers" in green.
+  const empty = path.join(work, 'empty.jsonl');
+  fs.writeFileSync(empty, '');
+  const junk = path.join(work, 'junk.jsonl');
+  fs.writeFileSync(junk, '{not json\n[1, 2]\n');
+  for (const [file, why] of [[empty, /Nothing imported from empty\.jsonl: it is empty/], [junk, /Nothing imported from junk\.jsonl: none of its 2 line\(s\) is an answer to a built task \(line 1: /]]) {
+    await page.setInputFiles('#import-file', file);
+    await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('#import-status')?.textContent || ''), why.source, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#import-status', 'data-ok'), 'false');
+    assert.equal(await page.$eval('#import-status', (el) => getComputedStyle(el).color), 'rgb(180, 35, 24)', 'the refusal is red');
+    await page.waitForSelector('#job:not([data-state="running"])');
+    assert.notEqual(await page.getAttribute('#job', 'data-state'), 'done', 'the job line does not say done');
+  }
+  // A SCORES file dropped here says where it goes in this app.
+  const scores = path.join(work, 'm-SCORES.json');
+  fs.writeFileSync(scores, JSON.stringify({ m: { eval_date: 'x', train_size: 'N/A', scores: {}, results: {} } }, null, 2));
+  await page.setInputFiles('#import-file', scores);
+  await page.waitForFunction(() => /SCORES file/.test(document.querySelector('#import-status')?.textContent || ''), null, { timeout: 30000 });
+  assert.match(await page.textContent('#import-status'), /open it on the Leaderboard page to compare it with other runs, or check it on the Verify page/);
+  assert.equal(await page.getAttribute('#results', 'data-answered'), '60');
 
   // The XSS answer in the results detail: text only, diff shown.
   await page.click(`tr.task-row[data-task-id="${ids[44]}"] button.details`);

@@ -55,7 +55,7 @@ impl FileKind {
                 "it is what the Tasks page builds from a dataset; give a model its prompts, then import the replies on the Results page"
             }
             FileKind::Scores => {
-                "open it on the Results page to compare, or check it with repoqa verify --scores"
+                "open it on the Leaderboard page to compare it with other runs, or check it on the Verify page (CLI: repoqa verify --scores)"
             }
             FileKind::Tokenizer => {
                 "choose it under Settings → Tokenizer (CLI: --tokenizer)"

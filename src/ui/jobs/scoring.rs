@@ -29,7 +29,7 @@ pub struct ImportReport {
 /// Score `answers` (task id, reply) with `options` into the cache, showing
 /// `what` with the count done. Returns how many were scored and the
 /// milliseconds spent scoring (turns excluded); `Err(Stop)` if cancelled.
-async fn warm_scores(
+pub(super) async fn warm_scores(
     ctx: &Ctx,
     state: AppState,
     answers: &[(&str, &str)],
@@ -131,6 +131,18 @@ pub fn import_answers(
                 }
                 let found = importer.finish();
                 let imported = found.answers.len();
+                // Nothing usable is a failure, said as one (never "Imported 0").
+                if imported == 0 {
+                    let why = match (total, found.errors.first()) {
+                        (0, _) => "it is empty: there is no line to read".to_string(),
+                        (_, Some(e)) => format!(
+                            "none of its {total} line(s) is an answer to a built task (line {}: {})",
+                            e.line, e.message
+                        ),
+                        _ => format!("none of its {total} line(s) is an answer to a built task"),
+                    };
+                    return Err(UiError::invalid(format!("Nothing imported from {origin}: {why}.")));
+                }
                 let pairs: Vec<(&str, &str)> =
                     found.answers.iter().map(|a| (a.task_id.as_str(), a.reply.as_str())).collect();
                 let what = format!("Scoring {imported} imported answers");

@@ -2,12 +2,15 @@
 //! and the pass threshold.
 
 use leptos::prelude::*;
+use repoqa::leaderboard::check_threshold;
+use repoqa::pyjson::float_repr;
 use repoqa::report::UnansweredScoring;
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::ui::jobs::scoring::change_options;
 use crate::ui::jobs::use_runner;
 use crate::ui::state::scoring::persist_scoring;
+use crate::ui::state::settings;
 use crate::ui::state::use_state;
 
 #[component]
@@ -27,11 +30,25 @@ pub fn OptionsCard() -> impl IntoView {
         };
         change_options(state, runner, ScoreOptions { candidates: c, ..options.get_untracked() });
     };
+    // A value out of range (or none) is refused where it was typed, and the
+    // tables keep the threshold they say; a good one is kept across reloads.
+    let threshold_error = RwSignal::new(None::<String>);
     let set_threshold = move |ev: leptos::ev::Event| {
-        if let Ok(t) = event_target_value(&ev).trim().parse::<f64>() {
-            if (0.0..=1.0).contains(&t) {
-                state.settings.update(|s| s.threshold = t);
+        let text = event_target_value(&ev);
+        let checked = text
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{:?} is not a number", text.trim()))
+            .and_then(|t| check_threshold(t).map_err(|e| e.to_string()));
+        match checked {
+            Ok(t) => {
+                threshold_error.set(None);
+                settings::update(state.settings, |s| s.threshold = t);
             }
+            Err(e) => threshold_error.set(Some(format!(
+                "Not changed: {e}. The results stay at {}; type a number from 0 to 1.",
+                float_repr(state.settings.with_untracked(|s| s.threshold))
+            ))),
         }
     };
     view! {
@@ -82,9 +99,12 @@ pub fn OptionsCard() -> impl IntoView {
                 <label for="opt-threshold">"Pass threshold for the verdicts, lists and charts "</label>
                 <input id="opt-threshold" type="number" min="0" max="1" step="0.05"
                     prop:value=move || state.settings.with(|s| s.threshold.to_string())
+                    aria-invalid=move || threshold_error.with(Option::is_some).to_string()
+                    aria-describedby="opt-threshold-error"
                     on:change=set_threshold/>
                 <span class="muted">" (the table shows every threshold)"</span>
             </div>
+            {move || threshold_error.get().map(|e| view! { <p id="opt-threshold-error" class="fail" role="alert">{e}</p> })}
         </section>
     }
 }
