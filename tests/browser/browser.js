@@ -72,3 +72,22 @@ export async function saveBothWidths(page, selector, stem) {
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/** What a person sees: the window (not the whole page) with `selector`
+ *  scrolled into view, at 1280 and 390 px, light and dark:
+ *  `<stem>-<width>-<scheme>.png`. The page is left at 1280, light. */
+export async function saveViewports(page, selector, stem) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      // Two frames: the new colours and width painted.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: path.join(ARTIFACTS, `${stem}-${width}-${scheme}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}

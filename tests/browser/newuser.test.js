@@ -359,6 +359,23 @@ test('Results opens with the score: pass@1 at the threshold, n, the interval, wh
   await page.waitForSelector('#score-headline[data-threshold="0.5"]', { timeout: 10000 });
   const cell5 = await page.$eval('#score-table tr[data-row="all"] td[data-threshold="0.5"]', (td) => td.dataset.passed);
   assert.equal(await page.getAttribute('#score-headline', 'data-passed'), cell5);
+  // Out of range or empty: refused where it was typed, the results keep their threshold and say it.
+  for (const bad of ['1.5', '-1', '']) {
+    await page.fill('#opt-threshold', bad);
+    await page.dispatchEvent('#opt-threshold', 'change');
+    await page.waitForSelector('#opt-threshold-error', { timeout: 10000 });
+    assert.match(await page.textContent('#opt-threshold-error'), /Not changed: .*The results stay at 0\.5; type a number from 0 to 1\./);
+    assert.equal(await page.getAttribute('#opt-threshold', 'aria-invalid'), 'true');
+    assert.equal(await page.getAttribute('#score-headline', 'data-threshold'), '0.5');
+    const color = await page.$eval('#opt-threshold-error', (el) => getComputedStyle(el).color);
+    assert.notEqual(color, await page.$eval('#headline-counts', (el) => getComputedStyle(el).color), 'the refusal is coloured as a failure');
+  }
+  await page.locator('#opt-threshold').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'results-threshold-refused.png');
+  // A good threshold is kept across a reload.
+  await page.reload();
+  await page.waitForSelector('#score-headline[data-threshold="0.5"]', { timeout: 30000 });
+  assert.equal(await page.inputValue('#opt-threshold'), '0.5');
   assert.deepEqual(problems, [], 'console errors or panics in the page');
 });
 

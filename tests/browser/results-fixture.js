@@ -161,14 +161,14 @@ export async function answeredDemo() {
 
 /** The page's outputs export scored by the CLI (on `dataset`, the demo
  *  unless given): its SCORES text and model record. */
-export async function cliScoresOfExport(fx, dataset = DEMO) {
+export async function cliScoresOfExport(fx, dataset = DEMO, name = 'model.jsonl') {
   await fx.page.fill('#eval-date', EVAL_DATE);
   const outputs = await fx.download(() => fx.page.click('#export-outputs'));
-  assert.equal(outputs.name, 'model.jsonl');
+  assert.equal(outputs.name, name);
   fs.copyFileSync(outputs.path, path.join(ARTIFACTS, 'results-outputs.jsonl'));
   const cliScores = path.join(fx.work, 'cli-SCORES.json');
   execFileSync(BIN, ['score', '--model-output-path', outputs.path, '--dataset-path', dataset,
     '--out', cliScores, '--eval-date', EVAL_DATE, '--overwrite'], { stdio: 'pipe' });
   const text = fs.readFileSync(cliScores, 'utf8');
-  return { text, model: JSON.parse(text).model, outputs: outputs.path };
+  return { text, model: Object.values(JSON.parse(text))[0], outputs: outputs.path };
 }

@@ -141,12 +141,12 @@ test('two tasks at 2k tokens answered by SmolLM2 through llama.cpp, scored as re
   // The Results table equals `repoqa score` on the exported outputs.
   await page.goto(fx.srv.url + '#results');
   await page.waitForSelector('#results[data-answered="2"]', { timeout: 60000 });
-  const { model: cli } = await cliScoresOfExport(fx, small);
+  const { model: cli } = await cliScoresOfExport(fx, small, `${MODEL}.jsonl`);
   const cells = await page.$$eval('#score-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.row,
     [...tr.querySelectorAll('td[data-threshold]')].map((td) => [td.dataset.threshold, Number(td.dataset.value)])]));
   assert.deepEqual(cells.map((c) => c[0]), Object.keys(cli.scores));
   for (const [row, vals] of cells) for (const [th, v] of vals) assert.equal(v, cli.scores[row][th]['pass@1'], `${row} @ ${th}`);
-  const outputs = fs.readFileSync(path.join(fx.work, 'model.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const outputs = fs.readFileSync(path.join(fx.work, `${MODEL}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(outputs.length, 2);
   for (const o of outputs) assert.ok(o.output[0].length > 0, `${o.name}: an empty answer`);
   console.log(`table: ${cells.length} rows equal repoqa score on the 2 exported outputs (pass@1 at 0.8: ${cli.scores.python?.['0.8']?.['pass@1']})`);

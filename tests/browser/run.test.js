@@ -135,7 +135,7 @@ test('runs three wire formats with faults, resumes after a reload, equals repoqa
   // it against the 30 exported outputs.
   await page.waitForSelector('#unanswered-note[data-count="10"][data-scoring="failures"]');
   assert.equal(await page.getAttribute('#score-table tr[data-row="all"] td[data-n]', 'data-n'), '40');
-  const { outputs: exportedOutputs } = await cliScoresOfExport(fx);
+  const { outputs: exportedOutputs } = await cliScoresOfExport(fx, DEMO, 'org_slash_test-model.jsonl');
   const withFailures = await fx.download(() => page.click('#export-scores'));
   const failuresJson = Object.values(JSON.parse(withFailures.bytes.toString('utf8')))[0];
   assert.equal(failuresJson.unanswered_count, 10);
@@ -148,17 +148,19 @@ test('runs three wire formats with faults, resumes after a reload, equals repoqa
   await page.selectOption('#opt-unanswered', 'left out');
   await page.waitForSelector('#unanswered-note[data-scoring="left out"]');
   assert.equal(await page.getAttribute('#score-table tr[data-row="all"] td[data-n]', 'data-n'), '30');
-  const { model: cli } = await cliScoresOfExport(fx);
+  const { model: cli } = await cliScoresOfExport(fx, DEMO, 'org_slash_test-model.jsonl');
   const cells = await page.$$eval('#score-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.row,
     [...tr.querySelectorAll('td[data-threshold]')].map((td) => [td.dataset.threshold, Number(td.dataset.value)])]));
   assert.deepEqual(cells.map((c) => c[0]), Object.keys(cli.scores));
   for (const [row, vals] of cells) for (const [th, v] of vals) assert.equal(v, cli.scores[row][th]['pass@1'], `${row} @ ${th}`);
-  const outputs = fs.readFileSync(path.join(fx.work, 'model.jsonl'), 'utf8').trim().split('\n');
+  // Named after the model that gave the answers (upstream's outputs file name).
+  assert.equal(path.basename(exportedOutputs), 'org_slash_test-model.jsonl');
+  const outputs = fs.readFileSync(exportedOutputs, 'utf8').trim().split('\n');
   assert.equal(outputs.length, 30);
   console.log(`table: ${cells.length} rows equal repoqa score on the 30 exported outputs`);
 
   // The key: in no export, not in IndexedDB, localStorage, the URL or the console.
-  const files = [fs.readFileSync(path.join(fx.work, 'model.jsonl'), 'utf8')];
+  const files = [fs.readFileSync(exportedOutputs, 'utf8')];
   files.push((await fx.download(() => page.click('#export-scores'))).bytes.toString('utf8'));
   files.push((await fx.download(() => page.click('#export-csv'))).bytes.toString('utf8'));
   await page.goto(fx.srv.url + '#run');

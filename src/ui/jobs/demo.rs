@@ -37,7 +37,12 @@ pub async fn import_samples(
     });
     match text {
         Ok(t) => {
-            if state.scoring.model_name.with_untracked(|m| m.trim().is_empty() || m == "model") {
+            // They are nobody's run: with no answers yet (the only time
+            // they are offered), the set is named for them, so no model's
+            // run gets them (another model's run is named for that model).
+            let unnamed =
+                state.scoring.model_name.with_untracked(|m| m.trim().is_empty() || m == "model");
+            if unnamed || state.answers.with_untracked(|a| a.is_empty()) {
                 state.scoring.model_name.set(SAMPLE_MODEL.to_string());
                 persist_scoring(state.scoring);
             }

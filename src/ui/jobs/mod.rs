@@ -48,6 +48,7 @@ pub mod fetch;
 pub mod plan;
 pub mod reviewers;
 pub mod run;
+pub mod runs;
 pub mod scoring;
 pub mod tokenizer;
 

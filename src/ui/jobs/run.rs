@@ -27,6 +27,7 @@ use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::KEY_ANSWERS;
 use crate::ui::state::run::{mark_active, save_log, RunForm, RunLive, RunState};
+use crate::ui::state::runs::{current_owner, merge_saved_answers, switch_run, UNNAMED};
 use crate::ui::state::AppState;
 use crate::ui::storage;
 
@@ -51,23 +52,6 @@ impl Default for ModelRun {
 
 pub fn use_model_run() -> ModelRun {
     expect_context::<ModelRun>()
-}
-
-/// Merge the answers saved in IndexedDB (a reload restores them lazily):
-/// the plan must know every stored answer before it decides what to ask.
-async fn merge_saved_answers(app: AppState) {
-    if let Ok(Some(json)) = storage::load_json(KEY_ANSWERS).await {
-        if let Ok(saved) = serde_json::from_str::<std::collections::BTreeMap<String, String>>(&json)
-        {
-            if saved.keys().any(|k| app.answers.with_untracked(|a| !a.contains_key(k))) {
-                app.answers.update(|a| {
-                    for (k, v) in saved {
-                        a.entry(k).or_insert(v);
-                    }
-                });
-            }
-        }
-    }
 }
 
 /// Store the answers now (awaited, so a reload right after finds them).
@@ -99,10 +83,24 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
     let model = settings.model.trim().to_string();
     let session = RunSession::now(rs);
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
+        // The answers belong to the model that gave them: another model's
+        // run is kept beside this one, and this model's own (if any) resumes.
+        let before = current_owner(app, rs);
+        if before != model {
+            super::runs::warm_run(&ctx, app, rs, &model)
+                .await
+                .map_err(|_| UiError::cancelled("Cancelled before anything was asked."))?;
+        }
+        switch_run(app, rs, &model).await.map_err(|e| e.context("the runs kept"))?;
+        let kept = if before != model && before != UNNAMED {
+            format!(" {before}'s run is kept beside it: switch to it on the Results page.")
+        } else {
+            String::new()
+        };
         let (sub, finished) = tasks_to_ask(app, rs, &selection, only.as_deref()).await?;
         if sub.is_empty() {
             ctx.done(format!(
-                "Nothing to ask: {finished} selected task(s) answered already{}.",
+                "Nothing to ask: {finished} selected task(s) answered already by {model}{}.{kept}",
                 if only_failed { ", none failed" } else { "" }
             ));
             return Ok(());
@@ -140,7 +138,7 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             config.concurrency = c;
             rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
         }
-        let what = format!("Asking {model}: {total} task(s), {plan_finished} answered before");
+        let what = format!("Asking {model}: {total} task(s), {plan_finished} answered before.{kept}");
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
@@ -162,11 +160,11 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             ctx.done_flawed(format!("Cancelled: {summary}. Press Run to ask the rest."), failed);
         } else if failed {
             ctx.done_flawed(
-                format!("Done, with failures: {summary}. \"Retry the failed tasks\" asks them again."),
+                format!("Done, with failures: {summary}. \"Retry the failed tasks\" asks them again.{kept}"),
                 true,
             );
         } else {
-            ctx.done(format!("Done: {summary}."));
+            ctx.done(format!("Done: {summary}.{kept}"));
         }
         Ok(())
     });

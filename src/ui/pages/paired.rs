@@ -228,7 +228,7 @@ pub fn PairedCard() -> impl IntoView {
                 Err(e) => view! { <p class="fail" id="cmp-report-status">{e}</p> }.into_any(),
             })}
             {move || match result.get() {
-                None => view! { <p class="muted" id="cmp-empty">"Load SCORES files above, then choose A and B."</p> }.into_any(),
+                None => view! { <p class="muted" id="cmp-empty">"Choose A and B among the runs: those kept in this browser (one per model, listed once there are two), those added with \"Add to the Leaderboard\", and the SCORES files loaded on the Leaderboard page."</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="fail error-box" id="cmp-error" role="alert">{e}</p> }.into_any(),
                 Some(Ok((ma, mb, p, ci, [answers_a, answers_b]))) => {
                     let r = ci.repos.resampling;

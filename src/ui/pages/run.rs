@@ -25,6 +25,7 @@ use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
+use crate::ui::state::runs::with_answers_of;
 use crate::ui::state::settings;
 use crate::ui::state::use_state;
 
@@ -132,8 +133,11 @@ fn RunSettingsForm() -> impl IntoView {
         let sel = form.with(|f| f.selection.clone());
         ids.with(|ids| {
             let picked = select_tasks(ids, &sel);
-            let answered =
-                app.answers.with(|a| picked.iter().filter(|&&i| a.contains_key(&ids[i])).count());
+            // The answers of the model on the form: another model's do not count.
+            let model = form.with(|f| f.settings.model.clone());
+            let answered = with_answers_of(app, rs, &model, |a| {
+                picked.iter().filter(|&&i| a.contains_key(&ids[i])).count()
+            });
             (picked.len(), answered)
         })
     };
@@ -349,7 +353,12 @@ fn RunSettingsForm() -> impl IntoView {
                         on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.selection.seed = n as u64) } }/>
                 </label>
                 <p id="run-selection" data-selected=move || selected().0 data-answered=move || selected().1>
-                    {move || { let (n, a) = selected(); format!("{n} task(s) selected, {a} answered already, {} to ask.", n - a) }}
+                    {move || {
+                        let (n, a) = selected();
+                        let model = form.with(|f| f.settings.model.trim().to_string());
+                        let by = if model.is_empty() || a == 0 { String::new() } else { format!(" by {model}") };
+                        format!("{n} task(s) selected, {a} answered already{by}, {} to ask.", n - a)
+                    }}
                 </p>
             </fieldset>
             <fieldset>

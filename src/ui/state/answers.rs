@@ -9,9 +9,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::llm::runlog::select_tasks;
+use repoqa::llm::runlog::{self, select_tasks, RunLog, TaskSelection};
+use repoqa::naming;
+use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::score::pass_table;
+use repoqa::score::{Candidates, ScoreOptions};
 
 use super::app::AppState;
 use super::run::RunState;
@@ -28,9 +31,23 @@ pub const KEY_ANSWERS: &str = "answers";
 /// answer are counted as `repoqa run` counts them: by default each scored
 /// as an empty reply (a failure), or left out.
 pub fn score_set(state: AppState) -> Shared<ScoredSet> {
+    let answers = state.answers.get();
+    let selection = use_context::<RunState>()
+        .map(|rs| rs.form.with(|f| f.selection.clone()))
+        .unwrap_or_default();
+    Shared(Arc::new(score_answers(state, &answers, &selection)))
+}
+
+/// [`score_set`] of any answers (a run kept beside the current one, say)
+/// with the Run page's `selection` (given: a job has no context to read
+/// it from), tracked the same way but for those two.
+pub fn score_answers(
+    state: AppState,
+    answers: &BTreeMap<String, String>,
+    selection: &TaskSelection,
+) -> ScoredSet {
     let t0 = now_ms();
     let tasks = state.tasks.get();
-    let answers = state.answers.get();
     let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
     let mut pass = Pass::new(dataset.as_ref(), state.score_options());
     let items: Vec<Arc<TaskScore>> = tasks
@@ -42,11 +59,8 @@ pub fn score_set(state: AppState) -> Shared<ScoredSet> {
             Some(pass.score(state.scoring, t, &id, answer, i + 1))
         })
         .collect();
-    let selection = use_context::<RunState>()
-        .map(|rs| rs.form.with(|f| f.selection.clone()))
-        .unwrap_or_default();
     let ids: Vec<String> = tasks.iter().map(|t| t.task_id()).collect();
-    let missing: Vec<usize> = select_tasks(&ids, &selection)
+    let missing: Vec<usize> = select_tasks(&ids, selection)
         .into_iter()
         .filter(|&i| !answers.contains_key(&ids[i]))
         .collect();
@@ -74,7 +88,43 @@ pub fn score_set(state: AppState) -> Shared<ScoredSet> {
         }));
     let table = pass_table(&results).map_err(UiError::from);
     let rescored = pass.rescored;
-    Shared(Arc::new(ScoredSet { items, results, table, unanswered, rescored, ms: now_ms() - t0 }))
+    ScoredSet { items, results, table, unanswered, rescored, ms: now_ms() - t0 }
+}
+
+/// The SCORES file of `set`, the answers of `model` (the eval date and
+/// options as the Results page sets them; what `log` says of the answers:
+/// cut replies, thinking taken out), and its name as upstream names it.
+pub fn scores_file_of(
+    state: AppState,
+    set: &ScoredSet,
+    model: &str,
+    log: Option<&RunLog>,
+) -> Result<(String, ScoresFile, String), UiError> {
+    let table = set.table.as_ref().map_err(|e| e.clone())?;
+    let model = if model.trim().is_empty() { "model".to_string() } else { model.to_string() };
+    let date = state.scoring.eval_date.get_untracked();
+    let eval_date = if date.trim().is_empty() { report::now_eval_date() } else { date };
+    // The protocol the scored tasks were built with.
+    let protocol =
+        state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
+    let opts: ScoreOptions = state.scoring.options.get_untracked();
+    // The run as the CLI groups it (`repoqa::run`), named as upstream
+    // names result files (`repoqa::naming`).
+    let scored: std::collections::HashSet<String> =
+        set.items.iter().map(|i| i.task.task_id()).collect();
+    let replies =
+        log.map(|l| runlog::answer_notes(l, |id| scored.contains(id))).unwrap_or_default();
+    let scores = ModelScores {
+        eval_date,
+        train_size: report::train_size(&model).value,
+        scores: table.to_value(),
+        results: set.results.clone(),
+        protocol,
+        unanswered: set.unanswered.clone(),
+        replies,
+    };
+    let name = naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
+    Ok((model.clone(), ScoresFile::single(&model, scores), name))
 }
 
 /// The score of one task's answer (tracked like [`score_set`]); `None`

@@ -10,6 +10,7 @@ pub mod curate;
 pub mod reviewers;
 pub mod route;
 pub mod run;
+pub mod runs;
 pub mod scoring;
 pub mod settings;
 

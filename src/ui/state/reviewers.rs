@@ -107,6 +107,24 @@ impl LeaderboardState {
         })
     }
 
+    /// Put a run of answers scored in this page (the SCORES file made of
+    /// `answers`), replacing an earlier copy from the same `source`.
+    pub fn put_answers(
+        &self,
+        source: String,
+        file: ScoresFile,
+        answers: std::collections::BTreeMap<String, String>,
+    ) {
+        let text = file.to_python_json();
+        let sha256 = repoqa::identity::sha256_hex(text.as_bytes());
+        let loaded =
+            LoadedScores { source, file: Arc::new(file), sha256, answers: Some(Arc::new(answers)) };
+        self.files.update(|fs| match fs.iter_mut().find(|f| f.source == loaded.source) {
+            Some(f) => *f = loaded,
+            None => fs.push(loaded),
+        });
+    }
+
     /// Add a parsed file (`bytes`: as read) unless one of that name is
     /// already there.
     pub fn add(&self, source: String, file: ScoresFile, bytes: &[u8]) -> bool {

@@ -2,8 +2,10 @@
 //! IndexedDB), the key (in memory; in localStorage only when the user
 //! ticks "remember on this device"), the run log (every answered or failed
 //! task's record, in IndexedDB the moment it arrives) and what the running
-//! job shows. The rules (requests, retries, what to ask on resume) are the
+//! job shows, and the other models' runs kept beside it (`runs.rs`). The rules (requests, retries, what to ask on resume) are the
 //! core's (`repoqa::llm`).
+
+use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -23,6 +25,21 @@ pub const KEY_RUN_FORM: &str = "run-form";
 pub const KEY_RUN_LOG: &str = "run-log";
 /// IndexedDB: present while a run is under way (a reload finds it).
 pub const KEY_RUN_ACTIVE: &str = "run-active";
+/// IndexedDB: other models' runs kept beside the current one (JSON
+/// list of `ShelvedRun`s; `runs.rs`).
+pub const KEY_RUN_SHELF: &str = "run-shelf";
+
+/// A run kept beside the current one.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShelvedRun {
+    pub model: String,
+    /// Task id → answer, as the Results page keeps them.
+    pub answers: BTreeMap<String, String>,
+    /// The run log as JSONL (`RunRecord::line`s).
+    pub log: String,
+}
+
 /// localStorage: the key, only when "remember on this device" is ticked.
 pub const LOCAL_RUN_KEY: &str = "repoqa-run-api-key";
 
@@ -120,6 +137,8 @@ pub struct RunState {
     pub session: RwSignal<u64>,
     /// The last pre-flight plan (`repoqa::llm::plan`).
     pub plan: RwSignal<Option<RunPlan>>,
+    /// Other models' runs, kept whole beside the current one (`runs.rs`).
+    pub shelf: RwSignal<Vec<ShelvedRun>>,
 }
 
 impl Default for RunState {
@@ -140,6 +159,7 @@ impl RunState {
             connection: RwSignal::new(None),
             session: RwSignal::new(0),
             plan: RwSignal::new(None),
+            shelf: RwSignal::new(Vec::new()),
         }
     }
 
@@ -152,6 +172,7 @@ impl RunState {
         self.form.set(RunForm::default());
         self.key.set(String::new());
         self.log.set(Vec::new());
+        self.shelf.set(Vec::new());
         self.live.set(RunLive::default());
         self.plan.set(None);
         self.interrupted.set(false);
@@ -196,6 +217,7 @@ impl RunState {
             let form = storage::load_json(KEY_RUN_FORM).await;
             let log = storage::load_json(KEY_RUN_LOG).await;
             let active = storage::load_json(KEY_RUN_ACTIVE).await;
+            let shelf = storage::load_json(KEY_RUN_SHELF).await;
             if self.session_now() != session {
                 // "New session" came first: what was read is forgotten.
                 return;
@@ -209,6 +231,9 @@ impl RunState {
             if let Ok(Some(text)) = log {
                 let log = repoqa::llm::runlog::read_runlog(&text);
                 self.log.set(log.records);
+            }
+            if let Ok(Some(json)) = shelf {
+                self.shelf.set(read_shelf(&json));
             }
             if let Ok(Some(_)) = active {
                 self.interrupted.set(true);
@@ -266,4 +291,15 @@ pub async fn mark_active(active: bool) {
 /// Use the run state provided by `App`.
 pub fn use_run_state() -> RunState {
     expect_context::<RunState>()
+}
+
+/// The kept runs as stored (for `RunState::restore`).
+pub fn read_shelf(json: &str) -> Vec<ShelvedRun> {
+    match serde_json::from_str(json) {
+        Ok(s) => s,
+        Err(e) => {
+            leptos::logging::warn!("kept runs unreadable: {e}");
+            Vec::new()
+        }
+    }
 }

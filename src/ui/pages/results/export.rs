@@ -3,13 +3,13 @@
 
 use leptos::prelude::*;
 use repoqa::html_report;
-use repoqa::llm::runlog;
 use repoqa::naming;
-use repoqa::report::{self, ModelScores, ScoresFile};
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::report::{self, ScoresFile};
+use repoqa::score::Candidates;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
+use crate::ui::state::answers::scores_file_of;
 use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
@@ -26,38 +26,8 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     // The run as a SCORES file: the model's name and its file.
     let scores_file = move || -> Result<(String, ScoresFile, String), UiError> {
         let s = set.get_untracked();
-        {
-            let table = s.table.as_ref().map_err(|e| e.clone())?;
-            let model = scoring.model_name.get_untracked();
-            let model = if model.trim().is_empty() { "model".to_string() } else { model };
-            let date = scoring.eval_date.get_untracked();
-            let eval_date = if date.trim().is_empty() { report::now_eval_date() } else { date };
-            // The protocol the scored tasks were built with.
-            let protocol =
-                state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
-            let opts: ScoreOptions = scoring.options.get_untracked();
-            // The run as the CLI groups it (`repoqa::run`), named as upstream
-            // names result files (`repoqa::naming`).
-            // What the Run page's records say of these answers (cut at the
-            // token limit, thinking taken out), as `repoqa run` writes it.
-            let scored: std::collections::HashSet<String> =
-                s.items.iter().map(|i| i.task.task_id()).collect();
-            let replies = run_state
-                .map(|rs| runlog::answer_notes(&rs.run_log(), |id| scored.contains(id)))
-                .unwrap_or_default();
-            let scores = ModelScores {
-                eval_date,
-                train_size: report::train_size(&model).value,
-                scores: table.to_value(),
-                results: s.results.clone(),
-                protocol,
-                unanswered: s.unanswered.clone(),
-                replies,
-            };
-            let name =
-                naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
-            Ok((model.clone(), ScoresFile::single(&model, scores), name))
-        }
+        let log = run_state.map(|rs| rs.run_log());
+        scores_file_of(state, &s, &scoring.model_name.get_untracked(), log.as_ref())
     };
     let export_scores = move |_| {
         let r = scores_file().and_then(|(_, file, name)| {
@@ -71,16 +41,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let to_leaderboard = move |_| {
         let r = scores_file().map(|(model, file, name)| {
             let lb = expect_context::<LeaderboardState>();
-            let source = format!("your answers/{name}");
-            lb.files.update(|fs| fs.retain(|f| f.source != source));
-            let text = file.to_python_json();
-            lb.add(source.clone(), file, text.as_bytes());
-            let answers = std::sync::Arc::new(state.answers.get_untracked());
-            lb.files.update(|fs| {
-                if let Some(f) = fs.iter_mut().find(|f| f.source == source) {
-                    f.answers = Some(answers);
-                }
-            });
+            lb.put_answers(format!("your answers/{name}"), file, state.answers.get_untracked());
             format!("Added {model} to the Leaderboard page: compare it there with any loaded run.")
         });
         message.set(Some(r));

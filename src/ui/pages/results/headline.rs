@@ -29,9 +29,24 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
         })
     });
     let demo = move || demo_loaded(state) && state.scoring.model_name.with(|m| m == SAMPLE_MODEL);
+    // The jump links: right under the numbers, so they share the first
+    // screen with them, even on a phone.
+    let jumps = move || {
+        view! {
+            <nav class="jump-links" id="results-jumps" aria-label="Results: jump to">
+                <span class="muted">"Jump to: "</span>
+                {JUMPS.iter().map(|&(label, id)| view! {
+                    <button type="button" class="link-button" data-target=id
+                        on:click=move |_| focus_into_view(id)>{label}</button>
+                }).collect_view()}
+            </nav>
+        }
+    };
     view! {
-        {move || head.get().map(|h| {
-            let total = h.n.max(h.answered + h.unanswered);
+        {move || match head.get() {
+            None => jumps().into_any(),
+            Some(h) => {
+            let total = state.tasks.with(Vec::len);
             view! {
                 <div class="score-headline" id="score-headline" role="group" aria-labelledby="headline-pass"
                     data-passed=h.passed data-n=h.n data-threshold=float_repr(h.threshold)>
@@ -42,6 +57,7 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                     </p>
                     <p id="headline-counts">{h.counts()}</p>
                     {h.answered_only().map(|a| view! { <p id="headline-answered">{a}</p> })}
+                    {jumps()}
                     <p class="muted" id="headline-rule">{h.failure_rule()}</p>
                     {demo().then(|| view! {
                         <p class="notice" id="headline-demo">
@@ -49,14 +65,8 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                         </p>
                     })}
                 </div>
+            }.into_any()
             }
-        })}
-        <nav class="jump-links" id="results-jumps" aria-label="Results: jump to">
-            <span class="muted">"Jump to: "</span>
-            {JUMPS.iter().map(|&(label, id)| view! {
-                <button type="button" class="link-button" data-target=id
-                    on:click=move |_| focus_into_view(id)>{label}</button>
-            }).collect_view()}
-        </nav>
+        }}
     }
 }

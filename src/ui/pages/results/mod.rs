@@ -12,6 +12,7 @@ mod headline;
 mod intervals;
 mod name_match;
 mod options;
+mod run_switch;
 pub(crate) mod table;
 mod task_list;
 
@@ -25,6 +26,7 @@ use self::headline::ScoreHeadline;
 use self::intervals::IntervalsCard;
 use self::name_match::NameMatchCard;
 use self::options::OptionsCard;
+use self::run_switch::RunSwitch;
 use self::table::TableCard;
 use self::task_list::{TaskDetail, TaskList};
 use crate::ui::components::charts::Charts;
@@ -61,6 +63,7 @@ pub fn ResultsPage() -> impl IntoView {
             data-option-score-ms=move || state.scoring.last_rescore.with(|r| format!("{:.1}", r.2))
         >
             <h2>"Answers and results"</h2>
+            <RunSwitch import_report=import_report/>
             {move || {
                 let n = state.tasks.with(Vec::len);
                 if n == 0 {
