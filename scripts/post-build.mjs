@@ -3,7 +3,8 @@
 // 1. Stamps the service worker (sw.js) with this build's files and a version
 //    derived from their contents: a new build is a new worker, and its cache
 //    holds exactly this build.
-// 2. Release builds: gzip and brotli copies beside the files (precompress.mjs).
+// 2. Stamps boot.js with the wasm's size (the loading screen's progress).
+// 3. Release builds: gzip and brotli copies beside the files (precompress.mjs).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,5 +39,22 @@ function stampServiceWorker(dir) {
   console.log(`post-build: service worker stamped, version ${version}, ${files.length} files`);
 }
 
+/** boot.js learns the wasm's size, so the loading screen counts against it. */
+function stampBoot(dir) {
+  const bootPath = path.join(dir, 'boot.js');
+  if (!fs.existsSync(bootPath)) return;
+  const boot = fs.readFileSync(bootPath, 'utf8');
+  // Null as copied from public/boot/, or a size stamped before (a built
+  // dir stamped again, as the deploy test does): set either way.
+  const line = /^const SIZES = .*;$/m;
+  if (!line.test(boot)) throw new Error(`${bootPath}: no "const SIZES = …;" line to stamp`);
+  const wasm = fs.readdirSync(dir).filter((f) => f.endsWith('_bg.wasm'));
+  if (wasm.length !== 1) throw new Error(`post-build: expected one _bg.wasm in ${dir}, found ${wasm.length}`);
+  const sizes = { wasm: fs.statSync(path.join(dir, wasm[0])).size };
+  fs.writeFileSync(bootPath, boot.replace(line, `const SIZES = ${JSON.stringify(sizes)};`));
+}
+
+// boot.js first: the worker's version covers every file as it is served.
+stampBoot(dir);
 stampServiceWorker(dir);
 if (!process.env.TRUNK_PROFILE || process.env.TRUNK_PROFILE === 'release') precompress(dir);

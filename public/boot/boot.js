@@ -4,6 +4,63 @@
 // hashed file names in data attributes.
 const boot = document.querySelector('script[data-repoqa-js]');
 
+// This build's sizes, stamped by scripts/post-build.mjs: the wasm's bytes
+// as the page receives them (after the host's compression, if any, is
+// undone). Unstamped (null), the progress counts against what the server
+// says it sends.
+const SIZES = null;
+
+// The loading screen tells what is coming and how far it has got, from the
+// real sizes; every line it showed is kept in window.repoqaBootLog.
+const bootLog = (window.repoqaBootLog = []);
+function say(text) {
+  bootLog.push(text);
+  const line = document.getElementById('boot-progress');
+  if (line) line.textContent = text;
+}
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+function progress(seen, total) {
+  const bar = document.getElementById('boot-bar');
+  if (bar && total) {
+    bar.hidden = false;
+    bar.max = total;
+    bar.value = Math.min(seen, total);
+  }
+  say(total ? `Loading the app: ${mb(seen)} of ${mb(total)}` : `Loading the app: ${mb(seen)}`);
+}
+
+/** The wasm's response, its body counted as it arrives. */
+async function fetchCounted(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const total = (SIZES && SIZES.wasm) || Number(res.headers.get('content-length')) || 0;
+  progress(0, total);
+  if (!res.body || typeof TransformStream === 'undefined') return res;
+  let seen = 0;
+  let last = 0;
+  const counted = res.body.pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      seen += chunk.byteLength;
+      const now = performance.now();
+      if (now - last > 100) { last = now; progress(seen, total); }
+      out.enqueue(chunk);
+    },
+    flush() { progress(seen, total); },
+  }));
+  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** What went over the wire for `url`, once it is in: the host's compression said as it was. */
+function arrived(url) {
+  const entry = performance.getEntriesByName(new URL(url, location.href).href)[0];
+  const size = (SIZES && SIZES.wasm) || (entry && entry.decodedBodySize) || 0;
+  const sent = entry ? entry.transferSize : 0;
+  if (!size) return 'Starting the app…';
+  if (sent > 0 && sent < 0.9 * size) return `Loaded: ${mb(sent)} sent compressed (${mb(size)} of code); starting the app…`;
+  if (sent > 0) return `Loaded: ${mb(size)} sent uncompressed (a host that compresses it sends a fifth to a third of that); starting the app…`;
+  return `Loaded: ${mb(size)} of code (from this browser's cache); starting the app…`;
+}
+
 // index.html's loading screen says why, rather than loading forever.
 function failed(what, err) {
   const msg = document.getElementById('boot-message');
@@ -22,7 +79,9 @@ const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loadin
 // of compiling 10 MB again each.
 async function compile(url) {
   try {
-    return await WebAssembly.compileStreaming(fetch(url));
+    const module = await WebAssembly.compileStreaming(fetchCounted(url));
+    say(arrived(url));
+    return module;
   } catch (e) {
     // A server that does not send application/wasm.
     const bytes = await (await fetch(url)).arrayBuffer();

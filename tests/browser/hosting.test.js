@@ -57,6 +57,7 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
   const html = await (await fetch(srv.url)).text();
   assert.match(html, /id="boot-screen"/);
   assert.match(html, /Loading the app/);
+  assert.doesNotMatch(html, /about 3 MB/, 'a size the host may not send');
   // Relative asset paths: nothing in the HTML points at the site root.
   assert.doesNotMatch(html, /(href|src|data-repoqa-js|data-repoqa-wasm)="\//, 'an asset path from the site root');
 
@@ -80,6 +81,14 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
   release();
   await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
   assert.equal(await page.$('#boot-screen'), null, 'the loading screen stayed after mount');
+  // It said what was coming, from the real size, how far it got, and what the host sent
+  // (this test's host does not compress).
+  const wasmFile = fs.readdirSync(DIST).find((f) => f.endsWith('_bg.wasm'));
+  const size = `${(fs.statSync(path.join(DIST, wasmFile)).size / 1e6).toFixed(1)} MB`;
+  const said = await page.evaluate(() => window.repoqaBootLog);
+  assert.equal(said[0], `Loading the app: 0.0 MB of ${size}`, said.join(' | '));
+  assert.ok(said.some((l) => l === `Loading the app: ${size} of ${size}`), said.join(' | '));
+  assert.match(said.at(-1), new RegExp(`^Loaded: ${size.replace('.', '\\.')} sent uncompressed`), said.join(' | '));
   assert.equal(await page.$$eval('header.top', (h) => h.length), 1);
   // Home, Results and the Leaderboard need no tokenizer.
   for (const hash of ['#results', '#leaderboard']) {
