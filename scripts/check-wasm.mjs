@@ -41,4 +41,21 @@ const rest = files.filter((f) => !firstLoad(f) && !precompressed.includes(f));
 const restBytes = rest.reduce((n, f) => n + fs.statSync(f).size, 0);
 if (rest.length) console.log(`(also in dist, fetched when a page needs them: ${rest.length} files, ${kib(restBytes, 0)}, among them ${rest.filter((f) => /tokenizer\.json$|build-worker\.js$/.test(f)).map((f) => path.relative(dist, f)).join(' and ')})`);
 console.log(`${wasm[0]}: no "env" imports`);
-if (gz > 4 * 1024 * 1024) { console.error('first load exceeds 4 MiB gzip'); process.exit(1); }
+// Budgets (issue 50): each fails the suite when exceeded. Until the page
+// shell and the compute engine are split, the shell is the whole app and
+// its budgets are today's weight with a little room; the split brings them
+// down to the goals (brotli 1,536 KiB, plain 6 MiB). The whole first visit
+// (service worker included, ≤ 3 MiB brotli) is measured in the browser:
+// tests/browser/offline.test.js.
+const budgets = [
+  ['first load, gzip', gz, 4096 * 1024],
+  ['first load, brotli', br, 2700 * 1024],
+  ['first load, plain', raw, 13.3 * 1024 * 1024],
+];
+let over = false;
+for (const [what, bytes, limit] of budgets) {
+  const ok = bytes <= limit;
+  over ||= !ok;
+  console.log(`${ok ? 'within' : 'OVER  '} budget: ${what} ${kib(bytes, 0)} of ${kib(limit, 0)}`);
+}
+if (over) { console.error('the first load is over budget (scripts/check-wasm.mjs)'); process.exit(1); }

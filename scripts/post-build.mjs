@@ -1,8 +1,8 @@
 // Trunk's post_build hook (Trunk.toml), run on the staging directory before
 // it becomes dist/; also `node scripts/post-build.mjs DIR` on a built dir.
-// 1. Stamps the service worker (sw.js) with this build's files and a version
-//    derived from their contents: a new build is a new worker, and its cache
-//    holds exactly this build.
+// 1. Stamps the service worker (sw.js) with this build's files, their sizes,
+//    which of them are the shell, and a version derived from their contents:
+//    a new build is a new worker, and its cache holds only this build.
 // 2. Stamps boot.js with the wasm's size (the loading screen's progress).
 // 3. Release builds: gzip and brotli copies beside the files (precompress.mjs).
 import crypto from 'node:crypto';
@@ -27,15 +27,23 @@ function stampServiceWorker(dir) {
   const swPath = path.join(dir, 'sw.js');
   if (!fs.existsSync(swPath)) return;
   const sw = fs.readFileSync(swPath, 'utf8');
-  const placeholder = 'const PRECACHE = null;';
-  if (!sw.includes(placeholder)) throw new Error(`${swPath}: no "${placeholder}" line to stamp`);
+  // Null as copied from public/boot/, or a stamp from before (a built dir
+  // stamped again): set either way.
+  const line = /^const PRECACHE = .*;$/m;
+  if (!line.test(sw)) throw new Error(`${swPath}: no "const PRECACHE = …;" line to stamp`);
   const files = buildFiles(dir);
   const hash = crypto.createHash('sha256');
   for (const f of files) hash.update(`${f}\0${crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')}\n`);
   const version = hash.digest('hex').slice(0, 16);
   // The page is asked for as "./" (the app's address), not as index.html.
-  const precache = { version, files: files.map((f) => (f === 'index.html' ? './' : f)) };
-  fs.writeFileSync(swPath, sw.replace(placeholder, `const PRECACHE = ${JSON.stringify(precache)};`));
+  const name = (f) => (f === 'index.html' ? './' : f);
+  // The shell: what starts the app, kept at install. The rest (the
+  // tokenizer, the demos, the published SCORES files) is kept when a visit
+  // uses it, or all at once when the visitor asks (sw.js).
+  const shell = files.filter((f) => !/^(assets|demo|published)\//.test(f));
+  const sizes = Object.fromEntries(files.map((f) => [name(f), fs.statSync(path.join(dir, f)).size]));
+  const precache = { version, files: files.map(name), shell: shell.map(name), sizes };
+  fs.writeFileSync(swPath, sw.replace(line, `const PRECACHE = ${JSON.stringify(precache)};`));
   console.log(`post-build: service worker stamped, version ${version}, ${files.length} files`);
 }
 

@@ -72,6 +72,65 @@ function failed(what, err) {
   throw err;
 }
 
+// The offline copy (sw.js), set up before the app starts (the Home page
+// asks window.repoqaOffline as it mounts): registered once the page has loaded. Its
+// install keeps the shell the page has just loaded (from the browser's
+// cache, not a second download); every other file is kept when a visit
+// uses it, or all at once from "Keep for offline" on the Home page.
+// Where it cannot run (a file:// page, a browser without it) the app works
+// online only, and window.repoqaOffline says why.
+let registered = Promise.resolve(null);
+let unavailable = 'this browser cannot keep an offline copy of this page (no service workers here, or not a secure origin)';
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  registered = new Promise((resolve) => {
+    const register = () => navigator.serviceWorker.register('./sw.js')
+      .then((reg) => { resolve(reg); tellUsed(); })
+      .catch((e) => {
+        unavailable = `the offline copy could not be set up (${e.message || e})`;
+        console.warn(unavailable);
+        resolve(null);
+      });
+    if (document.readyState === 'complete') register(); else addEventListener('load', register);
+  });
+}
+
+/** The worker takes control of a first visit only after the page fetched
+ *  what it started with: it is told what that was, and keeps the files of
+ *  this build among them. */
+async function tellUsed() {
+  const sw = navigator.serviceWorker;
+  if (!sw.controller) await new Promise((r) => sw.addEventListener('controllerchange', r, { once: true }));
+  const urls = [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)];
+  sw.controller.postMessage({ kind: 'used', urls });
+  // Idle on a connection the browser says is unmetered: keep the rest too.
+  const c = navigator.connection;
+  if (c && !c.saveData && (c.type === 'wifi' || c.type === 'ethernet') && 'requestIdleCallback' in window) {
+    requestIdleCallback(() => ask('keep', () => {}).catch(() => {}), { timeout: 60000 });
+  }
+}
+
+/** One question to the active worker, its progress messages to `onProgress`. */
+async function ask(kind, onProgress) {
+  const reg = await registered;
+  if (!reg) throw new Error(unavailable);
+  const active = (await navigator.serviceWorker.ready).active;
+  return new Promise((resolve, reject) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = ({ data }) => {
+      if (data.kind === 'progress') onProgress(data.done, data.total);
+      else if (data.kind === 'error') reject(new Error(data.error));
+      else resolve(data);
+    };
+    active.postMessage({ kind }, [channel.port2]);
+  });
+}
+
+// For the page (src/ui/browser/offline.rs): what is kept, and keeping the rest.
+window.repoqaOffline = {
+  status: () => ask('status'),
+  keep: (onProgress) => ask('keep', onProgress),
+};
+
 const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loading ${boot.dataset.repoqaJs}`, e));
 
 // Compiled here, once: the task-build workers (build-worker.js) are handed
@@ -93,13 +152,3 @@ const wasm = await bindings.default({ module_or_path: module }).catch((e) => fai
 window.wasmBindings = bindings;
 window.repoqaWasmModule = module;
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
-
-// The offline copy (sw.js): registered once the page has loaded, so that
-// its download of the whole build never competes with the first one.
-// Where it cannot run (a file:// page, a browser without it) the app works
-// online only.
-if ('serviceWorker' in navigator && window.isSecureContext) {
-  const register = () => navigator.serviceWorker.register('./sw.js')
-    .catch((e) => console.warn(`offline copy not available: ${e.message || e}`));
-  if (document.readyState === 'complete') register(); else addEventListener('load', register);
-}

@@ -1,8 +1,10 @@
-// Offline after one visit (issue 25): the service worker (public/boot/sw.js,
-// stamped by scripts/post-build.mjs) keeps one whole build; with the server
-// gone the app loads, builds, scores, verifies and shows the leaderboard; a
-// new deploy is what the next visit runs, never a mix of two builds; the
-// cache holds the build's files and nothing else; the app is installable.
+// Offline (issues 25 and 50): the service worker (public/boot/sw.js,
+// stamped by scripts/post-build.mjs) keeps the app and what a visit used,
+// the whole build when the visitor asks; with the server gone what was used
+// (or everything, once kept) still works; a first visit downloads nothing
+// twice and nothing it did not use; a new deploy is what the next visit
+// runs, never a mix of two builds; the cache holds build files only; the
+// app is installable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -51,7 +53,22 @@ async function stop(srv, context) {
   await context.setOffline(true);
 }
 
-test('after one visit the app works with the network off: loads, builds, scores, verifies, leaderboard; installable', async (t) => {
+/** The build files `contents` (one cache's URL list) holds, as PRECACHE names them. */
+const asNames = (urls) => urls.map((u) => (u === '' ? './' : u)).sort();
+
+/** Wait until the app's one cache holds every file in `files`; its name and contents. */
+async function cacheHolding(page, base, files) {
+  let caches = {};
+  for (let i = 0; i < 600; i++) {
+    caches = await cacheContents(page, base);
+    const keys = Object.keys(caches);
+    if (keys.length === 1 && files.every((f) => asNames(caches[keys[0]]).includes(f))) return caches;
+    await page.waitForTimeout(100);
+  }
+  assert.fail(`the cache never held ${files.join(', ')}: ${JSON.stringify(caches)}`);
+}
+
+test('a visit keeps the app and what it used, not the rest; with the network off what it used still works; installable', async (t) => {
   const srv = await serveDir(DIST);
   const context = await launch();
   t.after(() => context.close());
@@ -67,18 +84,48 @@ test('after one visit the app works with the network off: loads, builds, scores,
   const manifest = await cdp.send('Page.getAppManifest');
   assert.deepEqual(manifest.errors, []);
 
-  // The cache holds this build, all of it and nothing else.
+  // The cache: the shell, and the demo dataset the page opened with (fetched
+  // before the worker took control, kept from the browser's cache); not the
+  // tokenizer, not the published scores. Only this build's files.
   const expected = precache(DIST);
-  const caches = await cacheContents(page, srv.url);
-  assert.deepEqual(Object.keys(caches), [`repoqa-web / ${expected.version}`]);
-  assert.deepEqual(caches[`repoqa-web / ${expected.version}`], [...expected.files].map((f) => (f === './' ? '' : f)).sort());
+  const key = `repoqa-web / ${expected.version}`;
+  let caches = await cacheHolding(page, srv.url, [...expected.shell, 'demo/repoqa-demo.json']);
+  assert.deepEqual(Object.keys(caches), [key]);
+  const kept = asNames(caches[key]);
+  assert.deepEqual(kept.filter((f) => !expected.files.includes(f)), [], 'files of no build in the cache');
+  assert.ok(!kept.includes('assets/tokenizer.json'), 'the tokenizer was kept before any build used it');
+  assert.ok(!kept.some((f) => f.startsWith('published/')), 'published scores kept before the Leaderboard used them');
+  const wasm = expected.shell.find((f) => f.endsWith('.wasm'));
+  assert.equal(srv.served.filter((s) => s.path.endsWith('/' + wasm)).length, 1, 'the wasm was downloaded twice');
 
-  await stop(srv, context);
-  await page.reload();
-  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  // Use the features online: a build (the tokenizer), the sample answers, the published scores.
   await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
   await page.click('#build-tasks');
   await page.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
+  await page.goto(srv.url + '#results');
+  await page.click('#load-samples');
+  await page.waitForSelector('#import-status[data-ok="true"]', { timeout: 30000 });
+  await page.goto(srv.url + '#leaderboard');
+  await page.click('#lb-load-published');
+  await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  const published = expected.files.filter((f) => /^published\/.*\.json\.gz$/.test(f));
+  assert.equal(published.length, 30);
+  caches = await cacheHolding(page, srv.url, ['assets/tokenizer.json', 'demo/sample-answers.jsonl', ...published]);
+
+  await stop(srv, context);
+  // The saved tasks dropped (from a page of this origin that is not the
+  // app, so no connection blocks it): the build starts from nothing, and
+  // the tokenizer must come from the cache.
+  await page.goto(srv.url + 'manifest.webmanifest');
+  assert.equal(await page.evaluate(() => new Promise((r) => {
+    const q = indexedDB.deleteDatabase('repoqa-web');
+    q.onsuccess = () => r('deleted'); q.onerror = () => r('error'); q.onblocked = () => r('blocked');
+  })), 'deleted');
+  await page.goto(srv.url + '#tasks');
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
+  await page.click('#build-tasks');
+  await page.waitForSelector('#build-stats[data-tasks="60"][data-from-cache="false"]', { timeout: 120000 });
   await saveScreenshot(page, 'offline-tasks.png');
 
   await page.goto(srv.url + '#results');
@@ -104,6 +151,71 @@ test('after one visit the app works with the network off: loads, builds, scores,
   // Still only the build's files: nothing the session fetched or stored went in.
   assert.deepEqual(await cacheContents(page, srv.url), caches);
   assert.deepEqual(problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p)), []);
+});
+
+test('"Keep for offline" on Home keeps the whole build, said in its real size; then every page works offline', async (t) => {
+  const srv = await serveDir(DIST);
+  const context = await launch();
+  t.after(() => context.close());
+  const { page, problems } = await openPage(context);
+  await page.goto(srv.url);
+  await page.waitForSelector('#offline-card[data-state="used"]', { timeout: 60000 });
+  const expected = precache(DIST);
+  await cacheHolding(page, srv.url, [...expected.shell, 'demo/repoqa-demo.json']);
+  // The button names what the rest weighs: the files not kept yet, as served.
+  await page.reload();
+  await page.waitForSelector('#offline-card[data-state="used"]', { timeout: 60000 });
+  const kept = asNames(Object.values(await cacheContents(page, srv.url))[0]);
+  const rest = expected.files.filter((f) => !kept.includes(f)).reduce((n, f) => n + expected.sizes[f], 0);
+  const label = await page.textContent('#offline-keep');
+  assert.equal(label, `Keep for offline: ${(rest / 1024 / 1024).toFixed(1)} MiB`);
+  const box = await page.$eval('#offline-keep', (b) => { const r = b.getBoundingClientRect(); return { w: r.width, h: r.height }; });
+  assert.ok(box.w > 0 && box.h > 0);
+  await page.click('#offline-keep');
+  await page.waitForSelector('#offline-card[data-state="all"]', { timeout: 60000 });
+  assert.match(await page.textContent('#offline-status'), /^Everything is kept for offline use in this browser/);
+  const look = await page.evaluate(() => {
+    const s = document.querySelector('#offline-status');
+    return { cls: s.className, colour: getComputedStyle(s).color, text: getComputedStyle(document.body).color };
+  });
+  assert.match(look.cls, /\bpass\b/, 'the kept status is not styled as a success');
+  assert.notEqual(look.colour, look.text);
+  await saveScreenshot(page, 'offline-kept.png');
+  assert.deepEqual(asNames(Object.values(await cacheContents(page, srv.url))[0]), [...expected.files].sort());
+
+  await stop(srv, context);
+  await page.goto(srv.url + '#leaderboard');
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.click('#lb-load-published');
+  await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  await page.goto(srv.url + '#tasks');
+  await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
+  await page.click('#build-tasks');
+  await page.waitForSelector('#build-stats[data-tasks="60"]', { timeout: 120000 });
+  assert.deepEqual(problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p)), []);
+});
+
+test('the whole first visit, service worker included, costs the host at most 3 MiB with brotli: the wasm once, nothing unused', async (t) => {
+  const srv = await serveDir(DIST);
+  const context = await launch();
+  t.after(() => context.close());
+  const { page } = await openPage(context);
+  await page.goto(srv.url);
+  await page.waitForSelector('#offline-card[data-state="used"]', { timeout: 60000 });
+  const expected = precache(DIST);
+  await cacheHolding(page, srv.url, [...expected.shell, 'demo/repoqa-demo.json']);
+  // What a brotli host sends for each request: the .br copy where the build has one.
+  const brotli = (s) => (s.status === 200 && fs.existsSync(s.file + '.br') ? fs.statSync(s.file + '.br').size : s.bytes);
+  const total = srv.served.reduce((n, s) => n + brotli(s), 0);
+  const plain = srv.served.reduce((n, s) => n + s.bytes, 0);
+  console.log(`first visit: ${srv.served.length} requests, ${(total / 1024).toFixed(0)} KiB with brotli, ${(plain / 1024).toFixed(0)} KiB plain`);
+  const counts = {};
+  for (const s of srv.served.filter((x) => x.status === 200)) counts[s.path] = (counts[s.path] || 0) + 1;
+  const twice = Object.entries(counts).filter(([p, n]) => n > 1 && /\.(wasm|js|css|json)$/.test(p));
+  assert.deepEqual(twice, [], 'files downloaded twice');
+  assert.deepEqual(srv.served.filter((s) => /tokenizer\.json|\/published\//.test(s.path)).map((s) => s.path), [], 'fetched unused');
+  assert.ok(total <= 3 * 1024 * 1024, `first visit ${total} bytes with brotli`);
 });
 
 /** A copy of dist/ as a new deploy: its JS and wasm renamed (as a new build's

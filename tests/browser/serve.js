@@ -1,5 +1,6 @@
 // A static file server for dist/ on 127.0.0.1 (random port), for the browser
 // tests. Serves .wasm with its MIME type so streaming instantiation works.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,8 +15,15 @@ const TYPES = {
  *  deploy at the same address).
  *  `cors`: allow any origin to read (a dataset or tokenizer on another site).
  *  `prefix`: serve `dir` under this path only ("/sub/repoqa/"), as a host
- *  serving a project page would; anything else is 404. */
+ *  serving a project page would; anything else is 404.
+ *  Like many static hosts, each file carries an ETag and `Cache-Control:
+ *  no-cache` (the browser may store it, and asks again before reusing it:
+ *  304 when unchanged).
+ *  The result's `served` lists each file sent, `{ path, file, status,
+ *  bytes }` (`file` the path on disk; a 304 sends no bytes): what a visit
+ *  cost the host. */
 export function serveDir(root, { cors = false, prefix = '/' } = {}) {
+  const served = [];
   const server = http.createServer((req, res) => {
     const dir = typeof root === 'function' ? root() : root;
     const url = new URL(req.url, 'http://x');
@@ -26,13 +34,20 @@ export function serveDir(root, { cors = false, prefix = '/' } = {}) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404); return res.end('not found'); }
-      const headers = { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' };
+      const etag = `"${crypto.createHash('sha1').update(data).digest('hex')}"`;
+      const headers = { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', etag, 'cache-control': 'no-cache' };
       if (cors) headers['access-control-allow-origin'] = '*';
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, headers);
+        served.push({ path: url.pathname, file, status: 304, bytes: 0 });
+        return res.end();
+      }
       res.writeHead(200, headers);
+      served.push({ path: url.pathname, file, status: 200, bytes: data.length });
       res.end(data);
     });
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}${prefix}` }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, served, url: `http://127.0.0.1:${server.address().port}${prefix}` }));
   });
 }

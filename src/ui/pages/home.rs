@@ -1,6 +1,10 @@
 //! The home page: what a needle test is, the workflow, and what is loaded.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ui::browser::offline;
+use crate::ui::format::bytes_label;
 
 use crate::ui::components::progress::Progress;
 use crate::ui::jobs::demo::{demo_loaded, try_demo};
@@ -30,6 +34,73 @@ pub fn Home() -> impl IntoView {
                 <li><a href="#results">"Results"</a>": paste or import the model's answers and score them."</li>
             </ol>
             <HomeStatus/>
+        </section>
+        <KeepOffline/>
+    }
+}
+
+#[derive(Clone)]
+enum Offline {
+    Asking,
+    Kept(offline::Kept),
+    Keeping(f64, f64),
+    Failed(String),
+    Unavailable(String),
+}
+
+/// What this browser keeps for offline use, and "Keep for offline" for the
+/// rest (public/boot/sw.js keeps the shell and whatever a visit used).
+#[component]
+fn KeepOffline() -> impl IntoView {
+    let shown = RwSignal::new(Offline::Asking);
+    spawn_local(async move {
+        shown.set(match offline::status().await {
+            Ok(k) => Offline::Kept(k),
+            Err(e) => Offline::Unavailable(e.to_string()),
+        });
+    });
+    let keep = move |_| {
+        shown.set(Offline::Keeping(0.0, 0.0));
+        spawn_local(async move {
+            let done = offline::keep_all(move |d, t| shown.set(Offline::Keeping(d, t))).await;
+            shown.set(match done {
+                Ok(k) => Offline::Kept(k),
+                Err(e) => Offline::Failed(e.to_string()),
+            });
+        });
+    };
+    let mb = |b: f64| bytes_label(b as usize);
+    view! {
+        <section class="card" id="offline-card" data-state=move || match shown.get() {
+            Offline::Asking => "asking",
+            Offline::Kept(k) if k.missing_files == 0 => "all",
+            Offline::Kept(_) => "used",
+            Offline::Keeping(..) => "keeping",
+            Offline::Failed(_) => "failed",
+            Offline::Unavailable(_) => "unavailable",
+        }>
+            <h2>"Offline"</h2>
+            {move || match shown.get() {
+                Offline::Asking => view! { <p class="muted" id="offline-status">"Checking what this browser keeps for offline use…"</p> }.into_any(),
+                Offline::Kept(k) if k.missing_files == 0 => view! {
+                    <p class="pass" id="offline-status">{format!("Everything is kept for offline use in this browser ({}): every page works with the network off.", mb(k.kept_bytes))}</p>
+                }.into_any(),
+                Offline::Kept(k) => view! {
+                    <p id="offline-status">{format!(
+                        "This browser keeps the app and what you have used here for offline use ({} files, {}). The rest (the tokenizer, the demos, the published scores) is fetched when a page first needs it.",
+                        k.kept_files, mb(k.kept_bytes))}</p>
+                    <p><button type="button" id="offline-keep" on:click=keep>{format!("Keep for offline: {}", mb(k.missing_bytes))}</button></p>
+                }.into_any(),
+                Offline::Keeping(d, t) => view! {
+                    <p id="offline-status" role="status">{format!("Keeping for offline: {} of {}…", mb(d), mb(t))}</p>
+                }.into_any(),
+                Offline::Failed(e) => view! {
+                    <p class="fail" id="offline-status" role="alert">{format!("Keeping for offline stopped: {e}. What was kept stays; reload to try again.")}</p>
+                }.into_any(),
+                Offline::Unavailable(e) => view! {
+                    <p class="muted" id="offline-status">{format!("No offline copy here: {e}. The app works online.")}</p>
+                }.into_any(),
+            }}
         </section>
     }
 }

@@ -1,0 +1,61 @@
+//! The offline copy, as boot.js offers it (`window.repoqaOffline`, over the
+//! service worker public/boot/sw.js): what this browser keeps of the build,
+//! and keeping the rest when the visitor asks.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ui::error::UiError;
+
+/// What the offline copy holds, in the build's files and their bytes as
+/// served (before any compression by the host).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Kept {
+    pub kept_files: usize,
+    pub kept_bytes: f64,
+    pub missing_files: usize,
+    pub missing_bytes: f64,
+}
+
+/// What is kept now. Waits for the service worker's install on a first
+/// visit; an error says why there is no offline copy here.
+pub async fn status() -> Result<Kept, UiError> {
+    call("status", &JsValue::UNDEFINED).await
+}
+
+/// Keep every file not kept yet, `on_progress(done, total)` bytes as they come.
+pub async fn keep_all(on_progress: impl Fn(f64, f64) + 'static) -> Result<Kept, UiError> {
+    let cb = Closure::<dyn Fn(f64, f64)>::new(on_progress);
+    let kept = call("keep", cb.as_ref()).await;
+    drop(cb);
+    kept
+}
+
+async fn call(method: &str, arg: &JsValue) -> Result<Kept, UiError> {
+    const WHAT: &str = "The offline copy";
+    let api = js_sys::Reflect::get(&js_sys::global(), &"repoqaOffline".into())
+        .ok()
+        .filter(|v| v.is_object())
+        .ok_or_else(|| {
+            UiError::invalid("this page was started without boot.js, so it has no offline copy")
+        })?;
+    let f: js_sys::Function = js_sys::Reflect::get(&api, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| UiError::invalid(format!("boot.js offers no offline {method}")))?;
+    let promise: js_sys::Promise = f
+        .call1(&api, arg)
+        .map_err(|e| UiError::js(WHAT, &e))?
+        .dyn_into()
+        .map_err(|e| UiError::js(WHAT, &e))?;
+    let v = JsFuture::from(promise).await.map_err(|e| UiError::js(WHAT, &e))?;
+    let num =
+        |k: &str| js_sys::Reflect::get(&v, &k.into()).ok().and_then(|x| x.as_f64()).unwrap_or(0.0);
+    Ok(Kept {
+        kept_files: num("keptFiles") as usize,
+        kept_bytes: num("keptBytes"),
+        missing_files: num("missingFiles") as usize,
+        missing_bytes: num("missingBytes"),
+    })
+}
