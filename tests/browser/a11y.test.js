@@ -1,5 +1,5 @@
-// Accessibility (issue 25): axe-core (npm) on every page and main state, at
-// 1280 and 390 px, with the app's Content-Security-Policy in force: no
+// Accessibility (issues 25 and 49): axe-core (npm) on every page and main
+// state, at 1280 and 390 px, light and dark, with the app's Content-Security-Policy in force: no
 // critical or serious violation. Keyboard: focus stays on the control after
 // an action, a skip link leads to the page, and each route has its title.
 import { test, before, after } from 'node:test';
@@ -58,6 +58,10 @@ const STATES = [
     await go(href);
     await page.waitForSelector('.answer-box textarea', { timeout: 30000 });
   }],
+  ['the anatomy of a prompt', async () => {
+    if (!(await page.$('#anatomy[open]'))) await page.click('#anatomy > summary');
+    await page.waitForSelector('.anatomy-strip .band-needle', { timeout: 30000 });
+  }],
   ['results with the sample answers', async () => {
     await go('#results');
     if (!(await page.$('#score-table'))) {
@@ -98,15 +102,18 @@ const STATES = [
   ['about', async () => { await go('#about'); await page.waitForSelector('#selfcheck:not([data-status="loading"])', { timeout: 60000 }); }],
 ];
 
-test('axe-core: no critical or serious violation on any page or main state, at 1280 and 390 px', async () => {
+test('axe-core: no critical or serious violation on any page or main state, at 1280 and 390 px, light and dark', async () => {
   const found = [];
   for (const [name, reach] of STATES) {
     await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
     await reach();
-    for (const width of [1280, 390]) {
+    for (const [width, scheme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [390, 'dark']]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.waitForTimeout(100);
-      for (const v of await violations()) found.push(`${name} @${width}: ${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
+      await page.emulateMedia({ colorScheme: scheme });
+      // Two frames: the new width and colours laid out and painted.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      for (const v of await violations()) found.push(`${name} @${width} ${scheme}: ${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
       // Two elements with one id: a label, a skip target or a test reaches the wrong one.
       const dup = await page.evaluate(() => {
         const seen = new Map();
