@@ -39,6 +39,10 @@ if [[ $browser == 1 ]]; then
   echo
   trunk build --release --offline
   (cd tests/browser && node bench.mjs)
+  # A first visit: bytes and time until interactive, compressing and plain
+  # hosts, unthrottled and throttled (40 ms, 10 Mbit/s, CPU 4x).
+  echo
+  (cd tests/browser && node bench-first-visit.mjs)
   # The Run page: what it costs per task beyond the server's time (as run_overhead.py).
   echo
   (cd tests/browser && node bench-run.mjs)

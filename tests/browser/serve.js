@@ -20,9 +20,9 @@ const TYPES = {
  *  no-cache` (the browser may store it, and asks again before reusing it:
  *  304 when unchanged).
  *  The result's `served` lists each file sent, `{ path, file, status,
- *  bytes }` (`file` the path on disk; a 304 sends no bytes): what a visit
+ *  bytes, encoding }` (`file` the path on disk; a 304 sends no bytes): what a visit
  *  cost the host. */
-export function serveDir(root, { cors = false, prefix = '/' } = {}) {
+export function serveDir(root, { cors = false, prefix = '/', compress = false } = {}) {
   const served = [];
   const server = http.createServer((req, res) => {
     const dir = typeof root === 'function' ? root() : root;
@@ -32,18 +32,28 @@ export function serveDir(root, { cors = false, prefix = '/' } = {}) {
     let file = path.join(dir, p);
     if (!file.startsWith(dir)) { res.writeHead(403); return res.end(); }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    fs.readFile(file, (err, data) => {
+    // `compress`: as a host with precompressed copies sends them (brotli
+    // first, then gzip, whichever the browser accepts and the build has).
+    let encoding = null;
+    if (compress) {
+      const accepts = String(req.headers['accept-encoding'] || '');
+      for (const [name, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+        if (new RegExp(`\\b${name}\\b`).test(accepts) && fs.existsSync(file + ext)) { encoding = name; break; }
+      }
+    }
+    fs.readFile(encoding ? file + (encoding === 'br' ? '.br' : '.gz') : file, (err, data) => {
       if (err) { res.writeHead(404); return res.end('not found'); }
       const etag = `"${crypto.createHash('sha1').update(data).digest('hex')}"`;
       const headers = { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', etag, 'cache-control': 'no-cache' };
       if (cors) headers['access-control-allow-origin'] = '*';
+      if (encoding) { headers['content-encoding'] = encoding; headers.vary = 'accept-encoding'; }
       if (req.headers['if-none-match'] === etag) {
         res.writeHead(304, headers);
         served.push({ path: url.pathname, file, status: 304, bytes: 0 });
         return res.end();
       }
       res.writeHead(200, headers);
-      served.push({ path: url.pathname, file, status: 200, bytes: data.length });
+      served.push({ path: url.pathname, file, status: 200, bytes: data.length, encoding });
       res.end(data);
     });
   });
