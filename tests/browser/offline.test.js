@@ -47,6 +47,17 @@ function cacheContents(page, base) {
   }, base);
 }
 
+/** A server for test `t`, closed after it whatever happens (an open one
+ *  keeps the test file's process alive). */
+async function serveFor(t, root) {
+  const srv = await serveDir(root);
+  t.after(() => {
+    srv.server.closeAllConnections();
+    if (srv.server.listening) srv.server.close();
+  });
+  return srv;
+}
+
 /** Stop the server for good: connection refused, as with no network. */
 async function stop(srv, context) {
   await new Promise((r) => { srv.server.close(r); srv.server.closeAllConnections(); });
@@ -69,7 +80,7 @@ async function cacheHolding(page, base, files) {
 }
 
 test('a visit keeps the app and what it used, not the rest; with the network off what it used still works; installable', async (t) => {
-  const srv = await serveDir(DIST);
+  const srv = await serveFor(t, DIST);
   const context = await launch();
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
@@ -154,7 +165,7 @@ test('a visit keeps the app and what it used, not the rest; with the network off
 });
 
 test('"Keep for offline" on Home keeps the whole build, said in its real size; then every page works offline', async (t) => {
-  const srv = await serveDir(DIST);
+  const srv = await serveFor(t, DIST);
   const context = await launch();
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
@@ -197,7 +208,7 @@ test('"Keep for offline" on Home keeps the whole build, said in its real size; t
 });
 
 test('the whole first visit, service worker included, costs the host at most 3 MiB with brotli: the wasm once, nothing unused', async (t) => {
-  const srv = await serveDir(DIST);
+  const srv = await serveFor(t, DIST);
   const context = await launch();
   t.after(() => context.close());
   const { page } = await openPage(context);
@@ -242,7 +253,7 @@ test('a new deploy: the next visit runs it whole, and offline afterwards runs it
   const v2 = newDeploy(work);
   const v1Files = fs.readdirSync(DIST).filter((f) => /^repoqa-web-/.test(f));
   let current = DIST;
-  const srv = await serveDir(() => current);
+  const srv = await serveFor(t, () => current);
   const context = await launch();
   t.after(() => context.close());
 
