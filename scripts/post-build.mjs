@@ -23,14 +23,21 @@ function buildFiles(dir) {
   return all.filter((f) => f !== 'sw.js' && !copy(f)).sort();
 }
 
+/** Set the line `const NAME = …;` of `file` in `dir` to `value` (JSON).
+ *  The line is null as copied from public/boot/, or a stamp from before (a
+ *  built dir stamped again, as the deploy test does): set either way. A
+ *  file the build does not have is left alone; returns whether it was there. */
+function stampConst(dir, file, name, value) {
+  const p = path.join(dir, file);
+  if (!fs.existsSync(p)) return false;
+  const text = fs.readFileSync(p, 'utf8');
+  const line = new RegExp(`^const ${name} = .*;$`, 'm');
+  if (!line.test(text)) throw new Error(`${p}: no "const ${name} = …;" line to stamp`);
+  fs.writeFileSync(p, text.replace(line, () => `const ${name} = ${JSON.stringify(value)};`));
+  return true;
+}
+
 function stampServiceWorker(dir) {
-  const swPath = path.join(dir, 'sw.js');
-  if (!fs.existsSync(swPath)) return;
-  const sw = fs.readFileSync(swPath, 'utf8');
-  // Null as copied from public/boot/, or a stamp from before (a built dir
-  // stamped again): set either way.
-  const line = /^const PRECACHE = .*;$/m;
-  if (!line.test(sw)) throw new Error(`${swPath}: no "const PRECACHE = …;" line to stamp`);
   const files = buildFiles(dir);
   const hash = crypto.createHash('sha256');
   for (const f of files) hash.update(`${f}\0${crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')}\n`);
@@ -43,23 +50,17 @@ function stampServiceWorker(dir) {
   const shell = files.filter((f) => !/^(assets|demo|published)\//.test(f));
   const sizes = Object.fromEntries(files.map((f) => [name(f), fs.statSync(path.join(dir, f)).size]));
   const precache = { version, files: files.map(name), shell: shell.map(name), sizes };
-  fs.writeFileSync(swPath, sw.replace(line, `const PRECACHE = ${JSON.stringify(precache)};`));
-  console.log(`post-build: service worker stamped, version ${version}, ${files.length} files`);
+  if (stampConst(dir, 'sw.js', 'PRECACHE', precache)) {
+    console.log(`post-build: service worker stamped, version ${version}, ${files.length} files`);
+  }
 }
 
 /** boot.js learns the wasm's size, so the loading screen counts against it. */
 function stampBoot(dir) {
-  const bootPath = path.join(dir, 'boot.js');
-  if (!fs.existsSync(bootPath)) return;
-  const boot = fs.readFileSync(bootPath, 'utf8');
-  // Null as copied from public/boot/, or a size stamped before (a built
-  // dir stamped again, as the deploy test does): set either way.
-  const line = /^const SIZES = .*;$/m;
-  if (!line.test(boot)) throw new Error(`${bootPath}: no "const SIZES = …;" line to stamp`);
+  if (!fs.existsSync(path.join(dir, 'boot.js'))) return;
   const wasm = fs.readdirSync(dir).filter((f) => f.endsWith('_bg.wasm'));
   if (wasm.length !== 1) throw new Error(`post-build: expected one _bg.wasm in ${dir}, found ${wasm.length}`);
-  const sizes = { wasm: fs.statSync(path.join(dir, wasm[0])).size };
-  fs.writeFileSync(bootPath, boot.replace(line, `const SIZES = ${JSON.stringify(sizes)};`));
+  stampConst(dir, 'boot.js', 'SIZES', { wasm: fs.statSync(path.join(dir, wasm[0])).size });
 }
 
 // boot.js first: the worker's version covers every file as it is served.

@@ -67,16 +67,19 @@ async function stop(srv, context) {
 /** The build files `contents` (one cache's URL list) holds, as PRECACHE names them. */
 const asNames = (urls) => urls.map((u) => (u === '' ? './' : u)).sort();
 
-/** Wait until the app's one cache holds every file in `files`; its name and contents. */
+/** Wait until the app's one cache holds every file in `files` (as the
+ *  service worker stores them, on its own time); its name and contents. */
 async function cacheHolding(page, base, files) {
-  let caches = {};
-  for (let i = 0; i < 600; i++) {
-    caches = await cacheContents(page, base);
-    const keys = Object.keys(caches);
-    if (keys.length === 1 && files.every((f) => asNames(caches[keys[0]]).includes(f))) return caches;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`the cache never held ${files.join(', ')}: ${JSON.stringify(caches)}`);
+  const held = await page.waitForFunction(async ({ b, want }) => {
+    const keys = await caches.keys();
+    if (keys.length !== 1) return false;
+    const urls = (await (await caches.open(keys[0])).keys()).map((r) => r.url.slice(b.length));
+    const names = urls.map((u) => (u === '' ? './' : u));
+    return want.every((f) => names.includes(f));
+  }, { b: base, want: files }, { timeout: 60000, polling: 100 }).then(() => true, () => false);
+  const caches = await cacheContents(page, base);
+  assert.ok(held, `the cache never held ${files.join(', ')}: ${JSON.stringify(caches)}`);
+  return caches;
 }
 
 test('a visit keeps the app and what it used, not the rest; with the network off what it used still works; installable', async (t) => {

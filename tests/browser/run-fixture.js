@@ -6,11 +6,21 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ROOT } from './browser.js';
+import { open, buildDemo, DEMO } from './results-fixture.js';
 
 export const KEY = 'sk-browser-test-SECRET-0123456789';
 export const MODEL = 'org/test-model';
 
 /** python3 tests/oracle/model_server.py on 127.0.0.1; its URL and handles. */
+/** A browser with the demo's tasks built and a stand-in model server that
+ *  answers the demo's tasks (`--key KEY`): what the Run page's tests start from. */
+export async function demoAndModelServer() {
+  const srv = await startModelServer(['--dataset', DEMO, '--key', KEY]);
+  const fx = await open();
+  await buildDemo(fx);
+  return { fx, srv };
+}
+
 export async function startModelServer(args) {
   const child = spawn('python3', [path.join(ROOT, 'tests/oracle/model_server.py'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const rl = readline.createInterface({ input: child.stdout });

@@ -9,16 +9,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { saveViewports } from './browser.js';
-import { open, buildDemo, DEMO } from './results-fixture.js';
-import { KEY, startModelServer, setField, runAndWait, configure, idbDump, tasksOf } from './run-fixture.js';
+import { demoAndModelServer, setField, runAndWait, configure, idbDump, tasksOf } from './run-fixture.js';
 
 let fx;
 let srv;
-before(async () => {
-  srv = await startModelServer(['--dataset', DEMO, '--key', KEY]);
-  fx = await open();
-  await buildDemo(fx);
-});
+before(async () => { ({ fx, srv } = await demoAndModelServer()); });
 after(async () => { await fx?.close(); srv?.stop(); });
 
 const SAMPLE = 'SAMPLE-answers-not-a-model';

@@ -12,16 +12,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { saveScreenshot, ARTIFACTS } from './browser.js';
-import { open, buildDemo, DEMO } from './results-fixture.js';
-import { KEY, startModelServer, setField, runAndWait, configure, idbDump } from './run-fixture.js';
+import { demoAndModelServer, setField, runAndWait, configure, idbDump } from './run-fixture.js';
 
 let fx;
 let srv;
-before(async () => {
-  srv = await startModelServer(['--dataset', DEMO, '--key', KEY]);
-  fx = await open();
-  await buildDemo(fx);
-});
+before(async () => { ({ fx, srv } = await demoAndModelServer()); });
 after(async () => { await fx?.close(); srv?.stop(); });
 
 test('a model that thinks then answers right scores 100 %; a budget spent on thinking fails the task, not an empty answer', async () => {
