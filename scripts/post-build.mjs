@@ -3,7 +3,9 @@
 // 1. Stamps the service worker (sw.js) with this build's files, their sizes,
 //    which of them are the shell, and a version derived from their contents:
 //    a new build is a new worker, and its cache holds only this build.
-// 2. Stamps boot.js with the wasm's size (the loading screen's progress).
+// 2. Names the compute engine's files by their content (Trunk names a
+//    worker's files after its binary only) and stamps boot.js with them and
+//    with the wasm's size (the loading screen's progress).
 // 3. Release builds: gzip and brotli copies beside the files (precompress.mjs).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -44,10 +46,10 @@ function stampServiceWorker(dir) {
   const version = hash.digest('hex').slice(0, 16);
   // The page is asked for as "./" (the app's address), not as index.html.
   const name = (f) => (f === 'index.html' ? './' : f);
-  // The shell: what starts the app, kept at install. The rest (the
-  // tokenizer, the demos, the published SCORES files) is kept when a visit
-  // uses it, or all at once when the visitor asks (sw.js).
-  const shell = files.filter((f) => !/^(assets|demo|published)\//.test(f));
+  // The shell: what starts the app, kept at install. The rest (the compute
+  // engine, the tokenizer, the demos, the published SCORES files) is kept
+  // when a visit uses it, or all at once when the visitor asks (sw.js).
+  const shell = files.filter((f) => !/^(assets|demo|published)\//.test(f) && !ENGINE.test(f) && f !== 'engine-worker.js');
   const sizes = Object.fromEntries(files.map((f) => [name(f), fs.statSync(path.join(dir, f)).size]));
   const precache = { version, files: files.map(name), shell: shell.map(name), sizes };
   if (stampConst(dir, 'sw.js', 'PRECACHE', precache)) {
@@ -55,15 +57,35 @@ function stampServiceWorker(dir) {
   }
 }
 
-/** boot.js learns the wasm's size, so the loading screen counts against it. */
-function stampBoot(dir) {
+const ENGINE = /^repoqa-engine(-[0-9a-f]{16})?(\.js|_bg\.wasm)$/;
+
+/** The engine's module and wasm, renamed `repoqa-engine-<hash>…` after the
+ *  wasm's content (a stale engine is never taken from a cache for a new
+ *  page); a dir renamed before keeps its names. */
+function nameEngine(dir) {
+  const files = fs.readdirSync(dir).filter((f) => ENGINE.test(f));
+  const wasm = files.find((f) => f.endsWith('_bg.wasm'));
+  const js = files.find((f) => f.endsWith('.js'));
+  if (!wasm || !js || files.length !== 2) throw new Error(`post-build: expected the engine's .js and _bg.wasm in ${dir}, found ${files.join(', ') || 'none'}`);
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, wasm))).update(fs.readFileSync(path.join(dir, js))).digest('hex').slice(0, 16);
+  const named = { js: `repoqa-engine-${hash}.js`, wasm: `repoqa-engine-${hash}_bg.wasm` };
+  for (const [from, to] of [[js, named.js], [wasm, named.wasm]]) {
+    if (from !== to) fs.renameSync(path.join(dir, from), path.join(dir, to));
+  }
+  return { ...named, size: fs.statSync(path.join(dir, named.wasm)).size };
+}
+
+/** boot.js learns the wasm's size, so the loading screen counts against
+ *  it, and where the engine is. */
+function stampBoot(dir, engine) {
   if (!fs.existsSync(path.join(dir, 'boot.js'))) return;
-  const wasm = fs.readdirSync(dir).filter((f) => f.endsWith('_bg.wasm'));
-  if (wasm.length !== 1) throw new Error(`post-build: expected one _bg.wasm in ${dir}, found ${wasm.length}`);
-  stampConst(dir, 'boot.js', 'SIZES', { wasm: fs.statSync(path.join(dir, wasm[0])).size });
+  const wasm = fs.readdirSync(dir).filter((f) => f.endsWith('_bg.wasm') && !ENGINE.test(f));
+  if (wasm.length !== 1) throw new Error(`post-build: expected one page _bg.wasm in ${dir}, found ${wasm.length}`);
+  stampConst(dir, 'boot.js', 'SIZES', { wasm: fs.statSync(path.join(dir, wasm[0])).size, engine: engine.size });
+  stampConst(dir, 'boot.js', 'ENGINE', { js: engine.js, wasm: engine.wasm });
 }
 
 // boot.js first: the worker's version covers every file as it is served.
-stampBoot(dir);
+stampBoot(dir, nameEngine(dir));
 stampServiceWorker(dir);
 if (!process.env.TRUNK_PROFILE || process.env.TRUNK_PROFILE === 'release') precompress(dir);

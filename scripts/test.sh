@@ -108,7 +108,7 @@ phase "cargo fmt --check" cargo fmt --check
 phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
 # In the browser build's profile: its build scripts (the C grammars) and proc
 # macros are then built once for both this and Trunk's build below.
-phase "cargo clippy (wasm32 UI)" cargo clippy --locked --target wasm32-unknown-unknown --profile wasm-release --bin repoqa-web -- -D warnings
+phase "cargo clippy (wasm32 page and engine)" cargo clippy --locked --target wasm32-unknown-unknown --profile wasm-release --bin repoqa-web --bin repoqa-engine -- -D warnings
 phase "cargo test (unit + parity against the official harness)" run_tests
 phase "cargo test --doc" bash -c 'cargo test --locked --doc 2>&1 | tee "$1"; exit "${PIPESTATUS[0]}"' _ "$logs/cargo-doc.log"
 phase "trunk build --release --offline" trunk build --release --offline

@@ -2,16 +2,10 @@
 
 #[cfg(target_arch = "wasm32")]
 mod ui;
-#[cfg(target_arch = "wasm32")]
-mod worker;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    // In a task-build worker (no window) only `worker`'s exports are used.
-    if web_sys::window().is_none() {
-        return;
-    }
     // index.html's loading screen, painted before the app arrived.
     if let Some(el) = web_sys::window()
         .and_then(|w| w.document())

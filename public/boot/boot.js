@@ -9,6 +9,11 @@ const boot = document.querySelector('script[data-repoqa-js]');
 // undone). Unstamped (null), the progress counts against what the server
 // says it sends.
 const SIZES = null;
+// The compute engine's files (stamped by scripts/post-build.mjs: its wasm
+// and wasm-bindgen module, hashed), for src/ui/browser/engine.rs. The page
+// never loads them itself: its engine workers do (engine-worker.js).
+const ENGINE = null;
+window.repoqaEngine = ENGINE;
 
 // The loading screen tells what is coming and how far it has got, from the
 // real sizes; every line it showed is kept in window.repoqaBootLog.
@@ -133,9 +138,7 @@ window.repoqaOffline = {
 
 const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loading ${boot.dataset.repoqaJs}`, e));
 
-// Compiled here, once: the task-build workers (build-worker.js) are handed
-// this module rather than the file, so they share its compiled code instead
-// of compiling 10 MB again each.
+// Compiled with the download streaming in (the loading screen counts it).
 async function compile(url) {
   try {
     const module = await WebAssembly.compileStreaming(fetchCounted(url));
@@ -150,5 +153,4 @@ async function compile(url) {
 const module = await compile(boot.dataset.repoqaWasm).catch((e) => failed(`compiling ${boot.dataset.repoqaWasm}`, e));
 const wasm = await bindings.default({ module_or_path: module }).catch((e) => failed('starting the app', e));
 window.wasmBindings = bindings;
-window.repoqaWasmModule = module;
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));

@@ -120,14 +120,14 @@ test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
 test('a worker script that does not load: the page builds the same tasks itself', async (t) => {
   const { page, problems } = await freshPage(t, { serviceWorkers: 'block' });
   await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
-  await page.route('**/build-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.route('**/engine-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await prepare(page, null, 'positional_padding');
   const { stats, text, file } = await buildAndDownload(page);
   console.log(`demo, positional_padding, no worker script: ${text.trim()}`);
   assert.equal(stats.workers, 0, text);
   assert.match(text, /in this page/);
   assert.ok(file.equals(cliTasks(DEMO, 'positional_padding')), 'the page\'s tasks differ from the CLI\'s');
-  assert.deepEqual(problems.filter((p) => !/Failed to load resource|build-worker/.test(p)), []);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|engine-worker/.test(p)), []);
 });
 
 test('a task that cannot be built: the same message from the workers as from the page', async (t) => {

@@ -83,7 +83,7 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
   assert.equal(await page.$('#boot-screen'), null, 'the loading screen stayed after mount');
   // It said what was coming, from the real size, how far it got, and what the host sent
   // (this test's host does not compress).
-  const wasmFile = fs.readdirSync(DIST).find((f) => f.endsWith('_bg.wasm'));
+  const wasmFile = fs.readdirSync(DIST).find((f) => /^repoqa-web-.*_bg\.wasm$/.test(f));
   const size = `${(fs.statSync(path.join(DIST, wasmFile)).size / 1e6).toFixed(1)} MB`;
   const said = await page.evaluate(() => window.repoqaBootLog);
   assert.equal(said[0], `Loading the app: 0.0 MB of ${size}`, said.join(' | '));
@@ -115,8 +115,8 @@ test('when the wasm cannot be fetched, the loading screen says the app could not
 
 test('a release dist/ has gzip and brotli copies that decompress to each file', () => {
   const files = fs.readdirSync(DIST, { recursive: true }).map((f) => path.join(DIST, f));
-  const wasm = files.filter((f) => f.endsWith('.wasm'));
-  assert.equal(wasm.length, 1);
+  const wasm = files.filter((f) => f.endsWith('.wasm')).map((f) => path.basename(f));
+  assert.equal(wasm.length, 2, `the page's wasm and the engine's: ${wasm.join(', ')}`);
   const compressible = files.filter((f) => /\.(html|js|wasm|css|json|jsonl)$/.test(f) && fs.statSync(f).size >= 1024);
   assert.ok(compressible.length >= 5, `only ${compressible.length} compressible files`);
   for (const f of compressible) {

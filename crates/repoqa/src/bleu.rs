@@ -413,7 +413,7 @@ fn bleu_of_counts(num: [u64; N], hyp_len: usize, ref_len: usize) -> f64 {
 }
 
 /// One n-gram order of a similarity, as NLTK takes it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OrderStep {
     /// 1 to 4.
     pub n: usize,
@@ -436,7 +436,7 @@ pub struct OrderStep {
 
 /// A similarity step by step, with the scorer's own numbers: the
 /// similarity here is the value the score uses, bit for bit.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BleuSteps {
     pub hyp_len: usize,
     pub ref_len: usize,

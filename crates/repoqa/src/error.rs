@@ -51,6 +51,8 @@ pub enum Error {
     Compare(#[from] crate::compare::CompareError),
     #[error("{0}")]
     Bundle(#[from] crate::bundle::BundleError),
+    #[error("{0}")]
+    Engine(#[from] crate::engine::EngineError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -82,7 +84,8 @@ macro_rules! for_each_error_type {
             $crate::coreqa::CoreqaError,
             $crate::llm::batch::BatchError,
             $crate::compare::CompareError,
-            $crate::bundle::BundleError
+            $crate::bundle::BundleError,
+            $crate::engine::EngineError
         );
     };
 }

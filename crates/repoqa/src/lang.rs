@@ -23,6 +23,8 @@ impl GrammarError {
 
 /// A language of the benchmark, named as in the dataset's top-level keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[strum(
     serialize_all = "lowercase",

@@ -42,6 +42,7 @@
 //! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
 //! | `run`      | scored tasks grouped into a run and its SCORES file |
 //! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
+//! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 
 pub mod agent;
@@ -57,6 +58,7 @@ pub mod context;
 pub mod coreqa;
 pub mod curate;
 pub mod dataset;
+pub mod engine;
 pub mod error;
 pub mod evidence;
 pub mod exercise;

@@ -50,7 +50,7 @@ impl std::fmt::Display for LineError {
 /// One line of a model-outputs file: the fields `compute_score` reads, plus
 /// the whole record (task fields such as `code_context` and `description`
 /// for display, and any extra fields, which the official code ignores).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ModelOutput {
     /// 1-based line number in the file.
     pub line: usize,

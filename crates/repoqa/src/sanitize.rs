@@ -14,7 +14,7 @@
 use crate::lang::{Grammar, Language};
 
 /// How `sanitize_output` arrived at its text (for explanations in the UI).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SanitizeSource {
     /// No fenced block: the whole reply, stripped (prose included).
     WholeReply,

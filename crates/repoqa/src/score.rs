@@ -102,7 +102,7 @@ pub struct Candidate {
 }
 
 /// The similarity of the reply to one candidate.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CandidateScore {
     pub name: String,
     pub path: String,
@@ -111,7 +111,7 @@ pub struct CandidateScore {
 }
 
 /// `needle_evaluator`'s result, with what the UI needs to explain it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Evaluation {
     /// `sanitize_output(reply)`.
     pub sanitized: String,
@@ -193,7 +193,7 @@ fn compared_text(
 /// One similarity of a scored reply, step by step: the two texts BLEU
 /// compared (the reply's function and the candidate, as the options make
 /// them) and [`BleuSteps`], computed by the scorer's own code.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Explanation {
     pub candidate: String,
     pub path: String,

@@ -23,10 +23,10 @@ pub fn sample(language: Language) -> &'static str {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GrammarCheck {
     pub language: Language,
-    pub grammar: &'static str,
+    pub grammar: String,
     /// Parsed without an ERROR node.
     pub parsed: bool,
     /// Functions found by FUNCTION_QUERY (1 expected).
@@ -48,7 +48,7 @@ pub fn check_grammar(language: Language) -> GrammarCheck {
     let g = language.grammar();
     let mut check = GrammarCheck {
         language,
-        grammar: language.grammar_crate(),
+        grammar: language.grammar_crate().to_string(),
         parsed: false,
         functions: 0,
         comments: 0,
@@ -74,7 +74,7 @@ pub fn check_all_grammars() -> Vec<GrammarCheck> {
     Language::ALL.iter().copied().map(check_grammar).collect()
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TokenizerCheck {
     pub origin: String,
     pub vocab_size: usize,

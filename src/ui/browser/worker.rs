@@ -1,4 +1,4 @@
-//! Module Web Workers that run this app's own wasm: start a few with one
+//! Module Web Workers (the build pool's engines): start a few with one
 //! script, post them messages, and await what they post back, in arrival
 //! order, from one inbox. Dropping a [`Workers`] terminates them.
 
@@ -12,42 +12,6 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::dom::js_object;
 use crate::ui::error::UiError;
-
-/// Where the app's wasm-bindgen module and wasm file are (absolute URLs),
-/// read from the boot script's attributes (Trunk.toml `pattern_script`),
-/// and the URL of `script` beside the boot script.
-pub struct AppFiles {
-    pub js: String,
-    pub wasm: String,
-    pub script: String,
-}
-
-impl AppFiles {
-    pub fn find(script: &str) -> Result<AppFiles, UiError> {
-        let doc = web_sys::window().and_then(|w| w.document()).ok_or(UiError::NoWindow)?;
-        let boot = doc
-            .query_selector("script[data-repoqa-js]")
-            .ok()
-            .flatten()
-            .ok_or_else(|| UiError::invalid("the page has no boot script"))?;
-        let base = doc.base_uri().ok().flatten().unwrap_or_default();
-        let resolve = |rel: &str, base: &str| {
-            web_sys::Url::new_with_base(rel, base)
-                .map(|u| u.href())
-                .map_err(|e| UiError::js(format!("resolving {rel}"), &e))
-        };
-        let attr = |name: &str| {
-            boot.get_attribute(name)
-                .ok_or_else(|| UiError::invalid(format!("no {name} on the boot script")))
-        };
-        let boot_src = resolve(&attr("src")?, &base)?;
-        Ok(AppFiles {
-            js: resolve(&attr("data-repoqa-js")?, &base)?,
-            wasm: resolve(&attr("data-repoqa-wasm")?, &base)?,
-            script: resolve(script, &boot_src)?,
-        })
-    }
-}
 
 type Queue = Rc<RefCell<VecDeque<(usize, JsValue)>>>;
 type Wake = Rc<RefCell<Option<js_sys::Function>>>;

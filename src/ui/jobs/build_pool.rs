@@ -1,6 +1,6 @@
 //! The build job's workers: a build's repos shared out to a few Web Workers
-//! (public/boot/build-worker.js, running `repoqa::context::build_share`, the
-//! core the page and the CLI build with), one repo at a time each, and the
+//! (public/boot/engine-worker.js, the compute engine's wasm running
+//! `repoqa::context::build_share`, the core the page and the CLI build with), one repo at a time each, and the
 //! tasks gathered back in spec order. The cores work together and the page
 //! only reads the tasks back, so no parse ever blocks it.
 //!
@@ -15,12 +15,10 @@ use wasm_bindgen::JsValue;
 
 use super::Ctx;
 use crate::ui::browser::dom::js_object;
+use crate::ui::browser::engine::EngineFiles;
 use crate::ui::browser::time::now_ms;
-use crate::ui::browser::worker::{field_num, field_str, AppFiles, Workers};
+use crate::ui::browser::worker::{field_num, field_str, Workers};
 use crate::ui::error::UiError;
-
-/// The worker script, copied beside the boot script (index.html).
-const SCRIPT: &str = "build-worker.js";
 
 /// At most this many workers: each holds a tokenizer and a repo.
 const MAX_WORKERS: usize = 8;
@@ -82,18 +80,14 @@ pub async fn build_in_workers(
     cancelled: impl Fn(usize) -> UiError,
 ) -> Result<Vec<Built>, PoolError> {
     let unavailable = |e: UiError| PoolError::Unavailable(e.to_string());
-    let files = AppFiles::find(SCRIPT).map_err(unavailable)?;
+    let files = EngineFiles::find().map_err(unavailable)?;
     let workers = Workers::start(&files.script, n).map_err(unavailable)?;
     let tok = js_sys::Uint8Array::from(tokenizer.0);
-    // The page's compiled wasm (public/boot/boot.js): shared, not compiled again.
-    let module = js_sys::Reflect::get(&js_sys::global(), &"repoqaWasmModule".into())
-        .unwrap_or(JsValue::UNDEFINED);
     for i in 0..workers.len() {
         let init = js_object(&[
             ("kind", "init".into()),
             ("js", files.js.as_str().into()),
             ("wasm", files.wasm.as_str().into()),
-            ("module", module.clone()),
             ("tokenizer", tok.clone().into()),
             ("origin", tokenizer.1.into()),
         ]);

@@ -12,13 +12,15 @@ use leptos::task::spawn_local;
 use repoqa::bootstrap::Resampling;
 use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
+use repoqa::engine::{Reply, Request};
 use repoqa::leaderboard::{model_row, read_scores};
 use repoqa::report::{read_model_outputs, TaskResult};
-use repoqa::score::{task_result, Candidates, ScoreOptions, Scorer};
+use repoqa::score::{task_result, Candidates, ScoreOptions};
 use repoqa::verify::{self, Finding, Report};
 use serde_json::Value;
 
 use super::{Job, Runner};
+use crate::ui::browser::engine;
 use crate::ui::browser::fetch::{fetch_bytes, read_blob};
 use crate::ui::error::UiError;
 use crate::ui::state::reviewers::{BoardEvidence, LeaderboardState, VerifyOutputs, VerifyState};
@@ -236,7 +238,12 @@ pub fn load_input(vs: VerifyState, kind: VerifyInput, file: web_sys::File) {
     });
 }
 
-/// Re-score every output on the job line, then compare with the file.
+/// Outputs per request to the engine while re-scoring: progress and Cancel
+/// between two.
+const RESCORE_CHUNK: usize = 50;
+
+/// Re-score every output on the job line (in the compute engine, a chunk
+/// at a time), then compare with the file.
 pub fn rescore(vs: VerifyState, runner: Runner) {
     let (Some((name, file)), Some(outs)) = (vs.scores.get_untracked(), vs.outputs.get_untracked())
     else {
@@ -266,15 +273,37 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
     runner.spawn(Job::new(what.clone()), move |ctx| async move {
         let outputs = outs.outputs.clone();
         let (usable, dataset_findings) = verify::scorable_outputs(&outputs, &dataset);
-        let mut scorer = Scorer::new(&dataset, options);
         let mut results: IndexMap<String, Vec<TaskResult>> = IndexMap::new();
         let total = usable.len();
         ctx.progress(what, 0, total);
-        for (k, &i) in usable.iter().enumerate() {
-            let o = &outputs[i];
-            let e = scorer.evaluate(o)?;
-            results.entry(o.language.clone()).or_default().push(task_result(o, &e));
-            ctx.tick(k + 1, total).await.map_err(|_| {
+        let id = ctx.wait_for(engine::dataset(&dataset, &dname)).await?;
+        for (k, chunk) in usable.chunks(RESCORE_CHUNK).enumerate() {
+            let batch: Vec<_> = chunk.iter().map(|&i| outputs[i].clone()).collect();
+            let request = Request::Evaluate { dataset: id, options, outputs: batch };
+            let reply = ctx.wait_for(engine::call(&request)).await?;
+            let Reply::Evaluate { evaluations } = reply else {
+                return Err(UiError::invalid(
+                    "the engine answered another question than re-scoring",
+                ));
+            };
+            if evaluations.len() != chunk.len() {
+                return Err(UiError::invalid(format!(
+                    "the engine scored {} of {} outputs",
+                    evaluations.len(),
+                    chunk.len()
+                )));
+            }
+            for (&i, e) in chunk.iter().zip(evaluations) {
+                let o = &outputs[i];
+                let e = e.map_err(UiError::Invalid)?;
+                results.entry(o.language.clone()).or_default().push(task_result(o, &e));
+            }
+            ctx.check().map_err(|_| {
+                UiError::cancelled("Re-scoring cancelled; the report is unchanged.")
+            })?;
+            let done = (k * RESCORE_CHUNK + chunk.len()).min(total);
+            ctx.count(done, total);
+            ctx.tick(done, total).await.map_err(|_| {
                 UiError::cancelled("Re-scoring cancelled; the report is unchanged.")
             })?;
         }

@@ -1,50 +1,67 @@
 //! "About / self-check": proves, in this browser, that the six grammars parse
-//! and the tokenizer counts like the native build. The browser smoke test
-//! reads the `data-*` attributes of this page.
+//! and the tokenizer counts like the native build — checked by the compute
+//! engine (the worker that builds and scores), not by the page. The browser
+//! smoke test reads the `data-*` attributes of this page.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::engine::{Reply, Request};
 use repoqa::selfcheck::{self, GrammarCheck, TokenizerCheck};
-use repoqa::tokenize::Tokenizer;
 
+use crate::ui::browser::engine;
 use crate::ui::browser::fetch::fetch_bytes;
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::jobs::tokenizer::{BUILTIN_SHA256, TOKENIZER_URL};
 
 #[derive(Clone)]
-enum TokState {
+enum Check {
     Loading,
-    /// The check, the load time (ms) and the file's SHA-256.
-    Ready(TokenizerCheck, f64, String),
+    /// The grammars, the tokenizer's check, the time the check took (ms,
+    /// the engine's start and the tokenizer's download included) and the
+    /// tokenizer file's SHA-256.
+    Ready(Vec<GrammarCheck>, TokenizerCheck, f64, String),
     Failed(UiError),
+}
+
+/// The engine's self-check with the built-in tokenizer.
+async fn self_check() -> Result<(Vec<GrammarCheck>, TokenizerCheck, String), UiError> {
+    let bytes = fetch_bytes(TOKENIZER_URL).await?;
+    let sha = repoqa::identity::sha256_hex(&bytes);
+    engine::tokenizer(&bytes, TOKENIZER_URL, &sha).await?;
+    match engine::call(&Request::SelfCheck).await? {
+        Reply::SelfCheck { grammars, tokenizer: Some(Ok(t)) } => Ok((grammars, t, sha)),
+        Reply::SelfCheck { tokenizer: Some(Err(e)), .. } => {
+            Err(UiError::invalid(format!("the tokenizer could not count: {e}")))
+        }
+        _ => Err(UiError::invalid("the engine answered another question than the self-check")),
+    }
 }
 
 #[component]
 pub fn About() -> impl IntoView {
-    let grammars: Vec<GrammarCheck> = selfcheck::check_all_grammars();
-    let all_ok = grammars.iter().all(GrammarCheck::ok);
-    let tok = RwSignal::new(TokState::Loading);
+    let check = RwSignal::new(Check::Loading);
 
     spawn_local(async move {
         let t0 = now_ms();
-        let result = match fetch_bytes(TOKENIZER_URL).await {
-            Ok(bytes) => Tokenizer::from_json_bytes(&bytes, TOKENIZER_URL)
-                .and_then(|t| selfcheck::check_tokenizer(&t))
-                .map(|c| (c, repoqa::identity::sha256_hex(&bytes)))
-                .map_err(UiError::from),
-            Err(e) => Err(e),
-        };
-        tok.set(match result {
-            Ok((c, sha)) => TokState::Ready(c, now_ms() - t0, sha),
-            Err(e) => TokState::Failed(e),
+        check.set(match self_check().await {
+            Ok((g, t, sha)) => Check::Ready(g, t, now_ms() - t0, sha),
+            Err(e) => Check::Failed(e),
         });
     });
 
-    let status = move || match tok.get() {
-        TokState::Loading => "loading",
-        TokState::Ready(_, _, ref sha) if all_ok && sha == BUILTIN_SHA256 => "ok",
+    let status = move || match check.get() {
+        Check::Loading => "loading",
+        Check::Ready(ref g, _, _, ref sha)
+            if g.iter().all(GrammarCheck::ok) && sha == BUILTIN_SHA256 =>
+        {
+            "ok"
+        }
         _ => "fail",
+    };
+    let grammars = move || match check.get() {
+        Check::Ready(g, ..) => g,
+        _ => Vec::new(),
     };
 
     view! {
@@ -67,12 +84,17 @@ pub fn About() -> impl IntoView {
         </section>
         <section class="card" id="selfcheck" data-status=status>
             <h2>"Self-check"</h2>
-            <p>"Each grammar parses a snippet and the official FUNCTION_QUERY must find its one function; the tokenizer counts a sample line."</p>
+            <p>"Each grammar parses a snippet and the official FUNCTION_QUERY must find its one function; the tokenizer counts a sample line. The compute engine runs the check: the same code that builds the prompts and scores the answers."</p>
+            {move || match check.get() {
+                Check::Loading => view! { <p id="selfcheck-loading"><span class="spinner" aria-hidden="true"></span>" Loading the compute engine and the tokenizer…"</p> }.into_any(),
+                Check::Failed(e) => view! { <p class="fail" id="tok-error">"The self-check could not run: " {e.to_string()}</p> }.into_any(),
+                Check::Ready(..) => ().into_any(),
+            }}
             <div class="table-scroll" tabindex="0" role="region" aria-label="grammar self-check">
             <table class="grid">
                 <thead><tr><th>"Language"</th><th>"Grammar"</th><th>"Parsed"</th><th>"Functions"</th><th>"Comments"</th><th>"Result"</th></tr></thead>
                 <tbody>
-                    {grammars.into_iter().map(|g| {
+                    {move || grammars().into_iter().map(|g| {
                         let ok = g.ok();
                         view! {
                             <tr class="grammar-row" data-lang=g.language.name() data-ok=ok.to_string()>
@@ -90,10 +112,9 @@ pub fn About() -> impl IntoView {
             </div>
             <h3>"Tokenizer"</h3>
             <p>"Sample line: " <code class="sample">{format!("{:?}", selfcheck::SAMPLE_LINE)}</code></p>
-            {move || match tok.get() {
-                TokState::Loading => view! { <p>"Loading tokenizer…"</p> }.into_any(),
-                TokState::Failed(e) => view! { <p class="fail" id="tok-error">"Tokenizer failed: " {e.to_string()}</p> }.into_any(),
-                TokState::Ready(c, ms, sha) => view! {
+            {move || match check.get() {
+                Check::Loading | Check::Failed(_) => ().into_any(),
+                Check::Ready(_, c, ms, sha) => view! {
                     <dl class="facts">
                         <dt>"File"</dt><dd>{c.origin.clone()}</dd>
                         <dt>"SHA-256"</dt><dd><code id="tok-sha256">{sha.clone()}</code>
@@ -101,7 +122,7 @@ pub fn About() -> impl IntoView {
                         <dt>"Vocabulary"</dt><dd id="tok-vocab">{c.vocab_size}</dd>
                         <dt>"Tokens in the sample line"</dt><dd id="tok-count" data-count=c.sample_count.to_string()>{c.sample_count}</dd>
                         <dt>"Tokens"</dt><dd><code>{c.sample_tokens.join(" ")}</code></dd>
-                        <dt>"Load time"</dt><dd>{format!("{ms:.0} ms")}</dd>
+                        <dt>"Check time"</dt><dd>{format!("{ms:.0} ms (the engine's start included)")}</dd>
                     </dl>
                 }.into_any(),
             }}

@@ -1,0 +1,59 @@
+// The compute engine's worker (src/engine/main.rs): it loads the engine's
+// wasm (never the page's), then answers the page's messages in order:
+// - init {js, wasm, tokenizer?, origin?} → ready | failed (the wasm's URL:
+//   the browser compiles a module once and keeps the code for the others)
+// - share {id, message}: build a repo's tasks (the build pool,
+//   src/ui/jobs/build_pool.rs) → task {id, json}… then done | error
+// - tokenizer {id, bytes, origin}, dataset {id, dataset, bytes, origin},
+//   call {id, request}: the page's engine client (src/ui/browser/engine.rs)
+//   → reply {id, reply?} | error {id, error}
+let bindings = null;
+
+const message = (err) => String((err && err.message) || err);
+
+onmessage = async (event) => {
+  const m = event.data;
+  if (m.kind === 'init') {
+    try {
+      bindings = await import(m.js);
+      await bindings.default({ module_or_path: m.wasm });
+      if (m.tokenizer) bindings.repoqa_engine_tokenizer(m.tokenizer, m.origin);
+      postMessage({ kind: 'ready' });
+    } catch (err) {
+      postMessage({ kind: 'failed', error: message(err) });
+    }
+    return;
+  }
+  if (!bindings) {
+    postMessage({ kind: 'error', id: m.id, built: 0, error: 'the engine is not loaded (no init message)' });
+    return;
+  }
+  if (m.kind === 'share') {
+    let built = 0;
+    try {
+      bindings.repoqa_engine_build(m.message, (json) => {
+        built += 1;
+        postMessage({ kind: 'task', id: m.id, json });
+      });
+      postMessage({ kind: 'done', id: m.id });
+    } catch (err) {
+      postMessage({ kind: 'error', id: m.id, built, error: message(err) });
+    }
+    return;
+  }
+  try {
+    if (m.kind === 'tokenizer') {
+      bindings.repoqa_engine_tokenizer(m.bytes, m.origin);
+      postMessage({ kind: 'reply', id: m.id });
+    } else if (m.kind === 'dataset') {
+      bindings.repoqa_engine_dataset(m.dataset, m.bytes, m.origin);
+      postMessage({ kind: 'reply', id: m.id });
+    } else if (m.kind === 'call') {
+      postMessage({ kind: 'reply', id: m.id, reply: bindings.repoqa_engine_call(m.request) });
+    } else {
+      postMessage({ kind: 'error', id: m.id, error: `unknown message kind ${m.kind}` });
+    }
+  } catch (err) {
+    postMessage({ kind: 'error', id: m.id, error: message(err) });
+  }
+};

@@ -1,0 +1,77 @@
+//! The app's compute engine (built to wasm by Trunk as a worker, index.html):
+//! the grammars, the tokenizer, the task builder and the scorer, run in Web
+//! Workers (public/boot/engine-worker.js) so that the page itself never
+//! downloads, compiles or waits for them. The page's wasm (`src/main.rs`)
+//! links none of this; it sends requests.
+//!
+//! Two kinds of work come in: a share of a task build (the build pool,
+//! `repoqa::context::build_share`, one task's JSON line at a time), and a
+//! request of [`repoqa::engine`] (score, explain, self-check), answered as
+//! JSON by the core's own [`Engine`].
+
+#[cfg(target_arch = "wasm32")]
+mod exports {
+    use std::cell::RefCell;
+
+    use repoqa::context::build_share;
+    use repoqa::engine::Engine;
+    use wasm_bindgen::prelude::*;
+
+    thread_local! {
+        static ENGINE: RefCell<Engine> = RefCell::new(Engine::new());
+    }
+
+    /// Take the tokenizer (its bytes and their origin, for messages).
+    #[wasm_bindgen]
+    pub fn repoqa_engine_tokenizer(bytes: &[u8], origin: &str) -> Result<(), JsError> {
+        ENGINE
+            .with(|e| e.borrow_mut().set_tokenizer(bytes, origin))
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Take a dataset file's bytes as dataset `id`.
+    #[wasm_bindgen]
+    pub fn repoqa_engine_dataset(id: u32, bytes: &[u8], origin: &str) -> Result<(), JsError> {
+        ENGINE
+            .with(|e| e.borrow_mut().set_dataset(id, bytes, origin))
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Answer a request (JSON) with its reply (JSON); throws the error.
+    #[wasm_bindgen]
+    pub fn repoqa_engine_call(request: &str) -> Result<String, JsError> {
+        ENGINE.with(|e| e.borrow_mut().handle_json(request)).map_err(|e| JsError::new(&e))
+    }
+
+    /// Build the tasks of one share message, calling `on_task` with each
+    /// task's JSON line in order. Throws the build error (after the tasks
+    /// built before it).
+    #[wasm_bindgen]
+    pub fn repoqa_engine_build(message: &str, on_task: &js_sys::Function) -> Result<(), JsError> {
+        ENGINE.with(|e| {
+            let engine = e.borrow();
+            let tok = engine.tokenizer().map_err(|e| JsError::new(&e.to_string()))?;
+            let mut posted: Result<(), JsValue> = Ok(());
+            let built = build_share(message, tok, |json| {
+                if posted.is_ok() {
+                    posted = on_task.call1(&JsValue::NULL, &JsValue::from_str(&json)).map(|_| ());
+                }
+            });
+            if let Err(e) = posted {
+                return Err(JsError::new(&format!("posting a task failed: {e:?}")));
+            }
+            built.map_err(|e| JsError::new(&e.error.to_string()))
+        })
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("repoqa-engine is the browser app's compute engine: trunk builds it (see README.md); use the `repoqa` binary for the command line.");
+    std::process::exit(2);
+}
