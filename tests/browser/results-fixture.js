@@ -71,7 +71,8 @@ export async function open() {
       await box.locator('textarea').fill(text);
       await page.waitForFunction((tid) => {
         const el = document.querySelector(`.answer-box[data-task-id="${CSS.escape(tid)}"]`);
-        return el && el.dataset.verdict !== 'none';
+        // "pending": the compute engine has it; the person waits for the verdict.
+        return el && !['none', 'pending'].includes(el.dataset.verdict);
       }, id, { timeout: 30000 });
       return box.getAttribute('data-verdict');
     },

@@ -1,6 +1,7 @@
 //! The compute engine as requests and replies: what needs the grammars or
-//! the tokenizer (scoring a reply, explaining a similarity, the self-check),
-//! asked for in messages. The web app's page never links this code's
+//! the tokenizer (building tasks, counting tokens, a prompt's anatomy and
+//! audit, scoring a reply, explaining a similarity, the self-check), asked
+//! for in messages. The web app's page never links this code's
 //! callees: it sends a [`Request`] (JSON) to its engine worker, whose wasm
 //! runs [`Engine::handle_json`] and sends the [`Reply`] back. The messages
 //! carry the core's own types, so an answer computed in the worker is the
@@ -14,10 +15,16 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::anatomy::Anatomy;
+use crate::audit::TaskAudit;
+use crate::context::Task;
+use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
 use crate::dataset::Dataset;
 use crate::report::ModelOutput;
 use crate::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::selfcheck::{GrammarCheck, TokenizerCheck};
+use crate::settings::BuildSettings;
+use crate::step::Stepper;
 use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error)]
@@ -30,6 +37,14 @@ pub enum EngineError {
     NoTokenizer,
     #[error("the engine could not read a request: {0}")]
     BadRequest(String),
+    #[error(
+        "The loaded dataset has no needle {name} in {path} of {repo}: load the dataset these tasks were built from."
+    )]
+    NoSuchNeedle { name: String, path: String, repo: String },
+    #[error(
+        "The needle's text was not found in this context, so the prompt cannot be cut around it."
+    )]
+    NeedleNotFound,
 }
 
 /// What the engine is asked to compute.
@@ -48,6 +63,26 @@ pub enum Request {
         name: String,
         path: String,
     },
+    /// The tokenizer's origin and vocabulary (it was read when it came).
+    TokenizerInfo,
+    /// Token counts of `texts`, in order.
+    Count { texts: Vec<String> },
+    /// The tasks of a build share (`context::repo_shares`), as JSON lines.
+    Build { message: String },
+    /// `task` built again with `settings` at another depth and window
+    /// (`repoqa prompts --position-ratio R --code-context-size S`).
+    Rebuild { dataset: u32, settings: BuildSettings, task: Box<Task>, at: Placement },
+    /// The anatomy of `task` (or of it rebuilt `at`), with its audit.
+    Anatomy { dataset: u32, settings: BuildSettings, task: Box<Task>, at: Option<Placement> },
+    /// The audit of each task, built with `settings`' comment mode.
+    Audit { dataset: u32, settings: BuildSettings, tasks: Vec<Task> },
+}
+
+/// A depth and a window to build a task at.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    pub position_ratio: f64,
+    pub code_context_size: usize,
 }
 
 /// The engine's answer to a [`Request`], variant for variant.
@@ -66,6 +101,32 @@ pub enum Reply {
     },
     Explain {
         explanation: Result<Option<Box<Explanation>>, String>,
+    },
+    TokenizerInfo {
+        origin: String,
+        vocab_size: usize,
+    },
+    Count {
+        counts: Vec<usize>,
+    },
+    /// The tasks built (JSON lines, in order), and the error that stopped
+    /// the share after them, if one did.
+    Build {
+        tasks: Vec<String>,
+        error: Option<String>,
+    },
+    Rebuild {
+        task: Box<Task>,
+    },
+    /// `task`: the one shown (rebuilt, if asked).
+    Anatomy {
+        task: Box<Task>,
+        anatomy: Anatomy,
+        audit: Option<TaskAudit>,
+    },
+    /// One audit per task that could be located, in task order.
+    Audit {
+        audits: Vec<TaskAudit>,
     },
 }
 
@@ -111,9 +172,82 @@ impl Engine {
         }
     }
 
+    /// `task` built again with `settings` at `at`'s depth and window.
+    fn build_at(
+        &self,
+        dataset: &Dataset,
+        settings: &BuildSettings,
+        task: &Task,
+        at: Placement,
+    ) -> Result<crate::context::PlacedTask, crate::Error> {
+        let spec =
+            crate::context::spec_of(dataset, task).ok_or_else(|| EngineError::NoSuchNeedle {
+                name: task.name.clone(),
+                path: task.path.clone(),
+                repo: task.repo.clone(),
+            })?;
+        let settings =
+            BuildSettings { code_context_size: at.code_context_size, ..settings.clone() };
+        Ok(settings
+            .builder(dataset, self.tokenizer()?)
+            .at_position_ratio(Some(at.position_ratio))
+            .build_placed(&spec)?)
+    }
+
     /// Compute what `request` asks for.
     pub fn handle(&mut self, request: Request) -> Result<Reply, crate::Error> {
         Ok(match request {
+            Request::TokenizerInfo => {
+                let t = self.tokenizer()?;
+                Reply::TokenizerInfo { origin: t.origin.clone(), vocab_size: t.vocab_size() }
+            }
+            Request::Count { texts } => {
+                let t = self.tokenizer()?;
+                let counts = texts.iter().map(|x| t.count(x)).collect::<Result<Vec<_>, _>>()?;
+                Reply::Count { counts }
+            }
+            Request::Build { message } => {
+                let mut tasks = Vec::new();
+                let built = crate::context::build_share(&message, self.tokenizer()?, |json| {
+                    tasks.push(json)
+                });
+                Reply::Build { tasks, error: built.err().map(|e| e.error.to_string()) }
+            }
+            Request::Rebuild { dataset, settings, task, at } => {
+                let d = self.dataset(dataset)?;
+                Reply::Rebuild { task: Box::new(self.build_at(d, &settings, &task, at)?.task) }
+            }
+            Request::Anatomy { dataset, settings, task, at } => {
+                let d = self.dataset(dataset)?;
+                let mode = settings.comment_mode;
+                let (task, needle) = match at {
+                    Some(at) => {
+                        let placed = self.build_at(d, &settings, &task, at)?;
+                        (placed.task, Some(placed.needle))
+                    }
+                    None => (*task, None),
+                };
+                let needle = needle
+                    .or_else(|| {
+                        crate::context::locate_needle_any_mode(d, &task, mode).map(|(r, _)| r)
+                    })
+                    .ok_or(EngineError::NeedleNotFound)?;
+                let audit = task
+                    .protocol
+                    .has_context()
+                    .then(|| crate::audit::locate::audit_built_task(d, &task, mode))
+                    .flatten();
+                let findings = audit.as_ref().map(|a| a.findings.as_slice()).unwrap_or(&[]);
+                let anatomy =
+                    crate::anatomy::anatomy(&task, needle, findings, Some(d), self.tokenizer()?)?;
+                Reply::Anatomy { task: Box::new(task), anatomy, audit }
+            }
+            Request::Audit { dataset, settings, tasks } => {
+                let d = self.dataset(dataset)?;
+                let audits =
+                    crate::audit::locate::audit_built_tasks(d, &tasks, settings.comment_mode);
+                Reply::Audit { audits }
+            }
             Request::SelfCheck => Reply::SelfCheck {
                 grammars: crate::selfcheck::check_all_grammars(),
                 tokenizer: self
@@ -148,6 +282,31 @@ impl Engine {
         // The reply's types are strings, numbers and lists: serialising cannot fail.
         serde_json::to_string(&reply).map_err(|e| e.to_string())
     }
+}
+
+/// A curation the page asks of an engine worker of its own (one worker a
+/// curation, so Cancel can stop it): the options and descriptions as JSON,
+/// the repository's files beside them as bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurateJob {
+    pub options: CurateOptions,
+    pub descriptions: Descriptions,
+}
+
+/// Curate `files` as `job` says, a file of the function analysis at a
+/// time, calling `progress(done, total)` after each: the report
+/// [`crate::curate::curate_repo`] gives.
+pub fn curate(
+    files: &[SourceFile],
+    job: &CurateJob,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<CurateReport, CurateError> {
+    let mut curation = Curation::new(files, &job.options, &job.descriptions);
+    while !curation.step(1)?.is_done() {
+        let (done, total) = curation.progress();
+        progress(done, total);
+    }
+    curation.finish()
 }
 
 #[cfg(test)]
@@ -188,6 +347,67 @@ mod tests {
         assert_eq!(evaluations, vec![Ok(direct)]);
     }
 
+    fn with_tokenizer() -> (Engine, Dataset) {
+        let (mut engine, dataset) = demo();
+        let bytes =
+            std::fs::read(crate::tokenize::default_tokenizer_path()).expect("the tokenizer");
+        engine.set_tokenizer(&bytes, "tokenizer.json").expect("the tokenizer reads");
+        (engine, dataset)
+    }
+
+    fn through_json(engine: &mut Engine, request: &Request) -> Reply {
+        let json = engine.handle_json(&serde_json::to_string(request).unwrap()).unwrap();
+        serde_json::from_str(&json).unwrap()
+    }
+
+    /// A build share, an anatomy and a count through JSON equal the core's own.
+    #[test]
+    fn build_anatomy_and_count_through_json_equal_the_core() {
+        let (mut engine, dataset) = with_tokenizer();
+        let tok = crate::tokenize::test_tokenizer();
+        let settings = BuildSettings::default();
+        let specs = settings.task_specs(&dataset).unwrap();
+        let share = settings.repo_shares(&dataset, &specs).remove(0);
+        let mut direct = Vec::new();
+        crate::context::build_share(&share.message, tok, |j| direct.push(j)).unwrap();
+        let Reply::Build { tasks, error } =
+            through_json(&mut engine, &Request::Build { message: share.message.clone() })
+        else {
+            panic!("not a Build reply")
+        };
+        assert_eq!((tasks.clone(), error), (direct, None));
+
+        let task: Task = serde_json::from_str(&tasks[0]).unwrap();
+        let request = Request::Anatomy {
+            dataset: 7,
+            settings: settings.clone(),
+            task: Box::new(task.clone()),
+            at: None,
+        };
+        let Reply::Anatomy { task: shown, anatomy, .. } = through_json(&mut engine, &request)
+        else {
+            panic!("not an Anatomy reply")
+        };
+        let needle = crate::context::locate_needle_any_mode(&dataset, &task, settings.comment_mode)
+            .unwrap()
+            .0;
+        let audit = crate::audit::locate::audit_built_task(&dataset, &task, settings.comment_mode);
+        let findings = audit.as_ref().map(|a| a.findings.as_slice()).unwrap_or(&[]);
+        assert_eq!(*shown, task);
+        assert_eq!(
+            anatomy,
+            crate::anatomy::anatomy(&task, needle, findings, Some(&dataset), tok).unwrap()
+        );
+
+        let texts = vec![task.prompt(), String::new()];
+        let Reply::Count { counts } =
+            through_json(&mut engine, &Request::Count { texts: texts.clone() })
+        else {
+            panic!("not a Count reply")
+        };
+        assert_eq!(counts, texts.iter().map(|t| tok.count(t).unwrap()).collect::<Vec<_>>());
+    }
+
     #[test]
     fn a_request_for_another_dataset_is_refused() {
         let (mut engine, _) = demo();
@@ -211,5 +431,34 @@ mod tests {
         assert_eq!(grammars.len(), 6);
         assert!(grammars.iter().all(GrammarCheck::ok));
         assert!(tokenizer.is_none());
+    }
+
+    /// A curation through JSON (the job in, the report back) equals
+    /// `curate_repo`'s, on a repository of the demo given back as files.
+    #[test]
+    fn curate_through_json_equals_the_core() {
+        let (_, dataset) = demo();
+        let (lang, repos) = dataset.languages.iter().next().expect("a language");
+        let repo = &repos[0];
+        let files: Vec<SourceFile> =
+            repo.content.iter().map(|(p, t)| SourceFile::new(p.clone(), t.as_bytes())).collect();
+        let language: crate::lang::Language = lang.parse().expect("a known language");
+        let descriptions: Descriptions =
+            repo.needles.iter().map(|n| (n.name.clone(), n.description.clone())).collect();
+        let job = CurateJob { options: CurateOptions::new(language, &repo.repo), descriptions };
+        let job: CurateJob =
+            serde_json::from_str(&serde_json::to_string(&job).unwrap()).expect("the job reads");
+        let mut seen = Vec::new();
+        let report = curate(&files, &job, |d, t| seen.push((d, t))).expect("it curates");
+        let back: CurateReport =
+            serde_json::from_str(&serde_json::to_string(&report).unwrap()).expect("it reads");
+        let direct =
+            crate::curate::curate_repo(&files, &job.options, &job.descriptions).expect("curates");
+        // Equal as written (a read-back record also knows its key order).
+        let written = |r: &CurateReport| serde_json::to_string(r).unwrap();
+        assert_eq!(written(&back), written(&direct));
+        assert_eq!((&back.warnings, &back.stats), (&direct.warnings, &direct.stats));
+        assert!(!back.repo.needles.is_empty());
+        assert_eq!(seen.last().map(|(d, t)| d == t), Some(true), "{seen:?}");
     }
 }
