@@ -86,6 +86,8 @@ export async function setIgnoreComments(page, on, timeout = 60000) {
   const before = Number(await page.getAttribute('#results', 'data-option-rescores'));
   if (on) await page.check('#opt-ignore-comments', { timeout }); else await page.uncheck('#opt-ignore-comments', { timeout });
   await page.waitForFunction((b) => Number(document.querySelector('#results')?.dataset.optionRescores) > b, before, { timeout });
+  // The table a person reads once the scores are in (never while pending).
+  await page.waitForSelector('#score-table', { timeout });
   return { scored: Number(await page.getAttribute('#results', 'data-option-rescored')),
     ms: Number(await page.getAttribute('#results', 'data-option-score-ms')) };
 }

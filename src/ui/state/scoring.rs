@@ -127,6 +127,19 @@ impl PartialEq for CacheKey {
     }
 }
 
+/// Where a score is kept: the task id and the options it is scored with.
+type Slot = (String, ScoreOptions);
+
+/// An answer asked of the engine: its slot and the answer itself (answers
+/// of two runs to one task are two asks, never one replacing the other).
+type Ask = (String, ScoreOptions, String);
+
+/// A score kept, with what it was computed from.
+type Kept = (CacheKey, Arc<TaskScore>);
+
+/// Answers kept per slot (a typed answer, the runs shown side by side).
+const KEPT_PER_SLOT: usize = 4;
+
 /// An answer for the engine to score.
 struct Todo {
     key: CacheKey,
@@ -160,11 +173,15 @@ pub struct Scoring {
     pub answers_restore_started: StoredValue<bool>,
     /// Moves each time scores come back from the engine into the cache.
     pub version: RwSignal<u64>,
-    cache: StoredValue<HashMap<String, (CacheKey, Arc<TaskScore>)>, LocalStorage>,
+    /// By task id and options, the last few answers scored there: an
+    /// options change warms its own entries while the page still shows the
+    /// ones in force, and two answer sets shown at once (two runs) keep
+    /// theirs.
+    cache: StoredValue<HashMap<Slot, Vec<Kept>>, LocalStorage>,
     /// Answers waiting for the engine (task id → the newest), and those
     /// it has now.
-    queue: StoredValue<IndexMap<String, Todo>, LocalStorage>,
-    in_flight: StoredValue<HashMap<String, CacheKey>, LocalStorage>,
+    queue: StoredValue<IndexMap<Ask, Todo>, LocalStorage>,
+    in_flight: StoredValue<HashMap<Ask, CacheKey>, LocalStorage>,
     draining: StoredValue<bool>,
 }
 
@@ -192,9 +209,14 @@ impl Scoring {
         }
     }
 
-    fn insert(self, id: String, key: CacheKey, score: Arc<TaskScore>) {
+    fn insert(self, slot: Slot, key: CacheKey, score: Arc<TaskScore>) {
         self.cache.update_value(|c| {
-            c.insert(id, (key, score));
+            let kept = c.entry(slot).or_default();
+            kept.retain(|(k, _)| *k != key);
+            kept.push((key, score));
+            if kept.len() > KEPT_PER_SLOT {
+                kept.remove(0);
+            }
         });
     }
 
@@ -235,9 +257,10 @@ impl Pass {
             task: task.clone(),
             dataset: self.dataset.clone(),
         };
+        let slot: Slot = (id.to_string(), self.options);
         let cache = scoring.cache;
-        if let Some(hit) =
-            cache.with_value(|c| c.get(id).filter(|(k, _)| *k == key).map(|(_, s)| s.clone()))
+        if let Some(hit) = cache
+            .with_value(|c| c.get(&slot)?.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone()))
         {
             return hit;
         }
@@ -261,15 +284,16 @@ impl Pass {
         };
         let Some(todo) = todo else {
             let s = score(result);
-            scoring.insert(id.to_string(), key, s.clone());
+            scoring.insert(slot, key, s.clone());
             return s;
         };
-        let waiting = scoring.queue.with_value(|q| q.get(id).is_some_and(|t| t.key == key))
-            || scoring.in_flight.with_value(|f| f.get(id).is_some_and(|k| *k == key));
+        let ask: Ask = (slot.0.clone(), slot.1, answer.to_string());
+        let waiting = scoring.queue.with_value(|q| q.get(&ask).is_some_and(|t| t.key == key))
+            || scoring.in_flight.with_value(|f| f.get(&ask).is_some_and(|k| *k == key));
         if !waiting {
             scoring.queue.update_value(|q| {
-                q.shift_remove(id);
-                q.insert(id.to_string(), todo);
+                q.shift_remove(&ask);
+                q.insert(ask, todo);
             });
             self.queued += 1;
         }
@@ -296,7 +320,7 @@ async fn drain(scoring: Scoring) {
     loop {
         // A chunk of answers about one dataset under one set of options,
         // oldest first.
-        let batch: Vec<(String, Todo)> = scoring
+        let batch: Vec<(Ask, Todo)> = scoring
             .queue
             .try_update_value(|q| {
                 let Some((dataset, options)) =
@@ -304,42 +328,42 @@ async fn drain(scoring: Scoring) {
                 else {
                     return Vec::new();
                 };
-                let ids: Vec<String> = q
+                let asks: Vec<Ask> = q
                     .iter()
                     .filter(|(_, t)| Arc::ptr_eq(&t.dataset, &dataset) && t.key.options == options)
                     .take(CHUNK)
-                    .map(|(id, _)| id.clone())
+                    .map(|(ask, _)| ask.clone())
                     .collect();
-                ids.into_iter().filter_map(|id| q.shift_remove(&id).map(|t| (id, t))).collect()
+                asks.into_iter().filter_map(|a| q.shift_remove(&a).map(|t| (a, t))).collect()
             })
             .unwrap_or_default();
         let Some((_, first)) = batch.first() else { break };
         let (dataset, options) = (first.dataset.clone(), first.key.options);
         scoring.in_flight.update_value(|f| {
-            for (id, t) in &batch {
-                f.insert(id.clone(), t.key.clone());
+            for (ask, t) in &batch {
+                f.insert(ask.clone(), t.key.clone());
             }
         });
         let outputs: Vec<ModelOutput> = batch.iter().map(|(_, t)| t.output.clone()).collect();
         let n = outputs.len();
         let results = evaluate(&dataset, options, outputs).await;
         scoring.in_flight.update_value(|f| {
-            for (id, _) in &batch {
-                f.remove(id);
+            for (ask, _) in &batch {
+                f.remove(ask);
             }
         });
         let results: Vec<Result<Evaluation, UiError>> = match results {
             Ok(r) => r,
             Err(e) => (0..n).map(|_| Err(e.clone())).collect(),
         };
-        for ((id, t), result) in batch.into_iter().zip(results) {
+        for (((id, options, _), t), result) in batch.into_iter().zip(results) {
             let score = Arc::new(TaskScore {
                 task: t.key.task.clone(),
                 answer: t.key.answer.clone(),
                 output: Ok(t.output),
                 result,
             });
-            scoring.insert(id, t.key, score);
+            scoring.insert((id, options), t.key, score);
         }
         scoring.version.update(|v| *v += 1);
     }
