@@ -17,15 +17,17 @@ use thiserror::Error;
 
 use crate::anatomy::Anatomy;
 use crate::audit::TaskAudit;
-use crate::context::Task;
+use crate::context::{CommentMode, Task};
 use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
 use crate::dataset::Dataset;
+use crate::exercise::Choice;
 use crate::report::ModelOutput;
 use crate::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::settings::BuildSettings;
 use crate::step::Stepper;
 use crate::tokenize::Tokenizer;
+use crate::verify::Differing;
 
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -76,6 +78,23 @@ pub enum Request {
     Anatomy { dataset: u32, settings: BuildSettings, task: Box<Task>, at: Option<Placement> },
     /// The audit of each task, built with `settings`' comment mode.
     Audit { dataset: u32, settings: BuildSettings, tasks: Vec<Task> },
+    /// Where `task`'s needle is in its context (`mode` tried first, then
+    /// the other comment modes) and the audit in `mode`: the task view.
+    Locate { dataset: u32, mode: CommentMode, task: Box<Task> },
+    /// `verify::best_options`: which other scoring options explain the
+    /// records a re-scoring found differing.
+    BestOptions { dataset: u32, differing: Box<Differing> },
+    /// `exercise::choices`: the functions a student can pick in `task`.
+    Choices { dataset: u32, task: Box<Task> },
+}
+
+/// Where a needle is in a task's code context: a byte range, and the
+/// comment mode whose cleaning of the needle found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Located {
+    pub start: usize,
+    pub end: usize,
+    pub mode: CommentMode,
 }
 
 /// A depth and a window to build a task at.
@@ -127,6 +146,16 @@ pub enum Reply {
     /// One audit per task that could be located, in task order.
     Audit {
         audits: Vec<TaskAudit>,
+    },
+    Locate {
+        needle: Option<Located>,
+        audit: Option<TaskAudit>,
+    },
+    BestOptions {
+        best: Option<(usize, ScoreOptions)>,
+    },
+    Choices {
+        choices: Vec<Choice>,
     },
 }
 
@@ -247,6 +276,21 @@ impl Engine {
                 let audits =
                     crate::audit::locate::audit_built_tasks(d, &tasks, settings.comment_mode);
                 Reply::Audit { audits }
+            }
+            Request::Locate { dataset, mode, task } => {
+                let d = self.dataset(dataset)?;
+                let needle = crate::context::locate_needle_any_mode(d, &task, mode)
+                    .map(|(r, mode)| Located { start: r.start, end: r.end, mode });
+                let audit = crate::audit::locate::audit_built_task(d, &task, mode);
+                Reply::Locate { needle, audit }
+            }
+            Request::BestOptions { dataset, differing } => {
+                let d = self.dataset(dataset)?;
+                Reply::BestOptions { best: crate::verify::best_options(&differing, d) }
+            }
+            Request::Choices { dataset, task } => {
+                let d = self.dataset(dataset)?;
+                Reply::Choices { choices: crate::exercise::choices(d, &task) }
             }
             Request::SelfCheck => Reply::SelfCheck {
                 grammars: crate::selfcheck::check_all_grammars(),
@@ -396,8 +440,23 @@ mod tests {
         assert_eq!(*shown, task);
         assert_eq!(
             anatomy,
-            crate::anatomy::anatomy(&task, needle, findings, Some(&dataset), tok).unwrap()
+            crate::anatomy::anatomy(&task, needle.clone(), findings, Some(&dataset), tok).unwrap()
         );
+
+        let mode = settings.comment_mode;
+        let request = Request::Locate { dataset: 7, mode, task: Box::new(task.clone()) };
+        let Reply::Locate { needle: at, audit: audited } = through_json(&mut engine, &request)
+        else {
+            panic!("not a Locate reply")
+        };
+        assert_eq!(at, Some(Located { start: needle.start, end: needle.end, mode }));
+        assert_eq!(audited, audit);
+        let request = Request::Choices { dataset: 7, task: Box::new(task.clone()) };
+        let Reply::Choices { choices } = through_json(&mut engine, &request) else {
+            panic!("not a Choices reply")
+        };
+        assert_eq!(choices, crate::exercise::choices(&dataset, &task));
+        assert!(!choices.is_empty());
 
         let texts = vec![task.prompt(), String::new()];
         let Reply::Count { counts } =
@@ -460,5 +519,39 @@ mod tests {
         assert_eq!((&back.warnings, &back.stats), (&direct.warnings, &direct.stats));
         assert!(!back.repo.needles.is_empty());
         assert_eq!(seen.last().map(|(d, t)| d == t), Some(true), "{seen:?}");
+    }
+
+    /// Which options explain differing records: through JSON equal to
+    /// `verify::best_options`, and it finds comments ignored where they were.
+    #[test]
+    fn best_options_through_json_equal_the_core() {
+        let (mut engine, dataset) = demo();
+        let lang = dataset.languages.keys().next().expect("a language").clone();
+        let repo = &dataset.repos(&lang).expect("repos")[0];
+        let needle = &repo.needles[0];
+        let code = repo
+            .reference_text(&needle.path, needle.start_line, needle.end_line)
+            .expect("the needle's code");
+        let reply = format!("```\n# a comment the model added\n# and another one\n{code}\n```");
+        let line = serde_json::json!({
+            "language": lang, "repo": repo.repo, "name": needle.name, "output": [reply],
+            "position_ratio": 0.5, "needle_token_start": 1, "needle_token_end": 2,
+        });
+        let output = crate::report::read_model_outputs(&line.to_string()).outputs.remove(0);
+        let ignoring = ScoreOptions { ignore_comments: true, ..ScoreOptions::default() };
+        let scored = Scorer::new(&dataset, ignoring).evaluate(&output).unwrap();
+        let record = crate::score::task_result(&output, &scored);
+        let differing = Differing {
+            model: "m".into(),
+            given: ScoreOptions::default(),
+            tasks: vec![(output, crate::verify::Reproduce::of(&record))],
+        };
+        let request = Request::BestOptions { dataset: 7, differing: Box::new(differing.clone()) };
+        let Reply::BestOptions { best } = through_json(&mut engine, &request) else {
+            panic!("not a BestOptions reply")
+        };
+        assert_eq!(best, crate::verify::best_options(&differing, &dataset));
+        assert_eq!(best, Some((1, ignoring)));
+        assert!(differing.note(best).is_some());
     }
 }

@@ -103,6 +103,18 @@ async fn score(
     (Some(output), result)
 }
 
+/// The functions a student can pick in `task` (`exercise::choices`, by
+/// the compute engine).
+async fn choices_of(state: AppState, task: &Task) -> Result<Vec<Choice>, String> {
+    let Some(d) = state.dataset.get_untracked() else { return Ok(Vec::new()) };
+    let id = engine::dataset(&d.dataset, &d.origin).await.map_err(|e| e.to_string())?;
+    let request = Request::Choices { dataset: id, task: Box::new(task.clone()) };
+    match engine::call(&request).await.map_err(|e| e.to_string())? {
+        Reply::Choices { choices } => Ok(choices),
+        _ => Err("the engine answered another question than the functions to pick".to_string()),
+    }
+}
+
 #[component]
 pub fn TeachPage() -> impl IntoView {
     let state = use_state();
@@ -211,9 +223,10 @@ pub fn TeachPage() -> impl IntoView {
         spawn_local(async move {
             match rebuild(state, runner, task, r).await {
                 Ok(task) => {
-                    let choices = state.dataset.with_untracked(|d| {
-                        d.as_ref().map(|d| exercise::choices(&d.dataset, &task)).unwrap_or_default()
-                    });
+                    let choices = match choices_of(state, &task).await {
+                        Ok(c) => c,
+                        Err(e) => return error.set(Some(e)),
+                    };
                     round.set(Some(Round {
                         task,
                         choices,
