@@ -8,6 +8,7 @@ use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::score::ScoreOptions;
 use repoqa::settings::BuildSettings;
+use repoqa::tokenize::Tokenizer;
 
 use super::scoring::Scoring;
 use super::settings::Settings;
@@ -23,6 +24,7 @@ pub struct LoadedDataset {
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub dataset: RwSignal<Option<LoadedDataset>>,
+    pub tokenizer: RwSignal<Option<Arc<Tokenizer>>>,
     pub settings: RwSignal<Settings>,
     /// Built tasks, in official order.
     pub tasks: RwSignal<Vec<Arc<Task>>>,
@@ -34,8 +36,7 @@ pub struct AppState {
     pub dataset_digest: RwSignal<Option<String>>,
     /// The last dataset load error (shown on the Dataset page).
     pub dataset_error: RwSignal<Option<String>>,
-    /// SHA-256 (hex) of the tokenizer file of the current settings (its
-    /// bytes are kept by `jobs::tokenizer`, parsed only in the engine).
+    /// SHA-256 (hex) of the tokenizer file `tokenizer` was loaded from.
     pub tokenizer_id: RwSignal<Option<String>>,
     /// The tasks cache key `tasks` were built (or restored) for; `None`
     /// when `tasks` is empty.
@@ -59,8 +60,7 @@ pub struct BuildStats {
     pub max_chunk_ms: f64,
     pub chunks: usize,
     pub from_cache: bool,
-    /// Web Workers of a pool that built the tasks (0: the page's own engine
-    /// worker, a repo at a time).
+    /// Web Workers that built the tasks (0: built in the page itself).
     pub workers: usize,
 }
 
@@ -74,6 +74,7 @@ impl AppState {
     pub fn new() -> AppState {
         AppState {
             dataset: RwSignal::new(None),
+            tokenizer: RwSignal::new(None),
             settings: RwSignal::new(Settings::default()),
             tasks: RwSignal::new(Vec::new()),
             answers: RwSignal::new(BTreeMap::new()),
@@ -102,6 +103,7 @@ impl AppState {
         self.scoring.options.set(Default::default());
         self.scoring.model_name.set("model".to_string());
         self.scoring.eval_date.set(String::new());
+        self.tokenizer.set(None);
         self.tokenizer_id.set(None);
     }
 }

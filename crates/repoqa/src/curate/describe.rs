@@ -10,8 +10,7 @@ use super::CurateError;
 use crate::lang::Language;
 
 /// Needle name → description. A blank description counts as missing.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Descriptions {
     map: IndexMap<String, String>,
 }
