@@ -4,6 +4,9 @@
 //   the browser compiles a module once and keeps the code for the others)
 // - share {id, message}: build a repo's tasks (the build pool,
 //   src/ui/jobs/build_pool.rs) → task {id, json}… then done | error
+// - curate {id, job, paths, blobs}: a curation (src/ui/jobs/curate.rs, a
+//   worker of its own) → progress {id, done, total}… then reply {id, reply}
+//   | error {id, error}
 // - tokenizer {id, bytes, origin}, dataset {id, dataset, bytes, origin},
 //   call {id, request}: the page's engine client (src/ui/browser/engine.rs)
 //   → reply {id, reply?} | error {id, error}
@@ -38,6 +41,16 @@ onmessage = async (event) => {
       postMessage({ kind: 'done', id: m.id });
     } catch (err) {
       postMessage({ kind: 'error', id: m.id, built, error: message(err) });
+    }
+    return;
+  }
+  if (m.kind === 'curate') {
+    try {
+      const reply = bindings.repoqa_engine_curate(m.job, m.paths, m.blobs, (done, total) =>
+        postMessage({ kind: 'progress', id: m.id, done, total }));
+      postMessage({ kind: 'reply', id: m.id, reply });
+    } catch (err) {
+      postMessage({ kind: 'error', id: m.id, error: message(err) });
     }
     return;
   }

@@ -4,17 +4,20 @@
 //! downloads, compiles or waits for them. The page's wasm (`src/main.rs`)
 //! links none of this; it sends requests.
 //!
-//! Two kinds of work come in: a share of a task build (the build pool,
-//! `repoqa::context::build_share`, one task's JSON line at a time), and a
-//! request of [`repoqa::engine`] (score, explain, self-check), answered as
-//! JSON by the core's own [`Engine`].
+//! Three kinds of work come in: a share of a task build (the build pool,
+//! `repoqa::context::build_share`, one task's JSON line at a time), a
+//! curation (`repoqa::engine::curate`, in a worker of its own, with
+//! progress), and a request of [`repoqa::engine`] (score, explain, count,
+//! anatomy, audit, self-check), answered as JSON by the core's own
+//! [`Engine`].
 
 #[cfg(target_arch = "wasm32")]
 mod exports {
     use std::cell::RefCell;
 
     use repoqa::context::build_share;
-    use repoqa::engine::Engine;
+    use repoqa::curate::SourceFile;
+    use repoqa::engine::{curate, CurateJob, Engine};
     use wasm_bindgen::prelude::*;
 
     thread_local! {
@@ -41,6 +44,39 @@ mod exports {
     #[wasm_bindgen]
     pub fn repoqa_engine_call(request: &str) -> Result<String, JsError> {
         ENGINE.with(|e| e.borrow_mut().handle_json(request)).map_err(|e| JsError::new(&e))
+    }
+
+    /// Curate a repository: `job` is a [`CurateJob`] (JSON), `paths[i]`
+    /// names the bytes `blobs[i]` (a `Uint8Array`). `on_progress(done,
+    /// total)` after each file of the function analysis; the report as
+    /// JSON, or throws the curation's error.
+    #[wasm_bindgen]
+    pub fn repoqa_engine_curate(
+        job: &str,
+        paths: Vec<String>,
+        blobs: js_sys::Array,
+        on_progress: &js_sys::Function,
+    ) -> Result<String, JsError> {
+        let job: CurateJob = serde_json::from_str(job)
+            .map_err(|e| JsError::new(&format!("the engine could not read the curation: {e}")))?;
+        if paths.len() != blobs.length() as usize {
+            return Err(JsError::new("the curation's paths and files do not pair up"));
+        }
+        let files: Vec<SourceFile> = paths
+            .into_iter()
+            .zip(blobs.iter())
+            .map(|(path, blob)| SourceFile::new(path, js_sys::Uint8Array::new(&blob).to_vec()))
+            .collect();
+        drop(blobs);
+        let report = curate(&files, &job, |done, total| {
+            let _ = on_progress.call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+            );
+        })
+        .map_err(|e| JsError::new(&e.to_string()))?;
+        serde_json::to_string(&report).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// Build the tasks of one share message, calling `on_task` with each

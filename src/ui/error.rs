@@ -47,6 +47,14 @@ pub enum UiError {
     /// tasks built, a bad value): the message says what to do.
     #[error("{0}")]
     Invalid(String),
+    /// The compute engine failed a request (it could not load, it stopped,
+    /// it answered another question): not a verdict on what was asked.
+    #[error("the compute engine failed: {0}")]
+    Engine(String),
+    /// Not an error: the compute engine has the work and its answer has
+    /// not come back yet (a score being computed). Never shown as a failure.
+    #[error("being scored in the compute engine…")]
+    Pending,
 }
 
 impl UiError {
@@ -74,6 +82,11 @@ impl UiError {
 
     pub fn is_cancelled(&self) -> bool {
         matches!(self, UiError::Cancelled(_))
+    }
+
+    /// The work is with the compute engine (see [`UiError::Pending`]).
+    pub fn is_pending(&self) -> bool {
+        matches!(self, UiError::Pending)
     }
 
     /// The same error with `context` in front (e.g. the task it is about).

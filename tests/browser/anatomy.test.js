@@ -79,6 +79,10 @@ test("every task's strip adds up to its token fields and marks the audit's artif
     assert.equal(got.parts[0], 'instruction');
     assert.deepEqual(got.parts.slice(-2), ['description', 'instruction_again']);
     assert.deepEqual(got.marks, artifacts.get(id) ?? [], `${id}: marks = repoqa audit`);
+    // The task's audit block, from the engine, names the same artifacts.
+    await page.waitForSelector('#task-audit[data-state="done"]', { timeout: 60000 });
+    const block = (await page.getAttribute('#task-audit', 'data-artifacts')).split(' ').filter(Boolean).sort();
+    assert.deepEqual(block, artifacts.get(id) ?? [], `${id}: the audit block = repoqa audit`);
     marked += got.marks.length > 0 ? 1 : 0;
     // The shown line is the CLI's own line for the task as built.
     if (i === 0) {

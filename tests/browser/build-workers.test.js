@@ -1,8 +1,8 @@
 // Task builds in Web Workers (src/ui/jobs/build_pool.rs): the realistic
 // corpus in a comment-cleaning mode is shared out to workers, Cancel stops
 // them, and the tasks are byte for byte those of the CLI's `repoqa prompts`;
-// a page whose worker script does not load builds in the page instead, with
-// the same tasks.
+// small builds run in the page's own engine worker, with the same tasks; an
+// engine that cannot load makes the build fail with its reason.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -117,17 +117,22 @@ test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
   assert.deepEqual(problems, []);
 });
 
-test('a worker script that does not load: the page builds the same tasks itself', async (t) => {
-  const { page, problems } = await freshPage(t, { serviceWorkers: 'block' });
-  await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
-  await page.route('**/engine-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
-  await prepare(page, null, 'positional_padding');
-  const { stats, text, file } = await buildAndDownload(page);
-  console.log(`demo, positional_padding, no worker script: ${text.trim()}`);
-  assert.equal(stats.workers, 0, text);
-  assert.match(text, /in this page/);
-  assert.ok(file.equals(cliTasks(DEMO, 'positional_padding')), 'the page\'s tasks differ from the CLI\'s');
-  assert.deepEqual(problems.filter((p) => !/Failed to load resource|engine-worker/.test(p)), []);
+test('an engine that cannot load: the build fails and says why, for a pool and for the page\'s engine', async (t) => {
+  for (const how of ['always', 'never']) {
+    const { page, problems } = await freshPage(t, { serviceWorkers: 'block' });
+    await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
+    await page.route('**/engine-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+    await prepare(page, null, 'positional_padding');
+    await page.click('#build-tasks');
+    await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+    const said = (await page.textContent('#job-message')).trim();
+    console.log(`no engine script, workers ${how}: ${said}`);
+    assert.match(said, /engine/i, said);
+    assert.equal(await page.getAttribute('#task-count', 'data-count'), '0');
+    // The failure is red, not a success.
+    assert.equal(await page.$eval('#job', (el) => el.dataset.state), 'failed');
+    assert.deepEqual(problems.filter((p) => !/Failed to load resource|engine-worker|engine/.test(p)), []);
+  }
 });
 
 test('a task that cannot be built: the same message from the workers as from the page', async (t) => {
@@ -153,7 +158,7 @@ test('a task that cannot be built: the same message from the workers as from the
     messages.push((await page.textContent('#job-message')).trim());
     assert.equal(await page.getAttribute('#task-count', 'data-count'), '0');
   }
-  console.log(`unbuildable task, workers and page: ${messages[0]}`);
+  console.log(`unbuildable task, a pool and the page's engine: ${messages[0]}`);
   assert.match(messages[0], /Building task \d+ failed: java repo repoqa-web\/demo-bank: needle "\w+" is in "src\/bank\/\w+\.java", which is not in the repo's dependency order/);
   assert.equal(messages[0], messages[1]);
 });

@@ -93,7 +93,7 @@ function sameDataset(got, want, what) {
   assert.ok(got.equals(want), `${what}: same JSON, other bytes`);
 }
 
-test('rxjs as a .zip: curated in the page = repoqa curate; descriptions written in the page; template', async (t) => {
+test('rxjs as a .zip: curated by the engine worker = repoqa curate; descriptions written in the page; template', async (t) => {
   const { page, problems } = await fresh(t);
   // The largest repo of the corpus, packed with a top directory.
   const dir = makeRepo('rxjs-7.8.1', path.join(CORPUS, 'src', 'rxjs'));

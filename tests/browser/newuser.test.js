@@ -271,7 +271,9 @@ test('cleaning modes: every task view finds its needle; navigation lands at the 
     // 3: the needle is located in each task view of the first page.
     for (const id of ids) {
       await gotoApp(page, `#task/${encodeURIComponent(id)}`);
-      await page.waitForSelector('#jump-needle');
+      // The engine says where the needle is: wait for its answer.
+      await page.waitForSelector('#task-view:not([data-needle-found="pending"]) #jump-needle', { timeout: 60000 });
+      assert.equal(await page.getAttribute('#task-view', 'data-needle-found'), 'true', `${mode}: ${id}: needle not located`);
       assert.equal(await page.isDisabled('#jump-needle'), false, `${mode}: ${id}: "Go to the needle" disabled`);
       assert.equal(await page.$('#needle-missing'), null, `${mode}: ${id}: needle not found`);
     }

@@ -124,7 +124,12 @@ test('a visit keeps the app and what it used, not the rest; with the network off
   await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
   const published = expected.files.filter((f) => /^published\/.*\.json\.gz$/.test(f));
   assert.equal(published.length, 30);
-  caches = await cacheHolding(page, srv.url, ['assets/tokenizer.json', 'demo/sample-answers.jsonl', ...published]);
+  // The compute engine (its worker script, module and wasm) is no part of
+  // the shell; the build and the scores fetched it, and it was kept then.
+  const engine = expected.files.filter((f) => /^(repoqa-engine-[0-9a-f]+(_bg\.wasm|\.js)|engine-worker\.js)$/.test(f));
+  assert.equal(engine.length, 3, `the engine's files: ${engine.join(', ')}`);
+  assert.deepEqual(engine.filter((f) => expected.shell.includes(f)), [], 'the engine is in the shell');
+  caches = await cacheHolding(page, srv.url, ['assets/tokenizer.json', 'demo/sample-answers.jsonl', ...engine, ...published]);
 
   await stop(srv, context);
   // The saved tasks dropped (from a page of this origin that is not the

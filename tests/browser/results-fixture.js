@@ -71,7 +71,8 @@ export async function open() {
       await box.locator('textarea').fill(text);
       await page.waitForFunction((tid) => {
         const el = document.querySelector(`.answer-box[data-task-id="${CSS.escape(tid)}"]`);
-        return el && el.dataset.verdict !== 'none';
+        // "pending": the compute engine has it; the person waits for the verdict.
+        return el && !['none', 'pending'].includes(el.dataset.verdict);
       }, id, { timeout: 30000 });
       return box.getAttribute('data-verdict');
     },
@@ -85,6 +86,8 @@ export async function setIgnoreComments(page, on, timeout = 60000) {
   const before = Number(await page.getAttribute('#results', 'data-option-rescores'));
   if (on) await page.check('#opt-ignore-comments', { timeout }); else await page.uncheck('#opt-ignore-comments', { timeout });
   await page.waitForFunction((b) => Number(document.querySelector('#results')?.dataset.optionRescores) > b, before, { timeout });
+  // The table a person reads once the scores are in (never while pending).
+  await page.waitForSelector('#score-table', { timeout });
   return { scored: Number(await page.getAttribute('#results', 'data-option-rescored')),
     ms: Number(await page.getAttribute('#results', 'data-option-score-ms')) };
 }

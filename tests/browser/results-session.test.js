@@ -23,6 +23,8 @@ test('a reload brings back answers, options and identical results', async () => 
   await page.reload();
   await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
   await page.waitForSelector('#results[data-answered="60"]', { timeout: 60000 });
+  // The answers are scored again by the compute engine: the table follows.
+  await page.waitForSelector('#score-table', { timeout: 60000 });
   assert.equal(await page.isChecked('#opt-ignore-comments'), true, 'the scoring option was not kept');
   assert.equal(await page.$eval('#score-table', (t) => t.outerHTML), ignoringTable);
   assert.equal((await setIgnoreComments(page, false)).scored, 60);

@@ -98,7 +98,9 @@ test('each model has its own run: asked everything, kept beside the others, swit
 
   // Two of them compared task by task, neither exported: each run kept is among the runs to compare.
   const key = (m) => `runs in this browser/${m}-SCORES.json\u001f${m}`;
-  await page.waitForFunction((k) => [...document.querySelectorAll('#cmp-a option')].some((o) => o.value === k), key('model-b'), { timeout: 60000 });
+  // Each run is scored (by the compute engine) before it is offered: wait for all three.
+  await page.waitForFunction((ks) => ks.every((k) => [...document.querySelectorAll('#cmp-a option')].some((o) => o.value === k)),
+    [key(SAMPLE), key('model-a'), key('model-b')], { timeout: 60000 });
   const offered = await page.$$eval('#cmp-a option', (os) => os.map((o) => o.value).filter((v) => v.startsWith('runs in this browser/')));
   assert.deepEqual(offered.sort(), [key(SAMPLE), key('model-a'), key('model-b')].sort());
   await page.selectOption('#cmp-a', key('model-a'));

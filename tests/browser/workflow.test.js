@@ -127,7 +127,7 @@ test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from
     const want = cliTasks[i];
     const id = `${want.language}::${want.repo}::${want.name}`;
     await page.goto(srv.url + '#task/' + encodeURIComponent(id));
-    await page.waitForSelector(`#task-view[data-task-id="${id}"]`);
+    await page.waitForSelector(`#task-view[data-task-id="${id}"]:not([data-needle-found="pending"])`, { timeout: 60000 });
     const prompt = await page.textContent('#prompt');
     assert.equal(prompt, promptOf(want), `prompt of ${id} differs from the CLI`);
     assert.equal(await page.getAttribute('#task-view', 'data-needle-found'), 'true', `needle of ${id} not found`);

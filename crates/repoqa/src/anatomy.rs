@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::audit::{Artifact, ArtifactSpot};
 use crate::context::{LineCounter, Task};
@@ -23,7 +23,7 @@ use crate::lang::Language;
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 /// What a band of the prompt is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Part {
     /// The instruction, before the code.
@@ -54,7 +54,7 @@ impl Part {
 }
 
 /// One band of the prompt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Band {
     pub part: Part,
     /// The file the code is from (files, the needle, and the needle file's
@@ -70,7 +70,7 @@ pub struct Band {
 }
 
 /// An artifact of the construction placed on the strip.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
     pub artifact: Artifact,
     /// Byte range in `Task::prompt()` (the audit's spot, moved past the
@@ -82,7 +82,7 @@ pub struct Mark {
 }
 
 /// A prompt cut into bands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Anatomy {
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,

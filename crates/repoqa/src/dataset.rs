@@ -12,6 +12,7 @@ mod load;
 use std::collections::HashSet;
 
 use indexmap::IndexMap;
+use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
@@ -720,6 +721,23 @@ impl Serialize for Function {
         write_ordered(s, &self.key_order, &FUNCTION_KEYS, &self.extra, |key, m| {
             record_field!(self, key, m, {})
         })
+    }
+}
+
+/// Reads what [`Serialize`] wrote (the compute engine's replies), with a
+/// dataset file's checks of a repo's fields.
+impl<'de> Deserialize<'de> for Repo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Repo, D::Error> {
+        Repo::from_value(Value::deserialize(d)?, "repo")
+            .map_err(|(at, m)| serde::de::Error::custom(format!("{at}: {m}")))
+    }
+}
+
+/// Reads what [`Serialize`] wrote, with a dataset file's checks of a needle.
+impl<'de> Deserialize<'de> for Needle {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Needle, D::Error> {
+        Needle::from_value(Value::deserialize(d)?, "needle")
+            .map_err(|(at, m)| serde::de::Error::custom(format!("{at}: {m}")))
     }
 }
 

@@ -20,7 +20,7 @@ use crate::context::{CommentMode, Task};
 use crate::dataset::Dataset;
 
 /// A function of the code context a student can pick.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Choice {
     pub name: String,
     pub path: String,

@@ -50,7 +50,7 @@ pub const THRESHOLD_KEYS: [&str; 11] =
     ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"];
 
 /// Which functions a reply is compared against.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
@@ -79,7 +79,7 @@ impl Candidates {
 }
 
 /// How replies are scored; stored by the page as it is (serde).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct ScoreOptions {
     /// `--ignore-comments`: strip comments from the reply and every reference.

@@ -787,45 +787,79 @@ pub fn options_text(o: ScoreOptions) -> String {
     }
 }
 
-/// Re-score the outputs of the tasks that differ with each alternative;
-/// the first option set that reproduces every one of them (or else the one
-/// reproducing most, if any) becomes an [`Finding::OtherOptions`] note.
-/// `differing` pairs each differing output with the file's record.
-pub fn options_hint(
-    model: &str,
-    differing: &[(&ModelOutput, &TaskResult)],
-    dataset: &Dataset,
-    given: ScoreOptions,
-) -> Option<Finding> {
-    if differing.is_empty() {
+/// What another set of options must give a differing task to explain the
+/// file's record: its verdict, target and similarity.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Reproduce {
+    pub is_best_similar: bool,
+    pub best_target: Option<String>,
+    pub score: f64,
+}
+
+impl Reproduce {
+    pub fn of(record: &TaskResult) -> Reproduce {
+        Reproduce {
+            is_best_similar: record.is_best_similar,
+            best_target: record.best_target.clone(),
+            score: record.score(),
+        }
+    }
+
+    /// Whether re-scored record `r` reproduces it (similarity up to rounding).
+    pub fn by(&self, r: &TaskResult) -> bool {
+        r.is_best_similar == self.is_best_similar
+            && r.best_target == self.best_target
+            && (r.score() - self.score).abs() <= SIMILARITY_TOLERANCE
+    }
+}
+
+/// The tasks a re-scoring found differing from the file, with their
+/// outputs: what [`best_options`] tries other options on. Serde: the page
+/// has the compute engine try them.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Differing {
+    pub model: String,
+    /// The options of the re-scoring.
+    pub given: ScoreOptions,
+    pub tasks: Vec<(ModelOutput, Reproduce)>,
+}
+
+impl Differing {
+    /// The [`Finding::OtherOptions`] note of [`best_options`]' answer.
+    pub fn note(&self, best: Option<(usize, ScoreOptions)>) -> Option<Finding> {
+        best.map(|(reproduced, options)| Finding::OtherOptions {
+            model: self.model.clone(),
+            options: options_text(options),
+            reproduced,
+            differing: self.tasks.len(),
+        })
+    }
+}
+
+/// Re-score the differing tasks with each alternative to the given
+/// options: the first set that reproduces every one of them, or else the
+/// one reproducing most (if any), with how many it reproduces.
+pub fn best_options(differing: &Differing, dataset: &Dataset) -> Option<(usize, ScoreOptions)> {
+    if differing.tasks.is_empty() {
         return None;
     }
-    let have_contexts = differing.iter().all(|(o, _)| o.code_context().is_some());
+    let have_contexts = differing.tasks.iter().all(|(o, _)| o.code_context().is_some());
     let mut best: Option<(usize, ScoreOptions)> = None;
-    for options in alternative_options(given, have_contexts) {
+    for options in alternative_options(differing.given, have_contexts) {
         let mut scorer = Scorer::new(dataset, options);
         let mut reproduced = 0;
-        for (o, f) in differing {
+        for (o, want) in &differing.tasks {
             let Ok(e) = scorer.evaluate(o) else { continue };
-            let r = task_result(o, &e);
-            let same = r.is_best_similar == f.is_best_similar
-                && r.best_target == f.best_target
-                && (r.score() - f.score()).abs() <= SIMILARITY_TOLERANCE;
-            reproduced += usize::from(same);
+            reproduced += usize::from(want.by(&task_result(o, &e)));
         }
         if reproduced > best.map_or(0, |b| b.0) {
             best = Some((reproduced, options));
         }
-        if reproduced == differing.len() {
+        if reproduced == differing.tasks.len() {
             break;
         }
     }
-    best.map(|(reproduced, options)| Finding::OtherOptions {
-        model: model.to_string(),
-        options: options_text(options),
-        reproduced,
-        differing: differing.len(),
-    })
+    best
 }
 
 /// The differing tasks of a comparison, paired with their outputs.
@@ -1189,7 +1223,7 @@ pub fn rescore(
         results.entry(o.language.clone()).or_default().push(task_result(o, &e));
         progress(k + 1, usable.len());
     }
-    finish_rescore(
+    let differing = finish_rescore(
         report,
         file,
         outputs,
@@ -1200,11 +1234,15 @@ pub fn rescore(
         dataset_findings,
         &results,
     );
+    let note = differing.note(best_options(&differing, dataset));
+    report.findings.extend(note);
     Ok(())
 }
 
 /// The comparison half of [`rescore`], given the re-scored records (in
-/// outputs order) and the findings of [`scorable_outputs`].
+/// outputs order) and the findings of [`scorable_outputs`]: the tasks that
+/// differ come back, for [`best_options`] (whose [`Differing::note`] goes
+/// last into the report).
 #[allow(clippy::too_many_arguments)]
 pub fn finish_rescore(
     report: &mut Report,
@@ -1216,8 +1254,8 @@ pub fn finish_rescore(
     options: ScoreOptions,
     dataset_findings: Vec<Finding>,
     rescored: &IndexMap<String, Vec<TaskResult>>,
-) {
-    let Some((model, ms)) = file.models.iter().next() else { return };
+) -> Differing {
+    let Some((model, ms)) = file.models.iter().next() else { return Differing::default() };
     report.dataset = Some(dataset_name.to_string());
     report.findings.extend(check_dataset(model, ms, dataset));
     for f in dataset_findings {
@@ -1236,15 +1274,17 @@ pub fn finish_rescore(
     let compared = compare_tasks(model, &ms.results, rescored);
     let fixes = rescored_fixes(&compared, rescored);
     attribute_cells(&mut report.findings, model, ms, &fixes);
-    let differing = differing_outputs(&compared, outputs, &ms.results);
-    let hint = options_hint(model, &differing, dataset, options);
+    let tasks = differing_outputs(&compared, outputs, &ms.results)
+        .into_iter()
+        .map(|(o, r)| (o.clone(), Reproduce::of(r)))
+        .collect();
     report.findings.extend(compared);
-    report.findings.extend(hint);
     report.rescored = Some(Rescored {
         outputs: outputs_name.to_string(),
         tasks: rescored.values().map(Vec::len).sum(),
         options,
     });
+    Differing { model: model.clone(), given: options, tasks }
 }
 
 /// The file's records that differ from the re-scoring (not by rounding

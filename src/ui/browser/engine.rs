@@ -16,7 +16,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
 use repoqa::dataset::Dataset;
-use repoqa::engine::{Reply, Request};
+use repoqa::engine::{Reply, Request, KEPT_DATASETS};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -82,9 +82,12 @@ struct Client {
     pending: Pending,
     /// Resolved when the engine has loaded (rejected if it could not).
     ready: js_sys::Promise,
-    /// The dataset the engine holds: the page's allocation (kept from
-    /// reuse by the `Weak`) and the id it was sent as.
-    dataset: RefCell<Option<(Weak<Dataset>, u32)>>,
+    /// The datasets the engine holds, oldest first, as it keeps them
+    /// (`KEPT_DATASETS`, the oldest going first): the page's allocation
+    /// (kept from reuse by the `Weak`) and the id it was sent as. Recorded
+    /// when sent: the worker takes messages in order, so a request posted
+    /// after a dataset finds it there.
+    datasets: RefCell<Vec<(Weak<Dataset>, u32)>>,
     /// The tokenizer the engine holds (its SHA-256).
     tokenizer: RefCell<Option<String>>,
     _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
@@ -150,11 +153,7 @@ fn start() -> Result<Rc<Client>, UiError> {
     });
     let p = pending.clone();
     let on_error = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
-        let text = ev
-            .dyn_ref::<web_sys::ErrorEvent>()
-            .map(|e| e.message())
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| "its script could not run".to_string());
+        let text = super::worker::error_text(&ev, "its script could not run");
         fail_all(&p, &format!("the engine stopped: {text}"));
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -170,7 +169,7 @@ fn start() -> Result<Rc<Client>, UiError> {
         next_id: Cell::new(START + 1),
         pending,
         ready,
-        dataset: RefCell::new(None),
+        datasets: RefCell::new(Vec::new()),
         tokenizer: RefCell::new(None),
         _handlers: vec![on_message, on_error],
     }))
@@ -222,12 +221,12 @@ pub async fn call(request: &Request) -> Result<Reply, UiError> {
         .map_err(|e| UiError::invalid(format!("the engine's reply could not be read: {e}")))
 }
 
-/// Give the engine `dataset` (unless it holds it already); the id
-/// requests about it name.
+/// Give the engine `dataset` (unless it holds it or has it on the way);
+/// the id requests about it name.
 pub async fn dataset(dataset: &Arc<Dataset>, origin: &str) -> Result<u32, UiError> {
     let client = client().await?;
     let held =
-        client.dataset.borrow().as_ref().and_then(|(d, id)| {
+        client.datasets.borrow().iter().find_map(|(d, id)| {
             (d.upgrade().is_some_and(|d| Arc::ptr_eq(&d, dataset))).then_some(*id)
         });
     if let Some(id) = held {
@@ -245,9 +244,18 @@ pub async fn dataset(dataset: &Arc<Dataset>, origin: &str) -> Result<u32, UiErro
         ("bytes", bytes.into()),
         ("origin", origin.into()),
     ];
-    *client.dataset.borrow_mut() = None;
-    client.post(&fields, "the dataset").await?;
-    *client.dataset.borrow_mut() = Some((Arc::downgrade(dataset), id));
+    {
+        // As the engine will: the oldest goes, this one is held.
+        let mut held = client.datasets.borrow_mut();
+        if held.len() >= KEPT_DATASETS {
+            held.remove(0);
+        }
+        held.push((Arc::downgrade(dataset), id));
+    }
+    if let Err(e) = client.post(&fields, "the dataset").await {
+        client.datasets.borrow_mut().retain(|(_, held)| *held != id);
+        return Err(e);
+    }
     Ok(id)
 }
 
@@ -263,8 +271,12 @@ pub async fn tokenizer(bytes: &[u8], origin: &str, sha256: &str) -> Result<(), U
         ("bytes", js_sys::Uint8Array::from(bytes).into()),
         ("origin", origin.into()),
     ];
-    *client.tokenizer.borrow_mut() = None;
-    client.post(&fields, "the tokenizer").await?;
+    // Recorded when sent, as datasets are: a request posted after this
+    // one finds the tokenizer there.
     *client.tokenizer.borrow_mut() = Some(sha256.to_string());
+    if let Err(e) = client.post(&fields, "the tokenizer").await {
+        *client.tokenizer.borrow_mut() = None;
+        return Err(e);
+    }
     Ok(())
 }

@@ -54,11 +54,7 @@ impl Workers {
             });
             let (q, w) = (queue.clone(), wake.clone());
             let on_error = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
-                let text = ev
-                    .dyn_ref::<web_sys::ErrorEvent>()
-                    .map(|e| e.message())
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or_else(|| "the worker script could not run".to_string());
+                let text = error_text(&ev, "the worker script could not run");
                 push(&q, &w, js_object(&[("kind", "failed".into()), ("error", text.into())]));
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -120,4 +116,13 @@ pub fn field_str(data: &JsValue, key: &str) -> String {
 /// Field `key` of a message, as a number (`None` if absent).
 pub fn field_num(data: &JsValue, key: &str) -> Option<f64> {
     js_sys::Reflect::get(data, &JsValue::from_str(key)).ok().and_then(|v| v.as_f64())
+}
+
+/// What a worker's `error` event says, or `otherwise` when it says nothing
+/// (a script that could not load gives an empty message).
+pub fn error_text(ev: &JsValue, otherwise: &str) -> String {
+    ev.dyn_ref::<web_sys::ErrorEvent>()
+        .map(|e| e.message())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| otherwise.to_string())
 }

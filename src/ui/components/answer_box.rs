@@ -70,6 +70,7 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
     let verdict_state = move || match score.get() {
         None => "none",
         Some(s) => match &s.result {
+            Err(e) if e.is_pending() => "pending",
             Err(_) => "error",
             Ok(_) if s.passes(threshold()) => "pass",
             Ok(_) => "fail",
@@ -80,6 +81,7 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
         match score.get() {
             None => view! { <span class="muted">"No answer yet. Paste the model's reply; it is scored as you type."</span> }.into_any(),
             Some(s) => match &s.result {
+                Err(e) if e.is_pending() => view! { <span class="muted">"Scoring…"</span> }.into_any(),
                 Err(e) => view! { <span class="fail">"Cannot score: " {e.to_string()}</span> }.into_any(),
                 Ok(e) => {
                     let pass = e.passes(t);

@@ -1,6 +1,7 @@
 //! A similarity step by step (issue 24): an answer against one candidate,
 //! from the scorer's own code path (`repoqa::score::Scorer::explain`, which
-//! fills `repoqa::bleu::BleuSteps` with the numbers the score uses): the
+//! fills `repoqa::bleu::BleuSteps` with the numbers the score uses; asked of
+//! the compute engine, `repoqa::engine::Request::Explain`): the
 //! tokens both sides split into, each order's clipped matches over the
 //! answer's n-grams with the matched tokens marked, method4's smoothing,
 //! the weighted logs, their exact sum, the brevity penalty and the result.
@@ -9,9 +10,11 @@
 
 use leptos::prelude::*;
 use repoqa::bleu::{matched_tokens, py_tokens, OrderStep};
+use repoqa::engine::{Reply, Request};
 use repoqa::report::ModelOutput;
-use repoqa::score::{Evaluation, Explanation, Scorer};
+use repoqa::score::{Evaluation, Explanation};
 
+use crate::ui::browser::engine;
 use crate::ui::format;
 use crate::ui::state::use_state;
 
@@ -47,15 +50,13 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
     let chosen = RwSignal::new(0usize);
     let order = RwSignal::new(1usize);
     let names = candidates.clone();
-    let explained = Memo::new(move |_| -> Result<Option<Explanation>, String> {
+    let explained = LocalResource::new(move || {
         let (name, path) = candidates.get(chosen.get()).cloned().unwrap_or_default();
         let options = state.score_options();
-        state.dataset.with(|d| {
-            let d = d.as_ref().ok_or("no dataset is loaded")?;
-            Scorer::new(&d.dataset, options)
-                .explain(&output, &name, &path)
-                .map_err(|e| e.to_string())
-        })
+        let dataset =
+            state.dataset.with(|d| d.as_ref().map(|d| (d.dataset.clone(), d.origin.clone())));
+        let output = Box::new(output.clone());
+        async move { explain(dataset, options, output, name, path).await }
     });
     let picker = names
         .iter()
@@ -75,11 +76,30 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
                 }>{picker}</select>
             </p>
             {move || match explained.get() {
-                Err(e) => view! { <p class="fail">{format!("Cannot explain: {e}")}</p> }.into_any(),
-                Ok(None) => view! { <p class="muted">"That candidate is not among the scored ones."</p> }.into_any(),
-                Ok(Some(x)) => steps_view(&x, order).into_any(),
+                None => view! { <p class="muted" role="status">"Computing the steps in the compute engine…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="fail">{format!("Cannot explain: {e}")}</p> }.into_any(),
+                Some(Ok(None)) => view! { <p class="muted">"That candidate is not among the scored ones."</p> }.into_any(),
+                Some(Ok(Some(x))) => steps_view(&x, order).into_any(),
             }}
         </details>
+    }
+}
+
+/// The engine's step-by-step similarity of `output` to candidate `name`
+/// at `path`; `None` when the candidate is not among the scored ones.
+async fn explain(
+    dataset: Option<(std::sync::Arc<repoqa::dataset::Dataset>, String)>,
+    options: repoqa::score::ScoreOptions,
+    output: Box<ModelOutput>,
+    name: String,
+    path: String,
+) -> Result<Option<Box<Explanation>>, String> {
+    let (dataset, origin) = dataset.ok_or("no dataset is loaded")?;
+    let id = engine::dataset(&dataset, &origin).await.map_err(|e| e.to_string())?;
+    let request = Request::Explain { dataset: id, options, output, name, path };
+    match engine::call(&request).await.map_err(|e| e.to_string())? {
+        Reply::Explain { explanation } => explanation,
+        _ => Err("the engine answered another question than the explanation".to_string()),
     }
 }
 

@@ -3,7 +3,8 @@
 //! another depth and window size through the core builder
 //! (`ContextBuilder::at_position_ratio`, as `repoqa prompts
 //! --position-ratio R --code-context-size S` builds it), with the audit's
-//! artifacts of that build.
+//! artifacts of that build — computed by the compute engine
+//! (`repoqa::engine::Request::Anatomy`).
 
 use std::sync::Arc;
 
@@ -11,12 +12,12 @@ use leptos::prelude::*;
 
 use repoqa::anatomy::Anatomy;
 use repoqa::audit::TaskAudit;
-use repoqa::context::{PlacedTask, Task};
-use repoqa::dataset::Dataset;
+use repoqa::context::Task;
+use repoqa::engine::{Placement, Reply, Request};
 use repoqa::settings::BuildSettings;
-use repoqa::tokenize::Tokenizer;
 
-use super::{tokenizer, Job, Runner};
+use super::{tokenizer, Ctx, Job, Runner};
+use crate::ui::browser::engine;
 use crate::ui::error::UiError;
 use crate::ui::state::AppState;
 
@@ -25,6 +26,12 @@ use crate::ui::state::AppState;
 pub struct Rebuild {
     pub position_ratio: f64,
     pub code_context_size: usize,
+}
+
+impl Rebuild {
+    fn placement(self) -> Placement {
+        Placement { position_ratio: self.position_ratio, code_context_size: self.code_context_size }
+    }
 }
 
 /// What the view shows: the task (as built, or rebuilt), its bands and
@@ -38,40 +45,20 @@ pub struct Shown {
     pub rebuilt: Option<Rebuild>,
 }
 
-/// `task` built again with the settings it was built with, but at
-/// `r`'s depth and window.
-fn build_at(
-    dataset: &Dataset,
-    settings: &BuildSettings,
-    tok: &Tokenizer,
-    task: &Task,
-    r: Rebuild,
-) -> Result<PlacedTask, UiError> {
-    let spec = repoqa::context::spec_of(dataset, task).ok_or_else(|| {
-        UiError::invalid(format!(
-            "The loaded dataset has no needle {} in {} of {}: load the dataset these tasks were built from.",
-            task.name, task.path, task.repo
-        ))
-    })?;
-    let settings = BuildSettings { code_context_size: r.code_context_size, ..settings.clone() };
-    Ok(settings
-        .builder(dataset, tok)
-        .at_position_ratio(Some(r.position_ratio))
-        .build_placed(&spec)
-        .map_err(repoqa::Error::from)?)
-}
-
-/// The dataset and the settings the tasks were built with.
-fn dataset_and_settings(state: AppState) -> Result<(Arc<Dataset>, BuildSettings), UiError> {
-    let dataset = state
+/// The engine's id of the dataset the tasks were built from (given to it
+/// with the tokenizer), and the settings they were built with.
+async fn engine_ready(ctx: &Ctx, state: AppState) -> Result<(u32, BuildSettings), UiError> {
+    let loaded = state
         .dataset
-        .with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()))
+        .get_untracked()
         .ok_or_else(|| UiError::invalid("Load the dataset the tasks were built from first."))?;
     let settings = state
         .tasks_settings
         .get_untracked()
         .unwrap_or_else(|| state.settings.with_untracked(|s| s.build.clone()));
-    Ok((dataset, settings))
+    tokenizer::ensure_in_engine(ctx, state).await?;
+    let id = ctx.wait_for(engine::dataset(&loaded.dataset, &loaded.origin)).await?;
+    Ok((id, settings))
 }
 
 /// `task` rebuilt as `r` says (the exercise's small window).
@@ -84,15 +71,23 @@ pub async fn rebuild(
     let what = format!("Building {} in {} tokens", task.name, r.code_context_size);
     runner
         .run(Job::new(what).queue(), move |ctx| async move {
-            let (dataset, settings) = dataset_and_settings(state)?;
-            let tok = tokenizer::ensure_parsed(&ctx, state).await?;
-            Ok(Arc::new(build_at(&dataset, &settings, &tok, &task, r)?.task))
+            let (dataset, settings) = engine_ready(&ctx, state).await?;
+            let request = Request::Rebuild {
+                dataset,
+                settings,
+                task: Box::new((*task).clone()),
+                at: r.placement(),
+            };
+            match ctx.wait_for(engine::call(&request)).await? {
+                Reply::Rebuild { task } => Ok(Arc::new(*task)),
+                _ => Err(UiError::invalid("the engine answered another question than a rebuild")),
+            }
         })
         .await
 }
 
-/// The anatomy of `task`, or of `task` rebuilt as `rebuild` says. Loads
-/// the tokenizer if no build has yet.
+/// The anatomy of `task`, or of `task` rebuilt as `rebuild` says. Gives
+/// the engine the tokenizer if no build has yet.
 pub async fn show(
     state: AppState,
     runner: Runner,
@@ -108,33 +103,21 @@ pub async fn show(
     };
     runner
         .run(Job::new(what).queue(), move |ctx| async move {
-            let (dataset, settings) = dataset_and_settings(state)?;
-            let tok = tokenizer::ensure_parsed(&ctx, state).await?;
-            let mode = settings.comment_mode;
-            let (task, needle) = match rebuild {
-                Some(r) => {
-                    let placed = build_at(&dataset, &settings, &tok, &task, r)?;
-                    (Arc::new(placed.task), Some(placed.needle))
-                }
-                None => (task, None),
+            let (dataset, settings) = engine_ready(&ctx, state).await?;
+            let request = Request::Anatomy {
+                dataset,
+                settings,
+                task: Box::new((*task).clone()),
+                at: rebuild.map(Rebuild::placement),
             };
-            let needle = needle
-                .or_else(|| repoqa::context::locate_needle_any_mode(&dataset, &task, mode).map(|(r, _)| r))
-                .ok_or_else(|| {
-                    UiError::invalid(
-                        "The needle's text was not found in this context, so the prompt cannot be cut around it.",
-                    )
-                })?;
-            let audit = task
-                .protocol
-                .has_context()
-                .then(|| repoqa::audit::locate::audit_built_task(&dataset, &task, mode))
-                .flatten();
-            let findings = audit.as_ref().map(|a| a.findings.as_slice()).unwrap_or(&[]);
-            let anatomy =
-                repoqa::anatomy::anatomy(&task, needle, findings, Some(&dataset), &tok)
-                    .map_err(repoqa::Error::from)?;
-            Ok(Shown { task, anatomy, audit, rebuilt: rebuild })
+            match ctx.wait_for(engine::call(&request)).await? {
+                Reply::Anatomy { task: shown, anatomy, audit } => {
+                    // Not rebuilt: the task shown is the task of the run, as it is.
+                    let task = if rebuild.is_some() { Arc::new(*shown) } else { task };
+                    Ok(Shown { task, anatomy, audit, rebuilt: rebuild })
+                }
+                _ => Err(UiError::invalid("the engine answered another question than an anatomy")),
+            }
         })
         .await
 }

@@ -1,26 +1,28 @@
-//! Building the tasks: in Web Workers (`build_pool`), or in the page with
-//! the core's `ContextBuilder` a few tasks per slice if they cannot run, so
-//! the page keeps answering clicks and Cancel works either way.
+//! Building the tasks in the compute engine (the core's `ContextBuilder`,
+//! `repoqa::context::build_share`): a large build in a pool of Web Workers
+//! (`build_pool`), a small one in the page's own engine worker a repo at a
+//! time, so the page keeps answering clicks and Cancel works either way.
 //! Built tasks are cached in IndexedDB under (dataset digest, prompt
 //! settings, tokenizer digest), a file with one task's JSON per line.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::Task;
+use repoqa::context::{RepoShare, Task};
+use repoqa::engine::{Reply, Request};
 use wasm_bindgen::JsValue;
 
 use super::build_pool::{self, PoolError};
 use super::{tokenizer, Ctx, Job, Runner};
 use crate::ui::browser::dom::{js_object, publish_global, warn};
+use crate::ui::browser::engine;
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::{AppState, BuildStats};
 use crate::ui::storage;
 
-/// Largest stretch of work between two turns of the page. Building one
-/// task can take longer on its own (the first task of a repo parses all
-/// its files); the slice then holds that one task.
+/// Largest stretch of the page's own work (reading cached tasks, handing
+/// built ones over) between two turns of the page.
 const BUILD_BUDGET_MS: f64 = 30.0;
 
 /// The tasks cache key for the current dataset, settings and tokenizer.
@@ -126,7 +128,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     }
     ctx.progress("Loading the tokenizer", 0, 0);
     let _ = ctx.turn().await;
-    let tok = tokenizer::ensure_parsed(ctx, state).await?;
+    tokenizer::ensure_id(ctx, state).await?;
     let Some(key) = cache_key(state) else {
         return Err(UiError::invalid("internal: no cache key"));
     };
@@ -153,47 +155,33 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     ctx.restart_slice_stats();
     let t0 = now_ms();
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
-    // In Web Workers, a repo each at a time; in the page if they cannot run.
+    // In Web Workers, a repo each at a time; a small build in the page's
+    // engine worker (starting a pool would take longer than the build).
     let shares = build_settings.repo_shares(&dataset, &specs);
-    let mut workers = build_pool::worker_count(&shares);
-    let pooled = if workers == 0 {
-        Err(PoolError::Unavailable("a small build".into()))
+    let workers = build_pool::worker_count(&shares);
+    let built = if workers == 0 {
+        tokenizer::ensure_in_engine(ctx, state).await?;
+        build_in_engine(ctx, &shares, total, cancelled).await?
     } else {
         let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
-        build_pool::build_in_workers(ctx, &shares, total, workers, (&bytes, &origin), cancelled)
+        match build_pool::build_in_workers(ctx, &shares, total, workers, (&bytes, &origin), cancelled)
             .await
+        {
+            Ok(built) => built,
+            Err(PoolError::Failed(e)) => return Err(e),
+            Err(PoolError::Unavailable(why)) => {
+                return Err(UiError::invalid(format!(
+                    "The compute engine could not start ({why}), so the tasks cannot be built in this browser. Reload the page to try again."
+                )))
+            }
+        }
     };
-    match pooled {
-        Ok(built) => {
-            for b in built {
-                if !tasks.is_empty() {
-                    parts.push(&JsValue::from_str("\n"));
-                }
-                parts.push(&JsValue::from_str(&b.json));
-                tasks.push(b.task);
-            }
+    for b in built {
+        if !tasks.is_empty() {
+            parts.push(&JsValue::from_str("\n"));
         }
-        Err(PoolError::Failed(e)) => return Err(e),
-        Err(PoolError::Unavailable(why)) => {
-            if workers > 0 {
-                warn(&format!("building in the page: the build workers are not available ({why})"));
-            }
-            workers = 0;
-            ctx.restart_slice_stats();
-            let mut builder = build_settings.builder(&dataset, &tok);
-            for spec in &specs {
-                let task = builder.build(spec).map_err(|e| {
-                    UiError::from(e).context(format!("Building task {} failed", tasks.len() + 1))
-                })?;
-                let json = serde_json::to_string(&task)?;
-                if !tasks.is_empty() {
-                    parts.push(&JsValue::from_str("\n"));
-                }
-                parts.push(&JsValue::from_str(&json));
-                tasks.push(Arc::new(task));
-                ctx.tick(tasks.len(), total).await.map_err(|_| cancelled(tasks.len()))?;
-            }
-        }
+        parts.push(&JsValue::from_str(&b.json));
+        tasks.push(b.task);
     }
     let (max_chunk_ms, chunks) = ctx.slice_stats();
     let stats = BuildStats {
@@ -222,6 +210,42 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
         Err(e) => format!("Built {total} tasks (not kept in this browser: {e})."),
     });
     Ok(())
+}
+
+/// Build `shares` (covering `total` specs) in the page's engine worker, a
+/// share at a time, with progress and Cancel between two.
+async fn build_in_engine(
+    ctx: &Ctx,
+    shares: &[RepoShare],
+    total: usize,
+    cancelled: impl Fn(usize) -> UiError,
+) -> Result<Vec<build_pool::Built>, UiError> {
+    let mut built = Vec::with_capacity(total);
+    for share in shares {
+        let request = Request::Build { message: share.message.clone() };
+        let (tasks, error) = match ctx.wait_for(engine::call(&request)).await? {
+            Reply::Build { tasks, error } => (tasks, error),
+            _ => return Err(UiError::invalid("the engine answered another question than a build")),
+        };
+        for json in tasks {
+            let task: Task = serde_json::from_str(&json).map_err(|e| {
+                UiError::invalid(format!(
+                    "Building task {} failed: the engine sent back {e}",
+                    built.len() + 1
+                ))
+            })?;
+            built.push(build_pool::Built { task: Arc::new(task), json });
+        }
+        if let Some(why) = error {
+            return Err(UiError::invalid(format!(
+                "Building task {} failed: {why}",
+                built.len() + 1
+            )));
+        }
+        ctx.count(built.len(), total);
+        ctx.tick(built.len(), total).await.map_err(|_| cancelled(built.len()))?;
+    }
+    Ok(built)
 }
 
 /// Keep only this cache entry: one set of tasks is what the session uses,

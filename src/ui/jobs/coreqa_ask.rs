@@ -9,7 +9,7 @@
 //! examples) and saved in IndexedDB once per batch of replies, so a reload
 //! keeps what arrived and the next press asks only the rest.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -24,7 +24,6 @@ use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
 use repoqa::llm::wire::Endpoint;
-use repoqa::tokenize::Tokenizer;
 
 use super::ask::{ask_all, endpoint_unchecked, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{tokenizer, Ctx, Job, Line, Runner};
@@ -78,12 +77,44 @@ fn one_repository(qa: &[QaItem]) -> Result<String, UiError> {
     }
 }
 
-/// [`Tokenizer::counted`], its errors the page's.
-fn counted<T>(
-    tok: &Tokenizer,
-    build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, repoqa::coreqa::CoreqaError>,
+/// Most rounds of counting a builder may take: each round counts the texts
+/// the last one met for the first time, so a builder settles in two or
+/// three (its texts depend on counts only where it packs to a budget).
+const COUNT_ROUNDS: usize = 16;
+
+/// What `build` makes with the token counts of the texts it asks about,
+/// counted by the compute engine: a round runs `build` with the counts known
+/// so far (0 for a text not yet counted, noted), the engine counts the noted
+/// texts, and the round that met no new text is the answer, so what is kept
+/// was made with true counts only.
+async fn counted<T>(
+    ctx: &Ctx,
+    app: AppState,
+    build: impl Fn(&mut dyn FnMut(&str) -> usize) -> Result<T, repoqa::coreqa::CoreqaError>,
 ) -> Result<T, UiError> {
-    tok.counted(build)
+    tokenizer::ensure_in_engine(ctx, app).await?;
+    let mut known: HashMap<String, usize> = HashMap::new();
+    for _ in 0..COUNT_ROUNDS {
+        let mut new: Vec<String> = Vec::new();
+        let mut noted: HashSet<String> = HashSet::new();
+        let made = build(&mut |text: &str| match known.get(text) {
+            Some(n) => *n,
+            None => {
+                if noted.insert(text.to_string()) {
+                    new.push(text.to_string());
+                }
+                0
+            }
+        })?;
+        if new.is_empty() {
+            return Ok(made);
+        }
+        let counts = tokenizer::count_in_engine(ctx, &new, |_| Ok(())).await?;
+        known.extend(new.into_iter().zip(counts));
+    }
+    Err(UiError::invalid(format!(
+        "the prompts' token counts did not settle after {COUNT_ROUNDS} rounds of counting"
+    )))
 }
 
 /// Ask the model of `st.ask` for the step it names.
@@ -139,7 +170,6 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
         if qa.is_empty() && form.step != AskStep::Build {
             return Err(UiError::invalid("Load a QA file first (or the demo)."));
         }
-        let tok = tokenizer::ensure_parsed(&ctx, app).await?;
         let existing = st.file(&output);
         let job = Asking { ctx: &ctx, st, session, output: &output, timeout };
         match form.step {
@@ -159,7 +189,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                     window: form.window,
                     ..AnswerSetup::new(&model, &form.settings)
                 };
-                let items = counted(&tok, |count| answer_items(&qa, &setup, count))?;
+                let items = counted(&ctx, app, |count| answer_items(&qa, &setup, count)).await?;
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Answers(lines)) => {
                         lines.iter().filter(|l| l.model == model).map(|l| l.id()).collect()
@@ -172,9 +202,9 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let answers = st.answers_untracked();
                 let template = form.judge_template.clone();
                 let reps = form.repetitions.max(1);
-                let items = counted(&tok, |count| {
+                let items = counted(&ctx, app, |count| {
                     judge_items(&qa, &answers, reps, &model, &template, count)
-                })?;
+                }).await?;
                 if items.is_empty() {
                     return Err(UiError::invalid("No answers to judge: answer the questions first (or load answers files)."));
                 }
@@ -190,9 +220,9 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let answers = st.answers_untracked();
                 let template = form.pairwise_template.clone();
                 let setting = form.pair_setting;
-                let items = counted(&tok, |count| {
+                let items = counted(&ctx, app, |count| {
                     pair_items(&qa, &answers, setting, &model, &template, count)
-                })?;
+                }).await?;
                 if items.is_empty() {
                     return Err(UiError::invalid(format!(
                         "No question has answers from two models in the {setting} setting: answer with a second model first."
@@ -225,9 +255,9 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 }
                 let issues = kept_issues(export, &kept);
                 let repository = export.repository.as_str();
-                let questions = counted(&tok, |count| {
+                let questions = counted(&ctx, app, |count| {
                     question_items(repository, &issues, &form.question_template, count)
-                })?;
+                }).await?;
                 let qname = questions_name(&output);
                 let written = |st: CoreqaState| match st.file(&qname).as_deref() {
                     Some(CoreqaFile::Questions(lines)) => lines.clone(),
@@ -241,7 +271,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 }
                 let language = Some(form.language.trim()).filter(|l| !l.is_empty());
                 let written = written(st);
-                let references = counted(&tok, |count| {
+                let references = counted(&ctx, app, |count| {
                     reference_items(
                         repository,
                         &issues,
@@ -250,7 +280,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         &form.reference_template,
                         count,
                     )
-                })?;
+                }).await?;
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Qa(items)) => items.iter().map(|q| q.id.clone()).collect(),
                     _ => HashSet::new(),

@@ -1,7 +1,7 @@
 //! The Curate page's jobs, on its own line: read a picked folder or an
 //! archive (refused by size before anything is read, then read in slices),
-//! read a descriptions file, curate (the core's `Curation`, one step per
-//! file of the function analysis), and ask a model for the missing
+//! read a descriptions file, curate (the core's `Curation`, in a compute
+//! engine worker of its own, with its progress), and ask a model for the missing
 //! descriptions. The page shows the line's label while a job runs, then
 //! its message (`CurateState::status`) or its error.
 
@@ -12,17 +12,22 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, has_language_suffix, strip_common_root,
-    ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Curation,
-    Descriptions, SourceFile, DEFAULT_MAX_INPUT_BYTES,
+    ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Descriptions,
+    SourceFile, DEFAULT_MAX_INPUT_BYTES,
 };
 use repoqa::dataset::Dataset;
+use repoqa::engine::CurateJob;
 use repoqa::lang::Language;
 use repoqa::step::{Step, Stepper};
 
 use super::{dataset, describe, Ctx, Job, Line, Runner};
-use crate::ui::browser::dom::{relative_path, set_hash};
+use wasm_bindgen::JsValue;
+
+use crate::ui::browser::dom::{js_object, relative_path, set_hash};
+use crate::ui::browser::engine::EngineFiles;
 use crate::ui::browser::fetch::read_blob;
 use crate::ui::browser::time::now_ms;
+use crate::ui::browser::worker::{field_num, field_str, Workers};
 use crate::ui::error::UiError;
 use crate::ui::format::bytes_label;
 use crate::ui::state::curate::{CurateState, Input};
@@ -38,9 +43,11 @@ const MAX_DESCRIPTIONS_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
 /// Slice size when reading an archive.
 const SLICE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 
-/// How long the page may go without a turn of the event loop while reading
-/// or curating.
+/// How long the page may go without a turn of the event loop while reading.
 const CURATE_BUDGET_MS: f64 = 40.0;
+
+/// How often the wait for the curation's worker looks at Cancel.
+const POLL_MS: i32 = 100;
 
 /// The Curate page's state and its job line (provided by `App`).
 #[derive(Clone, Copy)]
@@ -348,8 +355,7 @@ pub fn run(cur: Curator) {
             opts.entry_match = entry_match;
             opts.seed = seed;
             let start = now_ms();
-            // A step at a time (one file of the function analysis per
-            // step), with a turn for the page once the budget is spent.
+            // In the engine's worker, its progress shown as it comes.
             st.curating.set(true);
             let result = curate(&ctx, &input, &opts, &descriptions, &repo, language).await;
             st.curating.set(false);
@@ -377,6 +383,9 @@ pub fn run(cur: Curator) {
     );
 }
 
+/// Curate in an engine worker of its own (the page's wasm has no
+/// grammar): the files posted once, the function analysis's progress
+/// shown as it comes; Cancel ends the worker.
 async fn curate(
     ctx: &Ctx,
     input: &Input,
@@ -385,24 +394,66 @@ async fn curate(
     repo: &str,
     language: Language,
 ) -> Result<CurateReport, UiError> {
-    let mut curation = Curation::new(&input.files, opts, descriptions);
+    let job = CurateJob { options: opts.clone(), descriptions: descriptions.clone() };
+    let job = serde_json::to_string(&job)?;
+    let engine = EngineFiles::find()?;
+    let worker = Workers::start(&engine.script, 1)?;
+    let init = js_object(&[
+        ("kind", "init".into()),
+        ("js", engine.js.as_str().into()),
+        ("wasm", engine.wasm.as_str().into()),
+    ]);
+    worker.post(0, &init)?;
+    let stopped = || {
+        UiError::cancelled(format!(
+            "Curation of {repo} stopped; nothing was changed. Curate again to start over."
+        ))
+    };
     loop {
-        if curation.step(1)?.is_done() {
-            return Ok(curation.finish()?);
-        }
-        if ctx.over_budget() {
-            let (done, total) = curation.progress();
-            ctx.progress(
-                format!("Curating {repo} ({language}): functions of {done} of {total} files…"),
-                done,
-                total,
-            );
-            // The previous result (if any) stays as it was.
-            ctx.turn().await.map_err(|_| {
-                UiError::cancelled(format!(
-                    "Curation of {repo} stopped; nothing was changed. Curate again to start over."
-                ))
-            })?;
+        let next = ctx.wait_for(worker.next(POLL_MS)).await;
+        // The previous result (if any) stays as it was; dropping the
+        // worker ends the curation.
+        ctx.check().map_err(|_| stopped())?;
+        let Some((_, data)) = next else { continue };
+        match field_str(&data, "kind").as_str() {
+            "ready" => {
+                let paths = js_sys::Array::new();
+                let blobs = js_sys::Array::new();
+                for f in &input.files {
+                    paths.push(&f.path.as_str().into());
+                    blobs.push(&js_sys::Uint8Array::from(f.bytes.as_slice()));
+                }
+                let msg = js_object(&[
+                    ("kind", "curate".into()),
+                    ("id", JsValue::from_f64(1.0)),
+                    ("job", job.as_str().into()),
+                    ("paths", paths.into()),
+                    ("blobs", blobs.into()),
+                ]);
+                worker.post(0, &msg)?;
+            }
+            "progress" => {
+                let done = field_num(&data, "done").unwrap_or(0.0) as usize;
+                let total = field_num(&data, "total").unwrap_or(0.0) as usize;
+                ctx.progress(
+                    format!("Curating {repo} ({language}): functions of {done} of {total} files…"),
+                    done,
+                    total,
+                );
+            }
+            "reply" => {
+                return serde_json::from_str(&field_str(&data, "reply")).map_err(|e| {
+                    UiError::invalid(format!("the engine's curation could not be read: {e}"))
+                });
+            }
+            "error" => return Err(UiError::invalid(field_str(&data, "error"))),
+            "failed" => {
+                return Err(UiError::invalid(format!(
+                    "The compute engine could not start ({}), so nothing was curated.",
+                    field_str(&data, "error")
+                )))
+            }
+            _ => {}
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The Run page's pre-flight plan (its "Plan" button and the check before
 //! a costly run, in `jobs::run`): the core's `repoqa::llm::plan` over the
-//! tasks a Start would ask, their prompts counted in slices (a job with
-//! progress and Cancel), the server's `/props` and the run log read as
+//! tasks a Start would ask, their prompts counted by the compute engine in
+//! chunks (a job with progress and Cancel), the server's `/props` and the run log read as
 //! `repoqa run --plan` reads them, so both show the same plan.
 
 use leptos::prelude::*;
@@ -9,7 +9,7 @@ use repoqa::context::Task;
 use repoqa::llm::plan::{make_plan, PlanSettings, PlanTask, RunPlan};
 use repoqa::llm::wire::Endpoint;
 
-use super::tokenizer::ensure_parsed;
+use super::tokenizer::{count_in_engine, ensure_in_engine};
 use super::Ctx;
 use crate::ui::browser::fetch::get_text;
 use crate::ui::error::UiError;
@@ -25,14 +25,21 @@ pub async fn plan_of(
     concurrency: usize,
     tasks: &[Task],
 ) -> Result<RunPlan, UiError> {
-    let tok = ensure_parsed(ctx, app).await?;
-    let mut counted = Vec::with_capacity(tasks.len());
-    for (k, t) in tasks.iter().enumerate() {
-        counted.push(PlanTask { id: t.task_id(), prompt_tokens: tok.count(&t.prompt())? });
-        ctx.tick(k + 1, tasks.len())
-            .await
-            .map_err(|_| UiError::cancelled("the plan was not made"))?;
-    }
+    ensure_in_engine(ctx, app).await?;
+    let prompts: Vec<String> = tasks.iter().map(Task::prompt).collect();
+    let counts = count_in_engine(ctx, &prompts, |done| {
+        ctx.count(done, tasks.len());
+        match ctx.cancelled() {
+            true => Err(UiError::cancelled("the plan was not made")),
+            false => Ok(()),
+        }
+    })
+    .await?;
+    let counted: Vec<PlanTask> = tasks
+        .iter()
+        .zip(counts)
+        .map(|(t, n)| PlanTask { id: t.task_id(), prompt_tokens: n })
+        .collect();
     let props = match endpoint.props_request() {
         Some(req) => match ctx.wait_for(get_text(&req.url, &req.headers, 1 << 20)).await {
             Ok((200..=299, body)) => Some(body),

@@ -312,7 +312,7 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
         for e in &outs.errors {
             findings.push(Finding::OutputsLine { line: e.line, message: e.message.clone() });
         }
-        verify::finish_rescore(
+        let differing = verify::finish_rescore(
             &mut report,
             &file,
             &outputs,
@@ -323,6 +323,20 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
             findings,
             &results,
         );
+        // Which other options explain the differing records: the engine
+        // re-scores them with each.
+        if !differing.tasks.is_empty() {
+            let request = Request::BestOptions { dataset: id, differing: Box::new(differing.clone()) };
+            let best = match ctx.wait_for(engine::call(&request)).await? {
+                Reply::BestOptions { best } => best,
+                _ => {
+                    return Err(UiError::invalid(
+                        "the engine answered another question than which options explain the differences",
+                    ))
+                }
+            };
+            report.findings.extend(differing.note(best));
+        }
         ctx.done_flawed(
             format!("Re-scored {total} tasks: {}.", report.verdict_text()),
             !report.ok(),

@@ -14,7 +14,7 @@ use repoqa::llm::runlog::{read_runlog, RunLog};
 use super::scoring::warm_scores;
 use super::{Ctx, Job, Runner, Stop};
 use crate::ui::error::UiError;
-use crate::ui::state::answers::{score_answers, scores_file_of};
+use crate::ui::state::answers::{score_answers_settled, scores_file_of};
 use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::run::RunState;
 use crate::ui::state::runs::{current_owner, switch_run};
@@ -85,7 +85,7 @@ pub fn put_runs_on_board(app: AppState, rs: RunState, runner: Runner, lb: Leader
             if warm_scores(&ctx, app, &pairs, options, &scoring).await.is_err() {
                 return Err(UiError::cancelled("Cancelled: not every run kept is on the list."));
             }
-            let set = untrack(|| score_answers(app, &answers, &selection));
+            let set = ctx.wait_for(score_answers_settled(app, &answers, &selection)).await;
             match scores_file_of(app, &set, &model, Some(&log)) {
                 Ok((_, file, name)) => {
                     lb.put_answers(format!("{RUNS_SOURCE}/{name}"), file, answers);

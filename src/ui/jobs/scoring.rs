@@ -1,8 +1,8 @@
 //! Scoring many answers at once, as jobs on the main line: new scoring
 //! options (every answer re-scored before the options switch) and an
 //! import of an outputs JSONL. Both fill the score cache of
-//! `state::scoring` a slice at a time, so the reactive pass that follows
-//! finds everything scored and the page never stops for the whole batch.
+//! `state::scoring` a chunk at a time (the compute engine scores, in its
+//! worker), so the reactive pass that follows finds everything scored.
 
 use std::collections::HashMap;
 
@@ -15,7 +15,7 @@ use super::{Ctx, Job, Runner};
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::persist_answers;
-use crate::ui::state::scoring::{persist_scoring, Pass};
+use crate::ui::state::scoring::{persist_scoring, settle, Pass};
 use crate::ui::state::AppState;
 
 /// What an import did.
@@ -26,9 +26,13 @@ pub struct ImportReport {
     pub errors: Vec<LineError>,
 }
 
+/// Answers per wait for the engine: progress and Cancel between two.
+const CHUNK: usize = 100;
+
 /// Score `answers` (task id, reply) with `options` into the cache, showing
 /// `what` with the count done. Returns how many were scored and the
-/// milliseconds spent scoring (turns excluded); `Err(Stop)` if cancelled.
+/// milliseconds it took (the engine's work and the messages to it);
+/// `Err(Stop)` if cancelled.
 pub(super) async fn warm_scores(
     ctx: &Ctx,
     state: AppState,
@@ -41,25 +45,25 @@ pub(super) async fn warm_scores(
         tasks.iter().enumerate().map(|(i, t)| (t.task_id(), i)).collect();
     let dataset = state.dataset.with_untracked(|d| d.as_ref().map(|d| d.dataset.clone()));
     let mut pass = Pass::new(dataset.as_ref(), options);
-    let mut busy_ms = 0.0;
     let total = answers.len();
     ctx.progress(what, 0, total);
     // A turn first: the progress line shows, and Cancel works even for a
-    // pass shorter than one slice.
+    // pass shorter than one chunk.
     ctx.turn().await?;
-    let mut start = now_ms();
-    for (k, (id, reply)) in answers.iter().enumerate() {
-        if let Some(&i) = index.get(*id) {
-            pass.score(state.scoring, &tasks[i], id, reply, i + 1);
+    let start = now_ms();
+    let mut done = 0;
+    for chunk in answers.chunks(CHUNK) {
+        for (id, reply) in chunk {
+            if let Some(&i) = index.get(*id) {
+                pass.score(state.scoring, &tasks[i], id, reply, i + 1);
+            }
         }
-        if ctx.over_budget() {
-            busy_ms += now_ms() - start;
-            ctx.count(k + 1, total);
-            ctx.turn().await?;
-            start = now_ms();
-        }
+        ctx.wait_for(settle(state.scoring)).await;
+        done += chunk.len();
+        ctx.count(done, total);
+        ctx.check()?;
     }
-    Ok((pass.rescored, busy_ms + now_ms() - start))
+    Ok((pass.rescored, now_ms() - start))
 }
 
 /// Change the scoring options without stopping the page: every answer is

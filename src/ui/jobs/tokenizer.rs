@@ -1,15 +1,17 @@
 //! The tokenizer: which file (built-in, URL, uploaded), its digest (part
-//! of the tasks cache key) and the parsed `Tokenizer` (only when building).
+//! of the tasks cache key), and the file given to the compute engine, which
+//! reads it and counts with it (only when a build, an anatomy or a plan
+//! needs it, and CoReQA's prompts). The page itself never parses it.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::tokenize::Tokenizer;
+use repoqa::engine::{Reply, Request};
 
 use super::digest::sha256_hex;
 use super::fetch::{fetch_with_progress, read_file_with_progress};
 use super::{Ctx, Job, Runner};
+use crate::ui::browser::engine;
 use crate::ui::error::UiError;
 use crate::ui::state::{settings, AppState};
 use crate::ui::storage;
@@ -36,7 +38,6 @@ thread_local! {
 
 /// Forget the loaded tokenizer (after the source changed).
 pub fn reset(state: AppState) {
-    state.tokenizer.set(None);
     state.tokenizer_id.set(None);
     TOKENIZER_BYTES.with(|t| *t.borrow_mut() = None);
 }
@@ -92,10 +93,18 @@ async fn adopt(
 ) -> Result<String, UiError> {
     ctx.progress("Checking the tokenizer", 0, 0);
     let _ = ctx.turn().await;
-    let tok = Tokenizer::from_json_bytes(&bytes, &origin)?;
     let digest = sha256_hex(ctx, &bytes).await;
-    let vocab = tok.vocab_size();
-    state.tokenizer.set(Some(Arc::new(tok)));
+    // The engine reads it (a file that is not a tokenizer is refused there).
+    ctx.wait_for(engine::tokenizer(&bytes, &origin, &digest)).await?;
+    let vocab = match ctx.wait_for(engine::call(&Request::TokenizerInfo)).await? {
+        Reply::TokenizerInfo { vocab_size, .. } => vocab_size,
+        _ => {
+            return Err(UiError::invalid(
+                "the engine answered another question than the tokenizer's",
+            ))
+        }
+    };
+    TOKENIZER_BYTES.with(|t| *t.borrow_mut() = Some((bytes, origin.clone())));
     state.tokenizer_id.set(Some(digest));
     settings::update(state.settings, |s| s.build.tokenizer_source = source);
     let msg = format!("Tokenizer {origin}: {vocab} tokens in the vocabulary.");
@@ -159,17 +168,35 @@ pub async fn ensure_id(ctx: &Ctx, state: AppState) -> Result<String, UiError> {
     Ok(id)
 }
 
-/// The parsed tokenizer of the current settings.
-pub async fn ensure_parsed(ctx: &Ctx, state: AppState) -> Result<Arc<Tokenizer>, UiError> {
-    if let (Some(t), Some(_)) =
-        (state.tokenizer.get_untracked(), state.tokenizer_id.get_untracked())
-    {
-        return Ok(t);
-    }
-    ensure_id(ctx, state).await?;
+/// Give the compute engine the tokenizer of the current settings (fetched
+/// once; the engine keeps it until another one comes).
+pub async fn ensure_in_engine(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
+    let id = ensure_id(ctx, state).await?;
     let (bytes, origin) = tokenizer_bytes(ctx, state).await?;
-    let tok = Arc::new(Tokenizer::from_json_bytes(&bytes, &origin)?);
+    ctx.wait_for(engine::tokenizer(&bytes, &origin, &id)).await?;
     TOKENIZER_BYTES.with(|t| *t.borrow_mut() = Some((bytes, origin)));
-    state.tokenizer.set(Some(tok.clone()));
-    Ok(tok)
+    Ok(())
+}
+
+/// Prompts per request to the engine while counting.
+pub const COUNT_CHUNK: usize = 50;
+
+/// The token counts of `texts` by the tokenizer the engine holds (give it
+/// one first: [`ensure_in_engine`]), asked in chunks so the engine answers
+/// between them; `progress(done)` after each chunk, which may cancel.
+pub async fn count_in_engine(
+    ctx: &Ctx,
+    texts: &[String],
+    mut progress: impl FnMut(usize) -> Result<(), UiError>,
+) -> Result<Vec<usize>, UiError> {
+    let mut counts = Vec::with_capacity(texts.len());
+    for chunk in texts.chunks(COUNT_CHUNK) {
+        let texts = chunk.to_vec();
+        match ctx.wait_for(engine::call(&Request::Count { texts })).await? {
+            Reply::Count { counts: got } if got.len() == chunk.len() => counts.extend(got),
+            _ => return Err(UiError::invalid("the compute engine did not count every text")),
+        }
+        progress(counts.len())?;
+    }
+    Ok(counts)
 }

@@ -1,19 +1,24 @@
 //! The view of one task: the full prompt as text with the needle
 //! highlighted, where it sits, its token counts, copy, and the answer box.
 //!
-//! Locating the needle in the prompt: the core's `context::locate_needle`
-//! looks for the needle as the builder writes it (sliced as P3 says, and
+//! Locating the needle in the prompt (asked of the compute engine, with the
+//! task's audit: `repoqa::engine::Request::Locate`): the core's
+//! `context::locate_needle` looks for the needle as the builder writes it (sliced as P3 says, and
 //! with its comments removed as K3 does in the cleaning modes), nearest to
 //! `needle_token_start / code_context_ntokens`; crates/repoqa/tests/needle_placement.rs
 //! checks it finds the builder's own placement in every mode.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::sync::Arc;
+
+use repoqa::audit::TaskAudit;
 use repoqa::context::{CommentMode, Task};
-use repoqa::dataset::Dataset;
+use repoqa::engine::{Reply, Request};
 
 use crate::ui::browser::clipboard;
 use crate::ui::browser::dom::{scroll_to, set_hash};
+use crate::ui::browser::engine;
 use crate::ui::components::anatomy_strip::AnatomyStrip;
 use crate::ui::components::answer_box::AnswerBox;
 use crate::ui::components::markdown::Markdown;
@@ -21,7 +26,7 @@ use crate::ui::components::reasoning_fold::ReasoningFold;
 use crate::ui::components::tour::tour_running;
 use crate::ui::error::UiError;
 use crate::ui::state::route::task_href;
-use crate::ui::state::use_state;
+use crate::ui::state::{use_state, AppState};
 
 /// Where the needle is in `task.code_context` (byte range), and how it was
 /// found.
@@ -32,14 +37,34 @@ pub struct NeedleSpan {
     pub how: &'static str,
 }
 
-/// Where the builder put the needle (`repoqa::context::locate_needle`: the
-/// needle as the builder writes it, cleaned in the cleaning modes). The
-/// mode the tasks were built in is tried first, then the others (tasks
-/// shown after a settings change were built in another mode).
-pub fn locate_needle(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedleSpan> {
-    let (r, m) = repoqa::context::locate_needle_any_mode(dataset, task, mode)?;
-    let how = if m == CommentMode::None { "exact" } else { "as cleaned" };
-    Some(NeedleSpan { start: r.start, end: r.end, how })
+/// What the compute engine says of a shown task: where the builder put
+/// the needle (`repoqa::context::locate_needle_any_mode`: the needle as
+/// the builder writes it, cleaned in the cleaning modes; the mode the tasks
+/// were built in first, then the others, for tasks shown after a settings
+/// change) and the task's audit (`None` each: not found).
+#[derive(Clone, Debug)]
+struct Placed {
+    span: Option<NeedleSpan>,
+    audit: Option<TaskAudit>,
+}
+
+async fn place(state: AppState, task: Arc<Task>) -> Result<Placed, UiError> {
+    let Some(loaded) = state.dataset.get_untracked() else {
+        return Ok(Placed { span: None, audit: None });
+    };
+    let mode = state.settings.with_untracked(|s| s.build.comment_mode);
+    let dataset = engine::dataset(&loaded.dataset, &loaded.origin).await?;
+    match engine::call(&Request::Locate { dataset, mode, task: Box::new((*task).clone()) }).await? {
+        Reply::Locate { needle, audit } => Ok(Placed {
+            span: needle.map(|n| NeedleSpan {
+                start: n.start,
+                end: n.end,
+                how: if n.mode == CommentMode::None { "exact" } else { "as cleaned" },
+            }),
+            audit,
+        }),
+        _ => Err(UiError::invalid("the engine answered another question than where the needle is")),
+    }
 }
 
 /// Whether a key press belongs to what has the focus (typing, a list, a
@@ -97,17 +122,36 @@ pub fn TaskView(id: String) -> impl IntoView {
                 </section>
             }.into_any(),
             Some((index, total, task)) => {
-                let mode = state.settings.with(|s| s.build.comment_mode);
-                let span = state.dataset.with(|d| d.as_ref().and_then(|d| locate_needle(&d.dataset, &task, mode)));
-                let prompt = task.prompt();
-                let ctx = task.code_context.as_str();
-                let (before, needle, after) = match &span {
-                    Some(s) => (&ctx[..s.start], &ctx[s.start..s.end], &ctx[s.end..]),
-                    None => (ctx, "", ""),
+                // The needle's place and the audit come from the engine;
+                // until then the prompt is shown without its mark.
+                let placed = LocalResource::new({
+                    let task = task.clone();
+                    move || {
+                        state.dataset.track();
+                        place(state, task.clone())
+                    }
+                });
+                let span = move || placed.get().and_then(Result::ok).and_then(|p| p.span);
+                let found_state = move || match placed.get() {
+                    None => "pending",
+                    Some(Err(_)) => "error",
+                    Some(Ok(p)) if p.span.is_some() => "true",
+                    Some(Ok(_)) => "false",
                 };
-                let head = format!("{}{}", task.instruction, before);
-                let tail = format!("{}{}{}", after, task.description, task.instruction);
-                let needle_text = needle.to_string();
+                let prompt = task.prompt();
+                let marked = {
+                    let task = task.clone();
+                    move || {
+                        let ctx = task.code_context.as_str();
+                        let (before, needle, after) = match span() {
+                            Some(s) => (&ctx[..s.start], &ctx[s.start..s.end], &ctx[s.end..]),
+                            None => (ctx, "", ""),
+                        };
+                        let head = format!("{}{}", task.instruction, before);
+                        let tail = format!("{}{}{}", after, task.description, task.instruction);
+                        view! { {head}<mark id="needle">{needle.to_string()}</mark>{tail} }
+                    }
+                };
                 let start_pct = if task.code_context_ntokens > 0 { task.needle_token_start as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
                 let end_pct = if task.code_context_ntokens > 0 { task.needle_token_end as f64 * 100.0 / task.code_context_ntokens as f64 } else { 0.0 };
                 let prev = (index > 0).then(|| state.tasks.with(|ts| ts[index - 1].task_id()));
@@ -131,8 +175,8 @@ pub fn TaskView(id: String) -> impl IntoView {
                 let depth_words = repoqa::context::depth::Depth::of(&task, budget).words();
                 view! {
                     <section class="card" id="task-view" data-found="true" data-task-id=task_id.clone()
-                        data-needle-found=span.is_some().to_string()
-                        data-needle-how=span.as_ref().map(|s| s.how).unwrap_or("none")>
+                        data-needle-found=found_state
+                        data-needle-how=move || span().map(|s| s.how).unwrap_or("none")>
                         <p class="crumbs"><a href="#tasks">"← Tasks"</a>
                             {format!("  ·  task {} of {total}  ·  ", index + 1)}
                             {prev.map(|p| view! { <a href=task_href(&p) id="prev-task">"previous"</a> })}
@@ -161,20 +205,26 @@ pub fn TaskView(id: String) -> impl IntoView {
                         <p>
                             <button type="button" id="copy-prompt" on:click=copy>"Copy prompt"</button>
                             " "
-                            <button type="button" id="jump-needle" on:click=jump disabled=span.is_none()>"Go to the needle"</button>
+                            <button type="button" id="jump-needle" on:click=jump disabled=move || span().is_none()>"Go to the needle"</button>
                             {move || copied.get().map(|r| match r {
                                 Ok(m) => view! { <span class="pass" id="copy-status">" " {m}</span> }.into_any(),
                                 Err(e) => view! { <span class="fail" id="copy-status">" " {e.to_string()}</span> }.into_any(),
                             })}
                         </p>
-                        {span.is_none().then(|| view! {
-                            <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
-                        })}
+                        {move || match placed.get() {
+                            Some(Ok(p)) if p.span.is_none() => Some(view! {
+                                <p class="fail" id="needle-missing">"The needle's text was not found in this context (the comment-cleaning modes change it), so it is not highlighted."</p>
+                            }.into_any()),
+                            Some(Err(e)) => Some(view! {
+                                <p class="fail" id="needle-error">{format!("Where the needle is could not be found out: {e}")}</p>
+                            }.into_any()),
+                            _ => None,
+                        }}
                         <AnatomyStrip task=task.clone()/>
-                        <TaskAuditBlock task=task.clone()/>
+                        <TaskAuditBlock task=task.clone() placed=placed/>
                         <AnswerSlot task_id=task_id.clone()/>
                         <h3>"Prompt"</h3>
-                        <pre id="prompt" class="prompt" tabindex="0" aria-label="the prompt">{head}<mark id="needle">{needle_text}</mark>{tail}</pre>
+                        <pre id="prompt" class="prompt" tabindex="0" aria-label="the prompt">{marked}</pre>
                     </section>
                 }.into_any()
             }
@@ -182,27 +232,36 @@ pub fn TaskView(id: String) -> impl IntoView {
     }
 }
 
-/// The audit of this task (`repoqa::audit`): which artifacts of the prompt
-/// construction mark its needle, each with its spot highlighted, as text.
+/// The audit of this task (`repoqa::audit`, computed by the engine): which
+/// artifacts of the prompt construction mark its needle, each with its spot
+/// highlighted, as text.
 #[component]
-fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
-    let state = use_state();
-    let mode = state.settings.with_untracked(|s| s.build.comment_mode);
-    let audit = state.dataset.with(|d| {
-        d.as_ref().and_then(|d| repoqa::audit::locate::audit_built_task(&d.dataset, &task, mode))
-    });
+fn TaskAuditBlock(
+    task: Arc<Task>,
+    placed: LocalResource<Result<Placed, UiError>>,
+) -> impl IntoView {
     let protocol = task.protocol;
-    let names = audit
-        .as_ref()
-        .map(|a| a.artifacts().iter().map(|x| x.name()).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let body = match audit {
-        None => view! { <p class="muted" id="audit-missing">"The audit needs the needle in the loaded dataset and in this context; it was not found."</p> }.into_any(),
-        Some(a) if a.findings.is_empty() => view! {
+    let audit = move || placed.get().map(|r| r.map(|p| p.audit));
+    let ctx = task.code_context.clone();
+    let stage = move || match audit() {
+        None => "pending",
+        Some(Err(_)) => "error",
+        Some(Ok(_)) => "done",
+    };
+    let names = move || match audit() {
+        Some(Ok(Some(a))) => a.artifacts().iter().map(|x| x.name()).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    };
+    let body = move || {
+        match audit() {
+        None => view! { <p class="muted" id="task-audit-pending">"Auditing this prompt in the compute engine…"</p> }.into_any(),
+        Some(Err(e)) => view! { <p class="fail" id="task-audit-error">{format!("The audit could not be made: {e}")}</p> }.into_any(),
+        Some(Ok(None)) => view! { <p class="muted" id="audit-missing">"The audit needs the needle in the loaded dataset and in this context; it was not found."</p> }.into_any(),
+        Some(Ok(Some(a))) if a.findings.is_empty() => view! {
             <p class="pass" id="audit-clean">{format!("No artifact: nothing in this prompt marks the needle's place ({} prompts).", protocol)}</p>
         }.into_any(),
-        Some(a) => {
-            let ctx = task.code_context.clone();
+        Some(Ok(Some(a))) => {
+            let ctx = ctx.clone();
             view! {
                 <p>{format!("{} of the {} construction {} the needle's place; a reader could find it without the description:",
                     crate::ui::format::count(a.findings.len(), "artifact", "artifacts"), protocol,
@@ -221,9 +280,10 @@ fn TaskAuditBlock(task: std::sync::Arc<Task>) -> impl IntoView {
                 </ul>
             }.into_any()
         }
+    }
     };
     view! {
-        <div id="task-audit" class="audit" data-artifacts=names data-protocol=protocol.as_str()>
+        <div id="task-audit" class="audit" data-artifacts=names data-state=stage data-protocol=protocol.as_str()>
             <h3>"Audit"</h3>
             {(!protocol.is_official()).then(|| view! {
                 <p class="warning">"Built with the corrected protocol: NOT OFFICIAL, not comparable with published scores."</p>

@@ -46,7 +46,12 @@ pub fn TasksPage() -> impl IntoView {
         let verdicts: std::collections::HashMap<String, bool> = if answers.is_empty() {
             Default::default()
         } else {
-            score_set(state).items.iter().map(|i| (i.task.task_id(), i.passes(threshold))).collect()
+            score_set(state)
+                .items
+                .iter()
+                .filter(|i| !i.pending())
+                .map(|i| (i.task.task_id(), i.passes(threshold)))
+                .collect()
         };
         state.tasks.with(|tasks| {
             tasks
@@ -166,7 +171,7 @@ pub fn TasksPage() -> impl IntoView {
                         format!("{} tasks read from this browser's storage in {:.0} ms (not rebuilt).", s.tasks, s.ms)
                     } else {
                         let by = match s.workers {
-                            0 => "in this page".to_string(),
+                            0 => "by the compute engine's worker".to_string(),
                             1 => "by 1 background worker".to_string(),
                             n => format!("by {n} background workers, a repo each at a time"),
                         };

@@ -16,10 +16,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::context::Task;
+use repoqa::engine::{Reply, Request};
 use repoqa::exercise::{self, Attempt, Choice};
 use repoqa::score::Evaluation;
 
 use crate::ui::browser::download::download_text;
+use crate::ui::browser::engine;
 use crate::ui::browser::time::now_ms;
 use crate::ui::components::charts::DepthChart;
 use crate::ui::components::markdown::Markdown;
@@ -71,8 +73,9 @@ fn save_attempts(attempts: &[Attempt]) {
     }
 }
 
-/// Score `reply` to the round's task with the real scorer.
-fn score(
+/// Score `reply` to the round's task with the real scorer (the compute
+/// engine's).
+async fn score(
     state: AppState,
     task: &Task,
     reply: &str,
@@ -81,12 +84,35 @@ fn score(
         Ok(o) => o,
         Err(e) => return (None, Err(e)),
     };
-    let options = state.score_options();
-    let result = state.dataset.with_untracked(|d| {
-        let d = d.as_ref().ok_or_else(|| "no dataset is loaded".to_string())?;
-        repoqa::score::Scorer::new(&d.dataset, options).evaluate(&output).map_err(|e| e.to_string())
-    });
+    let options = state.score_options_for(state.scoring.options.get_untracked());
+    let Some(d) = state.dataset.get_untracked() else {
+        return (Some(output), Err("no dataset is loaded".to_string()));
+    };
+    let result = async {
+        let id = engine::dataset(&d.dataset, &d.origin).await.map_err(|e| e.to_string())?;
+        let request = Request::Evaluate { dataset: id, options, outputs: vec![output.clone()] };
+        match engine::call(&request).await.map_err(|e| e.to_string())? {
+            Reply::Evaluate { evaluations } => evaluations
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| Err("the engine scored nothing".into())),
+            _ => Err("the engine answered another question than scoring".to_string()),
+        }
+    }
+    .await;
     (Some(output), result)
+}
+
+/// The functions a student can pick in `task` (`exercise::choices`, by
+/// the compute engine).
+async fn choices_of(state: AppState, task: &Task) -> Result<Vec<Choice>, String> {
+    let Some(d) = state.dataset.get_untracked() else { return Ok(Vec::new()) };
+    let id = engine::dataset(&d.dataset, &d.origin).await.map_err(|e| e.to_string())?;
+    let request = Request::Choices { dataset: id, task: Box::new(task.clone()) };
+    match engine::call(&request).await.map_err(|e| e.to_string())? {
+        Reply::Choices { choices } => Ok(choices),
+        _ => Err("the engine answered another question than the functions to pick".to_string()),
+    }
 }
 
 #[component]
@@ -108,38 +134,48 @@ pub fn TeachPage() -> impl IntoView {
         }
     });
 
+    // The round being scored (its start time): a round ends once.
+    let finishing = StoredValue::new(None::<f64>);
     let finish = move |picked: Option<String>, reply: String| {
         let Some(r) = round.get_untracked() else { return };
-        if r.ended.is_some() {
+        if r.ended.is_some() || finishing.get_value() == Some(r.started_ms) {
             return;
         }
+        finishing.set_value(Some(r.started_ms));
         let seconds = (now_ms() - r.started_ms) / 1000.0;
-        let (output, result) = score(state, &r.task, &reply);
-        let t = state.settings.with_untracked(|s| s.threshold);
-        let (pass, similarity, best_target, evaluation) = match result {
-            Ok(e) => (e.passes(t), e.best_similarity, e.best_target.clone(), Some(e)),
-            Err(e) => {
-                error.set(Some(format!("Cannot score the answer: {e}")));
-                (false, 0.0, None, None)
+        spawn_local(async move {
+            let (output, result) = score(state, &r.task, &reply).await;
+            // A new round started meanwhile: this one's answer is not its.
+            if round.with_untracked(|now| now.as_ref().map(|n| n.started_ms)) != Some(r.started_ms)
+            {
+                return;
             }
-        };
-        let attempt = Attempt {
-            task_id: r.task.task_id(),
-            position_ratio: r.task.position_ratio,
-            code_context_size: size.get_untracked(),
-            picked,
-            reply,
-            pass,
-            similarity,
-            best_target,
-            seconds,
-        };
-        attempts.update(|a| a.push(attempt.clone()));
-        attempts.with_untracked(|a| save_attempts(a));
-        round.update(|r| {
-            if let Some(r) = r {
-                r.ended = Some(Ended { attempt, evaluation, output });
-            }
+            let t = state.settings.with_untracked(|s| s.threshold);
+            let (pass, similarity, best_target, evaluation) = match result {
+                Ok(e) => (e.passes(t), e.best_similarity, e.best_target.clone(), Some(e)),
+                Err(e) => {
+                    error.set(Some(format!("Cannot score the answer: {e}")));
+                    (false, 0.0, None, None)
+                }
+            };
+            let attempt = Attempt {
+                task_id: r.task.task_id(),
+                position_ratio: r.task.position_ratio,
+                code_context_size: size.get_untracked(),
+                picked,
+                reply,
+                pass,
+                similarity,
+                best_target,
+                seconds,
+            };
+            attempts.update(|a| a.push(attempt.clone()));
+            attempts.with_untracked(|a| save_attempts(a));
+            round.update(|r| {
+                if let Some(r) = r {
+                    r.ended = Some(Ended { attempt, evaluation, output });
+                }
+            });
         });
     };
 
@@ -187,9 +223,10 @@ pub fn TeachPage() -> impl IntoView {
         spawn_local(async move {
             match rebuild(state, runner, task, r).await {
                 Ok(task) => {
-                    let choices = state.dataset.with_untracked(|d| {
-                        d.as_ref().map(|d| exercise::choices(&d.dataset, &task)).unwrap_or_default()
-                    });
+                    let choices = match choices_of(state, &task).await {
+                        Ok(c) => c,
+                        Err(e) => return error.set(Some(e)),
+                    };
                     round.set(Some(Round {
                         task,
                         choices,
@@ -391,7 +428,7 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
             list.iter().map(|a| a.task_id.as_str()).collect();
         let mut models: BTreeMap<String, Vec<bool>> = BTreeMap::new();
         for id in &tried {
-            if let Some(s) = score_one(state, id) {
+            if let Some(s) = score_one(state, id).filter(|s| !s.pending()) {
                 models.entry(id.to_string()).or_default().push(s.passes(t));
             }
         }

@@ -1,12 +1,13 @@
 //! The answers (task id → reply), saved in IndexedDB, and their scores as
 //! they arrive: every answered task is turned into the `ModelOutput` the
-//! CLI would read (`repoqa::answers::model_output`) and scored by
-//! `repoqa::score::Scorer` through the cache of `scoring.rs`, so typing in
-//! one answer box re-scores one task.
+//! CLI would read (`repoqa::answers::model_output`) and scored by the
+//! compute engine through the cache of `scoring.rs`, so typing in one
+//! answer box re-scores one task.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::llm::runlog::{self, select_tasks, RunLog, TaskSelection};
@@ -18,7 +19,7 @@ use repoqa::score::{Candidates, ScoreOptions};
 
 use super::app::AppState;
 use super::run::RunState;
-use super::scoring::{restore_scoring, Pass, ScoredSet, Shared, TaskScore};
+use super::scoring::{restore_scoring, settle, Pass, ScoredSet, Shared, TaskScore};
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::storage;
@@ -47,6 +48,7 @@ pub fn score_answers(
     selection: &TaskSelection,
 ) -> ScoredSet {
     let t0 = now_ms();
+    state.scoring.version.track();
     let tasks = state.tasks.get();
     let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
     let mut pass = Pass::new(dataset.as_ref(), state.score_options());
@@ -79,16 +81,56 @@ pub fn score_answers(
     };
     // Grouped as `repoqa score` groups an outputs file (`repoqa::run`),
     // the empty replies after the answers, as `repoqa run` adds them.
-    let results =
+    // While scores are with the engine there are no results yet: a part of
+    // them would be a number that looks right but is not.
+    let pending = items.iter().chain(&no_answer).filter(|s| s.pending()).count();
+    let results = if pending > 0 {
+        IndexMap::new()
+    } else {
         repoqa::run::group_results(items.iter().chain(&no_answer).filter_map(|s| {
             match (&s.output, &s.result) {
                 (Ok(o), Ok(e)) => Some((o, e)),
                 _ => None,
             }
-        }));
-    let table = pass_table(&results).map_err(UiError::from);
+        }))
+    };
+    // An answer the engine failed to score would be left out of the table
+    // without a word: no table then, but the reason.
+    let unscored: Vec<&Arc<TaskScore>> =
+        items.iter().chain(&no_answer).filter(|s| s.unscored()).collect();
+    let table = if pending > 0 {
+        Err(UiError::Pending)
+    } else if let Some(first) = unscored.first() {
+        let why = first.result.as_ref().err().map(ToString::to_string).unwrap_or_default();
+        Err(UiError::invalid(format!(
+            "{} of {} answers could not be scored (task {}: {why}); a pass@1 without them would \
+             not be the official score. Reload the page to start the engine again.",
+            unscored.len(),
+            items.len() + no_answer.len(),
+            first.task.task_id()
+        )))
+    } else {
+        pass_table(&results).map_err(UiError::from)
+    };
     let rescored = pass.rescored;
-    ScoredSet { items, results, table, unanswered, rescored, ms: now_ms() - t0 }
+    pass.finish(state.scoring);
+    ScoredSet { items, results, table, unanswered, rescored, pending, ms: now_ms() - t0 }
+}
+
+/// [`score_answers`] once every score is back from the engine (for a job:
+/// untracked, waiting as long as it takes).
+pub async fn score_answers_settled(
+    state: AppState,
+    answers: &BTreeMap<String, String>,
+    selection: &TaskSelection,
+) -> ScoredSet {
+    loop {
+        let set = untrack(|| score_answers(state, answers, selection));
+        if set.pending == 0 {
+            return set;
+        }
+        settle(state.scoring).await;
+    }
 }
 
 /// The SCORES file of `set`, the answers of `model` (the eval date and
@@ -134,8 +176,11 @@ pub fn score_one(state: AppState, task_id: &str) -> Option<Shared<TaskScore>> {
     let tasks = state.tasks.get();
     let (i, task) = tasks.iter().enumerate().find(|(_, t)| t.task_id() == task_id)?;
     let dataset = state.dataset.with(|d| d.as_ref().map(|d| d.dataset.clone()));
+    state.scoring.version.track();
     let mut pass = Pass::new(dataset.as_ref(), state.score_options());
-    Some(Shared(pass.score(state.scoring, task, task_id, &answer, i + 1)))
+    let score = pass.score(state.scoring, task, task_id, &answer, i + 1);
+    pass.finish(state.scoring);
+    Some(Shared(score))
 }
 
 /// Save the answers (IndexedDB, key [`KEY_ANSWERS`]); failures are logged,

@@ -8,7 +8,6 @@ use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::score::ScoreOptions;
 use repoqa::settings::BuildSettings;
-use repoqa::tokenize::Tokenizer;
 
 use super::scoring::Scoring;
 use super::settings::Settings;
@@ -24,7 +23,6 @@ pub struct LoadedDataset {
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub dataset: RwSignal<Option<LoadedDataset>>,
-    pub tokenizer: RwSignal<Option<Arc<Tokenizer>>>,
     pub settings: RwSignal<Settings>,
     /// Built tasks, in official order.
     pub tasks: RwSignal<Vec<Arc<Task>>>,
@@ -36,7 +34,8 @@ pub struct AppState {
     pub dataset_digest: RwSignal<Option<String>>,
     /// The last dataset load error (shown on the Dataset page).
     pub dataset_error: RwSignal<Option<String>>,
-    /// SHA-256 (hex) of the tokenizer file `tokenizer` was loaded from.
+    /// SHA-256 (hex) of the tokenizer file of the current settings (its
+    /// bytes are kept by `jobs::tokenizer`, parsed only in the engine).
     pub tokenizer_id: RwSignal<Option<String>>,
     /// The tasks cache key `tasks` were built (or restored) for; `None`
     /// when `tasks` is empty.
@@ -60,7 +59,8 @@ pub struct BuildStats {
     pub max_chunk_ms: f64,
     pub chunks: usize,
     pub from_cache: bool,
-    /// Web Workers that built the tasks (0: built in the page itself).
+    /// Web Workers of a pool that built the tasks (0: the page's own engine
+    /// worker, a repo at a time).
     pub workers: usize,
 }
 
@@ -74,7 +74,6 @@ impl AppState {
     pub fn new() -> AppState {
         AppState {
             dataset: RwSignal::new(None),
-            tokenizer: RwSignal::new(None),
             settings: RwSignal::new(Settings::default()),
             tasks: RwSignal::new(Vec::new()),
             answers: RwSignal::new(BTreeMap::new()),
@@ -103,7 +102,6 @@ impl AppState {
         self.scoring.options.set(Default::default());
         self.scoring.model_name.set("model".to_string());
         self.scoring.eval_date.set(String::new());
-        self.tokenizer.set(None);
         self.tokenizer_id.set(None);
     }
 }

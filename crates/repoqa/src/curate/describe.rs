@@ -10,7 +10,8 @@ use super::CurateError;
 use crate::lang::Language;
 
 /// Needle name → description. A blank description counts as missing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Descriptions {
     map: IndexMap<String, String>,
 }

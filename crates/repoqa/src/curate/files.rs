@@ -57,7 +57,7 @@ pub fn under_entry(path: &str, entry: &str) -> bool {
 }
 
 /// How the entry path selects files.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EntryMatch {
     /// The files inside the entry directory (`src/black` takes
     /// `src/black/…` only). The default, and the corpus builder's rule.

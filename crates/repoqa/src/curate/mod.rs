@@ -72,7 +72,7 @@ impl SourceFile {
 }
 
 /// What to curate and how.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CurateOptions {
     pub language: Language,
     /// "owner/name", recorded in the dataset; also the default seed.
@@ -167,7 +167,7 @@ fn query_hint(language: Language) -> &'static str {
 }
 
 /// Something the user should know; the dataset was still built.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CurateWarning {
     /// Skipped: not UTF-8 (binary?); `at_byte` is the first invalid byte.
     NotUtf8 { path: String, at_byte: usize },
@@ -207,7 +207,7 @@ impl fmt::Display for CurateWarning {
 }
 
 /// Figures of one curation, for the user.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CurateStats {
     pub files: usize,
     pub skipped_files: usize,
@@ -218,8 +218,9 @@ pub struct CurateStats {
     pub candidates: usize,
 }
 
-/// The curated repo and what happened on the way.
-#[derive(Clone, Debug, PartialEq)]
+/// The curated repo and what happened on the way (serde: the compute
+/// engine's reply to the page).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CurateReport {
     pub language: Language,
     /// Needles with a description only.

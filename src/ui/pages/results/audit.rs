@@ -3,25 +3,47 @@
 //! JSON (the `repoqa audit --json` document).
 
 use leptos::prelude::*;
-use repoqa::audit::{self, locate::audit_built_tasks, Artifact, TaskAudit};
+use repoqa::audit::{self, Artifact, TaskAudit};
+use repoqa::engine::{Reply, Request};
 
 use crate::ui::browser::download::download_text;
+use crate::ui::browser::engine;
 use crate::ui::error::UiError;
-use crate::ui::state::use_state;
+use crate::ui::state::{use_state, AppState};
+
+/// The audit of the built tasks, by the compute engine (none without a
+/// dataset or tasks).
+async fn audit_tasks(state: AppState) -> Result<Vec<TaskAudit>, UiError> {
+    let (Some(loaded), tasks) = (state.dataset.get_untracked(), state.tasks.get_untracked()) else {
+        return Ok(Vec::new());
+    };
+    if tasks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let settings = state.settings.with_untracked(|s| s.build.clone());
+    let dataset = engine::dataset(&loaded.dataset, &loaded.origin).await?;
+    let tasks = tasks.iter().map(|t| (**t).clone()).collect();
+    match engine::call(&Request::Audit { dataset, settings, tasks }).await? {
+        Reply::Audit { audits } => Ok(audits),
+        _ => Err(UiError::invalid("the engine answered another question than the audit")),
+    }
+}
 
 #[component]
 pub fn AuditCard() -> impl IntoView {
     let state = use_state();
     let message = RwSignal::new(None::<Result<String, UiError>>);
-    let audits = Memo::new(move |_| -> Vec<TaskAudit> {
-        let mode = state.settings.with(|s| s.build.comment_mode);
-        state.dataset.with(|d| match d {
-            Some(d) => {
-                state.tasks.with(|ts| audit_built_tasks(&d.dataset, ts.iter().map(|t| &**t), mode))
-            }
-            None => Vec::new(),
-        })
+    let computed = LocalResource::new(move || {
+        // Again when the dataset, the tasks or the comment mode change.
+        state.dataset.track();
+        state.tasks.track();
+        state.settings.with(|s| s.build.comment_mode);
+        audit_tasks(state)
     });
+    let audits = Memo::new(move |_| -> Vec<TaskAudit> {
+        computed.get().and_then(Result::ok).unwrap_or_default()
+    });
+    let audit_error = move || computed.get().and_then(Result::err);
     let protocol =
         move || state.tasks.with(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
     let export = move |_| {
@@ -52,6 +74,12 @@ pub fn AuditCard() -> impl IntoView {
             {move || {
                 let counts = audits.with(|a| audit::counts(a));
                 let n = audits.with(Vec::len);
+                if let Some(e) = audit_error() {
+                    return view! { <p class="fail" id="audit-error">{format!("The audit could not run: {e}")}</p> }.into_any();
+                }
+                if n == 0 && computed.get().is_none() && state.tasks.with(|t| !t.is_empty()) {
+                    return view! { <p class="muted" id="audit-pending" role="status">"Auditing the tasks in the compute engine…"</p> }.into_any();
+                }
                 if n == 0 {
                     return view! { <p class="muted" id="audit-empty">"Build the tasks to audit them."</p> }.into_any();
                 }

@@ -44,6 +44,13 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     };
     view! {
         {move || match head.get() {
+            None if set.with(|s| s.pending > 0) => view! {
+                <p class="muted" id="score-pending" role="status">
+                    <span class="spinner" aria-hidden="true"></span>
+                    {move || format!(" Scoring {} answer(s) in the compute engine…", set.with(|s| s.pending))}
+                </p>
+                {jumps()}
+            }.into_any(),
             None => jumps().into_any(),
             Some(h) => {
             let total = state.tasks.with(Vec::len);

@@ -39,6 +39,12 @@ pub fn TableCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 }
             }))}
             {move || match &set.get().table {
+                Err(e) if e.is_pending() => view! {
+                    <p class="muted" id="score-table-pending" role="status">
+                        <span class="spinner" aria-hidden="true"></span>
+                        {format!(" Scoring {} answer(s) in the compute engine; the table follows.", set.with(|s| s.pending))}
+                    </p>
+                }.into_any(),
                 Err(e) => view! { <p class="muted" id="score-table-empty">{e.to_string()}</p> }.into_any(),
                 Ok(table) => {
                     let cols: Vec<(f64, f64)> = (0..THRESHOLD_KEYS.len())

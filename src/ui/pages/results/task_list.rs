@@ -65,6 +65,18 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
         ),
         Err(err) => (false, "—".into(), String::new(), String::new(), Some(err.to_string())),
     };
+    let pending = item.pending();
+    let verdict = match (pass, pending, &error) {
+        (true, _, _) => "pass",
+        (_, true, _) => "scoring…",
+        (_, _, Some(_)) => "error",
+        _ => "fail",
+    };
+    let (verdict_class, pass_attr) = match (pass, pending) {
+        (true, _) => ("pass", "true"),
+        (_, true) => ("muted", "pending"),
+        _ => ("fail", "false"),
+    };
     let select_id = id.clone();
     let is_selected = {
         let id = id.clone();
@@ -72,11 +84,11 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
     };
     let (id_attr, target_attr, id_for_button) = (id.clone(), target.clone(), id.clone());
     view! {
-        <tr class="task-row" data-task-id=id_attr data-pass=pass.to_string() data-best-similarity=sim_repr
+        <tr class="task-row" data-task-id=id_attr data-pass=pass_attr data-best-similarity=sim_repr
             data-best-target=target_attr data-bin=bin class:selected=is_selected>
             <td><code>{id}</code></td>
             <td>{depth}</td>
-            <td class=if pass { "pass" } else { "fail" }>{if pass { "pass" } else if error.is_some() { "error" } else { "fail" }}</td>
+            <td class=verdict_class>{verdict}</td>
             <td>{sim}</td>
             <td>{error.unwrap_or(target)}</td>
             <td><button type="button" class="details" id=details_button_id(&id_for_button) on:click=move |_| {
@@ -113,6 +125,7 @@ pub fn TaskDetail(
             repo.reference_text(&n.path, n.start_line, n.end_line)
         });
         let body = match &item.result {
+            Err(e) if e.is_pending() => view! { <p class="muted" role="status">"Scoring this answer in the compute engine…"</p> }.into_any(),
             Err(e) => view! { <p class="fail">"Cannot score: " {e.to_string()}</p> }.into_any(),
             Ok(e) => {
                 let pass = e.passes(t);
