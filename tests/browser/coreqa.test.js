@@ -135,6 +135,8 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
 
   await page.click('#cq-clear');
   await page.waitForSelector('#cq-judge-empty');
+  // Nothing left to remove: the button says so by being off.
+  assert.equal(await page.$eval('#cq-clear', (b) => b.disabled), true);
   assert.deepEqual(problems, []);
 });
 

@@ -197,9 +197,19 @@ test('leaderboard: the intervals column and the paired comparison equal the CLI\
   await gotoApp(page, srv.url, '#leaderboard');
   await page.click('#lb-load-published');
   await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30, null, { timeout: 60000 });
+  await page.waitForFunction(() => /^Loaded /.test(document.querySelector('#lb-status')?.textContent || ''));
+  assert.equal(await page.textContent('#lb-status'), 'Loaded 30 published files.');
+  // Asked again: the same 30 rows, and words that say so (never "Loaded 0").
+  await page.click('#lb-load-published');
+  await page.waitForFunction(() => /loaded already/.test(document.querySelector('#lb-status')?.textContent || ''));
+  assert.equal(await page.textContent('#lb-status'), 'The 30 published files are loaded already.');
+  assert.equal(await page.$$eval('#lb-table tbody tr', (r) => r.length), 30);
 
   // The intervals of all 30 models, computed a model at a time.
   const t0 = Date.now();
+  // The checkbox promises what shows: one column (by repository), the
+  // other two intervals in each cell's title.
+  assert.match(await page.textContent('label:has(#lb-ci)'), /^ Intervals: bootstrap by repository \(the one to quote\); Wilson and bootstrap by task in each interval's title$/);
   await page.check('#lb-ci');
   await page.waitForFunction(() => document.querySelectorAll('#lb-table td[data-repo-low]').length === 30, null, { timeout: 120000 });
   const ms = Date.now() - t0;

@@ -172,6 +172,20 @@ test('a refused key names the API key field; the CORS advice outlives a later 50
   console.log(`key refused: ${stopped.slice(stopped.indexOf('HTTP 401'))}`);
 });
 
+test('Test connection: a refused test prompt is a failure, in red, never "connected"', async () => {
+  const { page } = fx;
+  // The test server refuses any prompt that is not one of its tasks (HTTP 400).
+  await srv.control({ reset: true, faults: {} });
+  await configure(page, srv, { provider: 'openai', language: 'java' });
+  await page.click('#run-test-connection');
+  await page.waitForSelector('#run-connection-status[data-ok="false"]');
+  const status = await page.$eval('#run-connection-status', (e) => ({ text: e.textContent, cls: e.className, color: getComputedStyle(e).color }));
+  assert.match(status.text, /^Not usable as set: .*refused the test prompt: .*HTTP 400.*check the model name/);
+  assert.equal(status.cls, 'fail');
+  const [r, g] = status.color.match(/\d+/g).map(Number);
+  assert.ok(r > g, `a refusal is drawn in the failure colour, not ${status.color}`);
+});
+
 test('a server that gives no HTTP status to the whole first wave stops the run at once with the CORS advice', async () => {
   const { page } = fx;
   await srv.control({ reset: true, faults: {}, cors: false });

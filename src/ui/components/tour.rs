@@ -14,7 +14,7 @@
 use leptos::prelude::*;
 
 use crate::ui::browser::dom::{open_details, root_has_class, set_hash, set_root_class};
-use crate::ui::format::thousands;
+use crate::ui::format::{count, thousands};
 use crate::ui::jobs::demo::try_demo;
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::score_one;
@@ -110,8 +110,9 @@ fn key_number(state: AppState, step: usize) -> (String, String) {
                 (
                     thousands(d.dataset.needle_count()),
                     format!(
-                        "needles in {repos} repositories, {} languages",
-                        d.dataset.languages.len()
+                        "needles in {}, {}",
+                        count(repos, "repository", "repositories"),
+                        count(d.dataset.languages.len(), "language", "languages")
                     ),
                 )
             }

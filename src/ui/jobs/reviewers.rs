@@ -23,6 +23,7 @@ use super::{Job, Runner};
 use crate::ui::browser::engine;
 use crate::ui::browser::fetch::{fetch_bytes, read_blob};
 use crate::ui::error::UiError;
+use crate::ui::format::count;
 use crate::ui::state::reviewers::{BoardEvidence, LeaderboardState, VerifyOutputs, VerifyState};
 
 /// Where the built-in collection is served (Trunk copies
@@ -88,13 +89,23 @@ pub fn load_published(st: LeaderboardState) {
                 let file = scores(&bytes, name)?;
                 added += usize::from(st.add(format!("published/{name}"), file, &bytes));
             }
-            Ok::<usize, UiError>(added)
+            Ok::<(usize, usize), UiError>((names.len(), added))
         }
         .await;
-        st.status.set(Some(
-            r.map(|n| format!("Loaded {n} published files.")).map_err(|e| e.to_string()),
-        ));
+        // Files loaded before are not loaded twice: say what is there, and
+        // what is new (never "Loaded 0" beside 30 rows).
+        st.status.set(Some(r.map(published_status).map_err(|e| e.to_string())));
     });
+}
+
+/// What loading the `total` published files said, `added` of them new.
+fn published_status((total, added): (usize, usize)) -> String {
+    let files = count(total, "published file", "published files");
+    match added {
+        a if a == total => format!("Loaded {files}."),
+        0 => format!("The {files} are loaded already."),
+        a => format!("The {files} are loaded ({a} new, {} already here).", total - a),
+    }
 }
 
 /// Load SCORES files picked or dropped.

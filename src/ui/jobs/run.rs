@@ -399,10 +399,14 @@ pub fn test_connection(rs: RunState) {
                     snippet(&a.text)
                 ),
             ),
+            // Reached and keyed, but refused: a run's requests would be
+            // refused alike, so this is no success (never shown as one).
             Outcome::TaskFailed { reason } => (
-                true,
+                false,
                 format!(
-                    "The server answered and took the key, but refused the test prompt: {reason}"
+                    "Not usable as set: the server answered and took the key, but refused the \
+                     test prompt: {reason}. A run's requests would likely be refused the same \
+                     way: check the model name and the settings above."
                 ),
             ),
             Outcome::Stop { reason } => (false, reason),

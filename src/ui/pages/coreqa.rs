@@ -68,7 +68,8 @@ pub fn CoreqaPage() -> impl IntoView {
                 <label class="file-pick">"QA, answers or verdict files: "
                     <input type="file" id="cq-files" multiple accept=".json,.jsonl,application/json" on:change=on_file/>
                 </label>
-                <button type="button" id="cq-clear" on:click=move |_| remove(st, None)>"Remove all"</button>
+                <button type="button" id="cq-clear" on:click=move |_| remove(st, None)
+                    disabled=move || st.files.with(Vec::is_empty) && st.logs.with(|l| l.is_empty())>"Remove all"</button>
             </div>
             <DropZone id="cq-drop" label="Drop QA, answers or verdict files here" on_drop=move |files| load_files(st, files)/>
             <form class="row wrap" id="cq-url-form" on:submit=move |ev| {

@@ -117,7 +117,7 @@ pub fn LeaderboardPage() -> impl IntoView {
             <div class="row ci-row">
                 <label><input type="checkbox" id="lb-ci" prop:checked=move || show_ci.get()
                     on:change=move |ev| show_ci.set(event_target_checked(&ev))/>
-                    " Intervals (Wilson; bootstrap by task and by repository)"</label>
+                    " Intervals: bootstrap by repository (the one to quote); Wilson and bootstrap by task in each interval's title"</label>
                 <LevelSelect id="lb-ci-level" level=level/>
             </div>
             {move || show_ci.get().then(|| view! { <Progress/> })}
