@@ -39,9 +39,12 @@ test('a similarity step by step equals the scorer for every sample answer and ev
     for (const o of options) {
       await page.selectOption('#steps-candidate', o.value);
       const name = o.text.slice(0, o.text.indexOf(' ('));
+      // The steps shown are for the candidate chosen (never the previous
+      // one's while the engine computes).
       await page.waitForFunction((n) => {
         const sel = document.querySelector('#steps-candidate');
-        return sel && sel.options[sel.selectedIndex].textContent.startsWith(n + ' (') && document.querySelector('#steps-result');
+        const result = document.querySelector('#steps-result');
+        return sel && sel.options[sel.selectedIndex].textContent.startsWith(n + ' (') && result?.dataset.candidate === n;
       }, name);
       const shown = await page.getAttribute('#steps-result', 'data-similarity');
       const scored = await page.getAttribute(`#detail-candidates tr[data-name="${name}"]`, 'data-similarity');

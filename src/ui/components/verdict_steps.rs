@@ -50,13 +50,17 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
     let chosen = RwSignal::new(0usize);
     let order = RwSignal::new(1usize);
     let names = candidates.clone();
+    // The resource keeps its last value while the next one is computed:
+    // each value carries the candidate it is for, so a result is never shown
+    // under another candidate's name.
     let explained = LocalResource::new(move || {
-        let (name, path) = candidates.get(chosen.get()).cloned().unwrap_or_default();
+        let i = chosen.get();
+        let (name, path) = candidates.get(i).cloned().unwrap_or_default();
         let options = state.score_options();
         let dataset =
             state.dataset.with(|d| d.as_ref().map(|d| (d.dataset.clone(), d.origin.clone())));
         let output = Box::new(output.clone());
-        async move { explain(dataset, options, output, name, path).await }
+        async move { (i, explain(dataset, options, output, name.clone(), path).await, name) }
     });
     let picker = names
         .iter()
@@ -75,11 +79,11 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
                     if let Ok(i) = event_target_value(&ev).parse() { chosen.set(i) }
                 }>{picker}</select>
             </p>
-            {move || match explained.get() {
+            {move || match explained.get().filter(|(i, ..)| *i == chosen.get()) {
                 None => view! { <p class="muted" role="status">"Computing the steps in the compute engine…"</p> }.into_any(),
-                Some(Err(e)) => view! { <p class="fail">{format!("Cannot explain: {e}")}</p> }.into_any(),
-                Some(Ok(None)) => view! { <p class="muted">"That candidate is not among the scored ones."</p> }.into_any(),
-                Some(Ok(Some(x))) => steps_view(&x, order).into_any(),
+                Some((_, Err(e), _)) => view! { <p class="fail">{format!("Cannot explain: {e}")}</p> }.into_any(),
+                Some((_, Ok(None), _)) => view! { <p class="muted">"That candidate is not among the scored ones."</p> }.into_any(),
+                Some((_, Ok(Some(x)), name)) => steps_view(&x, &name, order).into_any(),
             }}
         </details>
     }
@@ -157,7 +161,8 @@ fn decision_view(e: &Evaluation, needle: &str, t: f64) -> impl IntoView {
     }
 }
 
-fn steps_view(x: &Explanation, order: RwSignal<usize>) -> impl IntoView {
+/// The steps of `x`, the answer against the candidate named `candidate`.
+fn steps_view(x: &Explanation, candidate: &str, order: RwSignal<usize>) -> impl IntoView {
     let s = &x.steps;
     let rows = s.orders.iter().map(order_row).collect_view();
     let (hyp, refr) = (x.hypothesis.clone(), x.reference.clone());
@@ -200,7 +205,7 @@ fn steps_view(x: &Explanation, order: RwSignal<usize>) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        <p id="steps-result" data-similarity=repoqa::pyjson::float_repr(s.similarity)
+        <p id="steps-result" data-candidate=candidate.to_string() data-similarity=repoqa::pyjson::float_repr(s.similarity)
             data-brevity=repoqa::pyjson::float_repr(s.brevity_penalty)
             data-hyp-len=s.hyp_len data-ref-len=s.ref_len>
             {format!("Lengths: answer {} tokens, candidate {} (brevity penalty is 1 when the answer is longer, else exp(1 − {} ÷ {})). ",
