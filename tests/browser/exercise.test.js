@@ -36,6 +36,32 @@ test('a pick is scored as repoqa score scores it, and the class is set against t
   fx = await open();
   const { page, srv, problems, work } = fx;
   await page.setViewportSize({ width: 1280, height: 900 });
+  // A fresh visit: the demo is loaded, nothing is built. New round builds
+  // the tasks itself and starts; with no model loaded, the page says how
+  // to add one.
+  await page.goto(srv.url + '#teach');
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('#exercise-task') && !document.querySelector('#exercise-start[disabled]'));
+  await page.selectOption('#exercise-limit', '0');
+  await page.click('#exercise-start');
+  await page.waitForSelector('#exercise-round[data-state="running"]', { timeout: 120000 });
+  assert.equal(await page.$('#exercise-error'), null, 'no "build the tasks first"');
+  // The timer stays in view while the class scrolls through the code.
+  await page.$eval('#exercise-code', (e) => e.scrollIntoView({ block: 'end' }));
+  await page.evaluate(() => window.scrollBy(0, 200));
+  const timer = await page.$eval('#exercise-timer', (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, h: window.innerHeight }; });
+  assert.ok(timer.top >= 0 && timer.bottom <= timer.h, `timer in view: ${JSON.stringify(timer)}`);
+  await page.click('#exercise-round details > summary');
+  await page.fill('#exercise-answer', 'def nothing():\n    return 0\n');
+  await page.click('#exercise-submit');
+  await result(page);
+  await page.waitForSelector('#exercise-no-models');
+  assert.match(await page.textContent('#exercise-no-models'), /No model to set the class against yet/);
+  await page.click('#exercise-clear');
+  // Results with tasks and no answer: no flat 0 % lines, a sentence.
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#charts-empty', { timeout: 30000 });
+  assert.equal(await page.$$eval('#charts-card svg', (s) => s.length), 0);
   await buildDemo(fx);
   await page.goto(srv.url + '#results');
   await page.waitForSelector('#load-samples', { timeout: 60000 });

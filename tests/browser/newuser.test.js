@@ -386,9 +386,19 @@ test('Try the demo: one click on Home builds the 60 tasks, scores the sample ans
   await page.setViewportSize({ width: 1280, height: 900 });
   await gotoApp(page, '#');
   await page.waitForSelector('#try-demo:not([disabled])[aria-disabled="false"]', { timeout: 60000 });
-  await page.click('#try-demo');
+  // By keyboard, as a person without a mouse: Enter on the button, and
+  // the focus lands on the score it leads to, not on <body>.
+  await page.focus('#try-demo');
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => location.hash === '#results', null, { timeout: 120000 });
   await page.waitForSelector('#score-table', { timeout: 60000 });
+  await page.waitForFunction(() => document.activeElement?.id === 'score-headline', null, { timeout: 30000 }).catch(() => {});
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'score-headline', 'focus after Enter on Try the demo');
+  assert.ok(await page.$eval('#score-headline', (e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }), 'the focused score is in view');
+  // The model name is shown whole, not cut at the field's edge.
+  const field = await page.$eval('#model-name', (e) => ({ value: e.value, scroll: e.scrollWidth, client: e.clientWidth }));
+  assert.equal(field.value, 'SAMPLE-answers-not-a-model');
+  assert.ok(field.scroll <= field.client + 1, `the model name fits its field: ${JSON.stringify(field)}`);
   const sampleLines = fs.readFileSync(SAMPLES, 'utf8').trim().split('\n').length;
   await page.waitForFunction((n) => document.querySelectorAll('#task-results tr.task-row').length === n, sampleLines, { timeout: 60000 });
   await saveScreenshot(page, 'newuser-try-demo-results.png');

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+import { launch, openPage, gotoApp, saveScreenshot, DIST, ROOT, ARTIFACTS as ARTIFACTS_DIR } from './browser.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
@@ -235,6 +235,82 @@ test('verify the published files the app ships with: a picker on Verify, a "veri
   await page.waitForFunction(() => /gpt-4o-2024-05-13-SCORES\.json\.gz$/.test(document.querySelector('#verify-scores-name')?.textContent || ''),
     null, { timeout: 30000 });
   await page.waitForSelector('#verify-verdict[data-ok="true"]', { timeout: 30000 });
+  // The picker names the file verified, not the one chosen before.
+  assert.equal(await page.$eval('#verify-published', (s) => s.value), 'gpt-4o-2024-05-13-SCORES.json.gz');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/** A new page of the app at `hash`, 1280 px wide. */
+async function pageAt(hash) {
+  const opened = await openPage(context);
+  await opened.page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(opened.page, srv.url, hash);
+  return opened;
+}
+
+test("Verify's SCORES slot names what a wrong file is: empty, binary, an outputs file, a dataset, in red", async () => {
+  const { page, problems } = await pageAt('#verify');
+  const outputs = path.join(ROOT, 'public', 'demo', 'sample-answers.jsonl');
+  const files = {
+    'empty-SCORES.json': [Buffer.alloc(0), /empty-SCORES\.json: the file is empty; a SCORES file is a JSON object of models/],
+    'picture.png': [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xd8]), /picture\.png: not a SCORES file: binary data, not UTF-8 text/],
+    'answers.jsonl': [fs.readFileSync(outputs), /answers\.jsonl: this looks like a model-outputs JSONL .*not a SCORES file .*: import it on the Results page/],
+    'dataset.json': [fs.readFileSync(path.join(ROOT, 'public', 'demo', 'repoqa-demo.json')), /dataset\.json: this looks like a RepoQA dataset, not a SCORES file/],
+  };
+  for (const [name, [bytes, said]] of Object.entries(files)) {
+    const file = path.join(work, name);
+    fs.writeFileSync(file, bytes);
+    await page.setInputFiles('#verify-scores', file);
+    await page.waitForFunction((n) => (document.querySelector('#verify-error')?.textContent || '').includes(n), name, { timeout: 30000 });
+    const error = page.locator('#verify-error');
+    assert.match(await error.textContent(), said);
+    assert.ok(await error.isVisible());
+    assert.equal(await error.getAttribute('class'), 'fail error-box');
+    assert.equal(await page.$('#verify-verdict[data-ok="true"]'), null, `${name}: nothing says OK`);
+  }
+  // The CLI says the same of the same file.
+  const cli = (() => {
+    try { execFileSync(BIN, ['verify', '--scores', path.join(work, 'answers.jsonl')], { encoding: 'utf8', stdio: 'pipe' }); return ''; } catch (e) { return e.stderr; }
+  })();
+  assert.match(cli, /this looks like a model-outputs JSONL/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("leaderboard: a file whose own table differs from its records is marked, in the fail colour, and shows the records", async () => {
+  const { page, problems } = await pageAt('#leaderboard');
+  const { file } = tamperedFile();
+  await page.setInputFiles('#lb-files', file);
+  const row = '#lb-table tr[data-model="claude-3-opus-20240229"]';
+  await page.waitForSelector(row, { timeout: 30000 });
+  // cpp at 0.3 edited to 0.99 (one part) and rust[4]'s verdict flipped
+  // (the 22 cells of rust and "all" that follow from it, as Verify shows);
+  // typescript's 0.0 re-saved as 0 by JSON.stringify is equal in number
+  // and not counted.
+  assert.equal(await page.getAttribute(row, 'data-table-differs'), '23');
+  const mark = page.locator(`${row} .lb-table-differs`);
+  assert.ok(await mark.isVisible(), 'the mark is visible');
+  assert.equal((await mark.textContent()).trim(), 'table differs');
+  const colours = await page.evaluate((sel) => {
+    const probe = document.createElement('span');
+    probe.className = 'fail';
+    document.body.append(probe);
+    const fail = getComputedStyle(probe).color;
+    probe.remove();
+    return { mark: getComputedStyle(document.querySelector(sel)).color, fail };
+  }, `${row} .lb-table-differs`);
+  assert.equal(colours.mark, colours.fail, 'the mark is in the fail colour');
+  assert.match(await mark.getAttribute('title'), /23 parts of this file's own table differ from its per-task records/);
+  // The row shows the records: 83.0 for cpp at 0.8, as the published file.
+  await setThreshold(page, 0.8);
+  assert.equal(await page.$eval(`${row} td[data-lang="cpp"]`, (td) => td.textContent), '83.0');
+  // The CLI says the same.
+  const cli = JSON.parse(execFileSync(BIN, ['leaderboard', '--json', '--scores', file], { encoding: 'utf8' }));
+  assert.equal(cli.models[0].table_differs, 23);
+  const text = execFileSync(BIN, ['leaderboard', '--scores', file], { encoding: 'utf8' });
+  assert.match(text, /! claude-3-opus-20240229 \(.*tampered-SCORES\.json\): 23 parts of its file's own table differ/);
+  await page.locator(row).screenshot({ path: path.join(ARTIFACTS_DIR, 'leaderboard-table-differs.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -198,6 +198,13 @@ test('a server that gives no HTTP status to the whole first wave stops the run a
   assert.match(await page.textContent('#run-message'), /0 answered, 0 failed, 10 not asked/);
   assert.equal(await page.getAttribute('#run-message', 'class'), 'fail');
   await page.waitForSelector('#run-cors-help');
+  // Said once each: why it stopped (the red box), what the browser said
+  // and how to allow the origin (the advice); the line says what was done.
+  const said = await page.$eval('#run-card', (e) => e.innerText);
+  assert.equal(said.split('the first 2 requests to').length - 1, 1, said);
+  assert.equal(said.split("does not allow this page's origin").length - 1, 1, said);
+  assert.doesNotMatch(await page.textContent('#run-message'), /no HTTP status/);
+  assert.match(await page.textContent('#run-cors-help'), /A request got no HTTP status \(the browser said: .+\)\./);
   const requests = (await srv.get('/stats')).requests;
   assert.ok(requests <= 3, `${requests} requests sent`);
   await srv.control({ reset: true, faults: {}, cors: true });

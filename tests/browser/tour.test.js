@@ -110,6 +110,16 @@ test('presenter mode: large type and no key field on screen', async () => {
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.documentElement.classList.contains('presenter'));
   assert.equal(await page.getAttribute('#presenter-toggle', 'aria-pressed'), 'true');
+  // On shows as on: the button filled in the accent colour, with a tick.
+  const look = await page.$eval('#presenter-toggle', (b) => ({
+    bg: getComputedStyle(b).backgroundColor,
+    card: getComputedStyle(document.querySelector('.card') || document.body).backgroundColor,
+    tick: getComputedStyle(b.querySelector('.on-mark')).display,
+    text: b.textContent,
+  }));
+  assert.notEqual(look.bg, look.card, 'the pressed button looks pressed');
+  assert.equal(look.tick, 'inline');
+  assert.equal(look.text.trim(), '✓ Presenter mode');
   assert.equal(await page.isVisible('#run-key'), false, 'the API key field is hidden');
   const size = await page.evaluate(() => getComputedStyle(document.body).fontSize);
   assert.equal(size, '20px');
@@ -123,6 +133,7 @@ test('presenter mode: large type and no key field on screen', async () => {
   await shoot(page, 'presenter-1280.png');
   await page.click('#presenter-toggle');
   await page.waitForFunction(() => !document.documentElement.classList.contains('presenter'));
+  assert.equal(await page.$eval('#presenter-toggle .on-mark', (m) => getComputedStyle(m).display), 'none');
   assert.deepEqual(problems, []);
 });
 

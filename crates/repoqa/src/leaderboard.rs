@@ -25,8 +25,13 @@ pub enum LeaderboardError {
     Gzip { origin: String, message: String },
     #[error("{origin}: {exceeded}")]
     Inflate { origin: String, exceeded: crate::limits::InflateExceeded },
-    #[error("{origin}: not UTF-8 text (first bad byte at offset {offset})")]
+    #[error("{origin}: not a SCORES file: binary data, not UTF-8 text (first bad byte at offset {offset}); a SCORES file is JSON")]
     Utf8 { origin: String, offset: usize },
+    #[error("{origin}: the file is empty; a SCORES file is a JSON object of models (repoqa score writes one)")]
+    Empty { origin: String },
+    /// Another of the project's files (`sniff::wrong_file`'s words).
+    #[error("{origin}: {hint}")]
+    OtherKind { origin: String, hint: String },
     #[error(transparent)]
     Scores(#[from] ReportError),
 }
@@ -52,11 +57,26 @@ pub fn read_scores(bytes: &[u8], origin: &str) -> Result<ScoresFile, Leaderboard
     } else {
         bytes
     };
-    let text = std::str::from_utf8(bytes).map_err(|e| LeaderboardError::Utf8 {
-        origin: origin.to_string(),
-        offset: e.valid_up_to(),
-    })?;
-    Ok(ScoresFile::parse(text, origin)?)
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(LeaderboardError::Empty { origin: origin.to_string() });
+    }
+    // A file that does not read as SCORES is named for what it is, when it
+    // is another of the project's files (an outputs JSONL, a dataset…),
+    // rather than by the parser's "trailing characters at line 2".
+    let other_kind = || {
+        crate::sniff::wrong_file(bytes, crate::sniff::FileKind::Scores)
+            .map(|hint| LeaderboardError::OtherKind { origin: origin.to_string(), hint })
+    };
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(other_kind().unwrap_or(LeaderboardError::Utf8 {
+                origin: origin.to_string(),
+                offset: e.valid_up_to(),
+            }))
+        }
+    };
+    ScoresFile::parse(text, origin).map_err(|e| other_kind().unwrap_or_else(|| e.into()))
 }
 
 /// Check a threshold given by a user (slider, `--threshold`).
@@ -94,6 +114,11 @@ pub struct Row {
     /// Each task's pass (1) or fail (0) by language and repository, for the
     /// bootstrap intervals.
     pub outcomes: Strata,
+    /// Parts of the file's own `scores` table (cells, the row list, a
+    /// row's threshold keys) that differ from what its records give
+    /// ([`table_differences`]): the row shows the records, so it then
+    /// differs from the file's table. 0 for a row made from records alone.
+    pub table_differs: usize,
 }
 
 impl Row {
@@ -153,7 +178,38 @@ pub fn model_row(
         tasks,
         passed: passed_all,
         outcomes: Strata::of_passes(results, threshold),
+        table_differs: 0,
     }
+}
+
+/// The row of one model of a SCORES file: [`model_row`] from its records,
+/// with [`Row::table_differs`] counted against the file's own table.
+fn file_row(model: &str, source: &str, scores: &ModelScores, threshold: f64) -> Row {
+    let mut row = model_row(model, source, &scores.results, threshold);
+    row.table_differs = table_differences(model, scores);
+    row
+}
+
+/// How many parts of a model's own `scores` table differ from the table
+/// its records give (`verify::check_table`): a cell whose number differs
+/// or is missing, a differing row list, a row with other threshold keys.
+/// A cell equal in number but not in text (`1` for `1.0`, as a re-save by
+/// JavaScript writes it) is verify's concern, not a disagreement of
+/// numbers. 0 when they agree, as in every published file.
+pub fn table_differences(model: &str, scores: &ModelScores) -> usize {
+    use crate::verify::Finding;
+    let number = |s: &str| s.parse::<f64>().ok();
+    crate::verify::check_table(model, scores)
+        .iter()
+        .filter(|f| match f {
+            Finding::NoTasks { .. } => false,
+            Finding::Cell { in_file, recomputed, .. } => {
+                in_file.as_deref().and_then(number).is_none()
+                    || in_file.as_deref().and_then(number) != number(recomputed)
+            }
+            _ => true,
+        })
+        .count()
 }
 
 impl Leaderboard {
@@ -166,7 +222,7 @@ impl Leaderboard {
         let mut rows = Vec::new();
         for (source, file) in files {
             for (model, scores) in &file.models {
-                rows.push(model_row(model, source, &scores.results, threshold));
+                rows.push(file_row(model, source, scores, threshold));
             }
         }
         Ok(Leaderboard { threshold, rows })
@@ -180,7 +236,7 @@ impl Leaderboard {
         let threshold = check_threshold(threshold)?;
         let rows = models
             .into_iter()
-            .map(|(model, source, s)| model_row(model, source, &s.results, threshold))
+            .map(|(model, source, s)| file_row(model, source, s, threshold))
             .collect();
         Ok(Leaderboard { threshold, rows })
     }
@@ -233,7 +289,8 @@ impl Leaderboard {
     }
 
     /// `{"threshold": T, "models": [{"model", "languages": {LANG: PASS},
-    /// "average", "tasks"}]}`, pass as a fraction.
+    /// "average", "tasks"}]}`, pass as a fraction; a row whose file's own
+    /// table differs from its records also has `"table_differs": N`.
     pub fn to_value(&self) -> Value {
         let models: Vec<Value> = self
             .rows
@@ -248,6 +305,9 @@ impl Leaderboard {
                 m.insert("languages".into(), Value::Object(langs));
                 m.insert("average".into(), float(r.average));
                 m.insert("tasks".into(), Value::from(r.tasks));
+                if r.table_differs > 0 {
+                    m.insert("table_differs".into(), Value::from(r.table_differs));
+                }
                 Value::Object(m)
             })
             .collect();
@@ -312,7 +372,9 @@ impl Leaderboard {
                 "all", "by task", "by repository"
             ));
         }
-        for (line, r) in lines.zip(&self.rows) {
+        // Rows first: `zip` takes from its first side first, so no note
+        // line is taken and dropped when the rows run out.
+        for (r, line) in self.rows.iter().zip(lines.by_ref()) {
             let table = r.evidence(self.threshold, resampling);
             let Some(all) = table.rows.first() else { continue };
             out.push_str(&format!(
@@ -322,6 +384,11 @@ impl Leaderboard {
                 percent_span(all.by_task),
                 percent_span(all.by_repo)
             ));
+        }
+        // The notes under the table (rows whose file's table differs).
+        for line in lines {
+            out.push_str(line);
+            out.push('\n');
         }
         out.push_str(&format!(
             "(\"all\" is passed / tasks; bootstrap: {} resamples, seed {}, stratified by language; the repository interval is the one to quote: a repository's needles share one code base)\n",
@@ -349,6 +416,15 @@ impl Leaderboard {
                 }
             }
             out.push_str(&format!(" {:>7} {:>6}\n", percent(r.average), r.tasks));
+        }
+        for r in self.rows.iter().filter(|r| r.table_differs > 0) {
+            out.push_str(&format!(
+                "! {} ({}): {} of its file's own table {} from its records; the row shows the records (repoqa verify names them)\n",
+                r.model,
+                r.source,
+                if r.table_differs == 1 { "1 part".to_string() } else { format!("{} parts", r.table_differs) },
+                if r.table_differs == 1 { "differs" } else { "differ" }
+            ));
         }
         out
     }
@@ -498,14 +574,37 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_is_no_scores_file_is_named_for_what_it_is() {
+        let said = |bytes: &[u8]| read_scores(bytes, "f").unwrap_err().to_string();
+        assert!(said(b"").starts_with("f: the file is empty"), "{}", said(b""));
+        assert!(said(b" \n").starts_with("f: the file is empty"));
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert!(said(png).starts_with("f: not a SCORES file: binary data"), "{}", said(png));
+        let outputs = concat!(
+            r#"{"repo": "a/b", "name": "f", "language": "python", "output": ["x"]}"#,
+            "\n",
+            r#"{"repo": "a/b", "name": "g", "language": "python", "output": ["y"]}"#,
+            "\n"
+        );
+        let s = said(outputs.as_bytes());
+        assert!(s.starts_with("f: this looks like a model-outputs JSONL"), "{s}");
+        assert!(s.contains("Results page"), "{s}");
+        let demo = include_bytes!("../../../public/demo/repoqa-demo.json");
+        assert!(said(demo).starts_with("f: this looks like a RepoQA dataset"), "{}", said(demo));
+        // A SCORES file with a fault is still told its fault.
+        let s = said(br#"{"m": {"eval_date": "d", "train_size": "N/A", "scores": {}}}"#);
+        assert!(s.contains("results"), "{s}");
+    }
+
+    #[test]
     fn json_shape_and_sorting() {
         let r = results();
         let mut other = IndexMap::new();
         other.insert("python".to_string(), vec![rec("f", Some("f"), 1.0)]);
-        let ms = |results| ModelScores {
+        let ms = |results: IndexMap<String, Vec<TaskResult>>| ModelScores {
             eval_date: "d".into(),
             train_size: "N/A".into(),
-            scores: json!({}),
+            scores: pass_table(&results).unwrap().to_value(),
             results,
             protocol: Default::default(),
             unanswered: None,
@@ -530,6 +629,48 @@ mod tests {
         assert!(lb.render_text().contains("25.0"));
         assert_eq!(fmt_threshold(0.8), "0.8");
         assert_eq!(fmt_threshold(1.0), "1");
+    }
+
+    #[test]
+    fn a_row_whose_file_table_differs_from_its_records_is_flagged() {
+        let r = results();
+        let mut scores = pass_table(&r).unwrap().to_value();
+        let agrees = ModelScores {
+            eval_date: "d".into(),
+            train_size: "N/A".into(),
+            scores: scores.clone(),
+            results: r.clone(),
+            protocol: Default::default(),
+            unanswered: None,
+            replies: Default::default(),
+        };
+        // Equal numbers written otherwise are no disagreement.
+        scores["rust"]["1.0"] = json!({"pass@1": 0});
+        let rewritten = ModelScores { scores: scores.clone(), ..agrees.clone() };
+        assert_eq!(table_differences("a", &rewritten), 0);
+        // One cell edited: the file claims more than its records give.
+        scores["python"]["0.8"] = json!({"pass@1": 0.75});
+        let edited = ModelScores { scores, ..agrees.clone() };
+        let lb =
+            Leaderboard::from_models([("a", "a.json", &agrees), ("b", "b.json", &edited)], 0.8)
+                .unwrap();
+        assert_eq!((lb.rows[0].table_differs, lb.rows[1].table_differs), (0, 1));
+        // The row shows the records either way.
+        assert_eq!(lb.rows[0].languages, lb.rows[1].languages);
+        let json = lb.to_json();
+        assert!(json.contains(r#""tasks": 6, "table_differs": 1}"#), "{json}");
+        assert_eq!(json.matches("table_differs").count(), 1, "{json}");
+        let note = "! b (b.json): 1 part of its file's own table differs from its records";
+        assert!(lb.render_text().contains(note), "{}", lb.render_text());
+        let with_ci =
+            lb.render_text_with_ci(Some(Resampling { resamples: 50, ..Resampling::at(0.95) }));
+        assert!(with_ci.contains(note), "{with_ci}");
+        assert_eq!(
+            with_ci.lines().filter(|l| l.starts_with("a ") || l.starts_with("b ")).count(),
+            2
+        );
+        // A row from records alone has no table to differ from.
+        assert_eq!(model_row("m", "x", &r, 0.8).table_differs, 0);
     }
 
     #[test]

@@ -103,6 +103,35 @@ pub fn focus_into_view(id: impl Into<String>) {
     });
 }
 
+/// Move the keyboard focus to the element `id` once it is drawn (checked
+/// each frame; it needs `tabindex="-1"`), or to `fallback` if it is not
+/// there within `frames` frames: after a button that leaves its page, the
+/// focus goes where the reader is sent rather than to `<body>`.
+pub fn focus_when_drawn(id: &'static str, fallback: &'static str, frames: u32) {
+    leptos::prelude::request_animation_frame(move || {
+        let drawn = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(id))
+            .is_some();
+        // `focus()` scrolls only as far as needed: the score under the
+        // page's title stays where it is, with what is above it.
+        let focus = |id: &str| {
+            let el =
+                web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+            if let Some(h) =
+                el.and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+            {
+                let _ = h.focus();
+            }
+        };
+        match (drawn, frames) {
+            (true, _) => focus(id),
+            (false, 0) => focus(fallback),
+            (false, n) => focus_when_drawn(id, fallback, n - 1),
+        }
+    });
+}
+
 /// Set `window[name]` (values the browser tests and benchmarks read).
 pub fn publish_global(name: &str, value: &JsValue) {
     let _ = js_sys::Reflect::set(&js_sys::global(), &name.into(), value);

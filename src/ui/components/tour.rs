@@ -184,7 +184,7 @@ pub fn TourButtons(step: RwSignal<Option<usize>>) -> impl IntoView {
         <span class="mode-buttons">
             <button type="button" id="tour-start" on:click=move |_| step.set(Some(0))>"Guided tour"</button>
             <button type="button" id="presenter-toggle" aria-pressed=move || presenter.get().to_string()
-                on:click=move |_| presenter.update(|p| *p = !*p)>"Presenter mode"</button>
+                on:click=move |_| presenter.update(|p| *p = !*p)><span class="on-mark" aria-hidden="true">"✓ "</span>"Presenter mode"</button>
         </span>
     }
 }

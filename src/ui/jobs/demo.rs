@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 use super::build::{build_queued, tasks_current};
 use super::scoring::{import_answers, ImportReport};
 use super::Runner;
-use crate::ui::browser::dom::set_hash;
+use crate::ui::browser::dom::{focus_when_drawn, set_hash};
 use crate::ui::browser::fetch::fetch_bytes;
 use crate::ui::error::UiError;
 use crate::ui::state::scoring::persist_scoring;
@@ -86,6 +86,11 @@ pub fn try_demo(
         }
         if error.get_untracked().is_none() {
             set_hash(then);
+            // The button is gone with its page: the focus goes to the
+            // score (or the page, while the engine scores), not <body>.
+            if then == "results" {
+                focus_when_drawn("score-headline", "app-main", 300);
+            }
         }
     });
 }

@@ -138,7 +138,17 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
             config.concurrency = c;
             rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
         }
-        let what = format!("Asking {model}: {total} task(s), {plan_finished} answered before.{kept}");
+        // The line stays while the run goes on (and after a Pause and
+        // Resume): it names what was true at the start, never a count that
+        // goes stale; the live counts are beside it ("4 / 10").
+        let before = match plan_finished {
+            0 => String::new(),
+            n => format!(", besides the {n} answered before this run"),
+        };
+        let what = format!(
+            "Asking {model}: {}{before}.{kept}",
+            crate::ui::format::count(total, "task", "tasks")
+        );
         ctx.progress(what, 0, total);
         let seed = js_sys::Date::now() as u64;
         let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
@@ -149,9 +159,11 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
         }
         mark_active(false).await;
         let summary = summary(&run);
-        if let Some(reason) = rs.live.with_untracked(|l| l.stopped.clone()) {
+        if rs.live.with_untracked(|l| l.stopped.is_some()) {
+            // Why it stopped is said once, in the box below the line
+            // (`#run-stopped`); the line says what the run did.
             return Err(UiError::invalid(format!(
-                "The run stopped: {reason}. ({summary}; the answers so far are kept: fix it and press Run to ask the rest.)"
+                "The run stopped ({summary}); why is said below. The answers so far are kept: fix it and press Run to ask the rest."
             )));
         }
         // Failures are never shown in green.

@@ -77,7 +77,8 @@ pub fn LeaderboardPage() -> impl IntoView {
             <p>
                 "pass@1 per language and the mean over languages (the paper's Table 2 at 0.8), from the per-task records of "
                 "SCORES files: a task passes when its best target is the needle and its similarity is at least the threshold. "
-                "At the official thresholds (0.0, 0.1, …, 1.0) each cell equals the file's own table."
+                "At the official thresholds (0.0, 0.1, …, 1.0) each cell equals the file's own table, "
+                "unless the row is marked \"table differs\": that file's table says otherwise than its records."
             </p>
             <div class="load-options">
                 <button type="button" id="lb-load-published" on:click=move |_| load_published(st)>"Load the published results (30 models)"</button>
@@ -149,6 +150,20 @@ fn verify_button(
     }
 }
 
+/// The mark of a row whose file's own table differs from its records
+/// (`repoqa::leaderboard::Row::table_differs`): the row shows the records.
+fn table_differs(parts: usize) -> Option<impl IntoView> {
+    (parts > 0).then(|| {
+        let what = crate::ui::format::count(parts, "part", "parts");
+        let verb = if parts == 1 { "differs" } else { "differ" };
+        view! {
+            <span class="lb-table-differs fail" role="note"
+                title=format!("{what} of this file's own table {verb} from its per-task records; this row shows the records. Verify names each one.")>
+                "table differs"</span>" "
+        }
+    })
+}
+
 #[component]
 fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
     let st = expect_context::<LeaderboardState>();
@@ -218,7 +233,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                         None => view! { <td class="num muted wide-only">"–"</td> }.into_any(),
                     }).collect_view();
                     view! {
-                        <tr data-model=model.clone() data-source=r.source.clone()>
+                        <tr data-model=model.clone() data-source=r.source.clone() data-table-differs=r.table_differs>
                             <td class="wide-only"><input type="checkbox" class="lb-compare" data-model=model.clone()
                                 aria-label=format!("compare {model}")
                                 prop:checked=move || st.compare.with(|c| c.contains(&m2))
@@ -230,6 +245,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                                     });
                                 }/></td>
                             <th scope="row" class="model">{model.clone()}" "
+                                {table_differs(r.table_differs)}
                                 {verify_button(st, vs, r.source.clone(), model.clone())}</th>
                             {cells}
                             <td class="num avg" data-average=float_repr(r.average)>{percent(r.average)}</td>

@@ -533,9 +533,9 @@ fn RunNotices() -> impl IntoView {
             let origin = origin.clone();
             move || rs.live.with(|l| l.no_status.clone()).map(|m| view! {
                 <div class="warning" id="run-cors-help">
-                    <p><strong>"A request got no HTTP status. "</strong>{format!("The browser said: {m}.")}</p>
+                    <p><strong>"A request got no HTTP status"</strong>{browser_words(&m)}</p>
                     <p>{format!(
-                        "If the server is running at that address, it does not allow this page's origin ({origin}) to read its replies (CORS). Allow it:"
+                        "Either the server is not running at that address, or it does not allow this page's origin ({origin}) to read its replies (CORS). To allow it:"
                     )}</p>
                     <ul>
                         {ALLOW_ORIGINS.iter().map(|(who, how)| view! { <li><strong>{*who}</strong>": "{*how}</li> }).collect_view()}
@@ -544,6 +544,19 @@ fn RunNotices() -> impl IntoView {
                 </div>
             })
         }
+    }
+}
+
+/// What the browser itself said of a request without an HTTP status, as
+/// " (the browser said: …)." — the explanation the transport adds
+/// (`presets::NO_STATUS`) is the box's own text, not repeated.
+fn browser_words(m: &str) -> String {
+    let own = m.strip_prefix(presets::NO_STATUS).map(str::trim).unwrap_or(m);
+    let own = own.strip_prefix('(').and_then(|o| o.strip_suffix(')')).unwrap_or(own).trim();
+    if own.is_empty() {
+        ".".to_string()
+    } else {
+        format!(" (the browser said: {own}).")
     }
 }
 

@@ -168,7 +168,9 @@ pub fn TasksPage() -> impl IntoView {
                     data-from-cache=s.from_cache.to_string() data-max-chunk-ms=format!("{:.1}", s.max_chunk_ms)
                     data-workers=s.workers.to_string()>
                     {if s.from_cache {
-                        format!("{} tasks read from this browser's storage in {:.0} ms (not rebuilt).", s.tasks, s.ms)
+                        // The job's line says "60 tasks restored from this
+                        // browser's storage": here only what it does not.
+                        format!("Read in {:.0} ms, not rebuilt: the dataset, tokenizer and settings are those they were built with.", s.ms)
                     } else {
                         let by = match s.workers {
                             0 => "by the compute engine's worker".to_string(),

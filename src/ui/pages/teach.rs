@@ -28,6 +28,7 @@ use crate::ui::components::markdown::Markdown;
 use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format::{self, thousands};
 use crate::ui::jobs::anatomy::{rebuild, Rebuild};
+use crate::ui::jobs::build::build_queued;
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::score_one;
 use crate::ui::state::reviewers::LeaderboardState;
@@ -192,35 +193,56 @@ pub fn TeachPage() -> impl IntoView {
         }
     });
 
+    // Building the tasks for a first round (a fresh visit has the demo
+    // loaded but nothing built): the button does it rather than send the
+    // class to two other pages.
+    let building = RwSignal::new(false);
     let start = move |_| {
         error.set(None);
-        let tasks = state.tasks.get_untracked();
-        if tasks.is_empty() {
-            error.set(Some(
-                "Build the tasks first: Dataset → load the demo, then Tasks → Build.".into(),
-            ));
+        if building.get_untracked() {
             return;
         }
-        // The chosen task, else one not tried yet at random (any task once
-        // all were tried).
-        let want = chosen.get_untracked();
-        let tried: Vec<String> =
-            attempts.with_untracked(|a| a.iter().map(|a| a.task_id.clone()).collect());
-        let fresh: Vec<&Arc<Task>> =
-            tasks.iter().filter(|t| !tried.contains(&t.task_id())).collect();
-        let pool: Vec<&Arc<Task>> = if fresh.is_empty() { tasks.iter().collect() } else { fresh };
-        let i = ((js_sys::Math::random() * pool.len() as f64) as usize).min(pool.len() - 1);
-        let task = tasks
-            .iter()
-            .find(|t| !want.is_empty() && t.task_id() == want)
-            .unwrap_or(pool[i])
-            .clone();
-        let r = Rebuild {
-            position_ratio: task.position_ratio,
-            code_context_size: size.get_untracked(),
-        };
-        let limit_s = limit.get_untracked();
         spawn_local(async move {
+            if state.tasks.with_untracked(Vec::is_empty) {
+                // A dataset still loading (the demo, on a first visit) is
+                // waited for: the build queues behind it.
+                if state.dataset.with_untracked(Option::is_none) && !runner.busy_untracked() {
+                    return error.set(Some(
+                        "No dataset is loaded yet: load the demo (or your own) on the Dataset page."
+                            .into(),
+                    ));
+                }
+                building.set(true);
+                let built = build_queued(state, runner).await;
+                building.set(false);
+                if let Err(e) = built {
+                    return error.set(Some(format!("Cannot build the tasks: {e}")));
+                }
+            }
+            let tasks = state.tasks.get_untracked();
+            if tasks.is_empty() {
+                return error.set(Some("The dataset gave no tasks to play.".into()));
+            }
+            // The chosen task, else one not tried yet at random (any task
+            // once all were tried).
+            let want = chosen.get_untracked();
+            let tried: Vec<String> =
+                attempts.with_untracked(|a| a.iter().map(|a| a.task_id.clone()).collect());
+            let fresh: Vec<&Arc<Task>> =
+                tasks.iter().filter(|t| !tried.contains(&t.task_id())).collect();
+            let pool: Vec<&Arc<Task>> =
+                if fresh.is_empty() { tasks.iter().collect() } else { fresh };
+            let i = ((js_sys::Math::random() * pool.len() as f64) as usize).min(pool.len() - 1);
+            let task = tasks
+                .iter()
+                .find(|t| !want.is_empty() && t.task_id() == want)
+                .unwrap_or(pool[i])
+                .clone();
+            let r = Rebuild {
+                position_ratio: task.position_ratio,
+                code_context_size: size.get_untracked(),
+            };
+            let limit_s = limit.get_untracked();
             match rebuild(state, runner, task, r).await {
                 Ok(task) => {
                     let choices = match choices_of(state, &task).await {
@@ -293,6 +315,9 @@ pub fn TeachPage() -> impl IntoView {
                 <button type="button" class="primary" id="exercise-start" on:click=start
                     disabled=move || round.with(|r| r.as_ref().is_some_and(|r| r.ended.is_none()))>"New round"</button>
             </div>
+            {move || building.get().then(|| view! {
+                <p class="muted" id="exercise-building" role="status"><span class="spinner" aria-hidden="true"></span>" Building the tasks of the loaded dataset first…"</p>
+            })}
             {move || error.get().map(|e| view! { <p class="fail" id="exercise-error">{e}</p> })}
             {move || round.get().map(|r| view! { <RoundView round=r now=now finish=finish/> })}
         </section>
@@ -481,6 +506,13 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                 </tbody>
             </table>
             </div>
+            {(runs == 0).then(|| view! {
+                <p class="muted" id="exercise-no-models">
+                    "No model to set the class against yet: score a model's answers on "<a href="#results">"Results"</a>
+                    " (Try the demo's sample answers there), or load the published runs on the "<a href="#leaderboard">"Leaderboard"</a>
+                    " (30 models); their results on the same tasks appear here."
+                </p>
+            })}
         }.into_any()
     }
 }

@@ -120,6 +120,19 @@ fn PublishedPicker() -> impl IntoView {
     let vs = expect_context::<VerifyState>();
     let names = LocalResource::new(published_names);
     let chosen = RwSignal::new(String::new());
+    // The picker follows the file being verified when it is a published
+    // one (a Leaderboard row's "verify" included), so it never names
+    // another file than the report below.
+    Effect::new(move |_| {
+        let name = vs.scores.with(|s| {
+            s.as_ref().and_then(|(n, _)| n.strip_prefix("published/").map(str::to_string))
+        });
+        if let Some(n) = name {
+            if chosen.get_untracked() != n {
+                chosen.set(n);
+            }
+        }
+    });
     move || {
         let list = match names.get() {
             Some(Ok(list)) if !list.is_empty() => list,

@@ -223,10 +223,11 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
             // does not allow the page's origin. Retrying would only repeat
             // it for minutes; stop and say what to fix.
             _ if !self.heard_back && self.no_status >= self.first_wave => {
-                let m = reply.err().map(ToString::to_string).unwrap_or_default();
+                // The browser's own words are shown once, with how to allow
+                // the page's origin (the Run page's CORS advice).
                 Outcome::Stop {
                     reason: format!(
-                        "the first {} requests to {} got no HTTP status ({m}): check that the server is running at this base URL and that it allows this page's origin (see below)",
+                        "the first {} requests to {} got no HTTP status: check that the server is running at this base URL and that it allows this page's origin (see below)",
                         self.no_status,
                         self.settings.base_url_shown()
                     ),

@@ -138,7 +138,10 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             <h2>"Export scores"</h2>
             <div class="row">
                 <label for="model-name">"Model name "</label>
-                <input id="model-name" type="text" prop:value=move || scoring.model_name.get()
+                // As wide as its name (a model name is often long:
+                // "SAMPLE-answers-not-a-model", "claude-3-5-sonnet-20240620").
+                <input id="model-name" type="text" class="model-name" prop:value=move || scoring.model_name.get()
+                    size=move || scoring.model_name.with(|m| m.chars().count().clamp(20, 60))
                     on:input=move |ev| {
                         scoring.model_name.set(event_target_value(&ev));
                         persist_scoring(scoring);

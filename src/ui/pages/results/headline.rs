@@ -55,7 +55,7 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             Some(h) => {
             let total = state.tasks.with(Vec::len);
             view! {
-                <div class="score-headline" id="score-headline" role="group" aria-labelledby="headline-pass"
+                <div class="score-headline" id="score-headline" role="group" aria-labelledby="headline-pass" tabindex="-1"
                     data-passed=h.passed data-n=h.n data-threshold=float_repr(h.threshold)>
                     <p class="headline-number">
                         <span class="big" id="headline-pass">{format!("pass@1 {}", h.pass_percent())}</span>

@@ -100,8 +100,10 @@ pub fn ResultsPage() -> impl IntoView {
             {move || {
                 let s = set.get();
                 let threshold = state.settings.with(|st| st.threshold);
-                if s.results.is_empty() {
-                    view! { <p class="muted">"Charts appear once answers are scored."</p> }.into_any()
+                // With no answer, the unanswered tasks counted as failures
+                // would draw flat 0 % lines: nothing is drawn until one is in.
+                if s.results.is_empty() || s.items.is_empty() {
+                    view! { <p class="muted" id="charts-empty">"Charts appear once answers are scored."</p> }.into_any()
                 } else {
                     let series = breakdown(&s.results, threshold);
                     view! { <Charts series=series threshold=threshold hidden=hidden_series/> }.into_any()
