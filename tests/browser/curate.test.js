@@ -207,6 +207,66 @@ test('rxjs as a .zip: curated by the engine worker = repoqa curate; descriptions
   assert.deepEqual(problems, []);
 });
 
+test('the sample from the demo, curated = repoqa curate on its files; a reload keeps the work, descriptions typed and all', async (t) => {
+  const { page, problems } = await fresh(t);
+  const status = await step(page, () => page.click('#curate-sample'));
+  assert.match(status, /the sample dtolnay\/semver from the demo dataset: 8 source files, with its 10 needle descriptions/);
+  assert.equal(await page.$eval('#curate-language', (s) => s.value), 'rust');
+  assert.equal(await page.$eval('#curate-repo', (s) => s.value), 'dtolnay/semver');
+  await curate(page);
+  const s = await stats(page);
+  // The same files and descriptions given to the CLI.
+  const demo = JSON.parse(fs.readFileSync(path.join(DEMO, 'repoqa-demo.json'), 'utf8'));
+  const semver = demo.rust.find((r) => r.repo === 'dtolnay/semver');
+  const dir = path.join(TMP, 'semver');
+  for (const [p, text] of Object.entries(semver.content)) {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), text);
+  }
+  const descriptions = write('semver-descriptions.json', JSON.stringify(Object.fromEntries(semver.needles.map((n) => [n.name, n.description]))));
+  const args = ['--language', 'rust', '--repo', 'dtolnay/semver', '--descriptions', descriptions];
+  let got = await download(page, '#curate-download-dataset');
+  sameDataset(got.bytes, cliCurate(dir, args).bytes, 'the sample');
+  console.log(`sample: ${s.files} files, ${s.functions} functions, ${s.sampled} sampled, ${s.needles} with a description`);
+
+  // Work in the page: a description typed, the repo appended.
+  const first = await page.$eval('#curate-needles li.needle', (li) => li.dataset.name);
+  const typed = 'Typed in the page before a reload.';
+  await page.fill('#curate-needles li.needle:nth-child(1) textarea', typed);
+  await page.click('#curate-append');
+  await page.waitForSelector('#curate-collection[data-repos="1"]');
+  // What the person waits for before leaving: the page has stored it (the
+  // options and texts record holds the typed text).
+  await page.waitForFunction((want) => new Promise((r) => {
+    const q = indexedDB.open('repoqa-web');
+    q.onsuccess = () => {
+      const db = q.result;
+      const names = [...db.objectStoreNames];
+      const tx = db.transaction(names, 'readonly');
+      const g = tx.objectStore(names[0]).get('curate-state');
+      g.onsuccess = () => { db.close(); r(typeof g.result === 'string' && g.result.includes(want)); };
+      g.onerror = () => { db.close(); r(false); };
+    };
+    q.onerror = () => r(false);
+  }), typed, { timeout: 30000 });
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForSelector('#curate-result #curate-stats', { timeout: 60000 });
+  assert.match(await page.textContent('#curate-kept'), /^Kept from your last visit: the dataset being assembled \(\d+ needles\) and dtolnay-semver \(8 files\); curated again from them\.$/);
+  assert.equal(await page.$eval('#curate-needles li.needle:nth-child(1) textarea', (e) => e.value), typed);
+  assert.equal(await page.$eval('#curate-needles li.needle', (li) => li.dataset.name), first);
+  assert.equal(await page.getAttribute('#curate-collection', 'data-repos'), '1');
+  // The result is curated again from what was kept, the typed text among
+  // the descriptions: the CLI's with the same descriptions.
+  const withTyped = Object.fromEntries(semver.needles.map((n) => [n.name, n.description]));
+  withTyped[first] = typed;
+  const typedFile = write('semver-typed.json', JSON.stringify(withTyped));
+  got = await download(page, '#curate-download-dataset');
+  sameDataset(got.bytes, cliCurate(dir, [...args.slice(0, -1), typedFile]).bytes, 'the sample after a reload');
+  await saveScreenshot(page, 'curate-sample.png');
+  assert.deepEqual(problems, []);
+});
+
 test('a folder and a .tar.gz, appended into one dataset and opened in the app', async (t) => {
   const { page, problems } = await fresh(t);
   // A folder (webkitdirectory): the Go demo, whole root.

@@ -289,6 +289,63 @@ pub fn load_input(cur: Curator, files: Vec<web_sys::File>, folder: bool) {
     );
 }
 
+/// The repository of the demo dataset a visitor can curate without one of
+/// their own (a real crate, `dtolnay/semver`), with the demo's needle
+/// descriptions as the descriptions file.
+pub const SAMPLE_REPO: &str = "dtolnay/semver";
+
+/// Read the sample: the demo dataset's `SAMPLE_REPO`, its files as a picked
+/// folder's, its needles' descriptions as a descriptions file.
+pub fn load_sample(cur: Curator) {
+    let st = cur.st;
+    cur.spawn(
+        format!("Reading the sample, {SAMPLE_REPO} from the demo dataset…"),
+        move |ctx| async move {
+            let start = now_ms();
+            let bytes = crate::ui::browser::fetch::fetch_bytes(dataset::DEMO_URL).await?;
+            let _ = ctx.turn().await;
+            let demo = Dataset::from_bytes(&bytes, "the demo dataset")
+                .map_err(|e| UiError::invalid(e.to_string()))?;
+            let repo =
+                demo.languages.values().flatten().find(|r| r.repo == SAMPLE_REPO).ok_or_else(
+                    || UiError::invalid(format!("the demo dataset has no {SAMPLE_REPO}")),
+                )?;
+            let files: Vec<SourceFile> = repo
+                .content
+                .iter()
+                .map(|(path, text)| SourceFile::new(path.clone(), text.as_bytes().to_vec()))
+                .collect();
+            let mut descriptions = Descriptions::new();
+            for n in &repo.needles {
+                descriptions.insert(n.name.clone(), n.description.clone());
+            }
+            let counts = count_by_language(&files);
+            let input = Input {
+                summary: format!(
+                    "the sample {SAMPLE_REPO} from the demo dataset: {} source files",
+                    files.len()
+                ),
+                name: SAMPLE_REPO.replace('/', "-"),
+                files,
+                counts,
+                read_ms: now_ms() - start,
+            };
+            ctx.done(format!(
+                "Read {}, with its {} needle descriptions. Choose the options, then Curate.",
+                input.summary,
+                descriptions.len()
+            ));
+            st.adopt(input);
+            st.repo.set(SAMPLE_REPO.to_string());
+            st.descriptions.set(descriptions);
+            st.descriptions_name
+                .set(Some(format!("the demo dataset's descriptions of {SAMPLE_REPO}")));
+            Ok(())
+        },
+        |_| {},
+    );
+}
+
 /// Read a descriptions file (JSON: needle name → description).
 pub fn load_descriptions(cur: Curator, file: web_sys::File) {
     let st = cur.st;

@@ -40,6 +40,7 @@ pub mod build_pool;
 pub mod coreqa;
 pub mod coreqa_ask;
 pub mod curate;
+pub mod curate_keep;
 pub mod dataset;
 pub mod demo;
 pub mod describe;

@@ -1,7 +1,8 @@
 //! The Curate page's state, kept while the app runs (navigating away and
-//! back keeps it), not in storage: the files read, the options, the
-//! descriptions, the last curation and the repos collected so far. Its
-//! jobs run on their own line (`jobs::curate`).
+//! back keeps it) and, but for the result, across a reload
+//! (`jobs::curate_keep`): the files read, the options, the descriptions,
+//! the last curation and the repos collected so far. Its jobs run on
+//! their own line (`jobs::curate`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -59,6 +60,12 @@ pub struct CurateState {
     pub curating: RwSignal<bool>,
     /// What the last model run gave (kept while the repo is curated again).
     pub model_message: RwSignal<Option<Result<String, String>>>,
+    /// What was kept from the last visit has been read back
+    /// (`jobs::curate_keep`); until then nothing is saved over it.
+    pub restored: RwSignal<bool>,
+    /// What was read back, said once on the page ("Kept from your last
+    /// visit: …").
+    pub restored_note: RwSignal<Option<String>>,
 }
 
 impl CurateState {
@@ -84,6 +91,8 @@ impl CurateState {
             describing: RwSignal::new(false),
             curating: RwSignal::new(false),
             model_message: RwSignal::new(None),
+            restored: RwSignal::new(false),
+            restored_note: RwSignal::new(None),
         }
     }
 

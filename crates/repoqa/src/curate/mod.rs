@@ -17,6 +17,7 @@
 //! | `fill`      | after curation: prompts of the needles without a description, replies put back |
 //! | `sha1`      | a content digest standing in for the commit when none is given |
 //! | `archive`   | the input from a .zip, .tar or .tar.gz instead of a folder |
+//! | `kept`      | the files as one record, kept by the page across a reload |
 //!
 //! The core takes the files in memory ([`SourceFile`]) so that the browser
 //! can pass a picked folder or an unpacked archive; [`read_source_dir`]
@@ -28,6 +29,7 @@ mod describe;
 mod files;
 mod fill;
 mod functions;
+mod kept;
 mod needles;
 mod pyrandom;
 
@@ -46,6 +48,7 @@ pub use files::{
     count_by_language, directories_of, has_language_suffix, language_suffixes, EntryMatch,
 };
 pub use fill::DescribeJob;
+pub use kept::{pack_files, unpack_files};
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;
 

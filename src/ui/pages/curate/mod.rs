@@ -9,8 +9,10 @@
 //! yields to the browser between files and slices, with progress text.
 //! Everything taken from the user's files is shown as text (Leptos text
 //! nodes and `value` properties), never as HTML. The state lives in memory
-//! for the session (`state::curate`); the reading and curating are
-//! `jobs::curate`'s, on the page's own job line.
+//! for the session (`state::curate`) and is kept across a reload
+//! (`jobs::curate_keep`); the reading and curating are `jobs::curate`'s,
+//! on the page's own job line. Without a repository at hand, a sample from
+//! the demo dataset can be curated.
 
 mod collection;
 mod options;
@@ -23,12 +25,16 @@ use self::options::CurateOptionsCard;
 use self::result::CurateResult;
 use crate::ui::browser::dom::picked_files;
 use crate::ui::components::drop_zone::DropZone;
-use crate::ui::jobs::curate::{load_input, use_curator};
+use crate::ui::jobs::curate::{load_input, load_sample, use_curator, SAMPLE_REPO};
+use crate::ui::jobs::curate_keep::{keep, restore};
 
 #[component]
 pub fn CuratePage() -> impl IntoView {
     let cur = use_curator();
     let st = cur.st;
+    // The last visit's work comes back; this visit's is kept as it changes.
+    restore(cur);
+    keep(cur);
     // `webkitdirectory` (pick a folder) is not an attribute the view macro
     // knows: set it on the element.
     let folder_ref = NodeRef::<leptos::html::Input>::new();
@@ -80,9 +86,15 @@ pub fn CuratePage() -> impl IntoView {
                 </label>
             </div>
             <DropZone id="curate-drop" label="Drop a .zip or .tar.gz here" on_drop=on_drop/>
+            <p class="row">
+                <button type="button" id="curate-sample" on:click=move |_| load_sample(cur) disabled=move || cur.runner.busy()>
+                    {format!("No repository at hand? Try the sample: {SAMPLE_REPO}")}</button>
+                <span class="muted">" (a real Rust crate from the demo dataset, with its needle descriptions)"</span>
+            </p>
             <p id="curate-status" class="muted" role="status" aria-live="polite" data-busy=move || cur.runner.busy().to_string() data-steps=move || cur.runner.finished().to_string()>
                 {move || cur.status()}
             </p>
+            {move || st.restored_note.get().map(|m| view! { <p class="note" id="curate-kept">{m}</p> })}
             {move || st.error.get().map(|e| view! { <p class="fail error-box" id="curate-error" role="alert">{e}</p> })}
         </section>
         <CurateOptionsCard/>
