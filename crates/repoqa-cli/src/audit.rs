@@ -34,8 +34,8 @@ pub struct AuditArgs {
 pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     use repoqa::audit::{self, measure};
     use repoqa::context::Protocol;
+    let chosen_settings = a.build.settings()?;
     let dataset = load_dataset(&a.dataset_path, inflate)?;
-    let chosen_settings = a.build.settings();
     let chosen = chosen_settings.protocol;
     if !chosen.has_context() {
         return Err(CliError::usage(format!(

@@ -24,8 +24,12 @@ fn context_size_arg(text: &str) -> Result<usize, String> {
 /// What selects and shapes the tasks.
 #[derive(Args, Clone, Debug)]
 pub struct BuildArgs {
-    #[arg(long, default_value_t = repoqa::context::DEFAULT_CODE_CONTEXT_SIZE, value_parser = context_size_arg)]
-    pub code_context_size: usize,
+    /// Tokens of code around the needle (upstream's flag and default).
+    /// NOT UPSTREAM: `prompts` and `run` also take a comma-separated list,
+    /// a length ladder (`4096,8192,16384`): each length is built (and run)
+    /// in turn, into its own files.
+    #[arg(long, value_delimiter = ',', default_values_t = [repoqa::context::DEFAULT_CODE_CONTEXT_SIZE], value_parser = context_size_arg)]
+    pub code_context_size: Vec<usize>,
     /// Comma-separated languages to keep (default: all, dataset order).
     #[arg(long, value_delimiter = ',')]
     pub languages: Vec<String>,
@@ -70,10 +74,33 @@ impl BuildArgs {
         Ok(Tokenizer::from_file(&self.tokenizer_path())?)
     }
 
-    /// The core's settings for these flags.
-    pub fn settings(&self) -> BuildSettings {
+    /// The lengths asked for, in the order given, each once.
+    pub fn lengths(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for &n in &self.code_context_size {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
+    }
+
+    /// The core's settings for these flags, for a command that builds at
+    /// one length: a list is refused, naming what takes one.
+    pub fn settings(&self) -> Result<BuildSettings, CliError> {
+        match self.lengths()[..] {
+            [n] => Ok(self.settings_at(n)),
+            _ => Err(CliError::usage(format!(
+                "--code-context-size {}: this command builds at one length; a list (a length ladder) is for `repoqa prompts` and `repoqa run`",
+                self.code_context_size.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+            ))),
+        }
+    }
+
+    /// The core's settings for these flags at `code_context_size` tokens.
+    pub fn settings_at(&self, code_context_size: usize) -> BuildSettings {
         BuildSettings {
-            code_context_size: self.code_context_size,
+            code_context_size,
             comment_mode: self.clean_ctx_comments,
             filter: TaskFilter {
                 languages: self.languages.clone(),

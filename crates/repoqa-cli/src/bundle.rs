@@ -89,7 +89,7 @@ pub fn write(a: BundleArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             file.models.len()
         )));
     };
-    let settings = a.build.settings();
+    let settings = a.build.settings()?;
     let tokenizer = a.build.tokenizer_path();
     let (dataset_id, tokenizer_id) = input_hashes(&a.dataset_path, &tokenizer)?;
     let (_, tasks) = tasks_of(&settings, &a.dataset_path, &tokenizer, inflate)?;

@@ -7,6 +7,8 @@
 //!   outputs and dataset, every task) and list each mismatch;
 //! - `repoqa leaderboard`: pass@1 per language and average at any threshold
 //!   over one or many SCORES files;
+//! - `repoqa ladder`: a model's runs at several context lengths: pass@1 by
+//!   length, depth × length, the effective context length;
 //! - `repoqa name-match`, `repoqa agent-export` / `agent-import`: the agent
 //!   way (mcpbr's name match; NOT the official score);
 //! - `repoqa curate`: turn a repository's source folder into a dataset repo;
@@ -36,6 +38,7 @@ mod http;
 mod input;
 mod interrupt;
 mod intervals;
+mod ladder;
 mod leaderboard;
 mod name_match;
 mod phases;
@@ -189,6 +192,9 @@ enum Command {
     /// pass@1 per language and average at any threshold, from one or many
     /// SCORES files (the paper's Table 2 at 0.8).
     Leaderboard(leaderboard::LeaderboardArgs),
+    /// NOT UPSTREAM: a model's runs at several code-context lengths: pass@1
+    /// by length, depth × length, the effective context length.
+    Ladder(ladder::LadderArgs),
     /// NOT OFFICIAL: the agent way (mcpbr): the needle's name in the reply.
     NameMatch(name_match::NameMatchArgs),
     /// Agent-style tasks (instance ids repoqa_0…) for agent harnesses.
@@ -299,6 +305,7 @@ fn main() -> ExitCode {
             )),
         },
         Command::Leaderboard(args) => leaderboard::run(args),
+        Command::Ladder(args) => ladder::run(args),
         Command::NameMatch(args) => name_match::run(args, inflate),
         Command::AgentExport(args) => agent::export(args, inflate),
         Command::AgentImport(args) => agent::import(args),

@@ -45,39 +45,81 @@ fn ratio_arg(text: &str) -> Result<f64, String> {
 }
 
 pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    let lengths = a.build.lengths();
+    if lengths.len() > 1 && a.out.is_some() {
+        return Err(CliError::usage(format!(
+            "--out with {} lengths: each length gets its own file, named after it; give no --out",
+            lengths.len()
+        )));
+    }
     let mut phases = Phases::start();
     let dataset = load_dataset(&a.dataset_path, inflate)?;
     phases.mark("load-dataset");
     let tok_path = a.build.tokenizer_path();
-    // The core's settings type, so both fronts select and name tasks alike.
-    let settings = a.build.settings();
-    let origin = a.dataset_path.display().to_string();
-    let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from(match a.position_ratio {
-            Some(r) => naming::tasks_at_ratio_file_name(&origin, &settings, r),
-            None => naming::tasks_file_name(&origin, &settings),
-        })
-    });
-    refuse_overwriting_inputs(
-        "--out",
-        &out,
-        &[("--dataset-path", &a.dataset_path), ("--tokenizer", &tok_path)],
-    )?;
     if a.name_protocol {
         eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
     }
-    let specs = select_tasks(&settings, &dataset, &a.dataset_path)?;
-    let tok = a.build.load_tokenizer()?;
-    phases.mark("load-tokenizer");
-    let total = specs.len();
+    if let Some(r) = a.position_ratio {
+        eprintln!("repoqa: note: NOT UPSTREAM: every needle at position_ratio {r}");
+    }
+    let mut tok = None;
+    for n in lengths {
+        // The core's settings type, so both fronts select and name tasks alike.
+        let settings = a.build.settings_at(n);
+        let out = out_path(&a, &settings);
+        refuse_overwriting_inputs(
+            "--out",
+            &out,
+            &[("--dataset-path", &a.dataset_path), ("--tokenizer", &tok_path)],
+        )?;
+        let specs = select_tasks(&settings, &dataset, &a.dataset_path)?;
+        if tok.is_none() {
+            tok = Some(a.build.load_tokenizer()?);
+            phases.mark("load-tokenizer");
+        }
+        let Some(tok) = tok.as_ref() else { continue };
+        let text = prompts_text(&a, &settings, &dataset, &specs, tok)?;
+        phases.mark("build-prompts");
+        if out.exists() {
+            eprintln!("repoqa: replacing {}", out.display());
+        }
+        let tag = settings.protocol.as_str();
+        if !settings.protocol.is_official() && !out.to_string_lossy().contains(tag) {
+            eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
+        }
+        fs_write(&out, text)?;
+        phases.mark("write");
+        eprintln!("prompts: wrote {} tasks ({n} tokens) to {}", specs.len(), out.display());
+    }
+    Ok(())
+}
+
+/// `--out`, else the default name for these settings (the length in it).
+fn out_path(a: &PromptsArgs, settings: &repoqa::settings::BuildSettings) -> PathBuf {
+    let origin = a.dataset_path.display().to_string();
+    a.out.clone().unwrap_or_else(|| {
+        PathBuf::from(match a.position_ratio {
+            Some(r) => naming::tasks_at_ratio_file_name(&origin, settings, r),
+            None => naming::tasks_file_name(&origin, settings),
+        })
+    })
+}
+
+/// The tasks of `specs` built with `settings`, as JSONL lines.
+fn prompts_text(
+    a: &PromptsArgs,
+    settings: &repoqa::settings::BuildSettings,
+    dataset: &repoqa::dataset::Dataset,
+    specs: &[repoqa::context::TaskSpec],
+    tok: &repoqa::tokenize::Tokenizer,
+) -> Result<String, CliError> {
     let jobs = a.jobs.map_or_else(repoqa::context::default_threads, usize::from);
     let tasks = match a.position_ratio {
         Some(r) => {
-            eprintln!("repoqa: note: NOT UPSTREAM: every needle at position_ratio {r}");
-            let mut builder = settings.builder(&dataset, &tok).at_position_ratio(Some(r));
+            let mut builder = settings.builder(dataset, tok).at_position_ratio(Some(r));
             specs.iter().map(|s| builder.build(s)).collect::<Result<Vec<_>, _>>()?
         }
-        None => build_tasks(&settings, &dataset, &specs, &tok, jobs, "prompts:")?,
+        None => build_tasks(settings, dataset, specs, tok, jobs, "prompts:")?,
     };
     let mut text = String::new();
     for task in &tasks {
@@ -88,16 +130,5 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         };
         text.push_str(&line?);
     }
-    phases.mark("build-prompts");
-    if out.exists() {
-        eprintln!("repoqa: replacing {}", out.display());
-    }
-    let tag = settings.protocol.as_str();
-    if !settings.protocol.is_official() && !out.to_string_lossy().contains(tag) {
-        eprintln!("repoqa: NOTE: name the file after the protocol, e.g. tasks-{tag}.jsonl");
-    }
-    fs_write(&out, text)?;
-    phases.mark("write");
-    eprintln!("prompts: wrote {total} tasks to {}", out.display());
-    Ok(())
+    Ok(text)
 }

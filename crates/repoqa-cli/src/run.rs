@@ -112,8 +112,56 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     run_as(a, inflate, Asking::Live)
 }
 
-/// `repoqa run`, its requests answered as `asking` says.
+/// `repoqa run`, its requests answered as `asking` says; with several
+/// `--code-context-size` lengths (a ladder), each length in turn, into
+/// its own `ntoken_<N>/` files. A length that leaves tasks unanswered
+/// does not stop the next; what every length left is named at the end.
 pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), CliError> {
+    let lengths = a.build.lengths();
+    if lengths.len() > 1 {
+        if a.model_output_path.is_some() {
+            return Err(CliError::usage(
+                "--model-output-path with several lengths: each length writes its own file under --result-dir (ntoken_<N>/); give no --model-output-path",
+            ));
+        }
+        if !matches!(asking, Asking::Live) {
+            return Err(CliError::usage(
+                "a batch is of one length: export (and import) each --code-context-size on its own",
+            ));
+        }
+        eprintln!(
+            "run: NOT UPSTREAM: a length ladder, {} lengths ({}), each into {}/ntoken_<N>/",
+            lengths.len(),
+            lengths.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
+            a.result_dir.display()
+        );
+    }
+    let mut left: Vec<String> = Vec::new();
+    for &n in &lengths {
+        if lengths.len() > 1 {
+            eprintln!("run: ── {n} tokens ──");
+        }
+        match run_length(&a, inflate, &asking, n) {
+            Err(CliError::TasksFailed { tasks }) if lengths.len() > 1 => {
+                left.extend(tasks.into_iter().map(|t| format!("ntoken_{n}: {t}")));
+            }
+            r => r?,
+        }
+    }
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::TasksFailed { tasks: left })
+    }
+}
+
+/// One length of `repoqa run`.
+fn run_length(
+    a: &RunArgs,
+    inflate: &InflateArgs,
+    asking: &Asking,
+    code_context_size: usize,
+) -> Result<(), CliError> {
     let mut config = ask::pace_of(&a.api)?;
     // Only a live run needs a key.
     let endpoint = if a.plan.plan || !matches!(asking, Asking::Live) {
@@ -130,7 +178,7 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
     let dataset = load_dataset(&dataset_path, inflate)?;
     phases.mark("load-dataset");
     // Built as `evaluate_model` builds them (languages in dataset order).
-    let build = a.build.settings();
+    let build = a.build.settings_at(code_context_size);
     let specs = build_args::select_tasks(&build, &dataset, &dataset_path)?;
     let tok = a.build.load_tokenizer()?;
     let threads = repoqa::context::default_threads();

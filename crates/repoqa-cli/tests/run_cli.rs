@@ -86,6 +86,11 @@ fn outputs_path(dir: &Path) -> PathBuf {
     dir.join(format!("ntoken_{SIZE}")).join("org_slash_test-model.jsonl")
 }
 
+/// A task line's prompt: its template's fields concatenated.
+fn prompt_of(t: &Value) -> String {
+    t["template"].as_str().unwrap().split('\n').map(|k| t[k].as_str().unwrap()).collect()
+}
+
 /// The official tasks of the demo at this size, by task id: their JSONL
 /// line and their prompt.
 fn official_tasks(dir: &Path) -> HashMap<String, (String, String)> {
@@ -107,13 +112,7 @@ fn official_tasks(dir: &Path) -> HashMap<String, (String, String)> {
                 t["repo"].as_str().unwrap(),
                 t["name"].as_str().unwrap()
             );
-            let prompt: String = t["template"]
-                .as_str()
-                .unwrap()
-                .split('\n')
-                .map(|k| t[k].as_str().unwrap().to_string())
-                .collect();
-            (id, (line.to_string(), prompt))
+            (id, (line.to_string(), prompt_of(&t)))
         })
         .collect()
 }
@@ -1060,5 +1059,127 @@ fn bad_configuration_exits_2() {
     let o = repoqa().args(base).args(["--base-url", "localhost:8000/v1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("must start with http://"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A length ladder (issue 51): one `repoqa run --code-context-size
+/// 1024,2048` writes upstream's layout for each length, its requests those
+/// of `repoqa prompts` at that length; `repoqa ladder --json` gives each
+/// length's overall pass@1 equal to that length's SCORES file; a plan
+/// covers every length and asks nothing; `prompts` writes one file per
+/// length, each equal to a one-length build.
+#[test]
+fn a_length_ladder_runs_every_length_in_one_command() {
+    // `repoqa prompts` on the demo's python and go.
+    let prompts = || {
+        let mut c = repoqa();
+        c.args(["prompts", "--dataset-path", demo().to_str().unwrap()]);
+        c.args(["--languages", "python,go"]);
+        c
+    };
+    let dir = tmpdir("ladder");
+    let server = plain_server(&[]);
+    let results = dir.join("results");
+    let mut args = run_args(&server, "openai", &results);
+    let size = args.iter().position(|a| a == "--code-context-size").unwrap() + 1;
+    args[size] = "1024,2048".into();
+    let plan = repoqa().args(&args).args(["--languages", "python,go", "--plan"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&plan.stdout).into_owned();
+    assert_eq!(plan.status.code(), Some(0), "{}", text(&plan));
+    assert_eq!(stdout.matches("20 task(s) to ask: ").count(), 2, "a plan per length: {stdout}");
+    assert!(server.requests().is_empty(), "a plan asked the server");
+
+    let o = repoqa()
+        .args(&args)
+        .args(["--languages", "python,go", "--concurrency", "3"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("a length ladder, 2 lengths (1024, 2048)"), "{}", text(&o));
+    let mut sent: Vec<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r["body"]["messages"][0]["content"].as_str().map(str::to_string))
+        .collect();
+    sent.sort();
+    sent.dedup();
+    let mut expected = Vec::new();
+    for n in ["1024", "2048"] {
+        let outputs = results.join(format!("ntoken_{n}")).join("org_slash_test-model.jsonl");
+        let lines = std::fs::read_to_string(&outputs).unwrap();
+        assert_eq!(lines.lines().count(), 20, "{n}");
+        // The prompts of that length, as `repoqa prompts` builds them.
+        let tasks = dir.join(format!("tasks-{n}.jsonl"));
+        let p = prompts()
+            .args(["--code-context-size", n, "--out", tasks.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(p.status.success(), "{}", text(&p));
+        for l in std::fs::read_to_string(&tasks).unwrap().lines() {
+            let t: Value = serde_json::from_str(l).unwrap();
+            expected.push(prompt_of(&t));
+        }
+    }
+    expected.sort();
+    assert_eq!(sent.len(), 40, "every task of both lengths asked once");
+    assert_eq!(sent, expected, "the requests are the official prompts of each length");
+
+    let ladder = repoqa()
+        .args(["ladder", "--result-dir", results.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(ladder.status.success(), "{}", text(&ladder));
+    let v: Value = serde_json::from_slice(&ladder.stdout).unwrap();
+    let lengths = v["models"][0]["lengths"].as_array().unwrap();
+    assert_eq!(v["models"][0]["model"], MODEL);
+    assert_eq!(lengths.len(), 2);
+    for l in lengths {
+        let n = l["ntoken"].as_u64().unwrap();
+        let scores =
+            scores_of(&results.join(format!("ntoken_{n}")).join("org_slash_test-model.jsonl"));
+        assert_eq!(l["pass@1"], scores[MODEL]["scores"]["all"]["0.8"]["pass@1"], "{n}");
+        assert_eq!(l["n"], 20);
+    }
+    let text_out =
+        repoqa().args(["ladder", "--result-dir", results.to_str().unwrap()]).output().unwrap();
+    let shown = String::from_utf8_lossy(&text_out.stdout).into_owned();
+    assert!(
+        shown.contains("needle depth × length") && shown.contains("effective context length"),
+        "{shown}"
+    );
+    println!("{shown}");
+
+    // prompts: one file per length, each the one-length build.
+    let both =
+        prompts().current_dir(&dir).args(["--code-context-size", "1024,2048"]).output().unwrap();
+    assert!(both.status.success(), "{}", text(&both));
+    for n in ["1024", "2048"] {
+        let made: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|f| f.contains(&format!("ntoken_{n}")) && f.ends_with(".jsonl"))
+            .collect();
+        assert_eq!(made.len(), 1, "{n}: {made:?}");
+        assert_eq!(
+            std::fs::read(dir.join(&made[0])).unwrap(),
+            std::fs::read(dir.join(format!("tasks-{n}.jsonl"))).unwrap(),
+            "{n}"
+        );
+    }
+    // A list where one length is meant is refused, naming the flag.
+    let audit = repoqa()
+        .args([
+            "audit",
+            "--dataset-path",
+            demo().to_str().unwrap(),
+            "--code-context-size",
+            "1024,2048",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(audit.status.code(), Some(2));
+    assert!(text(&audit).contains("this command builds at one length"), "{}", text(&audit));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -513,7 +513,7 @@ mod tests {
     use crate::score::{pass_table, THRESHOLDS};
     use serde_json::json;
 
-    use crate::report::test_record as rec;
+    use crate::report::{test_record as rec, test_scores};
 
     fn results() -> IndexMap<String, Vec<TaskResult>> {
         let mut r = IndexMap::new();
@@ -601,16 +601,7 @@ mod tests {
         let r = results();
         let mut other = IndexMap::new();
         other.insert("python".to_string(), vec![rec("f", Some("f"), 1.0)]);
-        let ms = |results: IndexMap<String, Vec<TaskResult>>| ModelScores {
-            eval_date: "d".into(),
-            train_size: "N/A".into(),
-            scores: pass_table(&results).unwrap().to_value(),
-            results,
-            protocol: Default::default(),
-            unanswered: None,
-            replies: Default::default(),
-        };
-        let (a, b) = (ms(r), ms(other));
+        let (a, b) = (test_scores(r), test_scores(other));
         let mut lb =
             Leaderboard::from_models([("a", "a.json", &a), ("b", "b.json", &b)], 0.8).unwrap();
         assert_eq!(lb.languages(), ["python", "rust"]);
@@ -634,16 +625,8 @@ mod tests {
     #[test]
     fn a_row_whose_file_table_differs_from_its_records_is_flagged() {
         let r = results();
-        let mut scores = pass_table(&r).unwrap().to_value();
-        let agrees = ModelScores {
-            eval_date: "d".into(),
-            train_size: "N/A".into(),
-            scores: scores.clone(),
-            results: r.clone(),
-            protocol: Default::default(),
-            unanswered: None,
-            replies: Default::default(),
-        };
+        let agrees = test_scores(r.clone());
+        let mut scores = agrees.scores.clone();
         // Equal numbers written otherwise are no disagreement.
         scores["rust"]["1.0"] = json!({"pass@1": 0});
         let rewritten = ModelScores { scores: scores.clone(), ..agrees.clone() };

@@ -26,6 +26,7 @@
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
 //! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
+//! | `ladder`   | one model at several context lengths: pass@1 by length, depth × length, the effective length |
 //! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
 //! | `headline` | a run's score in one sentence: pass@1 at the threshold, n, its interval, what counts as a failure |
@@ -67,6 +68,7 @@ pub mod html_report;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod input_file;
+pub mod ladder;
 pub mod lang;
 pub mod leaderboard;
 pub mod limits;

@@ -926,6 +926,20 @@ fn plain(v: &Value) -> String {
     }
 }
 
+/// A model's SCORES record for tests: `results` with the table they give.
+#[cfg(test)]
+pub(crate) fn test_scores(results: IndexMap<String, Vec<TaskResult>>) -> ModelScores {
+    ModelScores {
+        eval_date: "d".into(),
+        train_size: "N/A".into(),
+        scores: crate::score::pass_table(&results).map(|t| t.to_value()).unwrap_or_default(),
+        results,
+        protocol: Default::default(),
+        unanswered: None,
+        replies: Default::default(),
+    }
+}
+
 /// A per-task record for tests of the modules that read SCORES files
 /// (`verify`, `leaderboard`): needle `name` in repo `a/b`, best target `best`
 /// (none: similarity 0) with similarity `score`.

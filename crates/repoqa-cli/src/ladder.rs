@@ -1,0 +1,158 @@
+//! `repoqa ladder`: a model's runs at several code-context lengths
+//! (`repoqa run --code-context-size 4096,8192,…` writes upstream's layout,
+//! `<result-dir>/ntoken_<N>/<model>-SCORES.json`), side by side: pass@1 by
+//! length with its intervals, per language, the depth × length table and
+//! the effective context length (`repoqa::ladder`, where its rule is
+//! stated).
+
+use std::path::{Path, PathBuf};
+
+use repoqa::ladder::{ntoken_of_dir, rung, Ladder, DEFAULT_FRACTION};
+use repoqa::leaderboard::{check_threshold, read_scores};
+
+use crate::error::{fs_read, At, CliError};
+use crate::intervals::ResampleArgs;
+use crate::stdout::{out, outln};
+
+#[derive(clap::Args)]
+pub struct LadderArgs {
+    /// The result directory of the runs (`repoqa run --result-dir`): its
+    /// `ntoken_<N>/` directories hold each length's SCORES files.
+    #[arg(long, default_value = "results")]
+    result_dir: PathBuf,
+    /// Only this model (as its SCORES file names it); default: every model found.
+    #[arg(long)]
+    model: Option<String>,
+    /// A task passes when its best target is the needle and its similarity
+    /// is at least this.
+    #[arg(long, default_value_t = 0.8)]
+    threshold: f64,
+    /// The effective length keeps at least this share of the model's
+    /// shortest-length pass@1 at every length up to it.
+    #[arg(long, default_value_t = DEFAULT_FRACTION)]
+    fraction: f64,
+    /// The confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95, value_name = "LEVEL")]
+    ci: f64,
+    #[command(flatten)]
+    resample: ResampleArgs,
+    /// Print `{"threshold", "fraction", "models": [ladder…]}` (`Ladder::to_value`).
+    #[arg(long)]
+    json: bool,
+}
+
+fn cannot_list(dir: &Path, e: &std::io::Error) -> CliError {
+    CliError::usage(format!("result directory {}: cannot list it: {e}", dir.display()))
+}
+
+/// Every `-SCORES.json` (or `.json.gz`) in `dir`, sorted.
+fn scores_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| cannot_list(dir, &e))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            n.ends_with("-SCORES.json") || n.ends_with("-SCORES.json.gz")
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+pub fn run(a: LadderArgs) -> Result<(), CliError> {
+    let threshold = check_threshold(a.threshold).at("--threshold")?;
+    if !(a.fraction > 0.0 && a.fraction <= 1.0) {
+        return Err(CliError::usage(format!(
+            "--fraction {}: expected a share above 0 and at most 1, such as 0.9",
+            a.fraction
+        )));
+    }
+    let resampling = a.resample.at(a.ci)?;
+    let entries = std::fs::read_dir(&a.result_dir).map_err(|e| cannot_list(&a.result_dir, &e))?;
+    let mut dirs: Vec<(usize, PathBuf)> = Vec::new();
+    let mut other = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !e.path().is_dir() {
+            continue;
+        }
+        match ntoken_of_dir(&name) {
+            Some(n) => dirs.push((n, e.path())),
+            None if name.starts_with("ntoken_") => other.push(name),
+            None => {}
+        }
+    }
+    dirs.sort();
+    if !other.is_empty() {
+        other.sort();
+        eprintln!(
+            "ladder: not official lengths, left out: {} (another protocol's runs are not on the official ladder)",
+            other.join(", ")
+        );
+    }
+    if dirs.is_empty() {
+        return Err(CliError::usage(format!(
+            "{}: no ntoken_<N> directory: run `repoqa run --code-context-size 4096,8192,16384 --result-dir {}` first",
+            a.result_dir.display(),
+            a.result_dir.display()
+        )));
+    }
+    // model → its rungs, one per length (models in order of first sight).
+    let mut models: Vec<(String, Vec<repoqa::ladder::Rung>)> = Vec::new();
+    for (n, dir) in &dirs {
+        for path in scores_files(dir)? {
+            let name = path.display().to_string();
+            let file = read_scores(&fs_read(&path, "scores file")?, &name)?;
+            for (model, scores) in &file.models {
+                if a.model.as_ref().is_some_and(|m| m != model) {
+                    continue;
+                }
+                let at = match models.iter().position(|(m, _)| m == model) {
+                    Some(i) => i,
+                    None => {
+                        models.push((model.clone(), Vec::new()));
+                        models.len() - 1
+                    }
+                };
+                let rungs = &mut models[at].1;
+                if let Some(first) = rungs.iter().find(|r| r.ntoken == *n) {
+                    return Err(CliError::usage(format!(
+                        "{model} has two SCORES files at {n} tokens: {} and {name}; keep one",
+                        first.source
+                    )));
+                }
+                rungs.push(rung(*n, &name, model, scores, threshold, resampling));
+            }
+        }
+    }
+    if models.is_empty() {
+        return Err(CliError::usage(match &a.model {
+            Some(m) => {
+                format!("no SCORES file under {} names the model {m:?}", a.result_dir.display())
+            }
+            None => {
+                format!("no SCORES file under {}'s ntoken_<N> directories", a.result_dir.display())
+            }
+        }));
+    }
+    let ladders: Vec<Ladder> = models
+        .into_iter()
+        .map(|(m, rungs)| Ladder::new(&m, threshold, a.fraction, rungs))
+        .collect();
+    if a.json {
+        let v = serde_json::json!({
+            "threshold": threshold,
+            "fraction": a.fraction,
+            "models": ladders.iter().map(Ladder::to_value).collect::<Vec<_>>(),
+        });
+        outln!("{}", repoqa::pyjson::dumps(&v));
+    } else {
+        for (i, l) in ladders.iter().enumerate() {
+            if i > 0 {
+                outln!();
+            }
+            out!("{}", l.render_text());
+        }
+    }
+    Ok(())
+}

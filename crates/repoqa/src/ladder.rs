@@ -1,0 +1,322 @@
+//! The length ladder (issue 51): one model's runs at several code-context
+//! sizes side by side. For each length, pass@1 at the threshold overall
+//! (with its intervals) and per language; the depth × length table (the
+//! pass rate of each needle-depth bin at each length, NIAH's chart); and
+//! the model's *effective context length*.
+//!
+//! Every number is the official pass rule applied to the per-task records
+//! of that length's SCORES file (`breakdown::passes`), so a length's
+//! overall pass@1 at an official threshold equals the file's own `"all"`
+//! cell.
+//!
+//! The effective length, stated as RULER states its own: the longest
+//! length L such that every length up to L keeps a pass@1 of at least
+//! `fraction` (0.9 by default) of the model's score at its shortest
+//! length. None when even the second length falls below, when the
+//! shortest length passes nothing, or with one length only (nothing to
+//! compare). RULER compares with a fixed
+//! score (Llama-2-7B's at 4k); RepoQA's lengths all hold the same
+//! needles, so the model's own shortest-length score is the reference.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::bootstrap::Resampling;
+use crate::breakdown::{depth_bin, passes, Count, DEPTH_BINS};
+use crate::evidence::RateEvidence;
+use crate::leaderboard::model_row;
+use crate::pyjson::float_value;
+use crate::report::ModelScores;
+
+/// The default share of the shortest length's score an effective length keeps.
+pub const DEFAULT_FRACTION: f64 = 0.9;
+
+/// The length a run's directory names: `ntoken_16384` → 16384 (upstream's
+/// layout, `<result-dir>/ntoken_<N>/`). Directories of another protocol
+/// (`ntoken_16384-corrected`) are not official lengths: `None`.
+pub fn ntoken_of_dir(name: &str) -> Option<usize> {
+    let n = name.strip_prefix("ntoken_")?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok()).flatten()
+}
+
+/// One length of a model's ladder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rung {
+    pub ntoken: usize,
+    /// The SCORES file it was read from, for display.
+    pub source: String,
+    /// Overall: passed of n, with the Wilson and bootstrap intervals.
+    pub all: RateEvidence,
+    /// Per language, in the file's order.
+    pub languages: IndexMap<String, Count>,
+    /// Per needle-depth bin (`breakdown::depth_bin`).
+    pub by_depth: [Count; DEPTH_BINS],
+}
+
+impl Rung {
+    /// Overall pass@1 (passed / n).
+    pub fn pass(&self) -> f64 {
+        self.all.pass()
+    }
+}
+
+/// A model's ladder, lengths ascending.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ladder {
+    pub model: String,
+    pub threshold: f64,
+    pub fraction: f64,
+    pub rungs: Vec<Rung>,
+    /// See the module's rule.
+    pub effective: Option<usize>,
+}
+
+/// The rung of one length from its SCORES record of the model.
+pub fn rung(
+    ntoken: usize,
+    source: &str,
+    model: &str,
+    scores: &ModelScores,
+    threshold: f64,
+    resampling: Resampling,
+) -> Rung {
+    let row = model_row(model, source, &scores.results, threshold);
+    let all = row.evidence(threshold, resampling).rows.into_iter().next().unwrap_or(RateEvidence {
+        name: "all".into(),
+        passed: 0,
+        n: 0,
+        wilson: None,
+        by_task: None,
+        by_repo: None,
+    });
+    let mut by_depth = [Count::default(); DEPTH_BINS];
+    for t in scores.results.values().flatten() {
+        let c = &mut by_depth[depth_bin(t.needle_position.as_f64().unwrap_or(0.0))];
+        c.n += 1;
+        c.passed += usize::from(passes(t, threshold));
+    }
+    let languages = row
+        .languages
+        .iter()
+        .map(|(l, c)| (l.clone(), Count { passed: c.passed, n: c.n }))
+        .collect();
+    Rung { ntoken, source: source.to_string(), all, languages, by_depth }
+}
+
+/// The effective length of `(length, pass@1)` pairs sorted by length
+/// (the module's rule).
+pub fn effective_length(rungs: &[(usize, f64)], fraction: f64) -> Option<usize> {
+    let (&(_, base), rest) = rungs.split_first()?;
+    // A model that passes nothing at its shortest length keeps nothing.
+    if base <= 0.0 {
+        return None;
+    }
+    let floor = fraction * base;
+    let mut effective = None;
+    for &(n, pass) in rest {
+        if pass + 1e-12 < floor {
+            break;
+        }
+        effective = Some(n);
+    }
+    effective
+}
+
+impl Ladder {
+    /// A ladder from its rungs (any order; one per length).
+    pub fn new(model: &str, threshold: f64, fraction: f64, mut rungs: Vec<Rung>) -> Ladder {
+        rungs.sort_by_key(|r| r.ntoken);
+        let points: Vec<(usize, f64)> = rungs.iter().map(|r| (r.ntoken, r.pass())).collect();
+        let effective = effective_length(&points, fraction);
+        Ladder { model: model.to_string(), threshold, fraction, rungs, effective }
+    }
+
+    /// `{"model", "threshold", "fraction", "lengths": [{"ntoken", "source",
+    /// "pass@1", "passed", "n", "ci_repos": [low, high] | null, "ci_wilson",
+    /// "languages": {LANG: pass@1}}], "depth_bins": [labels],
+    /// "depth_by_length": [{"ntoken", "cells": [{"passed", "n"}]}],
+    /// "effective_length": N | null}`.
+    pub fn to_value(&self) -> Value {
+        let span = |i: Option<crate::stats::RateInterval>| match i {
+            Some(i) => Value::Array(vec![float_value(i.low), float_value(i.high)]),
+            None => Value::Null,
+        };
+        let lengths: Vec<Value> = self
+            .rungs
+            .iter()
+            .map(|r| {
+                let mut m = Map::new();
+                m.insert("ntoken".into(), r.ntoken.into());
+                m.insert("source".into(), r.source.clone().into());
+                m.insert("pass@1".into(), float_value(r.pass()));
+                m.insert("passed".into(), r.all.passed.into());
+                m.insert("n".into(), r.all.n.into());
+                m.insert("ci_repos".into(), span(r.all.by_repo));
+                m.insert("ci_wilson".into(), span(r.all.wilson));
+                let langs: Map<String, Value> = r
+                    .languages
+                    .iter()
+                    .map(|(l, c)| (l.clone(), float_value(c.rate().unwrap_or(0.0))))
+                    .collect();
+                m.insert("languages".into(), Value::Object(langs));
+                Value::Object(m)
+            })
+            .collect();
+        let depth: Vec<Value> = self
+            .rungs
+            .iter()
+            .map(|r| {
+                let cells: Vec<Value> = r
+                    .by_depth
+                    .iter()
+                    .map(|c| serde_json::json!({"passed": c.passed, "n": c.n}))
+                    .collect();
+                serde_json::json!({"ntoken": r.ntoken, "cells": cells})
+            })
+            .collect();
+        let mut m = Map::new();
+        m.insert("model".into(), self.model.clone().into());
+        m.insert("threshold".into(), float_value(self.threshold));
+        m.insert("fraction".into(), float_value(self.fraction));
+        m.insert("lengths".into(), Value::Array(lengths));
+        m.insert(
+            "depth_bins".into(),
+            (0..DEPTH_BINS).map(crate::breakdown::depth_bin_label).collect::<Vec<_>>().into(),
+        );
+        m.insert("depth_by_length".into(), Value::Array(depth));
+        m.insert("effective_length".into(), self.effective.map_or(Value::Null, Value::from));
+        Value::Object(m)
+    }
+
+    /// The ladder as text: pass@1 by length (with the interval by
+    /// repository), per language, the depth × length table, and the
+    /// effective length with its rule.
+    pub fn render_text(&self) -> String {
+        let pct = |c: Count| c.rate().map_or("-".to_string(), |r| format!("{:.1}", 100.0 * r));
+        let mut langs: Vec<&String> = Vec::new();
+        for r in &self.rungs {
+            for l in r.languages.keys() {
+                if !langs.contains(&l) {
+                    langs.push(l);
+                }
+            }
+        }
+        let mut out = format!(
+            "{}: pass@1 (%) at threshold {} by code-context length\n",
+            self.model,
+            crate::leaderboard::fmt_threshold(self.threshold)
+        );
+        out.push_str(&format!("{:>8} {:>6} {:>13} {:>5}", "ntoken", "all", "CI by repo", "n"));
+        for l in &langs {
+            out.push_str(&format!(" {l:>10}"));
+        }
+        out.push('\n');
+        for r in &self.rungs {
+            out.push_str(&format!(
+                "{:>8} {:>6} {:>13} {:>5}",
+                r.ntoken,
+                format!("{:.1}", 100.0 * r.pass()),
+                crate::evidence::percent_span(r.all.by_repo),
+                r.all.n
+            ));
+            for l in &langs {
+                out.push_str(&format!(
+                    " {:>10}",
+                    r.languages.get(*l).map_or("-".into(), |c| pct(*c))
+                ));
+            }
+            out.push('\n');
+        }
+        out.push_str("needle depth × length (pass@1 %):\n");
+        out.push_str(&format!("{:>8}", "ntoken"));
+        for b in 0..DEPTH_BINS {
+            out.push_str(&format!(" {:>7}", crate::breakdown::depth_bin_label(b)));
+        }
+        out.push('\n');
+        for r in &self.rungs {
+            out.push_str(&format!("{:>8}", r.ntoken));
+            for c in r.by_depth {
+                out.push_str(&format!(" {:>7}", pct(c)));
+            }
+            out.push('\n');
+        }
+        let base = self.rungs.first();
+        match (self.effective, base) {
+            (Some(n), Some(b)) => out.push_str(&format!(
+                "effective context length: {n} (every length up to it keeps at least {:.0}% of the {}-token score, {:.1}%)\n",
+                100.0 * self.fraction,
+                b.ntoken,
+                100.0 * b.pass()
+            )),
+            (None, Some(b)) if self.rungs.len() > 1 => out.push_str(&format!(
+                "effective context length: none above {} (the next length keeps less than {:.0}% of its score, {:.1}%)\n",
+                b.ntoken,
+                100.0 * self.fraction,
+                100.0 * b.pass()
+            )),
+            _ => out.push_str("effective context length: one length only, nothing to compare\n"),
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{test_record as rec, test_scores};
+
+    fn scores(passing: usize, n: usize) -> ModelScores {
+        let mut results = IndexMap::new();
+        let tasks: Vec<_> = (0..n)
+            .map(|i| {
+                let name = format!("f{i}");
+                let mut t = rec(&name, Some(&name), if i < passing { 0.95 } else { 0.2 });
+                t.needle_position = serde_json::json!((i as f64 + 0.5) / n as f64);
+                t
+            })
+            .collect();
+        results.insert("python".to_string(), tasks);
+        test_scores(results)
+    }
+
+    #[test]
+    fn lengths_are_the_files_own_all_cell_and_the_effective_length_follows_the_rule() {
+        let r = Resampling { resamples: 50, ..Resampling::at(0.95) };
+        let files = [
+            (16384, scores(8, 10)),
+            (4096, scores(10, 10)),
+            (8192, scores(9, 10)),
+            (32768, scores(6, 10)),
+        ];
+        let rungs =
+            files.iter().map(|(n, s)| rung(*n, &format!("ntoken_{n}"), "m", s, 0.8, r)).collect();
+        let l = Ladder::new("m", 0.8, DEFAULT_FRACTION, rungs);
+        assert_eq!(
+            l.rungs.iter().map(|r| r.ntoken).collect::<Vec<_>>(),
+            [4096, 8192, 16384, 32768]
+        );
+        for (rung, (_, s)) in l.rungs.iter().zip([&files[1], &files[2], &files[0], &files[3]]) {
+            let cell = s.scores["all"]["0.8"]["pass@1"].as_f64().unwrap();
+            assert_eq!(rung.pass().to_bits(), cell.to_bits(), "{}", rung.ntoken);
+        }
+        // 1.0, 0.9, 0.8, 0.6: 0.9 × 1.0 keeps 8192 and drops 16384.
+        assert_eq!(l.effective, Some(8192));
+        assert_eq!(effective_length(&[(4096, 0.5), (8192, 0.2)], 0.9), None);
+        assert_eq!(effective_length(&[(4096, 0.5)], 0.9), None);
+        // A length below the floor ends the ladder even if a longer one recovers.
+        assert_eq!(effective_length(&[(1, 1.0), (2, 0.5), (3, 1.0)], 0.9), None);
+        assert_eq!(effective_length(&[(1, 0.0), (2, 0.0)], 0.9), None);
+        // Depth bins: the passing tasks are the first, shallow ones.
+        let deep = &l.rungs[3].by_depth;
+        assert_eq!((deep[0].passed, deep[9].passed, deep[9].n), (1, 0, 1));
+        let v = l.to_value();
+        assert_eq!(v["effective_length"], 8192);
+        assert_eq!(v["lengths"][2]["pass@1"], 0.8);
+        assert_eq!(v["depth_by_length"][0]["cells"].as_array().unwrap().len(), DEPTH_BINS);
+        let text = l.render_text();
+        assert!(text.contains("effective context length: 8192 (every length up to it keeps at least 90% of the 4096-token score, 100.0%)"), "{text}");
+        assert_eq!(ntoken_of_dir("ntoken_16384"), Some(16384));
+        assert_eq!(ntoken_of_dir("ntoken_16384-corrected"), None);
+        assert_eq!(ntoken_of_dir("ntoken_"), None);
+    }
+}
