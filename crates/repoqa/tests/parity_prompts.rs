@@ -10,6 +10,10 @@
 //!   the note in the test).
 //!
 //! Also prints the time taken by the oracle and by us for mode `none`.
+//!
+//! And the length ladder (issue 51): every length from 2k to 128k in the
+//! three official comment modes, on the corpus with two needles per repo
+//! (repositories shorter than the window included).
 
 use repoqa_testkit as common;
 
@@ -38,7 +42,11 @@ struct OracleRun {
 }
 
 fn run_oracle(dataset: &str, mode: CommentMode, fix_suffix: bool) -> OracleRun {
-    let size = SIZE.to_string();
+    run_oracle_at(dataset, mode, fix_suffix, SIZE)
+}
+
+fn run_oracle_at(dataset: &str, mode: CommentMode, fix_suffix: bool, size: usize) -> OracleRun {
+    let size = size.to_string();
     let mut args = vec![dataset, "--mode", mode.as_str(), "--size", &size];
     let head = std::env::var("REPOQA_HEAD_MODULE").ok();
     if mode != CommentMode::None {
@@ -272,4 +280,75 @@ fn prompts_at_any_depth_match_the_official_harness() {
         failures.extend(first);
     }
     assert!(failures.is_empty(), "parity failures at other depths:\n{}", failures.join("\n\n"));
+}
+
+/// The length ladder (issue 51): at every length from 2,048 to 131,072
+/// tokens and in each official comment mode, every task equals the
+/// official builder's, on the corpus cut to two needles per repository
+/// (so that the oracle's 128k builds take seconds, not minutes; a
+/// repository shorter than a window is given whole, as upstream does).
+#[test]
+fn prompts_at_every_length_of_a_ladder_match_the_official_harness() {
+    let path = dataset_path();
+    let mut dataset =
+        Dataset::from_bytes(&std::fs::read(&path).expect("read"), "corpus").expect("load");
+    for repo in dataset.languages.values_mut().flatten() {
+        repo.needles.truncate(2);
+    }
+    let has_nul =
+        dataset.languages.values().flatten().any(|r| r.content.values().any(|t| t.contains('\0')));
+    let dir = std::env::temp_dir().join(format!("repoqa-ladder-parity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cut = dir.join("two-needles.json");
+    std::fs::write(&cut, dataset.to_json_string()).expect("write the cut dataset");
+    let cut_str = cut.to_str().expect("UTF-8 path").to_string();
+    // Read back as the oracle reads it.
+    let dataset = Dataset::from_bytes(&std::fs::read(&cut).expect("read"), &cut_str).expect("load");
+    let tok = Tokenizer::from_file(&common::tokenizer_path()).expect("tokenizer");
+    let sizes = [2048usize, 4096, 8192, 32768, 65536, 131072];
+    let modes = [CommentMode::None, CommentMode::PositionalPadding, CommentMode::NoPadding];
+    let runs: Vec<(CommentMode, usize)> =
+        modes.iter().flat_map(|&m| sizes.iter().map(move |&s| (m, s))).collect();
+    // The oracles on two threads, the longest first.
+    let queue = std::sync::Mutex::new({
+        let mut q = runs.clone();
+        q.sort_by_key(|&(_, s)| s);
+        q
+    });
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some((mode, size)) = queue.lock().expect("queue").pop() else { break };
+                let oracle = run_oracle_at(&cut_str, mode, false, size);
+                results.lock().expect("results").push((mode, size, oracle));
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results");
+    results.sort_by_key(|(m, s, _)| (m.as_str(), *s));
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (mode, size, oracle) in &results {
+        let options = ContextOptions {
+            code_context_size: *size,
+            comment_mode: *mode,
+            strip_nul: has_nul && *mode == CommentMode::None,
+            ..ContextOptions::default()
+        };
+        let (mine, _) = ours(&dataset, &tok, options);
+        let label = format!("{mode} at {size}");
+        let (bad, first) = compare(&label, &mine, &oracle.tasks);
+        let largest = mine.iter().map(|t| t.code_context_ntokens).max().unwrap_or(0);
+        println!(
+            "{label}: {} tasks compared, {bad} differ (largest context {largest} tokens; oracle {:.1} s)",
+            mine.len(),
+            oracle.seconds
+        );
+        compared += mine.len();
+        failures.extend(first);
+    }
+    assert_eq!(compared, runs.len() * dataset.needle_count(), "every length and mode compared");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "parity failures on the ladder:\n{}", failures.join("\n\n"));
 }
