@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use repoqa::ladder::{ntoken_of_dir, rung, Ladder, DEFAULT_FRACTION};
+use repoqa::ladder::{ladders, ntoken_of_dir, Ladder, DEFAULT_FRACTION};
 use repoqa::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, At, CliError};
@@ -97,35 +97,16 @@ pub fn run(a: LadderArgs) -> Result<(), CliError> {
             a.result_dir.display()
         )));
     }
-    // model → its rungs, one per length (models in order of first sight).
-    let mut models: Vec<(String, Vec<repoqa::ladder::Rung>)> = Vec::new();
+    let mut files = Vec::new();
     for (n, dir) in &dirs {
         for path in scores_files(dir)? {
             let name = path.display().to_string();
-            let file = read_scores(&fs_read(&path, "scores file")?, &name)?;
-            for (model, scores) in &file.models {
-                if a.model.as_ref().is_some_and(|m| m != model) {
-                    continue;
-                }
-                let at = match models.iter().position(|(m, _)| m == model) {
-                    Some(i) => i,
-                    None => {
-                        models.push((model.clone(), Vec::new()));
-                        models.len() - 1
-                    }
-                };
-                let rungs = &mut models[at].1;
-                if let Some(first) = rungs.iter().find(|r| r.ntoken == *n) {
-                    return Err(CliError::usage(format!(
-                        "{model} has two SCORES files at {n} tokens: {} and {name}; keep one",
-                        first.source
-                    )));
-                }
-                rungs.push(rung(*n, &name, model, scores, threshold, resampling));
-            }
+            files.push((*n, name.clone(), read_scores(&fs_read(&path, "scores file")?, &name)?));
         }
     }
-    if models.is_empty() {
+    let ladders = ladders(&files, a.model.as_deref(), threshold, a.fraction, resampling)
+        .map_err(CliError::usage)?;
+    if ladders.is_empty() {
         return Err(CliError::usage(match &a.model {
             Some(m) => {
                 format!("no SCORES file under {} names the model {m:?}", a.result_dir.display())
@@ -135,10 +116,6 @@ pub fn run(a: LadderArgs) -> Result<(), CliError> {
             }
         }));
     }
-    let ladders: Vec<Ladder> = models
-        .into_iter()
-        .map(|(m, rungs)| Ladder::new(&m, threshold, a.fraction, rungs))
-        .collect();
     if a.json {
         let v = serde_json::json!({
             "threshold": threshold,

@@ -2,13 +2,17 @@
 //! (`repoqa::html_report`): each run's official table, its pass@1 with
 //! Wilson and bootstrap intervals, inline SVG charts, the inputs' SHA-256
 //! and the tool's version; with `--compare`, the first two runs task by
-//! task. It opens in any browser with JavaScript off and no network.
+//! task; a model given at several lengths (SCORES files in upstream's
+//! `ntoken_<N>/` folders, as `repoqa run --code-context-size 4096,8192`
+//! writes them) also gets pass@1 by length and the needle depth × length
+//! heatmap. It opens in any browser with JavaScript off and no network.
 
 use std::path::PathBuf;
 
 use repoqa::compare::compare;
 use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
 use repoqa::identity::{content_id, sha256_hex};
+use repoqa::ladder::{ladders, Ladder, DEFAULT_FRACTION};
 use repoqa::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
@@ -46,6 +50,13 @@ pub struct ReportArgs {
     out: PathBuf,
 }
 
+/// The length a SCORES file was run at, from its folder in upstream's
+/// layout (`…/ntoken_<N>/<model>-SCORES.json`).
+fn length_of(path: &std::path::Path) -> Option<usize> {
+    let dir = path.parent()?.file_name()?.to_str()?;
+    repoqa::ladder::ntoken_of_dir(dir)
+}
+
 pub fn run(a: ReportArgs) -> Result<(), CliError> {
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     let resampling = a.resample.at(a.ci)?;
@@ -61,8 +72,17 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         let name = path.display().to_string();
         let bytes = fs_read(path, "scores file")?;
         hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
-        files.push(read_scores(&bytes, &name)?);
+        files.push((name.clone(), length_of(path), read_scores(&bytes, &name)?));
     }
+    // A model given at two lengths or more gets its ladder.
+    let at_lengths: Vec<_> =
+        files.iter().filter_map(|(name, n, f)| Some(((*n)?, name.clone(), f.clone()))).collect();
+    let ladders: Vec<Ladder> = ladders(&at_lengths, None, threshold, DEFAULT_FRACTION, resampling)
+        .map_err(CliError::usage)?
+        .into_iter()
+        .filter(|l| l.rungs.len() > 1)
+        .collect();
+    let files: Vec<_> = files.into_iter().map(|(_, _, f)| f).collect();
     if let Some(d) = &a.dataset_path {
         let bytes = fs_read(d, "dataset")?;
         let id = content_id(&bytes).map_err(|e| {
@@ -108,6 +128,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         inputs: hashes,
         paired,
         paired_error: paired_error.clone(),
+        ladders,
     });
     fs_write(&a.out, html)?;
     eprintln!("repoqa: wrote {}", a.out.display());

@@ -1150,6 +1150,39 @@ fn a_length_ladder_runs_every_length_in_one_command() {
     );
     println!("{shown}");
 
+    // The report over both lengths' SCORES files: pass@1 by length equal to
+    // each file's, and the depth × length heatmap counting every task.
+    let report = dir.join("report.html");
+    let files: Vec<String> = ["1024", "2048"]
+        .iter()
+        .map(|n| {
+            let p = results.join(format!("ntoken_{n}")).join("org_slash_test-model-SCORES.json");
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let r = repoqa()
+        .args(["report", "--scores", &files[0], &files[1], "--out", report.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(html.matches("<section class=\"ladder\"").count(), 1, "one model, one ladder");
+    for l in lengths {
+        let n = l["ntoken"].as_u64().unwrap();
+        let row = format!("<tr data-ntoken=\"{n}\" data-pass=\"");
+        let at = html.find(&row).unwrap_or_else(|| panic!("{n}: no row in the report"));
+        let pass: f64 = html[at + row.len()..].split('"').next().unwrap().parse().unwrap();
+        assert_eq!(Some(pass), l["pass@1"].as_f64(), "{n}");
+    }
+    let heat = &html[html.find("<table class=\"heatmap\">").expect("a heatmap")..];
+    let heat = &heat[..heat.find("</table>").unwrap()];
+    let cells: usize = heat
+        .split("data-n=\"")
+        .skip(1)
+        .filter_map(|c| c.split('"').next()?.parse::<usize>().ok())
+        .sum();
+    assert_eq!(cells, 40, "the heatmap counts every task of both lengths once");
+
     // prompts: one file per length, each the one-length build.
     let both =
         prompts().current_dir(&dir).args(["--code-context-size", "1024,2048"]).output().unwrap();

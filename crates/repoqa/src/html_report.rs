@@ -4,7 +4,10 @@
 //! charts (by language with error bars, by needle depth with counts), the
 //! settings and the SHA-256 of every input that produced it, the tool's
 //! version; for two runs, the paired comparison (`compare`) and the tasks
-//! that flipped. `repoqa report` writes it; the app exports the same bytes.
+//! that flipped; for a model at several code-context lengths (`ladder`),
+//! pass@1 by length and the needle depth × length heatmap, each cell its
+//! rate with passed of n. `repoqa report` writes it; the app exports the
+//! same bytes.
 //!
 //! Everything from a file (model names, repositories, needles) is escaped;
 //! a Content-Security-Policy forbids scripts and every request.
@@ -42,6 +45,9 @@ pub struct ReportInput<'a> {
     pub paired: Option<Paired>,
     /// Why the runs were not compared, when that was asked and refused.
     pub paired_error: Option<String>,
+    /// Models run at several code-context lengths (`ladder`): each gets
+    /// pass@1 by length and the needle depth × length heatmap.
+    pub ladders: Vec<crate::ladder::Ladder>,
 }
 
 /// The title when none is given: the models' names.
@@ -389,6 +395,177 @@ fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &st
     out.push_str("</section>");
 }
 
+/// The colour of a pass rate in the heatmap: from a light red (0) to a
+/// light green (1), dark text readable on every cell.
+fn heat(rate: f64) -> String {
+    let r = rate.clamp(0.0, 1.0);
+    let mix = |a: f64, b: f64| (a + (b - a) * r).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(255.0, 190.0), mix(205.0, 235.0), mix(200.0, 195.0))
+}
+
+/// A file's folder and name (`ntoken_4096/m-SCORES.json`): a ladder's
+/// files share their names.
+fn last_two(path: &str) -> String {
+    let parts: Vec<&str> = path.rsplit(['/', '\\']).take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+}
+
+/// A length's attributes, read by tests and tools: its tokens and pass@1.
+fn rung_attrs(r: &crate::ladder::Rung) -> String {
+    format!("data-ntoken=\"{}\" data-pass=\"{}\"", r.ntoken, float_repr(r.pass()))
+}
+
+/// pass@1 by length as a line (lengths on a log2 axis), with the
+/// interval by repository as error bars.
+fn length_chart(out: &mut String, l: &crate::ladder::Ladder) {
+    let (left, top, w, h) = (40.0, 14.0, 560.0, 160.0);
+    let logs: Vec<f64> = l.rungs.iter().map(|r| (r.ntoken as f64).log2()).collect();
+    let (lo, hi) = logs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let x_of = |v: f64| left + 20.0 + (w - 40.0) * (v - lo) / span;
+    let y_of = |rate: f64| top + h * (1.0 - rate);
+    let _ = write!(
+        out,
+        "<svg role=\"img\" aria-label=\"pass@1 by code-context length\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" font-family=\"system-ui,sans-serif\">",
+        left + w + 10.0,
+        top + h + 40.0
+    );
+    for t in [0.0, 0.5, 1.0] {
+        let _ = write!(
+            out,
+            "<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#dde1e8\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#5b6475\">{}%</text>",
+            left + w,
+            left - 4.0,
+            y_of(t) + 4.0,
+            (t * 100.0) as u32,
+            y = y_of(t)
+        );
+    }
+    let points: Vec<String> = l
+        .rungs
+        .iter()
+        .zip(&logs)
+        .map(|(r, v)| format!("{:.2},{:.2}", x_of(*v), y_of(r.pass())))
+        .collect();
+    let _ = write!(
+        out,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#2f5fd0\" stroke-width=\"2\"/>",
+        points.join(" ")
+    );
+    for (r, v) in l.rungs.iter().zip(&logs) {
+        let (x, y) = (x_of(*v), y_of(r.pass()));
+        let _ = write!(
+            out,
+            "<g {}><title>{} tokens: {:.1}% ({} of {}); by repository {}</title>",
+            rung_attrs(r),
+            r.ntoken,
+            100.0 * r.pass(),
+            r.all.passed,
+            r.all.n,
+            percent_span(r.all.by_repo)
+        );
+        if let Some(i) = r.all.by_repo {
+            let _ = write!(
+                out,
+                "<path d=\"M{x:.2} {:.2}V{:.2}\" stroke=\"#1d2330\" stroke-width=\"1.5\"/>",
+                y_of(i.high),
+                y_of(i.low)
+            );
+        }
+        let _ = write!(
+            out,
+            "<circle cx=\"{x:.2}\" cy=\"{y:.2}\" r=\"4\" fill=\"#2f5fd0\"/><text x=\"{x:.2}\" y=\"{}\" text-anchor=\"middle\" fill=\"#5b6475\">{}</text></g>",
+            top + h + 16.0,
+            r.ntoken
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#5b6475\">code-context length (tokens)</text></svg>",
+        left + w / 2.0,
+        top + h + 34.0
+    );
+}
+
+/// A model at several lengths: pass@1 by length (table and line), the
+/// needle depth × length heatmap (a table: each cell its rate, passed of
+/// n, coloured), and the effective length with its rule.
+fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
+    let _ = write!(
+        out,
+        "<section class=\"ladder\" id=\"ladder-{i}\" data-model=\"{}\" data-effective=\"{}\"><h2>{} by code-context length</h2>",
+        escape(&l.model),
+        l.effective.map_or(String::new(), |n| n.to_string()),
+        escape(&l.model)
+    );
+    let _ = write!(
+        out,
+        "<h3>pass@1 at threshold {} by length</h3><div class=\"scroll\"><table class=\"ladder-lengths\"><thead><tr><th>Tokens</th><th>pass@1</th><th>n</th><th>by repository</th><th>SCORES file</th></tr></thead><tbody>",
+        fmt_threshold(l.threshold)
+    );
+    for r in &l.rungs {
+        let _ = write!(
+            out,
+            "<tr {}><td class=\"num\">{}</td><td class=\"num\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
+            rung_attrs(r),
+            r.ntoken,
+            100.0 * r.pass(),
+            r.all.n,
+            percent_span(r.all.by_repo),
+            escape(&last_two(&r.source))
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    length_chart(out, l);
+    out.push_str("<h3>Needle depth × length (pass@1 %)</h3><div class=\"scroll\"><table class=\"heatmap\"><thead><tr><th>Tokens</th>");
+    for b in 0..DEPTH_BINS {
+        let _ = write!(out, "<th>{}</th>", depth_bin_label(b));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for r in &l.rungs {
+        let _ = write!(out, "<tr data-ntoken=\"{}\"><th scope=\"row\">{}</th>", r.ntoken, r.ntoken);
+        for (b, c) in r.by_depth.iter().enumerate() {
+            match c.rate() {
+                Some(rate) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"num\" data-bin=\"{b}\" data-passed=\"{}\" data-n=\"{}\" style=\"background:{}\" title=\"{} tokens, depth {}: {} of {}\">{:.0}</td>",
+                        c.passed,
+                        c.n,
+                        heat(rate),
+                        r.ntoken,
+                        depth_bin_label(b),
+                        c.passed,
+                        c.n,
+                        100.0 * rate
+                    );
+                }
+                None => {
+                    let _ = write!(out, "<td class=\"num\" data-bin=\"{b}\" data-n=\"0\">-</td>");
+                }
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+    let rule = match (l.effective, l.rungs.first()) {
+        (Some(n), Some(b)) => format!(
+            "Effective context length: {n} tokens — every length up to it keeps at least {:.0}% of the {}-token pass@1 ({:.1}%).",
+            100.0 * l.fraction,
+            b.ntoken,
+            100.0 * b.pass()
+        ),
+        (None, Some(b)) if l.rungs.len() > 1 => format!(
+            "Effective context length: none above {} tokens — the next length keeps less than {:.0}% of its pass@1 ({:.1}%).",
+            b.ntoken,
+            100.0 * l.fraction,
+            100.0 * b.pass()
+        ),
+        _ => "One length only: nothing to compare.".to_string(),
+    };
+    let _ = write!(out, "<p class=\"effective\">{}</p></section>", escape(&rule));
+}
+
 /// The report's HTML text.
 pub fn render(input: &ReportInput) -> String {
     let r = input.resampling;
@@ -424,6 +601,9 @@ pub fn render(input: &ReportInput) -> String {
     if let (Some(p), [a, b, ..]) = (&input.paired, input.runs.as_slice()) {
         let ci = p.intervals(r);
         paired_section(&mut out, p, &ci, &a.model, &b.model);
+    }
+    for (i, l) in input.ladders.iter().enumerate() {
+        ladder_section(&mut out, i, l);
     }
     if let Some(e) = &input.paired_error {
         let _ = write!(

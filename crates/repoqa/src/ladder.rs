@@ -26,7 +26,7 @@ use crate::breakdown::{depth_bin, passes, Count, DEPTH_BINS};
 use crate::evidence::RateEvidence;
 use crate::leaderboard::model_row;
 use crate::pyjson::float_value;
-use crate::report::ModelScores;
+use crate::report::{ModelScores, ScoresFile};
 
 /// The default share of the shortest length's score an effective length keeps.
 pub const DEFAULT_FRACTION: f64 = 0.9;
@@ -101,6 +101,43 @@ pub fn rung(
         .map(|(l, c)| (l.clone(), Count { passed: c.passed, n: c.n }))
         .collect();
     Rung { ntoken, source: source.to_string(), all, languages, by_depth }
+}
+
+/// Every model's ladder from SCORES files, each given with its length
+/// (`(ntoken, source, file)`, in any order), models in order of first
+/// sight; only `model` when given. A model given twice at one length is
+/// refused, naming both files.
+pub fn ladders(
+    files: &[(usize, String, ScoresFile)],
+    model: Option<&str>,
+    threshold: f64,
+    fraction: f64,
+    resampling: Resampling,
+) -> Result<Vec<Ladder>, String> {
+    let mut by_model: Vec<(String, Vec<Rung>)> = Vec::new();
+    for (n, source, file) in files {
+        for (m, scores) in &file.models {
+            if model.is_some_and(|want| want != m) {
+                continue;
+            }
+            let at = match by_model.iter().position(|(name, _)| name == m) {
+                Some(i) => i,
+                None => {
+                    by_model.push((m.clone(), Vec::new()));
+                    by_model.len() - 1
+                }
+            };
+            let rungs = &mut by_model[at].1;
+            if let Some(first) = rungs.iter().find(|r| r.ntoken == *n) {
+                return Err(format!(
+                    "{m} has two SCORES files at {n} tokens: {} and {source}; keep one",
+                    first.source
+                ));
+            }
+            rungs.push(rung(*n, source, m, scores, threshold, resampling));
+        }
+    }
+    Ok(by_model.into_iter().map(|(m, rungs)| Ladder::new(&m, threshold, fraction, rungs)).collect())
 }
 
 /// The effective length of `(length, pass@1)` pairs sorted by length

@@ -196,6 +196,7 @@ pub fn PairedCard() -> impl IntoView {
                 inputs,
                 paired,
                 paired_error,
+                ladders: Vec::new(),
             });
             let name = report_file_name(&[&ma, &mb]);
             download_text(&name, "text/html", &html).map_err(|e| e.to_string())?;

@@ -75,6 +75,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 inputs,
                 paired: None,
                 paired_error: None,
+                ladders: Vec::new(),
             });
             let report = naming::report_file_name(&[&model]);
             download_text(&report, "text/html", &html)?;
