@@ -4,7 +4,8 @@
 # inputs, and the scheduling overhead of `repoqa run` (tests/bench/
 # run_overhead.py) and of the Run page (tests/browser/bench-run.mjs).
 # `--no-browser` skips the browser part; other arguments go to
-# tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks).
+# tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks;
+# `--ladder 4096,131072` the lengths of the ladder's build timing).
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"

@@ -179,6 +179,34 @@ def comment_run(args, work, env):
           f"curate of a folder holding it {curate_s:.2f} s")
 
 
+LADDER = [4096, 8192, 16384, 32768, 65536, 131072]
+
+
+def ladder_run(args, work, env):
+    """Issue 51: the length ladder's build time per length, ours
+    (`repoqa prompts --code-context-size N`, the build loop) against the
+    official builder (PyPI 0.1.2's make_code_context, tests/oracle/prompts.py,
+    its loop) on the same dataset, each length's tasks checked identical."""
+    oracle_env = dict(os.environ, REPOQA_TOKENIZER=args.tokenizer)
+    print(f"length ladder: build time per length ({'the dataset widened' if args.tasks else 'the dataset'} above)")
+    print(f"{'tokens':>8}{'tasks':>7}{'official (s)':>14}{'ours (s)':>12}{'speed-up':>11}  tasks")
+    for n in args.ladder:
+        out = os.path.join(work, f"ladder-{n}.jsonl")
+        _, _, _, err = timed_child([args.bin, "prompts", "--dataset-path", args.dataset,
+                                    "--code-context-size", str(n), "--tokenizer", args.tokenizer,
+                                    "--out", out], env)
+        ours = phase_times(err)["build-prompts"]
+        _, _, off_out, _ = timed_child([sys.executable, os.path.join(ROOT, "tests/oracle/prompts.py"),
+                                        args.dataset, "--size", str(n)], oracle_env)
+        off_lines = off_out.strip().splitlines()
+        official = json.loads(off_lines[-1])["oracle_seconds"]
+        with open(out) as f:
+            mine = [json.loads(l) for l in f]
+        same = mine == [json.loads(l) for l in off_lines[:-1]]
+        print(f"{n:>8}{len(mine):>7}{official:>14.3f}{ours:>12.3f}{official / ours:>10.1f}x  "
+              f"{'identical' if same else 'DIFFERENT'}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", default=os.path.join(ROOT, ".tools/corpus/realistic.json"))
@@ -187,6 +215,9 @@ def main():
     ap.add_argument("--tokenizer", default=os.path.join(ROOT, ".tools/tokenizer.json"))
     ap.add_argument("--tasks", type=int, default=0,
                     help="widen the dataset to this many tasks by repeating its repos (e.g. 500)")
+    ap.add_argument("--ladder", type=lambda t: [int(x) for x in t.split(",")], default=LADDER,
+                    help="the lengths of the ladder's timing (comma-separated; default 4096,…,131072)")
+    ap.add_argument("--ladder-only", action="store_true", help="only the length ladder's timing")
     ap.add_argument("--official-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--outputs", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -206,6 +237,9 @@ def main():
     scores_path = os.path.join(work, "bench-SCORES.json")
 
     env = dict(os.environ, REPOQA_TIMINGS="1")
+    if args.ladder_only:
+        ladder_run(args, work, env)
+        return
     # Ours: prompts, then scoring (one process each; peak RSS per process).
     ours_prompts, rss_p, _, err_p = timed_child([args.bin, "prompts", "--dataset-path", args.dataset,
                                                  "--code-context-size", str(args.size),
@@ -239,6 +273,7 @@ def main():
     print("loop = the same work on both sides, timed inside the process; whole run adds start-up,")
     print("imports, reading the dataset and tokenizer and writing files (ours: two CLI runs).")
     comment_run(args, work, env)
+    ladder_run(args, work, env)
     # For the browser benchmark (tests/browser/bench.mjs): the same inputs
     # and the official figures to compare with.
     with open(os.path.join(work, "official.json"), "w") as f:
