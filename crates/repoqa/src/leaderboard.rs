@@ -228,6 +228,31 @@ impl Leaderboard {
         Ok(Leaderboard { threshold, rows })
     }
 
+    /// The same files at another threshold: each row recounted, its file's
+    /// table check ([`Row::table_differs`]) taken from `self` (it does not
+    /// depend on the threshold), so a slider moving does not redo it. A
+    /// model `self` lacks is checked.
+    pub fn at_threshold<'a>(
+        &self,
+        files: impl IntoIterator<Item = (&'a str, &'a ScoresFile)>,
+        threshold: f64,
+    ) -> Result<Leaderboard, LeaderboardError> {
+        let threshold = check_threshold(threshold)?;
+        let mut rows = Vec::new();
+        for (source, file) in files {
+            for (model, scores) in &file.models {
+                let mut row = model_row(model, source, &scores.results, threshold);
+                row.table_differs = self
+                    .rows
+                    .iter()
+                    .find(|r| r.source == source && r.model == *model)
+                    .map_or_else(|| table_differences(model, scores), |r| r.table_differs);
+                rows.push(row);
+            }
+        }
+        Ok(Leaderboard { threshold, rows })
+    }
+
     /// Models given one by one (`(model, source, scores)`).
     pub fn from_models<'a>(
         models: impl IntoIterator<Item = (&'a str, &'a str, &'a ModelScores)>,
@@ -652,6 +677,16 @@ mod tests {
             with_ci.lines().filter(|l| l.starts_with("a ") || l.starts_with("b ")).count(),
             2
         );
+        // At another threshold the check is carried over, not redone.
+        let files = [
+            ("a.json", ScoresFile::single("a", agrees.clone())),
+            ("b.json", ScoresFile::single("b", edited.clone())),
+        ];
+        let checked = Leaderboard::from_files(files.iter().map(|(s, f)| (*s, f)), 0.8).unwrap();
+        let moved = checked.at_threshold(files.iter().map(|(s, f)| (*s, f)), 0.3).unwrap();
+        let fresh = Leaderboard::from_files(files.iter().map(|(s, f)| (*s, f)), 0.3).unwrap();
+        assert_eq!(moved, fresh);
+        assert_eq!((moved.rows[0].table_differs, moved.rows[1].table_differs), (0, 1));
         // A row from records alone has no table to differ from.
         assert_eq!(model_row("m", "x", &r, 0.8).table_differs, 0);
     }

@@ -117,7 +117,8 @@ pub fn keep(cur: Curator) {
 }
 
 /// Read back what was kept (once per visit), then curate again if a
-/// result was shown. What cannot be read is left out, and said.
+/// result was shown. What cannot be read is left out (the console says
+/// why); the page says what was read back.
 pub fn restore(cur: Curator) {
     let st = cur.st;
     if st.restored.get_untracked() {

@@ -29,11 +29,23 @@ use crate::ui::state::reviewers::{LeaderboardState, VerifyState};
 pub fn LeaderboardPage() -> impl IntoView {
     let st = expect_context::<LeaderboardState>();
     let url = RwSignal::new(String::new());
+    // Each file's own table is checked once per file set; the threshold
+    // slider only recounts (`Leaderboard::at_threshold`).
+    let checked = Memo::new(move |_| {
+        st.files.with(|files| {
+            Leaderboard::from_files(files.iter().map(|f| (f.source.as_str(), &*f.file)), 0.8).ok()
+        })
+    });
     let board = Memo::new(move |_| {
         let files = st.files.get();
         let t = st.threshold.get();
         let (key, desc) = st.sort.get();
-        let mut b = Leaderboard::from_files(files.iter().map(|f| (f.source.as_str(), &*f.file)), t)
+        let pairs = files.iter().map(|f| (f.source.as_str(), &*f.file));
+        let mut b = checked
+            .with(|c| match c {
+                Some(c) => c.at_threshold(pairs, t),
+                None => Leaderboard::from_files(pairs, t),
+            })
             .unwrap_or(Leaderboard { threshold: t, rows: Vec::new() });
         b.sort(&key, desc);
         b
