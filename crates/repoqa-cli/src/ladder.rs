@@ -104,6 +104,7 @@ pub fn run(a: LadderArgs) -> Result<(), CliError> {
             files.push((*n, name.clone(), read_scores(&fs_read(&path, "scores file")?, &name)?));
         }
     }
+    let files: Vec<_> = files.iter().map(|(n, name, f)| (*n, name.as_str(), f)).collect();
     let ladders = ladders(&files, a.model.as_deref(), threshold, a.fraction, resampling)
         .map_err(CliError::usage)?;
     if ladders.is_empty() {

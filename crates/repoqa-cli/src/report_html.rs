@@ -50,13 +50,6 @@ pub struct ReportArgs {
     out: PathBuf,
 }
 
-/// The length a SCORES file was run at, from its folder in upstream's
-/// layout (`…/ntoken_<N>/<model>-SCORES.json`).
-fn length_of(path: &std::path::Path) -> Option<usize> {
-    let dir = path.parent()?.file_name()?.to_str()?;
-    repoqa::ladder::ntoken_of_dir(dir)
-}
-
 pub fn run(a: ReportArgs) -> Result<(), CliError> {
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     let resampling = a.resample.at(a.ci)?;
@@ -72,11 +65,15 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         let name = path.display().to_string();
         let bytes = fs_read(path, "scores file")?;
         hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
-        files.push((name.clone(), length_of(path), read_scores(&bytes, &name)?));
+        files.push((
+            name.clone(),
+            repoqa::ladder::ntoken_of_path(&name),
+            read_scores(&bytes, &name)?,
+        ));
     }
     // A model given at two lengths or more gets its ladder.
     let at_lengths: Vec<_> =
-        files.iter().filter_map(|(name, n, f)| Some(((*n)?, name.clone(), f.clone()))).collect();
+        files.iter().filter_map(|(name, n, f)| Some(((*n)?, name.as_str(), f))).collect();
     let ladders: Vec<Ladder> = ladders(&at_lengths, None, threshold, DEFAULT_FRACTION, resampling)
         .map_err(CliError::usage)?
         .into_iter()

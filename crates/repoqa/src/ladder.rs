@@ -39,6 +39,16 @@ pub fn ntoken_of_dir(name: &str) -> Option<usize> {
     (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok()).flatten()
 }
 
+/// The length a SCORES file was run at, from the folder holding it in
+/// upstream's layout (`…/ntoken_<N>/<model>-SCORES.json`, with `/` or `\`
+/// between the parts, as a picked folder's relative path or a command-line
+/// path gives it). A bare file name says no length: `None`.
+pub fn ntoken_of_path(path: &str) -> Option<usize> {
+    let mut parts = path.rsplit(['/', '\\']);
+    parts.next()?;
+    ntoken_of_dir(parts.next()?)
+}
+
 /// One length of a model's ladder.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rung {
@@ -108,7 +118,7 @@ pub fn rung(
 /// sight; only `model` when given. A model given twice at one length is
 /// refused, naming both files.
 pub fn ladders(
-    files: &[(usize, String, ScoresFile)],
+    files: &[(usize, &str, &ScoresFile)],
     model: Option<&str>,
     threshold: f64,
     fraction: f64,
@@ -355,5 +365,10 @@ mod tests {
         assert_eq!(ntoken_of_dir("ntoken_16384"), Some(16384));
         assert_eq!(ntoken_of_dir("ntoken_16384-corrected"), None);
         assert_eq!(ntoken_of_dir("ntoken_"), None);
+        assert_eq!(ntoken_of_path("results/ntoken_4096/m-SCORES.json"), Some(4096));
+        assert_eq!(ntoken_of_path("C:\\runs\\ntoken_8192\\m-SCORES.json"), Some(8192));
+        assert_eq!(ntoken_of_path("ntoken_4096/sub/m-SCORES.json"), None);
+        assert_eq!(ntoken_of_path("m-SCORES.json"), None);
+        assert_eq!(ntoken_of_path("ntoken_4096"), None);
     }
 }

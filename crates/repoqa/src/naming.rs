@@ -33,12 +33,18 @@ pub fn outputs_file_name(model: &str) -> String {
 /// built with a not-official `protocol` go to `ntoken_<size>-<protocol>/`,
 /// so that resuming never takes their answers for official ones.
 pub fn run_outputs_path(code_context_size: usize, protocol: Protocol, model: &str) -> String {
-    let dir = if protocol.is_official() {
+    format!("{}/{}.jsonl", run_dir(code_context_size, protocol), model.replace('/', "_slash_"))
+}
+
+/// The folder of a run's files under the result directory:
+/// `ntoken_<size>`, or `ntoken_<size>-<protocol>` for a not-official
+/// protocol (`repoqa::ladder::ntoken_of_dir` reads the length back).
+pub fn run_dir(code_context_size: usize, protocol: Protocol) -> String {
+    if protocol.is_official() {
         format!("ntoken_{code_context_size}")
     } else {
         format!("ntoken_{code_context_size}-{}", protocol.as_str())
-    };
-    format!("{dir}/{}.jsonl", model.replace('/', "_slash_"))
+    }
 }
 
 /// The batch file `repoqa batch export` would be given for `model` in

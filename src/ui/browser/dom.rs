@@ -29,6 +29,19 @@ pub fn picked_files(
     (input, files)
 }
 
+/// A node for a file input that picks a folder: `webkitdirectory`, which
+/// the view macro does not know, is set on the element once it is mounted.
+pub fn folder_picker() -> leptos::prelude::NodeRef<leptos::html::Input> {
+    use leptos::prelude::{Effect, Get};
+    let node = leptos::prelude::NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(el) = node.get() {
+            let _ = el.set_attribute("webkitdirectory", "");
+        }
+    });
+    node
+}
+
 /// The files of a drop.
 pub fn dropped_files(ev: &web_sys::DragEvent) -> Vec<web_sys::File> {
     ev.data_transfer().and_then(|d| d.files()).map(|l| file_list(&l)).unwrap_or_default()

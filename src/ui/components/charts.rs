@@ -15,12 +15,14 @@
 
 use leptos::prelude::*;
 use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
+use repoqa::ladder::Ladder;
 use repoqa::score::THRESHOLD_KEYS;
 use repoqa::stats::wilson;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::browser::download::{download_text, download_url};
 use crate::ui::error::UiError;
+use crate::ui::format::thousands;
 
 const W: f64 = 640.0;
 const H: f64 = 300.0;
@@ -161,7 +163,7 @@ pub fn Charts(
                     {line_chart("threshold", threshold_lines, thr_labels, "BLEU threshold")}
                 </ChartFrame>
                 <ChartFrame id="heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × {rows}")>
-                    {heatmap(&langs)}
+                    {heatmap("heatmap", langs.iter().map(|s| (s.name.clone(), s.by_depth)).collect())}
                 </ChartFrame>
             </div>
         }
@@ -194,6 +196,65 @@ pub fn DepthChart(
         <ChartFrame id=id title=title>
             {line_chart(id, lines, labels, "needle depth bin (%)")}
         </ChartFrame>
+    }
+}
+
+/// The length ladders (`repoqa::ladder`): pass@1 by code-context length,
+/// a line per model over the lengths any of them has; and the needle depth
+/// × length heatmap, a row per model and length.
+#[component]
+pub fn LadderCharts(ladders: Vec<Ladder>, threshold: String) -> impl IntoView {
+    let mut lengths: Vec<usize> =
+        ladders.iter().flat_map(|l| l.rungs.iter().map(|r| r.ntoken)).collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    let several = ladders.len() > 1;
+    let lines: Vec<Line> = ladders
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Line {
+            name: l.model.clone(),
+            colour: colour(i, &l.model),
+            points: l
+                .rungs
+                .iter()
+                .filter_map(|r| {
+                    let at = lengths.iter().position(|n| *n == r.ntoken)?;
+                    let c = Count { passed: r.all.passed, n: r.all.n };
+                    Some((at, c, format!("{} tokens", thousands(r.ntoken))))
+                })
+                .collect(),
+        })
+        .collect();
+    let labels: Vec<String> = lengths.iter().map(|n| short_tokens(*n)).collect();
+    let rows: Vec<(String, [Count; DEPTH_BINS])> = ladders
+        .iter()
+        .flat_map(|l| {
+            l.rungs.iter().map(move |r| {
+                let tokens = format!("{} tokens", thousands(r.ntoken));
+                let name = if several { format!("{} · {tokens}", l.model) } else { tokens };
+                (name, r.by_depth)
+            })
+        })
+        .collect();
+    view! {
+        <div class="charts">
+            <ChartFrame id="ladder-length" title=format!("pass@1 at threshold {threshold} by code-context length")>
+                {line_chart("ladder-length", lines, labels, "code-context length (tokens)")}
+            </ChartFrame>
+            <ChartFrame id="ladder-heatmap" title=format!("Needle in a haystack: pass rate at threshold {threshold}, depth × length")>
+                {heatmap("ladder-heatmap", rows)}
+            </ChartFrame>
+        </div>
+    }
+}
+
+/// 4096 → "4k", 131072 → "128k", 1000 → "1000".
+fn short_tokens(n: usize) -> String {
+    if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}k", n / 1024)
+    } else {
+        n.to_string()
     }
 }
 
@@ -403,10 +464,12 @@ fn heat_colour(rate: Option<f64>) -> (String, &'static str) {
     }
 }
 
-fn heatmap(langs: &[Series]) -> impl IntoView {
+/// Rows of depth bins, a cell per bin: its pass rate as colour and
+/// number, its count and Wilson interval in its name and tooltip.
+fn heatmap(id: &'static str, langs: Vec<(String, [Count; DEPTH_BINS])>) -> impl IntoView {
     let rows = langs.len().max(1);
     // Room for the row labels (model names are long): up to 24 characters.
-    let longest = langs.iter().map(|s| s.name.chars().count().min(24)).max().unwrap_or(0);
+    let longest = langs.iter().map(|(name, _)| name.chars().count().min(24)).max().unwrap_or(0);
     let left = (7.2 * longest as f64 + 14.0).max(ML + 40.0);
     let cw = (W - left - 20.0) / DEPTH_BINS as f64;
     let ch = ((H - MT - MB) / rows as f64).min(40.0);
@@ -414,21 +477,20 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
     let cells = langs
         .iter()
         .enumerate()
-        .map(|(row, s)| {
+        .map(|(row, (name, by_depth))| {
             let y = MT + ch * row as f64;
-            let cells = s
-                .by_depth
+            let cells = by_depth
                 .iter()
                 .enumerate()
                 .map(|(b, c)| {
                     let (fill, ink) = heat_colour(c.rate());
                     let x = left + cw * b as f64;
-                    let label = format!("{}, depth {}: {}", s.name, depth_bin_label(b), count_text(*c));
+                    let label = format!("{name}, depth {}: {}", depth_bin_label(b), count_text(*c));
                     let text = c.rate().map(|r| format!("{:.0}", 100.0 * r)).unwrap_or_else(|| "–".into());
                     view! {
                         <rect class="cell" x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{:.1}", cw - 2.0) height=format!("{:.1}", ch - 2.0)
                             fill=fill tabindex=if row == 0 && b == 0 { "0" } else { "-1" } role="img" aria-label=label.clone()
-                            data-series=s.name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-n=c.n>
+                            data-series=name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-passed=c.passed data-n=c.n>
                             <title>{label.clone()}</title>
                         </rect>
                         <text class="cell-label" x=x + cw / 2.0 - 1.0 y=y + ch / 2.0 + 3.0 text-anchor="middle" font-size="11" font-family=FONT fill=ink pointer-events="none">{text}</text>
@@ -436,7 +498,7 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
                 })
                 .collect_view();
             view! {
-                <text x=left - 6.0 y=y + ch / 2.0 + 4.0 text-anchor="end" font-size="12" font-family=FONT fill="#1d2330">{fit(&s.name, 24)}<title>{s.name.clone()}</title></text>
+                <text x=left - 6.0 y=y + ch / 2.0 + 4.0 text-anchor="end" font-size="12" font-family=FONT fill="#1d2330">{fit(name, 24)}<title>{name.clone()}</title></text>
                 {cells}
             }
         })
@@ -447,8 +509,8 @@ fn heatmap(langs: &[Series]) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <svg id="chart-heatmap-svg" xmlns="http://www.w3.org/2000/svg" width=W height=height viewBox=format!("0 0 {W} {height}")
-            role="group" aria-labelledby="chart-heatmap-title" on:keydown=move |ev| arrow_keys(ev, DEPTH_BINS)>
+        <svg id=format!("chart-{id}-svg") xmlns="http://www.w3.org/2000/svg" width=W height=height viewBox=format!("0 0 {W} {height}")
+            role="group" aria-labelledby=format!("chart-{id}-title") on:keydown=move |ev| arrow_keys(ev, DEPTH_BINS)>
             <rect x="0" y="0" width=W height=height fill="#ffffff"/>
             {cells}
             {xl}

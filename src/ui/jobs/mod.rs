@@ -46,6 +46,7 @@ pub mod demo;
 pub mod describe;
 pub mod digest;
 pub mod fetch;
+pub mod ladder;
 pub mod plan;
 pub mod reviewers;
 pub mod run;

@@ -20,6 +20,7 @@ use repoqa::verify::{self, Finding, Report};
 use serde_json::Value;
 
 use super::{Job, Runner};
+use crate::ui::browser::dom::relative_path;
 use crate::ui::browser::engine;
 use crate::ui::browser::fetch::{fetch_bytes, read_blob};
 use crate::ui::error::UiError;
@@ -108,13 +109,27 @@ fn published_status((total, added): (usize, usize)) -> String {
     }
 }
 
-/// Load SCORES files picked or dropped.
+/// Whether a file of a picked folder is a SCORES file (`-SCORES.json` or
+/// `.json.gz`, as `repoqa ladder` reads a run directory); a file picked or
+/// dropped on its own is read whatever its name.
+fn is_scores_name(name: &str) -> bool {
+    name.ends_with("-SCORES.json") || name.ends_with("-SCORES.json.gz")
+}
+
+/// Load SCORES files picked or dropped, or every SCORES file of a picked
+/// folder (a run's result directory: each file's source is its path in
+/// the folder, so `ntoken_<N>/` gives its length).
 pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
     spawn_local(async move {
         let mut loaded = 0;
+        let mut skipped = 0;
         let mut errors = Vec::new();
         for f in files {
-            let name = f.name();
+            let name = relative_path(&f);
+            if name.contains('/') && !is_scores_name(&f.name()) {
+                skipped += 1;
+                continue;
+            }
             let r = async {
                 let bytes = read_blob(&f, &name).await?;
                 scores(&bytes, &name).map(|file| (file, bytes))
@@ -125,8 +140,15 @@ pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
                 Err(e) => errors.push(e.to_string()),
             }
         }
+        let others = match skipped {
+            0 => String::new(),
+            n => format!(
+                "; {} in the folder left alone (only -SCORES.json files are read)",
+                count(n, "other file", "other files")
+            ),
+        };
         st.status.set(Some(if errors.is_empty() {
-            Ok(format!("Loaded {loaded} file(s)."))
+            Ok(format!("Loaded {}{others}.", count(loaded, "file", "files")))
         } else {
             Err(errors.join("; "))
         }));

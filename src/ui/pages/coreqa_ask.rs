@@ -11,7 +11,7 @@ use repoqa::coreqa::judge::JUDGE_TEMPLATE;
 use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 
-use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::dom::{folder_picker, picked_files};
 use crate::ui::components::progress::{run_state, PauseCancel};
 use crate::ui::jobs::coreqa::load_repo;
 use crate::ui::jobs::coreqa_ask::{output_name, start};
@@ -61,14 +61,7 @@ pub fn AskCard() -> impl IntoView {
     // after a reload even if the Run page is not visited.
     rs.restore();
     let main = use_runner();
-    // `webkitdirectory` (pick a folder) is not an attribute the view macro
-    // knows: set it on the element.
-    let folder_ref = NodeRef::<leptos::html::Input>::new();
-    Effect::new(move |_| {
-        if let Some(el) = folder_ref.get() {
-            let _ = el.set_attribute("webkitdirectory", "");
-        }
-    });
+    let folder_ref = folder_picker();
     let on_repo = move |ev: leptos::ev::Event, folder: bool| {
         let (input, files) = picked_files(&ev);
         load_repo(st, main, files, folder);

@@ -9,6 +9,7 @@
 use leptos::prelude::*;
 use repoqa::breakdown::breakdown;
 use repoqa::evidence::percent_span;
+use repoqa::ladder::ntoken_of_path;
 use repoqa::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
 use repoqa::pyjson::float_repr;
 
@@ -18,10 +19,12 @@ use crate::ui::components::drop_zone::DropZone;
 use crate::ui::components::evidence_table::LevelSelect;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::components::progress::Progress;
+use crate::ui::format::thousands;
 use crate::ui::jobs::reviewers::{
     leaderboard_evidence, load_files, load_published, load_url, verify_file,
 };
 use crate::ui::jobs::use_runner;
+use crate::ui::pages::ladder::LadderCard;
 use crate::ui::pages::paired::PairedCard;
 use crate::ui::state::reviewers::{LeaderboardState, VerifyState};
 
@@ -136,6 +139,7 @@ pub fn LeaderboardPage() -> impl IntoView {
             {move || show_ci.get().then(|| view! { <Progress/> })}
         </section>
         <LeaderboardTable board=board/>
+        <LadderCard/>
         <CompareCard board=board/>
         <PairedCard/>
         <MissesCard/>
@@ -217,6 +221,8 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                     return view! { <p class="muted" id="lb-empty">"No SCORES files loaded yet."</p> }.into_any();
                 }
                 let langs = b.languages();
+                // Files of a result directory carry their length (`ntoken_<N>/`).
+                let at_lengths = b.rows.iter().any(|r| ntoken_of_path(&r.source).is_some());
                 let head = langs.iter().map(|l| view! { <th class="wide-only">{sort_button(SortKey::Language(l.clone()), l.clone())}</th> }).collect_view();
                 let ci = st.ci_level.get();
                 let ev = st.evidence.get();
@@ -244,8 +250,14 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                         }.into_any(),
                         None => view! { <td class="num muted wide-only">"–"</td> }.into_any(),
                     }).collect_view();
+                    let ntoken = ntoken_of_path(&r.source);
+                    let length_cell = at_lengths.then(|| view! {
+                        <td class="num" data-ntoken=ntoken.map(|n| n.to_string()).unwrap_or_default()>
+                            {ntoken.map(thousands).unwrap_or_else(|| "–".into())}</td>
+                    });
                     view! {
-                        <tr data-model=model.clone() data-source=r.source.clone() data-table-differs=r.table_differs>
+                        <tr data-model=model.clone() data-source=r.source.clone() data-table-differs=r.table_differs
+                            data-ntoken=ntoken.map(|n| n.to_string())>
                             <td class="wide-only"><input type="checkbox" class="lb-compare" data-model=model.clone()
                                 aria-label=format!("compare {model}")
                                 prop:checked=move || st.compare.with(|c| c.contains(&m2))
@@ -259,6 +271,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                             <th scope="row" class="model">{model.clone()}" "
                                 {table_differs(r.table_differs)}
                                 {verify_button(st, vs, r.source.clone(), model.clone())}</th>
+                            {length_cell}
                             {cells}
                             <td class="num avg" data-average=float_repr(r.average)>{percent(r.average)}</td>
                             <td class="num" data-tasks=r.tasks>{r.tasks}</td>
@@ -273,6 +286,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                             <thead><tr>
                                 <th class="wide-only">"Compare"</th>
                                 <th>{sort_button(SortKey::Model, "Model".into())}</th>
+                                {at_lengths.then(|| view! { <th scope="col" title="the code-context length of the run (its ntoken_<N> folder)">"Tokens"</th> })}
                                 {head}
                                 <th>{sort_button(SortKey::Average, "Avg.".into())}</th>
                                 <th>{sort_button(SortKey::Tasks, "Tasks".into())}</th>

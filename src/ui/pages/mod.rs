@@ -7,6 +7,7 @@ pub mod coreqa_ask;
 pub mod curate;
 pub mod dataset;
 pub mod home;
+pub mod ladder;
 pub mod leaderboard;
 pub mod paired;
 pub mod results;

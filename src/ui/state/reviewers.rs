@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
 use repoqa::evidence::EvidenceTable;
+use repoqa::ladder::{ntoken_of_path, Ladder, DEFAULT_FRACTION};
 use repoqa::leaderboard::SortKey;
 use repoqa::report::{LineError, ModelOutput, ScoresFile};
 use repoqa::verify::Report;
@@ -46,7 +47,30 @@ pub struct LeaderboardState {
     pub evidence: RwSignal<BoardEvidence>,
     /// The two runs compared task by task (`source\u{1f}model` keys).
     pub paired: RwSignal<(Option<String>, Option<String>)>,
+    /// The share of the shortest length's pass@1 an effective context
+    /// length keeps (`repoqa::ladder`).
+    pub fraction: RwSignal<f64>,
+    /// The ladder of each model loaded at two lengths or more, filled by
+    /// `jobs::reviewers::ladder_evidence`.
+    pub ladders: RwSignal<LadderBoard>,
 }
+
+/// What the ladders were computed for: threshold and fraction (as bits),
+/// and the files (a hash of their sources and contents).
+pub type LadderStamp = (u64, u64, u64);
+
+/// The length ladders for one stamp.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LadderBoard {
+    pub stamp: Option<LadderStamp>,
+    pub ladders: Vec<Ladder>,
+    /// A model whose files cannot make a ladder (two at one length), said.
+    pub errors: Vec<String>,
+    pub complete: bool,
+}
+
+/// A loaded file at its length: `(ntoken, source, file)`.
+pub type AtLength = (usize, String, Arc<ScoresFile>);
 
 /// What the intervals were computed for: threshold and level (as bits) and
 /// how many files were loaded.
@@ -84,7 +108,53 @@ impl LeaderboardState {
             ci_level: RwSignal::new(None),
             evidence: RwSignal::new(BoardEvidence::default()),
             paired: RwSignal::new((None, None)),
+            fraction: RwSignal::new(DEFAULT_FRACTION),
+            ladders: RwSignal::new(LadderBoard::default()),
         }
+    }
+
+    /// The loaded files whose folder names their length (a run directory's
+    /// `ntoken_<N>/`, `repoqa::ladder::ntoken_of_path`), untracked.
+    pub fn at_lengths(&self) -> Vec<AtLength> {
+        self.files.with_untracked(|fs| {
+            fs.iter()
+                .filter_map(|f| {
+                    Some((ntoken_of_path(&f.source)?, f.source.clone(), f.file.clone()))
+                })
+                .collect()
+        })
+    }
+
+    /// The models loaded at two lengths or more, in order of first sight.
+    pub fn ladder_models(files: &[AtLength]) -> Vec<String> {
+        let mut seen: Vec<(String, Vec<usize>)> = Vec::new();
+        for (n, _, f) in files {
+            for m in f.models.keys() {
+                match seen.iter_mut().find(|(x, _)| x == m) {
+                    Some((_, ns)) if !ns.contains(n) => ns.push(*n),
+                    Some(_) => {}
+                    None => seen.push((m.clone(), vec![*n])),
+                }
+            }
+        }
+        seen.into_iter().filter(|(_, ns)| ns.len() > 1).map(|(m, _)| m).collect()
+    }
+
+    /// The stamp of the ladders the view needs now (untracked).
+    pub fn ladder_stamp(&self) -> LadderStamp {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.files.with_untracked(|fs| {
+            for f in fs {
+                f.source.hash(&mut h);
+                f.sha256.hash(&mut h);
+            }
+        });
+        (
+            self.threshold.get_untracked().to_bits(),
+            self.fraction.get_untracked().to_bits(),
+            h.finish(),
+        )
     }
 
     /// The stamp of the intervals the view needs now (untracked).

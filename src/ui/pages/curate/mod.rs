@@ -23,7 +23,7 @@ use leptos::prelude::*;
 use self::collection::CurateCollection;
 use self::options::CurateOptionsCard;
 use self::result::CurateResult;
-use crate::ui::browser::dom::picked_files;
+use crate::ui::browser::dom::{folder_picker, picked_files};
 use crate::ui::components::drop_zone::DropZone;
 use crate::ui::jobs::curate::{load_input, load_sample, use_curator, SAMPLE_REPO};
 use crate::ui::jobs::curate_keep::{keep, restore};
@@ -35,14 +35,7 @@ pub fn CuratePage() -> impl IntoView {
     // The last visit's work comes back; this visit's is kept as it changes.
     restore(cur);
     keep(cur);
-    // `webkitdirectory` (pick a folder) is not an attribute the view macro
-    // knows: set it on the element.
-    let folder_ref = NodeRef::<leptos::html::Input>::new();
-    Effect::new(move |_| {
-        if let Some(el) = folder_ref.get() {
-            let _ = el.set_attribute("webkitdirectory", "");
-        }
-    });
+    let folder_ref = folder_picker();
 
     let on_folder = move |ev: leptos::ev::Event| {
         let (input, files) = picked_files(&ev);

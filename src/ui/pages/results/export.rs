@@ -41,7 +41,21 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let to_leaderboard = move |_| {
         let r = scores_file().map(|(model, file, name)| {
             let lb = expect_context::<LeaderboardState>();
-            lb.put_answers(format!("your answers/{name}"), file, state.answers.get_untracked());
+            // In the run's folder (`ntoken_<N>`), so that answers sent at
+            // several lengths make a length ladder there.
+            let folder = state.tasks_settings.with_untracked(|s| {
+                let protocol = state
+                    .tasks
+                    .with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
+                s.as_ref()
+                    .map(|s| format!("{}/", naming::run_dir(s.code_context_size, protocol)))
+                    .unwrap_or_default()
+            });
+            lb.put_answers(
+                format!("your answers/{folder}{name}"),
+                file,
+                state.answers.get_untracked(),
+            );
             format!("Added {model} to the Leaderboard page: compare it there with any loaded run.")
         });
         message.set(Some(r));

@@ -1,0 +1,111 @@
+// The length ladder on the Leaderboard page (issue 51), in headless
+// Chromium against the native CLI: one `repoqa run --code-context-size
+// 1024,2048` against the test model server writes upstream's layout
+// (`ntoken_<N>/`); the page reads that result directory (a folder pick)
+// and shows, for the model, pass@1 by length with its interval by
+// repository, the effective context length and the depth × length heatmap,
+// each equal to `repoqa ladder --json` (at 0.8 and after the threshold
+// moves); the heatmap's cells are read with the keyboard, each naming its
+// count and interval.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { serveDir } from './serve.js';
+import { launch, openPage, gotoApp, DIST } from './browser.js';
+import { BIN, DEMO } from './results-fixture.js';
+import { startModelServer, KEY, MODEL } from './run-fixture.js';
+
+let srv, model, context;
+const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-ladder-'));
+const results = path.join(work, 'results');
+
+before(async () => {
+  model = await startModelServer(['--dataset', DEMO, '--key', KEY]);
+  execFileSync(BIN, ['run', '--model', MODEL, '--backend', 'openai', '--base-url', `${model.url}/v1`,
+    '--dataset-path', DEMO, '--code-context-size', '1024,2048', '--languages', 'python,go',
+    '--result-dir', results, '--concurrency', '3', '--timeout-s', '30'],
+  { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'inherit'] });
+  srv = await serveDir(DIST);
+  context = await launch();
+});
+after(async () => {
+  await context?.close();
+  srv?.server.close();
+  model?.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+function cliLadder(threshold) {
+  const out = execFileSync(BIN, ['ladder', '--result-dir', results, '--threshold', String(threshold), '--json'], { encoding: 'utf8' });
+  return JSON.parse(out).models;
+}
+
+/** The page's ladder of `model`, as its attributes say, once computed for `threshold`. */
+async function pageLadder(page, threshold) {
+  await page.waitForFunction((t) => document.querySelector('#lb-table')?.dataset.threshold === t
+    && document.querySelector('#lb-ladder-card section.ladder') && !document.querySelector('#ladder-computing'),
+  String(threshold), { timeout: 60000 });
+  return page.$eval('#lb-ladder-card section.ladder', (s) => ({
+    model: s.dataset.model,
+    effective: s.dataset.effective,
+    lengths: [...s.querySelectorAll('tr[data-ntoken]')].map((tr) => ({
+      ntoken: Number(tr.dataset.ntoken), pass: Number(tr.dataset.pass), passed: Number(tr.dataset.passed),
+      n: Number(tr.dataset.n), repo: tr.dataset.repoLow === '' ? null : [Number(tr.dataset.repoLow), Number(tr.dataset.repoHigh)],
+      wilson: [Number(tr.dataset.wilsonLow), Number(tr.dataset.wilsonHigh)],
+    })),
+    heat: [...document.querySelectorAll('#chart-ladder-heatmap-svg rect.cell')].map((c) => [c.dataset.series, Number(c.dataset.bin), Number(c.dataset.passed), Number(c.dataset.n)]),
+  }));
+}
+
+function assertEqualToCli(shown, cli) {
+  assert.equal(cli.length, 1, 'the CLI found one model');
+  const [l] = cli;
+  assert.equal(shown.model, l.model);
+  assert.equal(shown.effective, l.effective_length === null ? '' : String(l.effective_length));
+  assert.deepEqual(shown.lengths, l.lengths.map((x) => ({
+    ntoken: x.ntoken, pass: x['pass@1'], passed: x.passed, n: x.n, repo: x.ci_repos, wilson: x.ci_wilson,
+  })));
+  const cells = l.depth_by_length.flatMap((row) => row.cells.map((c, b) => [`${row.ntoken.toLocaleString('en-US')} tokens`, b, c.passed, c.n]));
+  assert.deepEqual(shown.heat, cells);
+}
+
+test('a result directory of two lengths: the ladder equals `repoqa ladder --json`', async () => {
+  const { page, problems } = await openPage(context);
+  await gotoApp(page, srv.url, '#leaderboard');
+  assert.match(await page.textContent('#ladder-empty'), /No model is loaded at two lengths/);
+  await page.setInputFiles('#lb-folder', results);
+  await page.waitForSelector('#lb-status');
+  // The two SCORES files read, the outputs beside them named as not read.
+  assert.equal(await page.textContent('#lb-status'), 'Loaded 2 files; 4 other files in the folder left alone (only -SCORES.json files are read).');
+  const tokens = await page.$$eval('#lb-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.model, tr.dataset.ntoken]));
+  assert.deepEqual(tokens.sort(), [[MODEL, '1024'], [MODEL, '2048']]);
+
+  const shown = await pageLadder(page, 0.8);
+  assertEqualToCli(shown, cliLadder(0.8));
+  assert.equal(shown.lengths.length, 2);
+  assert.ok(shown.lengths.every((l) => l.n === 20 && l.passed > 0 && l.passed < 20 && l.wilson[0] < l.pass && l.pass < l.wilson[1]), JSON.stringify(shown.lengths));
+  assert.match(await page.textContent('#lb-ladder-card .ladder-effective'), /^Effective context length: 2,048 tokens\. Every length up to it keeps at least 90% of the 1,024-token pass@1/);
+
+  // The heatmap by keyboard: one tab stop; Down moves a length, Right a depth bin.
+  const first = page.locator('#chart-ladder-heatmap-svg rect.cell').first();
+  await first.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  const focused = await page.evaluate(() => {
+    const e = document.activeElement;
+    return { series: e.dataset.series, bin: e.dataset.bin, label: e.getAttribute('aria-label'), stops: document.querySelectorAll('#chart-ladder-heatmap-svg [tabindex="0"]').length };
+  });
+  assert.equal(focused.series, '2,048 tokens');
+  assert.equal(focused.bin, '1');
+  assert.equal(focused.stops, 1);
+  assert.match(focused.label, /^2,048 tokens, depth 10–20%: (\d+ of \d+ passed \(.*95% CI .*Wilson\)|no tasks)$/);
+
+  // Another threshold: the ladder follows, still the CLI's.
+  await page.fill('#lb-threshold-num', '0.5');
+  await page.dispatchEvent('#lb-threshold-num', 'change');
+  assertEqualToCli(await pageLadder(page, 0.5), cliLadder(0.5));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
