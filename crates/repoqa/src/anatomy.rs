@@ -100,6 +100,40 @@ impl Anatomy {
     pub fn tokens_of(&self, part: Part) -> usize {
         self.bands.iter().filter(|b| b.part == part).map(|b| b.tokens).sum()
     }
+
+    /// The bands as a strip `max_bands` wide can draw them: each run of
+    /// two or more neighbouring file bands too thin to see (each under
+    /// `total_tokens / max_bands`) joined into one, its tokens and bytes
+    /// summed (a 128k-token context holds hundreds of files). The other
+    /// bands stay as they are, so the strip still tiles the prompt.
+    pub fn strip(&self, max_bands: usize) -> Vec<StripBand> {
+        let thin =
+            |b: &Band| b.part == Part::File && b.tokens * max_bands.max(1) < self.total_tokens;
+        let mut out: Vec<StripBand> = Vec::new();
+        for b in &self.bands {
+            if let Some(last) = out.last_mut() {
+                if thin(b) && thin(&last.band) {
+                    last.band.tokens += b.tokens;
+                    last.band.bytes.end = b.bytes.end;
+                    last.files += 1;
+                    last.last_path.clone_from(&b.path);
+                    continue;
+                }
+            }
+            out.push(StripBand { band: b.clone(), files: 1, last_path: b.path.clone() });
+        }
+        out
+    }
+}
+
+/// A band as the strip draws it: one band of the prompt, or a run of
+/// `files` thin file bands joined (`band.path` the first one's, `last_path`
+/// the last one's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StripBand {
+    pub band: Band,
+    pub files: usize,
+    pub last_path: Option<String>,
 }
 
 /// A line of the code context: a file's `Path:` line, a filler line, or
@@ -316,6 +350,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_strip_joins_thin_files_and_still_tiles_the_prompt() {
+        let d = demo();
+        let tok = test_tokenizer();
+        let options = ContextOptions { code_context_size: 16384, ..Default::default() };
+        let mut builder = ContextBuilder::new(&d, options, tok);
+        // The demo's task with the most file bands.
+        let (placed, a) = task_specs(&d, None)
+            .iter()
+            .map(|spec| {
+                let placed = builder.build_placed(spec).unwrap();
+                let a = anatomy(&placed.task, placed.needle.clone(), &[], Some(&d), tok).unwrap();
+                (placed, a)
+            })
+            .max_by_key(|(_, a)| a.bands.iter().filter(|b| b.part == Part::File).count())
+            .unwrap();
+        // Wide enough for every band: the strip is the bands.
+        let all = a.strip(usize::MAX / a.total_tokens.max(1));
+        assert_eq!(all.iter().map(|s| s.band.clone()).collect::<Vec<_>>(), a.bands);
+        // Narrow: thin files joined, the rest kept, the prompt still tiled.
+        let strip = a.strip(4);
+        assert!(strip.len() < a.bands.len(), "{} of {}: {:?}", strip.len(), a.bands.len(), a.bands);
+        assert_eq!(strip.iter().map(|s| s.files).sum::<usize>(), a.bands.len());
+        let mut end = 0;
+        for s in &strip {
+            assert_eq!(s.band.bytes.start, end);
+            end = s.band.bytes.end;
+            if s.files > 1 {
+                assert_eq!(s.band.part, Part::File);
+                assert!(s.band.tokens * 4 < a.total_tokens * s.files);
+            }
+        }
+        assert_eq!(end, placed.task.prompt().len());
+        let tokens: usize = strip.iter().map(|s| s.band.tokens).sum();
+        assert_eq!(tokens, a.total_tokens);
+        assert_eq!(strip.iter().filter(|s| s.band.part == Part::Needle).count(), 1);
     }
 
     #[test]

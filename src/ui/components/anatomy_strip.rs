@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::anatomy::{Band, Part};
+use repoqa::anatomy::{Band, Part, StripBand};
 use repoqa::context::Task;
 
 use crate::ui::format::thousands;
@@ -22,10 +22,25 @@ use crate::ui::state::use_state;
 
 /// The window sizes offered (tokens), besides the one the task was built
 /// in; the small ones let a small repository (the demo's) move its needle.
-const SIZES: [usize; 7] = [512, 1024, 2048, 4096, 8192, 16384, 32768];
+const SIZES: [usize; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+
+/// About how many bands the strip draws: thinner files are joined in runs
+/// (`Anatomy::strip`), so that a 128k-token prompt's hundreds of files
+/// still leave every part in view on a phone.
+const STRIP_BANDS: usize = 32;
 
 /// At most this many characters of a band's text are shown.
 const SHOWN_CHARS: usize = 3000;
+
+/// A strip band's name: its band's, or for joined files their count and
+/// the first and last of them.
+fn strip_label(s: &StripBand) -> String {
+    match (s.files, &s.band.path, &s.last_path) {
+        (1, ..) => band_label(&s.band),
+        (n, Some(first), Some(last)) => format!("{n} files, {first} … {last}"),
+        (n, ..) => format!("{n} files"),
+    }
+}
 
 fn band_label(b: &Band) -> String {
     match (b.part, &b.path) {
@@ -242,24 +257,25 @@ fn AnatomyBody(
     });
     let line = repoqa::report::jsonl_line(t.as_ref()).unwrap_or_default();
     let cmd = cli_command(&shown, built_size);
-    let bands = a.bands.clone();
+    let bands = a.strip(STRIP_BANDS);
     let marks = a.marks.clone();
     let explain = |art: repoqa::audit::Artifact| {
         format!("{} ({}): {}", art.name(), art.parity_id(), art.explain())
     };
-    let band_views = bands.iter().enumerate().map(|(i, b)| {
-        let label = band_label(b);
+    let band_views = bands.iter().enumerate().map(|(i, s)| {
+        let b = &s.band;
+        let label = strip_label(s);
         let title = format!("{label}: {} tokens", thousands(b.tokens));
         let select = move || picked.set(Some(i));
         view! {
             <button type="button" class=format!("band band-{}", b.part.name())
                 class:picked=move || picked.get() == Some(i)
                 data-part=b.part.name() data-path=b.path.clone().unwrap_or_default()
-                data-tokens=b.tokens.to_string() data-index=i.to_string()
+                data-tokens=b.tokens.to_string() data-index=i.to_string() data-files=s.files.to_string()
                 style:flex-grow=b.tokens.max(1).to_string()
                 aria-label=title.clone() title=title
                 on:mouseenter=move |_| select() on:focus=move |_| select() on:click=move |_| select()>
-                <span class="band-label" aria-hidden="true">{short_label(b)}</span>
+                <span class="band-label" aria-hidden="true">{if s.files > 1 { format!("{} files", s.files) } else { short_label(b) }}</span>
             </button>
         }
     }).collect_view();
@@ -311,12 +327,14 @@ fn AnatomyBody(
             </p>
             {mark_list}
             {no_marks}
-            {move || picked.get().and_then(|i| bands.get(i).cloned()).map(|b| {
+            {move || picked.get().and_then(|i| bands.get(i).cloned()).map(|s| {
+                let label = strip_label(&s);
+                let b = s.band;
                 let text = prompt_for_band.get(b.bytes.clone()).unwrap_or_default();
                 let (head, left) = shown_text(text);
                 view! {
                     <div id="anatomy-band" data-part=b.part.name() data-tokens=b.tokens.to_string()>
-                        <p><strong>{band_label(&b)}</strong>{format!(
+                        <p><strong>{label}</strong>{format!(
                             ": {} tokens, tokens {}–{} of the prompt ({:.1}%–{:.1}%)",
                             thousands(b.tokens), thousands(b.first_token), thousands(b.first_token + b.tokens),
                             100.0 * b.first_token as f64 / total, 100.0 * (b.first_token + b.tokens) as f64 / total
