@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { open, BIN, DEMO, yourAnswers } from './results-fixture.js';
+import { open, BIN, DEMO } from './results-fixture.js';
 import { saveBothWidths } from './browser.js';
 
 let fx;
@@ -63,8 +63,8 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   await page.fill('#model-name', 'real');
   await page.click('#export-to-leaderboard');
   await page.waitForSelector('#export-status a[href="#leaderboard"]');
-  await page.selectOption('#cmp-a', await yourAnswers(page, '#cmp-a', 'real-SCORES.json\u001freal'));
-  await page.selectOption('#cmp-b', await yourAnswers(page, '#cmp-b', 'control-NO-CONTEXT-SCORES.json\u001fcontrol'));
+  await page.selectOption('#cmp-a', 'your answers/real-SCORES.json\u001freal');
+  await page.selectOption('#cmp-b', 'your answers/control-NO-CONTEXT-SCORES.json\u001fcontrol');
   await page.waitForFunction(() => document.querySelector('#cmp-flipped-title')?.textContent === '1 task(s) flipped', null, { timeout: 10000 });
   const all = await page.$eval('#cmp-table tbody tr[data-row="all"]', (tr) => ({ ...tr.dataset }));
   assert.equal(Number(all.onlyB), 1, JSON.stringify(all));

@@ -18,7 +18,7 @@ import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
 import { chromium } from 'playwright-core';
 import { launch, openPage, gotoApp, saveBothWidths, DIST, ROOT, ARTIFACTS } from './browser.js';
-import { answeredDemo, cliScoresOfExport, close, BIN, yourAnswers } from './results-fixture.js';
+import { answeredDemo, cliScoresOfExport, close, BIN } from './results-fixture.js';
 
 const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-evidence-'));
@@ -150,7 +150,7 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
     await page.waitForSelector('#export-status a[href="#leaderboard"]');
     await page.click('#export-status a[href="#leaderboard"]');
     await page.waitForSelector('#lb-table tbody tr[data-model="model"]', { timeout: 10000 });
-    const key = await yourAnswers(page, '#cmp-a', 'model-SCORES.json\u001fmodel');
+    const key = 'your answers/model-SCORES.json\u001fmodel';
     await page.selectOption('#cmp-a', key);
     await page.selectOption('#cmp-b', key);
     await page.waitForSelector('#cmp-table tbody tr[data-row="all"]', { timeout: 10000 });
@@ -166,7 +166,7 @@ test('results: the intervals of the loaded answers equal the CLI\'s', async () =
     await page.click('#export-to-leaderboard');
     await page.click('#export-status a[href="#leaderboard"]');
     await page.waitForSelector('#lb-table tbody tr[data-model="model-b"]', { timeout: 10000 });
-    await page.selectOption('#cmp-b', await yourAnswers(page, '#cmp-b', 'model-b-SCORES.json\u001fmodel-b'));
+    await page.selectOption('#cmp-b', 'your answers/model-b-SCORES.json\u001fmodel-b');
     await page.waitForFunction(() => document.querySelector('#cmp-flipped-title')?.textContent === '1 task(s) flipped', null, { timeout: 10000 });
     await page.click('#cmp-flipped tbody tr.flip button.flip-details');
     await page.waitForSelector('#cmp-flipped .side[data-side="B"] pre.answer');

@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serveDir } from './serve.js';
 import { launch, openPage, gotoApp, DIST } from './browser.js';
-import { BIN, DEMO } from './results-fixture.js';
-import { startModelServer, KEY, MODEL } from './run-fixture.js';
+import { BIN, DEMO, open } from './results-fixture.js';
+import { startModelServer, configure, runAndWait, KEY, MODEL } from './run-fixture.js';
 
 let srv, model, context;
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-ladder-'));
@@ -37,8 +37,8 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-function cliLadder(threshold) {
-  const out = execFileSync(BIN, ['ladder', '--result-dir', results, '--threshold', String(threshold), '--json'], { encoding: 'utf8' });
+function cliLadder(threshold, dir = results) {
+  const out = execFileSync(BIN, ['ladder', '--result-dir', dir, '--threshold', String(threshold), '--json'], { encoding: 'utf8' });
   return JSON.parse(out).models;
 }
 
@@ -108,4 +108,68 @@ test('a result directory of two lengths: the ladder equals `repoqa ladder --json
   assertEqualToCli(await pageLadder(page, 0.5), cliLadder(0.5));
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+/** The demo built in the page at `size` tokens (a new build, waited for). */
+async function buildAt(page, url, size) {
+  await page.goto(url + '#dataset');
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  if (!(await page.$('#dataset-summary'))) await page.click('#load-demo');
+  await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  await page.fill('#ctx-size', size);
+  await page.press('#ctx-size', 'Tab');
+  await page.goto(url + '#tasks');
+  await page.evaluate(() => { window.__repoqaBuild = null; });
+  await page.click('#build-tasks');
+  await page.waitForFunction(() => window.__repoqaBuild?.tasks === 60, null, { timeout: 120000 });
+}
+
+/** Results' "Send to the Leaderboard"; the source it was put under. */
+async function sendToBoard(page, url) {
+  await page.goto(url + '#results');
+  await page.click('#export-to-leaderboard');
+  await page.waitForSelector('#export-status a[href="#leaderboard"]');
+  await page.goto(url + '#leaderboard');
+  return page.$$eval('#lb-table tbody tr', (trs) => trs.map((tr) => tr.dataset.source));
+}
+
+test('runs in the page at two lengths make the ladder `repoqa run` makes', async () => {
+  // The CLI's ladder: the demo's python tasks at 1024 and 2048 against the same server.
+  const cliResults = path.join(work, 'results-python');
+  execFileSync(BIN, ['run', '--model', MODEL, '--backend', 'openai', '--base-url', `${model.url}/v1`,
+    '--dataset-path', DEMO, '--code-context-size', '1024,2048', '--languages', 'python',
+    '--result-dir', cliResults, '--concurrency', '2', '--timeout-s', '30'],
+  { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const cli = cliLadder(0.8, cliResults);
+
+  const fx = await open();
+  try {
+    const { page, srv: app } = fx;
+    for (const size of ['1024', '2048']) {
+      await buildAt(page, app.url, size);
+      if (size === '2048') {
+        // The 1024 run's answers are still here: sent now, they say no length.
+        const sources = await sendToBoard(page, app.url);
+        assert.ok(sources.includes('your answers/org_slash_test-model-SCORES.json'), JSON.stringify(sources));
+        await page.goto(app.url + '#results');
+        await page.click('#clear-answers');
+        await page.click('#clear-confirm-yes');
+        await page.waitForSelector('#results[data-answered="0"]', { timeout: 30000 });
+      }
+      await page.goto(app.url + '#run');
+      await configure(page, model, { provider: 'openai', language: 'python' });
+      assert.equal(await runAndWait(page), 'done');
+      const sources = await sendToBoard(page, app.url);
+      assert.ok(sources.includes(`your answers/ntoken_${size}/org_slash_test-model-SCORES.json`), JSON.stringify(sources));
+    }
+    const shown = await pageLadder(page, 0.8);
+    assert.equal(shown.model, cli[0].model);
+    assert.equal(shown.effective, cli[0].effective_length === null ? '' : String(cli[0].effective_length));
+    const pick = (ls) => ls.map((l) => [l.ntoken, l.pass, l.passed, l.n]);
+    assert.deepEqual(pick(shown.lengths), cli[0].lengths.map((x) => [x.ntoken, x['pass@1'], x.passed, x.n]));
+    // The server has no model list: the page's look at GET /v1/models is a 404 it reports as such.
+    assert.deepEqual(fx.problems.filter((p) => !/Failed to load resource: the server responded with a status of 404/.test(p)), []);
+  } finally {
+    await fx.close();
+  }
 });

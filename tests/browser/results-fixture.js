@@ -175,13 +175,3 @@ export async function cliScoresOfExport(fx, dataset = DEMO, name = 'model.jsonl'
   const text = fs.readFileSync(cliScores, 'utf8');
   return { text, model: Object.values(JSON.parse(text))[0], outputs: outputs.path };
 }
-
-/** The option of `select` (a Leaderboard run picker) for answers sent from
- *  Results that end with `suffix` (`<file>\u001f<model>`): they are kept
- *  under `your answers/ntoken_<N>/`, the length the tasks were built at. */
-export async function yourAnswers(page, select, suffix) {
-  const values = await page.$$eval(`${select} option`, (os) => os.map((o) => o.value));
-  const found = values.filter((v) => v.startsWith('your answers/ntoken_') && v.endsWith('/' + suffix));
-  assert.equal(found.length, 1, `one option of ${select} ends with ${suffix}: ${JSON.stringify(values)}`);
-  return found[0];
-}

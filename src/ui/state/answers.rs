@@ -133,6 +133,28 @@ pub async fn score_answers_settled(
     }
 }
 
+/// The run directory's folder of the current answers (`ntoken_<N>`, or
+/// `ntoken_<N>-<protocol>`, `repoqa::naming::run_dir`): only when `log`
+/// shows every answer given to the tasks as they are built now
+/// (`runlog::answered_at_these_sizes`); answers kept from tasks built at
+/// another length, typed or imported say no length.
+pub fn run_folder(state: AppState, log: &RunLog) -> Option<String> {
+    let (size, protocol) = state.tasks_settings.with_untracked(|s| {
+        let p = state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol));
+        Some((s.as_ref()?.code_context_size, p.unwrap_or_default()))
+    })?;
+    let given_here = state.answers.with_untracked(|a| {
+        state.tasks.with_untracked(|ts| {
+            let sizes: std::collections::HashMap<String, usize> =
+                ts.iter().map(|t| (t.task_id(), t.code_context_ntokens)).collect();
+            runlog::answered_at_these_sizes(log, a.keys().map(String::as_str), |id| {
+                sizes.get(id).copied()
+            })
+        })
+    });
+    given_here.then(|| naming::run_dir(size, protocol))
+}
+
 /// The SCORES file of `set`, the answers of `model` (the eval date and
 /// options as the Results page sets them; what `log` says of the answers:
 /// cut replies, thinking taken out), and its name as upstream names it.

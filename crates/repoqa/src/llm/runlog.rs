@@ -346,6 +346,31 @@ pub fn answer_notes(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> ReplyNo
     notes
 }
 
+/// Whether the answers `answered` (task ids) were all given by the run
+/// this log records to tasks of the size they have now: each one's last
+/// answered record holds `task_ntokens` equal to `ntokens_of(id)` (the
+/// current task's `code_context_ntokens`). False for an answer without
+/// such a record (typed, imported, or kept from tasks built at another
+/// length) and for no answers: only then may the answers carry these
+/// tasks' length, as a run directory's `ntoken_<N>/` says it.
+pub fn answered_at_these_sizes<'a>(
+    log: &RunLog,
+    answered: impl IntoIterator<Item = &'a str>,
+    ntokens_of: impl Fn(&str) -> Option<usize>,
+) -> bool {
+    let last = last_by_task(log.records.iter().filter(|r| r.status == RecordStatus::Answered));
+    let by_id: HashMap<&str, usize> =
+        last.iter().map(|r| (r.task_id.as_str(), r.task_ntokens)).collect();
+    let mut any = false;
+    for id in answered {
+        any = true;
+        if by_id.get(id).copied() != ntokens_of(id) || ntokens_of(id).is_none() {
+            return false;
+        }
+    }
+    any
+}
+
 /// The tasks whose last record is a failure and that `is_answered` does
 /// not know, with the reason: what a "retry the failed" would ask.
 pub fn failed_tasks(log: &RunLog, is_answered: impl Fn(&str) -> bool) -> Vec<(String, String)> {
@@ -377,6 +402,28 @@ mod tests {
             None,
             reason.map(str::to_string),
         )
+    }
+
+    #[test]
+    fn answers_carry_a_length_only_when_the_run_gave_them_at_it() {
+        let log = RunLog {
+            records: vec![
+                rec("t1", RecordStatus::Answered, None),
+                rec("t2", RecordStatus::Answered, None),
+                rec("t3", RecordStatus::Failed, Some("500")),
+            ],
+            bad_lines: Vec::new(),
+        };
+        let now = |id: &str| (id != "t9").then_some(1000);
+        assert!(answered_at_these_sizes(&log, ["t1", "t2"], now));
+        // Tasks rebuilt at another size: the records say 1000, they hold 2000.
+        assert!(!answered_at_these_sizes(&log, ["t1", "t2"], |_| Some(2000)));
+        // An answer the run never gave (typed, imported), or a failed task.
+        assert!(!answered_at_these_sizes(&log, ["t1", "t4"], now));
+        assert!(!answered_at_these_sizes(&log, ["t3"], now));
+        // A task no longer built, and no answers at all.
+        assert!(!answered_at_these_sizes(&log, ["t9"], now));
+        assert!(!answered_at_these_sizes(&log, [], now));
     }
 
     #[test]

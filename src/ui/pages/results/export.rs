@@ -9,7 +9,7 @@ use repoqa::score::Candidates;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
-use crate::ui::state::answers::scores_file_of;
+use crate::ui::state::answers::{run_folder, scores_file_of};
 use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
@@ -41,16 +41,11 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let to_leaderboard = move |_| {
         let r = scores_file().map(|(model, file, name)| {
             let lb = expect_context::<LeaderboardState>();
-            // In the run's folder (`ntoken_<N>`), so that answers sent at
-            // several lengths make a length ladder there.
-            let folder = state.tasks_settings.with_untracked(|s| {
-                let protocol = state
-                    .tasks
-                    .with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
-                s.as_ref()
-                    .map(|s| format!("{}/", naming::run_dir(s.code_context_size, protocol)))
-                    .unwrap_or_default()
-            });
+            // In the run's folder (`ntoken_<N>/`) when the run log shows
+            // the answers given to these very tasks: runs sent at several
+            // lengths make a length ladder there.
+            let log = run_state.map(|rs| rs.run_log()).unwrap_or_default();
+            let folder = run_folder(state, &log).map(|d| format!("{d}/")).unwrap_or_default();
             lb.put_answers(
                 format!("your answers/{folder}{name}"),
                 file,
