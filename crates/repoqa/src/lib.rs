@@ -45,6 +45,15 @@
 //! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
+//! | `coreqa`   | CoReQA: questions from issues, retrieval (LangChain's splitter, BM25), answers, a judge's scores, pairwise verdicts, Elo |
+//! | `selfcheck`| the self-check of the About page: every grammar finds its function, the tokenizer counts a line |
+//! | `error`    | the core's typed errors, with the file, line, repo or field they concern |
+//! | `python_scanner` | tree-sitter-python 0.20.4's external scanner as the official grammar runs it |
+//! | `seeded`   | SplitMix64, a seed's same stream natively and in the browser |
+//! | `wasm_alloc` | the C allocator the grammars call in wasm32 |
+//!
+//! ARCHITECTURE.md at the repository's root groups these by the stage of the
+//! pipeline they serve and says where each number is computed.
 
 pub mod agent;
 pub mod anatomy;
@@ -96,3 +105,27 @@ pub mod verify;
 mod wasm_alloc;
 
 pub use error::Error;
+
+/// The code map stays true: every module declared here is named in the
+/// table above and in ARCHITECTURE.md.
+#[cfg(test)]
+mod code_map {
+    const LIB: &str = include_str!("lib.rs");
+    const MAP: &str = include_str!("../../../ARCHITECTURE.md");
+
+    #[test]
+    fn every_module_is_in_the_table_and_the_code_map() {
+        let modules: Vec<&str> = LIB
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub mod ").or(l.trim().strip_prefix("mod ")))
+            .filter_map(|m| m.strip_suffix(';'))
+            .collect();
+        assert!(modules.len() > 30, "{modules:?}");
+        let table: String = LIB.lines().filter(|l| l.starts_with("//! | `")).collect();
+        for m in modules {
+            let named = format!("`{m}`");
+            assert!(table.contains(&named), "{m}: not in lib.rs's table");
+            assert!(MAP.contains(&named), "{m}: not in ARCHITECTURE.md");
+        }
+    }
+}
