@@ -71,7 +71,7 @@ fn is_ident(c: char) -> bool {
 
 /// Every path starting with `crate::ui::`, `super::` or `self::`, as
 /// segments; `a::{b, c::d}` groups are expanded.
-fn paths(code: &str) -> Vec<Vec<String>> {
+fn paths(code: &str, root: &[&str]) -> Vec<Vec<String>> {
     let mut found = Vec::new();
     let chars: Vec<char> = code.chars().collect();
     let mut i = 0;
@@ -81,7 +81,9 @@ fn paths(code: &str) -> Vec<Vec<String>> {
             let (segs, end) = read_path(&chars, i);
             let head = segs.first().map(|s| s.as_str());
             let rooted = matches!(head, Some("super" | "self"))
-                || (segs.len() >= 2 && segs[0] == "crate" && segs[1] == "ui");
+                || (segs.len() > root.len()
+                    && segs[0] == "crate"
+                    && segs[1..=root.len()].iter().zip(root).all(|(a, b)| a == b));
             if rooted && segs.len() > 1 {
                 if chars.get(end) == Some(&'{') {
                     let close = (end..chars.len()).find(|&k| chars[k] == '}').unwrap_or(end);
@@ -137,13 +139,21 @@ fn resolve(
     is_mod_rs: bool,
     path: &[String],
     modules: &BTreeSet<Vec<String>>,
+    root: &[&str],
 ) -> Option<Vec<String>> {
     // `self` of a mod.rs is its directory module; of a file, the file's module.
     let mut base: Vec<String> = from.to_vec();
     let mut rest = path;
     if rest.first().map(String::as_str) == Some("crate") {
+        // `crate::` and the tree's own root (`ui` for src/ui).
         base.clear();
-        rest = &rest[2..];
+        rest = &rest[1..];
+        for seg in root {
+            match rest.first() {
+                Some(r) if r == seg => rest = &rest[1..],
+                _ => return None,
+            }
+        }
     } else {
         let _ = is_mod_rs;
         while let Some(head) = rest.first() {
@@ -171,8 +181,8 @@ fn check(files: &[(Vec<String>, bool, String)]) -> (Graph, Vec<String>) {
     let mut upward = Vec::new();
     for (module, is_mod_rs, text) in files {
         let code = code_only(text);
-        for p in paths(&code) {
-            let Some(target) = resolve(module, *is_mod_rs, &p, &modules) else { continue };
+        for p in paths(&code, &["ui"]) {
+            let Some(target) = resolve(module, *is_mod_rs, &p, &modules, &["ui"]) else { continue };
             if &target == module {
                 continue;
             }
@@ -231,7 +241,13 @@ fn find_cycle(graph: &Graph) -> Option<Vec<Vec<String>>> {
 }
 
 fn load_ui() -> Vec<(Vec<String>, bool, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+    load_tree("src/ui")
+}
+
+/// Each Rust file under `dir` (from the workspace root) as (its module
+/// path under `dir`, whether it is a mod.rs, its text).
+fn load_tree(dir: &str) -> Vec<(Vec<String>, bool, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     repoqa_testkit::rust_files(&root)
         .into_iter()
         .map(|p| {
@@ -252,6 +268,33 @@ fn ui_imports_point_down_and_have_no_cycle() {
     if let Some(cycle) = find_cycle(&graph) {
         let names: Vec<String> = cycle.iter().map(|m| format!("ui::{}", m.join("::"))).collect();
         panic!("import cycle in src/ui: {}", names.join(" → "));
+    }
+}
+
+/// The CLI's modules (`crates/repoqa-cli/src`, each file a module of the
+/// crate root): their imports of each other form no cycle.
+#[test]
+fn cli_modules_import_each_other_without_a_cycle() {
+    let files = load_tree("crates/repoqa-cli/src");
+    assert!(files.len() > 20, "crates/repoqa-cli/src not found or nearly empty");
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.0.clone()).collect();
+    let mut graph = Graph::new();
+    for (module, is_mod_rs, text) in &files {
+        for p in paths(&code_only(text), &[]) {
+            if let Some(target) = resolve(module, *is_mod_rs, &p, &modules, &[]) {
+                if &target != module {
+                    graph.entry(module.clone()).or_default().insert(target);
+                }
+            }
+        }
+    }
+    assert!(
+        graph.values().map(BTreeSet::len).sum::<usize>() > 20,
+        "too few imports seen: {graph:?}"
+    );
+    if let Some(cycle) = find_cycle(&graph) {
+        let names: Vec<String> = cycle.iter().map(|m| m.join("::")).collect();
+        panic!("import cycle in the CLI: {}", names.join(" → "));
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::coreqa::elo::{compare, read_judgments, Comparison, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
+use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
@@ -207,7 +207,7 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         CoreqaCommand::Compare { judgments, bootstrap, seed, json } => {
             let name = judgments.display().to_string();
             let list = read_judgments(&fs_read(&judgments, "judgments file")?, &name)?;
-            print_comparison(&compare(&list, bootstrap, seed), json);
+            crate::coreqa_ask::print_comparison(&compare(&list, bootstrap, seed), json);
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
             let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
@@ -299,39 +299,4 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         }
     }
     Ok(())
-}
-
-/// Elo, the bootstrap interval, the records and the position-bias table,
-/// as a table or as JSON.
-pub fn print_comparison(c: &Comparison, json: bool) {
-    if json {
-        // Finite numbers and strings: serializing cannot fail.
-        outln!("{}", serde_json::to_string(c).unwrap_or_default());
-        return;
-    }
-    outln!("{} judgments", c.judgments);
-    outln!("{:<24} {:>8} {:>8} {:>8} {:>8}", "model", "elo", "median", "2.5%", "97.5%");
-    for (model, rating) in &c.elo {
-        let b = &c.bootstrap[model];
-        outln!("{model:<24} {rating:>8.1} {:>8.1} {:>8.1} {:>8.1}", b.median, b.low, b.high);
-    }
-    for r in &c.records {
-        let x = &r.record;
-        outln!(
-            "{} vs {}: {} wins, {} ties, {} losses",
-            r.model,
-            r.opponent,
-            x.wins,
-            x.ties,
-            x.losses
-        );
-    }
-    let p = &c.position_bias;
-    outln!(
-        "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
-        p.consistent,
-        p.small_discrepancy,
-        p.contradiction,
-        p.unpaired
-    );
 }

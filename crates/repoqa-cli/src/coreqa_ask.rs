@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use repoqa::coreqa::answer::{answer_items, read_answers, AnswerLine, AnswerSetup, ContextSetting};
-use repoqa::coreqa::elo::compare;
+use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::generate::{
     kept_issues, question_items, read_questions, reference_items, QuestionLine, QUESTION_TEMPLATE,
     REFERENCE_TEMPLATE,
@@ -21,7 +21,7 @@ use repoqa::coreqa::judge::{
 use repoqa::coreqa::pairwise::{
     in_item_order, pair_items, read_pair_lines, PairLine, PAIRWISE_TEMPLATE,
 };
-use repoqa::coreqa::qa::{read_qa, QaItem};
+use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
 use repoqa::coreqa::{Bm25Tokenize, CoreqaError, RecursiveSplitter};
@@ -31,7 +31,7 @@ use repoqa::tokenize::Tokenizer;
 
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
 use crate::error::{fs_read, fs_read_text, CliError};
-use crate::stdout::outln;
+use crate::stdout::{out, outln};
 
 #[derive(clap::Args)]
 pub struct AnswerArgs {
@@ -240,21 +240,6 @@ fn ask_items<T: RunItem>(
     asked.unfinished(not_asked, ask::never_asked(&plan, &ids))
 }
 
-/// The one repository the questions are about (a context setting reads
-/// one folder).
-fn one_repository(qa: &[QaItem]) -> Result<&str, CliError> {
-    let names: std::collections::BTreeSet<&str> =
-        qa.iter().map(|q| q.repository.as_str()).collect();
-    match names.len() {
-        1 => Ok(names.into_iter().next().unwrap_or_default()),
-        _ => Err(CliError::usage(format!(
-            "--setting retrieval/whole read one --repo folder, but the QA file's questions are about {} repositories ({}); answer each repository's questions on their own",
-            names.len(),
-            names.into_iter().collect::<Vec<_>>().join(", ")
-        ))),
-    }
-}
-
 pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     let qa = load_qa(&a.qa)?;
     let tok = tokenizer(&a.tokenizer)?;
@@ -277,7 +262,8 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         for (path, why) in &read.skipped {
             eprintln!("repoqa: coreqa: left out {path}: {why}");
         }
-        dir = Some((one_repository(&qa)?, read.files));
+        let repo = one_repository(&qa).map_err(|e| CliError::usage(format!("--repo: {e}")))?;
+        dir = Some((repo, read.files));
     }
     let setup = AnswerSetup {
         repository: dir.as_ref().map(|(name, files)| (*name, files.as_slice())),
@@ -427,14 +413,19 @@ pub fn pairwise(a: PairwiseArgs) -> Result<(), CliError> {
     });
     let lines = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
     let judgments: Vec<_> = in_item_order(lines, &items).into_iter().map(|l| l.judgment).collect();
-    crate::coreqa::print_comparison(&compare(&judgments, a.bootstrap, a.seed), a.json);
+    print_comparison(&compare(&judgments, a.bootstrap, a.seed), a.json);
     asked
 }
 
-/// `qa.jsonl` -> `qa.questions.jsonl`.
-fn questions_path(output: &Path) -> PathBuf {
-    let s = output.to_string_lossy();
-    PathBuf::from(format!("{}.questions.jsonl", s.strip_suffix(".jsonl").unwrap_or(&s)))
+/// Elo, the bootstrap interval, the records and the position-bias table,
+/// as a table (`Comparison::render_text`) or as JSON.
+pub fn print_comparison(c: &Comparison, json: bool) {
+    if json {
+        // Finite numbers and strings: serializing cannot fail.
+        outln!("{}", serde_json::to_string(c).unwrap_or_default());
+    } else {
+        out!("{}", c.render_text());
+    }
 }
 
 pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
@@ -463,7 +454,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     let questions =
         counted(&tok, |count| question_items(repository, &issues, &question_template, count))?;
 
-    let qpath = questions_path(&a.output);
+    let qpath = PathBuf::from(questions_file_name(&a.output.to_string_lossy()));
     let qname = qpath.display().to_string();
     let job = Asking {
         label: "coreqa build",

@@ -19,7 +19,7 @@ use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
-use repoqa::coreqa::qa::QaItem;
+use repoqa::coreqa::qa::{one_repository, questions_file_name};
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
@@ -54,26 +54,6 @@ pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String 
             let stem = name.strip_suffix(".json").or(name.strip_suffix(".jsonl")).unwrap_or(name);
             format!("{}-qa.jsonl", file_part(stem))
         }
-    }
-}
-
-/// Where a QA file's questions go first: `x-qa.jsonl` -> `x-qa.questions.jsonl`
-/// (as `repoqa coreqa build` names them).
-fn questions_name(output: &str) -> String {
-    format!("{}.questions.jsonl", output.strip_suffix(".jsonl").unwrap_or(output))
-}
-
-/// The one repository the questions are about (a context setting reads one
-/// repository).
-fn one_repository(qa: &[QaItem]) -> Result<String, UiError> {
-    let names: std::collections::BTreeSet<&str> =
-        qa.iter().map(|q| q.repository.as_str()).collect();
-    match names.len() {
-        1 => Ok(names.into_iter().next().unwrap_or_default().to_string()),
-        n => Err(UiError::invalid(format!(
-            "The retrieval and whole settings read one repository, but the loaded questions are about {n} ({}): load one repository's questions.",
-            names.into_iter().collect::<Vec<_>>().join(", ")
-        ))),
     }
 }
 
@@ -180,7 +160,8 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                             "The retrieval and whole settings read the repository: pick its folder or archive first.",
                         ));
                     };
-                    Some((one_repository(&qa)?, repo))
+                    let one = one_repository(&qa).map_err(|e| UiError::invalid(format!("The loaded questions: {e}.")))?;
+                    Some((one.to_string(), repo))
                 } else {
                     None
                 };
@@ -258,7 +239,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let questions = counted(&ctx, app, |count| {
                     question_items(repository, &issues, &form.question_template, count)
                 }).await?;
-                let qname = questions_name(&output);
+                let qname = questions_file_name(&output);
                 let written = |st: CoreqaState| match st.file(&qname).as_deref() {
                     Some(CoreqaFile::Questions(lines)) => lines.clone(),
                     _ => Vec::new(),

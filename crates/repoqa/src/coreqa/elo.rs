@@ -228,6 +228,46 @@ pub struct RecordRow {
     pub record: Record,
 }
 
+impl Comparison {
+    /// As `repoqa coreqa compare` prints it: Elo with its bootstrap
+    /// interval per model, each pair's record, the position-bias counts.
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let _ = writeln!(out, "{} judgments", self.judgments);
+        let _ = writeln!(
+            out,
+            "{:<24} {:>8} {:>8} {:>8} {:>8}",
+            "model", "elo", "median", "2.5%", "97.5%"
+        );
+        for (model, rating) in &self.elo {
+            let _ = match self.bootstrap.get(model) {
+                Some(b) => writeln!(
+                    out,
+                    "{model:<24} {rating:>8.1} {:>8.1} {:>8.1} {:>8.1}",
+                    b.median, b.low, b.high
+                ),
+                None => writeln!(out, "{model:<24} {rating:>8.1}"),
+            };
+        }
+        for r in &self.records {
+            let x = &r.record;
+            let _ = writeln!(
+                out,
+                "{} vs {}: {} wins, {} ties, {} losses",
+                r.model, r.opponent, x.wins, x.ties, x.losses
+            );
+        }
+        let p = &self.position_bias;
+        let _ = writeln!(
+            out,
+            "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
+            p.consistent, p.small_discrepancy, p.contradiction, p.unpaired
+        );
+        out
+    }
+}
+
 pub fn compare(judgments: &[Judgment], rounds: usize, seed: u64) -> Comparison {
     Comparison {
         judgments: judgments.len(),

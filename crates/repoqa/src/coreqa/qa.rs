@@ -88,6 +88,29 @@ pub fn question_queries(question: &str) -> (String, String) {
     (prose.join("\n"), code.join("\n"))
 }
 
+/// The one repository the questions are about: the retrieval and whole
+/// settings read one repository. Several (or none) is refused, naming them.
+pub fn one_repository(qa: &[QaItem]) -> Result<&str, CoreqaError> {
+    let names: std::collections::BTreeSet<&str> =
+        qa.iter().map(|q| q.repository.as_str()).collect();
+    match names.iter().next() {
+        Some(one) if names.len() == 1 => Ok(one),
+        _ => Err(CoreqaError::Setting {
+            message: format!(
+                "the retrieval and whole settings read one repository, but the questions are about {} ({}): answer each repository's questions on their own",
+                names.len(),
+                names.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        }),
+    }
+}
+
+/// Where a QA file's questions are kept while they are made, as `repoqa
+/// coreqa build` and the page name it: `x-qa.jsonl` → `x-qa.questions.jsonl`.
+pub fn questions_file_name(qa_file: &str) -> String {
+    format!("{}.questions.jsonl", qa_file.strip_suffix(".jsonl").unwrap_or(qa_file))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +146,24 @@ mod tests {
         assert!(
             matches!(blank, Err(CoreqaError::Qa { line: 1, message, .. }) if message.contains("blank"))
         );
+    }
+
+    #[test]
+    fn one_repository_or_the_names_and_the_questions_file() {
+        let q = |r: &str| QaItem {
+            repository: r.to_string(),
+            ..read_qa(
+                br#"{"id": "1", "repository": "a/b", "question": "Q?", "reference_answer": "A."}"#,
+                "t",
+            )
+            .unwrap()
+            .remove(0)
+        };
+        assert_eq!(one_repository(&[q("a/b"), q("a/b")]).unwrap(), "a/b");
+        let e = one_repository(&[q("a/b"), q("c/d")]).unwrap_err().to_string();
+        assert!(e.contains("about 2 (a/b, c/d)"), "{e}");
+        assert!(one_repository(&[]).is_err());
+        assert_eq!(questions_file_name("x-qa.jsonl"), "x-qa.questions.jsonl");
+        assert_eq!(questions_file_name("x"), "x.questions.jsonl");
     }
 }
