@@ -24,6 +24,7 @@ use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
 use repoqa::llm::wire::Endpoint;
+use repoqa::naming;
 
 use super::ask::{ask_all, endpoint_unchecked, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{tokenizer, Ctx, Job, Line, Runner};
@@ -32,19 +33,11 @@ use crate::ui::state::coreqa::{AskForm, AskLive, AskStep, CoreqaState, LoadedCor
 use crate::ui::state::run::RunState;
 use crate::ui::state::AppState;
 
-/// A model name as part of a file name: `org/model` -> `org_model`.
-fn file_part(model: &str) -> String {
-    model
-        .trim()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
-        .collect()
-}
-
 /// The file a step's lines go to; building, `export` is the issues
 /// export's file name (`acme.json` -> `acme-qa.jsonl`).
 pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String {
-    let m = file_part(model);
+    // A model's name in a file name as upstream writes it (`/` → `_slash_`).
+    let m = naming::model_file_stem(model);
     match form.step {
         AskStep::Answer => format!("answers-{m}.jsonl"),
         AskStep::Judge => format!("judge-{m}.jsonl"),
@@ -52,7 +45,7 @@ pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String 
         AskStep::Build => {
             let name = export.unwrap_or("issues");
             let stem = name.strip_suffix(".json").or(name.strip_suffix(".jsonl")).unwrap_or(name);
-            format!("{}-qa.jsonl", file_part(stem))
+            format!("{}-qa.jsonl", naming::model_file_stem(stem))
         }
     }
 }
