@@ -57,6 +57,27 @@ export async function gotoApp(page, baseUrl, hash) {
   await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
 }
 
+/** `page.waitForSelector(selector)`, but a timeout says what the page
+ *  showed: the job line, the dataset's error box, the main text and the
+ *  console problems so far (a failure under load must say why). */
+export async function waitOrExplain(page, selector, timeout, problems = []) {
+  try {
+    return await page.waitForSelector(selector, { timeout });
+  } catch (e) {
+    const seen = await page.evaluate(() => {
+      const text = (sel) => document.querySelector(sel)?.textContent.replace(/\s+/g, ' ').trim().slice(0, 600);
+      const job = document.querySelector('#job');
+      return {
+        url: location.href,
+        job: job ? `${job.dataset.state}: ${text('#job')}` : 'none',
+        datasetError: text('#dataset-error') ?? 'none',
+        main: text('#app-main'),
+      };
+    }).catch((err) => ({ unreadable: String(err) }));
+    throw new Error(`${e.message}\nthe page showed: ${JSON.stringify(seen, null, 1)}\nproblems: ${JSON.stringify(problems)}`);
+  }
+}
+
 export function saveScreenshot(page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });

@@ -84,6 +84,12 @@ test('a result directory of two lengths: the ladder equals `repoqa ladder --json
 
   const shown = await pageLadder(page, 0.8);
   assertEqualToCli(shown, cliLadder(0.8));
+  // The model at each length is a run of its own elsewhere on the page too: Missed needles names each file.
+  const options = await page.$$eval('#lb-miss-model option', (os) => os.map((o) => [o.value, o.textContent]).filter(([v]) => v));
+  assert.deepEqual(options.map(([, l]) => l).sort(), ['1024', '2048'].map((n) => `${MODEL} (results/ntoken_${n}/org_slash_test-model-SCORES.json)`));
+  await page.selectOption('#lb-miss-model', options.find(([v]) => v.includes('ntoken_2048'))[0]);
+  const missed = 20 - shown.lengths.find((l) => l.ntoken === 2048).passed;
+  await page.waitForFunction((n) => document.querySelector('#lb-miss-count')?.textContent.startsWith(`${n} task(s) not passed`), missed);
   assert.equal(shown.lengths.length, 2);
   assert.ok(shown.lengths.every((l) => l.n === 20 && l.passed > 0 && l.passed < 20 && l.wilson[0] < l.pass && l.pass < l.wilson[1]), JSON.stringify(shown.lengths));
   assert.match(await page.textContent('#lb-ladder-card .ladder-effective'), /^Effective context length: 2,048 tokens\. Every length up to it keeps at least 90% of the 1,024-token pass@1/);

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, saveScreenshot, DIST, ROOT } from './browser.js';
+import { launch, openPage, saveScreenshot, waitOrExplain, DIST, ROOT } from './browser.js';
 
 const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
 
@@ -153,10 +153,10 @@ test('a visit keeps the app and what it used, not the rest; with the network off
     };
   })), 'cleared');
   await page.goto(srv.url + '#tasks');
-  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
-  await page.waitForSelector('#build-tasks:not([disabled])', { timeout: 60000 });
+  await waitOrExplain(page, '#app-main[data-mounted="true"]', 30000, problems);
+  await waitOrExplain(page, '#build-tasks:not([disabled])', 60000, problems);
   await page.click('#build-tasks');
-  await page.waitForSelector('#build-stats[data-tasks="60"][data-from-cache="false"]', { timeout: 120000 });
+  await waitOrExplain(page, '#build-stats[data-tasks="60"][data-from-cache="false"]', 120000, problems);
   await saveScreenshot(page, 'offline-tasks.png');
 
   await page.goto(srv.url + '#results');

@@ -114,7 +114,7 @@ test('leaderboard: built-in collection, published figures, slider equals the CLI
   await page.check('input.lb-compare[data-model="gpt-4o-2024-05-13"]');
   await page.check('input.lb-compare[data-model="claude-3-opus-20240229"]');
   await page.waitForSelector('#lb-charts svg', { timeout: 10000 });
-  await page.selectOption('#lb-miss-model', 'gpt-4o-2024-05-13');
+  await page.selectOption('#lb-miss-model', { label: 'gpt-4o-2024-05-13' });
   await page.waitForSelector('#lb-misses tbody tr', { timeout: 10000 });
   const misses = await page.$$eval('#lb-misses tbody tr', (trs) => trs.length);
   const cli55 = cliLeaderboard(0.55).models.find((m) => m.model === 'gpt-4o-2024-05-13');

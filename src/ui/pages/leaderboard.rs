@@ -241,8 +241,9 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                         None => view! { <td class="num muted wide-only">"…"</td><td class="num muted">"…"</td> }.into_any(),
                     });
                     let model = r.model.clone();
-                    let m2 = model.clone();
-                    let m3 = model.clone();
+                    // The file's model: one model may be loaded from several files.
+                    let m2 = format!("{}\u{1f}{model}", r.source);
+                    let m3 = m2.clone();
                     let cells = langs.iter().map(|l| match r.languages.get(l) {
                         Some(c) => view! {
                             <td class="num wide-only" data-lang=l.clone() data-pass=float_repr(c.pass) data-passed=c.passed data-n=c.n
@@ -258,7 +259,7 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                     view! {
                         <tr data-model=model.clone() data-source=r.source.clone() data-table-differs=r.table_differs
                             data-ntoken=ntoken.map(|n| n.to_string())>
-                            <td class="wide-only"><input type="checkbox" class="lb-compare" data-model=model.clone()
+                            <td class="wide-only"><input type="checkbox" class="lb-compare" data-model=model.clone() data-source=r.source.clone()
                                 aria-label=format!("compare {model}")
                                 prop:checked=move || st.compare.with(|c| c.contains(&m2))
                                 on:change=move |ev| {
@@ -316,14 +317,15 @@ fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
             {move || {
                 let chosen = st.compare.get();
                 let t = st.threshold.get();
-                let files = st.files.get();
+                let runs = st.runs();
                 let _ = board.get();
                 let series: Vec<_> = chosen
                     .iter()
-                    .filter_map(|m| {
-                        let ms = files.iter().find_map(|f| f.file.models.get(m))?;
+                    .filter_map(|key| {
+                        let (model, loaded) = st.model_of(key)?;
+                        let ms = loaded.file.models.get(&model)?;
                         let mut s = breakdown(&ms.results, t).into_iter().next()?;
-                        s.name = m.clone();
+                        s.name = runs.iter().find(|(k, _)| k == key).map_or(model, |(_, l)| l.clone());
                         Some(s)
                     })
                     .collect();
@@ -343,22 +345,12 @@ fn CompareCard(board: Memo<Leaderboard>) -> impl IntoView {
 fn MissesCard() -> impl IntoView {
     let st = expect_context::<LeaderboardState>();
     let page = RwSignal::new(0usize);
-    let models = move || {
-        st.files.with(|fs| {
-            fs.iter()
-                .flat_map(|f| f.file.models.keys().cloned().collect::<Vec<_>>())
-                .collect::<Vec<_>>()
-        })
-    };
     let list = Memo::new(move |_| {
         let t = st.threshold.get();
-        let Some(m) = st.miss_model.get() else { return Vec::new() };
-        st.files.with(|fs| {
-            fs.iter()
-                .find_map(|f| f.file.models.get(&m))
-                .map(|ms| misses(&ms.results, t))
-                .unwrap_or_default()
-        })
+        let Some(key) = st.miss_model.get() else { return Vec::new() };
+        st.model_of(&key)
+            .and_then(|(m, loaded)| loaded.file.models.get(&m).map(|ms| misses(&ms.results, t)))
+            .unwrap_or_default()
     });
     let total_rows = Signal::derive(move || list.with(Vec::len));
     view! {
@@ -371,9 +363,9 @@ fn MissesCard() -> impl IntoView {
                     st.miss_model.set((!v.is_empty()).then_some(v));
                 }>
                     <option value="">"(choose)"</option>
-                    {move || models().into_iter().map(|m| {
-                        let m2 = m.clone();
-                        view! { <option value=m.clone() selected=move || st.miss_model.with(|x| x.as_deref() == Some(m2.as_str()))>{m.clone()}</option> }
+                    {move || st.runs().into_iter().map(|(key, label)| {
+                        let k2 = key.clone();
+                        view! { <option value=key selected=move || st.miss_model.with(|x| x.as_deref() == Some(k2.as_str()))>{label}</option> }
                     }).collect_view()}
                 </select>
             </label>

@@ -86,27 +86,6 @@ fn side(
     }
 }
 
-/// Options for the two selects: every loaded model.
-fn choices(st: LeaderboardState) -> Vec<(String, String)> {
-    st.files.with(|fs| {
-        let mut out: Vec<(String, String)> = Vec::new();
-        for f in fs {
-            for m in f.file.models.keys() {
-                out.push((format!("{}\u{1f}{m}", f.source), m.clone()));
-            }
-        }
-        // The same model from two files: say which file.
-        let names: Vec<String> = out.iter().map(|(_, m)| m.clone()).collect();
-        for (key, label) in &mut out {
-            if names.iter().filter(|n| *n == label).count() > 1 {
-                let source = key.split('\u{1f}').next().unwrap_or_default();
-                *label = format!("{label} ({source})");
-            }
-        }
-        out
-    })
-}
-
 #[component]
 pub fn PairedCard() -> impl IntoView {
     let st = expect_context::<LeaderboardState>();
@@ -146,7 +125,7 @@ pub fn PairedCard() -> impl IntoView {
         view! {
             <select id=id on:change=pick(which)>
                 <option value="">"(choose)"</option>
-                {move || choices(st).into_iter().map(|(key, label)| {
+                {move || st.runs().into_iter().map(|(key, label)| {
                     let k2 = key.clone();
                     let chosen = move || st.paired.with(|p| (if which == 0 { &p.0 } else { &p.1 }).as_deref() == Some(k2.as_str()));
                     view! { <option value=key selected=chosen>{label}</option> }

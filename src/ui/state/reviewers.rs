@@ -34,9 +34,9 @@ pub struct LeaderboardState {
     pub threshold: RwSignal<f64>,
     /// Sort key and descending.
     pub sort: RwSignal<(SortKey, bool)>,
-    /// Models chosen for the charts.
+    /// Models chosen for the charts (`source\u{1f}model` keys).
     pub compare: RwSignal<Vec<String>>,
-    /// The model whose misses are listed.
+    /// The model whose misses are listed (its `source\u{1f}model` key).
     pub miss_model: RwSignal<Option<String>>,
     /// The last load's outcome.
     pub status: RwSignal<Option<Result<String, String>>>,
@@ -165,6 +165,29 @@ impl LeaderboardState {
             level.to_bits(),
             self.files.with_untracked(Vec::len),
         ))
+    }
+
+    /// Every loaded model as `(key, label)`: the key `source\u{1f}model`
+    /// ([`LeaderboardState::model_of`]), the label its name, with its
+    /// file's path when the same model is loaded from two files (a
+    /// ladder's lengths, say). Tracked.
+    pub fn runs(&self) -> Vec<(String, String)> {
+        self.files.with(|fs| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            for f in fs {
+                for m in f.file.models.keys() {
+                    out.push((format!("{}\u{1f}{m}", f.source), m.clone()));
+                }
+            }
+            let names: Vec<String> = out.iter().map(|(_, m)| m.clone()).collect();
+            for (key, label) in &mut out {
+                if names.iter().filter(|n| *n == label).count() > 1 {
+                    let source = key.split('\u{1f}').next().unwrap_or_default();
+                    *label = format!("{label} ({source})");
+                }
+            }
+            out
+        })
     }
 
     /// The one model `key` (`source\u{1f}model`) names, with its file.
