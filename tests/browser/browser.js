@@ -58,9 +58,10 @@ export async function gotoApp(page, baseUrl, hash) {
 }
 
 /** `page.waitForSelector(selector)`, but a timeout says what the page
- *  showed: the job line, the dataset's error box, the main text and the
- *  console problems so far (a failure under load must say why). */
-export async function waitOrExplain(page, selector, timeout, problems = []) {
+ *  showed: the job line, the dataset's error box, the main text, the
+ *  console problems so far and what `extra()` (if given) finds (a failure
+ *  under load must say why). */
+export async function waitOrExplain(page, selector, timeout, problems = [], extra = null) {
   try {
     return await page.waitForSelector(selector, { timeout });
   } catch (e) {
@@ -74,7 +75,8 @@ export async function waitOrExplain(page, selector, timeout, problems = []) {
         main: text('#app-main'),
       };
     }).catch((err) => ({ unreadable: String(err) }));
-    throw new Error(`${e.message}\nthe page showed: ${JSON.stringify(seen, null, 1)}\nproblems: ${JSON.stringify(problems)}`);
+    const more = extra ? await extra().catch((err) => String(err)) : undefined;
+    throw new Error(`${e.message}\nthe page showed: ${JSON.stringify(seen, null, 1)}\nproblems: ${JSON.stringify(problems)}${more === undefined ? '' : `\nmore: ${JSON.stringify(more)}`}`);
   }
 }
 

@@ -87,6 +87,10 @@ test('a visit keeps the app and what it used, not the rest; with the network off
   const context = await launch();
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
+  // Requests that failed, with who answered them, for a timeout's message.
+  const failed = [];
+  page.on('requestfailed', (r) => failed.push(`requestfailed ${r.url()} ${r.failure()?.errorText} (service worker: ${!!r.serviceWorker()})`));
+  context.on('requestfailed', (r) => { if (r.serviceWorker()) failed.push(`sw requestfailed ${r.url()} ${r.failure()?.errorText}`); });
   await page.goto(srv.url + '#tasks');
   await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
   assert.equal(await swActive(page), 'activated');
@@ -153,10 +157,21 @@ test('a visit keeps the app and what it used, not the rest; with the network off
     };
   })), 'cleared');
   await page.goto(srv.url + '#tasks');
-  await waitOrExplain(page, '#app-main[data-mounted="true"]', 30000, problems);
-  await waitOrExplain(page, '#build-tasks:not([disabled])', 60000, problems);
+  await waitOrExplain(page, '#app-main[data-mounted="true"]', 30000, [problems, failed]);
+  await waitOrExplain(page, '#build-tasks:not([disabled])', 60000, [problems, failed], () => page.evaluate(async () => {
+    const out = { controlled: !!navigator.serviceWorker.controller, caches: {} };
+    for (const key of await caches.keys()) {
+      const c = await caches.open(key);
+      const keys = (await c.keys()).map((r) => r.url);
+      const demo = keys.find((u) => u.endsWith('demo/repoqa-demo.json'));
+      const hit = demo && await c.match(demo);
+      const hitNoVary = demo && await c.match(demo, { ignoreVary: true });
+      out.caches[key] = { n: keys.length, demo, hit: hit ? [hit.status, [...hit.headers]] : 'miss', hitNoVary: hitNoVary ? hitNoVary.status : 'miss' };
+    }
+    return out;
+  }));
   await page.click('#build-tasks');
-  await waitOrExplain(page, '#build-stats[data-tasks="60"][data-from-cache="false"]', 120000, problems);
+  await waitOrExplain(page, '#build-stats[data-tasks="60"][data-from-cache="false"]', 120000, [problems, failed]);
   await saveScreenshot(page, 'offline-tasks.png');
 
   await page.goto(srv.url + '#results');

@@ -54,6 +54,18 @@ pub struct BuildArgs {
     /// `"protocol": "no-context"` (the same as `--protocol no-context`).
     #[arg(long, value_enum, conflicts_with = "protocol")]
     pub control: Option<Control>,
+    /// NOT UPSTREAM, a depth grid (NIAH's depth × length chart):
+    /// comma-separated depths from 0 to 1 (`0,0.25,0.5,0.75,1`); each puts
+    /// every needle at that depth (its tasks' `position_ratio`) instead of
+    /// the official (needle index + 0.5) / needles, a file (and run) per
+    /// depth. Default: the official depths. For `prompts` and `run` only.
+    #[arg(long, value_delimiter = ',', value_parser = depth_arg, allow_negative_numbers = true)]
+    pub depths: Vec<f64>,
+}
+
+/// `--depths`: each a number from 0 to 1.
+fn depth_arg(text: &str) -> Result<f64, String> {
+    repoqa::settings::parse_position_ratio(text).map_err(|e| e.to_string())
 }
 
 /// The controls `--control` builds.
@@ -85,9 +97,30 @@ impl BuildArgs {
         out
     }
 
+    /// The depths asked for (`--depths`), in the order given, each once;
+    /// `[None]` (the official depths) without the flag.
+    pub fn depths(&self) -> Vec<Option<f64>> {
+        let mut out: Vec<Option<f64>> = Vec::new();
+        for &d in &self.depths {
+            if !out.contains(&Some(d)) {
+                out.push(Some(d));
+            }
+        }
+        if out.is_empty() {
+            out.push(None);
+        }
+        out
+    }
+
     /// The core's settings for these flags, for a command that builds at
-    /// one length: a list is refused, naming what takes one.
+    /// one length and the official depths: a list or a depth grid is
+    /// refused, naming what takes one.
     pub fn settings(&self) -> Result<BuildSettings, CliError> {
+        if !self.depths.is_empty() {
+            return Err(CliError::usage(
+                "--depths: this command builds at the official depths; a depth grid is for `repoqa prompts` and `repoqa run`",
+            ));
+        }
         match self.lengths()[..] {
             [n] => Ok(self.settings_at(n)),
             _ => Err(CliError::usage(format!(
@@ -154,10 +187,25 @@ pub fn build_tasks(
     threads: usize,
     label: &str,
 ) -> Result<Vec<Task>, CliError> {
-    let tasks = settings.build_tasks(dataset, specs, tokenizer, threads, |done, total| {
-        if done % 10 == 0 || done == total {
-            progress::count(&format!("{label} {done}/{total} tasks"), done == total);
-        }
-    })?;
+    build_tasks_at(settings, dataset, specs, tokenizer, threads, None, label)
+}
+
+/// [`build_tasks`] with every needle at `depth` (a depth grid's row;
+/// `None`: the official depths).
+pub fn build_tasks_at(
+    settings: &BuildSettings,
+    dataset: &Dataset,
+    specs: &[TaskSpec],
+    tokenizer: &Tokenizer,
+    threads: usize,
+    depth: Option<f64>,
+    label: &str,
+) -> Result<Vec<Task>, CliError> {
+    let tasks =
+        settings.build_tasks_at(dataset, specs, tokenizer, threads, depth, |done, total| {
+            if done % 10 == 0 || done == total {
+                progress::count(&format!("{label} {done}/{total} tasks"), done == total);
+            }
+        })?;
     Ok(tasks)
 }

@@ -3,11 +3,12 @@
 //! `<result-dir>/ntoken_<N>/<model>-SCORES.json`), side by side: pass@1 by
 //! length with its intervals, per language, the depth × length table and
 //! the effective context length (`repoqa::ladder`, where its rule is
-//! stated).
+//! stated); a depth grid's runs (`repoqa run --depths`, in
+//! `ntoken_<N>/depth_<r>/`) add the depth × length grid.
 
 use std::path::{Path, PathBuf};
 
-use repoqa::ladder::{ladders, ntoken_of_dir, Ladder, DEFAULT_FRACTION};
+use repoqa::ladder::{depth_of_dir, ladders, ntoken_of_dir, Ladder, DEFAULT_FRACTION};
 use repoqa::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, At, CliError};
@@ -59,6 +60,18 @@ fn scores_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     Ok(files)
 }
 
+/// The `depth_<r>/` folders of a length's directory (a depth grid), by depth.
+fn depth_dirs(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| cannot_list(dir, &e))?;
+    let mut out: Vec<(f64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| Some((depth_of_dir(&e.file_name().to_string_lossy())?, e.path())))
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
 pub fn run(a: LadderArgs) -> Result<(), CliError> {
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     if !(a.fraction > 0.0 && a.fraction <= 1.0) {
@@ -99,9 +112,18 @@ pub fn run(a: LadderArgs) -> Result<(), CliError> {
     }
     let mut files = Vec::new();
     for (n, dir) in &dirs {
-        for path in scores_files(dir)? {
-            let name = path.display().to_string();
-            files.push((*n, name.clone(), read_scores(&fs_read(&path, "scores file")?, &name)?));
+        // A depth grid's rows (`repoqa run --depths`) in `depth_<r>/` beside them.
+        let mut places = vec![dir.clone()];
+        places.extend(depth_dirs(dir)?);
+        for place in &places {
+            for path in scores_files(place)? {
+                let name = path.display().to_string();
+                files.push((
+                    *n,
+                    name.clone(),
+                    read_scores(&fs_read(&path, "scores file")?, &name)?,
+                ));
+            }
         }
     }
     let files: Vec<_> = files.iter().map(|(n, name, f)| (*n, name.as_str(), f)).collect();

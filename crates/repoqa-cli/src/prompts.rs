@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use repoqa::naming;
 use repoqa::report;
 
-use crate::build_args::{build_tasks, select_tasks, BuildArgs};
+use crate::build_args::{build_tasks_at, select_tasks, BuildArgs};
 use crate::error::{fs_write, refuse_overwriting_inputs, CliError};
 use crate::input::{load_dataset, InflateArgs};
 use crate::phases::Phases;
@@ -35,7 +35,7 @@ pub struct PromptsArgs {
     /// instead of the official (needle index + 0.5) / needles; the tasks'
     /// `position_ratio` says so. The app's task view rebuilds a task the
     /// same way.
-    #[arg(long, value_parser = ratio_arg, allow_negative_numbers = true)]
+    #[arg(long, value_parser = ratio_arg, allow_negative_numbers = true, conflicts_with = "depths")]
     pub position_ratio: Option<f64>,
 }
 
@@ -44,12 +44,23 @@ fn ratio_arg(text: &str) -> Result<f64, String> {
     repoqa::settings::parse_position_ratio(text).map_err(|e| e.to_string())
 }
 
+/// The depths to build at: `--position-ratio`'s one, else `--depths`'
+/// (`[None]`: the official depths).
+fn depths(a: &PromptsArgs) -> Vec<Option<f64>> {
+    match a.position_ratio {
+        Some(r) => vec![Some(r)],
+        None => a.build.depths(),
+    }
+}
+
 pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let lengths = a.build.lengths();
-    if lengths.len() > 1 && a.out.is_some() {
+    let depths = depths(&a);
+    if lengths.len() * depths.len() > 1 && a.out.is_some() {
         return Err(CliError::usage(format!(
-            "--out with {} lengths: each length gets its own file, named after it; give no --out",
-            lengths.len()
+            "--out with {} lengths and {} depths: each gets its own file, named after it; give no --out",
+            lengths.len(),
+            depths.len()
         )));
     }
     let mut phases = Phases::start();
@@ -61,12 +72,17 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     }
     if let Some(r) = a.position_ratio {
         eprintln!("repoqa: note: NOT UPSTREAM: every needle at position_ratio {r}");
+    } else if !a.build.depths.is_empty() {
+        eprintln!(
+            "repoqa: note: NOT UPSTREAM: a depth grid, every needle at each of {} depths, a file per depth",
+            depths.len()
+        );
     }
     let mut tok = None;
-    for n in lengths {
+    for (n, depth) in lengths.iter().flat_map(|&n| depths.iter().map(move |&d| (n, d))) {
         // The core's settings type, so both fronts select and name tasks alike.
         let settings = a.build.settings_at(n);
-        let out = out_path(&a, &settings);
+        let out = out_path(&a, &settings, depth);
         refuse_overwriting_inputs(
             "--out",
             &out,
@@ -78,7 +94,7 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             phases.mark("load-tokenizer");
         }
         let Some(tok) = tok.as_ref() else { continue };
-        let text = prompts_text(&a, &settings, &dataset, &specs, tok)?;
+        let text = prompts_text(&a, &settings, &dataset, &specs, tok, depth)?;
         phases.mark("build-prompts");
         if out.exists() {
             eprintln!("repoqa: replacing {}", out.display());
@@ -89,16 +105,22 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         }
         fs_write(&out, text)?;
         phases.mark("write");
-        eprintln!("prompts: wrote {} tasks ({n} tokens) to {}", specs.len(), out.display());
+        let at = depth.map_or(String::new(), |d| format!(", every needle at depth {d}"));
+        eprintln!("prompts: wrote {} tasks ({n} tokens{at}) to {}", specs.len(), out.display());
     }
     Ok(())
 }
 
-/// `--out`, else the default name for these settings (the length in it).
-fn out_path(a: &PromptsArgs, settings: &repoqa::settings::BuildSettings) -> PathBuf {
+/// `--out`, else the default name for these settings (the length, and a
+/// depth that is not the official one, in it).
+fn out_path(
+    a: &PromptsArgs,
+    settings: &repoqa::settings::BuildSettings,
+    depth: Option<f64>,
+) -> PathBuf {
     let origin = a.dataset_path.display().to_string();
     a.out.clone().unwrap_or_else(|| {
-        PathBuf::from(match a.position_ratio {
+        PathBuf::from(match depth {
             Some(r) => naming::tasks_at_ratio_file_name(&origin, settings, r),
             None => naming::tasks_file_name(&origin, settings),
         })
@@ -112,15 +134,10 @@ fn prompts_text(
     dataset: &repoqa::dataset::Dataset,
     specs: &[repoqa::context::TaskSpec],
     tok: &repoqa::tokenize::Tokenizer,
+    depth: Option<f64>,
 ) -> Result<String, CliError> {
     let jobs = a.jobs.map_or_else(repoqa::context::default_threads, usize::from);
-    let tasks = match a.position_ratio {
-        Some(r) => {
-            let mut builder = settings.builder(dataset, tok).at_position_ratio(Some(r));
-            specs.iter().map(|s| builder.build(s)).collect::<Result<Vec<_>, _>>()?
-        }
-        None => build_tasks(settings, dataset, specs, tok, jobs, "prompts:")?,
-    };
+    let tasks = build_tasks_at(settings, dataset, specs, tok, jobs, depth, "prompts:")?;
     let mut text = String::new();
     for task in &tasks {
         let line = if a.name_protocol {

@@ -37,7 +37,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub build: BuildArgs,
     /// Outputs go to <result-dir>/ntoken_<N>/<model, "/" as "_slash_">.jsonl
-    /// (ntoken_<N>-corrected/ for --protocol corrected).
+    /// (ntoken_<N>-corrected/ for --protocol corrected; a depth grid's row in
+    /// ntoken_<N>/depth_<r>/).
     #[arg(long, default_value = "results")]
     pub result_dir: PathBuf,
     /// Dataset file (default: $REPOQA_DATA_OVERRIDE_PATH; nothing is downloaded).
@@ -118,17 +119,23 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
 /// does not stop the next; what every length left is named at the end.
 pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), CliError> {
     let lengths = a.build.lengths();
-    if lengths.len() > 1 {
+    let depths = a.build.depths();
+    let grid = !a.build.depths.is_empty();
+    let runs: Vec<(usize, Option<f64>)> =
+        lengths.iter().flat_map(|&n| depths.iter().map(move |&d| (n, d))).collect();
+    if runs.len() > 1 || grid {
         if a.model_output_path.is_some() {
             return Err(CliError::usage(
-                "--model-output-path with several lengths: each length writes its own file under --result-dir (ntoken_<N>/); give no --model-output-path",
+                "--model-output-path with several lengths or depths: each writes its own file under --result-dir (ntoken_<N>/, depth_<r>/); give no --model-output-path",
             ));
         }
         if !matches!(asking, Asking::Live) {
             return Err(CliError::usage(
-                "a batch is of one length: export (and import) each --code-context-size on its own",
+                "a batch is of one length at the official depths: export (and import) each --code-context-size on its own, without --depths",
             ));
         }
+    }
+    if lengths.len() > 1 {
         eprintln!(
             "run: NOT UPSTREAM: a length ladder, {} lengths ({}), each into {}/ntoken_<N>/",
             lengths.len(),
@@ -136,14 +143,28 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
             a.result_dir.display()
         );
     }
+    if grid {
+        eprintln!(
+            "run: NOT UPSTREAM: a depth grid, every needle at each of {} depths ({}), each into ntoken_<N>/depth_<r>/",
+            depths.len(),
+            depths.iter().flatten().map(f64::to_string).collect::<Vec<_>>().join(", "),
+        );
+    }
     let mut left: Vec<String> = Vec::new();
-    for &n in &lengths {
-        if lengths.len() > 1 {
-            eprintln!("run: ── {n} tokens ──");
+    for &(n, depth) in &runs {
+        let place = match depth {
+            Some(d) => format!("ntoken_{n}/{}", naming::depth_dir(d)),
+            None => format!("ntoken_{n}"),
+        };
+        if runs.len() > 1 {
+            match depth {
+                Some(d) => eprintln!("run: ── {n} tokens, depth {d} ──"),
+                None => eprintln!("run: ── {n} tokens ──"),
+            }
         }
-        match run_length(&a, inflate, &asking, n) {
-            Err(CliError::TasksFailed { tasks }) if lengths.len() > 1 => {
-                left.extend(tasks.into_iter().map(|t| format!("ntoken_{n}: {t}")));
+        match run_length(&a, inflate, &asking, n, depth) {
+            Err(CliError::TasksFailed { tasks }) if runs.len() > 1 => {
+                left.extend(tasks.into_iter().map(|t| format!("{place}: {t}")));
             }
             r => r?,
         }
@@ -155,12 +176,13 @@ pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), C
     }
 }
 
-/// One length of `repoqa run`.
+/// One length (at one depth of a grid) of `repoqa run`.
 fn run_length(
     a: &RunArgs,
     inflate: &InflateArgs,
     asking: &Asking,
     code_context_size: usize,
+    depth: Option<f64>,
 ) -> Result<(), CliError> {
     let mut config = ask::pace_of(&a.api)?;
     // Only a live run needs a key.
@@ -182,14 +204,16 @@ fn run_length(
     let specs = build_args::select_tasks(&build, &dataset, &dataset_path)?;
     let tok = a.build.load_tokenizer()?;
     let threads = repoqa::context::default_threads();
-    let tasks = build_args::build_tasks(&build, &dataset, &specs, &tok, threads, "run: built")?;
+    let tasks =
+        build_args::build_tasks_at(&build, &dataset, &specs, &tok, threads, depth, "run: built")?;
     phases.mark("build-prompts");
 
     let outputs_path = match &a.model_output_path {
         Some(p) => p.clone(),
-        None => a.result_dir.join(naming::run_outputs_path(
+        None => a.result_dir.join(naming::run_outputs_path_at(
             build.code_context_size,
             build.protocol,
+            depth,
             &a.api.model,
         )),
     };

@@ -1062,6 +1062,16 @@ fn bad_configuration_exits_2() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `repoqa ladder --result-dir DIR --json`, which must succeed.
+fn ladder_json(results: &Path) -> Value {
+    let ladder = repoqa()
+        .args(["ladder", "--result-dir", results.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(ladder.status.success(), "{}", text(&ladder));
+    serde_json::from_slice(&ladder.stdout).unwrap()
+}
+
 /// A length ladder (issue 51): one `repoqa run --code-context-size
 /// 1024,2048` writes upstream's layout for each length, its requests those
 /// of `repoqa prompts` at that length; `repoqa ladder --json` gives each
@@ -1125,12 +1135,7 @@ fn a_length_ladder_runs_every_length_in_one_command() {
     assert_eq!(sent.len(), 40, "every task of both lengths asked once");
     assert_eq!(sent, expected, "the requests are the official prompts of each length");
 
-    let ladder = repoqa()
-        .args(["ladder", "--result-dir", results.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert!(ladder.status.success(), "{}", text(&ladder));
-    let v: Value = serde_json::from_slice(&ladder.stdout).unwrap();
+    let v = ladder_json(&results);
     let lengths = v["models"][0]["lengths"].as_array().unwrap();
     assert_eq!(v["models"][0]["model"], MODEL);
     assert_eq!(lengths.len(), 2);
@@ -1214,5 +1219,138 @@ fn a_length_ladder_runs_every_length_in_one_command() {
         .unwrap();
     assert_eq!(audit.status.code(), Some(2));
     assert!(text(&audit).contains("this command builds at one length"), "{}", text(&audit));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A depth grid (issue 51, NOT UPSTREAM): one `repoqa run --depths 0,0.5,1
+/// --code-context-size 1024,2048` runs every needle at each depth and
+/// length into `ntoken_<N>/depth_<r>/`, its requests those of `repoqa
+/// prompts --position-ratio r` (whose parity with the official builder at
+/// any ratio `parity_prompts` holds); `repoqa ladder --json` gives a grid
+/// cell per file, equal to its SCORES file, and each length pooled over
+/// its depths; `prompts --depths` writes a file per depth and length.
+#[test]
+fn a_depth_grid_runs_every_depth_and_length_in_one_command() {
+    let prompts = || {
+        let mut c = repoqa();
+        c.args(["prompts", "--dataset-path", demo().to_str().unwrap(), "--languages", "python"]);
+        c
+    };
+    let dir = tmpdir("depth-grid");
+    let server = plain_server(&[]);
+    let results = dir.join("results");
+    let mut args = run_args(&server, "openai", &results);
+    let size = args.iter().position(|a| a == "--code-context-size").unwrap() + 1;
+    args[size] = "1024,2048".into();
+    let o = repoqa()
+        .args(&args)
+        .args(["--languages", "python", "--depths", "0,0.5,1", "--concurrency", "3"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("a depth grid, every needle at each of 3 depths (0, 0.5, 1)"),
+        "{}",
+        text(&o)
+    );
+    let mut sent: Vec<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r["body"]["messages"][0]["content"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(sent.len(), 60, "10 tasks at each of 2 lengths and 3 depths, each asked once");
+    sent.sort();
+    let mut expected = Vec::new();
+    for n in ["1024", "2048"] {
+        for (d, dir_name) in [("0", "depth_0"), ("0.5", "depth_0.5"), ("1", "depth_1")] {
+            let outputs = results
+                .join(format!("ntoken_{n}"))
+                .join(dir_name)
+                .join("org_slash_test-model.jsonl");
+            let lines = std::fs::read_to_string(&outputs).unwrap();
+            assert_eq!(lines.lines().count(), 10, "{n} {d}");
+            let scores = scores_of(&outputs);
+            for t in scores[MODEL]["results"]["python"].as_array().unwrap() {
+                assert_eq!(t["needle_position"].as_f64(), d.parse::<f64>().ok(), "{n} {d}");
+            }
+            let tasks = dir.join(format!("tasks-{n}-{d}.jsonl"));
+            let p = prompts()
+                .args(["--code-context-size", n, "--position-ratio", d])
+                .args(["--out", tasks.to_str().unwrap()])
+                .output()
+                .unwrap();
+            assert!(p.status.success(), "{}", text(&p));
+            for l in std::fs::read_to_string(&tasks).unwrap().lines() {
+                expected.push(prompt_of(&serde_json::from_str(l).unwrap()));
+            }
+        }
+    }
+    expected.sort();
+    assert_eq!(sent, expected, "the requests are the prompts at each depth and length");
+
+    let v = ladder_json(&results);
+    let m = &v["models"][0];
+    let cells = m["depth_grid"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    for c in cells {
+        let (n, depth) = (c["ntoken"].as_u64().unwrap(), c["depth"].as_f64().unwrap());
+        let scores = scores_of(
+            &results
+                .join(format!("ntoken_{n}"))
+                .join(format!("depth_{depth}"))
+                .join("org_slash_test-model.jsonl"),
+        );
+        assert_eq!(c["pass@1"], scores[MODEL]["scores"]["all"]["0.8"]["pass@1"], "{n} {depth}");
+        assert_eq!(c["n"], 10);
+    }
+    for l in m["lengths"].as_array().unwrap() {
+        assert_eq!(l["n"], 30, "a length pools its three depths: {l}");
+        let n = l["ntoken"].as_u64();
+        let passed: u64 = cells
+            .iter()
+            .filter(|c| c["ntoken"].as_u64() == n)
+            .map(|c| c["passed"].as_u64().unwrap())
+            .sum();
+        assert_eq!(l["passed"].as_u64(), Some(passed));
+    }
+    let shown =
+        repoqa().args(["ladder", "--result-dir", results.to_str().unwrap()]).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(shown.contains("depth grid (NOT UPSTREAM"), "{shown}");
+    println!("{shown}");
+
+    // prompts --depths: a file per depth and length, each the one-depth build.
+    let grid = prompts()
+        .current_dir(&dir)
+        .args(["--code-context-size", "1024,2048", "--depths", "0,0.5,1"])
+        .output()
+        .unwrap();
+    assert!(grid.status.success(), "{}", text(&grid));
+    let made: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|f| f.contains("_ratio_") && f.ends_with("-tasks.jsonl"))
+        .collect();
+    assert_eq!(made.len(), 6, "{made:?}");
+    let one = made.iter().find(|f| f.contains("ntoken_2048") && f.contains("_ratio_0.5-")).unwrap();
+    assert_eq!(
+        std::fs::read(dir.join(one)).unwrap(),
+        std::fs::read(dir.join("tasks-2048-0.5.jsonl")).unwrap()
+    );
+    // A grid where the official depths are meant is refused, naming the flag.
+    let audit = repoqa()
+        .args(["audit", "--dataset-path", demo().to_str().unwrap(), "--depths", "0,1"])
+        .output()
+        .unwrap();
+    assert_eq!(audit.status.code(), Some(2));
+    assert!(
+        text(&audit).contains("--depths: this command builds at the official depths"),
+        "{}",
+        text(&audit)
+    );
+    let bad = prompts().args(["--depths", "0,1.5"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,13 @@
 //! compare). RULER compares with a fixed
 //! score (Llama-2-7B's at 4k); RepoQA's lengths all hold the same
 //! needles, so the model's own shortest-length score is the reference.
+//!
+//! A depth grid (NOT UPSTREAM, `repoqa run --depths 0,0.5,1`) runs every
+//! needle at each listed depth, a run per depth in
+//! `ntoken_<N>/depth_<r>/`: the grid is NIAH's depth × length chart with
+//! exact depths, each cell one SCORES file's pass@1. A length with no
+//! official-depth file gets its rung from its grid rows pooled (every
+//! depth's tasks counted once each).
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -46,7 +53,27 @@ pub fn ntoken_of_dir(name: &str) -> Option<usize> {
 pub fn ntoken_of_path(path: &str) -> Option<usize> {
     let mut parts = path.rsplit(['/', '\\']);
     parts.next()?;
-    ntoken_of_dir(parts.next()?)
+    let dir = parts.next()?;
+    match depth_of_dir(dir) {
+        Some(_) => ntoken_of_dir(parts.next()?),
+        None => ntoken_of_dir(dir),
+    }
+}
+
+/// The depth a depth grid's folder names: `depth_0.1` → 0.1 (a ratio from
+/// 0 to 1, `naming::depth_dir`).
+pub fn depth_of_dir(name: &str) -> Option<f64> {
+    let r = name.strip_prefix("depth_")?;
+    crate::settings::parse_position_ratio(r).ok().filter(|_| r.trim() == r)
+}
+
+/// The depth of a grid row's SCORES file (`…/ntoken_<N>/depth_<r>/<model>-SCORES.json`);
+/// `None` for a file at the official depths.
+pub fn depth_of_path(path: &str) -> Option<f64> {
+    let mut parts = path.rsplit(['/', '\\']);
+    parts.next()?;
+    let depth = depth_of_dir(parts.next()?)?;
+    ntoken_of_dir(parts.next()?).map(|_| depth)
 }
 
 /// One length of a model's ladder.
@@ -79,6 +106,18 @@ pub struct Ladder {
     pub rungs: Vec<Rung>,
     /// See the module's rule.
     pub effective: Option<usize>,
+    /// The depth grid's cells (empty without grid runs), depths then
+    /// lengths ascending.
+    pub grid: Vec<GridCell>,
+}
+
+/// One cell of a depth grid: a SCORES file of every needle at one depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridCell {
+    pub depth: f64,
+    pub ntoken: usize,
+    pub source: String,
+    pub count: Count,
 }
 
 /// The rung of one length from its SCORES record of the model.
@@ -115,8 +154,10 @@ pub fn rung(
 
 /// Every model's ladder from SCORES files, each given with its length
 /// (`(ntoken, source, file)`, in any order), models in order of first
-/// sight; only `model` when given. A model given twice at one length is
-/// refused, naming both files.
+/// sight; only `model` when given. A file whose `source` path is a depth
+/// grid's row ([`depth_of_path`]) is a grid cell; a length without an
+/// official-depth file pools its grid rows into its rung. A model given
+/// twice at one length (and depth) is refused, naming both files.
 pub fn ladders(
     files: &[(usize, &str, &ScoresFile)],
     model: Option<&str>,
@@ -124,8 +165,15 @@ pub fn ladders(
     fraction: f64,
     resampling: Resampling,
 ) -> Result<Vec<Ladder>, String> {
-    let mut by_model: Vec<(String, Vec<Rung>)> = Vec::new();
-    for (n, source, file) in files {
+    /// A model's files: official-depth by length, grid rows by (length, depth).
+    #[derive(Default)]
+    struct Found<'a> {
+        official: Vec<(usize, &'a str, &'a ModelScores)>,
+        grid: Vec<(usize, f64, &'a str, &'a ModelScores)>,
+    }
+    let mut by_model: Vec<(String, Found)> = Vec::new();
+    for &(n, source, file) in files {
+        let depth = depth_of_path(source);
         for (m, scores) in &file.models {
             if model.is_some_and(|want| want != m) {
                 continue;
@@ -133,21 +181,82 @@ pub fn ladders(
             let at = match by_model.iter().position(|(name, _)| name == m) {
                 Some(i) => i,
                 None => {
-                    by_model.push((m.clone(), Vec::new()));
+                    by_model.push((m.clone(), Found::default()));
                     by_model.len() - 1
                 }
             };
-            let rungs = &mut by_model[at].1;
-            if let Some(first) = rungs.iter().find(|r| r.ntoken == *n) {
-                return Err(format!(
-                    "{m} has two SCORES files at {n} tokens: {} and {source}; keep one",
-                    first.source
-                ));
+            let found = &mut by_model[at].1;
+            match depth {
+                None => {
+                    if let Some((_, first, _)) = found.official.iter().find(|r| r.0 == n) {
+                        return Err(format!(
+                            "{m} has two SCORES files at {n} tokens: {first} and {source}; keep one"
+                        ));
+                    }
+                    found.official.push((n, source, scores));
+                }
+                Some(d) => {
+                    if let Some((.., first, _)) =
+                        found.grid.iter().find(|r| r.0 == n && r.1.to_bits() == d.to_bits())
+                    {
+                        return Err(format!(
+                            "{m} has two SCORES files at {n} tokens and depth {d}: {first} and {source}; keep one"
+                        ));
+                    }
+                    found.grid.push((n, d, source, scores));
+                }
             }
-            rungs.push(rung(*n, source, m, scores, threshold, resampling));
         }
     }
-    Ok(by_model.into_iter().map(|(m, rungs)| Ladder::new(&m, threshold, fraction, rungs)).collect())
+    Ok(by_model
+        .into_iter()
+        .map(|(m, found)| {
+            let mut rungs: Vec<Rung> = found
+                .official
+                .iter()
+                .map(|&(n, source, scores)| rung(n, source, &m, scores, threshold, resampling))
+                .collect();
+            let mut pooled: Vec<usize> = found.grid.iter().map(|g| g.0).collect();
+            pooled.sort_unstable();
+            pooled.dedup();
+            pooled.retain(|n| !rungs.iter().any(|r| r.ntoken == *n));
+            for n in pooled {
+                let rows: Vec<_> = found.grid.iter().filter(|g| g.0 == n).collect();
+                let mut merged = rows[0].3.clone();
+                for (lang, tasks) in &mut merged.results {
+                    tasks.clear();
+                    for row in &rows {
+                        tasks.extend(row.3.results.get(lang).into_iter().flatten().cloned());
+                    }
+                }
+                for row in &rows[1..] {
+                    for (lang, tasks) in &row.3.results {
+                        if !merged.results.contains_key(lang) {
+                            merged.results.insert(lang.clone(), tasks.clone());
+                        }
+                    }
+                }
+                let source = format!("ntoken_{n}/depth_* ({} depths pooled)", rows.len());
+                rungs.push(rung(n, &source, &m, &merged, threshold, resampling));
+            }
+            let mut grid: Vec<GridCell> = found
+                .grid
+                .iter()
+                .map(|&(ntoken, depth, source, scores)| {
+                    let mut count = Count::default();
+                    for t in scores.results.values().flatten() {
+                        count.n += 1;
+                        count.passed += usize::from(passes(t, threshold));
+                    }
+                    GridCell { depth, ntoken, source: source.to_string(), count }
+                })
+                .collect();
+            grid.sort_by(|a, b| a.depth.total_cmp(&b.depth).then(a.ntoken.cmp(&b.ntoken)));
+            let mut l = Ladder::new(&m, threshold, fraction, rungs);
+            l.grid = grid;
+            l
+        })
+        .collect())
 }
 
 /// The effective length of `(length, pass@1)` pairs sorted by length
@@ -175,7 +284,7 @@ impl Ladder {
         rungs.sort_by_key(|r| r.ntoken);
         let points: Vec<(usize, f64)> = rungs.iter().map(|r| (r.ntoken, r.pass())).collect();
         let effective = effective_length(&points, fraction);
-        Ladder { model: model.to_string(), threshold, fraction, rungs, effective }
+        Ladder { model: model.to_string(), threshold, fraction, rungs, effective, grid: Vec::new() }
     }
 
     /// `{"model", "threshold", "fraction", "lengths": [{"ntoken", "source",
@@ -232,6 +341,23 @@ impl Ladder {
         );
         m.insert("depth_by_length".into(), Value::Array(depth));
         m.insert("effective_length".into(), self.effective.map_or(Value::Null, Value::from));
+        if !self.grid.is_empty() {
+            let cells: Vec<Value> = self
+                .grid
+                .iter()
+                .map(|c| {
+                    let mut cell = Map::new();
+                    cell.insert("depth".into(), float_value(c.depth));
+                    cell.insert("ntoken".into(), c.ntoken.into());
+                    cell.insert("source".into(), c.source.clone().into());
+                    cell.insert("pass@1".into(), float_value(c.count.rate().unwrap_or(0.0)));
+                    cell.insert("passed".into(), c.count.passed.into());
+                    cell.insert("n".into(), c.count.n.into());
+                    Value::Object(cell)
+                })
+                .collect();
+            m.insert("depth_grid".into(), Value::Array(cells));
+        }
         Value::Object(m)
     }
 
@@ -287,6 +413,7 @@ impl Ladder {
             }
             out.push('\n');
         }
+        out.push_str(&self.render_grid());
         let base = self.rungs.first();
         match (self.effective, base) {
             (Some(n), Some(b)) => out.push_str(&format!(
@@ -302,6 +429,41 @@ impl Ladder {
                 100.0 * b.pass()
             )),
             _ => out.push_str("effective context length: one length only, nothing to compare\n"),
+        }
+        out
+    }
+}
+
+impl Ladder {
+    /// The depth grid as a table, a row per depth and a column per length
+    /// (pass@1 %, each cell one SCORES file's); empty without a grid.
+    fn render_grid(&self) -> String {
+        if self.grid.is_empty() {
+            return String::new();
+        }
+        let mut lengths: Vec<usize> = self.grid.iter().map(|c| c.ntoken).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        let mut out =
+            String::from("depth grid (NOT UPSTREAM: every needle at each depth), pass@1 %:\n");
+        out.push_str(&format!("{:>8}", "depth"));
+        for n in &lengths {
+            out.push_str(&format!(" {n:>8}"));
+        }
+        out.push('\n');
+        let mut depths: Vec<f64> = self.grid.iter().map(|c| c.depth).collect();
+        depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        for d in depths {
+            out.push_str(&format!("{:>8}", d));
+            for n in &lengths {
+                let cell =
+                    self.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
+                let text = cell
+                    .and_then(|c| c.count.rate())
+                    .map_or("-".to_string(), |r| format!("{:.1}", 100.0 * r));
+                out.push_str(&format!(" {text:>8}"));
+            }
+            out.push('\n');
         }
         out
     }
@@ -370,5 +532,54 @@ mod tests {
         assert_eq!(ntoken_of_path("ntoken_4096/sub/m-SCORES.json"), None);
         assert_eq!(ntoken_of_path("m-SCORES.json"), None);
         assert_eq!(ntoken_of_path("ntoken_4096"), None);
+    }
+
+    #[test]
+    fn a_depth_grid_is_one_cell_per_file_and_pools_into_a_length_without_official_runs() {
+        let r = Resampling { resamples: 20, ..Resampling::at(0.95) };
+        let file = |passing, n| ScoresFile::single("m", scores(passing, n));
+        let (a, b, c, d, e) = (file(4, 4), file(2, 4), file(3, 4), file(1, 4), file(4, 4));
+        let files = [
+            (4096, "res/ntoken_4096/depth_0/m-SCORES.json", &a),
+            (4096, "res/ntoken_4096/depth_1/m-SCORES.json", &b),
+            (8192, "res/ntoken_8192/depth_0/m-SCORES.json", &c),
+            (8192, "res/ntoken_8192/depth_1/m-SCORES.json", &d),
+            // An official-depth run at 8192: that length's rung is its own.
+            (8192, "res/ntoken_8192/m-SCORES.json", &e),
+        ];
+        let l = &ladders(&files, None, 0.8, DEFAULT_FRACTION, r).unwrap()[0];
+        // 4096 pooled: 6 of 8; 8192 official: 4 of 4.
+        assert_eq!(
+            l.rungs.iter().map(|r| (r.ntoken, r.all.passed, r.all.n)).collect::<Vec<_>>(),
+            [(4096, 6, 8), (8192, 4, 4)]
+        );
+        assert!(l.rungs[0].source.contains("2 depths pooled"), "{}", l.rungs[0].source);
+        let cells: Vec<_> =
+            l.grid.iter().map(|c| (c.depth, c.ntoken, c.count.passed, c.count.n)).collect();
+        assert_eq!(
+            cells,
+            [(0.0, 4096, 4, 4), (0.0, 8192, 3, 4), (1.0, 4096, 2, 4), (1.0, 8192, 1, 4)]
+        );
+        // Each cell is its file's own "all" cell.
+        for (cell, f) in l.grid.iter().zip([&a, &c, &b, &d]) {
+            let want = f.models["m"].scores["all"]["0.8"]["pass@1"].as_f64().unwrap();
+            assert_eq!(cell.count.rate().unwrap().to_bits(), want.to_bits());
+        }
+        let v = l.to_value();
+        assert_eq!(v["depth_grid"][1]["pass@1"], 0.75);
+        assert_eq!(v["depth_grid"][1]["ntoken"], 8192);
+        let text = l.render_text();
+        assert!(text.contains("depth grid (NOT UPSTREAM"), "{text}");
+        assert!(text.contains("       1     50.0     25.0"), "{text}");
+        // Two files at one length and depth are refused.
+        let twice = [files[0], (4096, "other/ntoken_4096/depth_0/m-SCORES.json", &a)];
+        let e = ladders(&twice, None, 0.8, DEFAULT_FRACTION, r).unwrap_err();
+        assert!(e.contains("at 4096 tokens and depth 0"), "{e}");
+        assert_eq!(depth_of_path("r/ntoken_4096/depth_0.25/m-SCORES.json"), Some(0.25));
+        assert_eq!(ntoken_of_path("r/ntoken_4096/depth_0.25/m-SCORES.json"), Some(4096));
+        assert_eq!(depth_of_path("r/ntoken_4096/m-SCORES.json"), None);
+        assert_eq!(depth_of_path("r/depth_0.5/m-SCORES.json"), None);
+        assert_eq!(depth_of_dir("depth_1.5"), None);
+        assert_eq!(depth_of_dir("depth_ 0.5"), None);
     }
 }

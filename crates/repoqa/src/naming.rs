@@ -36,6 +36,33 @@ pub fn run_outputs_path(code_context_size: usize, protocol: Protocol, model: &st
     format!("{}/{}.jsonl", run_dir(code_context_size, protocol), model.replace('/', "_slash_"))
 }
 
+/// [`run_outputs_path`] of a depth grid's row (NOT UPSTREAM, `repoqa run
+/// --depths`): every needle at `depth`, in `ntoken_<size>/depth_<depth>/`
+/// (`repoqa::ladder::depth_of_path` reads it back); `None` is upstream's
+/// path.
+pub fn run_outputs_path_at(
+    code_context_size: usize,
+    protocol: Protocol,
+    depth: Option<f64>,
+    model: &str,
+) -> String {
+    match depth {
+        None => run_outputs_path(code_context_size, protocol, model),
+        Some(d) => format!(
+            "{}/{}/{}.jsonl",
+            run_dir(code_context_size, protocol),
+            depth_dir(d),
+            model.replace('/', "_slash_")
+        ),
+    }
+}
+
+/// The folder of a depth grid's row: `depth_<r>`, the ratio as Rust and
+/// Python print it shortest (`depth_0`, `depth_0.1`, `depth_1`).
+pub fn depth_dir(depth: f64) -> String {
+    format!("depth_{depth}")
+}
+
 /// The folder of a run's files under the result directory:
 /// `ntoken_<size>`, or `ntoken_<size>-<protocol>` for a not-official
 /// protocol (`repoqa::ladder::ntoken_of_dir` reads the length back).
@@ -194,6 +221,13 @@ mod tests {
         );
         let path = run_outputs_path(16384, o, "meta-llama/Meta-Llama-3-8B-Instruct");
         assert_eq!(model_name_from_path(&path), "meta-llama/Meta-Llama-3-8B-Instruct");
+        assert_eq!(run_outputs_path_at(4096, o, None, "m"), "ntoken_4096/m.jsonl");
+        assert_eq!(run_outputs_path_at(4096, o, Some(0.0), "m"), "ntoken_4096/depth_0/m.jsonl");
+        assert_eq!(
+            run_outputs_path_at(4096, o, Some(0.1), "a/b"),
+            "ntoken_4096/depth_0.1/a_slash_b.jsonl"
+        );
+        assert_eq!(depth_dir(1.0), "depth_1");
     }
 
     #[test]

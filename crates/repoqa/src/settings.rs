@@ -154,8 +154,23 @@ impl BuildSettings {
         threads: usize,
         progress: impl FnMut(usize, usize),
     ) -> Result<Vec<Task>, ContextError> {
+        self.build_tasks_at(dataset, specs, tokenizer, threads, None, progress)
+    }
+
+    /// [`BuildSettings::build_tasks`] with every needle at `depth` (a
+    /// `position_ratio` from 0 to 1, NOT UPSTREAM: a depth grid's row, the
+    /// task view's slider); `None` is the official `(i + 0.5) / n`.
+    pub fn build_tasks_at(
+        &self,
+        dataset: &Dataset,
+        specs: &[TaskSpec],
+        tokenizer: &Tokenizer,
+        threads: usize,
+        depth: Option<f64>,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<Task>, ContextError> {
         let options = self.context_options();
-        context::build_tasks_threaded(dataset, specs, &options, tokenizer, threads, progress)
+        context::build_tasks_threaded(dataset, specs, &options, tokenizer, threads, depth, progress)
     }
 
     /// A builder of single tasks with these settings (a front that builds a

@@ -72,8 +72,8 @@ fn ours(dataset: &Dataset, tok: &Tokenizer, options: ContextOptions) -> (Vec<Tas
     let t = Instant::now();
     // Two threads: what `repoqa prompts` does on a machine with cores to
     // spare (the unit tests hold it equal to one builder).
-    let tasks =
-        build_tasks_threaded(dataset, &specs, &options, tok, 2, |_, _| {}).expect("build tasks");
+    let tasks = build_tasks_threaded(dataset, &specs, &options, tok, 2, None, |_, _| {})
+        .expect("build tasks");
     (tasks, t.elapsed().as_secs_f64())
 }
 
@@ -246,8 +246,9 @@ fn time_mode_none() {
 
 /// The same tasks at other depths and window sizes (the task view's depth
 /// slider and context-size control, `repoqa prompts --position-ratio`):
-/// every needle at one ratio, built by `ContextBuilder::at_position_ratio`,
-/// equals PyPI 0.1.2's `make_code_context` called with that ratio.
+/// every needle at one ratio, built by `ContextBuilder::at_position_ratio`
+/// and by the threaded build of a depth grid (`--depths`), equals PyPI
+/// 0.1.2's `make_code_context` called with that ratio.
 #[test]
 fn prompts_at_any_depth_match_the_official_harness() {
     let path = dataset_path();
@@ -271,9 +272,18 @@ fn prompts_at_any_depth_match_the_official_harness() {
             strip_nul: has_nul,
             ..ContextOptions::default()
         };
+        // One builder at the ratio (the task view), and the threaded build
+        // a depth grid uses (`repoqa prompts/run --depths`).
         let mut builder =
             ContextBuilder::new(&dataset, options, &tok).at_position_ratio(Some(ratio));
         let ours: Vec<Task> = specs.iter().map(|s| builder.build(s).expect("build")).collect();
+        let grid =
+            build_tasks_threaded(&dataset, &specs, &options, &tok, 2, Some(ratio), |_, _| {})
+                .expect("build tasks at the ratio");
+        assert!(
+            grid == ours,
+            "ratio {ratio}, size {size}: the threaded build differs from one builder's"
+        );
         let label = format!("ratio {ratio}, size {size}");
         let (bad, first) = compare(&label, &ours, &oracle);
         println!("{label}: {} tasks compared, {bad} differ", ours.len());

@@ -20,18 +20,32 @@ pub fn default_threads() -> usize {
 /// called on the calling thread as tasks finish. On failure the error is
 /// the one [`build_tasks`] returns: that of the first failing task in spec
 /// order (every task before it is still built to make sure).
+///
+/// With `position_ratio`, every needle at that depth (NOT UPSTREAM,
+/// [`ContextBuilder::at_position_ratio`]); `None` is the official placement.
 pub fn build_tasks_threaded(
     dataset: &Dataset,
     specs: &[TaskSpec],
     options: &ContextOptions,
     tokenizer: &Tokenizer,
     threads: usize,
+    position_ratio: Option<f64>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<Task>, ContextError> {
     let runs = repo_runs(specs);
     let threads = threads.min(runs.len());
     if threads <= 1 || cfg!(target_arch = "wasm32") {
-        return build_tasks(dataset, specs, options, tokenizer, progress);
+        if position_ratio.is_none() {
+            return build_tasks(dataset, specs, options, tokenizer, progress);
+        }
+        let mut builder =
+            ContextBuilder::new(dataset, *options, tokenizer).at_position_ratio(position_ratio);
+        let mut out = Vec::with_capacity(specs.len());
+        for (i, spec) in specs.iter().enumerate() {
+            out.push(builder.build(spec)?);
+            progress(i + 1, specs.len());
+        }
+        return Ok(out);
     }
     let total = specs.len();
     let next_run = AtomicUsize::new(0);
@@ -46,7 +60,8 @@ pub fn build_tasks_threaded(
             let tx = tx.clone();
             let (runs, next_run, first_error) = (&runs, &next_run, &first_error);
             s.spawn(move || {
-                let mut builder = ContextBuilder::new(dataset, *options, tokenizer);
+                let mut builder = ContextBuilder::new(dataset, *options, tokenizer)
+                    .at_position_ratio(position_ratio);
                 while let Some(run) = runs.get(next_run.fetch_add(1, Ordering::Relaxed)) {
                     if run.start > first_error.load(Ordering::Relaxed) {
                         return;
@@ -131,12 +146,38 @@ mod tests {
             };
             let one = build_tasks(&d, &specs, &options, tok, |_, _| {}).expect("one builder");
             let mut seen = Vec::new();
-            let many = build_tasks_threaded(&d, &specs, &options, tok, 3, |done, total| {
+            let many = build_tasks_threaded(&d, &specs, &options, tok, 3, None, |done, total| {
                 seen.push((done, total))
             })
             .expect("threads");
             assert_eq!(one, many, "{mode}");
             assert_eq!(seen.last(), Some(&(specs.len(), specs.len())));
+        }
+    }
+
+    #[test]
+    fn a_depth_is_the_single_builders_at_that_depth_on_any_number_of_threads() {
+        let tok = test_tokenizer();
+        let d = python_repos(4, &[1, 4]);
+        let specs = task_specs(&d, None);
+        let options = ContextOptions { code_context_size: 48, ..ContextOptions::default() };
+        for ratio in [0.0, 0.3, 1.0] {
+            let mut builder = ContextBuilder::new(&d, options, tok).at_position_ratio(Some(ratio));
+            let one: Vec<Task> = specs.iter().map(|s| builder.build(s).expect("built")).collect();
+            assert!(one.iter().all(|t| t.position_ratio == ratio));
+            for threads in [1, 3] {
+                let many = build_tasks_threaded(
+                    &d,
+                    &specs,
+                    &options,
+                    tok,
+                    threads,
+                    Some(ratio),
+                    |_, _| {},
+                )
+                .expect("threads");
+                assert_eq!(one, many, "{ratio} on {threads}");
+            }
         }
     }
 
@@ -159,7 +200,7 @@ mod tests {
         let options = ContextOptions::default();
         let one = build_tasks(&d, &specs, &options, tok, |_, _| {}).expect_err("fails");
         let many =
-            build_tasks_threaded(&d, &specs, &options, tok, 2, |_, _| {}).expect_err("fails");
+            build_tasks_threaded(&d, &specs, &options, tok, 2, None, |_, _| {}).expect_err("fails");
         assert_eq!(one.to_string(), many.to_string());
         assert!(one.to_string().contains("missing2.py"), "{one}");
     }
