@@ -101,12 +101,23 @@ if ('serviceWorker' in navigator && window.isSecureContext) {
 
 /** The worker takes control of a first visit only after the page fetched
  *  what it started with: it is told what that was, and keeps the files of
- *  this build among them. */
+ *  this build among them. A download the page started before the worker
+ *  took control and that ends after (the demo dataset, on a slow first
+ *  visit) never passes through the worker either: it is told as it ends. */
 async function tellUsed() {
   const sw = navigator.serviceWorker;
-  if (!sw.controller) await new Promise((r) => sw.addEventListener('controllerchange', r, { once: true }));
-  const urls = [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)];
-  sw.controller.postMessage({ kind: 'used', urls });
+  const controlled = !!sw.controller;
+  if (!controlled) await new Promise((r) => sw.addEventListener('controllerchange', r, { once: true }));
+  const since = controlled ? 0 : performance.now();
+  const tell = (urls) => { if (urls.length && sw.controller) sw.controller.postMessage({ kind: 'used', urls }); };
+  tell([location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]);
+  if (!controlled && 'PerformanceObserver' in window) {
+    // Only downloads started before control: later ones pass through the worker.
+    const late = new PerformanceObserver((list) => {
+      tell(list.getEntries().filter((e) => e.startTime < since).map((e) => e.name));
+    });
+    late.observe({ type: 'resource' });
+  }
   // Idle on a connection the browser says is unmetered: keep the rest too.
   const c = navigator.connection;
   if (c && !c.saveData && (c.type === 'wifi' || c.type === 'ethernet') && 'requestIdleCallback' in window) {

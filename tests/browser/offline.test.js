@@ -67,16 +67,49 @@ async function stop(srv, context) {
 /** The build files `contents` (one cache's URL list) holds, as PRECACHE names them. */
 const asNames = (urls) => urls.map((u) => (u === '' ? './' : u)).sort();
 
+/** Each cached build file of `files` read back whole from the app's
+ *  cache: the ones whose body fails or differs in size from the build's
+ *  (`sizes`, from sw.js's stamp), with what was read. */
+function unreadable(page, base, files, sizes) {
+  return page.evaluate(async ({ b, want, sizes }) => {
+    const keys = await caches.keys();
+    const c = await caches.open(keys[0]);
+    const bad = [];
+    for (const f of want) {
+      const r = await c.match(b + (f === './' ? '' : f));
+      if (!r) { bad.push(`${f}: not in the cache`); continue; }
+      try {
+        const n = (await r.arrayBuffer()).byteLength;
+        if (n !== sizes[f]) bad.push(`${f}: ${n} bytes read, the build's file has ${sizes[f]}`);
+      } catch (e) {
+        bad.push(`${f}: its body cannot be read: ${e}`);
+      }
+    }
+    return bad;
+  }, { b: base, want: files, sizes });
+}
+
 /** Wait until the app's one cache holds every file in `files` (as the
- *  service worker stores them, on its own time); its name and contents. */
+ *  service worker stores them, on its own time); its name and contents.
+ *  Held means `match` finds it, as the worker's offline fallback looks it
+ *  up. Polled from here: `page.waitForFunction` does not await an async
+ *  predicate (its promise counts as true at once). */
 async function cacheHolding(page, base, files) {
-  const held = await page.waitForFunction(async ({ b, want }) => {
+  const holds = () => page.evaluate(async ({ b, want }) => {
     const keys = await caches.keys();
     if (keys.length !== 1) return false;
-    const urls = (await (await caches.open(keys[0])).keys()).map((r) => r.url.slice(b.length));
-    const names = urls.map((u) => (u === '' ? './' : u));
-    return want.every((f) => names.includes(f));
-  }, { b: base, want: files }, { timeout: 60000, polling: 100 }).then(() => true, () => false);
+    const cache = await caches.open(keys[0]);
+    for (const f of want) {
+      if (!(await cache.match(b + (f === './' ? '' : f)))) return false;
+    }
+    return true;
+  }, { b: base, want: files });
+  const deadline = Date.now() + 60000;
+  let held = await holds();
+  while (!held && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    held = await holds();
+  }
   const caches = await cacheContents(page, base);
   assert.ok(held, `the cache never held ${files.join(', ')}: ${JSON.stringify(caches)}`);
   return caches;
@@ -133,7 +166,10 @@ test('a visit keeps the app and what it used, not the rest; with the network off
   const engine = expected.files.filter((f) => /^(repoqa-engine-[0-9a-f]+(_bg\.wasm|\.js)|engine-worker\.js)$/.test(f));
   assert.equal(engine.length, 3, `the engine's files: ${engine.join(', ')}`);
   assert.deepEqual(engine.filter((f) => expected.shell.includes(f)), [], 'the engine is in the shell');
-  caches = await cacheHolding(page, srv.url, ['assets/tokenizer.json', 'demo/sample-answers.jsonl', ...engine, ...published]);
+  const used = ['demo/repoqa-demo.json', 'assets/tokenizer.json', 'demo/sample-answers.jsonl', ...engine, ...published];
+  caches = await cacheHolding(page, srv.url, used);
+  // Kept whole: each reads back at its build size.
+  assert.deepEqual(await unreadable(page, srv.url, used, expected.sizes), []);
 
   await stop(srv, context);
   // The saved tasks dropped (from a page of this origin that is not the
