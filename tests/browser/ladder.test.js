@@ -6,14 +6,15 @@
 // repository, the effective context length and the depth × length heatmap,
 // each equal to `repoqa ladder --json` (at 0.8 and after the threshold
 // moves); the heatmap's cells are read with the keyboard, each naming its
-// count and interval.
+// count and interval. A depth grid's runs (`--depths`) add the grid table,
+// each cell equal to the CLI's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, DIST } from './browser.js';
+import { launch, openPage, gotoApp, saveViewports, DIST } from './browser.js';
 import { BIN, DEMO, open } from './results-fixture.js';
 import { startModelServer, configure, runAndWait, KEY, MODEL } from './run-fixture.js';
 
@@ -112,6 +113,36 @@ test('a result directory of two lengths: the ladder equals `repoqa ladder --json
   await page.fill('#lb-threshold-num', '0.5');
   await page.dispatchEvent('#lb-threshold-num', 'change');
   assertEqualToCli(await pageLadder(page, 0.5), cliLadder(0.5));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a depth grid (`repoqa run --depths`): the grid and pooled lengths in the page equal `repoqa ladder --json`', async () => {
+  const grid = path.join(work, 'results-grid');
+  execFileSync(BIN, ['run', '--model', MODEL, '--backend', 'openai', '--base-url', `${model.url}/v1`,
+    '--dataset-path', DEMO, '--code-context-size', '1024,2048', '--depths', '0,0.5,1', '--languages', 'python',
+    '--result-dir', grid, '--concurrency', '3', '--timeout-s', '30'],
+  { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const cli = cliLadder(0.8, grid);
+  const { page, problems } = await openPage(context);
+  await gotoApp(page, srv.url, '#leaderboard');
+  await page.setInputFiles('#lb-folder', grid);
+  await page.waitForSelector('#lb-status');
+  assert.match(await page.textContent('#lb-status'), /^Loaded 6 files;/);
+  const shown = await pageLadder(page, 0.8);
+  // Each length pools its three depths (30 tasks), as the CLI does.
+  assertEqualToCli(shown, cli);
+  assert.ok(shown.lengths.every((l) => l.n === 30), JSON.stringify(shown.lengths));
+  const cells = await page.$$eval('#lb-ladder-card table.ladder-grid td[data-depth]', (tds) => tds.map((td) => ({
+    depth: Number(td.dataset.depth), ntoken: Number(td.dataset.ntoken), pass: Number(td.dataset.pass),
+    passed: Number(td.dataset.passed), n: Number(td.dataset.n),
+  })));
+  assert.deepEqual(cells, cli[0].depth_grid.map((c) => ({ depth: c.depth, ntoken: c.ntoken, pass: c['pass@1'], passed: c.passed, n: c.n })));
+  assert.equal(cells.length, 6);
+  // Rows are depths, columns lengths, as the caption says.
+  assert.deepEqual(await page.$$eval('#lb-ladder-card table.ladder-grid tbody th', (ths) => ths.map((t) => t.textContent)), ['0%', '50%', '100%']);
+  assert.match(await page.textContent('#lb-ladder-card table.ladder-grid caption'), /not upstream, --depths/);
+  await saveViewports(page, '#lb-ladder-card table.ladder-grid', 'ladder-grid');
   assert.deepEqual(problems, []);
   await page.close();
 });

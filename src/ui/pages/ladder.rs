@@ -3,7 +3,8 @@
 //! `repoqa run --code-context-size 4096,8192,…` (its `ntoken_<N>/`
 //! folders) or from runs sent here at several lengths. Per model: pass@1
 //! by length with its intervals, per language, the effective context
-//! length, and the needle depth × length heatmap. The numbers are
+//! length, the needle depth × length heatmap, and a depth grid's table
+//! when the runs have one (`repoqa run --depths`). The numbers are
 //! `repoqa::ladder`'s (`jobs::ladder`), equal to `repoqa ladder --json`.
 
 use leptos::prelude::*;
@@ -175,6 +176,51 @@ fn ladder_section(l: &Ladder, threshold: &str) -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {(!l.grid.is_empty()).then(|| depth_grid(l, threshold))}
         </section>
+    }
+}
+
+/// A depth grid's table (NOT UPSTREAM, `repoqa run --depths`): a row per
+/// depth, a column per length, each cell one SCORES file's pass@1.
+fn depth_grid(l: &Ladder, threshold: &str) -> impl IntoView {
+    let mut lengths: Vec<usize> = l.grid.iter().map(|c| c.ntoken).collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    let mut depths: Vec<f64> = l.grid.iter().map(|c| c.depth).collect();
+    depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    let head = lengths
+        .iter()
+        .map(|n| view! { <th scope="col" class="num">{thousands(*n)}</th> })
+        .collect_view();
+    let rows = depths
+        .into_iter()
+        .map(|d| {
+            let cells = lengths
+                .iter()
+                .map(|n| {
+                    let cell = l.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
+                    match cell.and_then(|c| c.count.rate().map(|p| (p, c))) {
+                        Some((p, c)) => view! {
+                            <td class="num" data-depth=float_repr(d) data-ntoken=*n data-pass=float_repr(p)
+                                data-passed=c.count.passed data-n=c.count.n
+                                title=format!("{} of {} tasks pass ({})", c.count.passed, c.count.n, c.source)>{percent(p)}</td>
+                        }
+                        .into_any(),
+                        None => view! { <td class="num muted">"–"</td> }.into_any(),
+                    }
+                })
+                .collect_view();
+            view! { <tr><th scope="row" class="num">{format!("{:.0}%", 100.0 * d)}</th>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll" tabindex="0" role="region" aria-label=format!("{}: depth grid", l.model)>
+            <table class="grid score-table ladder-grid">
+                <caption>{format!("Depth grid (not upstream, --depths: every needle at each depth), pass@1 (%) at threshold {threshold}, a run per cell; above, a length without an official-depth run pools these")}</caption>
+                <thead><tr><th scope="col">"Depth"</th>{head}</tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
     }
 }
