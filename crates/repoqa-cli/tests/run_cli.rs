@@ -1320,6 +1320,30 @@ fn a_depth_grid_runs_every_depth_and_length_in_one_command() {
     assert!(shown.contains("depth grid (NOT UPSTREAM"), "{shown}");
     println!("{shown}");
 
+    // The report over the six SCORES files: the same grid, cell by cell.
+    let report = dir.join("grid.html");
+    let mut r = repoqa();
+    r.args(["report", "--out", report.to_str().unwrap(), "--scores"]);
+    for c in cells {
+        let depth = c["depth"].as_f64().unwrap();
+        let n = c["ntoken"].as_u64().unwrap();
+        let p = results
+            .join(format!("ntoken_{n}"))
+            .join(format!("depth_{depth}"))
+            .join("org_slash_test-model-SCORES.json");
+        r.arg(p);
+    }
+    let r = r.output().unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    let html = std::fs::read_to_string(&report).unwrap();
+    for c in cells {
+        let cell = format!(
+            "data-depth=\"{}\" data-ntoken=\"{}\" data-pass=\"{}\" data-passed=\"{}\" data-n=\"10\"",
+            c["depth"], c["ntoken"], c["pass@1"], c["passed"]
+        );
+        assert!(html.contains(&cell), "no {cell} in the report's depth grid");
+    }
+
     // prompts --depths: a file per depth and length, each the one-depth build.
     let grid = prompts()
         .current_dir(&dir)

@@ -548,6 +548,7 @@ fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table></div>");
+    depth_grid(out, l);
     let rule = match (l.effective, l.rungs.first()) {
         (Some(n), Some(b)) => format!(
             "Effective context length: {n} tokens — every length up to it keeps at least {:.0}% of the {}-token pass@1 ({:.1}%).",
@@ -564,6 +565,51 @@ fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
         _ => "One length only: nothing to compare.".to_string(),
     };
     let _ = write!(out, "<p class=\"effective\">{}</p></section>", escape(&rule));
+}
+
+/// A depth grid's table (NOT UPSTREAM, `repoqa run --depths`): a row per
+/// depth, a column per length, each cell one SCORES file's pass@1,
+/// coloured as the heatmap; nothing without a grid.
+fn depth_grid(out: &mut String, l: &crate::ladder::Ladder) {
+    if l.grid.is_empty() {
+        return;
+    }
+    let mut lengths: Vec<usize> = l.grid.iter().map(|c| c.ntoken).collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    let mut depths: Vec<f64> = l.grid.iter().map(|c| c.depth).collect();
+    depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    out.push_str("<h3>Depth grid (NOT UPSTREAM, <code>--depths</code>: every needle at each depth), pass@1 %</h3><div class=\"scroll\"><table class=\"heatmap depth-grid\"><thead><tr><th>Depth</th>");
+    for n in &lengths {
+        let _ = write!(out, "<th>{n}</th>");
+    }
+    out.push_str("</tr></thead><tbody>");
+    for d in depths {
+        let _ = write!(out, "<tr><th scope=\"row\">{:.0}%</th>", 100.0 * d);
+        for n in &lengths {
+            let cell = l.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
+            match cell.and_then(|c| c.count.rate().map(|r| (r, c))) {
+                Some((rate, c)) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"num\" data-depth=\"{}\" data-ntoken=\"{n}\" data-pass=\"{}\" data-passed=\"{}\" data-n=\"{}\" style=\"background:{}\" title=\"{}: {} of {}\">{:.0}</td>",
+                        float_repr(d),
+                        float_repr(rate),
+                        c.count.passed,
+                        c.count.n,
+                        heat(rate),
+                        escape(&last_two(&c.source)),
+                        c.count.passed,
+                        c.count.n,
+                        100.0 * rate
+                    );
+                }
+                None => out.push_str("<td class=\"num\">-</td>"),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
 }
 
 /// The report's HTML text.
