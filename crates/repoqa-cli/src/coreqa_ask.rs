@@ -61,7 +61,8 @@ pub struct AnswerArgs {
     bm25_tokenize: Bm25Tokenize,
     /// The answering model's context window in tokens (the whole setting
     /// needs it: a repository that does not fit is refused, saying how
-    /// many tokens it needs).
+    /// many tokens it needs). Given, every prompt of every setting is
+    /// checked against it before anything is sent.
     #[arg(long)]
     window: Option<usize>,
     /// HF tokenizer.json that counts prompt tokens (default:

@@ -209,6 +209,37 @@ fn two_models_answer_in_three_settings_and_a_judge_grades_them() {
     assert!(text(&o).contains("good-model"), "the table is printed: {}", text(&o));
 }
 
+/// Issue 53's defects: an empty repository folder is refused before any
+/// request (it used to send four requests whose "repository" was nothing,
+/// exit 0), and so is a retrieval prompt longer than `--window`, naming the
+/// question; nothing is written.
+#[test]
+fn an_empty_repository_or_a_prompt_over_the_window_is_refused_before_any_request() {
+    let dir = common::scratch("coreqa-refused");
+    let empty = dir.join("empty-repo");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = dir.join("answers.jsonl");
+    let _ = std::fs::remove_file(&out);
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    let qa = qa();
+    let answer_in = |repo: &Path, setting: &str, window: &str| {
+        let (qa, repo) = (qa.to_str().unwrap(), repo.to_str().unwrap());
+        let args = ["answer", "--qa", qa, "--repo", repo, "--setting", setting];
+        ask(&server, &out, &[&args[..], &["--window", window, "--model", "m"][..]].concat())
+    };
+    for setting in ["whole", "retrieval", "none,whole"] {
+        let o = answer_in(&empty, setting, "8000");
+        assert_eq!(o.status.code(), Some(2), "{setting}: {}", text(&o));
+        assert!(text(&o).contains("has no text files"), "{setting}: {}", text(&o));
+    }
+    let o = answer_in(&semver(), "retrieval", "200");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("retrieval setting: the prompt needs"), "{}", text(&o));
+    assert!(text(&o).contains("more than the window of 200; nothing was sent"), "{}", text(&o));
+    assert!(server.requests().is_empty(), "asked: {:?}", server.requests());
+    assert!(!out.exists() || std::fs::read_to_string(&out).unwrap().is_empty());
+}
+
 #[test]
 fn a_judge_reply_without_scores_is_asked_again_then_reported() {
     let dir = common::scratch("coreqa-judge-malformed");

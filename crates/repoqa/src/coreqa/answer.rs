@@ -173,7 +173,8 @@ impl<'a> AnswerSetup<'a> {
 /// question), each prompt counted by `count_tokens`. The retrieval setting
 /// chunks the repository and indexes the chunks once; the whole setting
 /// is refused, with the tokens it needs, when the repository does not fit
-/// the window.
+/// the window; a repository without files is refused, and so is any
+/// prompt longer than the window when one is given.
 pub fn answer_items(
     qa: &[QaItem],
     setup: &AnswerSetup<'_>,
@@ -195,6 +196,9 @@ pub fn answer_items(
     let mut chunks: Vec<Chunk> = Vec::new();
     let mut markdown = String::new();
     if let Some((name, files)) = repo {
+        if files.is_empty() {
+            return Err(CoreqaError::EmptyRepository { repo: name.to_string() });
+        }
         if needs(ContextSetting::Retrieval) {
             let splitter = RecursiveSplitter::new(setup.chunk_size, setup.chunk_overlap)?;
             chunks = chunk_files(files, &splitter);
@@ -246,11 +250,21 @@ pub fn answer_items(
                 (ContextSetting::Retrieval, None) => AnswerContext::None,
             };
             let prompt = answer_prompt(q, context);
+            let prompt_ntokens = count_tokens(&prompt);
+            // Every prompt fits the window when one is given, before any is sent.
+            if let Some(window) = setup.window.filter(|w| prompt_ntokens > *w) {
+                return Err(CoreqaError::PromptTooLong {
+                    question_id: q.id.clone(),
+                    setting: setting.to_string(),
+                    tokens: prompt_ntokens,
+                    window,
+                });
+            }
             items.push(AnswerItem {
                 question_id: q.id.clone(),
                 setting,
                 model: setup.model.to_string(),
-                prompt_ntokens: count_tokens(&prompt),
+                prompt_ntokens,
                 prompt,
             });
         }
@@ -319,6 +333,40 @@ mod tests {
         let whole = answer_prompt(&qa(), AnswerContext::Whole("# Repository a/b\n"));
         assert!(whole.contains("## The repository\n\n# Repository a/b\n\n## Question"));
         assert_eq!(AnswerContext::Whole("").setting(), ContextSetting::Whole);
+    }
+
+    #[test]
+    fn an_empty_repository_and_a_prompt_over_the_window_are_refused_before_anything_is_asked() {
+        let qa = vec![qa()];
+        let words = |t: &str| t.split_whitespace().count();
+        for setting in [[ContextSetting::Retrieval], [ContextSetting::Whole]] {
+            let setup = AnswerSetup {
+                repository: Some(("a/b", &[])),
+                window: Some(1000),
+                ..AnswerSetup::new("m", &setting)
+            };
+            let e = answer_items(&qa, &setup, words).unwrap_err();
+            assert!(matches!(e, CoreqaError::EmptyRepository { .. }), "{}: {e}", setting[0]);
+            assert!(e.to_string().contains("the repository a/b has no text files"), "{e}");
+        }
+        let files = [TextFile { path: "x.py".into(), text: "def f():\n    return 1\n".repeat(40) }];
+        let setup = AnswerSetup {
+            repository: Some(("a/b", &files)),
+            window: Some(60),
+            ..AnswerSetup::new("m", &[ContextSetting::None, ContextSetting::Retrieval])
+        };
+        let e = answer_items(&qa, &setup, words).unwrap_err();
+        assert!(
+            matches!(&e, CoreqaError::PromptTooLong { setting, window: 60, .. } if setting == "retrieval"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("question \"a/b#1\", retrieval setting: the prompt needs"),
+            "{e}"
+        );
+        // Within the window, every setting's prompt is built.
+        let roomy = AnswerSetup { window: Some(100_000), ..setup };
+        assert_eq!(answer_items(&qa, &roomy, words).unwrap().len(), 2);
     }
 
     #[test]

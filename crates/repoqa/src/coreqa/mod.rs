@@ -40,6 +40,10 @@ pub enum CoreqaError {
     TooLong { tokens: usize, window: usize },
     #[error("no text to retrieve from: the repository has no chunks")]
     NoChunks,
+    #[error("the repository {repo} has no text files: nothing to answer from (give the folder holding its code)")]
+    EmptyRepository { repo: String },
+    #[error("question {question_id:?}, {setting} setting: the prompt needs {tokens} tokens, more than the window of {window}; nothing was sent (a smaller --top or --chunk-size, or a model with a larger window)")]
+    PromptTooLong { question_id: String, setting: String, tokens: usize, window: usize },
     #[error("{path}, line {line}: not a judgment {{\"question_id\", \"first\", \"second\", \"verdict\": first|second|tie}} ({message})")]
     Judgments { path: String, line: usize, message: String },
     #[error("{path}, line {line}: {message}")]
