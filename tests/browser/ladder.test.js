@@ -145,6 +145,21 @@ test('a depth grid (`repoqa run --depths`): the grid and pooled lengths in the p
   await saveViewports(page, '#lb-ladder-card table.ladder-grid', 'ladder-grid');
   assert.deepEqual(problems, []);
   await page.close();
+
+  // One length at three depths is a ladder too: its grid, and no effective length to find.
+  const one = await openPage(context);
+  await gotoApp(one.page, srv.url, '#leaderboard');
+  await one.page.setInputFiles('#lb-folder', path.join(grid, 'ntoken_1024'));
+  await one.page.waitForSelector('#lb-status');
+  assert.match(await one.page.textContent('#lb-status'), /^Loaded 3 files;/);
+  const single = await pageLadder(one.page, 0.8);
+  assert.deepEqual(single.lengths.map((l) => [l.ntoken, l.n]), [[1024, 30]]);
+  assert.match(await one.page.textContent('#lb-ladder-card .ladder-effective'), /^One length only \(1,024 tokens\)/);
+  const oneCells = await one.page.$$eval('#lb-ladder-card table.ladder-grid td[data-depth]', (tds) => tds.map((td) => [Number(td.dataset.depth), Number(td.dataset.ntoken), Number(td.dataset.passed), Number(td.dataset.n)]));
+  assert.deepEqual(oneCells, cli[0].depth_grid.filter((c) => c.ntoken === 1024).map((c) => [c.depth, c.ntoken, c.passed, c.n]));
+  await saveViewports(one.page, '#lb-ladder-card section.ladder', 'ladder-grid-one-length');
+  assert.deepEqual(one.problems, []);
+  await one.page.close();
 });
 
 /** The demo built in the page at `size` tokens (a new build, waited for). */

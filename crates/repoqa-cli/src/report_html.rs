@@ -71,13 +71,14 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
             read_scores(&bytes, &name)?,
         ));
     }
-    // A model given at two lengths or more gets its ladder.
+    // A model given at two lengths or more, or at two depths of a grid,
+    // gets its ladder.
     let at_lengths: Vec<_> =
         files.iter().filter_map(|(name, n, f)| Some(((*n)?, name.as_str(), f))).collect();
     let ladders: Vec<Ladder> = ladders(&at_lengths, None, threshold, DEFAULT_FRACTION, resampling)
         .map_err(CliError::usage)?
         .into_iter()
-        .filter(|l| l.rungs.len() > 1)
+        .filter(Ladder::is_shown)
         .collect();
     let files: Vec<_> = files.into_iter().map(|(_, _, f)| f).collect();
     if let Some(d) = &a.dataset_path {

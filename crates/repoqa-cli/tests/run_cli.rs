@@ -1343,6 +1343,23 @@ fn a_depth_grid_runs_every_depth_and_length_in_one_command() {
         );
         assert!(html.contains(&cell), "no {cell} in the report's depth grid");
     }
+    // One length at three depths is a ladder section too: the grid alone.
+    let one = dir.join("grid-1024.html");
+    let mut r = repoqa();
+    r.args(["report", "--out", one.to_str().unwrap(), "--scores"]);
+    for d in ["0", "0.5", "1"] {
+        r.arg(
+            results
+                .join("ntoken_1024")
+                .join(format!("depth_{d}"))
+                .join("org_slash_test-model-SCORES.json"),
+        );
+    }
+    let r = r.output().unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    let html = std::fs::read_to_string(&one).unwrap();
+    assert_eq!(html.matches(" data-depth=").count(), 3, "the 1024-token grid in {html}");
+    assert!(html.contains("One length only: no effective length to find"), "{html}");
 
     // prompts --depths: a file per depth and length, each the one-depth build.
     let grid = prompts()

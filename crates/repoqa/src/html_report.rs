@@ -562,7 +562,8 @@ fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
             100.0 * l.fraction,
             100.0 * b.pass()
         ),
-        _ => "One length only: nothing to compare.".to_string(),
+        _ => "One length only: no effective length to find; the depth grid compares its depths."
+            .to_string(),
     };
     let _ = write!(out, "<p class=\"effective\">{}</p></section>", escape(&rule));
 }
@@ -574,11 +575,7 @@ fn depth_grid(out: &mut String, l: &crate::ladder::Ladder) {
     if l.grid.is_empty() {
         return;
     }
-    let mut lengths: Vec<usize> = l.grid.iter().map(|c| c.ntoken).collect();
-    lengths.sort_unstable();
-    lengths.dedup();
-    let mut depths: Vec<f64> = l.grid.iter().map(|c| c.depth).collect();
-    depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    let (depths, lengths) = l.grid_axes();
     out.push_str("<h3>Depth grid (NOT UPSTREAM, <code>--depths</code>: every needle at each depth), pass@1 %</h3><div class=\"scroll\"><table class=\"heatmap depth-grid\"><thead><tr><th>Depth</th>");
     for n in &lengths {
         let _ = write!(out, "<th>{n}</th>");
@@ -587,8 +584,7 @@ fn depth_grid(out: &mut String, l: &crate::ladder::Ladder) {
     for d in depths {
         let _ = write!(out, "<tr><th scope=\"row\">{:.0}%</th>", 100.0 * d);
         for n in &lengths {
-            let cell = l.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
-            match cell.and_then(|c| c.count.rate().map(|r| (r, c))) {
+            match l.grid_cell(d, *n).and_then(|c| c.count.rate().map(|r| (r, c))) {
                 Some((rate, c)) => {
                     let _ = write!(
                         out,

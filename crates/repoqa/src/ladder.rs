@@ -222,18 +222,15 @@ pub fn ladders(
             pooled.retain(|n| !rungs.iter().any(|r| r.ntoken == *n));
             for n in pooled {
                 let rows: Vec<_> = found.grid.iter().filter(|g| g.0 == n).collect();
-                let mut merged = rows[0].3.clone();
-                for (lang, tasks) in &mut merged.results {
-                    tasks.clear();
-                    for row in &rows {
-                        tasks.extend(row.3.results.get(lang).into_iter().flatten().cloned());
-                    }
-                }
-                for row in &rows[1..] {
+                // Every row's tasks, languages in order of first sight.
+                let mut merged = ModelScores { results: IndexMap::new(), ..rows[0].3.clone() };
+                for row in &rows {
                     for (lang, tasks) in &row.3.results {
-                        if !merged.results.contains_key(lang) {
-                            merged.results.insert(lang.clone(), tasks.clone());
-                        }
+                        merged
+                            .results
+                            .entry(lang.clone())
+                            .or_default()
+                            .extend(tasks.iter().cloned());
                     }
                 }
                 let source = format!("ntoken_{n}/depth_* ({} depths pooled)", rows.len());
@@ -435,15 +432,38 @@ impl Ladder {
 }
 
 impl Ladder {
+    /// Worth a section of its own: two lengths or more, or a depth grid of
+    /// two cells or more (one length at several depths). A model at one
+    /// length and depth has its score, and nothing to compare it with.
+    pub fn is_shown(&self) -> bool {
+        self.rungs.len() > 1 || self.grid.len() > 1
+    }
+
+    /// The depth grid's axes, each ascending and once: its depths (rows)
+    /// and its lengths (columns). Both empty without a grid.
+    pub fn grid_axes(&self) -> (Vec<f64>, Vec<usize>) {
+        let mut depths: Vec<f64> = self.grid.iter().map(|c| c.depth).collect();
+        depths.sort_by(f64::total_cmp);
+        depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        let mut lengths: Vec<usize> = self.grid.iter().map(|c| c.ntoken).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        (depths, lengths)
+    }
+
+    /// The grid's cell at a depth and length ([`Ladder::grid_axes`]), if a
+    /// run is there.
+    pub fn grid_cell(&self, depth: f64, ntoken: usize) -> Option<&GridCell> {
+        self.grid.iter().find(|c| c.ntoken == ntoken && c.depth.to_bits() == depth.to_bits())
+    }
+
     /// The depth grid as a table, a row per depth and a column per length
     /// (pass@1 %, each cell one SCORES file's); empty without a grid.
     fn render_grid(&self) -> String {
         if self.grid.is_empty() {
             return String::new();
         }
-        let mut lengths: Vec<usize> = self.grid.iter().map(|c| c.ntoken).collect();
-        lengths.sort_unstable();
-        lengths.dedup();
+        let (depths, lengths) = self.grid_axes();
         let mut out =
             String::from("depth grid (NOT UPSTREAM: every needle at each depth), pass@1 %:\n");
         out.push_str(&format!("{:>8}", "depth"));
@@ -451,13 +471,10 @@ impl Ladder {
             out.push_str(&format!(" {n:>8}"));
         }
         out.push('\n');
-        let mut depths: Vec<f64> = self.grid.iter().map(|c| c.depth).collect();
-        depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
         for d in depths {
             out.push_str(&format!("{:>8}", d));
             for n in &lengths {
-                let cell =
-                    self.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
+                let cell = self.grid_cell(d, *n);
                 let text = cell
                     .and_then(|c| c.count.rate())
                     .map_or("-".to_string(), |r| format!("{:.1}", 100.0 * r));
@@ -581,5 +598,31 @@ mod tests {
         assert_eq!(depth_of_path("r/depth_0.5/m-SCORES.json"), None);
         assert_eq!(depth_of_dir("depth_1.5"), None);
         assert_eq!(depth_of_dir("depth_ 0.5"), None);
+    }
+
+    #[test]
+    fn a_pooled_length_keeps_every_depths_tasks_of_every_language() {
+        let r = Resampling { resamples: 20, ..Resampling::at(0.95) };
+        // Depth 0 has Python only; depths 0.5 and 1 add Rust: the pooled
+        // rung has all of them (once, a language kept Rust's first file only).
+        let with_rust = |passing, n| {
+            let mut s = scores(passing, n);
+            let rust = s.results["python"].clone();
+            s.results.insert("rust".to_string(), rust);
+            ScoresFile::single("m", s)
+        };
+        let (a, b, c) = (ScoresFile::single("m", scores(1, 2)), with_rust(2, 2), with_rust(0, 2));
+        let files = [
+            (2048, "r/ntoken_2048/depth_0/m-SCORES.json", &a),
+            (2048, "r/ntoken_2048/depth_0.5/m-SCORES.json", &b),
+            (2048, "r/ntoken_2048/depth_1/m-SCORES.json", &c),
+        ];
+        let l = &ladders(&files, None, 0.8, DEFAULT_FRACTION, r).unwrap()[0];
+        let rung = &l.rungs[0];
+        // Python: 1 + 2 + 0 of 6; Rust: 2 + 0 of 4.
+        assert_eq!((rung.all.passed, rung.all.n), (5, 10));
+        assert_eq!(l.grid_axes(), (vec![0.0, 0.5, 1.0], vec![2048]));
+        assert_eq!(l.grid_cell(0.5, 2048).map(|c| (c.count.passed, c.count.n)), Some((4, 4)));
+        assert!(l.grid_cell(0.5, 4096).is_none());
     }
 }

@@ -1,12 +1,12 @@
 //! The Leaderboard's length ladders (issue 51): each model loaded at two
 //! code-context lengths or more (files in upstream's `ntoken_<N>/`
-//! folders), a model at a time on the main job line. The numbers are
+//! folders) or at two depths of a grid (`ntoken_<N>/depth_<r>/`), a model at a time on the main job line. The numbers are
 //! `repoqa::ladder`'s, at the CLI's default intervals (95 %, the default
 //! resamples, seed 0), so each equals `repoqa ladder --json`.
 
 use leptos::prelude::*;
 use repoqa::bootstrap::Resampling;
-use repoqa::ladder::ladders;
+use repoqa::ladder::{ladders, Ladder};
 
 use super::{Job, Runner};
 use crate::ui::error::UiError;
@@ -49,7 +49,7 @@ pub fn ladder_evidence(st: LeaderboardState, runner: Runner) {
             st.ladders.update(|b| {
                 if b.stamp == Some(stamp) {
                     match r {
-                        Ok(ls) => b.ladders.extend(ls),
+                        Ok(ls) => b.ladders.extend(ls.into_iter().filter(Ladder::is_shown)),
                         Err(e) => b.errors.push(e),
                     }
                 }

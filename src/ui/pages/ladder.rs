@@ -74,7 +74,7 @@ pub fn LadderCard() -> impl IntoView {
                 let body = if board.ladders.is_empty() && board.complete {
                     view! {
                         <p class="muted" id="ladder-empty">"No model is loaded at two lengths or more yet: each SCORES file's length comes from the "
-                            <code>"ntoken_<N>"</code>" folder it is in."</p>
+                            <code>"ntoken_<N>"</code>" folder it is in (a depth grid's, "<code>"ntoken_<N>/depth_<r>"</code>")."</p>
                     }.into_any()
                 } else if !board.complete {
                     view! { <p class="muted" id="ladder-computing" role="status">"Computing the ladders (pass@1 by length, with intervals)…"</p> }.into_any()
@@ -95,6 +95,10 @@ pub fn LadderCard() -> impl IntoView {
 fn effective_text(l: &Ladder) -> String {
     let share = format!("{:.0}%", 100.0 * l.fraction);
     match (l.effective, l.rungs.first()) {
+        (_, Some(b)) if l.rungs.len() == 1 => format!(
+            "One length only ({} tokens): no effective length to find. The depth grid below compares its depths.",
+            thousands(b.ntoken)
+        ),
         (Some(n), Some(b)) => format!(
             "Effective context length: {} tokens. Every length up to it keeps at least {share} of the {}-token pass@1 ({}).",
             thousands(n),
@@ -184,11 +188,7 @@ fn ladder_section(l: &Ladder, threshold: &str) -> impl IntoView {
 /// A depth grid's table (NOT UPSTREAM, `repoqa run --depths`): a row per
 /// depth, a column per length, each cell one SCORES file's pass@1.
 fn depth_grid(l: &Ladder, threshold: &str) -> impl IntoView {
-    let mut lengths: Vec<usize> = l.grid.iter().map(|c| c.ntoken).collect();
-    lengths.sort_unstable();
-    lengths.dedup();
-    let mut depths: Vec<f64> = l.grid.iter().map(|c| c.depth).collect();
-    depths.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    let (depths, lengths) = l.grid_axes();
     let head = lengths
         .iter()
         .map(|n| view! { <th scope="col" class="num">{thousands(*n)}</th> })
@@ -199,8 +199,7 @@ fn depth_grid(l: &Ladder, threshold: &str) -> impl IntoView {
             let cells = lengths
                 .iter()
                 .map(|n| {
-                    let cell = l.grid.iter().find(|c| c.ntoken == *n && c.depth.to_bits() == d.to_bits());
-                    match cell.and_then(|c| c.count.rate().map(|p| (p, c))) {
+                    match l.grid_cell(d, *n).and_then(|c| c.count.rate().map(|p| (p, c))) {
                         Some((p, c)) => view! {
                             <td class="num" data-depth=float_repr(d) data-ntoken=*n data-pass=float_repr(p)
                                 data-passed=c.count.passed data-n=c.count.n

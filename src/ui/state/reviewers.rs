@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
 use repoqa::evidence::EvidenceTable;
-use repoqa::ladder::{ntoken_of_path, Ladder, DEFAULT_FRACTION};
+use repoqa::ladder::{depth_of_path, ntoken_of_path, Ladder, DEFAULT_FRACTION};
 use repoqa::leaderboard::SortKey;
 use repoqa::report::{LineError, ModelOutput, ScoresFile};
 use repoqa::verify::Report;
@@ -50,7 +50,8 @@ pub struct LeaderboardState {
     /// The share of the shortest length's pass@1 an effective context
     /// length keeps (`repoqa::ladder`).
     pub fraction: RwSignal<f64>,
-    /// The ladder of each model loaded at two lengths or more, filled by
+    /// The ladder of each model loaded at two lengths or more (or at two
+    /// depths of a grid), filled by
     /// `jobs::reviewers::ladder_evidence`.
     pub ladders: RwSignal<LadderBoard>,
 }
@@ -125,19 +126,24 @@ impl LeaderboardState {
         })
     }
 
-    /// The models loaded at two lengths or more, in order of first sight.
+    /// The models loaded at two lengths or more, or at two depths of a
+    /// depth grid (`ntoken_<N>/depth_<r>/`), in order of first sight: those
+    /// whose ladder may be shown ([`repoqa::ladder::Ladder::is_shown`]).
     pub fn ladder_models(files: &[AtLength]) -> Vec<String> {
-        let mut seen: Vec<(String, Vec<usize>)> = Vec::new();
-        for (n, _, f) in files {
+        // A model's points: (length, depth's bits; None = official depths).
+        type Point = (usize, Option<u64>);
+        let mut seen: Vec<(String, Vec<Point>)> = Vec::new();
+        for (n, source, f) in files {
+            let point = (*n, depth_of_path(source).map(f64::to_bits));
             for m in f.models.keys() {
                 match seen.iter_mut().find(|(x, _)| x == m) {
-                    Some((_, ns)) if !ns.contains(n) => ns.push(*n),
+                    Some((_, ps)) if !ps.contains(&point) => ps.push(point),
                     Some(_) => {}
-                    None => seen.push((m.clone(), vec![*n])),
+                    None => seen.push((m.clone(), vec![point])),
                 }
             }
         }
-        seen.into_iter().filter(|(_, ns)| ns.len() > 1).map(|(m, _)| m).collect()
+        seen.into_iter().filter(|(_, ps)| ps.len() > 1).map(|(m, _)| m).collect()
     }
 
     /// The stamp of the ladders the view needs now (untracked).
