@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { serveDir } from './serve.js';
-import { freshPage, gotoApp as gotoAppAt, DIST, ROOT, ARTIFACTS } from './browser.js';
+import { freshPage, gotoApp as gotoAppAt, saveViewports, DIST, ROOT, ARTIFACTS } from './browser.js';
 
 const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
 const REALISTIC = path.join(ROOT, '.tools', 'corpus', 'realistic.json');
@@ -49,6 +49,20 @@ async function prepare(page, file, mode) {
   await gotoApp(page, '#tasks');
 }
 
+/** Press Cancel as soon as the job line shows a running job whose text includes `what`. */
+async function cancelOnceRunning(page, what) {
+  await page.evaluate((w) => {
+    const job = document.querySelector('#job');
+    const o = new MutationObserver(() => {
+      if (job.dataset.state === 'running' && job.querySelector('.job-what')?.textContent.includes(w)) {
+        o.disconnect();
+        document.querySelector('#job-cancel').click();
+      }
+    });
+    o.observe(job, { attributes: true, childList: true, subtree: true, characterData: true });
+  }, what);
+}
+
 async function buildAndDownload(page) {
   await page.click('#build-tasks');
   await page.waitForSelector('#build-stats[data-from-cache="false"]', { timeout: 300000 });
@@ -64,16 +78,7 @@ test('realistic corpus, positional_padding: built by workers, Cancel stops them,
   page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
   await prepare(page, REALISTIC, 'positional_padding');
   // Cancel as soon as the build runs: nothing is kept.
-  await page.evaluate(() => {
-    const job = document.querySelector('#job');
-    const o = new MutationObserver(() => {
-      if (job.dataset.state === 'running' && job.querySelector('.job-what')?.textContent.startsWith('Building 180')) {
-        o.disconnect();
-        document.querySelector('#job-cancel').click();
-      }
-    });
-    o.observe(job, { attributes: true, childList: true, subtree: true, characterData: true });
-  });
+  await cancelOnceRunning(page, 'Building 180');
   await page.click('#build-tasks');
   await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
   assert.match(await page.textContent('#job-message'), /Cancelled after \d+ of 180 tasks; nothing was kept/);
@@ -115,6 +120,54 @@ test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
   assert.ok(stats.workers >= 1, text);
   assert.ok(file.equals(cliTasks(DEMO, 'no_padding')), 'the workers\' tasks differ from the CLI\'s');
   assert.deepEqual(problems, []);
+});
+
+test('a length ladder on the Tasks page: a file per length = `repoqa prompts --code-context-size 1024,2048`; Cancel keeps the lengths built', async (t) => {
+  const dir = path.join(TMP, 'ladder');
+  fs.mkdirSync(dir);
+  execFileSync(BIN, ['prompts', '--dataset-path', DEMO, '--code-context-size', '1024,2048'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const cli = (n) => {
+    const name = fs.readdirSync(dir).find((f) => f.endsWith(`_ntoken_${n}-tasks.jsonl`));
+    return { name, bytes: fs.readFileSync(path.join(dir, name)) };
+  };
+  for (const how of ['always', 'never']) {
+    const { page, problems } = await freshPage(t);
+    await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
+    await prepare(page, null, 'none');
+    await page.click('#ladder-build summary');
+    // A length that is not one is named, and nothing starts.
+    await page.fill('#ladder-lengths', '1024, 2k');
+    await page.click('#build-ladder');
+    assert.equal(await page.textContent('#ladder-error'), 'Lengths: "2k" is not a context size: each length must be a whole number of tokens from 1 to 4294967295.');
+    assert.equal(await page.getAttribute('#ladder-lengths', 'aria-invalid'), 'true');
+    await page.fill('#ladder-lengths', '1024,2048');
+    if (how === 'always') {
+      // Cancel at the second length: the first one's file stays.
+      await cancelOnceRunning(page, 'at 2,048 tokens');
+      await page.click('#build-ladder');
+      await page.waitForSelector('#job[data-state="failed"]', { timeout: 120000 });
+      assert.match(await page.textContent('#job-message'), /^Cancelled at 2,048 tokens after \d+ of 60 tasks; the lengths built before it \(1,024\) stay below\.$/);
+      assert.deepEqual(await page.$$eval('#ladder-files li', (lis) => lis.map((li) => li.dataset.ntoken)), ['1024']);
+    }
+    await page.click('#build-ladder');
+    // The job line of this build (the dataset's load said "done" before it).
+    await page.waitForFunction(() => document.querySelector('#job-message')?.textContent.startsWith('Built the tasks at'), null, { timeout: 120000 });
+    assert.equal(await page.getAttribute('#job', 'data-state'), 'done');
+    assert.equal(await page.textContent('#job-message'), 'Built the tasks at 2 lengths: a file a length below.');
+    assert.deepEqual(await page.$$eval('#ladder-files li', (lis) => lis.map((li) => [li.dataset.ntoken, li.dataset.tasks])), [['1024', '60'], ['2048', '60']]);
+    for (const n of [1024, 2048]) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#ladder-files li[data-ntoken="${n}"] a`)]);
+      const want = cli(n);
+      // Named as the CLI names it, after the dataset's own name.
+      assert.ok(download.suggestedFilename().endsWith(`_ntoken_${n}-tasks.jsonl`), download.suggestedFilename());
+      const got = fs.readFileSync(await download.path());
+      assert.ok(got.equals(want.bytes), `the ${n}-token file differs from the CLI's ${want.name} (workers ${how})`);
+    }
+    // The session's own tasks were not touched.
+    assert.equal(await page.getAttribute('#task-count', 'data-count'), '0');
+    if (how === 'never') await saveViewports(page, '#ladder-build', 'tasks-ladder');
+    assert.deepEqual(problems, []);
+  }
 });
 
 test('an engine that cannot load: the build fails and says why, for a pool and for the page\'s engine', async (t) => {

@@ -25,6 +25,10 @@ pub enum SettingsError {
     ContextSize,
     #[error("the position ratio must be a number from 0 to 1, not {0:?}")]
     PositionRatio(String),
+    #[error("{0:?} is not a context size: each length must be a whole number of tokens from 1 to 4294967295")]
+    ContextSizeIn(String),
+    #[error("no context size given: type lengths separated by commas, such as 4096,8192,16384")]
+    NoContextSizes,
 }
 
 /// Which tasks of a dataset to build. Empty lists mean "all".
@@ -266,6 +270,24 @@ pub fn parse_context_size(text: &str) -> Result<usize, SettingsError> {
     }
 }
 
+/// Parse a list of context sizes typed by a user (a length ladder,
+/// `4096,8192,16384`, as `--code-context-size` takes it): in the order
+/// given, each once; spaces and empty entries are ignored.
+pub fn parse_context_sizes(text: &str) -> Result<Vec<usize>, SettingsError> {
+    let mut out: Vec<usize> = Vec::new();
+    for piece in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let n = parse_context_size(piece)
+            .map_err(|_| SettingsError::ContextSizeIn(piece.to_string()))?;
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    if out.is_empty() {
+        return Err(SettingsError::NoContextSizes);
+    }
+    Ok(out)
+}
+
 /// Parse a needle depth typed by a user: a number from 0 to 1.
 pub fn parse_position_ratio(text: &str) -> Result<f64, SettingsError> {
     match text.trim().parse::<f64>() {
@@ -420,6 +442,12 @@ mod tests {
     fn context_sizes() {
         assert_eq!(parse_context_size(" 512 "), Ok(512));
         assert_eq!(parse_context_size("0"), Err(SettingsError::ContextSize));
+        assert_eq!(parse_context_sizes(" 4096, 8192,,4096 ,"), Ok(vec![4096, 8192]));
+        assert_eq!(
+            parse_context_sizes("4096,8k"),
+            Err(SettingsError::ContextSizeIn("8k".to_string()))
+        );
+        assert_eq!(parse_context_sizes(" , "), Err(SettingsError::NoContextSizes));
         assert_eq!(parse_context_size("1e3"), Err(SettingsError::ContextSize));
         assert_eq!(parse_context_size("4294967295"), Ok(4294967295));
         // An overflow is refused, never taken as another value.

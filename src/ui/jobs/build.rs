@@ -23,7 +23,7 @@ use crate::ui::storage;
 
 /// Largest stretch of the page's own work (reading cached tasks, handing
 /// built ones over) between two turns of the page.
-const BUILD_BUDGET_MS: f64 = 30.0;
+pub(super) const BUILD_BUDGET_MS: f64 = 30.0;
 
 /// The tasks cache key for the current dataset, settings and tokenizer.
 pub fn cache_key(state: AppState) -> Option<String> {
@@ -155,27 +155,8 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     ctx.restart_slice_stats();
     let t0 = now_ms();
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
-    // In Web Workers, a repo each at a time; a small build in the page's
-    // engine worker (starting a pool would take longer than the build).
     let shares = build_settings.repo_shares(&dataset, &specs);
-    let workers = build_pool::worker_count(&shares);
-    let built = if workers == 0 {
-        tokenizer::ensure_in_engine(ctx, state).await?;
-        build_in_engine(ctx, &shares, total, cancelled).await?
-    } else {
-        let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
-        match build_pool::build_in_workers(ctx, &shares, total, workers, (&bytes, &origin), cancelled)
-            .await
-        {
-            Ok(built) => built,
-            Err(PoolError::Failed(e)) => return Err(e),
-            Err(PoolError::Unavailable(why)) => {
-                return Err(UiError::invalid(format!(
-                    "The compute engine could not start ({why}), so the tasks cannot be built in this browser. Reload the page to try again."
-                )))
-            }
-        }
-    };
+    let (built, workers) = build_shares(ctx, state, &shares, total, cancelled).await?;
     for b in built {
         if !tasks.is_empty() {
             parts.push(&JsValue::from_str("\n"));
@@ -210,6 +191,34 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
         Err(e) => format!("Built {total} tasks (not kept in this browser: {e})."),
     });
     Ok(())
+}
+
+/// Build `shares` (covering `total` tasks) in Web Workers, a repo each at
+/// a time; a small build in the page's engine worker (starting a pool would
+/// take longer than the build). The tasks in order, and the pool's size
+/// (0: the engine worker).
+pub(super) async fn build_shares(
+    ctx: &Ctx,
+    state: AppState,
+    shares: &[RepoShare],
+    total: usize,
+    cancelled: impl Fn(usize) -> UiError,
+) -> Result<(Vec<build_pool::Built>, usize), UiError> {
+    let workers = build_pool::worker_count(shares);
+    if workers == 0 {
+        tokenizer::ensure_in_engine(ctx, state).await?;
+        return Ok((build_in_engine(ctx, shares, total, cancelled).await?, 0));
+    }
+    let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
+    match build_pool::build_in_workers(ctx, shares, total, workers, (&bytes, &origin), cancelled)
+        .await
+    {
+        Ok(built) => Ok((built, workers)),
+        Err(PoolError::Failed(e)) => Err(e),
+        Err(PoolError::Unavailable(why)) => Err(UiError::invalid(format!(
+            "The compute engine could not start ({why}), so the tasks cannot be built in this browser. Reload the page to try again."
+        ))),
+    }
 }
 
 /// Build `shares` (covering `total` specs) in the page's engine worker, a

@@ -27,7 +27,8 @@
 //!
 //! The concrete jobs: `dataset` (load, restore, new session), `tokenizer`,
 //! `build` (tasks and their cache; `build_pool` shares a large build out
-//! to Web Workers), `scoring` (option re-score, import),
+//! to Web Workers; `build_ladder` the same tasks at several lengths, for
+//! download), `scoring` (option re-score, import),
 //! `curate` (read a folder/archive, curate, descriptions by a model),
 //! with `fetch` (download / read a file with progress) and `digest`
 //! (SHA-256 in slices) as steps they share.
@@ -36,6 +37,7 @@ pub mod anatomy;
 pub mod ask;
 pub mod batch;
 pub mod build;
+pub mod build_ladder;
 pub mod build_pool;
 pub mod coreqa;
 pub mod coreqa_ask;

@@ -12,7 +12,9 @@ use crate::ui::browser::download::download_text;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
+use crate::ui::format::{bytes_label, thousands};
 use crate::ui::jobs::build::{start_build, tasks_current};
+use crate::ui::jobs::build_ladder::start_ladder_build;
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::score_set;
 use crate::ui::state::route::{task_href, TaskListView};
@@ -125,6 +127,17 @@ pub fn TasksPage() -> impl IntoView {
         }
     };
     let select_value = |ev: &leptos::ev::Event| target_value(ev);
+    // The length ladder: lengths as typed, and what was wrong with them.
+    let ladder_text = RwSignal::new("4096,8192,16384,32768".to_string());
+    let ladder_error = RwSignal::new(None::<String>);
+    let build_ladder =
+        move |_| match repoqa::settings::parse_context_sizes(&ladder_text.get_untracked()) {
+            Ok(lengths) => {
+                ladder_error.set(None);
+                start_ladder_build(state, runner, lengths);
+            }
+            Err(e) => ladder_error.set(Some(format!("Lengths: {e}."))),
+        };
 
     view! {
         <section class="card" id="build-card">
@@ -182,6 +195,39 @@ pub fn TasksPage() -> impl IntoView {
                     }}
                 </p>
             })}
+            <details id="ladder-build">
+                <summary>"Build a length ladder: these tasks at several context lengths, a file each"</summary>
+                <p class="note">"Each length is built with the settings above, only the context size changed, and offered as its own tasks file: byte for byte what "
+                    <code>"repoqa prompts --code-context-size 4096,8192,…"</code>" writes. The tasks below stay as they are. To run a model over the ladder, "
+                    <code>"repoqa run --code-context-size …"</code>" and load its result directory on the " <a href="#leaderboard">"Leaderboard"</a>
+                    ". The files are kept until you leave the page."</p>
+                <p>
+                    <label>"Lengths (tokens, comma-separated) "
+                        <input type="text" id="ladder-lengths" inputmode="numeric" spellcheck="false"
+                            aria-invalid=move || ladder_error.get().is_some().to_string()
+                            prop:value=move || ladder_text.get()
+                            on:input=move |ev| ladder_text.set(event_target_value(&ev)) /></label>
+                    " "
+                    <button type="button" id="build-ladder"
+                        disabled=move || state.dataset.get().is_none()
+                        aria-disabled=move || runner.busy().to_string()
+                        on:click=build_ladder>"Build the ladder"</button>
+                </p>
+                {move || ladder_error.get().map(|e| view! { <p class="fail" id="ladder-error" role="alert">{e}</p> })}
+                {move || {
+                    let files = state.ladder.get();
+                    (!files.is_empty()).then(|| view! {
+                        <ul id="ladder-files">
+                            {files.into_iter().map(|f| view! {
+                                <li data-ntoken=f.ntoken data-tasks=f.tasks>
+                                    <a href=f.url.clone() download=f.name.clone()>{format!("{} tokens", thousands(f.ntoken))}</a>
+                                    <span class="muted">{format!(" — {} tasks, {}: {}", f.tasks, bytes_label(f.bytes as usize), f.name)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    })
+                }}
+            </details>
             {move || (!runner.busy() && !state.tasks.with(|t| t.is_empty()) && tasks_current(state)).then(|| view! {
                 <p id="tasks-next-steps">"Next: answer them — paste or import a model's answers on "
                     <a href="#results">"Results"</a> ", or ask a model here in the page on " <a href="#run">"Run"</a> "."</p>

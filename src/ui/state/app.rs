@@ -45,8 +45,23 @@ pub struct AppState {
     pub tasks_settings: RwSignal<Option<BuildSettings>>,
     /// Timing of the last build, for the Tasks page and the tests.
     pub build_stats: RwSignal<Option<BuildStats>>,
+    /// The last length ladder's files (`jobs::build_ladder`), a length each.
+    pub ladder: RwSignal<Vec<LadderFile>>,
     /// True once the saved session (IndexedDB) has been restored.
     pub restored: RwSignal<bool>,
+}
+
+/// One length of a ladder built on the Tasks page: its official tasks
+/// JSONL, held by the browser behind an object URL until the page is left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderFile {
+    pub ntoken: usize,
+    /// The download's name (`repoqa::naming::tasks_file_name`).
+    pub name: String,
+    pub tasks: usize,
+    pub bytes: f64,
+    /// A `blob:` URL.
+    pub url: String,
 }
 
 /// How the current tasks were obtained.
@@ -84,6 +99,7 @@ impl AppState {
             tasks_key: RwSignal::new(None),
             tasks_settings: RwSignal::new(None),
             build_stats: RwSignal::new(None),
+            ladder: RwSignal::new(Vec::new()),
             restored: RwSignal::new(false),
         }
     }

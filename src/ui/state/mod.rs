@@ -14,4 +14,4 @@ pub mod runs;
 pub mod scoring;
 pub mod settings;
 
-pub use self::app::{use_state, AppState, BuildStats, LoadedDataset};
+pub use self::app::{use_state, AppState, BuildStats, LadderFile, LoadedDataset};
