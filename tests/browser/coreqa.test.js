@@ -162,6 +162,60 @@ function githubStandIn({ limitWithoutToken = false } = {}) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}`, seen })));
 }
 
+/** A repository of `pages` × 100 closed pull requests (no comments asked
+ * for), each page with GitHub's `Link` header, readable by the page. */
+function manyPagesStandIn(pages) {
+  const seen = [];
+  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'Authorization, Accept, X-GitHub-Api-Version', 'Access-Control-Expose-Headers': 'Link' };
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') { res.writeHead(204, cors); res.end(); return; }
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') || '1');
+    seen.push({ path: url.pathname, page });
+    if (url.pathname !== '/repos/acme/widget/issues') { res.writeHead(404, cors); res.end('{}'); return; }
+    const base = `http://127.0.0.1:${server.address().port}/repos/acme/widget/issues?state=closed&per_page=100`;
+    const link = page < pages ? `<${base}&page=${page + 1}>; rel="next", <${base}&page=${pages}>; rel="last"` : `<${base}&page=1>; rel="first"`;
+    const items = page > pages ? [] : Array.from({ length: 100 }, (_, i) => {
+      const number = (pages - page) * 100 + (100 - i);
+      return { number, title: `PR ${number}`, state: 'closed', labels: [], body: 'A change.', comments: 0,
+        user: { login: 'someone' }, pull_request: { url: `https://api.github.com/repos/acme/widget/pulls/${number}` } };
+    });
+    res.writeHead(200, { ...cors, 'Content-Type': 'application/json', Link: link });
+    res.end(JSON.stringify(items));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}`, seen })));
+}
+
+test('a repository with more issues than a fetch reads: the page says how many it read and how many GitHub lists', async (t) => {
+  const gh = await manyPagesStandIn(60);
+  t.after(() => gh.server.close());
+  const { page, problems } = await freshPage(t);
+  await gotoApp(page, srv.url, '#coreqa');
+  await fetchIssues(page, gh.url, '');
+  await page.waitForSelector('.cq-export', { timeout: 120000 });
+  assert.equal(await page.textContent('#cq-gh-status'), 'Fetched 5000 closed issues and pull requests of acme/widget, and the comments of 0 (acme_widget-issues.json).');
+  // What was left out is said in a warning of its own, in view, never a quiet cut.
+  assert.equal(await page.textContent('#cq-gh-left-out'), 'Not all of them: these are the newest 5,000; GitHub lists about 6,000 (60 pages of 100), '
+    + 'and a fetch reads at most 50 pages, so the older ones are not in this export.');
+  assert.equal(await page.getAttribute('#cq-gh-left-out', 'class'), 'warning');
+  await page.locator('#cq-gh-left-out').scrollIntoViewIfNeeded();
+  assert.ok(await page.$eval('#cq-gh-left-out', (el) => { const r = el.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }), 'the warning is in view');
+  // Pages 1 to 50 read, once each; not one more.
+  assert.deepEqual(gh.seen.map((r) => r.page), Array.from({ length: 50 }, (_, i) => i + 1));
+  await saveScreenshot(page, 'coreqa-fetch-capped-1280.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#cq-gh-left-out').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'coreqa-fetch-capped-390.png');
+  // A repository within the limit: no warning (the next fetch clears it).
+  const small = await manyPagesStandIn(2);
+  t.after(() => small.server.close());
+  await page.fill('#cq-gh-api', small.url);
+  await page.click('#cq-gh-fetch');
+  await page.waitForFunction(() => document.querySelector('#cq-gh-status')?.textContent.startsWith('Fetched 200 '), null, { timeout: 60000 });
+  assert.equal(await page.$('#cq-gh-left-out'), null);
+  assert.deepEqual(problems, []);
+});
+
 async function fetchIssues(page, api, token) {
   await page.click('#cq-issues details summary');
   await page.fill('#cq-gh-api', api);

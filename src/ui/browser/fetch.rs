@@ -36,6 +36,18 @@ pub async fn get_text(
     headers: &[(String, String)],
     max: usize,
 ) -> Result<(u16, String), UiError> {
+    let (status, body, _) = get_text_and_header(url, headers, max, None).await?;
+    Ok((status, body))
+}
+
+/// [`get_text`], with the reply's header `header` too (when the other site
+/// lets the page read it: CORS' `Access-Control-Expose-Headers`).
+pub async fn get_text_and_header(
+    url: &str,
+    headers: &[(String, String)],
+    max: usize,
+    header: Option<&str>,
+) -> Result<(u16, String, Option<String>), UiError> {
     let unreachable = |detail: String| UiError::Unreachable { url: url.to_string(), detail };
     let mut req = gloo_net::http::Request::get(url);
     for (k, v) in headers {
@@ -43,6 +55,7 @@ pub async fn get_text(
     }
     let resp = req.send().await.map_err(|e| unreachable(e.to_string()))?;
     let status = resp.status();
+    let wanted = header.and_then(|h| resp.headers().get(h));
     let bytes = match resp.body() {
         None => Vec::new(),
         Some(body) => read_stream(body, max, 0, |_| true).await.map_err(|stop| match stop {
@@ -55,7 +68,7 @@ pub async fn get_text(
             }
         })?,
     };
-    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
+    Ok((status, String::from_utf8_lossy(&bytes).into_owned(), wanted))
 }
 
 /// GET `url` as bytes in one go (same-origin assets).

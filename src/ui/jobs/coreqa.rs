@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile, MAX_COREQA_FILE_BYTES};
 use repoqa::coreqa::github::{
-    check_repository, comments_url, headers, issues_url, needs_comments, read_page, request_error,
-    MAX_COMMENT_PAGES, MAX_ISSUE_PAGES,
+    capped_note, check_repository, comments_url, headers, issues_url, last_page, needs_comments,
+    read_page, request_error, MAX_COMMENT_PAGES, MAX_ISSUE_PAGES, PER_PAGE,
 };
 use repoqa::coreqa::issues::{Comment, Issue, IssueExport};
 use repoqa::coreqa::qa::QaItem;
@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Job, Runner};
 use crate::ui::browser::dom::relative_path;
-use crate::ui::browser::fetch::{fetch_bytes, get_text, read_blob};
+use crate::ui::browser::fetch::{fetch_bytes, get_text_and_header, read_blob};
 use crate::ui::error::UiError;
 use crate::ui::format::bytes_label;
 use crate::ui::state::coreqa::{AskForm, CoreqaState, LoadedCoreqa, RepoText};
@@ -211,42 +211,55 @@ pub fn remove(st: CoreqaState, name: Option<String>) {
 /// The most a GitHub API reply may hold (a page of 100 issues is far less).
 const MAX_PAGE_BYTES: usize = 64 << 20;
 
-/// One page from GitHub's API: its items and whether more may follow.
+/// One page from GitHub's API: its items, whether more may follow, and
+/// the number of the last page when the reply's `Link` header names it.
 async fn github_page<T: serde::de::DeserializeOwned>(
     url: &str,
     headers: &[(String, String)],
     has_token: bool,
-) -> Result<(Vec<T>, bool), UiError> {
-    let (status, body) = get_text(url, headers, MAX_PAGE_BYTES).await?;
+) -> Result<(Vec<T>, bool, Option<usize>), UiError> {
+    let (status, body, link) =
+        get_text_and_header(url, headers, MAX_PAGE_BYTES, Some("Link")).await?;
     if !(200..300).contains(&status) {
         return Err(request_error(url, status, &body, has_token).into());
     }
-    Ok(read_page(url, &body)?)
+    let (items, more) = read_page(url, &body)?;
+    Ok((items, more, link.as_deref().and_then(last_page)))
 }
 
 /// Fetch a repository's closed issues and the comments the filters need
 /// from GitHub's API at `api` (`repoqa::coreqa::github`), and add the
 /// export to the page's files. The token is used for these requests only,
 /// never kept.
-/// Progress and the outcome go to `status` (the form's own line).
+/// Progress and the outcome go to `status` (the form's own line), what the
+/// fetch left out (issues past [`MAX_ISSUE_PAGES`] pages, comments past
+/// [`MAX_COMMENT_PAGES`]) to `left_out`, a warning of its own.
 pub fn fetch_issues(
     st: CoreqaState,
     status: RwSignal<Option<Result<String, String>>>,
+    left_out: RwSignal<Option<String>>,
     repository: String,
     token: String,
     api: String,
 ) {
+    left_out.set(None);
     spawn_local(async move {
         let r = async {
             let repo = check_repository(&repository)?;
             let has_token = !token.trim().is_empty();
             let headers = headers(Some(&token));
             let mut issues: Vec<Issue> = Vec::new();
+            // The pages there are (from the first reply's Link header), and
+            // whether the last page read still had more after it.
+            let (mut pages, mut capped) = (None, false);
             for page in 1..=MAX_ISSUE_PAGES {
-                status.set(Some(Ok(format!("GitHub: {repo}: closed issues, page {page}…"))));
-                let (items, more) =
+                let of = pages.map(|n: usize| format!(" of {n}")).unwrap_or_default();
+                status.set(Some(Ok(format!("GitHub: {repo}: closed issues, page {page}{of}…"))));
+                let (items, more, last) =
                     github_page::<Issue>(&issues_url(&api, &repo, page), &headers, has_token).await?;
+                pages = pages.or(last);
                 issues.extend(items);
+                capped = more && page == MAX_ISSUE_PAGES;
                 if !more {
                     break;
                 }
@@ -254,6 +267,8 @@ pub fn fetch_issues(
             let wanted: Vec<u64> =
                 issues.iter().filter(|i| needs_comments(i)).map(|i| i.number).collect();
             let mut comments: IndexMap<String, Vec<Comment>> = IndexMap::new();
+            // Issues with more comments than a fetch reads.
+            let mut cut: Vec<u64> = Vec::new();
             for (k, number) in wanted.iter().enumerate() {
                 status.set(Some(Ok(format!(
                     "GitHub: {repo}: comments of #{number} ({} of {})…",
@@ -263,8 +278,11 @@ pub fn fetch_issues(
                 let mut all = Vec::new();
                 for page in 1..=MAX_COMMENT_PAGES {
                     let url = comments_url(&api, &repo, *number, page);
-                    let (items, more) = github_page::<Comment>(&url, &headers, has_token).await?;
+                    let (items, more, _) = github_page::<Comment>(&url, &headers, has_token).await?;
                     all.extend(items);
+                    if more && page == MAX_COMMENT_PAGES {
+                        cut.push(*number);
+                    }
                     if !more {
                         break;
                     }
@@ -277,6 +295,19 @@ pub fn fetch_issues(
             let n = export.issues.len();
             st.add(LoadedCoreqa { name: name.clone(), text: text.into(), file: Arc::new(CoreqaFile::Export(export)) });
             save(st).await?;
+            let mut notes: Vec<String> = Vec::new();
+            if capped {
+                notes.push(format!("{}.", capped_note(n, pages)));
+            }
+            if !cut.is_empty() {
+                let list: Vec<String> = cut.iter().map(|n| format!("#{n}")).collect();
+                notes.push(format!(
+                    "Comments past the first {} of {} are not read.",
+                    MAX_COMMENT_PAGES * PER_PAGE,
+                    list.join(", ")
+                ));
+            }
+            left_out.set((!notes.is_empty()).then(|| notes.join(" ")));
             Ok::<String, UiError>(format!(
                 "Fetched {n} closed issues and pull requests of {repo}, and the comments of {} ({name}).",
                 wanted.len()

@@ -135,6 +135,8 @@ fn IssuesCard() -> impl IntoView {
     let token = RwSignal::new(String::new());
     let api = RwSignal::new(GITHUB_API.to_string());
     let status = RwSignal::new(None::<Result<String, String>>);
+    // What a fetch left out (more issues than it reads, long comment threads).
+    let left_out = RwSignal::new(None::<String>);
     let reports = Memo::new(move |_| {
         st.files.with(|fs| {
             fs.iter()
@@ -159,7 +161,7 @@ fn IssuesCard() -> impl IntoView {
             </p>
             <form class="gh-form" on:submit=move |ev| {
                 ev.prevent_default();
-                fetch_issues(st, status, repo.get_untracked(), token.get_untracked(), api.get_untracked());
+                fetch_issues(st, status, left_out, repo.get_untracked(), token.get_untracked(), api.get_untracked());
             }>
                 <label>"Repository "
                     <input type="text" id="cq-gh-repo" placeholder="owner/name" required
@@ -177,6 +179,7 @@ fn IssuesCard() -> impl IntoView {
                 </details>
             </form>
             {move || status_line("cq-gh-status", status.get())}
+            {move || left_out.get().map(|m| view! { <p id="cq-gh-left-out" class="warning" role="status">{m}</p> })}
             {move || reports.get().into_iter().map(|(name, text, r)| {
                 let removed = r.removed.iter().map(|(f, n)| view! {
                     <tr data-filter=f.to_string()><td>{f.to_string()}</td><td class="n">{*n}</td></tr>

@@ -6,7 +6,9 @@
 //!
 //! Closed issues come 100 per page (`GET /repos/{o}/{r}/issues?state=closed`,
 //! newest first, pull requests included as the API lists them) until a
-//! page holds fewer than 100 or [`MAX_ISSUE_PAGES`] pages are read. Comments
+//! page holds fewer than 100 or [`MAX_ISSUE_PAGES`] pages are read; a fetch
+//! stopped there says so, with how many GitHub lists (its `Link` header's
+//! last page, [`capped_note`]), never a silent cut. Comments
 //! (`GET /repos/{o}/{r}/issues/{n}/comments`, 100 per page) are fetched only
 //! for the issues that pass the filters that need no comments (not a pull
 //! request, closed, labelled, a code block and no image in the
@@ -94,6 +96,38 @@ pub fn request_error(url: &str, status: u16, body: &str, has_token: bool) -> Cor
     CoreqaError::GitHub { message }
 }
 
+/// The number of the last page a `Link` header names (`<…&page=87>;
+/// rel="last"`, as GitHub sends on every page but the last): how many
+/// pages there are in all.
+pub fn last_page(link: &str) -> Option<usize> {
+    link.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        if !params.split(';').any(|p| p.trim().eq_ignore_ascii_case("rel=\"last\"")) {
+            return None;
+        }
+        let url = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        let query = url.split_once('?')?.1;
+        query.split('&').find_map(|kv| kv.strip_prefix("page=")?.parse().ok())
+    })
+}
+
+/// What a fetch that stopped at [`MAX_ISSUE_PAGES`] with pages left read,
+/// said plainly: `read` issues and pull requests, the newest, of about
+/// `last_page × 100` (when the API said how many pages there are).
+pub fn capped_note(read: usize, last_page: Option<usize>) -> String {
+    let of = match last_page {
+        Some(n) => format!(
+            "GitHub lists about {} ({n} pages of {PER_PAGE})",
+            crate::llm::plan::thousands((n * PER_PAGE) as u64)
+        ),
+        None => "GitHub lists more".to_string(),
+    };
+    format!(
+        "Not all of them: these are the newest {}; {of}, and a fetch reads at most {MAX_ISSUE_PAGES} pages, so the older ones are not in this export",
+        crate::llm::plan::thousands(read as u64)
+    )
+}
+
 /// One page of issues or comments: its items (as JSON values, so every
 /// field is kept) and whether more pages may follow.
 pub fn read_page<T: serde::de::DeserializeOwned>(
@@ -110,6 +144,25 @@ pub fn read_page<T: serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_link_header_says_how_many_pages_there_are() {
+        let link = r#"<https://api.github.com/repositories/1/issues?state=closed&per_page=100&page=2>; rel="next", <https://api.github.com/repositories/1/issues?state=closed&per_page=100&page=87>; rel="last""#;
+        assert_eq!(last_page(link), Some(87));
+        // The last page names no "last"; a header without pages says nothing.
+        assert_eq!(
+            last_page(
+                r#"<https://x/issues?page=86>; rel="prev", <https://x/issues?page=1>; rel="first""#
+            ),
+            None
+        );
+        assert_eq!(last_page(""), None);
+        assert_eq!(last_page("<https://x/issues?per_page=100>; rel=\"last\""), None);
+        assert_eq!(
+            capped_note(5000, Some(87)),
+            "Not all of them: these are the newest 5,000; GitHub lists about 8,700 (87 pages of 100), and a fetch reads at most 50 pages, so the older ones are not in this export"
+        );
+    }
 
     #[test]
     fn requests_and_what_failures_mean() {
