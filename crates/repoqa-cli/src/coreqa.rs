@@ -42,6 +42,11 @@ pub enum CoreqaCommand {
     /// snippets attached) and writes its reference answer from the issue's
     /// discussion, through the same runner as `repoqa run`.
     Build(Box<crate::coreqa_ask::GenerateArgs>),
+    /// Fetch a repository's closed issues, with the comments the paper's
+    /// filters need, from GitHub's REST API into an export (`--out`) that
+    /// `issues` and `build` read; the token from GITHUB_TOKEN; GitHub's
+    /// rate limit waited out; a fetch cut short goes on when run again.
+    Fetch(Box<crate::coreqa_fetch::FetchArgs>),
     /// Print a default prompt (a starting point for a --template of your own).
     Prompt {
         #[arg(value_enum)]
@@ -183,6 +188,7 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         CoreqaCommand::Judge(a) => return crate::coreqa_ask::judge(*a),
         CoreqaCommand::Pairwise(a) => return crate::coreqa_ask::pairwise(*a),
         CoreqaCommand::Build(a) => return crate::coreqa_ask::generate(*a),
+        CoreqaCommand::Fetch(a) => return crate::coreqa_fetch::fetch(*a),
         CoreqaCommand::Prompt { which } => out!(
             "{}",
             match which {

@@ -42,17 +42,34 @@ pub fn post(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, Transpo
 
 /// GET `req.url` with its headers (the body is not sent).
 pub fn get(agent: &ureq::Agent, req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    Ok(get_with_headers(agent, req, &[])?.0)
+}
+
+/// [`get`], with the reply's headers `names` too (each `None` when absent).
+pub fn get_with_headers(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    names: &[&str],
+) -> Result<(HttpReply, Vec<Option<String>>), TransportError> {
     let mut call = agent.get(&req.url);
     for (k, v) in &req.headers {
         call = call.header(k, v);
     }
-    reply(call.call())
+    reply_with(call.call(), names)
 }
 
 /// A sent request's reply, read within the limits.
 fn reply(
     sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
 ) -> Result<HttpReply, TransportError> {
+    Ok(reply_with(sent, &[])?.0)
+}
+
+/// [`reply`], with the headers `names`.
+fn reply_with(
+    sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    names: &[&str],
+) -> Result<(HttpReply, Vec<Option<String>>), TransportError> {
     let failed = |e: ureq::Error| match e {
         ureq::Error::Timeout(_) => TransportError::Timeout,
         ureq::Error::HostNotFound => {
@@ -72,6 +89,7 @@ fn reply(
         return Err(TransportError::Redirect { status, location: header("location") });
     }
     let retry_after = header("retry-after");
+    let wanted: Vec<Option<String>> = names.iter().map(|n| header(n)).collect();
     let mut bytes = Vec::new();
     resp.body_mut()
         .as_reader()
@@ -85,5 +103,5 @@ fn reply(
         )));
     }
     let body = String::from_utf8_lossy(&bytes).into_owned();
-    Ok(HttpReply { status, retry_after, body })
+    Ok((HttpReply { status, retry_after, body }, wanted))
 }

@@ -31,6 +31,7 @@ mod bundle;
 mod compare;
 mod coreqa;
 mod coreqa_ask;
+mod coreqa_fetch;
 mod curate;
 mod describe;
 mod error;

@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile, MAX_COREQA_FILE_BYTES};
 use repoqa::coreqa::github::{
-    capped_note, check_repository, comments_url, headers, issues_url, last_page, needs_comments,
-    read_page, request_error, MAX_COMMENT_PAGES, MAX_ISSUE_PAGES, PER_PAGE,
+    capped_note, check_repository, comments_url, cut_comments_note, headers, issues_url, last_page,
+    needs_comments, read_page, request_error, MAX_COMMENT_PAGES, MAX_ISSUE_PAGES,
 };
 use repoqa::coreqa::issues::{Comment, Issue, IssueExport};
 use repoqa::coreqa::qa::QaItem;
@@ -299,14 +299,7 @@ pub fn fetch_issues(
             if capped {
                 notes.push(format!("{}.", capped_note(n, pages)));
             }
-            if !cut.is_empty() {
-                let list: Vec<String> = cut.iter().map(|n| format!("#{n}")).collect();
-                notes.push(format!(
-                    "Comments past the first {} of {} are not read.",
-                    MAX_COMMENT_PAGES * PER_PAGE,
-                    list.join(", ")
-                ));
-            }
+            notes.extend(cut_comments_note(&cut));
             left_out.set((!notes.is_empty()).then(|| notes.join(" ")));
             Ok::<String, UiError>(format!(
                 "Fetched {n} closed issues and pull requests of {repo}, and the comments of {} ({name}).",

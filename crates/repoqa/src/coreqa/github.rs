@@ -96,6 +96,62 @@ pub fn request_error(url: &str, status: u16, body: &str, has_token: bool) -> Cor
     CoreqaError::GitHub { message }
 }
 
+/// GitHub's rate-limit headers of a reply (`X-RateLimit-Remaining`,
+/// `X-RateLimit-Limit`, `X-RateLimit-Reset` in Unix seconds) and
+/// `Retry-After` (seconds), as sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RateLimit {
+    pub remaining: Option<u64>,
+    pub limit: Option<u64>,
+    pub reset: Option<u64>,
+    pub retry_after: Option<u64>,
+}
+
+impl RateLimit {
+    /// From the headers' texts (absent or unreadable ones are `None`).
+    pub fn from_headers(
+        remaining: Option<&str>,
+        limit: Option<&str>,
+        reset: Option<&str>,
+        retry_after: Option<&str>,
+    ) -> RateLimit {
+        let n = |h: Option<&str>| h.and_then(|v| v.trim().parse().ok());
+        RateLimit {
+            remaining: n(remaining),
+            limit: n(limit),
+            reset: n(reset),
+            retry_after: n(retry_after),
+        }
+    }
+
+    /// How long to wait (seconds, from `now` in Unix seconds) before asking
+    /// again after a reply of `status`: a 403 or 429 with no requests left
+    /// waits for the reset, one with `Retry-After` for that; `None` for any
+    /// other reply (a refusal that waiting does not cure).
+    pub fn wait_s(&self, status: u16, now: u64) -> Option<u64> {
+        if !matches!(status, 403 | 429) {
+            return None;
+        }
+        if let Some(s) = self.retry_after {
+            return Some(s);
+        }
+        match (self.remaining, self.reset) {
+            (Some(0), Some(reset)) => Some(reset.saturating_sub(now) + 1),
+            _ => None,
+        }
+    }
+
+    /// "4,987 of 5,000 requests left this hour", when GitHub said.
+    pub fn left_text(&self) -> Option<String> {
+        let (left, of) = (self.remaining?, self.limit?);
+        Some(format!(
+            "{} of {} requests left this hour",
+            crate::llm::plan::thousands(left),
+            crate::llm::plan::thousands(of)
+        ))
+    }
+}
+
 /// The number of the last page a `Link` header names (`<…&page=87>;
 /// rel="last"`, as GitHub sends on every page but the last): how many
 /// pages there are in all.
@@ -128,6 +184,20 @@ pub fn capped_note(read: usize, last_page: Option<usize>) -> String {
     )
 }
 
+/// What a fetch says of the issues whose comments it cut at
+/// [`MAX_COMMENT_PAGES`]; `None` when it cut none.
+pub fn cut_comments_note(cut: &[u64]) -> Option<String> {
+    if cut.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = cut.iter().map(|n| format!("#{n}")).collect();
+    Some(format!(
+        "Comments past the first {} of {} are not read.",
+        crate::llm::plan::thousands((MAX_COMMENT_PAGES * PER_PAGE) as u64),
+        list.join(", ")
+    ))
+}
+
 /// One page of issues or comments: its items (as JSON values, so every
 /// field is kept) and whether more pages may follow.
 pub fn read_page<T: serde::de::DeserializeOwned>(
@@ -158,10 +228,28 @@ mod tests {
         );
         assert_eq!(last_page(""), None);
         assert_eq!(last_page("<https://x/issues?per_page=100>; rel=\"last\""), None);
+        assert_eq!(cut_comments_note(&[]), None);
+        assert_eq!(
+            cut_comments_note(&[7, 12]).unwrap(),
+            "Comments past the first 1,000 of #7, #12 are not read."
+        );
         assert_eq!(
             capped_note(5000, Some(87)),
             "Not all of them: these are the newest 5,000; GitHub lists about 8,700 (87 pages of 100), and a fetch reads at most 50 pages, so the older ones are not in this export"
         );
+    }
+
+    #[test]
+    fn a_rate_limited_reply_waits_for_the_reset() {
+        let r = RateLimit::from_headers(Some("0"), Some("60"), Some("1000"), None);
+        assert_eq!(r.wait_s(403, 990), Some(11));
+        assert_eq!(r.wait_s(403, 2000), Some(1));
+        assert_eq!(r.wait_s(404, 990), None);
+        let left = RateLimit::from_headers(Some("4987"), Some("5000"), Some("1"), None);
+        assert_eq!(left.wait_s(403, 0), None, "requests are left: a refusal waiting will not cure");
+        assert_eq!(left.left_text().unwrap(), "4,987 of 5,000 requests left this hour");
+        assert_eq!(RateLimit::from_headers(None, None, None, Some("7")).wait_s(429, 0), Some(7));
+        assert_eq!(RateLimit::from_headers(Some("x"), None, None, None), RateLimit::default());
     }
 
     #[test]
