@@ -7,7 +7,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use repoqa::coreqa::answer::{answer_items, read_answers, AnswerLine, AnswerSetup, ContextSetting};
+use repoqa::coreqa::answer::{
+    answer_items, answer_items_across, read_answers, AnswerLine, AnswerSetup, ContextSetting,
+};
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::generate::{
     kept_issues, question_items, read_questions, reference_items, QuestionLine, QUESTION_TEMPLATE,
@@ -43,8 +45,13 @@ pub struct AnswerArgs {
     qa: PathBuf,
     /// The repository folder the questions are about (the retrieval and
     /// whole settings read it).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "repos")]
     repo: Option<PathBuf>,
+    /// Questions about several repositories: a folder holding one folder
+    /// per repository, `DIR/owner/name`; each question is answered from the
+    /// one its "repository" names (all of them read before any request).
+    #[arg(long)]
+    repos: Option<PathBuf>,
     /// Context settings to answer in, comma-separated: none (the question
     /// alone), retrieval (BM25: the best --top chunks for the question's
     /// prose and for its code), whole (the repository as Markdown).
@@ -245,13 +252,15 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     let qa = load_qa(&a.qa)?;
     let tok = tokenizer(&a.tokenizer)?;
     let needs_repo = a.setting.iter().any(|s| *s != ContextSetting::None);
-    let mut dir = None;
+    // The repositories' names and files: one with --repo, each the
+    // questions name with --repos.
+    let mut dirs: Vec<(String, Vec<repoqa::coreqa::TextFile>)> = Vec::new();
     if needs_repo {
-        let Some(repo) = &a.repo else {
+        if a.repo.is_none() && a.repos.is_none() {
             return Err(CliError::usage(
-                "--setting retrieval and whole need --repo DIR, the repository folder",
+                "--setting retrieval and whole need --repo DIR, the repository folder (or --repos DIR, a folder per owner/name)",
             ));
-        };
+        }
         if a.setting.contains(&ContextSetting::Whole) && a.window.is_none() {
             return Err(CliError::usage(
                 "--setting whole needs --window N, the answering model's context window in tokens",
@@ -259,15 +268,39 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         }
         RecursiveSplitter::new(a.chunk_size, a.chunk_overlap)
             .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
-        let read = read_text_dir(repo, TextDirLimits::default())?;
-        for (path, why) in &read.skipped {
-            eprintln!("repoqa: coreqa: left out {path}: {why}");
+        let read = |dir: &Path| -> Result<Vec<repoqa::coreqa::TextFile>, CliError> {
+            let read = read_text_dir(dir, TextDirLimits::default())?;
+            for (path, why) in &read.skipped {
+                eprintln!("repoqa: coreqa: left out {path}: {why}");
+            }
+            Ok(read.files)
+        };
+        match (&a.repo, &a.repos) {
+            (Some(repo), _) => {
+                let name =
+                    one_repository(&qa).map_err(|e| CliError::usage(format!("--repo: {e}")))?;
+                dirs.push((name.to_string(), read(repo)?));
+            }
+            (None, Some(root)) => {
+                for q in &qa {
+                    if dirs.iter().any(|(n, _)| *n == q.repository) {
+                        continue;
+                    }
+                    let dir = root.join(&q.repository);
+                    if !dir.is_dir() {
+                        return Err(CliError::usage(format!(
+                            "--repos: no folder {} for the questions of {} (one folder per owner/name); nothing was sent",
+                            dir.display(),
+                            q.repository
+                        )));
+                    }
+                    dirs.push((q.repository.clone(), read(&dir)?));
+                }
+            }
+            (None, None) => {}
         }
-        let repo = one_repository(&qa).map_err(|e| CliError::usage(format!("--repo: {e}")))?;
-        dir = Some((repo, read.files));
     }
     let setup = AnswerSetup {
-        repository: dir.as_ref().map(|(name, files)| (*name, files.as_slice())),
         top: a.top,
         chunk_size: a.chunk_size,
         chunk_overlap: a.chunk_overlap,
@@ -275,7 +308,15 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         window: a.window,
         ..AnswerSetup::new(&a.api.model, &a.setting)
     };
-    let items = counted(&tok, |count| answer_items(&qa, &setup, count))?;
+    let repos: Vec<(&str, &[repoqa::coreqa::TextFile])> =
+        dirs.iter().map(|(n, f)| (n.as_str(), f.as_slice())).collect();
+    let items = counted(&tok, |count| {
+        if needs_repo {
+            answer_items_across(&qa, &repos, &setup, count)
+        } else {
+            answer_items(&qa, &setup, count)
+        }
+    })?;
     let model = a.api.model.clone();
     let answered = |text: &str| -> Result<HashSet<String>, CliError> {
         let lines = read_answers(text, &a.output.display().to_string(), true)?;

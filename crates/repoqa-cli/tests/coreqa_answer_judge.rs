@@ -241,6 +241,69 @@ fn an_empty_repository_or_a_prompt_over_the_window_is_refused_before_any_request
 }
 
 #[test]
+fn questions_of_two_repositories_are_each_answered_from_their_own_folder() {
+    let dir = common::scratch("coreqa-two-repos");
+    let _ = std::fs::remove_dir_all(&dir);
+    let repos = dir.join("repos");
+    std::fs::create_dir_all(repos.join("dtolnay")).unwrap();
+    std::os::unix::fs::symlink(semver(), repos.join("dtolnay/semver")).unwrap();
+    std::fs::create_dir_all(repos.join("acme/widget")).unwrap();
+    std::fs::write(
+        repos.join("acme/widget/widget.py"),
+        "def spin(turns):\n    # WIDGET_MARKER: zero turns are refused\n    if turns <= 0:\n        raise ValueError(turns)\n",
+    )
+    .unwrap();
+    // Two questions about semver, one about the widget between them.
+    let semver_qa: Vec<String> =
+        std::fs::read_to_string(qa()).unwrap().lines().take(2).map(str::to_string).collect();
+    let widget = json!({"id": "acme/widget#1", "repository": "acme/widget", "language": "python",
+        "question": "Why does spin(0) fail?", "reference_answer": "Zero turns are refused."});
+    let qa_path = dir.join("two-qa.jsonl");
+    std::fs::write(&qa_path, format!("{}\n{widget}\n{}\n", semver_qa[0], semver_qa[1])).unwrap();
+    let out = dir.join("answers.jsonl");
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa_path.to_str().unwrap()]);
+    let answer_from = |root: &Path| {
+        let args = ["answer", "--qa", qa_path.to_str().unwrap(), "--repos", root.to_str().unwrap()];
+        let more = ["--setting", "none,whole", "--window", "1000000", "--model", "m"];
+        ask(&server, &out, &[&args[..], &more[..]].concat())
+    };
+    let o = answer_from(&repos);
+    assert!(o.status.success(), "{}", text(&o));
+    // Every question in each setting, in the QA file's order.
+    let got: Vec<(String, String)> = lines(&out)
+        .iter()
+        .map(|l| (l["question_id"].as_str().unwrap().into(), l["setting"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!(got.len(), 6, "{got:?}");
+    // The whole setting's prompt is its own repository's: the widget's
+    // question sees the widget, semver's see semver.
+    let prompts: Vec<String> = server.requests().iter().map(|r| r.to_string()).collect();
+    let widget_prompts: Vec<&String> = prompts
+        .iter()
+        .filter(|p| p.contains("Why does spin(0) fail?"))
+        .filter(|p| p.contains("WIDGET_MARKER") || p.contains("Apache License"))
+        .collect();
+    assert_eq!(widget_prompts.len(), 1, "one whole-setting prompt for the widget question");
+    assert!(!widget_prompts[0].contains("Apache License"), "semver's code in the widget's prompt");
+    for p in prompts.iter().filter(|p| p.contains("WIDGET_MARKER")) {
+        assert!(p.contains("Why does spin(0) fail?"), "the widget's code went to another question");
+    }
+    let semver_whole = prompts.iter().filter(|p| p.contains("Apache License")).count();
+    assert_eq!(semver_whole, 2, "a whole-setting prompt of semver for each of its questions");
+    // A repository without its folder is refused before any request.
+    let before = server.requests().len();
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(out.with_extension("runlog.jsonl"));
+    std::fs::remove_file(repos.join("acme/widget/widget.py")).unwrap();
+    std::fs::remove_dir(repos.join("acme/widget")).unwrap();
+    let o = answer_from(&repos);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--repos: no folder"), "{}", text(&o));
+    assert!(text(&o).contains("for the questions of acme/widget"), "{}", text(&o));
+    assert_eq!(server.requests().len(), before, "nothing was sent");
+}
+
+#[test]
 fn a_judge_reply_without_scores_is_asked_again_then_reported() {
     let dir = common::scratch("coreqa-judge-malformed");
     let (answers, judged) = (dir.join("answers.jsonl"), dir.join("judged.jsonl"));

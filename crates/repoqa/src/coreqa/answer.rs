@@ -272,6 +272,38 @@ pub fn answer_items(
     Ok(items)
 }
 
+/// [`answer_items`] over the questions of several repositories: each
+/// question answered from its own repository's files (`repos`, by
+/// `owner/name`), the items in the QA file's order. Every repository the
+/// questions name must be given, and every prompt must fit the window,
+/// before any request is sent. `setup.repository` is ignored.
+pub fn answer_items_across(
+    qa: &[QaItem],
+    repos: &[(&str, &[TextFile])],
+    setup: &AnswerSetup<'_>,
+    mut count_tokens: impl FnMut(&str) -> usize,
+) -> Result<Vec<AnswerItem>, CoreqaError> {
+    let mut names: Vec<&str> = Vec::new();
+    for q in qa {
+        if !names.contains(&q.repository.as_str()) {
+            names.push(&q.repository);
+        }
+    }
+    let mut items = Vec::with_capacity(qa.len() * setup.settings.len());
+    for name in names {
+        let Some(&(_, files)) = repos.iter().find(|(r, _)| *r == name) else {
+            return Err(CoreqaError::MissingRepository { repo: name.to_string() });
+        };
+        let group: Vec<QaItem> = qa.iter().filter(|q| q.repository == name).cloned().collect();
+        let one = AnswerSetup { repository: Some((name, files)), ..*setup };
+        items.extend(answer_items(&group, &one, &mut count_tokens)?);
+    }
+    // Back in the QA file's order (a stable sort keeps the settings' order).
+    let at = |id: &str| qa.iter().position(|q| q.id == id).unwrap_or(usize::MAX);
+    items.sort_by_key(|i| at(&i.question_id));
+    Ok(items)
+}
+
 /// One line of an answers file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AnswerLine {

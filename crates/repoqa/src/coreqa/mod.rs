@@ -42,6 +42,8 @@ pub enum CoreqaError {
     NoChunks,
     #[error("the repository {repo} has no text files: nothing to answer from (give the folder holding its code)")]
     EmptyRepository { repo: String },
+    #[error("the questions of {repo} have no repository folder: a folder {repo} among the repositories given")]
+    MissingRepository { repo: String },
     #[error("question {question_id:?}, {setting} setting: the prompt needs {tokens} tokens, more than the window of {window}; nothing was sent (a smaller --top or --chunk-size, or a model with a larger window)")]
     PromptTooLong { question_id: String, setting: String, tokens: usize, window: usize },
     #[error("{path}, line {line}: not a judgment {{\"question_id\", \"first\", \"second\", \"verdict\": first|second|tie}} ({message})")]
