@@ -39,8 +39,8 @@ after(() => {
 });
 
 /** `repoqa coreqa …` against the test server; its output file's lines, sorted. */
-function cli(args, output) {
-  execFileSync(BIN, ['coreqa', ...args, '--base-url', model.url + '/v1',
+function cli(args, output, server = model) {
+  execFileSync(BIN, ['coreqa', ...args, '--base-url', server.url + '/v1',
     '--concurrency', '1', '--retry-base-ms', '10', '--output', output],
   { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPENAI_API_KEY: KEY, REPOQA_TOKENIZER: TOKENIZER } });
   return fs.readFileSync(output, 'utf8').split('\n').filter(Boolean).sort();
@@ -80,11 +80,11 @@ async function judgeRequests() {
 
 /** The Run page's API settings (the test server, one request at a time),
  * then the CoReQA page. */
-async function configureApi(page) {
+async function configureApi(page, server = model) {
   await gotoApp(page, srv.url, '#run');
   await page.selectOption('#run-preset', 'custom');
   await page.selectOption('#run-provider', 'openai');
-  await setField(page, '#run-base-url', model.url + '/v1');
+  await setField(page, '#run-base-url', server.url + '/v1');
   await setField(page, '#run-model', 'good-model');
   await setField(page, '#run-key', KEY);
   await page.check('#run-remember-key'); // kept over a reload
@@ -247,6 +247,62 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   await saveScreenshot(page, 'coreqa-ask-390.png');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});
+
+test('questions about two repositories: each answered from its own folder of one archive, equal to `coreqa answer --repos`', async (t) => {
+  // Semver's first two questions and one about a widget, between them.
+  const repos = path.join(work, 'repos');
+  fs.mkdirSync(path.join(repos, 'acme', 'widget'), { recursive: true });
+  fs.cpSync(SEMVER, path.join(repos, 'dtolnay', 'semver'), { recursive: true });
+  fs.writeFileSync(path.join(repos, 'acme', 'widget', 'widget.py'),
+    'def spin(turns):\n    # WIDGET_MARKER: zero turns are refused\n    if turns <= 0:\n        raise ValueError(turns)\n');
+  const [first, second] = fs.readFileSync(QA, 'utf8').split('\n').filter(Boolean);
+  const widget = JSON.stringify({ id: 'acme/widget#1', repository: 'acme/widget', language: 'python',
+    question: 'Why does spin(0) fail?', reference_answer: 'Zero turns are refused.' });
+  const qa = path.join(work, 'two-qa.jsonl');
+  fs.writeFileSync(qa, `${first}\n${widget}\n${second}\n`);
+  const two = await startModelServer(['--coreqa', qa, '--key', KEY]);
+  t.after(() => two.stop());
+  const prompts = async () => (await two.get('/requests')).filter((r) => r && r.task && r.task.includes('::answer:')).map((r) => r.body.messages[0].content);
+
+  const { page, problems } = await freshPage(t);
+  await configureApi(page, two);
+  await page.setInputFiles('#cq-files', qa);
+  await page.waitForFunction(() => /^Loaded two-qa\.jsonl/.test(document.querySelector('#cq-status')?.textContent), null, { timeout: 10000 });
+  await page.selectOption('#cq-ask-step', 'answer');
+  // One archive, a folder per owner/name under its top folder.
+  const tgz = path.join(work, 'repos.tar.gz');
+  fs.writeFileSync(tgz, zlib.gzipSync(tarOf(packed(repos, 'repos'))));
+  await page.setInputFiles('#cq-repo-archive', tgz);
+  await page.waitForFunction(() => /text files/.test(document.querySelector('#cq-ask-repo')?.textContent));
+  await setField(page, '#cq-ask-model', 'good-model');
+  await page.check('#cq-ask-setting-retrieval');
+  await page.check('#cq-ask-setting-whole');
+  await setField(page, '#cq-ask-window', 200000);
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 9 answered, 0 failed/);
+  const pagePrompts = (await prompts()).sort();
+  // The widget's code went to the widget's question only, semver's to semver's.
+  for (const p of pagePrompts) {
+    if (p.includes('WIDGET_MARKER')) assert.ok(p.includes('Why does spin(0) fail?'), p.slice(0, 300));
+    if (p.includes('Apache License')) assert.ok(!p.includes('Why does spin(0) fail?'), p.slice(0, 300));
+  }
+  await two.control({ reset: true });
+  const want = cli(['answer', '--qa', qa, '--model', 'good-model', '--setting', 'none,retrieval,whole',
+    '--repos', repos, '--window', '200000'], path.join(work, 'answers-two-repos.jsonl'), two);
+  assert.deepEqual(pagePrompts, (await prompts()).sort(), 'the page\'s prompts are the CLI\'s');
+  assert.deepEqual((await savedFiles(page))['answers-good-model.jsonl'], want);
+  // An archive without one of the repositories: refused, naming it, nothing asked.
+  const semverOnly = path.join(work, 'semver-only.tar.gz');
+  fs.writeFileSync(semverOnly, zlib.gzipSync(tarOf(packed(path.join(repos, 'dtolnay'), 'repos/dtolnay'))));
+  await page.setInputFiles('#cq-repo-archive', semverOnly);
+  await page.waitForFunction(() => /semver-only/.test(document.querySelector('#cq-ask-repo')?.textContent));
+  await setField(page, '#cq-ask-model', 'other-model');
+  await two.control({ reset: true });
+  assert.equal(await ask(page), 'failed');
+  assert.match(await page.textContent('#cq-ask-message'), /The questions are about 2 repositories: .*acme\/widget/);
+  assert.deepEqual(await prompts(), []);
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
 });
 

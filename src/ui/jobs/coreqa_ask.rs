@@ -13,13 +13,15 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::{answer_items, AnswerSetup, ContextSetting};
+use repoqa::coreqa::answer::{answer_items, answer_items_across, AnswerSetup, ContextSetting};
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
 use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
-use repoqa::coreqa::qa::{one_repository, questions_file_name};
+use repoqa::coreqa::qa::questions_file_name;
+use repoqa::coreqa::text_dir::split_repositories;
+use repoqa::coreqa::TextFile;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
@@ -147,23 +149,46 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
         let job = Asking { ctx: &ctx, st, session, output: &output, timeout };
         match form.step {
             AskStep::Answer => {
-                let repo = if form.settings.iter().any(|s| *s != ContextSetting::None) {
+                // Each repository the questions name, with its files: the
+                // picked folder is the one repository, or holds a folder per
+                // owner/name when the questions name several.
+                let mut repos: Vec<(String, Vec<TextFile>)> = Vec::new();
+                if form.settings.iter().any(|s| *s != ContextSetting::None) {
                     let Some(repo) = st.repo.get_untracked() else {
                         return Err(UiError::invalid(
                             "The retrieval and whole settings read the repository: pick its folder or archive first.",
                         ));
                     };
-                    let one = one_repository(&qa).map_err(|e| UiError::invalid(format!("The loaded questions: {e}.")))?;
-                    Some((one.to_string(), repo))
-                } else {
-                    None
-                };
+                    let mut names: Vec<&str> = Vec::new();
+                    for q in &qa {
+                        if !names.contains(&q.repository.as_str()) {
+                            names.push(&q.repository);
+                        }
+                    }
+                    repos = match names[..] {
+                        [one] => vec![(one.to_string(), repo.dir.files.clone())],
+                        _ => split_repositories(&repo.dir.files, &names).map_err(|e| {
+                            UiError::invalid(format!(
+                                "The questions are about {} repositories: the folder or archive holds a folder per owner/name, and {e}.",
+                                names.len()
+                            ))
+                        })?,
+                    };
+                }
                 let setup = AnswerSetup {
-                    repository: repo.as_ref().map(|(n, r)| (n.as_str(), r.dir.files.as_slice())),
                     window: form.window,
                     ..AnswerSetup::new(&model, &form.settings)
                 };
-                let items = counted(&ctx, app, |count| answer_items(&qa, &setup, count)).await?;
+                let given: Vec<(&str, &[TextFile])> =
+                    repos.iter().map(|(n, f)| (n.as_str(), f.as_slice())).collect();
+                let items = counted(&ctx, app, |count| {
+                    if given.is_empty() {
+                        answer_items(&qa, &setup, count)
+                    } else {
+                        answer_items_across(&qa, &given, &setup, count)
+                    }
+                })
+                .await?;
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Answers(lines)) => {
                         lines.iter().filter(|l| l.model == model).map(|l| l.id()).collect()

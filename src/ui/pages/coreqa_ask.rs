@@ -121,7 +121,7 @@ pub fn AskCard() -> impl IntoView {
     let repo_note = move || {
         st.repo.with(|r| match r {
             Some(r) => r.summary.clone(),
-            None => "none yet: pick its folder or archive".into(),
+            None => "none yet: pick its folder or archive (questions about several repositories: one holding a folder per owner/name)".into(),
         })
     };
     let (done, total) = (

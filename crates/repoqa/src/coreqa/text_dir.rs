@@ -154,8 +154,54 @@ pub fn text_files(
     Ok(out)
 }
 
+/// A folder of several repositories, one folder per `owner/name` (as
+/// `coreqa answer --repos` reads them), split into each repository's
+/// files, their paths relative to it: one entry per name of `names`, in
+/// that order. The folder may sit one level down (an archive's top folder).
+/// A repository with no file is refused, naming it.
+pub fn split_repositories(
+    files: &[TextFile],
+    names: &[&str],
+) -> Result<Vec<(String, Vec<TextFile>)>, CoreqaError> {
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let prefix = format!("{name}/");
+        let inside = |path: &str| -> Option<String> {
+            if let Some(rest) = path.strip_prefix(&prefix) {
+                return Some(rest.to_string());
+            }
+            let (_, below) = path.split_once('/')?;
+            below.strip_prefix(&prefix).map(str::to_string)
+        };
+        let mine: Vec<TextFile> = files
+            .iter()
+            .filter_map(|f| Some(TextFile { path: inside(&f.path)?, text: f.text.clone() }))
+            .collect();
+        if mine.is_empty() {
+            return Err(CoreqaError::MissingRepository { repo: name.to_string() });
+        }
+        out.push((name.to_string(), mine));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_folder_of_repositories_is_split_by_owner_and_name() {
+        let f = |path: &str| TextFile { path: path.into(), text: path.into() };
+        let files = [f("acme/widget/a.py"), f("top/dtolnay/semver/src/lib.rs"), f("README.md")];
+        let split = split_repositories(&files, &["dtolnay/semver", "acme/widget"]).unwrap();
+        assert_eq!(split[0].0, "dtolnay/semver");
+        assert_eq!(
+            split[0].1,
+            [TextFile { path: "src/lib.rs".into(), text: "top/dtolnay/semver/src/lib.rs".into() }]
+        );
+        assert_eq!(split[1].1[0].path, "a.py");
+        let e = split_repositories(&files, &["acme/gone"]).unwrap_err();
+        assert!(e.to_string().contains("acme/gone"), "{e}");
+    }
     use super::*;
 
     #[test]
