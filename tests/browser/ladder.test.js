@@ -16,7 +16,7 @@ import path from 'node:path';
 import { serveDir } from './serve.js';
 import { launch, openPage, gotoApp, saveViewports, DIST } from './browser.js';
 import { BIN, DEMO, open } from './results-fixture.js';
-import { startModelServer, configure, runAndWait, KEY, MODEL } from './run-fixture.js';
+import { startModelServer, configure, runAndWait, idbDump, KEY, MODEL } from './run-fixture.js';
 
 let srv, model, context;
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-ladder-'));
@@ -176,16 +176,20 @@ async function buildAt(page, url, size) {
   await page.waitForFunction(() => window.__repoqaBuild?.tasks === 60, null, { timeout: 120000 });
 }
 
-/** Results' "Send to the Leaderboard"; the source it was put under. */
-async function sendToBoard(page, url) {
-  await page.goto(url + '#results');
-  await page.click('#export-to-leaderboard');
-  await page.waitForSelector('#export-status a[href="#leaderboard"]');
+/** The Leaderboard's runs, by source. */
+async function boardSources(page, url) {
   await page.goto(url + '#leaderboard');
+  await page.waitForSelector('#lb-table tbody tr');
   return page.$$eval('#lb-table tbody tr', (trs) => trs.map((tr) => tr.dataset.source));
 }
 
-test('runs in the page at two lengths make the ladder `repoqa run` makes', async () => {
+/** Is the element's box inside the viewport? */
+const inView = (page, sel) => page.$eval(sel, (e) => {
+  const r = e.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0;
+});
+
+test('runs in the page at two lengths: each kept as its own run, and the ladder `repoqa run` makes', async () => {
   // The CLI's ladder: the demo's python tasks at 1024 and 2048 against the same server.
   const cliResults = path.join(work, 'results-python');
   execFileSync(BIN, ['run', '--model', MODEL, '--backend', 'openai', '--base-url', `${model.url}/v1`,
@@ -200,25 +204,62 @@ test('runs in the page at two lengths make the ladder `repoqa run` makes', async
     for (const size of ['1024', '2048']) {
       await buildAt(page, app.url, size);
       if (size === '2048') {
-        // The 1024 run's answers are still here: sent now, they say no length.
-        const sources = await sendToBoard(page, app.url);
-        assert.ok(sources.includes('your answers/org_slash_test-model-SCORES.json'), JSON.stringify(sources));
+        // The 1024 run's answers are still shown, and said to be of another length.
         await page.goto(app.url + '#results');
-        await page.click('#clear-answers');
-        await page.click('#clear-confirm-yes');
-        await page.waitForSelector('#results[data-answered="0"]', { timeout: 30000 });
+        await page.waitForSelector('#run-other-length');
+        assert.equal(await page.textContent('#run-other-length'),
+          `${MODEL}'s answers here were asked at 1,024 tokens; the tasks are built at 2,048 now. Their scores do not depend on the length, but they are not a run at 2,048: a run started now asks ${MODEL} at 2,048 tokens and keeps this one beside it.`);
+        assert.ok(await inView(page, '#run-other-length'), 'the notice is on the first screen');
+        await saveViewports(page, '#results', 'results-run-other-length');
       }
       await page.goto(app.url + '#run');
       await configure(page, model, { provider: 'openai', language: 'python' });
+      // Before: "Nothing to ask: 10 answered already" at 2048, the 1024 answers taken for a run at 2048.
+      await page.waitForSelector('#run-selection[data-answered="0"]');
+      const before = (await model.get('/requests')).length;
       assert.equal(await runAndWait(page), 'done');
-      const sources = await sendToBoard(page, app.url);
-      assert.ok(sources.includes(`your answers/ntoken_${size}/org_slash_test-model-SCORES.json`), JSON.stringify(sources));
+      const asked = (await model.get('/requests')).slice(before).map((r) => r.task).filter(Boolean);
+      assert.equal(new Set(asked).size, 10, `every task asked at ${size}`);
+      if (size === '2048') {
+        assert.match(await page.textContent('#run-message'), /Its run at 1,024 tokens is kept beside it/);
+      }
     }
+    // Results: two runs of one model, told apart by length; the current one at the tasks' length.
+    await page.goto(app.url + '#results');
+    await page.waitForSelector('#run-switch-select');
+    const labels = await page.$$eval('#run-switch-select option', (os) => os.map((o) => o.textContent));
+    assert.deepEqual(labels, [`${MODEL} at 1,024 tokens (10 answered)`, `${MODEL} at 2,048 tokens (10 answered)`]);
+    assert.equal(await page.getAttribute('#run-switch-select', 'data-ntoken'), '2048');
+    assert.equal(await page.$('#run-other-length'), null);
+    const idb = await idbDump(page);
+    assert.equal(idb['run-length'], '2048');
+    assert.deepEqual(JSON.parse(idb['run-shelf']).map((r) => [r.model, r.ntoken, Object.keys(r.answers).length]), [[MODEL, 1024, 10]]);
+
+    // The Leaderboard holds each run in its length's folder, and draws their ladder.
+    const sources = await boardSources(page, app.url);
+    assert.deepEqual(sources.filter((s) => s.startsWith('runs in this browser/')).sort(),
+      ['1024', '2048'].map((n) => `runs in this browser/ntoken_${n}/org_slash_test-model-SCORES.json`));
     const shown = await pageLadder(page, 0.8);
     assert.equal(shown.model, cli[0].model);
     assert.equal(shown.effective, cli[0].effective_length === null ? '' : String(cli[0].effective_length));
     const pick = (ls) => ls.map((l) => [l.ntoken, l.pass, l.passed, l.n]);
     assert.deepEqual(pick(shown.lengths), cli[0].lengths.map((x) => [x.ntoken, x['pass@1'], x.passed, x.n]));
+
+    // The current run sent from Results too: still one file per length in the ladder.
+    await page.goto(app.url + '#results');
+    await page.click('#export-to-leaderboard');
+    await page.waitForSelector('#export-status a[href="#leaderboard"]');
+    const both = await boardSources(page, app.url);
+    assert.ok(both.includes('your answers/ntoken_2048/org_slash_test-model-SCORES.json'), JSON.stringify(both));
+    assert.deepEqual(pick((await pageLadder(page, 0.8)).lengths), pick(shown.lengths));
+    assert.equal(await page.$('#lb-ladder-card .error-box, #lb-ladder-card .fail'), null);
+
+    // Switched back to the 1024 run: its answers, said to be of another length.
+    await page.goto(app.url + '#results');
+    const at1024 = await page.$eval('#run-switch-select', (s) => [...s.options].find((o) => o.dataset.ntoken === '1024').value);
+    await page.selectOption('#run-switch-select', at1024);
+    await page.waitForSelector('#run-other-length');
+    assert.equal(await page.getAttribute('#run-switch-select', 'data-ntoken'), '1024');
     // The server has no model list: the page's look at GET /v1/models is a 404 it reports as such.
     assert.deepEqual(fx.problems.filter((p) => !/Failed to load resource: the server responded with a status of 404/.test(p)), []);
   } finally {

@@ -32,14 +32,20 @@ async function runModel(page, model) {
   return { state, reqs, answeredBefore, message: await page.textContent('#run-message') };
 }
 
-/** The runs Results offers: [model, answered] in the switch, and the one shown. */
+/** The runs Results offers (their labels) in the switch, and the model shown. */
 async function runsShown(page) {
   await page.goto(fx.srv.url + '#results');
   await page.waitForSelector('#run-switch-select');
   return page.$eval('#run-switch-select', (s) => ({
-    current: s.value,
+    current: s.dataset.model,
     options: [...s.options].map((o) => o.textContent),
   }));
+}
+
+/** Switch Results to `model`'s run (at the one length it was run at). */
+async function switchTo(page, model) {
+  const value = await page.$eval('#run-switch-select', (s, m) => [...s.options].find((o) => o.dataset.model === m).value, model);
+  await page.selectOption('#run-switch-select', value);
 }
 
 test('each model has its own run: asked everything, kept beside the others, switched on Results, resumed by name', async () => {
@@ -58,7 +64,8 @@ test('each model has its own run: asked everything, kept beside the others, swit
   assert.match(a.message, new RegExp(`${SAMPLE}'s run is kept beside it`));
   let shown = await runsShown(page);
   assert.equal(shown.current, 'model-a');
-  assert.deepEqual(shown.options, [`${SAMPLE} (12 answered)`, 'model-a (10 answered)']);
+  // Imported answers say no length; a run, the length its tasks were built at.
+  assert.deepEqual(shown.options, [`${SAMPLE} (12 answered)`, 'model-a at 16,384 tokens (10 answered)']);
   await page.waitForSelector('#results[data-answered="10"]');
   assert.equal(await page.inputValue('#model-name'), 'model-a');
 
@@ -74,13 +81,13 @@ test('each model has its own run: asked everything, kept beside the others, swit
   assert.equal(shown.options.length, 3);
 
   // Switch to the samples and back: each run whole, its name on the exports.
-  await page.selectOption('#run-switch-select', SAMPLE);
+  await switchTo(page, SAMPLE);
   await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
   assert.equal(await page.inputValue('#model-name'), SAMPLE);
   await page.waitForSelector('#score-headline');
   await page.evaluate(() => window.scrollTo(0, 0));
   await saveViewports(page, '#results', 'results-run-switch');
-  await page.selectOption('#run-switch-select', 'model-a');
+  await switchTo(page, 'model-a');
   await page.waitForSelector('#results[data-answered="10"]', { timeout: 30000 });
   assert.equal(await page.inputValue('#model-name'), 'model-a');
   // The run log went with its run: model-a's records only.
@@ -97,7 +104,8 @@ test('each model has its own run: asked everything, kept beside the others, swit
   assert.equal(shown.options.length, 3);
 
   // Two of them compared task by task, neither exported: each run kept is among the runs to compare.
-  const key = (m) => `runs in this browser/${m}-SCORES.json\u001f${m}`;
+  // A run's file sits in its length's folder (the imported samples have none).
+  const key = (m) => `runs in this browser/${m === SAMPLE ? '' : 'ntoken_16384/'}${m}-SCORES.json\u001f${m}`;
   // Each run is scored (by the compute engine) before it is offered: wait for all three.
   await page.waitForFunction((ks) => ks.every((k) => [...document.querySelectorAll('#cmp-a option')].some((o) => o.value === k)),
     [key(SAMPLE), key('model-a'), key('model-b')], { timeout: 60000 });

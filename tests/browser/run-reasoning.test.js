@@ -93,11 +93,11 @@ test('a model that thinks then answers right scores 100 %; a budget spent on thi
   // Results: each model's run on its own; every answer passes at 0.8.
   await page.goto(fx.srv.url + '#results');
   await page.waitForSelector('#run-switch-select', { timeout: 60000 });
-  assert.equal(await page.inputValue('#run-switch-select'), 'o4-mini');
+  assert.equal(await page.getAttribute('#run-switch-select', 'data-model'), 'o4-mini');
   await page.waitForSelector('#results[data-answered="10"]', { timeout: 60000 });
   const java = Number(await page.getAttribute('#score-table tr[data-row="java"] td[data-threshold="0.8"]', 'data-value'));
   assert.equal(java, 1, 'o4-mini: java pass@1 at 0.8');
-  await page.selectOption('#run-switch-select', 'Qwen/Qwen3-8B');
+  await page.selectOption('#run-switch-select', await page.$eval('#run-switch-select', (s) => [...s.options].find((o) => o.dataset.model === 'Qwen/Qwen3-8B').value));
   await page.waitForFunction(() => document.querySelector('#results')?.dataset.answered === '10'
     && document.querySelector('#score-table tr[data-row="python"]'), null, { timeout: 60000 });
   const pythonPass = Number(await page.getAttribute('#score-table tr[data-row="python"] td[data-threshold="0.8"]', 'data-value'));

@@ -25,9 +25,12 @@ use super::plan::plan_of;
 use super::{Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
+use crate::ui::format::thousands;
 use crate::ui::state::answers::KEY_ANSWERS;
 use crate::ui::state::run::{mark_active, save_log, RunForm, RunLive, RunState};
-use crate::ui::state::runs::{current_owner, merge_saved_answers, switch_run, UNNAMED};
+use crate::ui::state::runs::{
+    current_owner, merge_saved_answers, switch_run, tasks_length, UNNAMED,
+};
 use crate::ui::state::AppState;
 use crate::ui::storage;
 
@@ -83,19 +86,25 @@ pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, onl
     let model = settings.model.trim().to_string();
     let session = RunSession::now(rs);
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
-        // The answers belong to the model that gave them: another model's
-        // run is kept beside this one, and this model's own (if any) resumes.
-        let before = current_owner(app, rs);
-        if before != model {
-            super::runs::warm_run(&ctx, app, rs, &model)
-                .await
-                .map_err(|_| UiError::cancelled("Cancelled before anything was asked."))?;
-        }
-        switch_run(app, rs, &model).await.map_err(|e| e.context("the runs kept"))?;
-        let kept = if before != model && before != UNNAMED {
-            format!(" {before}'s run is kept beside it: switch to it on the Results page.")
-        } else {
+        // The answers belong to the model that gave them at the length its
+        // tasks were built at: another run is kept beside this one, and this
+        // model's own at this length (if any) resumes.
+        let (before, before_len) = (current_owner(app, rs), rs.length.get_untracked());
+        let length = tasks_length(app);
+        super::runs::warm_run(&ctx, app, rs, &model, length)
+            .await
+            .map_err(|_| UiError::cancelled("Cancelled before anything was asked."))?;
+        switch_run(app, rs, &model, length).await.map_err(|e| e.context("the runs kept"))?;
+        let kept = if before == UNNAMED || (before == model && before_len == rs.length.get_untracked())
+        {
             String::new()
+        } else if before == model {
+            format!(
+                " Its run at {} tokens is kept beside it: switch to it on the Results page.",
+                before_len.map_or_else(|| "another length".to_string(), thousands)
+            )
+        } else {
+            format!(" {before}'s run is kept beside it: switch to it on the Results page.")
         };
         let (sub, finished) = tasks_to_ask(app, rs, &selection, only.as_deref()).await?;
         if sub.is_empty() {

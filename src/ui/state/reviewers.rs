@@ -70,6 +70,13 @@ pub struct LadderBoard {
     pub complete: bool,
 }
 
+/// Where Results' "Send to the Leaderboard" puts the current answers.
+pub const SENT_SOURCE: &str = "your answers";
+
+/// Where the runs kept in this browser appear among the Leaderboard's
+/// runs (and so in "Two runs, task by task"; `jobs::runs`).
+pub const RUNS_SOURCE: &str = "runs in this browser";
+
 /// A loaded file at its length: `(ntoken, source, file)`.
 pub type AtLength = (usize, String, Arc<ScoresFile>);
 
@@ -115,10 +122,16 @@ impl LeaderboardState {
     }
 
     /// The loaded files whose folder names their length (a run directory's
-    /// `ntoken_<N>/`, `repoqa::ladder::ntoken_of_path`), untracked.
+    /// `ntoken_<N>/`, `repoqa::ladder::ntoken_of_path`), untracked. The
+    /// current answers sent from Results ([`SENT_SOURCE`]) are left out
+    /// where the runs kept in this browser ([`RUNS_SOURCE`]) hold the same
+    /// file: one run, not two files at one length.
     pub fn at_lengths(&self) -> Vec<AtLength> {
         self.files.with_untracked(|fs| {
+            let kept: std::collections::HashSet<&str> =
+                fs.iter().filter_map(|f| f.source.strip_prefix(RUNS_SOURCE)).collect();
             fs.iter()
+                .filter(|f| !f.source.strip_prefix(SENT_SOURCE).is_some_and(|r| kept.contains(r)))
                 .filter_map(|f| {
                     Some((ntoken_of_path(&f.source)?, f.source.clone(), f.file.clone()))
                 })

@@ -28,12 +28,19 @@ pub const KEY_RUN_ACTIVE: &str = "run-active";
 /// IndexedDB: other models' runs kept beside the current one (JSON
 /// list of `ShelvedRun`s; `runs.rs`).
 pub const KEY_RUN_SHELF: &str = "run-shelf";
+/// IndexedDB: the code-context length the current answers were asked at
+/// (JSON number; `runs.rs`).
+pub const KEY_RUN_LENGTH: &str = "run-length";
 
 /// A run kept beside the current one.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ShelvedRun {
     pub model: String,
+    /// The code-context length its tasks were built at (`None`: not known,
+    /// a run kept before lengths were told apart, or imported answers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ntoken: Option<usize>,
     /// Task id → answer, as the Results page keeps them.
     pub answers: BTreeMap<String, String>,
     /// The run log as JSONL (`RunRecord::line`s).
@@ -137,8 +144,12 @@ pub struct RunState {
     pub session: RwSignal<u64>,
     /// The last pre-flight plan (`repoqa::llm::plan`).
     pub plan: RwSignal<Option<RunPlan>>,
-    /// Other models' runs, kept whole beside the current one (`runs.rs`).
+    /// Other runs (another model's, or this model's at another length),
+    /// kept whole beside the current one (`runs.rs`).
     pub shelf: RwSignal<Vec<ShelvedRun>>,
+    /// The code-context length the current answers were asked at (`None`:
+    /// not asked here, or not known).
+    pub length: RwSignal<Option<usize>>,
 }
 
 impl Default for RunState {
@@ -160,6 +171,7 @@ impl RunState {
             session: RwSignal::new(0),
             plan: RwSignal::new(None),
             shelf: RwSignal::new(Vec::new()),
+            length: RwSignal::new(None),
         }
     }
 
@@ -173,6 +185,7 @@ impl RunState {
         self.key.set(String::new());
         self.log.set(Vec::new());
         self.shelf.set(Vec::new());
+        self.length.set(None);
         self.live.set(RunLive::default());
         self.plan.set(None);
         self.interrupted.set(false);
@@ -218,6 +231,7 @@ impl RunState {
             let log = storage::load_json(KEY_RUN_LOG).await;
             let active = storage::load_json(KEY_RUN_ACTIVE).await;
             let shelf = storage::load_json(KEY_RUN_SHELF).await;
+            let length = storage::load_json(KEY_RUN_LENGTH).await;
             if self.session_now() != session {
                 // "New session" came first: what was read is forgotten.
                 return;
@@ -234,6 +248,9 @@ impl RunState {
             }
             if let Ok(Some(json)) = shelf {
                 self.shelf.set(read_shelf(&json));
+            }
+            if let Ok(Some(json)) = length {
+                self.length.set(serde_json::from_str(&json).unwrap_or(None));
             }
             if let Ok(Some(_)) = active {
                 self.interrupted.set(true);

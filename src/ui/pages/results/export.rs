@@ -10,7 +10,7 @@ use repoqa::score::Candidates;
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
 use crate::ui::state::answers::{run_folder, scores_file_of};
-use crate::ui::state::reviewers::LeaderboardState;
+use crate::ui::state::reviewers::{LeaderboardState, SENT_SOURCE};
 use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
 use crate::ui::state::use_state;
@@ -47,7 +47,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let log = run_state.map(|rs| rs.run_log()).unwrap_or_default();
             let folder = run_folder(state, &log).map(|d| format!("{d}/")).unwrap_or_default();
             lb.put_answers(
-                format!("your answers/{folder}{name}"),
+                format!("{SENT_SOURCE}/{folder}{name}"),
                 file,
                 state.answers.get_untracked(),
             );
