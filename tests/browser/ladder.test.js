@@ -16,7 +16,7 @@ import path from 'node:path';
 import { serveDir } from './serve.js';
 import { launch, openPage, gotoApp, saveViewports, DIST } from './browser.js';
 import { BIN, DEMO, open } from './results-fixture.js';
-import { startModelServer, configure, runAndWait, idbDump, KEY, MODEL } from './run-fixture.js';
+import { startModelServer, configure, runAndWait, idbDump, setField, KEY, MODEL } from './run-fixture.js';
 
 let srv, model, context;
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-ladder-'));
@@ -189,7 +189,7 @@ const inView = (page, sel) => page.$eval(sel, (e) => {
   return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0;
 });
 
-test('runs in the page at two lengths: each kept as its own run, and the ladder `repoqa run` makes', async () => {
+test('runs in the page at two lengths: each kept as its own run, "Run at each length" in one go, and the ladder `repoqa run` makes', async () => {
   // The CLI's ladder: the demo's python tasks at 1024 and 2048 against the same server.
   const cliResults = path.join(work, 'results-python');
   execFileSync(BIN, ['run', '--model', MODEL, '--backend', 'openai', '--base-url', `${model.url}/v1`,
@@ -201,29 +201,47 @@ test('runs in the page at two lengths: each kept as its own run, and the ladder 
   const fx = await open();
   try {
     const { page, srv: app } = fx;
-    for (const size of ['1024', '2048']) {
-      await buildAt(page, app.url, size);
-      if (size === '2048') {
-        // The 1024 run's answers are still shown, and said to be of another length.
-        await page.goto(app.url + '#results');
-        await page.waitForSelector('#run-other-length');
-        assert.equal(await page.textContent('#run-other-length'),
-          `${MODEL}'s answers here were asked at 1,024 tokens; the tasks are built at 2,048 now. Their scores do not depend on the length, but they are not a run at 2,048: a run started now asks ${MODEL} at 2,048 tokens and keeps this one beside it.`);
-        assert.ok(await inView(page, '#run-other-length'), 'the notice is on the first screen');
-        await saveViewports(page, '#results', 'results-run-other-length');
-      }
-      await page.goto(app.url + '#run');
-      await configure(page, model, { provider: 'openai', language: 'python' });
-      // Before: "Nothing to ask: 10 answered already" at 2048, the 1024 answers taken for a run at 2048.
-      await page.waitForSelector('#run-selection[data-answered="0"]');
+    const asked = async (f) => {
       const before = (await model.get('/requests')).length;
-      assert.equal(await runAndWait(page), 'done');
-      const asked = (await model.get('/requests')).slice(before).map((r) => r.task).filter(Boolean);
-      assert.equal(new Set(asked).size, 10, `every task asked at ${size}`);
-      if (size === '2048') {
-        assert.match(await page.textContent('#run-message'), /Its run at 1,024 tokens is kept beside it/);
-      }
-    }
+      const end = await f();
+      return { end, tasks: new Set((await model.get('/requests')).slice(before).map((r) => r.task).filter(Boolean)) };
+    };
+    // A run at 1,024 tokens, as Run asks it.
+    await buildAt(page, app.url, '1024');
+    await page.goto(app.url + '#run');
+    await configure(page, model, { provider: 'openai', language: 'python' });
+    const first = await asked(() => runAndWait(page));
+    assert.equal(first.end, 'done');
+    assert.equal(first.tasks.size, 10);
+
+    // Rebuilt at 2,048: the 1,024 answers are still shown, and said to be of another length.
+    await buildAt(page, app.url, '2048');
+    await page.goto(app.url + '#results');
+    await page.waitForSelector('#run-other-length');
+    assert.equal(await page.textContent('#run-other-length'),
+      `${MODEL}'s answers here were asked at 1,024 tokens; the tasks are built at 2,048 now. Their scores do not depend on the length, but they are not a run at 2,048: a run started now asks ${MODEL} at 2,048 tokens and keeps this one beside it.`);
+    assert.ok(await inView(page, '#run-other-length'), 'the notice is on the first screen');
+    await saveViewports(page, '#results', 'results-run-other-length');
+
+    // "Run at each length", 1,024 and 2,048: the 1,024 run resumes (nothing asked
+    // twice), every task is asked at 2,048 (before: "answered already", the
+    // 1,024 answers taken for a run at 2,048).
+    await page.goto(app.url + '#run');
+    await page.waitForSelector('#run-selection[data-answered="0"]');
+    await page.click('#run-lengths-box summary');
+    await setField(page, '#run-lengths', '1024, 2048,x');
+    await page.click('#run-at-lengths');
+    assert.match(await page.textContent('#run-lengths-error'), /^Lengths: .*x/);
+    await setField(page, '#run-lengths', '1024,2048');
+    assert.equal(await page.$('#run-lengths-error'), null, 'the error goes when the lengths are typed again');
+    const ladder = await asked(() => runAndWait(page, '#run-at-lengths'));
+    const message = await page.textContent('#run-message');
+    assert.equal(ladder.end, 'done', message);
+    assert.equal(ladder.tasks.size, 10, message);
+    assert.match(message, /^1,024: Nothing to ask: 10 selected task\(s\) answered already by org\/test-model\. 2,048: Done: .*Its run at 1,024 tokens is kept beside it.* Each length is a run of its own/);
+    assert.equal(await page.getAttribute('#run-message', 'data-flawed'), 'false');
+    await saveViewports(page, '#run-lengths-box', 'run-at-lengths');
+
     // Results: two runs of one model, told apart by length; the current one at the tasks' length.
     await page.goto(app.url + '#results');
     await page.waitForSelector('#run-switch-select');

@@ -22,16 +22,16 @@ use super::ask::{
     AskEnd, RunSession, Sink,
 };
 use super::plan::plan_of;
-use super::{Job, Runner};
+use super::{Ctx, Job, Runner};
 use crate::ui::browser::fetch::post_model_request;
 use crate::ui::error::UiError;
-use crate::ui::format::thousands;
+use crate::ui::format::{count, thousands};
 use crate::ui::state::answers::KEY_ANSWERS;
 use crate::ui::state::run::{mark_active, save_log, RunForm, RunLive, RunState};
 use crate::ui::state::runs::{
     current_owner, merge_saved_answers, switch_run, tasks_length, UNNAMED,
 };
-use crate::ui::state::AppState;
+use crate::ui::state::{settings, AppState};
 use crate::ui::storage;
 
 /// The model run's own job line (provided by `App`), so a long run leaves
@@ -66,129 +66,251 @@ async fn save_answers(app: AppState) -> Result<(), UiError> {
     storage::save_json(KEY_ANSWERS, &json).await
 }
 
-/// Start a run over the selected tasks not answered yet (`only_failed`:
-/// only those whose last attempt failed; `only`: just these task ids).
-pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, only: Option<String>) {
+/// What a Start asks, read from the form once (each length of a ladder
+/// run asks the same).
+#[derive(Clone)]
+struct Ask {
+    settings: repoqa::llm::wire::Endpoint,
+    config: repoqa::llm::schedule::ScheduleConfig,
+    timeout: u32,
+    form: RunForm,
+    selection: TaskSelection,
+    only_failed: bool,
+    only: Option<String>,
+    session: RunSession,
+}
+
+/// How a run over the tasks built now ended: its message, and whether it
+/// is to be shown as flawed (failures, a cancel with failures).
+struct Ended {
+    message: String,
+    flawed: bool,
+    /// Nothing more is to be asked in this job (cancelled, or New session).
+    last: bool,
+}
+
+/// The form read and checked for a Start; `None` when it is not valid (the
+/// reason shown on `runner`'s line).
+fn ask_of(rs: RunState, runner: Runner, only_failed: bool, only: Option<String>) -> Option<Ask> {
     rs.connection.set(None);
     let settings = match endpoint_of(rs) {
         Ok(s) => s,
-        Err(e) => return runner.show(super::Line::Failed(e.to_string())),
+        Err(e) => {
+            runner.show(super::Line::Failed(e.to_string()));
+            return None;
+        }
     };
     if let Err(e) = rs.save_form() {
         leptos::logging::warn!("key not remembered: {e}");
     }
     let form = rs.form.get_untracked();
-    let (mut config, timeout) = match pace_of(rs) {
+    let (config, timeout) = match pace_of(rs) {
         Ok(p) => p,
-        Err(e) => return runner.show(super::Line::Failed(e.to_string())),
+        Err(e) => {
+            runner.show(super::Line::Failed(e.to_string()));
+            return None;
+        }
     };
     let selection = selection_of(&form, only_failed, only.as_ref());
-    let model = settings.model.trim().to_string();
     let session = RunSession::now(rs);
+    Some(Ask { settings, config, timeout, form, selection, only_failed, only, session })
+}
+
+/// Start a run over the selected tasks not answered yet (`only_failed`:
+/// only those whose last attempt failed; `only`: just these task ids).
+pub fn start(app: AppState, rs: RunState, runner: Runner, only_failed: bool, only: Option<String>) {
+    let Some(ask) = ask_of(rs, runner, only_failed, only) else { return };
+    let model = ask.settings.model.trim().to_string();
     runner.spawn(Job::new(format!("Asking {model}")), move |ctx| async move {
-        // The answers belong to the model that gave them at the length its
-        // tasks were built at: another run is kept beside this one, and this
-        // model's own at this length (if any) resumes.
-        let (before, before_len) = (current_owner(app, rs), rs.length.get_untracked());
-        let length = tasks_length(app);
-        super::runs::warm_run(&ctx, app, rs, &model, length)
-            .await
-            .map_err(|_| UiError::cancelled("Cancelled before anything was asked."))?;
-        switch_run(app, rs, &model, length).await.map_err(|e| e.context("the runs kept"))?;
-        let kept = if before == UNNAMED || (before == model && before_len == rs.length.get_untracked())
-        {
-            String::new()
-        } else if before == model {
-            format!(
-                " Its run at {} tokens is kept beside it: switch to it on the Results page.",
-                before_len.map_or_else(|| "another length".to_string(), thousands)
-            )
-        } else {
-            format!(" {before}'s run is kept beside it: switch to it on the Results page.")
-        };
-        let (sub, finished) = tasks_to_ask(app, rs, &selection, only.as_deref()).await?;
-        if sub.is_empty() {
-            ctx.done(format!(
-                "Nothing to ask: {finished} selected task(s) answered already by {model}{}.{kept}",
-                if only_failed { ", none failed" } else { "" }
-            ));
-            return Ok(());
-        }
-        // Above the cost the user set, the plan is shown and confirmed first.
-        if let Some(limit) = form.confirm_above {
-            let plan = plan_of(&ctx, app, rs, &settings, config.concurrency, &sub).await?;
-            let cost = plan.max_cost();
-            rs.plan.set(Some(plan));
-            if let Some(cost) = cost.filter(|c| *c > limit) {
-                let ask = format!(
-                    "This run may cost up to ${cost:.2} (above the ${limit:.2} you set; the plan is on the Run page). Start it?"
-                );
-                if !confirm(&ask) {
-                    ctx.done(format!(
-                        "Not started: the plan's cost, up to ${cost:.2}, is above ${limit:.2}."
-                    ));
-                    return Ok(());
-                }
-            }
-        }
-        let plan_finished = finished;
-        let todo: Vec<usize> = (0..sub.len()).collect();
-        let total = sub.len();
-        // A new run starts with clean counts and problems, but keeps the
-        // advice on browser origins: a server that hid one reply may hide
-        // the next, whatever failed in between.
-        rs.live.update(|l| *l = RunLive { no_status: l.no_status.take(), ..RunLive::default() });
-        rs.interrupted.set(false);
-        mark_active(true).await;
-        if let Some(w) = unlisted_model(&settings).await {
-            rs.live.update(|l| l.unlisted_model = Some(format!("WARNING: {w}")));
-        }
-        if let Some((c, why)) = server_slots(&settings, config.concurrency).await {
-            config.concurrency = c;
-            rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
-        }
-        // The line stays while the run goes on (and after a Pause and
-        // Resume): it names what was true at the start, never a count that
-        // goes stale; the live counts are beside it ("4 / 10").
-        let before = match plan_finished {
-            0 => String::new(),
-            n => format!(", besides the {n} answered before this run"),
-        };
-        let what = format!(
-            "Asking {model}: {}{before}.{kept}",
-            crate::ui::format::count(total, "task", "tasks")
-        );
-        ctx.progress(what, 0, total);
-        let seed = js_sys::Date::now() as u64;
-        let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
-        let mut sink = TaskSink::new(app, rs, session);
-        if ask_all(&ctx, &mut run, timeout, &mut sink).await == AskEnd::Superseded {
-            ctx.done("Ended by New session: nothing more was stored.");
-            return Ok(());
-        }
-        mark_active(false).await;
-        let summary = summary(&run);
-        if rs.live.with_untracked(|l| l.stopped.is_some()) {
-            // Why it stopped is said once, in the box below the line
-            // (`#run-stopped`); the line says what the run did.
-            return Err(UiError::invalid(format!(
-                "The run stopped ({summary}); why is said below. The answers so far are kept: fix it and press Run to ask the rest."
-            )));
-        }
-        // Failures are never shown in green.
-        let failed = run.stats.failed > 0;
-        if ctx.cancelled() {
-            ctx.done_flawed(format!("Cancelled: {summary}. Press Run to ask the rest."), failed);
-        } else if failed {
-            ctx.done_flawed(
-                format!("Done, with failures: {summary}. \"Retry the failed tasks\" asks them again.{kept}"),
-                true,
-            );
-        } else {
-            ctx.done(format!("Done: {summary}.{kept}"));
-        }
+        let ended = ask_built_tasks(&ctx, app, rs, ask).await?;
+        ctx.done_flawed(ended.message, ended.flawed);
         Ok(())
     });
+}
+
+/// Start a run at each of `lengths` in turn (a length ladder, issue 51):
+/// the tasks built at that length (on the main job line, from this
+/// browser's cache when they were built before), then the selected tasks
+/// asked as Run asks them. Each length's answers are a run of their own
+/// (`state::runs`), so the Leaderboard draws the model's ladder; a length
+/// asked already resumes, and the tasks stay built at the last length.
+/// Stops at the first length that ends with failures, is cancelled or
+/// stopped.
+pub fn start_at_lengths(
+    app: AppState,
+    rs: RunState,
+    runner: Runner,
+    main: Runner,
+    lengths: Vec<usize>,
+) {
+    if lengths.is_empty() {
+        return;
+    }
+    let Some(ask) = ask_of(rs, runner, false, None) else { return };
+    let model = ask.settings.model.trim().to_string();
+    let what = format!("Asking {model} at {}", count(lengths.len(), "length", "lengths"));
+    runner.spawn(Job::new(what), move |ctx| async move {
+        let total = lengths.len();
+        let mut said: Vec<String> = Vec::new();
+        for (i, &n) in lengths.iter().enumerate() {
+            let at = format!("{} tokens (length {} of {total})", thousands(n), i + 1);
+            ctx.progress(format!("Building the tasks at {at}"), 0, 0);
+            if app.settings.with_untracked(|s| s.build.code_context_size) != n {
+                settings::update(app.settings, |s| s.build.code_context_size = n);
+            }
+            if !untrack(|| super::build::tasks_current(app)) {
+                super::build::build_queued(app, main)
+                    .await
+                    .map_err(|e| e.context(format!("the tasks at {at}")))?;
+            }
+            if ctx.cancelled() {
+                return Err(UiError::cancelled(format!(
+                    "Cancelled before asking at {at}.{}",
+                    done_before(&said)
+                )));
+            }
+            let ended = ask_built_tasks(&ctx, app, rs, ask.clone()).await?;
+            said.push(format!("{}: {}", thousands(n), ended.message));
+            if ended.last || ended.flawed {
+                let rest = total - i - 1;
+                let not = if rest > 0 {
+                    format!(" Not asked at the {} after it.", count(rest, "length", "lengths"))
+                } else {
+                    String::new()
+                };
+                ctx.done_flawed(format!("{}{not}", said.join(" ")), true);
+                return Ok(());
+            }
+        }
+        ctx.done(format!(
+            "{} Each length is a run of its own (Results switches between them; the Leaderboard draws {model}'s ladder).",
+            said.join(" ")
+        ));
+        Ok(())
+    });
+}
+
+/// What the lengths asked before said, after a stop.
+fn done_before(said: &[String]) -> String {
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!(" Before it: {}", said.join(" "))
+    }
+}
+
+/// Ask the selected tasks of the tasks built now that `ask.settings.model`
+/// has not answered at their length.
+async fn ask_built_tasks(
+    ctx: &Ctx,
+    app: AppState,
+    rs: RunState,
+    ask: Ask,
+) -> Result<Ended, UiError> {
+    let Ask { settings, mut config, timeout, form, selection, only_failed, only, session } = ask;
+    let model = settings.model.trim().to_string();
+    // The answers belong to the model that gave them at the length its
+    // tasks were built at: another run is kept beside this one, and this
+    // model's own at this length (if any) resumes.
+    let (before, before_len) = (current_owner(app, rs), rs.length.get_untracked());
+    let length = tasks_length(app);
+    super::runs::warm_run(ctx, app, rs, &model, length)
+        .await
+        .map_err(|_| UiError::cancelled("Cancelled before anything was asked."))?;
+    switch_run(app, rs, &model, length).await.map_err(|e| e.context("the runs kept"))?;
+    let kept = if before == UNNAMED || (before == model && before_len == rs.length.get_untracked())
+    {
+        String::new()
+    } else if before == model {
+        format!(
+            " Its run at {} tokens is kept beside it: switch to it on the Results page.",
+            before_len.map_or_else(|| "another length".to_string(), thousands)
+        )
+    } else {
+        format!(" {before}'s run is kept beside it: switch to it on the Results page.")
+    };
+    let (sub, finished) = tasks_to_ask(app, rs, &selection, only.as_deref()).await?;
+    if sub.is_empty() {
+        let message = format!(
+            "Nothing to ask: {finished} selected task(s) answered already by {model}{}.{kept}",
+            if only_failed { ", none failed" } else { "" }
+        );
+        return Ok(Ended { message, flawed: false, last: false });
+    }
+    // Above the cost the user set, the plan is shown and confirmed first.
+    if let Some(limit) = form.confirm_above {
+        let plan = plan_of(ctx, app, rs, &settings, config.concurrency, &sub).await?;
+        let cost = plan.max_cost();
+        rs.plan.set(Some(plan));
+        if let Some(cost) = cost.filter(|c| *c > limit) {
+            let ask = format!(
+                "This run may cost up to ${cost:.2} (above the ${limit:.2} you set; the plan is on the Run page). Start it?"
+            );
+            if !confirm(&ask) {
+                let message = format!(
+                    "Not started: the plan's cost, up to ${cost:.2}, is above ${limit:.2}."
+                );
+                return Ok(Ended { message, flawed: false, last: true });
+            }
+        }
+    }
+    let plan_finished = finished;
+    let todo: Vec<usize> = (0..sub.len()).collect();
+    let total = sub.len();
+    // A new run starts with clean counts and problems, but keeps the
+    // advice on browser origins: a server that hid one reply may hide
+    // the next, whatever failed in between.
+    rs.live.update(|l| *l = RunLive { no_status: l.no_status.take(), ..RunLive::default() });
+    rs.interrupted.set(false);
+    mark_active(true).await;
+    if let Some(w) = unlisted_model(&settings).await {
+        rs.live.update(|l| l.unlisted_model = Some(format!("WARNING: {w}")));
+    }
+    if let Some((c, why)) = server_slots(&settings, config.concurrency).await {
+        config.concurrency = c;
+        rs.live.update(|l| l.concurrency_note = Some(format!("{why}.")));
+    }
+    // The line stays while the run goes on (and after a Pause and
+    // Resume): it names what was true at the start, never a count that
+    // goes stale; the live counts are beside it ("4 / 10").
+    let before = match plan_finished {
+        0 => String::new(),
+        n => format!(", besides the {n} answered before this run"),
+    };
+    let what = format!(
+        "Asking {model}: {}{before}.{kept}",
+        crate::ui::format::count(total, "task", "tasks")
+    );
+    ctx.progress(what, 0, total);
+    let seed = js_sys::Date::now() as u64;
+    let mut run = BenchmarkRun::new(settings, &sub, &todo, config, seed);
+    let mut sink = TaskSink::new(app, rs, session);
+    if ask_all(ctx, &mut run, timeout, &mut sink).await == AskEnd::Superseded {
+        let message = "Ended by New session: nothing more was stored.".to_string();
+        return Ok(Ended { message, flawed: false, last: true });
+    }
+    mark_active(false).await;
+    let summary = summary(&run);
+    if rs.live.with_untracked(|l| l.stopped.is_some()) {
+        // Why it stopped is said once, in the box below the line
+        // (`#run-stopped`); the line says what the run did.
+        return Err(UiError::invalid(format!(
+            "The run stopped ({summary}); why is said below. The answers so far are kept: fix it and press Run to ask the rest."
+        )));
+    }
+    // Failures are never shown in green.
+    let failed = run.stats.failed > 0;
+    Ok(if ctx.cancelled() {
+        let message = format!("Cancelled: {summary}. Press Run to ask the rest.");
+        Ended { message, flawed: failed, last: true }
+    } else if failed {
+        let message = format!(
+            "Done, with failures: {summary}. \"Retry the failed tasks\" asks them again.{kept}"
+        );
+        Ended { message, flawed: true, last: false }
+    } else {
+        Ended { message: format!("Done: {summary}.{kept}"), flawed: false, last: false }
+    })
 }
 
 /// What a Start would do: every built task, their ids, the indexes of

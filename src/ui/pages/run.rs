@@ -21,7 +21,7 @@ use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::{run_state, PauseCancel};
 use crate::ui::format;
 use crate::ui::jobs::batch::{export_batch, import_batch};
-use crate::ui::jobs::run::{start, start_plan, test_connection, use_model_run};
+use crate::ui::jobs::run::{start, start_at_lengths, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
@@ -442,6 +442,7 @@ fn RunControls() -> impl IntoView {
                 on:click=move |_| start_plan(app, rs, runner)>"Plan"</button>
             <PauseCancel runner=runner prefix="run"/>
         </div>
+        <LengthsRun/>
         <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
             data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
             <progress max="100" value=move || format!("{:.1}", percent())></progress>
@@ -611,5 +612,51 @@ fn FailedTasks() -> impl IntoView {
             <span class="note">"What produced each answer: provider, model, base URL (no key), parameters, time, latency, tokens; and why a task failed. The answers themselves are exported on the "<a href="#results">"Results"</a>" page (outputs JSONL, SCORES)."</span>
         </div>
     </section>
+    }
+}
+
+/// "Run at several lengths": the tasks built at each length in turn and
+/// the model asked at each, every length a run of its own
+/// (`jobs::run::start_at_lengths`; `repoqa run --code-context-size
+/// 1024,2048` in the CLI).
+#[component]
+fn LengthsRun() -> impl IntoView {
+    let app = use_state();
+    let rs = use_run_state();
+    let runner = use_model_run().runner;
+    let main = crate::ui::jobs::use_runner();
+    let error = RwSignal::new(None::<String>);
+    let text = move || rs.form.with(|f| f.lengths.clone());
+    let on_input = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        error.set(None);
+        rs.form.update(|f| f.lengths = v);
+    };
+    let go = move |_| match repoqa::settings::parse_context_sizes(&text()) {
+        Ok(lengths) => {
+            error.set(None);
+            start_at_lengths(app, rs, runner, main, lengths);
+        }
+        Err(e) => error.set(Some(format!("Lengths: {e}."))),
+    };
+    view! {
+        <details id="run-lengths-box" open=move || !text().trim().is_empty()>
+            <summary>"Run at several lengths (a length ladder)"</summary>
+            <p class="note">"The tasks are built at each length in turn (the settings of the Tasks page, only the context size changed) and the selection above is asked at each, as "
+                <code>"repoqa run --code-context-size 4096,8192,…"</code>
+                " does. Each length is a run of its own: Results switches between them, and the "
+                <a href="#leaderboard">"Leaderboard"</a>" draws the model's pass@1 by length. A length asked before resumes. Long prompts cost more: press Plan at one length first."</p>
+            <div class="row">
+                <label>"Lengths (tokens, comma-separated) "
+                    <input type="text" id="run-lengths" inputmode="numeric" spellcheck="false" placeholder="4096,8192,16384"
+                        aria-invalid=move || error.get().is_some().to_string()
+                        prop:value=text on:input=on_input
+                        on:change=move |_| if let Err(e) = rs.save_form() { leptos::logging::warn!("key not remembered: {e}") }/>
+                </label>
+                <button type="button" id="run-at-lengths" disabled=move || runner.busy()
+                    on:click=go>"Run at each length"</button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="fail" id="run-lengths-error" role="alert">{e}</p> })}
+        </details>
     }
 }

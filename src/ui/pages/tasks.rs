@@ -198,7 +198,8 @@ pub fn TasksPage() -> impl IntoView {
             <details id="ladder-build">
                 <summary>"Build a length ladder: these tasks at several context lengths, a file each"</summary>
                 <p class="note">"Each length is built with the settings above, only the context size changed, and offered as its own tasks file: byte for byte what "
-                    <code>"repoqa prompts --code-context-size 4096,8192,…"</code>" writes. The tasks below stay as they are. To run a model over the ladder, "
+                    <code>"repoqa prompts --code-context-size 4096,8192,…"</code>" writes. The tasks below stay as they are. To run a model over the ladder, use "
+                    <a href="#run">"Run"</a>"'s \"Run at several lengths\", or "
                     <code>"repoqa run --code-context-size …"</code>" and load its result directory on the " <a href="#leaderboard">"Leaderboard"</a>
                     ". The files are kept until you leave the page."</p>
                 <p>

@@ -68,6 +68,9 @@ pub struct RunForm {
     pub plan: PlanGiven,
     /// Above this cost (USD, at most), Run shows the plan and asks first.
     pub confirm_above: Option<f64>,
+    /// "Run at several lengths": the code-context lengths as typed
+    /// (`repoqa run --code-context-size 1024,2048`'s list).
+    pub lengths: String,
 }
 
 impl Default for RunForm {
@@ -89,6 +92,7 @@ impl Default for RunForm {
             remember_key: false,
             plan: PlanGiven::default(),
             confirm_above: None,
+            lengths: String::new(),
         }
     }
 }
