@@ -1,5 +1,5 @@
-"""scipy's answers for the statistics of crates/repoqa/src/stats.rs, and a
-reference for crates/repoqa/src/bootstrap.rs.
+"""scipy's answers for the statistics of crates/repoqa/src/review/stats.rs, and a
+reference for crates/repoqa/src/review/bootstrap.rs.
 
 Reads {"wilson": [[k, n, level], ...], "mcnemar": [[b, c], ...],
 "bootstrap": [case, ...], "scipy_bootstrap": [case, ...]} on stdin (the

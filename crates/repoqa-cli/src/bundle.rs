@@ -1,16 +1,16 @@
 //! `repoqa bundle` writes a self-verifying result bundle of a run
-//! (`repoqa::bundle`); `repoqa verify --bundle` rebuilds its prompts from the
+//! (`repoqa::review::bundle`); `repoqa verify --bundle` rebuilds its prompts from the
 //! dataset and tokenizer, checks every hash, re-scores every answer and
 //! reports, task by task, where the claimed score disagrees.
 
 use std::path::{Path, PathBuf};
 
-use repoqa::bundle::Bundle;
 use repoqa::identity::{content_id, sha256_hex};
 use repoqa::report::{read_model_outputs, ScoresFile};
+use repoqa::review::bundle::Bundle;
+use repoqa::review::verify::{self, Report};
 use repoqa::score::{Candidates, ScoreOptions};
 use repoqa::settings::BuildSettings;
-use repoqa::verify::{self, Report};
 
 use crate::build_args::{build_tasks, select_tasks, BuildArgs};
 use crate::error::{fs_read, fs_read_text, fs_write, refuse_overwriting_inputs, CliError};

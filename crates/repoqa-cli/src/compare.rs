@@ -1,13 +1,13 @@
 //! `repoqa compare A B`: two runs on the same tasks, paired at a threshold
-//! (the core's `repoqa::compare`): the 2×2 table overall and per language,
+//! (the core's `repoqa::review::compare`): the 2×2 table overall and per language,
 //! McNemar's exact test, the bootstrap intervals of the difference (by task
 //! and by repository), and the tasks that flipped; `--json` for tools.
 
 use std::path::{Path, PathBuf};
 
-use repoqa::compare::compare;
-use repoqa::leaderboard::{check_threshold, read_scores};
 use repoqa::report::ModelScores;
+use repoqa::review::compare::compare;
+use repoqa::review::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, At, CliError};
 use crate::intervals::ResampleArgs;

@@ -1,9 +1,9 @@
 //! The flags that read a score with its evidence, shared by `leaderboard`,
 //! `compare`, `score` and `verify` (NOT UPSTREAM): the confidence level and
-//! the bootstrap's resamples and seed (`repoqa::bootstrap`).
+//! the bootstrap's resamples and seed (`repoqa::review::bootstrap`).
 
-use repoqa::bootstrap::{Resampling, DEFAULT_RESAMPLES, MAX_RESAMPLES};
 use repoqa::report::ModelScores;
+use repoqa::review::bootstrap::{Resampling, DEFAULT_RESAMPLES, MAX_RESAMPLES};
 
 use crate::error::{At, CliError};
 
@@ -72,7 +72,8 @@ impl CiArgs {
     /// With `--ci`, the threshold and resampling, checked.
     pub fn checked(self) -> Result<Option<(f64, Resampling)>, CliError> {
         let Some(r) = self.resample.maybe(self.ci)? else { return Ok(None) };
-        let t = repoqa::leaderboard::check_threshold(self.ci_threshold).at("--ci-threshold")?;
+        let t =
+            repoqa::review::leaderboard::check_threshold(self.ci_threshold).at("--ci-threshold")?;
         Ok(Some((t, r)))
     }
 }
@@ -83,6 +84,6 @@ pub fn render(
     scores: &ModelScores,
     (threshold, resampling): (f64, Resampling),
 ) -> String {
-    let table = repoqa::evidence::evidence(&scores.results, threshold, resampling);
+    let table = repoqa::review::evidence::evidence(&scores.results, threshold, resampling);
     format!("{model}: {}", table.render_text())
 }

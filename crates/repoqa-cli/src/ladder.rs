@@ -2,14 +2,14 @@
 //! (`repoqa run --code-context-size 4096,8192,…` writes upstream's layout,
 //! `<result-dir>/ntoken_<N>/<model>-SCORES.json`), side by side: pass@1 by
 //! length with its intervals, per language, the depth × length table and
-//! the effective context length (`repoqa::ladder`, where its rule is
+//! the effective context length (`repoqa::review::ladder`, where its rule is
 //! stated); a depth grid's runs (`repoqa run --depths`, in
 //! `ntoken_<N>/depth_<r>/`) add the depth × length grid.
 
 use std::path::{Path, PathBuf};
 
-use repoqa::ladder::{depth_of_dir, ladders, ntoken_of_dir, Ladder, DEFAULT_FRACTION};
-use repoqa::leaderboard::{check_threshold, read_scores};
+use repoqa::review::ladder::{depth_of_dir, ladders, ntoken_of_dir, Ladder, DEFAULT_FRACTION};
+use repoqa::review::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, At, CliError};
 use crate::intervals::ResampleArgs;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::leaderboard::{read_scores, Leaderboard, SortKey};
+use repoqa::review::leaderboard::{read_scores, Leaderboard, SortKey};
 
 use crate::error::{fs_read, At, CliError};
 use crate::intervals::ResampleArgs;

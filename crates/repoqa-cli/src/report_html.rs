@@ -1,5 +1,5 @@
 //! `repoqa report`: one self-contained HTML file from SCORES files
-//! (`repoqa::html_report`): each run's official table, its pass@1 with
+//! (`repoqa::review::html_report`): each run's official table, its pass@1 with
 //! Wilson and bootstrap intervals, inline SVG charts, the inputs' SHA-256
 //! and the tool's version; with `--compare`, the first two runs task by
 //! task; a model given at several lengths (SCORES files in upstream's
@@ -9,11 +9,11 @@
 
 use std::path::PathBuf;
 
-use repoqa::compare::compare;
-use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
 use repoqa::identity::{content_id, sha256_hex};
-use repoqa::ladder::{ladders, Ladder, DEFAULT_FRACTION};
-use repoqa::leaderboard::{check_threshold, read_scores};
+use repoqa::review::compare::compare;
+use repoqa::review::html_report::{default_title, input_label, render, ReportInput, ReportRun};
+use repoqa::review::ladder::{ladders, Ladder, DEFAULT_FRACTION};
+use repoqa::review::leaderboard::{check_threshold, read_scores};
 
 use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
 use crate::intervals::ResampleArgs;
@@ -67,7 +67,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
         files.push((
             name.clone(),
-            repoqa::ladder::ntoken_of_path(&name),
+            repoqa::review::ladder::ntoken_of_path(&name),
             read_scores(&bytes, &name)?,
         ));
     }

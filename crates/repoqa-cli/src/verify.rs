@@ -1,14 +1,14 @@
 //! `repoqa verify`: check a SCORES file with the core's verification
-//! (`repoqa::verify`, the same code as the web app's Verify page): its
+//! (`repoqa::review::verify`, the same code as the web app's Verify page): its
 //! table recomputed from its per-task records, each record checked for
 //! consistency, and, given the outputs and dataset, every task re-scored.
 //! Each mismatch line names the cell, or the task (language, repo, needle).
 
 use std::path::Path;
 
-use repoqa::leaderboard::read_scores;
+use repoqa::review::leaderboard::read_scores;
+use repoqa::review::verify::{self, Report};
 use repoqa::score::{Candidates, ScoreOptions};
-use repoqa::verify::{self, Report};
 
 use crate::error::{fs_read, CliError};
 use crate::input::{load_dataset, read_outputs, InflateArgs};

@@ -8,8 +8,8 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use repoqa::leaderboard::{percent, Leaderboard, SortKey};
 use repoqa::report::ScoresFile;
+use repoqa::review::leaderboard::{percent, Leaderboard, SortKey};
 use repoqa::score::{THRESHOLDS, THRESHOLD_KEYS};
 use serde_json::Value;
 
@@ -169,7 +169,7 @@ fn thresholds_between_the_official_ones_are_direct_counts() {
 fn the_combined_file_is_refused_with_the_missing_field() {
     let path = fixtures().join("COMBINED-RESULTS.json.gz");
     let bytes = std::fs::read(path).unwrap();
-    let e = repoqa::leaderboard::read_scores(&bytes, "COMBINED-RESULTS.json").unwrap_err();
+    let e = repoqa::review::leaderboard::read_scores(&bytes, "COMBINED-RESULTS.json").unwrap_err();
     assert!(e.to_string().contains(".results: missing"), "{e}");
 }
 

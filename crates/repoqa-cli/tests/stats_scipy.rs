@@ -10,7 +10,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::Command;
 
-use repoqa::stats::{mcnemar_exact, wilson};
+use repoqa::review::stats::{mcnemar_exact, wilson};
 use repoqa_testkit as common;
 use serde_json::{json, Value};
 
@@ -191,8 +191,8 @@ type BorrowedGroups<'a> = Vec<(&'a str, Repos)>;
 
 /// `[[language, [[repo, [value, …]], …]], …]`: strata as the oracle reads
 /// them, and ours.
-fn strata_of(groups: &[(&str, Repos)]) -> (Value, repoqa::bootstrap::Strata) {
-    let mut ours = repoqa::bootstrap::Strata::default();
+fn strata_of(groups: &[(&str, Repos)]) -> (Value, repoqa::review::bootstrap::Strata) {
+    let mut ours = repoqa::review::bootstrap::Strata::default();
     let mut json_groups = Vec::new();
     for (lang, repos) in groups {
         let mut rs = Vec::new();
@@ -231,7 +231,7 @@ fn close(a: f64, b: f64, tol: f64, what: &str) {
 
 #[test]
 fn bootstrap_equals_its_reference_and_agrees_with_scipy() {
-    use repoqa::bootstrap::{bootstrap, Resampling, Unit};
+    use repoqa::review::bootstrap::{bootstrap, Resampling, Unit};
     // Small strata of uneven sizes, values 0/1 and paired −1/0/1.
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move |n: u64| {
@@ -359,7 +359,7 @@ fn bootstrap_equals_its_reference_and_agrees_with_scipy() {
     for (case, theirs) in
         [(50usize, 1u64), (83, 2), (95, 3)].iter().zip(want["scipy_bootstrap"].as_array().unwrap())
     {
-        let mut s = repoqa::bootstrap::Strata::default();
+        let mut s = repoqa::review::bootstrap::Strata::default();
         for i in 0..100 {
             s.push("python", &format!("r{}", i / 10), f64::from(u8::from(i < case.0)));
         }

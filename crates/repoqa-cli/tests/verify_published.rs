@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use repoqa::report::ScoresFile;
-use repoqa::verify::check_table;
+use repoqa::review::verify::check_table;
 
 /// The published files, kept gzipped in `tests/fixtures/published-scores/`
 /// (public result data of the RepoQA authors; see the README there),

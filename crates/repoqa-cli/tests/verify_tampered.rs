@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use repoqa::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput, ScoresFile, TaskResult};
+use repoqa::review::verify::{self, DatasetProblem, Finding, Report};
 use repoqa::run::score_outputs;
 use repoqa::score::{pass_table, Candidates, ScoreOptions};
-use repoqa::verify::{self, DatasetProblem, Finding, Report};
 use serde_json::{json, Number};
 
 fn root() -> PathBuf {

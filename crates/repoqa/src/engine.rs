@@ -24,12 +24,12 @@ use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descript
 use crate::dataset::Dataset;
 use crate::exercise::Choice;
 use crate::report::ModelOutput;
+use crate::review::verify::Differing;
 use crate::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::settings::BuildSettings;
 use crate::step::Stepper;
 use crate::tokenize::Tokenizer;
-use crate::verify::Differing;
 
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -301,7 +301,7 @@ impl Engine {
             }
             Request::BestOptions { dataset, differing } => {
                 let d = self.dataset(dataset)?;
-                Reply::BestOptions { best: crate::verify::best_options(&differing, d) }
+                Reply::BestOptions { best: crate::review::verify::best_options(&differing, d) }
             }
             Request::Choices { dataset, task } => {
                 let d = self.dataset(dataset)?;
@@ -578,13 +578,13 @@ mod tests {
         let differing = Differing {
             model: "m".into(),
             given: ScoreOptions::default(),
-            tasks: vec![(output, crate::verify::Reproduce::of(&record))],
+            tasks: vec![(output, crate::review::verify::Reproduce::of(&record))],
         };
         let request = Request::BestOptions { dataset: 7, differing: Box::new(differing.clone()) };
         let Reply::BestOptions { best } = through_json(&mut engine, &request) else {
             panic!("not a BestOptions reply")
         };
-        assert_eq!(best, crate::verify::best_options(&differing, &dataset));
+        assert_eq!(best, crate::review::verify::best_options(&differing, &dataset));
         assert_eq!(best, Some((1, ignoring)));
         assert!(differing.note(best).is_some());
     }

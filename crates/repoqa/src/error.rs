@@ -28,11 +28,11 @@ pub enum Error {
     #[error("{0}")]
     Settings(#[from] crate::settings::SettingsError),
     #[error("{0}")]
-    Leaderboard(#[from] crate::leaderboard::LeaderboardError),
+    Leaderboard(#[from] crate::review::leaderboard::LeaderboardError),
     #[error("{0}")]
     Gunzip(#[from] crate::limits::GunzipError),
     #[error("{0}")]
-    Verify(#[from] crate::verify::VerifyError),
+    Verify(#[from] crate::review::verify::VerifyError),
     #[error("{0}")]
     Audit(#[from] crate::audit::measure::AuditError),
     #[error("{0}")]
@@ -48,9 +48,9 @@ pub enum Error {
     #[error("{0}")]
     Batch(#[from] crate::llm::batch::BatchError),
     #[error("{0}")]
-    Compare(#[from] crate::compare::CompareError),
+    Compare(#[from] crate::review::compare::CompareError),
     #[error("{0}")]
-    Bundle(#[from] crate::bundle::BundleError),
+    Bundle(#[from] crate::review::bundle::BundleError),
     #[error("{0}")]
     Engine(#[from] crate::engine::EngineError),
 }
@@ -73,9 +73,9 @@ macro_rules! for_each_error_type {
             $crate::curate::CurateError,
             $crate::curate::ArchiveError,
             $crate::settings::SettingsError,
-            $crate::leaderboard::LeaderboardError,
+            $crate::review::leaderboard::LeaderboardError,
             $crate::limits::GunzipError,
-            $crate::verify::VerifyError,
+            $crate::review::verify::VerifyError,
             $crate::audit::measure::AuditError,
             $crate::agent::AgentError,
             $crate::llm::LlmError,
@@ -83,8 +83,8 @@ macro_rules! for_each_error_type {
             $crate::llm::schedule::RunLimitError,
             $crate::coreqa::CoreqaError,
             $crate::llm::batch::BatchError,
-            $crate::compare::CompareError,
-            $crate::bundle::BundleError,
+            $crate::review::compare::CompareError,
+            $crate::review::bundle::BundleError,
             $crate::engine::EngineError
         );
     };

@@ -14,6 +14,7 @@
 //! | `bleu`     | NLTK 3.8.1 `sentence_bleu` with smoothing method4, bit for bit |
 //! | `score`    | `needle_evaluator` and the pass@1 table over thresholds × languages |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
+//! | `review`   | results read, checked and compared: `verify`, `leaderboard`, `ladder`, `evidence`, `stats`, `bootstrap`, `compare`, `headline`, `html_report`, `bundle` |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
 //! | `anatomy`  | a prompt as bands (instruction, each file, the needle, description) with token counts, artifacts placed |
 //! | `audit`    | the artifacts by which official prompts mark the needle (P3, P6, K5); the artifact-only answerer |
@@ -24,17 +25,7 @@
 //! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
-//! | `verify`   | a SCORES file checked against its records, a dataset and a re-scoring: typed findings |
-//! | `leaderboard` | pass@1 per language and average at any threshold, over many SCORES files |
-//! | `ladder`   | one model at several context lengths: pass@1 by length, depth × length, the effective length |
-//! | `stats`    | Wilson score interval of a pass@1, McNemar's exact test |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
-//! | `headline` | a run's score in one sentence: pass@1 at the threshold, n, its interval, what counts as a failure |
-//! | `evidence` | a pass@1 with its Wilson and bootstrap intervals, overall and per language |
-//! | `bootstrap`| seeded percentile bootstrap of a pass@1 or a paired difference, by task or by repository |
-//! | `bundle`   | a self-verifying result bundle: SCORES, outputs, settings, input and prompt hashes |
-//! | `html_report` | one self-contained HTML report: tables, intervals, SVG charts, input hashes, a paired comparison |
-//! | `compare`  | two runs on the same tasks: the 2×2 table, the test, the intervals, the flipped tasks |
 //! | `name_match` | the agent way (mcpbr): the needle's name in the reply, with reliability warnings |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
 //! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
@@ -60,26 +51,18 @@ pub mod anatomy;
 pub mod answers;
 pub mod audit;
 pub mod bleu;
-pub mod bootstrap;
 pub mod breakdown;
-pub mod bundle;
-pub mod compare;
 pub mod context;
 pub mod coreqa;
 pub mod curate;
 pub mod dataset;
 pub mod engine;
 pub mod error;
-pub mod evidence;
 pub mod exercise;
-pub mod headline;
-pub mod html_report;
 pub mod identity;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod input_file;
-pub mod ladder;
 pub mod lang;
-pub mod leaderboard;
 pub mod limits;
 pub mod linediff;
 pub mod llm;
@@ -89,6 +72,7 @@ pub mod naming;
 pub mod pyjson;
 mod python_scanner;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod sanitize;
 pub mod score;
@@ -96,10 +80,8 @@ mod seeded;
 pub mod selfcheck;
 pub mod settings;
 pub mod sniff;
-pub mod stats;
 pub mod step;
 pub mod tokenize;
-pub mod verify;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm_alloc;

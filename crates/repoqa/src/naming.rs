@@ -38,7 +38,7 @@ pub fn run_outputs_path(code_context_size: usize, protocol: Protocol, model: &st
 
 /// [`run_outputs_path`] of a depth grid's row (NOT UPSTREAM, `repoqa run
 /// --depths`): every needle at `depth`, in `ntoken_<size>/depth_<depth>/`
-/// (`repoqa::ladder::depth_of_path` reads it back); `None` is upstream's
+/// (`repoqa::review::ladder::depth_of_path` reads it back); `None` is upstream's
 /// path.
 pub fn run_outputs_path_at(
     code_context_size: usize,
@@ -65,7 +65,7 @@ pub fn depth_dir(depth: f64) -> String {
 
 /// The folder of a run's files under the result directory:
 /// `ntoken_<size>`, or `ntoken_<size>-<protocol>` for a not-official
-/// protocol (`repoqa::ladder::ntoken_of_dir` reads the length back).
+/// protocol (`repoqa::review::ladder::ntoken_of_dir` reads the length back).
 pub fn run_dir(code_context_size: usize, protocol: Protocol) -> String {
     if protocol.is_official() {
         format!("ntoken_{code_context_size}")

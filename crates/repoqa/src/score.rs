@@ -1,7 +1,7 @@
 //! Scoring as `compute_score` does it (docs/parity.md S3, S4, S6, S7):
 //! `needle_evaluator` for one reply, the per-task records, and the pass@1
 //! table over thresholds × languages (the checks behind `repoqa verify` are in
-//! [`crate::verify`]).
+//! [`crate::review::verify`]).
 //!
 //! Official behaviour is the default ([`Candidates::Needles`]). The paper's
 //! stricter rule ([`Candidates::Context`]: every function of the repo that

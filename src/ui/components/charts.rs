@@ -15,9 +15,9 @@
 
 use leptos::prelude::*;
 use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
-use repoqa::ladder::Ladder;
+use repoqa::review::ladder::Ladder;
+use repoqa::review::stats::wilson;
 use repoqa::score::THRESHOLD_KEYS;
-use repoqa::stats::wilson;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::browser::download::{download_text, download_url};
@@ -66,7 +66,7 @@ fn pct(v: f64) -> String {
 }
 
 /// "7 of 10 passed (70.0%; 95% CI 39.7%–89.2%, Wilson)": the count, the
-/// rate and its interval (`repoqa::stats::wilson`).
+/// rate and its interval (`repoqa::review::stats::wilson`).
 fn count_text(c: Count) -> String {
     match c.rate() {
         Some(r) => {
@@ -199,7 +199,7 @@ pub fn DepthChart(
     }
 }
 
-/// The length ladders (`repoqa::ladder`): pass@1 by code-context length,
+/// The length ladders (`repoqa::review::ladder`): pass@1 by code-context length,
 /// a line per model over the lengths any of them has; and the needle depth
 /// × length heatmap, a row per model and length.
 #[component]

@@ -1,13 +1,13 @@
 //! A pass@1 with its evidence as a table: rows "all" and each language;
 //! pass@1, n, the Wilson interval and the bootstrap intervals by task and
-//! by repository (`repoqa::evidence`), with the note on which to quote. The
+//! by repository (`repoqa::review::evidence`), with the note on which to quote. The
 //! Results page shows it for the loaded answers, the Leaderboard page for a
 //! chosen model; `repoqa score --ci` and `leaderboard --ci` print the same.
 
 use leptos::prelude::*;
-use repoqa::evidence::{bounds_repr, percent_span, EvidenceTable};
-use repoqa::leaderboard::fmt_threshold;
 use repoqa::pyjson::float_repr;
+use repoqa::review::evidence::{bounds_repr, percent_span, EvidenceTable};
+use repoqa::review::leaderboard::fmt_threshold;
 
 /// The confidence levels offered.
 pub const LEVELS: [f64; 4] = [0.8, 0.9, 0.95, 0.99];

@@ -1,12 +1,12 @@
 //! The Leaderboard's length ladders (issue 51): each model loaded at two
 //! code-context lengths or more (files in upstream's `ntoken_<N>/`
 //! folders) or at two depths of a grid (`ntoken_<N>/depth_<r>/`), a model at a time on the main job line. The numbers are
-//! `repoqa::ladder`'s, at the CLI's default intervals (95 %, the default
+//! `repoqa::review::ladder`'s, at the CLI's default intervals (95 %, the default
 //! resamples, seed 0), so each equals `repoqa ladder --json`.
 
 use leptos::prelude::*;
-use repoqa::bootstrap::Resampling;
-use repoqa::ladder::{ladders, Ladder};
+use repoqa::review::bootstrap::Resampling;
+use repoqa::review::ladder::{ladders, Ladder};
 
 use super::{Job, Runner};
 use crate::ui::error::UiError;

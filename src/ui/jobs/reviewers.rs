@@ -2,21 +2,21 @@
 //! built-in published collection only when asked for, files, a URL), the
 //! Verify page's inputs, and its re-scoring of every task on the main job
 //! line (a slice at a time, with progress and Cancel). The checks and the
-//! numbers are the core's (`repoqa::verify`, `repoqa::leaderboard`).
+//! numbers are the core's (`repoqa::review::verify`, `repoqa::review::leaderboard`).
 
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::bootstrap::Resampling;
-use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
 use repoqa::engine::{Reply, Request};
-use repoqa::leaderboard::{model_row, read_scores};
 use repoqa::report::{read_model_outputs, TaskResult};
+use repoqa::review::bootstrap::Resampling;
+use repoqa::review::bundle::Bundle;
+use repoqa::review::leaderboard::{model_row, read_scores};
+use repoqa::review::verify::{self, Finding, Report};
 use repoqa::score::{task_result, Candidates, ScoreOptions};
-use repoqa::verify::{self, Finding, Report};
 use serde_json::Value;
 
 use super::{Job, Runner};

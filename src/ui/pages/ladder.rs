@@ -5,13 +5,13 @@
 //! by length with its intervals, per language, the effective context
 //! length, the needle depth × length heatmap, and a depth grid's table
 //! when the runs have one (`repoqa run --depths`). The numbers are
-//! `repoqa::ladder`'s (`jobs::ladder`), equal to `repoqa ladder --json`.
+//! `repoqa::review::ladder`'s (`jobs::ladder`), equal to `repoqa ladder --json`.
 
 use leptos::prelude::*;
-use repoqa::evidence::percent_span;
-use repoqa::ladder::Ladder;
-use repoqa::leaderboard::{fmt_threshold, percent};
 use repoqa::pyjson::float_repr;
+use repoqa::review::evidence::percent_span;
+use repoqa::review::ladder::Ladder;
+use repoqa::review::leaderboard::{fmt_threshold, percent};
 
 use crate::ui::browser::dom::{folder_picker, picked_files};
 use crate::ui::components::charts::LadderCharts;
@@ -91,7 +91,7 @@ pub fn LadderCard() -> impl IntoView {
     }
 }
 
-/// What the effective length says, in words (the rule of `repoqa::ladder`).
+/// What the effective length says, in words (the rule of `repoqa::review::ladder`).
 fn effective_text(l: &Ladder) -> String {
     let share = format!("{:.0}%", 100.0 * l.fraction);
     match (l.effective, l.rungs.first()) {
@@ -136,7 +136,7 @@ fn ladder_section(l: &Ladder, threshold: &str) -> impl IntoView {
         .rungs
         .iter()
         .map(|r| {
-            let bounds = |i: Option<repoqa::stats::RateInterval>| i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default();
+            let bounds = |i: Option<repoqa::review::stats::RateInterval>| i.map(|i| (float_repr(i.low), float_repr(i.high))).unwrap_or_default();
             let ((lo, hi), (wlo, whi)) = (bounds(r.all.by_repo), bounds(r.all.wilson));
             let cells = langs
                 .iter()

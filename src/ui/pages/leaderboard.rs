@@ -2,16 +2,16 @@
 //! like the paper's Table 2 but at any threshold (a slider from 0 to 1),
 //! sortable, with task counts; chosen models compared in the charts; per
 //! model, the needles it missed and what it picked instead. Every number
-//! comes from `repoqa::leaderboard` (the official pass rule applied to
+//! comes from `repoqa::review::leaderboard` (the official pass rule applied to
 //! the per-task records), so at the official thresholds it equals each
 //! file's own table and at any other it equals `repoqa leaderboard`.
 
 use leptos::prelude::*;
 use repoqa::breakdown::breakdown;
-use repoqa::evidence::percent_span;
-use repoqa::ladder::ntoken_of_path;
-use repoqa::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
 use repoqa::pyjson::float_repr;
+use repoqa::review::evidence::percent_span;
+use repoqa::review::ladder::ntoken_of_path;
+use repoqa::review::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
 
 use crate::ui::browser::dom::{picked_files, set_hash};
 use crate::ui::components::charts::Charts;
@@ -167,7 +167,7 @@ fn verify_button(
 }
 
 /// The mark of a row whose file's own table differs from its records
-/// (`repoqa::leaderboard::Row::table_differs`): the row shows the records.
+/// (`repoqa::review::leaderboard::Row::table_differs`): the row shows the records.
 fn table_differs(parts: usize) -> Option<impl IntoView> {
     (parts > 0).then(|| {
         let what = crate::ui::format::count(parts, "part", "parts");

@@ -3,21 +3,21 @@
 //! at the page's threshold — the 2×2 table overall and per language,
 //! McNemar's exact test, the difference A − B with its bootstrap intervals
 //! by task and by repository, and the tasks that flipped, each opening
-//! both sides. Every number is `repoqa::compare`'s, as `repoqa compare`
+//! both sides. Every number is `repoqa::review::compare`'s, as `repoqa compare`
 //! prints it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::bootstrap::Resampling;
-use repoqa::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
 use repoqa::context::task_id;
-use repoqa::evidence::{bounds_repr, points, points_span};
-use repoqa::html_report::{default_title, input_label, render, ReportInput, ReportRun};
-use repoqa::leaderboard::fmt_threshold;
 use repoqa::naming::report_file_name;
 use repoqa::pyjson::float_repr;
+use repoqa::review::bootstrap::Resampling;
+use repoqa::review::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
+use repoqa::review::evidence::{bounds_repr, points, points_span};
+use repoqa::review::html_report::{default_title, input_label, render, ReportInput, ReportRun};
+use repoqa::review::leaderboard::fmt_threshold;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::components::evidence_table::LevelSelect;

@@ -3,13 +3,13 @@
 //! checked; with a dataset (a file, or the one loaded in the app) its
 //! needles are compared; with the outputs JSONL too, every task is
 //! re-scored here in the page (a job on the main line). Every finding
-//! comes from `repoqa::verify`, the same code `repoqa verify` prints, and
+//! comes from `repoqa::review::verify`, the same code `repoqa verify` prints, and
 //! names the cell or the task (language, repo, needle) with what the file
 //! has against what was recomputed. The report downloads as JSON and as a
 //! readable summary.
 
 use leptos::prelude::*;
-use repoqa::verify::{Finding, ModelSummary, HEADLINE_KEY};
+use repoqa::review::verify::{Finding, ModelSummary, HEADLINE_KEY};
 
 use crate::ui::format;
 

@@ -1,11 +1,11 @@
-//! The Verify page's result bundle (`repoqa::bundle`): give a bundle and
+//! The Verify page's result bundle (`repoqa::review::bundle`): give a bundle and
 //! its SCORES file and outputs are taken from it; its prompts are checked
 //! against the tasks built here from the loaded dataset and tokenizer with
 //! the bundle's settings (one click sets them), and "Re-score every task"
 //! checks its claims — what `repoqa verify --bundle` does.
 
 use leptos::prelude::*;
-use repoqa::bundle::BundleFinding;
+use repoqa::review::bundle::BundleFinding;
 use repoqa::settings::BuildSettings;
 
 use crate::ui::browser::dom::picked_files;

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::bundle::Bundle;
 use repoqa::dataset::Dataset;
-use repoqa::evidence::EvidenceTable;
-use repoqa::ladder::{depth_of_path, ntoken_of_path, Ladder, DEFAULT_FRACTION};
-use repoqa::leaderboard::SortKey;
 use repoqa::report::{LineError, ModelOutput, ScoresFile};
-use repoqa::verify::Report;
+use repoqa::review::bundle::Bundle;
+use repoqa::review::evidence::EvidenceTable;
+use repoqa::review::ladder::{depth_of_path, ntoken_of_path, Ladder, DEFAULT_FRACTION};
+use repoqa::review::leaderboard::SortKey;
+use repoqa::review::verify::Report;
 
 use super::AppState;
 
@@ -48,7 +48,7 @@ pub struct LeaderboardState {
     /// The two runs compared task by task (`source\u{1f}model` keys).
     pub paired: RwSignal<(Option<String>, Option<String>)>,
     /// The share of the shortest length's pass@1 an effective context
-    /// length keeps (`repoqa::ladder`).
+    /// length keeps (`repoqa::review::ladder`).
     pub fraction: RwSignal<f64>,
     /// The ladder of each model loaded at two lengths or more (or at two
     /// depths of a grid), filled by
@@ -122,7 +122,7 @@ impl LeaderboardState {
     }
 
     /// The loaded files whose folder names their length (a run directory's
-    /// `ntoken_<N>/`, `repoqa::ladder::ntoken_of_path`), untracked. The
+    /// `ntoken_<N>/`, `repoqa::review::ladder::ntoken_of_path`), untracked. The
     /// current answers sent from Results ([`SENT_SOURCE`]) are left out
     /// where the runs kept in this browser ([`RUNS_SOURCE`]) hold the same
     /// file: one run, not two files at one length.
@@ -141,7 +141,7 @@ impl LeaderboardState {
 
     /// The models loaded at two lengths or more, or at two depths of a
     /// depth grid (`ntoken_<N>/depth_<r>/`), in order of first sight: those
-    /// whose ladder may be shown ([`repoqa::ladder::Ladder::is_shown`]).
+    /// whose ladder may be shown ([`repoqa::review::ladder::Ladder::is_shown`]).
     pub fn ladder_models(files: &[AtLength]) -> Vec<String> {
         // A model's points: (length, depth's bits; None = official depths).
         type Point = (usize, Option<u64>);
@@ -311,7 +311,7 @@ impl VerifyState {
             d.as_ref().map(|d| (format!("{} (loaded in the app)", d.origin), d.dataset.clone()))
         })?;
         let related = self.scores.with_untracked(|s| {
-            s.as_ref().is_none_or(|(_, f)| repoqa::verify::shares_repos(f, &loaded.1))
+            s.as_ref().is_none_or(|(_, f)| repoqa::review::verify::shares_repos(f, &loaded.1))
         });
         if related {
             Some(loaded)

@@ -2,9 +2,9 @@
 //! eval_date they record.
 
 use leptos::prelude::*;
-use repoqa::html_report;
 use repoqa::naming;
 use repoqa::report::{self, ScoresFile};
+use repoqa::review::html_report;
 use repoqa::score::Candidates;
 
 use crate::ui::browser::download::download_text;
@@ -79,7 +79,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             let html = html_report::render(&html_report::ReportInput {
                 title: html_report::default_title(&[&model]),
                 threshold: state.settings.with_untracked(|s| s.threshold),
-                resampling: repoqa::bootstrap::Resampling::at(0.95),
+                resampling: repoqa::review::bootstrap::Resampling::at(0.95),
                 runs: vec![html_report::ReportRun { model: model.clone(), scores }],
                 inputs,
                 paired: None,
@@ -92,7 +92,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
         });
         message.set(Some(r));
     };
-    // A self-verifying bundle of the run (`repoqa::bundle`): anyone with
+    // A self-verifying bundle of the run (`repoqa::review::bundle`): anyone with
     // the dataset checks it with `repoqa verify --bundle` or on Verify.
     let export_bundle = move |_| {
         let r = scores_file().and_then(|(model, file, _)| {
@@ -110,7 +110,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             };
             let outputs = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a))?;
             let ignore_comments = untrack(|| state.score_options()).ignore_comments;
-            let bundle = repoqa::bundle::Bundle::new(
+            let bundle = repoqa::review::bundle::Bundle::new(
                 &model,
                 settings,
                 ignore_comments,

@@ -1,10 +1,10 @@
 //! The top of Results: the score in words and a number
-//! (`repoqa::headline`), what counts as a failure, and one move to the
+//! (`repoqa::review::headline`), what counts as a failure, and one move to the
 //! charts, the table, each task or the import form.
 
 use leptos::prelude::*;
-use repoqa::headline::headline;
 use repoqa::pyjson::float_repr;
+use repoqa::review::headline::headline;
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::jobs::demo::{demo_loaded, SAMPLE_MODEL};

@@ -1,9 +1,9 @@
 //! The loaded answers' pass@1 at the page's threshold with its intervals
-//! (`repoqa::evidence`, as `repoqa score --ci` prints them).
+//! (`repoqa::review::evidence`, as `repoqa score --ci` prints them).
 
 use leptos::prelude::*;
-use repoqa::bootstrap::Resampling;
-use repoqa::evidence::evidence;
+use repoqa::review::bootstrap::Resampling;
+use repoqa::review::evidence::evidence;
 
 use crate::ui::components::evidence_table::{EvidenceView, LevelSelect};
 use crate::ui::state::scoring::{ScoredSet, Shared};

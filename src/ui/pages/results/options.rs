@@ -2,9 +2,9 @@
 //! and the pass threshold.
 
 use leptos::prelude::*;
-use repoqa::leaderboard::check_threshold;
 use repoqa::pyjson::float_repr;
 use repoqa::report::UnansweredScoring;
+use repoqa::review::leaderboard::check_threshold;
 use repoqa::score::{Candidates, ScoreOptions};
 
 use crate::ui::jobs::scoring::change_options;

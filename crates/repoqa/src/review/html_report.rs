@@ -14,13 +14,15 @@
 
 use std::fmt::Write as _;
 
-use crate::bootstrap::Resampling;
 use crate::breakdown::{breakdown, depth_bin_label, DEPTH_BINS};
-use crate::compare::{DifferenceIntervals, Paired};
-use crate::evidence::{bounds_repr, evidence, percent_span, points, points_span, EvidenceTable};
-use crate::leaderboard::fmt_threshold;
 use crate::pyjson::float_repr;
 use crate::report::ModelScores;
+use crate::review::bootstrap::Resampling;
+use crate::review::compare::{DifferenceIntervals, Paired};
+use crate::review::evidence::{
+    bounds_repr, evidence, percent_span, points, points_span, EvidenceTable,
+};
+use crate::review::leaderboard::fmt_threshold;
 use crate::score::THRESHOLD_KEYS;
 
 /// The tool that wrote a report.
@@ -47,7 +49,7 @@ pub struct ReportInput<'a> {
     pub paired_error: Option<String>,
     /// Models run at several code-context lengths (`ladder`): each gets
     /// pass@1 by length and the needle depth × length heatmap.
-    pub ladders: Vec<crate::ladder::Ladder>,
+    pub ladders: Vec<crate::review::ladder::Ladder>,
 }
 
 /// The title when none is given: the models' names.
@@ -242,7 +244,7 @@ fn depth_chart(out: &mut String, scores: &ModelScores, threshold: f64, level: f6
             );
             continue;
         };
-        let ci = crate::stats::wilson(count.passed, count.n, level);
+        let ci = crate::review::stats::wilson(count.passed, count.n, level);
         let bar = h * rate;
         let _ = write!(
             out,
@@ -322,7 +324,7 @@ fn paired_section(out: &mut String, p: &Paired, ci: &DifferenceIntervals, a: &st
         escape(a),
         escape(b)
     );
-    let mut row = |name: &str, c: &crate::compare::Counts, lang: Option<&str>| {
+    let mut row = |name: &str, c: &crate::review::compare::Counts, lang: Option<&str>| {
         let (tl, th) = bounds_repr(ci.tasks.get(lang));
         let (rl, rh) = bounds_repr(ci.repos.get(lang));
         let _ = write!(
@@ -411,13 +413,13 @@ fn last_two(path: &str) -> String {
 }
 
 /// A length's attributes, read by tests and tools: its tokens and pass@1.
-fn rung_attrs(r: &crate::ladder::Rung) -> String {
+fn rung_attrs(r: &crate::review::ladder::Rung) -> String {
     format!("data-ntoken=\"{}\" data-pass=\"{}\"", r.ntoken, float_repr(r.pass()))
 }
 
 /// pass@1 by length as a line (lengths on a log2 axis), with the
 /// interval by repository as error bars.
-fn length_chart(out: &mut String, l: &crate::ladder::Ladder) {
+fn length_chart(out: &mut String, l: &crate::review::ladder::Ladder) {
     let (left, top, w, h) = (40.0, 14.0, 560.0, 160.0);
     let logs: Vec<f64> = l.rungs.iter().map(|r| (r.ntoken as f64).log2()).collect();
     let (lo, hi) = logs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
@@ -490,7 +492,7 @@ fn length_chart(out: &mut String, l: &crate::ladder::Ladder) {
 /// A model at several lengths: pass@1 by length (table and line), the
 /// needle depth × length heatmap (a table: each cell its rate, passed of
 /// n, coloured), and the effective length with its rule.
-fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
+fn ladder_section(out: &mut String, i: usize, l: &crate::review::ladder::Ladder) {
     let _ = write!(
         out,
         "<section class=\"ladder\" id=\"ladder-{i}\" data-model=\"{}\" data-effective=\"{}\"><h2>{} by code-context length</h2>",
@@ -571,7 +573,7 @@ fn ladder_section(out: &mut String, i: usize, l: &crate::ladder::Ladder) {
 /// A depth grid's table (NOT UPSTREAM, `repoqa run --depths`): a row per
 /// depth, a column per length, each cell one SCORES file's pass@1,
 /// coloured as the heatmap; nothing without a grid.
-fn depth_grid(out: &mut String, l: &crate::ladder::Ladder) {
+fn depth_grid(out: &mut String, l: &crate::review::ladder::Ladder) {
     if l.grid.is_empty() {
         return;
     }

@@ -113,7 +113,7 @@ impl Bundle {
             .collect();
         Bundle {
             format: FORMAT.to_string(),
-            tool: crate::html_report::TOOL.to_string(),
+            tool: crate::review::html_report::TOOL.to_string(),
             model: model.to_string(),
             settings,
             ignore_comments,

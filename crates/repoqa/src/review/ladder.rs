@@ -28,12 +28,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::bootstrap::Resampling;
 use crate::breakdown::{depth_bin, passes, Count, DEPTH_BINS};
-use crate::evidence::RateEvidence;
-use crate::leaderboard::model_row;
 use crate::pyjson::float_value;
 use crate::report::{ModelScores, ScoresFile};
+use crate::review::bootstrap::Resampling;
+use crate::review::evidence::RateEvidence;
+use crate::review::leaderboard::model_row;
 
 /// The default share of the shortest length's score an effective length keeps.
 pub const DEFAULT_FRACTION: f64 = 0.9;
@@ -290,7 +290,7 @@ impl Ladder {
     /// "depth_by_length": [{"ntoken", "cells": [{"passed", "n"}]}],
     /// "effective_length": N | null}`.
     pub fn to_value(&self) -> Value {
-        let span = |i: Option<crate::stats::RateInterval>| match i {
+        let span = |i: Option<crate::review::stats::RateInterval>| match i {
             Some(i) => Value::Array(vec![float_value(i.low), float_value(i.high)]),
             None => Value::Null,
         };
@@ -374,7 +374,7 @@ impl Ladder {
         let mut out = format!(
             "{}: pass@1 (%) at threshold {} by code-context length\n",
             self.model,
-            crate::leaderboard::fmt_threshold(self.threshold)
+            crate::review::leaderboard::fmt_threshold(self.threshold)
         );
         out.push_str(&format!("{:>8} {:>6} {:>13} {:>5}", "ntoken", "all", "CI by repo", "n"));
         for l in &langs {
@@ -386,7 +386,7 @@ impl Ladder {
                 "{:>8} {:>6} {:>13} {:>5}",
                 r.ntoken,
                 format!("{:.1}", 100.0 * r.pass()),
-                crate::evidence::percent_span(r.all.by_repo),
+                crate::review::evidence::percent_span(r.all.by_repo),
                 r.all.n
             ));
             for l in &langs {

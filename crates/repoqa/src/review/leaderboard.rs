@@ -12,10 +12,10 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::bootstrap::{Resampling, Strata};
 use crate::breakdown::passes;
-use crate::evidence::{evidence_of, percent_span, EvidenceTable};
 use crate::report::{ModelScores, ReportError, ScoresFile, TaskResult};
+use crate::review::bootstrap::{Resampling, Strata};
+use crate::review::evidence::{evidence_of, percent_span, EvidenceTable};
 
 #[derive(Debug, Error)]
 pub enum LeaderboardError {
@@ -197,9 +197,9 @@ fn file_row(model: &str, source: &str, scores: &ModelScores, threshold: f64) -> 
 /// JavaScript writes it) is verify's concern, not a disagreement of
 /// numbers. 0 when they agree, as in every published file.
 pub fn table_differences(model: &str, scores: &ModelScores) -> usize {
-    use crate::verify::Finding;
+    use crate::review::verify::Finding;
     let number = |s: &str| s.parse::<f64>().ok();
-    crate::verify::check_table(model, scores)
+    crate::review::verify::check_table(model, scores)
         .iter()
         .filter(|f| match f {
             Finding::NoTasks { .. } => false,
@@ -614,7 +614,7 @@ mod tests {
         let s = said(outputs.as_bytes());
         assert!(s.starts_with("f: this looks like a model-outputs JSONL"), "{s}");
         assert!(s.contains("Results page"), "{s}");
-        let demo = include_bytes!("../../../public/demo/repoqa-demo.json");
+        let demo = include_bytes!("../../../../public/demo/repoqa-demo.json");
         assert!(said(demo).starts_with("f: this looks like a RepoQA dataset"), "{}", said(demo));
         // A SCORES file with a fault is still told its fault.
         let s = said(br#"{"m": {"eval_date": "d", "train_size": "N/A", "scores": {}}}"#);

@@ -7,10 +7,10 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::bootstrap::{bootstrap, interval_map, Resampling, Strata, Unit};
 use crate::pyjson::{float_repr, float_value};
 use crate::report::TaskResult;
-use crate::stats::{wilson, RateInterval};
+use crate::review::bootstrap::{bootstrap, interval_map, Resampling, Strata, Unit};
+use crate::review::stats::{wilson, RateInterval};
 
 /// One row: "all" or a language.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,9 +7,9 @@
 use indexmap::IndexMap;
 
 use crate::breakdown::passes;
-use crate::evidence::percent_span;
 use crate::report::{TaskResult, Unanswered, UnansweredScoring};
-use crate::stats::{wilson, RateInterval};
+use crate::review::evidence::percent_span;
+use crate::review::stats::{wilson, RateInterval};
 
 /// The interval's level: the usual one, as the Results page states it.
 pub const HEADLINE_LEVEL: f64 = 0.95;

@@ -24,8 +24,8 @@ use serde_json::{Map, Value};
 use crate::breakdown::passes;
 use crate::pyjson::float_value;
 use crate::report::TaskResult;
+use crate::review::stats::RateInterval;
 use crate::seeded::SplitMix64;
-use crate::stats::RateInterval;
 
 /// Resamples when none is asked for.
 pub const DEFAULT_RESAMPLES: usize = 10_000;
