@@ -46,7 +46,7 @@ test('the table, per-task results and SCORES file equal `repoqa score`', async (
   assert.equal(scores.name, 'model-SCORES.json');
   fs.copyFileSync(scores.path, path.join(ARTIFACTS, 'results-model-SCORES.json'));
   // Byte for byte, except that wasm's libm `exp`/`ln` differ from glibc's in
-  // the last ulp for some BLEU values (crates/repoqa/src/bleu.rs, docs/parity.md S5: 1e-12
+  // the last ulp for some BLEU values (crates/repoqa/src/scoring/bleu.rs, docs/parity.md S5: 1e-12
   // allowed); every other byte must match.
   const uiText = scores.bytes.toString('utf8');
   if (uiText !== cliText) {

@@ -9,7 +9,7 @@ use repoqa::identity::{content_id, sha256_hex};
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::review::bundle::Bundle;
 use repoqa::review::verify::{self, Report};
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 use repoqa::settings::BuildSettings;
 
 use crate::build_args::{build_tasks, select_tasks, BuildArgs};

@@ -58,7 +58,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use crate::audit::AuditArgs;
 use crate::curate::CurateArgs;

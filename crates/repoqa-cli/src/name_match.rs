@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
+use repoqa::scoring::name_match::{dataset_descriptions, name_match, tasks_from_outputs};
 
 use crate::error::CliError;
 use crate::input::{load_dataset, read_outputs, InflateArgs};

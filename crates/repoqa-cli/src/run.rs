@@ -18,7 +18,7 @@ use repoqa::llm::batch;
 use repoqa::llm::run::BenchmarkRun;
 use repoqa::llm::runlog::{self, TaskSelection};
 use repoqa::report::{Unanswered, UnansweredScoring};
-use repoqa::score::ScoreOptions;
+use repoqa::scoring::score::ScoreOptions;
 use repoqa::{naming, report};
 
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
@@ -348,8 +348,10 @@ fn run_length(
         // Read as `repoqa score` reads it (a task answered twice is refused).
         let mut outputs = read_outputs(&outputs_path, false, false)?;
         // Every selected task, --only-failed or not.
-        let missing =
-            repoqa::run::without_answer(selected_tasks.iter().map(|&i| &tasks[i]), &outputs);
+        let missing = repoqa::scoring::run::without_answer(
+            selected_tasks.iter().map(|&i| &tasks[i]),
+            &outputs,
+        );
         // What the run log says of the answers scored: cut, thinking taken out.
         let log_path = runlog::runlog_path_for(&outputs_path.to_string_lossy());
         let log = runlog::read_runlog(&fs_read_text(std::path::Path::new(&log_path), "run log")?);
@@ -374,7 +376,7 @@ fn run_length(
             if scoring == UnansweredScoring::Failures {
                 let first = outputs.len() + 1;
                 outputs.extend(
-                    repoqa::run::no_answer_outputs(&missing, first)
+                    repoqa::scoring::run::no_answer_outputs(&missing, first)
                         .map_err(|e| CliError::usage(e.to_string()))?,
                 );
             }

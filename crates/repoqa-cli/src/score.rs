@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use repoqa::report::{self, ReplyNotes, ScoresFile, Unanswered};
-use repoqa::run::score_outputs;
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::run::score_outputs;
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};

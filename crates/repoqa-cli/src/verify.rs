@@ -8,7 +8,7 @@ use std::path::Path;
 
 use repoqa::review::leaderboard::read_scores;
 use repoqa::review::verify::{self, Report};
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use crate::error::{fs_read, CliError};
 use crate::input::{load_dataset, read_outputs, InflateArgs};

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use repoqa::report::ScoresFile;
 use repoqa::review::leaderboard::{percent, Leaderboard, SortKey};
-use repoqa::score::{THRESHOLDS, THRESHOLD_KEYS};
+use repoqa::scoring::score::{THRESHOLDS, THRESHOLD_KEYS};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {

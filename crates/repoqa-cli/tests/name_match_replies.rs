@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use repoqa::dataset::Dataset;
-use repoqa::name_match::{name_match, NameTask, Warning};
+use repoqa::scoring::name_match::{name_match, NameTask, Warning};
 use serde_json::{json, Value};
 
 fn demo_path() -> PathBuf {
@@ -49,9 +49,9 @@ fn crafted_outputs(dataset: &Dataset) -> String {
 fn crafted_replies_and_warnings() {
     let d = Dataset::from_file(&demo_path()).unwrap();
     let outputs = repoqa::report::read_model_outputs(&crafted_outputs(&d)).outputs;
-    let tasks = repoqa::name_match::tasks_from_outputs(
+    let tasks = repoqa::scoring::name_match::tasks_from_outputs(
         &outputs,
-        &repoqa::name_match::dataset_descriptions(&d),
+        &repoqa::scoring::name_match::dataset_descriptions(&d),
     );
     let r = name_match(&tasks);
     assert_eq!(r.languages["python"].found, 10);

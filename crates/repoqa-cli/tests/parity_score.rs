@@ -17,9 +17,11 @@ use serde_json::{json, Value};
 use repoqa::dataset::Dataset;
 use repoqa::lang::{Grammar, Language};
 use repoqa::report::{self, ScoresFile};
-use repoqa::run::score_outputs;
-use repoqa::sanitize::{code_blocks, is_py_word, py_strip, remove_comments, sanitize_output};
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::run::score_outputs;
+use repoqa::scoring::sanitize::{
+    code_blocks, is_py_word, py_strip, remove_comments, sanitize_output,
+};
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 const EVAL_DATE: &str = "2024-05-13 01:38:17.550466";
 const MODEL: &str = "parity-org/parity-model";
@@ -32,7 +34,7 @@ fn dataset_path() -> std::path::PathBuf {
 }
 
 fn lines(text: &str, start: usize, end: usize) -> String {
-    repoqa::score::whole_lines(text, start, end)
+    repoqa::scoring::score::whole_lines(text, start, end)
 }
 
 /// Replies of every kind for one needle.

@@ -15,8 +15,8 @@ use indexmap::IndexMap;
 use repoqa::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput, ScoresFile, TaskResult};
 use repoqa::review::verify::{self, DatasetProblem, Finding, Report};
-use repoqa::run::score_outputs;
-use repoqa::score::{pass_table, Candidates, ScoreOptions};
+use repoqa::scoring::run::score_outputs;
+use repoqa::scoring::score::{pass_table, Candidates, ScoreOptions};
 use serde_json::{json, Number};
 
 fn root() -> PathBuf {

@@ -9,7 +9,7 @@
 //!
 //! Import: a file of `{"instance_id", "response"}` objects (JSON lines, or
 //! one JSON array), matched to the exported tasks by id and scored by name
-//! match ([`crate::name_match`]). NOT the official score.
+//! match ([`crate::scoring::name_match`]). NOT the official score.
 
 use std::collections::HashMap;
 
@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::dataset::{kind, Dataset};
-use crate::name_match::{name_match, NameMatchReport, NameTask};
 use crate::report::LineError;
+use crate::scoring::name_match::{name_match, NameMatchReport, NameTask};
 use crate::seeded::SplitMix64;
 
 #[derive(Debug, Error, PartialEq)]
@@ -150,7 +150,7 @@ fn objects(text: &str) -> Result<Vec<Numbered>, LineError> {
             })
             .collect());
     }
-    Ok(crate::answers::lines(text)
+    Ok(crate::scoring::answers::lines(text)
         .into_iter()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(n, l)| {

@@ -25,7 +25,7 @@ use crate::dataset::Dataset;
 use crate::exercise::Choice;
 use crate::report::ModelOutput;
 use crate::review::verify::Differing;
-use crate::score::{Evaluation, Explanation, ScoreOptions, Scorer};
+use crate::scoring::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::settings::BuildSettings;
 use crate::step::Stepper;
@@ -574,7 +574,7 @@ mod tests {
         let output = crate::report::read_model_outputs(&line.to_string()).outputs.remove(0);
         let ignoring = ScoreOptions { ignore_comments: true, ..ScoreOptions::default() };
         let scored = Scorer::new(&dataset, ignoring).evaluate(&output).unwrap();
-        let record = crate::score::task_result(&output, &scored);
+        let record = crate::scoring::score::task_result(&output, &scored);
         let differing = Differing {
             model: "m".into(),
             given: ScoreOptions::default(),

@@ -20,7 +20,7 @@ pub enum Error {
     #[error("{0}")]
     Report(#[from] crate::report::ReportError),
     #[error("{0}")]
-    Score(#[from] crate::score::ScoreError),
+    Score(#[from] crate::scoring::score::ScoreError),
     #[error("{0}")]
     Curate(#[from] crate::curate::CurateError),
     #[error("{0}")]
@@ -69,7 +69,7 @@ macro_rules! for_each_error_type {
             $crate::dataset::DatasetError,
             $crate::context::ContextError,
             $crate::report::ReportError,
-            $crate::score::ScoreError,
+            $crate::scoring::score::ScoreError,
             $crate::curate::CurateError,
             $crate::curate::ArchiveError,
             $crate::settings::SettingsError,

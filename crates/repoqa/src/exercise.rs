@@ -15,9 +15,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::breakdown::{depth_bin, Count, DEPTH_BINS};
 use crate::context::{CommentMode, Task};
 use crate::dataset::Dataset;
+use crate::scoring::breakdown::{depth_bin, Count, DEPTH_BINS};
 
 /// A function of the code context a student can pick.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,7 +153,7 @@ pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> V
 mod tests {
     use super::*;
     use crate::context::{task_specs, ContextBuilder, ContextOptions};
-    use crate::score::{ScoreOptions, Scorer};
+    use crate::scoring::score::{ScoreOptions, Scorer};
     use crate::tokenize::test_tokenizer;
 
     fn demo() -> Dataset {
@@ -180,13 +180,13 @@ mod tests {
                 assert!(w[0].at.end <= w[1].at.start, "{id}: choices do not overlap");
             }
             let reply = pick_reply(&task, needle.text(&task));
-            let out = crate::answers::model_output(&task, &reply, 1).unwrap();
+            let out = crate::scoring::answers::model_output(&task, &reply, 1).unwrap();
             let e = scorer.evaluate(&out).unwrap();
             assert!(e.passes(0.8), "{id}: the needle picked passes ({})", e.best_similarity);
             // Every other function fails.
             for other in cs.iter().filter(|c| c.name != task.name) {
                 let reply = pick_reply(&task, other.text(&task));
-                let out = crate::answers::model_output(&task, &reply, 1).unwrap();
+                let out = crate::scoring::answers::model_output(&task, &reply, 1).unwrap();
                 assert!(!scorer.evaluate(&out).unwrap().passes(0.8), "{id}: {} fails", other.name);
                 others += 1;
             }

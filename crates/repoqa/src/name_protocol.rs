@@ -1,6 +1,6 @@
 //! The "name protocol": the official tasks' code contexts and descriptions
 //! with an instruction that asks for the function's name only, scored by
-//! name match ([`crate::name_match`]). Cheap to run (a reply of a few
+//! name match ([`crate::scoring::name_match`]). Cheap to run (a reply of a few
 //! tokens), but NOT the official Searching-Needle-Function protocol, whose
 //! replies repeat the function and are scored with BLEU; its rates are not
 //! comparable with published scores. Every task it writes says so in a

@@ -14,7 +14,7 @@ use crate::context::{
 };
 use crate::dataset::Dataset;
 use crate::lang::Language;
-use crate::score::ScoreOptions;
+use crate::scoring::score::ScoreOptions;
 use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error, PartialEq)]
@@ -352,7 +352,7 @@ mod tests {
         assert_eq!(spelled, ["\"none\"", "\"positional_padding\"", "\"no_padding\""]);
         round_trip(Protocol::ALL, |p| p.as_str().to_string());
         round_trip(crate::llm::Provider::ALL, |p| p.name().to_string());
-        let candidates = <crate::score::Candidates as strum::VariantArray>::VARIANTS;
+        let candidates = <crate::scoring::score::Candidates as strum::VariantArray>::VARIANTS;
         round_trip(candidates, |c| c.name().to_string());
         let languages: Vec<String> = Language::ALL.iter().map(|l| l.to_string()).collect();
         assert_eq!(languages, ["python", "cpp", "java", "typescript", "rust", "go"]);
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn cleaned_contexts_are_scored_ignoring_comments() {
-        use crate::score::Candidates;
+        use crate::scoring::score::Candidates;
         let mut s = BuildSettings::default();
         let chosen =
             |ignore_comments| ScoreOptions { ignore_comments, candidates: Candidates::Context };

@@ -144,7 +144,7 @@ fn audit_corrected_protocol_and_what_the_leak_is_worth() {
             let left: Vec<_> = corrected.audits.iter().filter(|a| !a.findings.is_empty()).collect();
             println!("   corrected prompts: {} tasks with an artifact", left.len());
             for (th, key) in [(5, "0.5"), (8, "0.8")] {
-                let pass = |s: &repoqa::run::Run| {
+                let pass = |s: &repoqa::scoring::run::Run| {
                     let r = &s.table.rows[0];
                     format!("{}/{} = {:.1}%", r.passed[th], r.n, 100.0 * r.pass_at_1[th])
                 };

@@ -5,10 +5,10 @@
 //! and without `--ignore-comments`; and the tokens it highlights as matched
 //! are as many as the counts it shows.
 
-use repoqa::bleu::{matched_tokens, py_tokens};
 use repoqa::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput};
-use repoqa::score::{Candidates, ScoreOptions, Scorer};
+use repoqa::scoring::bleu::{matched_tokens, py_tokens};
+use repoqa::scoring::score::{Candidates, ScoreOptions, Scorer};
 use serde_json::json;
 
 /// An outputs line with the task fields the scorer's reader requires.

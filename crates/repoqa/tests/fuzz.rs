@@ -292,7 +292,7 @@ fn fuzz_outputs_importer() {
             return Err(format!("error at a line that is not in the file: {e}"));
         }
         // Score what was read: sanitize, tree-sitter and BLEU on the reply.
-        let mut scorer = repoqa::score::Scorer::new(&demo, Default::default());
+        let mut scorer = repoqa::scoring::score::Scorer::new(&demo, Default::default());
         for o in &file.outputs {
             let _ = scorer.evaluate(o);
         }
@@ -507,27 +507,28 @@ fn unicode_text() -> impl Strategy<Value = String> {
 fn fuzz_sanitize_and_bleu() {
     let strategy = (unicode_text(), unicode_text(), prop::sample::select(Language::ALL.to_vec()));
     fuzz("sanitize, comments and BLEU", strategy, |(reply, reference, lang)| {
-        let s = repoqa::sanitize::sanitize_output(&reply, lang);
-        let c = repoqa::sanitize::remove_comments(&s, lang);
-        let b = repoqa::bleu::function_similarity(&c, &reference);
+        let s = repoqa::scoring::sanitize::sanitize_output(&reply, lang);
+        let c = repoqa::scoring::sanitize::remove_comments(&s, lang);
+        let b = repoqa::scoring::bleu::function_similarity(&c, &reference);
         if !(0.0..=1.0).contains(&b) {
             return Err(format!("BLEU {b} out of [0, 1]"));
         }
         // The streaming path (scoring's) and the interning path agree to the bit.
-        let interned = repoqa::bleu::Hypothesis::from_text(&c).similarity(&reference);
+        let interned = repoqa::scoring::bleu::Hypothesis::from_text(&c).similarity(&reference);
         if interned.to_bits() != b.to_bits() {
             return Err(format!("streamed BLEU {b} != interned {interned}"));
         }
-        let many = repoqa::bleu::References::new(&[&reference, &c, &reply]).similarities(&reply);
-        let one = repoqa::bleu::Hypothesis::from_text(&reply);
+        let many =
+            repoqa::scoring::bleu::References::new(&[&reference, &c, &reply]).similarities(&reply);
+        let one = repoqa::scoring::bleu::Hypothesis::from_text(&reply);
         for (r, got) in [&reference, &c, &reply].iter().zip(&many) {
             if one.similarity(r).to_bits() != got.to_bits() {
                 return Err(format!("several references: {got} != {}", one.similarity(r)));
             }
         }
-        if repoqa::bleu::function_similarity(&reference, &reference) != 1.0
+        if repoqa::scoring::bleu::function_similarity(&reference, &reference) != 1.0
             && !reference.trim().is_empty()
-            && repoqa::bleu::py_tokens(&reference).len() >= 4
+            && repoqa::scoring::bleu::py_tokens(&reference).len() >= 4
         {
             return Err("a text is not identical to itself".into());
         }

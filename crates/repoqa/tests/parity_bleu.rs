@@ -1,4 +1,4 @@
-//! Parity of `repoqa::bleu` with the official `repoqa.metric.
+//! Parity of `repoqa::scoring::bleu` with the official `repoqa.metric.
 //! compute_function_similarity` (NLTK 3.8.1), run by the oracle venv on the
 //! same inputs (tests/oracle/bleu.py), and of our whitespace/tokens with
 //! Python's `str.isspace` / `re.split(r"\s+", s.strip())`.
@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use repoqa::bleu::{function_similarity, is_py_space, py_tokens};
+use repoqa::scoring::bleu::{function_similarity, is_py_space, py_tokens};
 
 /// SplitMix64: tiny, deterministic, good enough for test inputs.
 struct Rng(u64);

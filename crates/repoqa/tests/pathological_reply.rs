@@ -25,8 +25,8 @@ use std::time::Instant;
 
 use repoqa::dataset::Dataset;
 use repoqa::report::{self, ScoresFile};
-use repoqa::run::score_outputs;
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::run::score_outputs;
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 const DEMO: &str = include_str!("../../../public/demo/repoqa-demo.json");
 const MODEL: &str = "pathological/model";
@@ -149,8 +149,8 @@ fn child() {
         let file = report::read_model_outputs(&text);
         let o = &file.outputs[0];
         let lang = repoqa::lang::Language::Python;
-        let sanitized = repoqa::sanitize::sanitize_output(&o.reply, lang);
-        let hyp = repoqa::bleu::Hypothesis::from_text(&sanitized);
+        let sanitized = repoqa::scoring::sanitize::sanitize_output(&o.reply, lang);
+        let hyp = repoqa::scoring::bleu::Hypothesis::from_text(&sanitized);
         let repo = dataset.repo("python", &o.repo).unwrap();
         let mut best = (String::from("null"), 0.0f64);
         for n in &repo.needles {

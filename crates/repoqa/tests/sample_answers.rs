@@ -8,11 +8,11 @@
 
 use repoqa_testkit as common;
 
-use repoqa::answers::{import_answers, model_output, outputs_jsonl};
 use repoqa::dataset::Dataset;
 use repoqa::report::read_model_outputs;
-use repoqa::run::{score_outputs, Run};
-use repoqa::score::{ScoreOptions, Scorer};
+use repoqa::scoring::answers::{import_answers, model_output, outputs_jsonl};
+use repoqa::scoring::run::{score_outputs, Run};
+use repoqa::scoring::score::{ScoreOptions, Scorer};
 use repoqa::settings::BuildSettings;
 use repoqa::tokenize::Tokenizer;
 

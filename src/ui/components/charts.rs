@@ -2,7 +2,7 @@
 //!
 //! Why no JavaScript chart library: the app is one wasm bundle built
 //! offline by Trunk with no npm step; the charts are four small, fixed
-//! layouts whose numbers come straight from `repoqa::breakdown` (so they
+//! layouts whose numbers come straight from `repoqa::scoring::breakdown` (so they
 //! cannot disagree with the SCORES file); and plain SVG elements let us
 //! give every point, bar and cell a keyboard focus, an `aria-label`, a
 //! `<title>` tooltip and `data-*` attributes the browser tests count. A
@@ -14,10 +14,10 @@
 //! on the page.
 
 use leptos::prelude::*;
-use repoqa::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
 use repoqa::review::ladder::Ladder;
 use repoqa::review::stats::wilson;
-use repoqa::score::THRESHOLD_KEYS;
+use repoqa::scoring::breakdown::{depth_bin_label, Count, Series, DEPTH_BINS};
+use repoqa::scoring::score::THRESHOLD_KEYS;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::browser::download::{download_text, download_url};

@@ -1,6 +1,6 @@
 //! A similarity step by step (issue 24): an answer against one candidate,
-//! from the scorer's own code path (`repoqa::score::Scorer::explain`, which
-//! fills `repoqa::bleu::BleuSteps` with the numbers the score uses; asked of
+//! from the scorer's own code path (`repoqa::scoring::score::Scorer::explain`, which
+//! fills `repoqa::scoring::bleu::BleuSteps` with the numbers the score uses; asked of
 //! the compute engine, `repoqa::engine::Request::Explain`): the
 //! tokens both sides split into, each order's clipped matches over the
 //! answer's n-grams with the matched tokens marked, method4's smoothing,
@@ -9,10 +9,10 @@
 //! text.
 
 use leptos::prelude::*;
-use repoqa::bleu::{matched_tokens, py_tokens, OrderStep};
 use repoqa::engine::{Reply, Request};
 use repoqa::report::ModelOutput;
-use repoqa::score::{Evaluation, Explanation};
+use repoqa::scoring::bleu::{matched_tokens, py_tokens, OrderStep};
+use repoqa::scoring::score::{Evaluation, Explanation};
 
 use crate::ui::browser::engine;
 use crate::ui::format;
@@ -93,7 +93,7 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
 /// at `path`; `None` when the candidate is not among the scored ones.
 async fn explain(
     dataset: Option<(std::sync::Arc<repoqa::dataset::Dataset>, String)>,
-    options: repoqa::score::ScoreOptions,
+    options: repoqa::scoring::score::ScoreOptions,
     output: Box<ModelOutput>,
     name: String,
     path: String,

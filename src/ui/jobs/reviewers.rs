@@ -16,7 +16,7 @@ use repoqa::review::bootstrap::Resampling;
 use repoqa::review::bundle::Bundle;
 use repoqa::review::leaderboard::{model_row, read_scores};
 use repoqa::review::verify::{self, Finding, Report};
-use repoqa::score::{task_result, Candidates, ScoreOptions};
+use repoqa::scoring::score::{task_result, Candidates, ScoreOptions};
 use serde_json::Value;
 
 use super::{Job, Runner};

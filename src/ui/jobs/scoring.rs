@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::report::LineError;
-use repoqa::score::ScoreOptions;
+use repoqa::scoring::score::ScoreOptions;
 
 use super::{Ctx, Job, Runner};
 use crate::ui::browser::time::now_ms;
@@ -125,9 +125,9 @@ pub fn import_answers(
                         "Import of {origin} cancelled; no answer was changed."
                     ))
                 };
-                let all = repoqa::answers::lines(&text);
+                let all = repoqa::scoring::answers::lines(&text);
                 let total = all.len();
-                let mut importer = repoqa::answers::AnswersImporter::new(&tasks);
+                let mut importer = repoqa::scoring::answers::AnswersImporter::new(&tasks);
                 ctx.turn().await.map_err(|_| cancelled())?;
                 for (k, (line, content)) in all.iter().enumerate() {
                     importer.line(*line, content);

@@ -7,11 +7,11 @@
 //! file's own table and at any other it equals `repoqa leaderboard`.
 
 use leptos::prelude::*;
-use repoqa::breakdown::breakdown;
 use repoqa::pyjson::float_repr;
 use repoqa::review::evidence::percent_span;
 use repoqa::review::ladder::ntoken_of_path;
 use repoqa::review::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};
+use repoqa::scoring::breakdown::breakdown;
 
 use crate::ui::browser::dom::{picked_files, set_hash};
 use crate::ui::components::charts::Charts;

@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::context::Task;
 use repoqa::engine::{Reply, Request};
 use repoqa::exercise::{self, Attempt, Choice};
-use repoqa::score::Evaluation;
+use repoqa::scoring::breakdown::{depth_bin_label, Count, DEPTH_BINS};
+use repoqa::scoring::score::Evaluation;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::engine;
@@ -81,7 +81,7 @@ async fn score(
     task: &Task,
     reply: &str,
 ) -> (Option<repoqa::report::ModelOutput>, Result<Evaluation, String>) {
-    let output = match repoqa::answers::model_output(task, reply, 1) {
+    let output = match repoqa::scoring::answers::model_output(task, reply, 1) {
         Ok(o) => o,
         Err(e) => return (None, Err(e)),
     };
@@ -275,7 +275,7 @@ pub fn TeachPage() -> impl IntoView {
         let size = size.get_untracked();
         // The scorer reads the names and the reply: the official task's
         // line scores as the round's rebuilt task did.
-        let text = repoqa::answers::outputs_jsonl(&tasks, &last);
+        let text = repoqa::scoring::answers::outputs_jsonl(&tasks, &last);
         match text {
             Ok(text) => {
                 let name = format!("class-answers_ntoken_{size}.jsonl");
@@ -466,7 +466,10 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                         for r in results {
                             let id = repoqa::context::task_id(lang, &r.repo, &r.name);
                             if tried.contains(id.as_str()) {
-                                models.entry(id).or_default().push(repoqa::breakdown::passes(r, t));
+                                models
+                                    .entry(id)
+                                    .or_default()
+                                    .push(repoqa::scoring::breakdown::passes(r, t));
                             }
                         }
                     }
@@ -481,7 +484,7 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
             model[r.bin] = r.models;
         }
         let series = vec![("the class".to_string(), class), ("models".to_string(), model)];
-        let rate = |c: repoqa::breakdown::Count| match c.rate() {
+        let rate = |c: repoqa::scoring::breakdown::Count| match c.rate() {
             Some(r) => format!("{}/{} ({:.0}%)", c.passed, c.n, 100.0 * r),
             None => "—".to_string(),
         };

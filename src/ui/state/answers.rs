@@ -1,6 +1,6 @@
 //! The answers (task id → reply), saved in IndexedDB, and their scores as
 //! they arrive: every answered task is turned into the `ModelOutput` the
-//! CLI would read (`repoqa::answers::model_output`) and scored by the
+//! CLI would read (`repoqa::scoring::answers::model_output`) and scored by the
 //! compute engine through the cache of `scoring.rs`, so typing in one
 //! answer box re-scores one task.
 
@@ -14,8 +14,8 @@ use repoqa::llm::runlog::{self, select_tasks, RunLog, TaskSelection};
 use repoqa::naming;
 use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::report::{Unanswered, UnansweredScoring};
-use repoqa::score::pass_table;
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::pass_table;
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use super::app::AppState;
 use super::run::RunState;
@@ -79,7 +79,7 @@ pub fn score_answers(
     } else {
         Vec::new()
     };
-    // Grouped as `repoqa score` groups an outputs file (`repoqa::run`),
+    // Grouped as `repoqa score` groups an outputs file (`repoqa::scoring::run`),
     // the empty replies after the answers, as `repoqa run` adds them.
     // While scores are with the engine there are no results yet: a part of
     // them would be a number that looks right but is not.
@@ -87,7 +87,7 @@ pub fn score_answers(
     let results = if pending > 0 {
         IndexMap::new()
     } else {
-        repoqa::run::group_results(items.iter().chain(&no_answer).filter_map(|s| {
+        repoqa::scoring::run::group_results(items.iter().chain(&no_answer).filter_map(|s| {
             match (&s.output, &s.result) {
                 (Ok(o), Ok(e)) => Some((o, e)),
                 _ => None,
@@ -172,7 +172,7 @@ pub fn scores_file_of(
     let protocol =
         state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
     let opts: ScoreOptions = state.scoring.options.get_untracked();
-    // The run as the CLI groups it (`repoqa::run`), named as upstream
+    // The run as the CLI groups it (`repoqa::scoring::run`), named as upstream
     // names result files (`repoqa::naming`).
     let scored: std::collections::HashSet<String> =
         set.items.iter().map(|i| i.task.task_id()).collect();

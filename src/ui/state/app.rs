@@ -6,7 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use repoqa::context::Task;
 use repoqa::dataset::Dataset;
-use repoqa::score::ScoreOptions;
+use repoqa::scoring::score::ScoreOptions;
 use repoqa::settings::BuildSettings;
 
 use super::scoring::Scoring;

@@ -1,7 +1,7 @@
 //! Scoring state: the options, the export fields and the per-task score
 //! cache, and one scoring pass over it. Every answered task is turned into the
 //! `ModelOutput` the CLI would read from the exported outputs file
-//! (`repoqa::answers::model_output`) and scored by the compute engine
+//! (`repoqa::scoring::answers::model_output`) and scored by the compute engine
 //! (`repoqa::engine`, `Scorer::evaluate` in the engine's worker). Evaluations
 //! are cached per task and recomputed only when the task's answer, the
 //! scoring options, the task or the dataset changed, so typing in one answer
@@ -25,7 +25,7 @@ use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::engine::{Reply, Request};
 use repoqa::report::{ModelOutput, TaskResult, Unanswered, UnansweredScoring};
-use repoqa::score::{Evaluation, ScoreOptions, ScoreTable};
+use repoqa::scoring::score::{Evaluation, ScoreOptions, ScoreTable};
 
 use crate::ui::browser::engine;
 use crate::ui::browser::time::sleep_ms;
@@ -270,7 +270,8 @@ impl Pass {
             return hit;
         }
         self.rescored += 1;
-        let output = repoqa::answers::model_output(task, answer, line).map_err(UiError::Invalid);
+        let output =
+            repoqa::scoring::answers::model_output(task, answer, line).map_err(UiError::Invalid);
         let score = |result| {
             Arc::new(TaskScore {
                 task: task.clone(),

@@ -7,8 +7,8 @@ use super::{answerer, audit_task, TaskAudit};
 use crate::context::{ContextBuilder, ContextError, Task, TaskSpec};
 use crate::dataset::Dataset;
 use crate::report::{self, ReportError};
-use crate::run::{score_outputs, Run};
-use crate::score::{ScoreError, ScoreOptions};
+use crate::scoring::run::{score_outputs, Run};
+use crate::scoring::score::{ScoreError, ScoreOptions};
 use crate::settings::BuildSettings;
 use crate::tokenize::Tokenizer;
 

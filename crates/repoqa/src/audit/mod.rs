@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::context::{CommentMode, NeedlePlacement, Task};
 use crate::dataset::Needle;
 use crate::lang::Language;
-use crate::sanitize::remove_comments;
+use crate::scoring::sanitize::remove_comments;
 
 /// An artifact of the prompt construction that marks the needle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -32,7 +32,7 @@ impl Bm25Tokenize {
     pub fn tokens(self, text: &str) -> Vec<&str> {
         match self {
             Bm25Tokenize::Split => {
-                text.split(crate::bleu::is_py_space).filter(|t| !t.is_empty()).collect()
+                text.split(crate::scoring::bleu::is_py_space).filter(|t| !t.is_empty()).collect()
             }
         }
     }
@@ -80,7 +80,8 @@ impl Bm25Okapi {
         let mut negative = Vec::new();
         for (word, &freq) in &nd {
             let freq = f64::from(freq);
-            let value = crate::bleu::ln(corpus_size - freq + 0.5) - crate::bleu::ln(freq + 0.5);
+            let value = crate::scoring::bleu::ln(corpus_size - freq + 0.5)
+                - crate::scoring::bleu::ln(freq + 0.5);
             idf.insert(word.to_string(), value);
             idf_sum += value;
             if value < 0.0 {

@@ -24,7 +24,7 @@
 //! repetition, then the mean and the population standard deviation
 //! (divided by n) of those per-repetition means; and the mean smoothed
 //! BLEU of the answers against their references (RepoQA's
-//! [`crate::bleu::function_similarity`]), to set beside the judge.
+//! [`crate::scoring::bleu::function_similarity`]), to set beside the judge.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -393,7 +393,7 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
         .iter()
         .filter_map(|a| {
             let r = reference.get(a.question_id.as_str())?;
-            let b = crate::bleu::function_similarity(&a.answer, r);
+            let b = crate::scoring::bleu::function_similarity(&a.answer, r);
             Some(((a.question_id.as_str(), a.setting, a.model.as_str()), b))
         })
         .collect();

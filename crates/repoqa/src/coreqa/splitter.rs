@@ -11,7 +11,7 @@
 //! one, down to single characters.
 
 use super::CoreqaError;
-use crate::sanitize::py_strip;
+use crate::scoring::sanitize::py_strip;
 
 /// LangChain's defaults (`TextSplitter.__init__`).
 pub const DEFAULT_CHUNK_SIZE: usize = 4000;

@@ -77,7 +77,9 @@ pub(crate) fn test_scores(results: indexmap::IndexMap<String, Vec<TaskResult>>) 
     ModelScores {
         eval_date: "d".into(),
         train_size: "N/A".into(),
-        scores: crate::score::pass_table(&results).map(|t| t.to_value()).unwrap_or_default(),
+        scores: crate::scoring::score::pass_table(&results)
+            .map(|t| t.to_value())
+            .unwrap_or_default(),
         results,
         protocol: Default::default(),
         unanswered: None,

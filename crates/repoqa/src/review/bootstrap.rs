@@ -21,10 +21,10 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::breakdown::passes;
 use crate::pyjson::float_value;
 use crate::report::TaskResult;
 use crate::review::stats::RateInterval;
+use crate::scoring::breakdown::passes;
 use crate::seeded::SplitMix64;
 
 /// Resamples when none is asked for.

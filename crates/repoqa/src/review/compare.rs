@@ -10,11 +10,11 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::breakdown::passes;
 use crate::report::{ModelScores, TaskResult};
 use crate::review::bootstrap::{bootstrap, Intervals, Resampling, Strata, Unit};
 use crate::review::evidence::{points, points_span};
 use crate::review::stats::mcnemar_exact;
+use crate::scoring::breakdown::passes;
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum CompareError {

@@ -6,10 +6,10 @@
 
 use indexmap::IndexMap;
 
-use crate::breakdown::passes;
 use crate::report::{TaskResult, Unanswered, UnansweredScoring};
 use crate::review::evidence::percent_span;
 use crate::review::stats::{wilson, RateInterval};
+use crate::scoring::breakdown::passes;
 
 /// The interval's level: the usual one, as the Results page states it.
 pub const HEADLINE_LEVEL: f64 = 0.95;

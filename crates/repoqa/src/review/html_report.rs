@@ -14,7 +14,6 @@
 
 use std::fmt::Write as _;
 
-use crate::breakdown::{breakdown, depth_bin_label, DEPTH_BINS};
 use crate::pyjson::float_repr;
 use crate::report::ModelScores;
 use crate::review::bootstrap::Resampling;
@@ -23,7 +22,8 @@ use crate::review::evidence::{
     bounds_repr, evidence, percent_span, points, points_span, EvidenceTable,
 };
 use crate::review::leaderboard::fmt_threshold;
-use crate::score::THRESHOLD_KEYS;
+use crate::scoring::breakdown::{breakdown, depth_bin_label, DEPTH_BINS};
+use crate::scoring::score::THRESHOLD_KEYS;
 
 /// The tool that wrote a report.
 pub const TOOL: &str = concat!("RepoQA Web ", env!("CARGO_PKG_VERSION"));

@@ -28,12 +28,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::breakdown::{depth_bin, passes, Count, DEPTH_BINS};
 use crate::pyjson::float_value;
 use crate::report::{ModelScores, ScoresFile};
 use crate::review::bootstrap::Resampling;
 use crate::review::evidence::RateEvidence;
 use crate::review::leaderboard::model_row;
+use crate::scoring::breakdown::{depth_bin, passes, Count, DEPTH_BINS};
 
 /// The default share of the shortest length's score an effective length keeps.
 pub const DEFAULT_FRACTION: f64 = 0.9;
@@ -334,7 +334,10 @@ impl Ladder {
         m.insert("lengths".into(), Value::Array(lengths));
         m.insert(
             "depth_bins".into(),
-            (0..DEPTH_BINS).map(crate::breakdown::depth_bin_label).collect::<Vec<_>>().into(),
+            (0..DEPTH_BINS)
+                .map(crate::scoring::breakdown::depth_bin_label)
+                .collect::<Vec<_>>()
+                .into(),
         );
         m.insert("depth_by_length".into(), Value::Array(depth));
         m.insert("effective_length".into(), self.effective.map_or(Value::Null, Value::from));
@@ -400,7 +403,7 @@ impl Ladder {
         out.push_str("needle depth × length (pass@1 %):\n");
         out.push_str(&format!("{:>8}", "ntoken"));
         for b in 0..DEPTH_BINS {
-            out.push_str(&format!(" {:>7}", crate::breakdown::depth_bin_label(b)));
+            out.push_str(&format!(" {:>7}", crate::scoring::breakdown::depth_bin_label(b)));
         }
         out.push('\n');
         for r in &self.rungs {

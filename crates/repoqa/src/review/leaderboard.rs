@@ -12,10 +12,10 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::breakdown::passes;
 use crate::report::{ModelScores, ReportError, ScoresFile, TaskResult};
 use crate::review::bootstrap::{Resampling, Strata};
 use crate::review::evidence::{evidence_of, percent_span, EvidenceTable};
+use crate::scoring::breakdown::passes;
 
 #[derive(Debug, Error)]
 pub enum LeaderboardError {
@@ -535,7 +535,7 @@ pub fn misses(results: &IndexMap<String, Vec<TaskResult>>, threshold: f64) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::{pass_table, THRESHOLDS};
+    use crate::scoring::score::{pass_table, THRESHOLDS};
     use serde_json::json;
 
     use crate::report::{test_record as rec, test_scores};

@@ -5,7 +5,7 @@
 //! `bootstrap`); two runs task by task (`compare`); a run in a sentence
 //! (`headline`), in one HTML file (`html_report`) and in a self-verifying
 //! bundle (`bundle`). Each reads the official files (`crate::report`) and
-//! scores (`crate::score`); nothing here reads a dataset's code or builds a
+//! scores (`crate::scoring::score`); nothing here reads a dataset's code or builds a
 //! prompt.
 //!
 //! | module     | what it computes |

@@ -61,7 +61,8 @@ pub fn AnswersCard(
     };
     let export_outputs = move |_| {
         let tasks = state.tasks.get_untracked();
-        let text = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a));
+        let text =
+            state.answers.with_untracked(|a| repoqa::scoring::answers::outputs_jsonl(&tasks, a));
         let model = state.scoring.model_name.get_untracked();
         // Named as upstream names outputs (the model's name only: `repoqa
         // score` reads it back); outputs on corrected prompts say so in

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use repoqa::naming;
 use repoqa::report::{self, ScoresFile};
 use repoqa::review::html_report;
-use repoqa::score::Candidates;
+use repoqa::scoring::score::Candidates;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
@@ -108,7 +108,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                     "the dataset's and the tokenizer's hashes are not known yet: build the tasks first",
                 ));
             };
-            let outputs = state.answers.with_untracked(|a| repoqa::answers::outputs_jsonl(&tasks, a))?;
+            let outputs = state.answers.with_untracked(|a| repoqa::scoring::answers::outputs_jsonl(&tasks, a))?;
             let ignore_comments = untrack(|| state.score_options()).ignore_comments;
             let bundle = repoqa::review::bundle::Bundle::new(
                 &model,

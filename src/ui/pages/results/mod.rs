@@ -1,8 +1,8 @@
 //! The Results page: the score first (`headline`), answers in (import) and out (outputs JSONL), scoring
 //! options, the official pass@1 table, charts, per-task results with a
 //! detail view, and the official SCORES / CSV exports. Everything shown is
-//! computed by the core (`repoqa::score`, `repoqa::report`,
-//! `repoqa::breakdown`, `repoqa::linediff`) through `state::scoring` and
+//! computed by the core (`repoqa::scoring::score`, `repoqa::report`,
+//! `repoqa::scoring::breakdown`, `repoqa::scoring::linediff`) through `state::scoring` and
 //! `jobs::scoring`; answers and dataset text are rendered as text nodes only.
 
 mod answers;
@@ -17,7 +17,7 @@ pub(crate) mod table;
 mod task_list;
 
 use leptos::prelude::*;
-use repoqa::breakdown::breakdown;
+use repoqa::scoring::breakdown::breakdown;
 
 use self::answers::AnswersCard;
 use self::audit::AuditCard;

@@ -1,11 +1,11 @@
 //! Name-match beside the official score: the agent way (mcpbr) counts a
 //! task solved when the needle's name appears anywhere in the reply. The
-//! numbers are `repoqa::name_match`'s, on the same outputs lines the CLI's
+//! numbers are `repoqa::scoring::name_match`'s, on the same outputs lines the CLI's
 //! `repoqa name-match` reads; unreliable matches are flagged.
 
 use leptos::prelude::*;
-use repoqa::name_match::{dataset_descriptions, name_match, tasks_from_outputs, Rate};
 use repoqa::report::ModelOutput;
+use repoqa::scoring::name_match::{dataset_descriptions, name_match, tasks_from_outputs, Rate};
 
 use crate::ui::state::scoring::{ScoredSet, Shared};
 use crate::ui::state::use_state;

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use repoqa::pyjson::float_repr;
 use repoqa::report::UnansweredScoring;
 use repoqa::review::leaderboard::check_threshold;
-use repoqa::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use crate::ui::jobs::scoring::change_options;
 use crate::ui::jobs::use_runner;

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use repoqa::pyjson::float_repr;
 use repoqa::report::UnansweredScoring;
-use repoqa::score::THRESHOLD_KEYS;
+use repoqa::scoring::score::THRESHOLD_KEYS;
 
 use crate::ui::state::scoring::{ScoredSet, Shared};
 

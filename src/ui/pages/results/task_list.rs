@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::breakdown::depth_bin;
-use repoqa::linediff::{line_diff, DiffOp};
 use repoqa::pyjson::float_repr;
 use repoqa::report;
+use repoqa::scoring::breakdown::depth_bin;
+use repoqa::scoring::linediff::{line_diff, DiffOp};
 
 use crate::ui::browser::dom::focus_into_view;
 use crate::ui::components::pager::{page_range, Pager};

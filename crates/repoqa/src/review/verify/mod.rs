@@ -13,7 +13,7 @@
 
 use thiserror::Error;
 
-use crate::score::ScoreError;
+use crate::scoring::score::ScoreError;
 
 mod against_dataset;
 mod finding;
@@ -48,7 +48,7 @@ mod tests {
     use super::*;
     use crate::dataset::Dataset;
     use crate::report::{ModelScores, ScoresFile, UnansweredScoring};
-    use crate::score::{pass_table, Candidates, ScoreOptions};
+    use crate::scoring::score::{pass_table, Candidates, ScoreOptions};
     use serde_json::{json, Number};
 
     use crate::report::test_record as rec;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::finding::{show, task_ref};
 use super::{Finding, TaskRef};
 use crate::report::{ModelScores, ScoresFile, TaskResult};
-use crate::score::{pass_table, THRESHOLD_KEYS};
+use crate::scoring::score::{pass_table, THRESHOLD_KEYS};
 
 /// Records that contradict themselves or break the file format: the verdict
 /// must be `best_target == name`, a missing target has the int score 0, a

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::dataset::Dataset;
 use crate::report::{ModelOutput, ScoresFile, TaskResult, UnansweredScoring};
-use crate::score::{task_result, Candidates, ScoreOptions, Scorer};
+use crate::scoring::score::{task_result, Candidates, ScoreOptions, Scorer};
 
 type Key<'a> = (&'a str, &'a str, &'a str, usize);
 

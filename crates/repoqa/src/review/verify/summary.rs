@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{check_file, options_text, Finding, Rescored};
 use crate::report::{ModelScores, ScoresFile};
-use crate::score::{pass_table, THRESHOLD_KEYS};
+use crate::scoring::score::{pass_table, THRESHOLD_KEYS};
 
 /// One model of the file.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,11 +9,11 @@ use indexmap::IndexMap;
 
 use std::collections::HashSet;
 
-use crate::answers::model_output;
 use crate::context::{Protocol, Task};
 use crate::dataset::Dataset;
 use crate::report::{self, ModelOutput, ModelScores, ReportError, ScoresFile, TaskResult};
-use crate::score::{
+use crate::scoring::answers::model_output;
+use crate::scoring::score::{
     pass_table, task_result, Evaluation, ScoreError, ScoreOptions, ScoreTable, Scorer,
 };
 

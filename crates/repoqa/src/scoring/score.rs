@@ -15,11 +15,11 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::bleu::{BleuSteps, References};
 use crate::dataset::{Dataset, Repo};
 use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, TaskResult};
-use crate::sanitize::{remove_comments, sanitize_detailed, SanitizeSource};
+use crate::scoring::bleu::{BleuSteps, References};
+use crate::scoring::sanitize::{remove_comments, sanitize_detailed, SanitizeSource};
 
 #[derive(Debug, Error)]
 pub enum ScoreError {
@@ -184,7 +184,7 @@ fn compared_text(
     reply: &str,
     lang: Language,
     ignore_comments: bool,
-) -> (crate::sanitize::Sanitized, String) {
+) -> (crate::scoring::sanitize::Sanitized, String) {
     let s = sanitize_detailed(reply, lang);
     let compared = if ignore_comments { remove_comments(&s.text, lang) } else { s.text.clone() };
     (s, compared)

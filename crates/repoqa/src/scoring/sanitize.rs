@@ -229,7 +229,7 @@ pub fn remove_comments(source: &str, lang: Language) -> String {
 
 /// Python's `str.isspace()` set: what `\s` matches in a `str` pattern and
 /// what `str.strip()` removes (shared with the BLEU tokenizer).
-pub use crate::bleu::is_py_space;
+pub use crate::scoring::bleu::is_py_space;
 
 /// Python's `str.strip()` with no arguments.
 pub fn py_strip(s: &str) -> &str {

@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 
 use crate::report::TaskResult;
-use crate::score::THRESHOLDS;
+use crate::scoring::score::THRESHOLDS;
 
 /// Depth bins: `[0, 0.1)`, …, `[0.9, 1.0]`.
 pub const DEPTH_BINS: usize = 10;
