@@ -282,19 +282,15 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
                 dirs.push((name.to_string(), read(repo)?));
             }
             (None, Some(root)) => {
-                for q in &qa {
-                    if dirs.iter().any(|(n, _)| *n == q.repository) {
-                        continue;
-                    }
-                    let dir = root.join(&q.repository);
+                for name in repoqa::coreqa::qa::repositories(&qa) {
+                    let dir = root.join(name);
                     if !dir.is_dir() {
                         return Err(CliError::usage(format!(
-                            "--repos: no folder {} for the questions of {} (one folder per owner/name); nothing was sent",
-                            dir.display(),
-                            q.repository
+                            "--repos: no folder {} for the questions of {name} (one folder per owner/name); nothing was sent",
+                            dir.display()
                         )));
                     }
-                    dirs.push((q.repository.clone(), read(&dir)?));
+                    dirs.push((name.to_string(), read(&dir)?));
                 }
             }
             (None, None) => {}

@@ -159,12 +159,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                             "The retrieval and whole settings read the repository: pick its folder or archive first.",
                         ));
                     };
-                    let mut names: Vec<&str> = Vec::new();
-                    for q in &qa {
-                        if !names.contains(&q.repository.as_str()) {
-                            names.push(&q.repository);
-                        }
-                    }
+                    let names = repoqa::coreqa::qa::repositories(&qa);
                     repos = match names[..] {
                         [one] => vec![(one.to_string(), repo.dir.files.clone())],
                         _ => split_repositories(&repo.dir.files, &names).map_err(|e| {

@@ -283,14 +283,8 @@ pub fn answer_items_across(
     setup: &AnswerSetup<'_>,
     mut count_tokens: impl FnMut(&str) -> usize,
 ) -> Result<Vec<AnswerItem>, CoreqaError> {
-    let mut names: Vec<&str> = Vec::new();
-    for q in qa {
-        if !names.contains(&q.repository.as_str()) {
-            names.push(&q.repository);
-        }
-    }
     let mut items = Vec::with_capacity(qa.len() * setup.settings.len());
-    for name in names {
+    for name in super::qa::repositories(qa) {
         let Some(&(_, files)) = repos.iter().find(|(r, _)| *r == name) else {
             return Err(CoreqaError::MissingRepository { repo: name.to_string() });
         };
@@ -299,8 +293,9 @@ pub fn answer_items_across(
         items.extend(answer_items(&group, &one, &mut count_tokens)?);
     }
     // Back in the QA file's order (a stable sort keeps the settings' order).
-    let at = |id: &str| qa.iter().position(|q| q.id == id).unwrap_or(usize::MAX);
-    items.sort_by_key(|i| at(&i.question_id));
+    let at: std::collections::HashMap<&str, usize> =
+        qa.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
+    items.sort_by_key(|i| at.get(i.question_id.as_str()).copied().unwrap_or(usize::MAX));
     Ok(items)
 }
 

@@ -88,6 +88,13 @@ pub fn question_queries(question: &str) -> (String, String) {
     (prose.join("\n"), code.join("\n"))
 }
 
+/// The repositories `qa`'s questions are about, each once, in the order
+/// they first appear (the order their questions are answered in).
+pub fn repositories(qa: &[QaItem]) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::new();
+    qa.iter().map(|q| q.repository.as_str()).filter(|r| seen.insert(*r)).collect()
+}
+
 /// The one repository the questions are about: the retrieval and whole
 /// settings read one repository. Several (or none) is refused, naming them.
 pub fn one_repository(qa: &[QaItem]) -> Result<&str, CoreqaError> {
@@ -114,6 +121,24 @@ pub fn questions_file_name(qa_file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repositories_are_named_once_in_first_sight_order() {
+        let item = |id: &str, repo: &str| QaItem {
+            id: id.into(),
+            repository: repo.into(),
+            language: None,
+            issue_url: None,
+            question: "q".into(),
+            reference_answer: "a".into(),
+            reference_chunks: None,
+            issue: None,
+            rest: IndexMap::new(),
+        };
+        let qa = [item("1", "b/b"), item("2", "a/a"), item("3", "b/b"), item("4", "c/c")];
+        assert_eq!(repositories(&qa), ["b/b", "a/a", "c/c"]);
+        assert!(repositories(&[]).is_empty());
+    }
 
     #[test]
     fn queries_split_prose_from_code() {
