@@ -10,7 +10,7 @@
 //! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
 //! | `dataset`  | the RepoQA dataset file (official schema, key order kept), file order |
 //! | `context`  | `make_code_context`: the ~16k-token code context around each needle, tasks |
-//! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
+//! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format), and their names (`report::naming`) |
 //! | `scoring`  | an answer scored as upstream scores it: `sanitize`, `bleu`, `score`, `answers`, `run`, `name_match`, `breakdown`, `linediff` |
 //! | `review`   | results read, checked and compared: `verify`, `leaderboard`, `ladder`, `evidence`, `stats`, `bootstrap`, `compare`, `headline`, `html_report`, `bundle` |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
@@ -25,7 +25,6 @@
 //! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
 //! | `settings` | the build settings (size, comment mode, task filter, tokenizer) and the tasks cache key |
 //! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
-//! | `naming`   | file names: outputs/SCORES as upstream, tasks after dataset and settings |
 //! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
@@ -56,7 +55,6 @@ pub mod lang;
 pub mod limits;
 pub mod llm;
 pub mod name_protocol;
-pub mod naming;
 pub mod pyjson;
 mod python_scanner;
 pub mod report;

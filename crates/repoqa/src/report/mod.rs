@@ -5,7 +5,8 @@
 //!   outputs add `"output": [reply]`;
 //! - `<model>-SCORES.json`: `{model: {eval_date, train_size, scores, results}}`
 //!   written by `json.dump` (Python layout, see [`crate::pyjson`]);
-//! - a CSV of the per-task results (ours, for spreadsheets).
+//! - a CSV of the per-task results (ours, for spreadsheets);
+//! - the names of all these files and folders ([`naming`]).
 //!
 //! Values the official code copies through untouched (`position_ratio`,
 //! token positions, the score) are kept as JSON numbers, so an int stays an
@@ -16,21 +17,18 @@ use thiserror::Error;
 use crate::pyjson;
 
 mod csv;
-mod names;
+pub mod naming;
 mod outputs;
 mod scores;
 
 pub use self::csv::results_csv;
-pub use self::names::{
-    format_eval_date, model_name_from_path, now_eval_date, scores_path_for, train_size, TrainSize,
-};
 pub use self::outputs::{
     output_line, outputs_protocol, read_model_outputs, read_model_outputs_with_limits, ModelOutput,
     OutputsFile,
 };
 pub use self::scores::{
-    scores_suffix, similarity_number, ModelScores, ReplyNotes, ScoresFile, TaskResult, Unanswered,
-    UnansweredScoring,
+    format_eval_date, now_eval_date, similarity_number, train_size, ModelScores, ReplyNotes,
+    ScoresFile, TaskResult, TrainSize, Unanswered, UnansweredScoring,
 };
 
 #[derive(Debug, Error)]

@@ -45,22 +45,6 @@ fn parse_unanswered(entry: &Map<String, Value>) -> Result<Option<Unanswered>, (S
     Ok(Some(Unanswered { scoring, tasks }))
 }
 
-/// The SCORES file name suffix: `-SCORES.json` for official scores, with
-/// `CORRECTED-` (NOT OFFICIAL prompts) and `CONTEXT-` (NOT OFFICIAL
-/// candidates) inserted so no such file takes the official name.
-pub fn scores_suffix(protocol: Protocol, official_candidates: bool) -> String {
-    let mut s = String::from("-");
-    if !protocol.is_official() {
-        s.push_str(&protocol.as_str().to_uppercase());
-        s.push('-');
-    }
-    if !official_candidates {
-        s.push_str("CONTEXT-");
-    }
-    s.push_str("SCORES.json");
-    s
-}
-
 /// One entry of `results[language]` in a SCORES file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskResult {
@@ -456,4 +440,69 @@ fn parse_task_result(v: &Value) -> Result<TaskResult, (String, String)> {
         token_start: pos_get("token_start")?,
         token_end: pos_get("token_end")?,
     })
+}
+
+/// `train_size` as `compute_score` decides it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrainSize {
+    pub value: String,
+    /// The official code would ask the Hugging Face hub for the model's
+    /// config (names with "/" other than bigcode/starcoder2). Without network
+    /// that lookup fails and the official code itself writes "N/A" — which is
+    /// what `value` holds then.
+    pub needs_hub_lookup: bool,
+}
+
+pub fn train_size(model_name: &str) -> TrainSize {
+    let fixed = |v: &str| TrainSize { value: v.to_string(), needs_hub_lookup: false };
+    let m = model_name;
+    if m.contains('/') {
+        if m.starts_with("bigcode/starcoder2") {
+            fixed("16k")
+        } else {
+            TrainSize { value: "N/A".into(), needs_hub_lookup: true }
+        }
+    } else if m.starts_with("gpt-4-turbo") || m.starts_with("gpt-4o-") {
+        fixed("128k")
+    } else if m.starts_with("gpt-3.5-") {
+        fixed("16k")
+    } else if m.starts_with("gemini-1.5-pro") || m.starts_with("gemini-1.5-flash") {
+        fixed("1000k")
+    } else if m.starts_with("gemini-1.0-pro") {
+        fixed("32k")
+    } else if m.starts_with("claude-3-") {
+        fixed("200k")
+    } else {
+        fixed("N/A")
+    }
+}
+
+/// `str(datetime)` of a UTC instant (`YYYY-MM-DD HH:MM:SS[.ffffff]`, the
+/// microseconds omitted when zero, as Python does). The official tool uses
+/// local time; callers pass whatever instant they want recorded.
+/// An instant out of `time`'s range (years -9999 to 9999) is written as
+/// the epoch.
+pub fn format_eval_date(unix_seconds: i64, micros: u32) -> String {
+    let t = time::OffsetDateTime::from_unix_timestamp(unix_seconds)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let mut out = format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    if micros != 0 {
+        out.push_str(&format!(".{:06}", micros.min(999_999)));
+    }
+    out
+}
+
+/// [`format_eval_date`] of now, in UTC: the `eval_date` of a SCORES file
+/// and the time of a run record, the same in the CLI and the page.
+pub fn now_eval_date() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format_eval_date(now.unix_timestamp(), now.microsecond())
 }

@@ -56,23 +56,6 @@ fn a_repeated_task_is_a_broken_line_and_the_first_is_kept() {
 }
 
 #[test]
-fn model_name_and_scores_path_follow_the_official_rules() {
-    assert_eq!(
-        model_name_from_path(
-            "results/ntoken_16384/meta-llama_slash_Meta-Llama-3-8B-Instruct.jsonl"
-        ),
-        "meta-llama/Meta-Llama-3-8B-Instruct"
-    );
-    assert_eq!(model_name_from_path("gpt-4o-2024-05-13.jsonl"), "gpt-4o-2024-05-13");
-    assert_eq!(model_name_from_path("my_model.v2.jsonl"), "mymodel.v2");
-    assert_eq!(model_name_from_path(".jsonl"), ".jsonl");
-    assert_eq!(scores_path_for("out/a_slash_b.jsonl"), "out/a_slash_b-SCORES.json");
-    assert_eq!(scores_path_for("out.d/model"), "out.d/model-SCORES.json");
-    assert_eq!(scores_path_for("x/.hidden"), "x/.hidden-SCORES.json");
-    assert_eq!(scores_path_for("a.b.jsonl"), "a.b-SCORES.json");
-}
-
-#[test]
 fn train_size_rules() {
     assert_eq!(train_size("gpt-4o-2024-05-13").value, "128k");
     assert_eq!(train_size("gpt-4-turbo-2024-04-09").value, "128k");

@@ -4,7 +4,7 @@
 //! Upstream (`search_needle_function.evaluate_model`) writes a model's
 //! outputs to `results/ntoken_<size>/<model with / as _slash_>.jsonl` and its
 //! scores next to it as `<same stem>-SCORES.json`; `compute_score` takes the
-//! model's name back from the outputs file name (`report::model_name_from_path`).
+//! model's name back from the outputs file name ([`model_name_from_path`]).
 //! So an outputs or SCORES name is the model's name only: anything added to
 //! it would change the model read back. The tasks file carries the dataset
 //! and the settings instead (`repoqa-2024-04-20_ntoken_16384-tasks.jsonl`),
@@ -99,22 +99,57 @@ pub fn scores_file_name(model: &str, protocol: Protocol, official: bool) -> Stri
     format!("{}{}", model_file_stem(model), scores_suffix(protocol, official))
 }
 
-/// `-SCORES.json`; `-CORRECTED-` before `SCORES` for the corrected
-/// prompts, `-CONTEXT-` for the not-official candidates
-/// (`report::scores_suffix`).
-pub fn scores_suffix(protocol: Protocol, official: bool) -> String {
-    crate::report::scores_suffix(protocol, official)
+/// The SCORES file name suffix: `-SCORES.json` for official scores, with
+/// `CORRECTED-` (NOT OFFICIAL prompts) and `CONTEXT-` (NOT OFFICIAL
+/// candidates) inserted so no such file takes the official name.
+pub fn scores_suffix(protocol: Protocol, official_candidates: bool) -> String {
+    let mut s = String::from("-");
+    if !protocol.is_official() {
+        s.push_str(&protocol.as_str().to_uppercase());
+        s.push('-');
+    }
+    if !official_candidates {
+        s.push_str("CONTEXT-");
+    }
+    s.push_str("SCORES.json");
+    s
 }
 
 /// The SCORES path beside an outputs path: upstream's
-/// `os.path.splitext(path)[0] + "-SCORES.json"` (`report::scores_path_for`),
-/// with the not-official suffixes of `scores_suffix`.
+/// `os.path.splitext(path)[0] + "-SCORES.json"`, with the not-official
+/// suffixes of [`scores_suffix`].
 pub fn scores_path_for(outputs_path: &str, protocol: Protocol, official: bool) -> String {
-    let p = crate::report::scores_path_for(outputs_path);
-    match p.strip_suffix("-SCORES.json") {
-        Some(base) => format!("{base}{}", scores_suffix(protocol, official)),
-        None => p,
-    }
+    let suffix = scores_suffix(protocol, official);
+    let base_start = outputs_path.rfind('/').map_or(0, |i| i + 1);
+    let base = &outputs_path[base_start..];
+    // splitext ignores leading dots of the file name.
+    let lead = base.len() - base.trim_start_matches('.').len();
+    let stem_end = match base[lead..].rfind('.') {
+        Some(i) => base_start + lead + i,
+        None => outputs_path.len(),
+    };
+    format!("{}{suffix}", &outputs_path[..stem_end])
+}
+
+/// The last component of a path (either separator).
+fn file_name(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// `compute_score.get_model_name(path)`: `Path(path).stem` split on `_`,
+/// each `slash` segment becomes `/`, the others are concatenated — so other
+/// underscores disappear (`my_model.jsonl` → `mymodel`), as in the official
+/// tool.
+pub fn model_name_from_path(path: &str) -> String {
+    let name = file_name(path);
+    // pathlib's stem: strip the last suffix unless the dot is the first or
+    // last character of the name.
+    let stem = match name.rfind('.') {
+        Some(i) if i > 0 && i < name.len() - 1 => &name[..i],
+        _ => name,
+    };
+    stem.split('_').map(|seg| if seg == "slash" { "/" } else { seg }).collect()
 }
 
 /// The per-task results CSV of a model.
@@ -208,8 +243,34 @@ fn safe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_name_and_scores_path_follow_the_official_rules() {
+        assert_eq!(
+            model_name_from_path(
+                "results/ntoken_16384/meta-llama_slash_Meta-Llama-3-8B-Instruct.jsonl"
+            ),
+            "meta-llama/Meta-Llama-3-8B-Instruct"
+        );
+        assert_eq!(model_name_from_path("gpt-4o-2024-05-13.jsonl"), "gpt-4o-2024-05-13");
+        assert_eq!(model_name_from_path("my_model.v2.jsonl"), "mymodel.v2");
+        assert_eq!(model_name_from_path(".jsonl"), ".jsonl");
+        assert_eq!(
+            scores_path_for("out/a_slash_b.jsonl", Protocol::default(), true),
+            "out/a_slash_b-SCORES.json"
+        );
+        assert_eq!(
+            scores_path_for("out.d/model", Protocol::default(), true),
+            "out.d/model-SCORES.json"
+        );
+        assert_eq!(
+            scores_path_for("x/.hidden", Protocol::default(), true),
+            "x/.hidden-SCORES.json"
+        );
+        assert_eq!(scores_path_for("a.b.jsonl", Protocol::default(), true), "a.b-SCORES.json");
+    }
     use crate::context::CommentMode;
-    use crate::report::model_name_from_path;
+    use crate::report::naming::model_name_from_path;
 
     #[test]
     fn run_outputs_are_where_upstream_puts_them() {
