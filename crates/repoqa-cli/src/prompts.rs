@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use repoqa::naming;
 use repoqa::report;
-use repoqa::report::naming;
 
 use crate::build_args::{build_tasks_at, select_tasks, BuildArgs};
 use crate::error::{fs_write, refuse_overwriting_inputs, CliError};

@@ -17,9 +17,9 @@ use repoqa::context::Task;
 use repoqa::llm::batch;
 use repoqa::llm::run::BenchmarkRun;
 use repoqa::llm::runlog::{self, TaskSelection};
-use repoqa::report::{self, naming};
 use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::scoring::score::ScoreOptions;
+use repoqa::{naming, report};
 
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
 use crate::build_args::{self, BuildArgs};

@@ -59,7 +59,7 @@ pub fn score_and_write(
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let ci = a.ci.checked()?;
     let mut phases = Phases::start();
-    let model = a.model.unwrap_or_else(|| report::naming::model_name_from_path(&outputs_str));
+    let model = a.model.unwrap_or_else(|| repoqa::naming::model_name_from_path(&outputs_str));
     let official = a.options.candidates == Candidates::Needles;
     if !official {
         eprintln!("repoqa: NOTE: --candidates context is NOT the official scoring; these scores are not comparable with published ones");
@@ -74,7 +74,7 @@ pub fn score_and_write(
     }
     let out = a.out.unwrap_or_else(|| {
         // Never let a non-official file take the official name.
-        PathBuf::from(repoqa::report::naming::scores_path_for(&outputs_str, protocol, official))
+        PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
     });
     let inputs = [("--model-output-path", a.outputs.as_path()), ("--dataset-path", dataset_path)];
     refuse_overwriting_inputs("--out", &out, &inputs)?;

@@ -332,7 +332,7 @@ fn scores_match_the_official_compute_score() {
     let dir = common::scratch("parity_score");
     let outputs_path = dir.join("parity-org_slash_parity-model.jsonl");
     std::fs::write(&outputs_path, &outputs_text).unwrap();
-    assert_eq!(report::naming::model_name_from_path(&outputs_path.to_string_lossy()), MODEL);
+    assert_eq!(repoqa::naming::model_name_from_path(&outputs_path.to_string_lossy()), MODEL);
 
     let file = report::read_model_outputs(&outputs_text);
     assert!(file.errors.is_empty(), "{:?}", file.errors);
@@ -631,8 +631,8 @@ fn model_names_and_result_paths_match() {
     let official: Vec<(String, String)> =
         String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     for (p, (name, scores)) in paths.iter().zip(&official) {
-        assert_eq!(&report::naming::model_name_from_path(p), name, "{p}");
-        assert_eq!(&report::naming::scores_path_for(p, Default::default(), true), scores, "{p}");
+        assert_eq!(&repoqa::naming::model_name_from_path(p), name, "{p}");
+        assert_eq!(&repoqa::naming::scores_path_for(p, Default::default(), true), scores, "{p}");
     }
 }
 

@@ -10,7 +10,8 @@
 //! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
 //! | `dataset`  | the RepoQA dataset file (official schema, key order kept), file order |
 //! | `context`  | `make_code_context`: the ~16k-token code context around each needle, tasks |
-//! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format), and their names (`report::naming`) |
+//! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
+//! | `naming`   | the official files' names, in one home: outputs/SCORES as upstream (the SCORES path beside an outputs file, the model read back from a name), tasks after dataset and settings |
 //! | `scoring`  | an answer scored as upstream scores it: `sanitize`, `bleu`, `score`, `answers`, `run`, `name_match`, `breakdown`, `linediff` |
 //! | `review`   | results read, checked and compared: `verify`, `leaderboard`, `ladder`, `evidence`, `stats`, `bootstrap`, `compare`, `headline`, `html_report`, `bundle` |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
@@ -55,6 +56,7 @@ pub mod lang;
 pub mod limits;
 pub mod llm;
 pub mod name_protocol;
+pub mod naming;
 pub mod pyjson;
 mod python_scanner;
 pub mod report;

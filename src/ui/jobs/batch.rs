@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use repoqa::llm::batch;
-use repoqa::report::{self, naming};
+use repoqa::{naming, report};
 
 use super::ask::{endpoint_unchecked, RunSession, Sink};
 use super::fetch::read_file_with_progress;

@@ -90,7 +90,7 @@ async fn build_ladder(ctx: &Ctx, state: AppState, lengths: &[usize]) -> Result<(
         }
         let opts = web_sys::BlobPropertyBag::new();
         opts.set_type("application/jsonl");
-        let name = repoqa::report::naming::tasks_file_name(&loaded.origin, &s);
+        let name = repoqa::naming::tasks_file_name(&loaded.origin, &s);
         let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
             .map_err(|e| UiError::js(format!("cannot make {name}"), &e))?;
         let url = web_sys::Url::create_object_url_with_blob(&blob)

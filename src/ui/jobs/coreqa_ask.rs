@@ -26,7 +26,7 @@ use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog, TaskSelection};
 use repoqa::llm::schedule::ScheduleConfig;
 use repoqa::llm::wire::Endpoint;
-use repoqa::report::naming;
+use repoqa::naming;
 
 use super::ask::{ask_all, endpoint_unchecked, pace_of, summary, AskEnd, RunSession, Sink};
 use super::{tokenizer, Ctx, Job, Line, Runner};

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::llm::runlog::{read_runlog, RunLog};
-use repoqa::report::naming;
+use repoqa::naming;
 
 use super::scoring::warm_scores;
 use super::{Ctx, Job, Runner, Stop};

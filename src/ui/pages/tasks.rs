@@ -119,7 +119,7 @@ pub fn TasksPage() -> impl IntoView {
         let name = state.settings.with_untracked(|s| {
             let mut b = s.build.clone();
             b.protocol = protocol.unwrap_or(b.protocol);
-            repoqa::report::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &b)
+            repoqa::naming::tasks_file_name(origin.as_deref().unwrap_or(""), &b)
         });
         match r.and_then(|text| download_text(&name, "application/jsonl", &text)) {
             Ok(()) => download_error.set(None),

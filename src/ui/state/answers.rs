@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::llm::runlog::{self, select_tasks, RunLog, TaskSelection};
-use repoqa::report::naming;
+use repoqa::naming;
 use repoqa::report::{self, ModelScores, ScoresFile};
 use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::scoring::score::pass_table;
@@ -134,7 +134,7 @@ pub async fn score_answers_settled(
 }
 
 /// The run directory's folder of the current answers (`ntoken_<N>`, or
-/// `ntoken_<N>-<protocol>`, `repoqa::report::naming::run_dir`): only when `log`
+/// `ntoken_<N>-<protocol>`, `repoqa::naming::run_dir`): only when `log`
 /// shows every answer given to the tasks as they are built now
 /// (`runlog::answered_at_these_sizes`); answers kept from tasks built at
 /// another length, typed or imported say no length.
@@ -173,7 +173,7 @@ pub fn scores_file_of(
         state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
     let opts: ScoreOptions = state.scoring.options.get_untracked();
     // The run as the CLI groups it (`repoqa::scoring::run`), named as upstream
-    // names result files (`repoqa::report::naming`).
+    // names result files (`repoqa::naming`).
     let scored: std::collections::HashSet<String> =
         set.items.iter().map(|i| i.task.task_id()).collect();
     let replies =

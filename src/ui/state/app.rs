@@ -56,7 +56,7 @@ pub struct AppState {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LadderFile {
     pub ntoken: usize,
-    /// The download's name (`repoqa::report::naming::tasks_file_name`).
+    /// The download's name (`repoqa::naming::tasks_file_name`).
     pub name: String,
     pub tasks: usize,
     pub bytes: f64,

@@ -5,8 +5,9 @@
 //!   outputs add `"output": [reply]`;
 //! - `<model>-SCORES.json`: `{model: {eval_date, train_size, scores, results}}`
 //!   written by `json.dump` (Python layout, see [`crate::pyjson`]);
-//! - a CSV of the per-task results (ours, for spreadsheets);
-//! - the names of all these files and folders ([`naming`]).
+//! - a CSV of the per-task results (ours, for spreadsheets).
+//!
+//! Their names and folders are [`crate::naming`]'s.
 //!
 //! Values the official code copies through untouched (`position_ratio`,
 //! token positions, the score) are kept as JSON numbers, so an int stays an
@@ -17,7 +18,6 @@ use thiserror::Error;
 use crate::pyjson;
 
 mod csv;
-pub mod naming;
 mod outputs;
 mod scores;
 

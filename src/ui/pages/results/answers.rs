@@ -68,11 +68,7 @@ pub fn AnswersCard(
         // score` reads it back); outputs on corrected prompts say so in
         // each line's "protocol" field, and their SCORES name says so.
         let r = text.map_err(UiError::from).and_then(|t| {
-            download_text(
-                &repoqa::report::naming::outputs_file_name(&model),
-                "application/jsonl",
-                &t,
-            )
+            download_text(&repoqa::naming::outputs_file_name(&model), "application/jsonl", &t)
         });
         if let Err(e) = r {
             report(Err(e.context("export failed")));

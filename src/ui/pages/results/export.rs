@@ -2,7 +2,7 @@
 //! eval_date they record.
 
 use leptos::prelude::*;
-use repoqa::report::naming;
+use repoqa::naming;
 use repoqa::report::{self, ScoresFile};
 use repoqa::review::html_report;
 use repoqa::scoring::score::Candidates;

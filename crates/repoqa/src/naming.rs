@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(scores_path_for("a.b.jsonl", Protocol::default(), true), "a.b-SCORES.json");
     }
     use crate::context::CommentMode;
-    use crate::report::naming::model_name_from_path;
+    use crate::naming::model_name_from_path;
 
     #[test]
     fn run_outputs_are_where_upstream_puts_them() {
