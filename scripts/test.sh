@@ -31,7 +31,7 @@ current=""
 # the quick tier runs these besides the unit tests.
 quick_tests=(ui_layers cli_options demo_dataset name_match_replies
   leaderboard_published curate_archive llm_describe run_cli verify_tampered fuzz
-  parity_bleu parity_grammar sample_answers hostile_cli)
+  parity_bleu parity_grammar sample_answers hostile_cli module_graph)
 
 finish() {
   local rc=$? now; now=$(date +%s)

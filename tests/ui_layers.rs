@@ -455,7 +455,7 @@ fn the_core_names_no_front_dependency() {
 }
 
 /// The core's context-building internals a front must not use: every
-/// front builds tasks through `repoqa::settings::BuildSettings` (its
+/// front builds tasks through `repoqa::prompt::settings::BuildSettings` (its
 /// `task_specs`, `build_tasks`, `builder` and `repo_shares`), so one set
 /// of settings makes one set of tasks whichever front asks. The compiler
 /// enforces it: these are `pub(crate)` unless the core's `internals`
@@ -472,8 +472,8 @@ const BUILD_INTERNALS: [&str; 6] = [
     "repo_shares",
 ];
 
-/// The names a text takes from `repoqa::context` (`repoqa::context::X`
-/// and `context::X` paths and `{…}` groups, comments and strings left out).
+/// The names a text takes from `repoqa::prompt::context`
+/// (`repoqa::prompt::context::X` and `context::X` paths and `{…}` groups, comments and strings left out).
 fn context_names(text: &str) -> Vec<String> {
     let mut code = code_only(text).split_whitespace().collect::<Vec<_>>().join(" ");
     for (spaced, tight) in [(" :", ":"), (": ", ":"), (" {", "{"), ("{ ", "{"), (" }", "}")] {
@@ -482,9 +482,10 @@ fn context_names(text: &str) -> Vec<String> {
     code = code.replace(", ", ",").replace(" ,", ",");
     let mut names = Vec::new();
     for (at, _) in code.match_indices("context::") {
-        // `context::X` after `use repoqa::context;` too; not `use_context::`.
+        // `context::X` after `use repoqa::prompt::context;` too; not `use_context::`.
         let before = code[..at].chars().next_back();
-        if before.is_some_and(|c| is_ident(c) || (c == ':' && !code[..at].ends_with("repoqa::"))) {
+        let in_prompt = code[..at].ends_with("repoqa::prompt::");
+        if before.is_some_and(|c| is_ident(c) || (c == ':' && !in_prompt)) {
             continue;
         }
         let rest = &code[at + "context::".len()..];
@@ -544,20 +545,20 @@ fn fronts_build_tasks_only_through_the_build_settings() {
     for (path, text) in &fronts {
         for name in context_names(text) {
             if BUILD_INTERNALS.contains(&name.as_str()) {
-                found.push(format!("{path}: repoqa::context::{name}"));
+                found.push(format!("{path}: repoqa::prompt::context::{name}"));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "build tasks through repoqa::settings::BuildSettings instead:\n{}",
+        "build tasks through repoqa::prompt::settings::BuildSettings instead:\n{}",
         found.join("\n")
     );
     // The check itself sees both forms.
-    let sample = "use repoqa::context::{self, ContextOptions as O,\n  Task};\n\
-                  let t = repoqa::context::build_tasks_threaded(d);\n\
+    let sample = "use repoqa::prompt::context::{self, ContextOptions as O,\n  Task};\n\
+                  let t = repoqa::prompt::context::build_tasks_threaded(d);\n\
                   let s = context::task_specs(d); let c = expect_context::<X>();\n\
-                  // repoqa::context::task_specs in a comment is no use\n";
+                  // repoqa::prompt::context::task_specs in a comment is no use\n";
     assert_eq!(
         context_names(sample),
         ["self", "ContextOptions", "Task", "build_tasks_threaded", "task_specs"]

@@ -5,7 +5,7 @@
 //! links none of this; it sends requests.
 //!
 //! Three kinds of work come in: a share of a task build (the build pool,
-//! `repoqa::context::build_share`, one task's JSON line at a time), a
+//! `repoqa::prompt::context::build_share`, one task's JSON line at a time), a
 //! curation (`repoqa::engine::curate`, in a worker of its own, with
 //! progress), and a request of [`repoqa::engine`] (score, explain, count,
 //! anatomy, audit, self-check), answered as JSON by the core's own
@@ -15,9 +15,9 @@
 mod exports {
     use std::cell::RefCell;
 
-    use repoqa::context::build_share;
     use repoqa::curate::SourceFile;
     use repoqa::engine::{curate, CurateJob, Engine};
+    use repoqa::prompt::context::build_share;
     use wasm_bindgen::prelude::*;
 
     thread_local! {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::settings::BuildSettings;
+use repoqa::prompt::settings::BuildSettings;
 
 use crate::build_args::{select_tasks, BuildArgs};
 use crate::error::{fs_write, CliError};
@@ -32,8 +32,8 @@ pub struct AuditArgs {
 }
 
 pub fn run(a: AuditArgs, inflate: &InflateArgs) -> Result<(), CliError> {
-    use repoqa::audit::{self, measure};
-    use repoqa::context::Protocol;
+    use repoqa::prompt::audit::{self, measure};
+    use repoqa::report::Protocol;
     let chosen_settings = a.build.settings()?;
     let dataset = load_dataset(&a.dataset_path, inflate)?;
     let chosen = chosen_settings.protocol;

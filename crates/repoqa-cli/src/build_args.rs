@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use repoqa::context::{CommentMode, Protocol, Task, TaskSpec};
 use repoqa::dataset::Dataset;
-use repoqa::settings::{parse_context_size, BuildSettings, TaskFilter};
+use repoqa::prompt::context::{CommentMode, TaskSpec};
+use repoqa::prompt::settings::{parse_context_size, BuildSettings, TaskFilter};
+use repoqa::report::{Protocol, Task};
 use repoqa::tokenize::Tokenizer;
 
 use crate::error::CliError;
@@ -28,7 +29,7 @@ pub struct BuildArgs {
     /// NOT UPSTREAM: `prompts` and `run` also take a comma-separated list,
     /// a length ladder (`4096,8192,16384`): each length is built (and run)
     /// in turn, into its own files.
-    #[arg(long, value_delimiter = ',', default_values_t = [repoqa::context::DEFAULT_CODE_CONTEXT_SIZE], value_parser = context_size_arg)]
+    #[arg(long, value_delimiter = ',', default_values_t = [repoqa::prompt::context::DEFAULT_CODE_CONTEXT_SIZE], value_parser = context_size_arg)]
     pub code_context_size: Vec<usize>,
     /// Comma-separated languages to keep (default: all, dataset order).
     #[arg(long, value_delimiter = ',')]
@@ -65,7 +66,7 @@ pub struct BuildArgs {
 
 /// `--depths`: each a number from 0 to 1.
 fn depth_arg(text: &str) -> Result<f64, String> {
-    repoqa::settings::parse_position_ratio(text).map_err(|e| e.to_string())
+    repoqa::prompt::settings::parse_position_ratio(text).map_err(|e| e.to_string())
 }
 
 /// The controls `--control` builds.

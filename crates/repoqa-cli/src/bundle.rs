@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use repoqa::identity::{content_id, sha256_hex};
+use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::review::bundle::Bundle;
 use repoqa::review::verify::{self, Report};
 use repoqa::scoring::score::{Candidates, ScoreOptions};
-use repoqa::settings::BuildSettings;
 
 use crate::build_args::{build_tasks, select_tasks, BuildArgs};
 use crate::error::{fs_read, fs_read_text, fs_write, refuse_overwriting_inputs, CliError};
@@ -54,7 +54,7 @@ fn tasks_of(
     dataset_path: &Path,
     tokenizer: &Path,
     inflate: &InflateArgs,
-) -> Result<(repoqa::dataset::Dataset, Vec<repoqa::context::Task>), CliError> {
+) -> Result<(repoqa::dataset::Dataset, Vec<repoqa::report::Task>), CliError> {
     let dataset = load_dataset(dataset_path, inflate)?;
     let tok = repoqa::tokenize::Tokenizer::from_file(tokenizer)?;
     let specs = select_tasks(settings, &dataset, dataset_path)?;
@@ -63,7 +63,7 @@ fn tasks_of(
         &dataset,
         &specs,
         &tok,
-        repoqa::context::default_threads(),
+        repoqa::prompt::context::default_threads(),
         "rebuilding prompts:",
     )?;
     Ok((dataset, tasks))

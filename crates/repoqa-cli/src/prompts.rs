@@ -41,7 +41,7 @@ pub struct PromptsArgs {
 
 /// `--position-ratio`: a number from 0 to 1.
 fn ratio_arg(text: &str) -> Result<f64, String> {
-    repoqa::settings::parse_position_ratio(text).map_err(|e| e.to_string())
+    repoqa::prompt::settings::parse_position_ratio(text).map_err(|e| e.to_string())
 }
 
 /// The depths to build at: `--position-ratio`'s one, else `--depths`'
@@ -68,7 +68,7 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     phases.mark("load-dataset");
     let tok_path = a.build.tokenizer_path();
     if a.name_protocol {
-        eprintln!("repoqa: note: {}", repoqa::name_protocol::LABEL);
+        eprintln!("repoqa: note: {}", repoqa::prompt::name_protocol::LABEL);
     }
     if let Some(r) = a.position_ratio {
         eprintln!("repoqa: note: NOT UPSTREAM: every needle at position_ratio {r}");
@@ -115,7 +115,7 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
 /// depth that is not the official one, in it).
 fn out_path(
     a: &PromptsArgs,
-    settings: &repoqa::settings::BuildSettings,
+    settings: &repoqa::prompt::settings::BuildSettings,
     depth: Option<f64>,
 ) -> PathBuf {
     let origin = a.dataset_path.display().to_string();
@@ -130,18 +130,18 @@ fn out_path(
 /// The tasks of `specs` built with `settings`, as JSONL lines.
 fn prompts_text(
     a: &PromptsArgs,
-    settings: &repoqa::settings::BuildSettings,
+    settings: &repoqa::prompt::settings::BuildSettings,
     dataset: &repoqa::dataset::Dataset,
-    specs: &[repoqa::context::TaskSpec],
+    specs: &[repoqa::prompt::context::TaskSpec],
     tok: &repoqa::tokenize::Tokenizer,
     depth: Option<f64>,
 ) -> Result<String, CliError> {
-    let jobs = a.jobs.map_or_else(repoqa::context::default_threads, usize::from);
+    let jobs = a.jobs.map_or_else(repoqa::prompt::context::default_threads, usize::from);
     let tasks = build_tasks_at(settings, dataset, specs, tok, jobs, depth, "prompts:")?;
     let mut text = String::new();
     for task in &tasks {
         let line = if a.name_protocol {
-            repoqa::name_protocol::task_line(task)
+            repoqa::prompt::name_protocol::task_line(task)
         } else {
             report::jsonl_line(task)
         };

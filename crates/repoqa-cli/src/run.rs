@@ -13,10 +13,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use repoqa::context::Task;
 use repoqa::llm::batch;
 use repoqa::llm::run::BenchmarkRun;
 use repoqa::llm::runlog::{self, TaskSelection};
+use repoqa::report::Task;
 use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::scoring::score::ScoreOptions;
 use repoqa::{naming, report};
@@ -203,7 +203,7 @@ fn run_length(
     let build = a.build.settings_at(code_context_size);
     let specs = build_args::select_tasks(&build, &dataset, &dataset_path)?;
     let tok = a.build.load_tokenizer()?;
-    let threads = repoqa::context::default_threads();
+    let threads = repoqa::prompt::context::default_threads();
     let tasks =
         build_args::build_tasks_at(&build, &dataset, &specs, &tok, threads, depth, "run: built")?;
     phases.mark("build-prompts");

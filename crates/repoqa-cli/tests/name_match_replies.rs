@@ -231,8 +231,8 @@ fn cli_name_protocol_prompts_change_only_the_instruction() {
     for (x, y) in a.iter().zip(&b) {
         assert_eq!(x["code_context"], y["code_context"]);
         assert_eq!(x["description"], y["description"]);
-        assert_eq!(y["instruction"], json!(repoqa::name_protocol::NAME_INSTRUCTION));
-        assert_eq!(y["protocol"], json!(repoqa::name_protocol::PROTOCOL_FIELD));
+        assert_eq!(y["instruction"], json!(repoqa::prompt::name_protocol::NAME_INSTRUCTION));
+        assert_eq!(y["protocol"], json!(repoqa::prompt::name_protocol::PROTOCOL_FIELD));
         assert!(x.get("protocol").is_none());
     }
 }

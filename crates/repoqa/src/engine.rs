@@ -17,17 +17,18 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::anatomy::Anatomy;
-use crate::audit::TaskAudit;
-use crate::context::{CommentMode, Task};
 use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
 use crate::dataset::Dataset;
 use crate::exercise::Choice;
+use crate::prompt::anatomy::Anatomy;
+use crate::prompt::audit::TaskAudit;
+use crate::prompt::context::CommentMode;
+use crate::prompt::settings::BuildSettings;
 use crate::report::ModelOutput;
+use crate::report::Task;
 use crate::review::verify::Differing;
 use crate::scoring::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::selfcheck::{GrammarCheck, TokenizerCheck};
-use crate::settings::BuildSettings;
 use crate::step::Stepper;
 use crate::tokenize::Tokenizer;
 
@@ -223,13 +224,14 @@ impl Engine {
         settings: &BuildSettings,
         task: &Task,
         at: Placement,
-    ) -> Result<crate::context::PlacedTask, crate::Error> {
-        let spec =
-            crate::context::spec_of(dataset, task).ok_or_else(|| EngineError::NoSuchNeedle {
+    ) -> Result<crate::prompt::context::PlacedTask, crate::Error> {
+        let spec = crate::prompt::context::spec_of(dataset, task).ok_or_else(|| {
+            EngineError::NoSuchNeedle {
                 name: task.name.clone(),
                 path: task.path.clone(),
                 repo: task.repo.clone(),
-            })?;
+            }
+        })?;
         let settings =
             BuildSettings { code_context_size: at.code_context_size, ..settings.clone() };
         Ok(settings
@@ -252,9 +254,10 @@ impl Engine {
             }
             Request::Build { message } => {
                 let mut tasks = Vec::new();
-                let built = crate::context::build_share(&message, self.tokenizer()?, |json| {
-                    tasks.push(json)
-                });
+                let built =
+                    crate::prompt::context::build_share(&message, self.tokenizer()?, |json| {
+                        tasks.push(json)
+                    });
                 Reply::Build { tasks, error: built.err().map(|e| e.error.to_string()) }
             }
             Request::Rebuild { dataset, settings, task, at } => {
@@ -273,30 +276,39 @@ impl Engine {
                 };
                 let needle = needle
                     .or_else(|| {
-                        crate::context::locate_needle_any_mode(d, &task, mode).map(|(r, _)| r)
+                        crate::prompt::context::locate_needle_any_mode(d, &task, mode)
+                            .map(|(r, _)| r)
                     })
                     .ok_or(EngineError::NeedleNotFound)?;
                 let audit = task
                     .protocol
                     .has_context()
-                    .then(|| crate::audit::locate::audit_built_task(d, &task, mode))
+                    .then(|| crate::prompt::audit::locate::audit_built_task(d, &task, mode))
                     .flatten();
                 let findings = audit.as_ref().map(|a| a.findings.as_slice()).unwrap_or(&[]);
-                let anatomy =
-                    crate::anatomy::anatomy(&task, needle, findings, Some(d), self.tokenizer()?)?;
+                let anatomy = crate::prompt::anatomy::anatomy(
+                    &task,
+                    needle,
+                    findings,
+                    Some(d),
+                    self.tokenizer()?,
+                )?;
                 Reply::Anatomy { task: Box::new(task), anatomy, audit }
             }
             Request::Audit { dataset, settings, tasks } => {
                 let d = self.dataset(dataset)?;
-                let audits =
-                    crate::audit::locate::audit_built_tasks(d, &tasks, settings.comment_mode);
+                let audits = crate::prompt::audit::locate::audit_built_tasks(
+                    d,
+                    &tasks,
+                    settings.comment_mode,
+                );
                 Reply::Audit { audits }
             }
             Request::Locate { dataset, mode, task } => {
                 let d = self.dataset(dataset)?;
-                let needle = crate::context::locate_needle_any_mode(d, &task, mode)
+                let needle = crate::prompt::context::locate_needle_any_mode(d, &task, mode)
                     .map(|(r, mode)| Located { start: r.start, end: r.end, mode });
-                let audit = crate::audit::locate::audit_built_task(d, &task, mode);
+                let audit = crate::prompt::audit::locate::audit_built_task(d, &task, mode);
                 Reply::Locate { needle, audit }
             }
             Request::BestOptions { dataset, differing } => {
@@ -447,7 +459,7 @@ mod tests {
         let specs = settings.task_specs(&dataset).unwrap();
         let share = settings.repo_shares(&dataset, &specs).remove(0);
         let mut direct = Vec::new();
-        crate::context::build_share(&share.message, tok, |j| direct.push(j)).unwrap();
+        crate::prompt::context::build_share(&share.message, tok, |j| direct.push(j)).unwrap();
         let Reply::Build { tasks, error } =
             through_json(&mut engine, &Request::Build { message: share.message.clone() })
         else {
@@ -466,15 +478,18 @@ mod tests {
         else {
             panic!("not an Anatomy reply")
         };
-        let needle = crate::context::locate_needle_any_mode(&dataset, &task, settings.comment_mode)
-            .unwrap()
-            .0;
-        let audit = crate::audit::locate::audit_built_task(&dataset, &task, settings.comment_mode);
+        let needle =
+            crate::prompt::context::locate_needle_any_mode(&dataset, &task, settings.comment_mode)
+                .unwrap()
+                .0;
+        let audit =
+            crate::prompt::audit::locate::audit_built_task(&dataset, &task, settings.comment_mode);
         let findings = audit.as_ref().map(|a| a.findings.as_slice()).unwrap_or(&[]);
         assert_eq!(*shown, task);
         assert_eq!(
             anatomy,
-            crate::anatomy::anatomy(&task, needle.clone(), findings, Some(&dataset), tok).unwrap()
+            crate::prompt::anatomy::anatomy(&task, needle.clone(), findings, Some(&dataset), tok)
+                .unwrap()
         );
 
         let mode = settings.comment_mode;

@@ -16,7 +16,7 @@ pub enum Error {
     #[error("{0}")]
     Dataset(#[from] crate::dataset::DatasetError),
     #[error("{0}")]
-    Context(#[from] crate::context::ContextError),
+    Context(#[from] crate::prompt::context::ContextError),
     #[error("{0}")]
     Report(#[from] crate::report::ReportError),
     #[error("{0}")]
@@ -26,7 +26,7 @@ pub enum Error {
     #[error("{0}")]
     Archive(#[from] crate::curate::ArchiveError),
     #[error("{0}")]
-    Settings(#[from] crate::settings::SettingsError),
+    Settings(#[from] crate::prompt::settings::SettingsError),
     #[error("{0}")]
     Leaderboard(#[from] crate::review::leaderboard::LeaderboardError),
     #[error("{0}")]
@@ -34,7 +34,7 @@ pub enum Error {
     #[error("{0}")]
     Verify(#[from] crate::review::verify::VerifyError),
     #[error("{0}")]
-    Audit(#[from] crate::audit::measure::AuditError),
+    Audit(#[from] crate::prompt::audit::measure::AuditError),
     #[error("{0}")]
     Agent(#[from] crate::agent::AgentError),
     #[error("{0}")]
@@ -67,16 +67,16 @@ macro_rules! for_each_error_type {
             $crate::tokenize::TokenizerError,
             $crate::lang::GrammarError,
             $crate::dataset::DatasetError,
-            $crate::context::ContextError,
+            $crate::prompt::context::ContextError,
             $crate::report::ReportError,
             $crate::scoring::score::ScoreError,
             $crate::curate::CurateError,
             $crate::curate::ArchiveError,
-            $crate::settings::SettingsError,
+            $crate::prompt::settings::SettingsError,
             $crate::review::leaderboard::LeaderboardError,
             $crate::limits::GunzipError,
             $crate::review::verify::VerifyError,
-            $crate::audit::measure::AuditError,
+            $crate::prompt::audit::measure::AuditError,
             $crate::agent::AgentError,
             $crate::llm::LlmError,
             $crate::llm::wire::TransportError,

@@ -15,8 +15,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::{CommentMode, Task};
 use crate::dataset::Dataset;
+use crate::prompt::context::CommentMode;
+use crate::report::Task;
 use crate::scoring::breakdown::{depth_bin, Count, DEPTH_BINS};
 
 /// A function of the code context a student can pick.
@@ -45,7 +46,7 @@ pub fn choices(dataset: &Dataset, task: &Task) -> Vec<Choice> {
     // The needle where the builder put it (its text in the context can
     // differ from the file's lines: P3 shifts it, cleaning strips it).
     let mode = if task.protocol.has_context() { CommentMode::None } else { return Vec::new() };
-    if let Some((at, _)) = crate::context::locate_needle_any_mode(dataset, task, mode) {
+    if let Some((at, _)) = crate::prompt::context::locate_needle_any_mode(dataset, task, mode) {
         found.push((Choice { name: task.name.clone(), path: task.path.clone(), at }, true));
     }
     for (path, records) in &repo.functions {
@@ -152,7 +153,7 @@ pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> V
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::context::{task_specs, ContextBuilder, ContextOptions};
+    use crate::prompt::context::{task_specs, ContextBuilder, ContextOptions};
     use crate::scoring::score::{ScoreOptions, Scorer};
     use crate::tokenize::test_tokenizer;
 

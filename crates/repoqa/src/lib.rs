@@ -9,22 +9,18 @@
 //! | `lang`     | the six languages: grammars, FUNCTION_QUERY, COMMENT_QUERY, comment prefix |
 //! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
 //! | `dataset`  | the RepoQA dataset file (official schema, key order kept), file order |
-//! | `context`  | `make_code_context`: the ~16k-token code context around each needle, tasks |
+//! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol` |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `naming`   | the official files' names, in one home: outputs/SCORES as upstream (the SCORES path beside an outputs file, the model read back from a name), tasks after dataset and settings |
 //! | `scoring`  | an answer scored as upstream scores it: `sanitize`, `bleu`, `score`, `answers`, `run`, `name_match`, `breakdown`, `linediff` |
 //! | `review`   | results read, checked and compared: `verify`, `leaderboard`, `ladder`, `evidence`, `stats`, `bootstrap`, `compare`, `headline`, `html_report`, `bundle` |
 //! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
-//! | `anatomy`  | a prompt as bands (instruction, each file, the needle, description) with token counts, artifacts placed |
-//! | `audit`    | the artifacts by which official prompts mark the needle (P3, P6, K5); the artifact-only answerer |
 //! | `input_file` | reading a file a user names: regular files whole, pipes up to a limit, devices refused (native) |
 //! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
-//! | `name_protocol` | the same contexts asking for the name only (NOT the official protocol) |
-//! | `settings` | the build settings (size, comment mode, task filter, tokenizer) and the tasks cache key |
 //! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
 //! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
@@ -40,9 +36,6 @@
 //! pipeline they serve and says where each number is computed.
 
 pub mod agent;
-pub mod anatomy;
-pub mod audit;
-pub mod context;
 pub mod coreqa;
 pub mod curate;
 pub mod dataset;
@@ -55,8 +48,8 @@ pub mod input_file;
 pub mod lang;
 pub mod limits;
 pub mod llm;
-pub mod name_protocol;
 pub mod naming;
+pub mod prompt;
 pub mod pyjson;
 mod python_scanner;
 pub mod report;
@@ -64,7 +57,6 @@ pub mod review;
 pub mod scoring;
 mod seeded;
 pub mod selfcheck;
-pub mod settings;
 pub mod sniff;
 pub mod step;
 pub mod tokenize;
@@ -82,8 +74,11 @@ mod code_map {
     const LIB: &str = include_str!("lib.rs");
     const MAP: &str = include_str!("../../../ARCHITECTURE.md");
     /// The stages that group modules: (name, its `mod.rs`).
-    const STAGES: &[(&str, &str)] =
-        &[("review", include_str!("review/mod.rs")), ("scoring", include_str!("scoring/mod.rs"))];
+    const STAGES: &[(&str, &str)] = &[
+        ("prompt", include_str!("prompt/mod.rs")),
+        ("review", include_str!("review/mod.rs")),
+        ("scoring", include_str!("scoring/mod.rs")),
+    ];
 
     /// The modules `text` declares, and the text of its module table.
     fn declared(text: &str) -> (Vec<&str>, String) {

@@ -10,8 +10,8 @@
 //! and the settings instead (`repoqa-2024-04-20_ntoken_16384-tasks.jsonl`),
 //! using upstream's `ntoken_<size>` spelling.
 
-use crate::context::Protocol;
-use crate::settings::BuildSettings;
+use crate::prompt::settings::BuildSettings;
+use crate::report::Protocol;
 
 /// A model's name as upstream puts it in a file name: `/` → `_slash_`.
 pub fn model_file_stem(model: &str) -> String {
@@ -188,7 +188,7 @@ pub fn dataset_stem(origin: &str) -> String {
 /// when they keep less than everything.
 pub fn settings_stem(s: &BuildSettings) -> String {
     let mut out = format!("ntoken_{}", s.code_context_size);
-    if s.comment_mode != crate::context::CommentMode::None {
+    if s.comment_mode != crate::prompt::context::CommentMode::None {
         out.push('_');
         out.push_str(s.comment_mode.as_str());
     }
@@ -269,8 +269,8 @@ mod tests {
         );
         assert_eq!(scores_path_for("a.b.jsonl", Protocol::default(), true), "a.b-SCORES.json");
     }
-    use crate::context::CommentMode;
     use crate::naming::model_name_from_path;
+    use crate::prompt::context::CommentMode;
 
     #[test]
     fn run_outputs_are_where_upstream_puts_them() {

@@ -1,4 +1,4 @@
-//! A prompt's anatomy (`repoqa::anatomy`) adds up to the task's own token
+//! A prompt's anatomy (`repoqa::prompt::anatomy`) adds up to the task's own token
 //! fields for every task of the realistic corpus, in every comment mode, at
 //! the official size: the bands before the needle to `needle_token_start`,
 //! the needle to its span, all of the context's bands to
@@ -7,9 +7,9 @@
 
 use repoqa_testkit as common;
 
-use repoqa::anatomy::{anatomy, Part};
-use repoqa::context::{task_specs, CommentMode, ContextBuilder, ContextOptions};
 use repoqa::dataset::Dataset;
+use repoqa::prompt::anatomy::{anatomy, Part};
+use repoqa::prompt::context::{task_specs, CommentMode, ContextBuilder, ContextOptions};
 use repoqa::tokenize::Tokenizer;
 
 #[test]

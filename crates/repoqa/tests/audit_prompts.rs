@@ -1,4 +1,4 @@
-//! The audit of the prompt artifacts (crates/repoqa/src/audit), measured on the realistic
+//! The audit of the prompt artifacts (crates/repoqa/src/prompt/audit), measured on the realistic
 //! corpus and on the demo dataset, in the three comment modes:
 //!
 //! - tasks affected per language and artifact (official prompts);
@@ -17,12 +17,13 @@ use repoqa_testkit as common;
 
 use std::path::PathBuf;
 
-use repoqa::audit::locate::locate;
-use repoqa::audit::measure::{audit_dataset, score_baseline, AuditRun};
-use repoqa::audit::{counts_table, Artifact};
-use repoqa::context::{task_specs, CommentMode, Protocol};
 use repoqa::dataset::Dataset;
-use repoqa::settings::BuildSettings;
+use repoqa::prompt::audit::locate::locate;
+use repoqa::prompt::audit::measure::{audit_dataset, score_baseline, AuditRun};
+use repoqa::prompt::audit::{counts_table, Artifact};
+use repoqa::prompt::context::{task_specs, CommentMode};
+use repoqa::prompt::settings::BuildSettings;
+use repoqa::report::Protocol;
 use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
@@ -82,7 +83,7 @@ fn differences_outside_sites(
         // block cleaned away), the budget having cut into them. The official text is
         // the corrected one with one line break more just before the
         // needle; no reader can count those blank lines against the source,
-        // so the audit rightly finds nothing (crates/repoqa/src/audit, "a context made
+        // so the audit rightly finds nothing (crates/repoqa/src/prompt/audit, "a context made
         // only of blank lines says nothing"), yet the corrected
         // construction, which cannot know what cleaning will leave, still
         // drops the break. Exactly that one break, nothing else.

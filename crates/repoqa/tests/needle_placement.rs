@@ -9,10 +9,10 @@
 
 use repoqa_testkit as common;
 
-use repoqa::context::{
+use repoqa::dataset::Dataset;
+use repoqa::prompt::context::{
     locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions,
 };
-use repoqa::dataset::Dataset;
 use repoqa::tokenize::Tokenizer;
 
 fn check(dataset: &Dataset, origin: &str, tok: &Tokenizer) {

@@ -20,10 +20,11 @@ use repoqa_testkit as common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use repoqa::context::{
-    build_tasks_threaded, task_specs, CommentMode, ContextBuilder, ContextOptions, Task,
-};
 use repoqa::dataset::Dataset;
+use repoqa::prompt::context::{
+    build_tasks_threaded, task_specs, CommentMode, ContextBuilder, ContextOptions,
+};
+use repoqa::report::Task;
 use repoqa::tokenize::Tokenizer;
 use serde_json::Value;
 

@@ -9,11 +9,11 @@
 use repoqa_testkit as common;
 
 use repoqa::dataset::Dataset;
+use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::read_model_outputs;
 use repoqa::scoring::answers::{import_answers, model_output, outputs_jsonl};
 use repoqa::scoring::run::{score_outputs, Run};
 use repoqa::scoring::score::{ScoreOptions, Scorer};
-use repoqa::settings::BuildSettings;
 use repoqa::tokenize::Tokenizer;
 
 #[test]
@@ -24,7 +24,7 @@ fn sample_answers_score_as_pinned() {
     let settings = BuildSettings::default();
     let specs = settings.filter.task_specs(&dataset).unwrap();
     let mut builder =
-        repoqa::context::ContextBuilder::new(&dataset, settings.context_options(), &tok);
+        repoqa::prompt::context::ContextBuilder::new(&dataset, settings.context_options(), &tok);
     let tasks: Vec<_> = specs.iter().map(|s| builder.build(s).unwrap()).collect();
 
     let text = std::fs::read_to_string(root.join("public/demo/sample-answers.jsonl")).unwrap();

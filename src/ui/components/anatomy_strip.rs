@@ -1,7 +1,7 @@
 //! The anatomy of a prompt, to scale (issue 24): the instruction, each
 //! file of the code context, the needle at its depth, the description and
 //! the instruction again, as bands whose widths are their token counts
-//! (`repoqa::anatomy`, counts equal to the task's own fields). A band shows
+//! (`repoqa::prompt::anatomy`, counts equal to the task's own fields). A band shows
 //! its text when hovered, focused or tapped. A depth slider and a window
 //! size rebuild the task through the core builder (as `repoqa prompts
 //! --position-ratio R --code-context-size S`), so the needle visibly moves;
@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::anatomy::{Band, Part, StripBand};
-use repoqa::context::Task;
+use repoqa::prompt::anatomy::{Band, Part, StripBand};
+use repoqa::report::Task;
 
 use crate::ui::format::thousands;
 use crate::ui::jobs::anatomy::{show, Rebuild, Shown};
@@ -82,7 +82,7 @@ fn cli_command(shown: &Shown, built_size: usize) -> String {
         None => (None, built_size),
     };
     let mut cmd = "repoqa prompts --dataset-path DATASET".to_string();
-    if size != repoqa::context::DEFAULT_CODE_CONTEXT_SIZE {
+    if size != repoqa::prompt::context::DEFAULT_CODE_CONTEXT_SIZE {
         cmd.push_str(&format!(" --code-context-size {size}"));
     }
     if let Some(r) = ratio {
@@ -168,7 +168,7 @@ pub fn AnatomyStrip(task: Arc<Task>) -> impl IntoView {
                     <label for="anatomy-ratio">"Depth (position_ratio)"</label>
                     <input type="range" id="anatomy-ratio" min="0" max="1" step="0.01"
                         prop:value=move || ratio.get().to_string()
-                        on:input=move |ev| if let Ok(r) = repoqa::settings::parse_position_ratio(&event_target_value(&ev)) { ratio.set(r) }
+                        on:input=move |ev| if let Ok(r) = repoqa::prompt::settings::parse_position_ratio(&event_target_value(&ev)) { ratio.set(r) }
                         on:change=move |_| rebuild()/>
                     <output id="anatomy-ratio-value" for="anatomy-ratio">{move || format!("{:.2}", ratio.get())}</output>
                 </span>
@@ -209,7 +209,7 @@ fn AnatomyBody(
     // window, in the prompt's tokens; past the context's end when the
     // repository has less code than the window.
     let budget = shown.rebuilt.map_or(built_size, |r| r.code_context_size);
-    let depth = repoqa::context::depth::Depth::of(t, budget);
+    let depth = repoqa::prompt::context::depth::Depth::of(t, budget);
     let context_start = a.tokens_of(Part::Instruction);
     let aim_token = context_start as f64 + depth.aimed_middle.min(t.code_context_ntokens as f64);
     let aim_title = if depth.aimed_middle > t.code_context_ntokens as f64 {
@@ -259,7 +259,7 @@ fn AnatomyBody(
     let cmd = cli_command(&shown, built_size);
     let bands = a.strip(STRIP_BANDS);
     let marks = a.marks.clone();
-    let explain = |art: repoqa::audit::Artifact| {
+    let explain = |art: repoqa::prompt::audit::Artifact| {
         format!("{} ({}): {}", art.name(), art.parity_id(), art.explain())
     };
     let band_views = bands.iter().enumerate().map(|(i, s)| {

@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::{CommentMode, Protocol};
+use repoqa::prompt::context::CommentMode;
+use repoqa::report::Protocol;
 
 use crate::ui::browser::dom::{
     picked_files, target_checked as input_checked, target_value as input_value,
@@ -147,7 +148,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         <input id="ctx-size" type="number" min="1" step="1"
                             prop:value=move || settings.with(|s| s.build.code_context_size.to_string())
                             on:change=move |ev| {
-                                match repoqa::settings::parse_context_size(&input_value(&ev)) {
+                                match repoqa::prompt::settings::parse_context_size(&input_value(&ev)) {
                                     Ok(n) => { ctx_error.set(None); update(state.settings, |s| s.build.code_context_size = n); }
                                     Err(e) => ctx_error.set(Some(format!("{e}."))),
                                 }

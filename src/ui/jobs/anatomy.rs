@@ -1,4 +1,4 @@
-//! A task's anatomy for the task view (`repoqa::anatomy`): the prompt cut
+//! A task's anatomy for the task view (`repoqa::prompt::anatomy`): the prompt cut
 //! into bands with token counts, for the task as built or rebuilt at
 //! another depth and window size through the core builder
 //! (`ContextBuilder::at_position_ratio`, as `repoqa prompts
@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use repoqa::anatomy::Anatomy;
-use repoqa::audit::TaskAudit;
-use repoqa::context::Task;
 use repoqa::engine::{Placement, Reply, Request};
-use repoqa::settings::BuildSettings;
+use repoqa::prompt::anatomy::Anatomy;
+use repoqa::prompt::audit::TaskAudit;
+use repoqa::prompt::settings::BuildSettings;
+use repoqa::report::Task;
 
 use super::{tokenizer, Ctx, Job, Runner};
 use crate::ui::browser::engine;

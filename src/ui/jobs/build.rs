@@ -1,5 +1,5 @@
 //! Building the tasks in the compute engine (the core's `ContextBuilder`,
-//! `repoqa::context::build_share`): a large build in a pool of Web Workers
+//! `repoqa::prompt::context::build_share`): a large build in a pool of Web Workers
 //! (`build_pool`), a small one in the page's own engine worker a repo at a
 //! time, so the page keeps answering clicks and Cancel works either way.
 //! Built tasks are cached in IndexedDB under (dataset digest, prompt
@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::{RepoShare, Task};
 use repoqa::engine::{Reply, Request};
+use repoqa::prompt::context::RepoShare;
+use repoqa::report::Task;
 use wasm_bindgen::JsValue;
 
 use super::build_pool::{self, PoolError};

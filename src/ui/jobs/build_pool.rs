@@ -1,6 +1,6 @@
 //! The build job's workers: a build's repos shared out to a few Web Workers
 //! (public/boot/engine-worker.js, the compute engine's wasm running
-//! `repoqa::context::build_share`, the core the page and the CLI build with), one repo at a time each, and the
+//! `repoqa::prompt::context::build_share`, the core the page and the CLI build with), one repo at a time each, and the
 //! tasks gathered back in spec order. The cores work together and the page
 //! only reads the tasks back, so no parse ever blocks it.
 //!
@@ -10,7 +10,8 @@
 
 use std::sync::Arc;
 
-use repoqa::context::{RepoShare, Task};
+use repoqa::prompt::context::RepoShare;
+use repoqa::report::Task;
 use wasm_bindgen::JsValue;
 
 use super::Ctx;

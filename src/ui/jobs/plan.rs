@@ -5,9 +5,9 @@
 //! `repoqa run --plan` reads them, so both show the same plan.
 
 use leptos::prelude::*;
-use repoqa::context::Task;
 use repoqa::llm::plan::{make_plan, PlanSettings, PlanTask, RunPlan};
 use repoqa::llm::wire::Endpoint;
+use repoqa::report::Task;
 
 use super::tokenizer::{count_in_engine, ensure_in_engine};
 use super::Ctx;

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::Task;
 use repoqa::llm::presets::NO_STATUS;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStats};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
 use repoqa::llm::snippet;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
+use repoqa::report::Task;
 
 use super::ask::{
     ask_all, endpoint_of, endpoint_unchecked, pace_of, server_slots, summary, unlisted_model,

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::task_id;
 use repoqa::naming::report_file_name;
 use repoqa::pyjson::float_repr;
+use repoqa::report::task_id;
 use repoqa::review::bootstrap::Resampling;
 use repoqa::review::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};
 use repoqa::review::evidence::{bounds_repr, points, points_span};

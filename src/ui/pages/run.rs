@@ -8,13 +8,13 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
-use repoqa::context::Protocol;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
 use repoqa::llm::reasoning::{Effort, ReasoningMode};
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
 use repoqa::llm::wire::Provider;
+use repoqa::report::Protocol;
 
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
@@ -632,7 +632,7 @@ fn LengthsRun() -> impl IntoView {
         error.set(None);
         rs.form.update(|f| f.lengths = v);
     };
-    let go = move |_| match repoqa::settings::parse_context_sizes(&text()) {
+    let go = move |_| match repoqa::prompt::settings::parse_context_sizes(&text()) {
         Ok(lengths) => {
             error.set(None);
             start_at_lengths(app, rs, runner, main, lengths);

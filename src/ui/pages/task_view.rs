@@ -12,9 +12,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
 
-use repoqa::audit::TaskAudit;
-use repoqa::context::{CommentMode, Task};
 use repoqa::engine::{Reply, Request};
+use repoqa::prompt::audit::TaskAudit;
+use repoqa::prompt::context::CommentMode;
+use repoqa::report::Task;
 
 use crate::ui::browser::clipboard;
 use crate::ui::browser::dom::{scroll_to, set_hash};
@@ -38,7 +39,7 @@ pub struct NeedleSpan {
 }
 
 /// What the compute engine says of a shown task: where the builder put
-/// the needle (`repoqa::context::locate_needle_any_mode`: the needle as
+/// the needle (`repoqa::prompt::context::locate_needle_any_mode`: the needle as
 /// the builder writes it, cleaned in the cleaning modes; the mode the tasks
 /// were built in first, then the others, for tasks shown after a settings
 /// change) and the task's audit (`None` each: not found).
@@ -169,10 +170,10 @@ pub fn TaskView(id: String) -> impl IntoView {
                 let jump = move |_| scroll_to("needle");
                 let task_id = task.task_id();
                 // Why the ratio and the needle's tokens differ, in words
-                // (`repoqa::context::depth`), with the budget it was built for.
+                // (`repoqa::prompt::context::depth`), with the budget it was built for.
                 let budget = state.tasks_settings.with(|b| b.as_ref().map(|b| b.code_context_size))
                     .unwrap_or_else(|| state.settings.with(|s| s.build.code_context_size));
-                let depth_words = repoqa::context::depth::Depth::of(&task, budget).words();
+                let depth_words = repoqa::prompt::context::depth::Depth::of(&task, budget).words();
                 view! {
                     <section class="card" id="task-view" data-found="true" data-task-id=task_id.clone()
                         data-needle-found=found_state
@@ -232,7 +233,7 @@ pub fn TaskView(id: String) -> impl IntoView {
     }
 }
 
-/// The audit of this task (`repoqa::audit`, computed by the engine): which
+/// The audit of this task (`repoqa::prompt::audit`, computed by the engine): which
 /// artifacts of the prompt construction mark its needle, each with its spot
 /// highlighted, as text.
 #[component]
@@ -268,7 +269,7 @@ fn TaskAuditBlock(
                     if a.findings.len() == 1 { "marks" } else { "mark" })}</p>
                 <ul class="audit-findings">
                     {a.findings.into_iter().map(|f| {
-                        let (before, spot, after) = repoqa::audit::excerpt(&ctx, &f.spot, 60);
+                        let (before, spot, after) = repoqa::prompt::audit::excerpt(&ctx, &f.spot, 60);
                         view! {
                             <li class="audit-finding" data-artifact=f.artifact.name()>
                                 <strong>{f.artifact.name()}</strong>

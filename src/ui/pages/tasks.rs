@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::Task;
 use repoqa::report;
+use repoqa::report::Task;
 
 use crate::ui::browser::dom::target_value;
 use crate::ui::browser::download::download_text;
@@ -130,14 +130,15 @@ pub fn TasksPage() -> impl IntoView {
     // The length ladder: lengths as typed, and what was wrong with them.
     let ladder_text = RwSignal::new("4096,8192,16384,32768".to_string());
     let ladder_error = RwSignal::new(None::<String>);
-    let build_ladder =
-        move |_| match repoqa::settings::parse_context_sizes(&ladder_text.get_untracked()) {
-            Ok(lengths) => {
-                ladder_error.set(None);
-                start_ladder_build(state, runner, lengths);
-            }
-            Err(e) => ladder_error.set(Some(format!("Lengths: {e}."))),
-        };
+    let build_ladder = move |_| match repoqa::prompt::settings::parse_context_sizes(
+        &ladder_text.get_untracked(),
+    ) {
+        Ok(lengths) => {
+            ladder_error.set(None);
+            start_ladder_build(state, runner, lengths);
+        }
+        Err(e) => ladder_error.set(Some(format!("Lengths: {e}."))),
+    };
 
     view! {
         <section class="card" id="build-card">

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::Task;
 use repoqa::engine::{Reply, Request};
 use repoqa::exercise::{self, Attempt, Choice};
+use repoqa::report::Task;
 use repoqa::scoring::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::scoring::score::Evaluation;
 
@@ -464,7 +464,7 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                     runs += 1;
                     for (lang, results) in &m.results {
                         for r in results {
-                            let id = repoqa::context::task_id(lang, &r.repo, &r.name);
+                            let id = repoqa::report::task_id(lang, &r.repo, &r.name);
                             if tried.contains(id.as_str()) {
                                 models
                                     .entry(id)

@@ -5,8 +5,8 @@
 //! checks its claims — what `repoqa verify --bundle` does.
 
 use leptos::prelude::*;
+use repoqa::prompt::settings::BuildSettings;
 use repoqa::review::bundle::BundleFinding;
-use repoqa::settings::BuildSettings;
 
 use crate::ui::browser::dom::picked_files;
 use crate::ui::jobs::reviewers::{load_input, VerifyInput};

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::context::Task;
 use repoqa::dataset::Dataset;
+use repoqa::prompt::settings::BuildSettings;
+use repoqa::report::Task;
 use repoqa::scoring::score::ScoreOptions;
-use repoqa::settings::BuildSettings;
 
 use super::scoring::Scoring;
 use super::settings::Settings;

@@ -21,9 +21,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::context::Task;
 use repoqa::dataset::Dataset;
 use repoqa::engine::{Reply, Request};
+use repoqa::report::Task;
 use repoqa::report::{ModelOutput, TaskResult, Unanswered, UnansweredScoring};
 use repoqa::scoring::score::{Evaluation, ScoreOptions, ScoreTable};
 

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::settings::BuildSettings;
+use repoqa::prompt::settings::BuildSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::ui::browser::dom::warn;

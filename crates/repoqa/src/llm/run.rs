@@ -13,8 +13,8 @@ use super::runlog::{RecordContext, RecordStatus, RunRecord};
 use super::schedule::{ScheduleConfig, ScheduleStep, Scheduler, Verdict};
 use super::wire::{read_reply, Endpoint, Outcome, TransportError};
 use super::{HttpReply, HttpRequest};
-use crate::context::Task;
 use crate::report;
+use crate::report::Task;
 
 /// One request of a run: what to ask, under which id, and what line keeps
 /// the reply.

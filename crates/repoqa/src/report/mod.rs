@@ -1,8 +1,8 @@
 //! The files the official tools exchange (docs/parity.md "Files the official tools
 //! exchange", S7, J1–J3):
 //!
-//! - tasks / model outputs JSONL: one task dict per line (`json.dumps(task)`),
-//!   outputs add `"output": [reply]`;
+//! - tasks / model outputs JSONL: one task dict per line (`json.dumps(task)`,
+//!   [`Task`], with its id and [`Protocol`]), outputs add `"output": [reply]`;
 //! - `<model>-SCORES.json`: `{model: {eval_date, train_size, scores, results}}`
 //!   written by `json.dump` (Python layout, see [`crate::pyjson`]);
 //! - a CSV of the per-task results (ours, for spreadsheets).
@@ -20,6 +20,7 @@ use crate::pyjson;
 mod csv;
 mod outputs;
 mod scores;
+mod task;
 
 pub use self::csv::results_csv;
 pub use self::outputs::{
@@ -30,6 +31,7 @@ pub use self::scores::{
     format_eval_date, now_eval_date, similarity_number, train_size, ModelScores, ReplyNotes,
     ScoresFile, TaskResult, TrainSize, Unanswered, UnansweredScoring,
 };
+pub use self::task::{task_id, Protocol, Task, UnknownProtocol};
 
 #[derive(Debug, Error)]
 pub enum ReportError {

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::Protocol;
 use super::{LineError, ReportError};
-use crate::context::Protocol;
 use crate::dataset::kind;
 use crate::limits::{size_label, strip_bom, OutputsLimits};
 use crate::pyjson;
@@ -34,9 +34,9 @@ pub struct ModelOutput {
 }
 
 impl ModelOutput {
-    /// The id of the task this line answers (`context::task_id`).
+    /// The id of the task this line answers (`task_id`).
     pub fn task_id(&self) -> String {
-        crate::context::task_id(&self.language, &self.repo, &self.name)
+        super::task_id(&self.language, &self.repo, &self.name)
     }
 
     /// The task's `code_context`, if the line has it as a string.
@@ -261,7 +261,7 @@ pub fn outputs_protocol(outputs: &[ModelOutput]) -> Result<Protocol, ReportError
     for o in outputs {
         let p = match o.record.get("protocol") {
             None => Protocol::Official,
-            Some(Value::String(s)) => s.parse().map_err(|e: crate::context::ContextError| {
+            Some(Value::String(s)) => s.parse().map_err(|e: super::UnknownProtocol| {
                 ReportError::Message(format!("line {}: field `protocol`: {e}", o.line))
             })?,
             Some(v) => {

@@ -6,8 +6,8 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Number, Value};
 
+use super::Protocol;
 use super::ReportError;
-use crate::context::Protocol;
 use crate::dataset::kind;
 use crate::limits::strip_bom;
 use crate::pyjson;
@@ -350,11 +350,9 @@ impl ScoresFile {
             }
             let protocol = match entry.get("protocol") {
                 None => Protocol::Official,
-                Some(Value::String(p)) => {
-                    p.parse().map_err(|e: crate::context::ContextError| {
-                        field(&format!("{model}.protocol"), e.to_string())
-                    })?
-                }
+                Some(Value::String(p)) => p.parse().map_err(|e: super::UnknownProtocol| {
+                    field(&format!("{model}.protocol"), e.to_string())
+                })?,
                 Some(v) => {
                     return Err(field(
                         &format!("{model}.protocol"),

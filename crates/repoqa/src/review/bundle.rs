@@ -11,10 +11,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::context::Task;
 use crate::identity::sha256_hex;
+use crate::prompt::settings::BuildSettings;
+use crate::report::Task;
 use crate::report::{read_model_outputs, OutputsFile, ScoresFile};
-use crate::settings::BuildSettings;
 
 /// The format tag of a bundle file.
 pub const FORMAT: &str = "repoqa-web-bundle/1";
@@ -103,7 +103,7 @@ impl Bundle {
         let answered: std::collections::HashSet<String> = read_model_outputs(&outputs)
             .outputs
             .iter()
-            .map(|o| crate::context::task_id(&o.language, &o.repo, &o.name))
+            .map(|o| crate::report::task_id(&o.language, &o.repo, &o.name))
             .collect();
         let prompts = tasks
             .iter()

@@ -131,7 +131,7 @@ fn keyed<'a>(
             if out.insert(key, t).is_some() {
                 return Err(CompareError::Repeated {
                     run,
-                    task: crate::context::task_id(lang, &t.repo, &t.name),
+                    task: crate::report::task_id(lang, &t.repo, &t.name),
                 });
             }
         }
@@ -148,7 +148,7 @@ pub fn compare(a: &ModelScores, b: &ModelScores, threshold: f64) -> Result<Paire
     let only_b: Vec<&Key> = kb.keys().filter(|k| !sa.contains(k)).collect();
     if !only_a.is_empty() || !only_b.is_empty() {
         let name = |k: Option<&&Key>| {
-            k.map(|(l, r, n)| crate::context::task_id(l, r, n)).unwrap_or_else(|| "none".into())
+            k.map(|(l, r, n)| crate::report::task_id(l, r, n)).unwrap_or_else(|| "none".into())
         };
         return Err(CompareError::DifferentTasks {
             only_a: only_a.len(),

@@ -64,7 +64,7 @@ pub fn ntoken_of_path(path: &str) -> Option<usize> {
 /// 0 to 1, `naming::depth_dir`).
 pub fn depth_of_dir(name: &str) -> Option<f64> {
     let r = name.strip_prefix("depth_")?;
-    crate::settings::parse_position_ratio(r).ok().filter(|_| r.trim() == r)
+    crate::prompt::settings::parse_position_ratio(r).ok().filter(|_| r.trim() == r)
 }
 
 /// The depth of a grid row's SCORES file (`…/ntoken_<N>/depth_<r>/<model>-SCORES.json`);

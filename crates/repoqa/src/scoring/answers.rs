@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use crate::context::Task;
+use crate::report::Task;
 use crate::report::{output_line, read_model_outputs, LineError, ModelOutput, ReportError};
 
 /// One answer found in an imported file.
@@ -153,7 +153,7 @@ fn import_line(
     let task_id = if let Some(id) = s("task_id") {
         id.to_string()
     } else if let (Some(l), Some(r), Some(n)) = (s("language"), s("repo"), s("name")) {
-        crate::context::task_id(l, r, n)
+        crate::report::task_id(l, r, n)
     } else if let Some(name) = s("name") {
         match by_name.get(name).map(Vec::as_slice) {
             Some([one]) => one.clone(),

@@ -183,9 +183,9 @@ pub struct TaskMatch {
 }
 
 impl TaskMatch {
-    /// The id of the task (`context::task_id`).
+    /// The id of the task (`report::task_id`).
     pub fn task_id(&self) -> String {
-        crate::context::task_id(&self.language, &self.repo, &self.name)
+        crate::report::task_id(&self.language, &self.repo, &self.name)
     }
 }
 

@@ -9,9 +9,9 @@ use indexmap::IndexMap;
 
 use std::collections::HashSet;
 
-use crate::context::{Protocol, Task};
 use crate::dataset::Dataset;
 use crate::report::{self, ModelOutput, ModelScores, ReportError, ScoresFile, TaskResult};
+use crate::report::{Protocol, Task};
 use crate::scoring::answers::model_output;
 use crate::scoring::score::{
     pass_table, task_result, Evaluation, ScoreError, ScoreOptions, ScoreTable, Scorer,

@@ -1,10 +1,10 @@
 //! The audit on the Results page: tasks whose prompt marks the needle's
-//! place, per artifact and language (`repoqa::audit`), and its export as
+//! place, per artifact and language (`repoqa::prompt::audit`), and its export as
 //! JSON (the `repoqa audit --json` document).
 
 use leptos::prelude::*;
-use repoqa::audit::{self, Artifact, TaskAudit};
 use repoqa::engine::{Reply, Request};
+use repoqa::prompt::audit::{self, Artifact, TaskAudit};
 
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::engine;

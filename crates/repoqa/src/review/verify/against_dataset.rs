@@ -44,7 +44,7 @@ pub fn check_dataset(model: &str, ms: &ModelScores, dataset: &Dataset) -> Vec<Fi
             for n in &r.needles {
                 needles += 1;
                 if !seen.contains(&(lang.as_str(), r.repo.as_str(), n.name.as_str())) {
-                    missing.push(crate::context::task_id(lang, &r.repo, &n.name));
+                    missing.push(crate::report::task_id(lang, &r.repo, &n.name));
                 }
             }
         }

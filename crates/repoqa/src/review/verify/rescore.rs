@@ -373,7 +373,7 @@ fn add_no_answers(
     let mut out = rescored.clone();
     for (lang, records) in file {
         for r in records {
-            let id = crate::context::task_id(lang, &r.repo, &r.name);
+            let id = crate::report::task_id(lang, &r.repo, &r.name);
             let have = rescored
                 .get(lang)
                 .is_some_and(|rs| rs.iter().any(|o| o.repo == r.repo && o.name == r.name));

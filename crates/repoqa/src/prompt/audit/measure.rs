@@ -4,12 +4,13 @@
 use thiserror::Error;
 
 use super::{answerer, audit_task, TaskAudit};
-use crate::context::{ContextBuilder, ContextError, Task, TaskSpec};
 use crate::dataset::Dataset;
+use crate::prompt::context::{ContextBuilder, ContextError, TaskSpec};
+use crate::prompt::settings::BuildSettings;
+use crate::report::Task;
 use crate::report::{self, ReportError};
 use crate::scoring::run::{score_outputs, Run};
 use crate::scoring::score::{ScoreError, ScoreOptions};
-use crate::settings::BuildSettings;
 use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error)]
@@ -45,7 +46,8 @@ pub fn audit_dataset(
     let mut tasks = Vec::with_capacity(specs.len());
     let mut audits = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        let crate::context::PlacedTask { task, placement, .. } = builder.build_placed(spec)?;
+        let crate::prompt::context::PlacedTask { task, placement, .. } =
+            builder.build_placed(spec)?;
         // `build_placed` succeeded, so the spec and the needle file exist.
         let repo = dataset.repos(spec.language.name()).and_then(|r| r.get(spec.repo_index));
         let needle = repo.and_then(|r| r.needles.get(spec.needle_index));

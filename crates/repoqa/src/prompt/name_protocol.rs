@@ -8,10 +8,10 @@
 
 use serde_json::Value;
 
-use crate::context::Task;
 use crate::report::ReportError;
+use crate::report::Task;
 
-/// The instruction that replaces [`crate::context::INSTRUCTION`].
+/// The instruction that replaces [`crate::prompt::context::INSTRUCTION`].
 pub const NAME_INSTRUCTION: &str = "Based on the function description and code context, please give the name of the described function from the code context. Reply with the function's name only:";
 
 /// The label shown wherever name-protocol tasks or scores appear.
@@ -51,8 +51,8 @@ mod tests {
             path: "m.py".into(),
             position_ratio: 0.5,
             description: "\nFunction Description:d\n".into(),
-            instruction: crate::context::INSTRUCTION.into(),
-            template: crate::context::TEMPLATE.into(),
+            instruction: crate::prompt::context::INSTRUCTION.into(),
+            template: crate::prompt::context::TEMPLATE.into(),
             code_context: "def f(): pass\n".into(),
             needle_token_start: 1,
             needle_token_end: 2,

@@ -16,10 +16,11 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{Artifact, ArtifactSpot};
-use crate::context::{LineCounter, Task};
 use crate::dataset::Dataset;
 use crate::lang::Language;
+use crate::prompt::audit::{Artifact, ArtifactSpot};
+use crate::prompt::context::LineCounter;
+use crate::report::Task;
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 /// What a band of the prompt is.
@@ -294,11 +295,11 @@ pub fn anatomy(
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::context::{task_specs, ContextBuilder, ContextOptions};
+    use crate::prompt::context::{task_specs, ContextBuilder, ContextOptions};
     use crate::tokenize::test_tokenizer;
 
     fn demo() -> Dataset {
-        Dataset::from_bytes(include_bytes!("../../../public/demo/repoqa-demo.json"), "demo")
+        Dataset::from_bytes(include_bytes!("../../../../public/demo/repoqa-demo.json"), "demo")
             .unwrap()
     }
 
@@ -307,7 +308,7 @@ mod tests {
         let d = demo();
         let tok = test_tokenizer();
         let specs = task_specs(&d, None);
-        for mode in crate::context::CommentMode::ALL {
+        for mode in crate::prompt::context::CommentMode::ALL {
             for size in [512, 2048] {
                 let options = ContextOptions {
                     code_context_size: size,

@@ -7,9 +7,10 @@
 //! `needle_token_start / code_context_ntokens` is taken.
 
 use super::{audit_task, TaskAudit};
-use crate::context::{emitted_needle, CommentMode, NeedlePlacement, Task};
 use crate::dataset::Dataset;
 use crate::lang::Language;
+use crate::prompt::context::{emitted_needle, CommentMode, NeedlePlacement};
+use crate::report::Task;
 
 /// Where `task`'s needle is in its code context, if it can be found.
 pub fn locate(dataset: &Dataset, task: &Task, mode: CommentMode) -> Option<NeedlePlacement> {

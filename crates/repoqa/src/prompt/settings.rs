@@ -8,12 +8,12 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::context::{
-    self, CommentMode, ContextBuilder, ContextError, ContextOptions, Protocol, RepoShare, Task,
-    TaskSpec,
-};
 use crate::dataset::Dataset;
 use crate::lang::Language;
+use crate::prompt::context::{
+    self, CommentMode, ContextBuilder, ContextError, ContextOptions, RepoShare, TaskSpec,
+};
+use crate::report::{Protocol, Task};
 use crate::scoring::score::ScoreOptions;
 use crate::tokenize::Tokenizer;
 
@@ -265,7 +265,9 @@ impl BuildSettings {
 /// tokens (a number past it is refused, never wrapped).
 pub fn parse_context_size(text: &str) -> Result<usize, SettingsError> {
     match text.trim().parse::<u64>() {
-        Ok(n) if n > 0 && n <= crate::context::MAX_CODE_CONTEXT_SIZE as u64 => Ok(n as usize),
+        Ok(n) if n > 0 && n <= crate::prompt::context::MAX_CODE_CONTEXT_SIZE as u64 => {
+            Ok(n as usize)
+        }
         _ => Err(SettingsError::ContextSize),
     }
 }
@@ -301,7 +303,7 @@ mod tests {
     use super::*;
 
     fn demo() -> Dataset {
-        Dataset::from_bytes(include_bytes!("../../../public/demo/repoqa-demo.json"), "demo")
+        Dataset::from_bytes(include_bytes!("../../../../public/demo/repoqa-demo.json"), "demo")
             .unwrap()
     }
 

@@ -106,7 +106,10 @@ pub fn build_share(
             .map_err(|e: ContextError| bad(e.to_string()))?,
         fix_suffix_cleaning: head.fix_suffix_cleaning,
         strip_nul: head.strip_nul,
-        protocol: head.protocol.parse().map_err(|e: ContextError| bad(e.to_string()))?,
+        protocol: head
+            .protocol
+            .parse()
+            .map_err(|e: crate::report::UnknownProtocol| bad(e.to_string()))?,
     };
     let mut builder = ContextBuilder::new(&dataset, options, tokenizer);
     for (built, &needle_index) in head.needles.iter().enumerate() {
@@ -121,8 +124,9 @@ pub fn build_share(
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::context::tests::{dataset, python_repos};
-    use crate::context::{build_tasks, task_specs, CommentMode, Protocol};
+    use crate::prompt::context::tests::{dataset, python_repos};
+    use crate::prompt::context::{build_tasks, task_specs, CommentMode};
+    use crate::report::Protocol;
     use crate::tokenize::test_tokenizer;
 
     #[test]

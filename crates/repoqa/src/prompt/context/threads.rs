@@ -128,8 +128,8 @@ pub(super) fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::context::tests::{dataset, python_repos};
-    use crate::context::{task_specs, CommentMode};
+    use crate::prompt::context::tests::{dataset, python_repos};
+    use crate::prompt::context::{task_specs, CommentMode};
     use crate::tokenize::test_tokenizer;
 
     #[test]

@@ -4,7 +4,7 @@
 //! corrected variant behind `ContextOptions::fix_suffix_cleaning`.
 //!
 //! `Protocol::Corrected` (NOT OFFICIAL) builds the same tasks without the
-//! artifacts that mark the needle (P3, P6, K5; see `crate::audit`); the
+//! artifacts that mark the needle (P3, P6, K5; see `crate::prompt::audit`); the
 //! official construction stays the default, byte-identical.
 //!
 //! Speed: the official code tokenizes every line of every context again, and
@@ -31,6 +31,7 @@ use thiserror::Error;
 
 use crate::dataset::Dataset;
 use crate::lang::{GrammarError, Language};
+use crate::report::{Protocol, Task};
 use crate::tokenize::{Tokenizer, TokenizerError};
 
 use count::Counter;
@@ -78,8 +79,6 @@ pub enum ContextError {
     Utf8 { language: String, repo: String, needle: String },
     #[error("unknown comment mode {0:?} (expected none, positional_padding or no_padding)")]
     UnknownCommentMode(String),
-    #[error("unknown protocol {0:?} (expected official or corrected)")]
-    UnknownProtocol(String),
     /// A build message (`share`) that this version did not write.
     #[error("not a build message of this version: {0}")]
     BadShare(String),
@@ -88,10 +87,6 @@ pub enum ContextError {
 impl ContextError {
     fn unknown_comment_mode(s: &str) -> ContextError {
         ContextError::UnknownCommentMode(s.to_string())
-    }
-
-    fn unknown_protocol(s: &str) -> ContextError {
-        ContextError::UnknownProtocol(s.to_string())
     }
 }
 
@@ -128,70 +123,6 @@ impl CommentMode {
     /// typo is an error).
     pub fn as_str(self) -> &'static str {
         self.into()
-    }
-}
-
-/// How prompts are built. `Official` is the official harness, quirks
-/// included; `Corrected` is NOT OFFICIAL (its scores are not comparable
-/// with published ones): the needle cut at the right character offsets (no
-/// P3 shift), no line break inserted before it (P6), and the cleaning-mode
-/// suffix built from the right files (K5); depth placement and token
-/// budgets as official otherwise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
-#[serde(rename_all = "lowercase")]
-#[strum(
-    serialize_all = "lowercase",
-    parse_err_ty = ContextError,
-    parse_err_fn = ContextError::unknown_protocol
-)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Protocol {
-    /// The official construction (default; byte-identical to the harness).
-    #[default]
-    Official,
-    /// NOT OFFICIAL, not comparable with published scores: no P3 shift, no
-    /// P6 line break, the K5 suffix built from the right files.
-    Corrected,
-    /// NOT OFFICIAL, a control: each task built as the official one, then
-    /// its code context left out, so the prompt holds the instruction and
-    /// the description only. A run on it measures what a model answers from
-    /// memory alone (contamination); compare it with the real run.
-    #[serde(rename = "no-context")]
-    #[strum(serialize = "no-context")]
-    #[cfg_attr(feature = "cli", value(name = "no-context"))]
-    NoContext,
-}
-
-impl Protocol {
-    pub const ALL: &[Protocol] = <Protocol as strum::VariantArray>::VARIANTS;
-
-    /// The option string (also `Display` and `FromStr`).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn is_official(&self) -> bool {
-        *self == Protocol::Official
-    }
-
-    /// The prompts hold a code context (every protocol but the control):
-    /// the ones the audit looks for artifacts in.
-    pub fn has_context(self) -> bool {
-        self != Protocol::NoContext
-    }
-
-    /// What a file or table made under this protocol must say about it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Protocol::Official => "official protocol",
-            Protocol::Corrected => {
-                "corrected protocol (NOT OFFICIAL: not comparable with published scores)"
-            }
-            Protocol::NoContext => {
-                "no-context control (NOT OFFICIAL: the prompts hold no code, so a pass is recalled from memory)"
-            }
-        }
     }
 }
 
@@ -232,64 +163,6 @@ impl Default for ContextOptions {
             protocol: Protocol::Official,
         }
     }
-}
-
-/// One task dict of the official harness, fields in the official order (J3).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Task {
-    pub repo: String,
-    pub name: String,
-    pub language: String,
-    pub path: String,
-    pub position_ratio: f64,
-    pub description: String,
-    pub instruction: String,
-    pub template: String,
-    pub code_context: String,
-    pub needle_token_start: usize,
-    pub needle_token_end: usize,
-    pub code_context_ntokens: usize,
-    /// NOT OFFICIAL when not `Official`: then written as an extra last
-    /// field `"protocol"`; official tasks have no such field.
-    #[serde(default, skip_serializing_if = "Protocol::is_official")]
-    pub protocol: Protocol,
-}
-
-impl AsRef<Task> for Task {
-    fn as_ref(&self) -> &Task {
-        self
-    }
-}
-
-impl Task {
-    /// The prompt: the fields named by `template`, concatenated (P11).
-    pub fn prompt(&self) -> String {
-        self.template
-            .split('\n')
-            .map(|key| match key {
-                "instruction" => self.instruction.as_str(),
-                "code_context" => self.code_context.as_str(),
-                "description" => self.description.as_str(),
-                "repo" => self.repo.as_str(),
-                "name" => self.name.as_str(),
-                "language" => self.language.as_str(),
-                "path" => self.path.as_str(),
-                // The official template only names the three above.
-                _ => "",
-            })
-            .collect()
-    }
-
-    /// `make_task_id`: "lang::repo::name".
-    pub fn task_id(&self) -> String {
-        task_id(&self.language, &self.repo, &self.name)
-    }
-}
-
-/// A task's id, as upstream's `make_task_id` writes it:
-/// `"<language>::<repo>::<needle name>"`. The one place the form is written.
-pub fn task_id(language: &str, repo: &str, name: &str) -> String {
-    format!("{language}::{repo}::{name}")
 }
 
 /// Which needle a task is about: indexes into the dataset.
@@ -362,7 +235,7 @@ pub fn build_tasks(
 /// `mode`, and the byte range of its file it is cut from: official = the
 /// dataset's byte offsets used as code-point indices (P3), corrected = as
 /// byte offsets; cleaned of comments in the cleaning modes (K4). For
-/// finding a built task's needle again (`crate::audit::locate`).
+/// finding a built task's needle again (`crate::prompt::audit::locate`).
 pub fn emitted_needle(
     language: Language,
     source: &str,

@@ -21,7 +21,7 @@
 /// The code context of a prompt, without the instruction around it and
 /// without the description (cut at its marker, never read).
 pub fn code_context_of(prompt: &str) -> &str {
-    let body = prompt.strip_prefix(crate::context::INSTRUCTION).unwrap_or(prompt);
+    let body = prompt.strip_prefix(crate::prompt::context::INSTRUCTION).unwrap_or(prompt);
     match body.rfind("\nFunction Description:") {
         Some(i) => &body[..i],
         None => body,
@@ -179,8 +179,8 @@ mod tests {
     fn prompt(ctx: &str) -> String {
         format!(
             "{}{ctx}\nFunction Description:never read\n{}",
-            crate::context::INSTRUCTION,
-            crate::context::INSTRUCTION
+            crate::prompt::context::INSTRUCTION,
+            crate::prompt::context::INSTRUCTION
         )
     }
 

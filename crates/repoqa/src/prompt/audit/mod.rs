@@ -26,9 +26,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::context::{CommentMode, NeedlePlacement, Task};
 use crate::dataset::Needle;
 use crate::lang::Language;
+use crate::prompt::context::{CommentMode, NeedlePlacement};
+use crate::report::Task;
 use crate::scoring::sanitize::remove_comments;
 
 /// An artifact of the prompt construction that marks the needle.
@@ -389,12 +390,13 @@ pub fn counts_table(tasks: &[TaskAudit]) -> String {
 mod tests {
     use super::measure::{audit_dataset, score_baseline};
     use super::*;
-    use crate::context::{task_specs, Protocol};
     use crate::dataset::Dataset;
-    use crate::settings::BuildSettings;
+    use crate::prompt::context::task_specs;
+    use crate::prompt::settings::BuildSettings;
+    use crate::report::Protocol;
     use crate::tokenize::test_tokenizer;
 
-    use crate::context::tests::dataset;
+    use crate::prompt::context::tests::dataset;
 
     fn run(d: &Dataset, mode: CommentMode, protocol: Protocol) -> measure::AuditRun {
         let settings = BuildSettings {
