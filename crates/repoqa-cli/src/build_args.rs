@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{CommentMode, TaskSpec};
 use repoqa::prompt::settings::{parse_context_size, BuildSettings, TaskFilter};
 use repoqa::report::{Protocol, Task};

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use repoqa::identity::{content_id, sha256_hex};
+use repoqa::input::identity::{content_id, sha256_hex};
 use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::review::bundle::Bundle;
@@ -54,7 +54,7 @@ fn tasks_of(
     dataset_path: &Path,
     tokenizer: &Path,
     inflate: &InflateArgs,
-) -> Result<(repoqa::dataset::Dataset, Vec<repoqa::report::Task>), CliError> {
+) -> Result<(repoqa::input::dataset::Dataset, Vec<repoqa::report::Task>), CliError> {
     let dataset = load_dataset(dataset_path, inflate)?;
     let tok = repoqa::tokenize::Tokenizer::from_file(tokenizer)?;
     let specs = select_tasks(settings, &dataset, dataset_path)?;

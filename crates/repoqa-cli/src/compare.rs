@@ -59,7 +59,7 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
     let resampling = a.resample.at(a.ci)?;
     let paired = compare(&run_a, &run_b, threshold)?;
     if a.json {
-        outln!("{}", repoqa::pyjson::dumps(&paired.to_value(resampling)));
+        outln!("{}", repoqa::python::json::dumps(&paired.to_value(resampling)));
     } else {
         out!("{}", paired.render_text(&name_a, &name_b, resampling));
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 
 use crate::describe::{describe_with_model, write_descriptions, LlmArgs};
 use crate::error::{fs_read, fs_write, refuse_overwriting_inputs, At, CliError};
@@ -190,7 +190,7 @@ fn read_source_archive(
 ) -> Result<Vec<repoqa::curate::SourceFile>, CliError> {
     use repoqa::curate::{read_archive, ArchiveLimits};
     let bytes = fs_read(path, "source archive")?;
-    let inflate = inflate.limits(repoqa::limits::InflateLimits::ARCHIVE);
+    let inflate = inflate.limits(repoqa::input::limits::InflateLimits::ARCHIVE);
     let limits = ArchiveLimits {
         max_input_bytes,
         max_unpacked_bytes: inflate.max_bytes,

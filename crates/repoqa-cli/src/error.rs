@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use repoqa::curate::ArchiveError;
-use repoqa::dataset::DatasetError;
-use repoqa::limits::InflateExceeded;
+use repoqa::input::dataset::DatasetError;
+use repoqa::input::limits::InflateExceeded;
 
 /// What was being done to a file when the system refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,9 +154,9 @@ fn core_hint(e: &repoqa::Error) -> &'static str {
 }
 
 /// Read a file the command was given (a device is refused, a pipe read up
-/// to a limit: `repoqa::input_file`); `what` names its role in the error.
+/// to a limit: `repoqa::input::input_file`); `what` names its role in the error.
 pub fn fs_read(path: &Path, what: &'static str) -> Result<Vec<u8>, CliError> {
-    repoqa::input_file::read(path).map_err(|source| CliError::Read {
+    repoqa::input::input_file::read(path).map_err(|source| CliError::Read {
         what,
         path: path.into(),
         source,

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use repoqa::dataset::{Dataset, DatasetError};
-use repoqa::limits::{DatasetLimits, InflateLimits};
+use repoqa::input::dataset::{Dataset, DatasetError};
+use repoqa::input::limits::{DatasetLimits, InflateLimits};
 use repoqa::report;
 
 use crate::error::{fs_read, fs_read_text, CliError};
@@ -44,7 +44,7 @@ pub fn load_dataset(path: &Path, inflate: &InflateArgs) -> Result<Dataset, CliEr
             return e.into(); // the message says which flag raises the limit
         }
         // Another of the project's files given as the dataset: say which.
-        match repoqa::sniff::wrong_file(&bytes, repoqa::sniff::FileKind::Dataset) {
+        match repoqa::input::sniff::wrong_file(&bytes, repoqa::input::sniff::FileKind::Dataset) {
             Some(hint) => CliError::WrongFile { path: path.into(), hint },
             None => e.into(),
         }
@@ -77,8 +77,8 @@ pub fn read_outputs(
     }
     if file.outputs.is_empty() {
         // Nothing usable: if it is another of the project's files, say which.
-        let kind = repoqa::sniff::FileKind::OutputsJsonl;
-        if let Some(hint) = repoqa::sniff::wrong_file(text.as_bytes(), kind) {
+        let kind = repoqa::input::sniff::FileKind::OutputsJsonl;
+        if let Some(hint) = repoqa::input::sniff::wrong_file(text.as_bytes(), kind) {
             return Err(CliError::WrongFile { path: path.into(), hint });
         }
     }

@@ -145,7 +145,7 @@ pub fn run(a: LadderArgs) -> Result<(), CliError> {
             "fraction": a.fraction,
             "models": ladders.iter().map(Ladder::to_value).collect::<Vec<_>>(),
         });
-        outln!("{}", repoqa::pyjson::dumps(&v));
+        outln!("{}", repoqa::python::json::dumps(&v));
     } else {
         for (i, l) in ladders.iter().enumerate() {
             if i > 0 {

@@ -62,7 +62,7 @@ pub fn run(a: LeaderboardArgs) -> Result<(), CliError> {
     board.sort(&key, !a.ascending && key != SortKey::Model);
     let ci = a.resample.maybe(a.ci)?;
     if a.json {
-        outln!("{}", repoqa::pyjson::dumps(&board.to_value_with_ci(ci)));
+        outln!("{}", repoqa::python::json::dumps(&board.to_value_with_ci(ci)));
     } else {
         out!("{}", board.render_text_with_ci(ci));
     }

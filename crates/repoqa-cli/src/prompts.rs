@@ -131,7 +131,7 @@ fn out_path(
 fn prompts_text(
     a: &PromptsArgs,
     settings: &repoqa::prompt::settings::BuildSettings,
-    dataset: &repoqa::dataset::Dataset,
+    dataset: &repoqa::input::dataset::Dataset,
     specs: &[repoqa::prompt::context::TaskSpec],
     tok: &repoqa::tokenize::Tokenizer,
     depth: Option<f64>,

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::identity::{content_id, sha256_hex};
+use repoqa::input::identity::{content_id, sha256_hex};
 use repoqa::review::compare::compare;
 use repoqa::review::html_report::{default_title, input_label, render, ReportInput, ReportRun};
 use repoqa::review::ladder::{ladders, Ladder, DEFAULT_FRACTION};

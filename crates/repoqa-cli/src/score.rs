@@ -53,7 +53,7 @@ pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
 pub fn score_and_write(
     a: ScoreArgs,
     dataset_path: &std::path::Path,
-    dataset: &repoqa::dataset::Dataset,
+    dataset: &repoqa::input::dataset::Dataset,
     outputs: Vec<report::ModelOutput>,
 ) -> Result<(), CliError> {
     let outputs_str = a.outputs.to_string_lossy().into_owned();

@@ -87,7 +87,7 @@ fn a_report_of_two_published_runs_equals_the_cli_numbers_and_needs_no_script() {
     for f in [&pa, &pb] {
         let bytes = std::fs::read(f).unwrap();
         assert!(
-            html.contains(&repoqa::identity::sha256_hex(&bytes)),
+            html.contains(&repoqa::input::identity::sha256_hex(&bytes)),
             "the report names {f}'s SHA-256"
         );
     }

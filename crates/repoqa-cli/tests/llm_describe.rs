@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use repoqa::curate::{curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions};
-use repoqa::dataset::{Dataset, Needle};
+use repoqa::input::dataset::{Dataset, Needle};
 use repoqa::lang::Language;
 use serde_json::Value;
 

@@ -9,7 +9,7 @@ use repoqa_testkit as common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::scoring::name_match::{name_match, NameTask, Warning};
 use serde_json::{json, Value};
 

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::{Grammar, Language};
 use repoqa::report::{self, ScoresFile};
 use repoqa::scoring::run::score_outputs;

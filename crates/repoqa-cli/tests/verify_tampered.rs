@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput, ScoresFile, TaskResult};
 use repoqa::review::verify::{self, DatasetProblem, Finding, Report};
 use repoqa::scoring::run::score_outputs;

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::dataset::{kind, Dataset};
+use crate::input::dataset::{kind, Dataset};
 use crate::report::LineError;
 use crate::scoring::name_match::{name_match, NameMatchReport, NameTask};
 use crate::seeded::SplitMix64;
@@ -116,7 +116,7 @@ impl AgentTask {
 pub fn tasks_jsonl(tasks: &[AgentTask]) -> String {
     let mut out = String::new();
     for t in tasks {
-        out.push_str(&crate::pyjson::dumps(&t.to_value()));
+        out.push_str(&crate::python::json::dumps(&t.to_value()));
         out.push('\n');
     }
     out

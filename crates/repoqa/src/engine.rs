@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
-use crate::dataset::Dataset;
 use crate::exercise::Choice;
+use crate::input::dataset::Dataset;
 use crate::prompt::anatomy::Anatomy;
 use crate::prompt::audit::TaskAudit;
 use crate::prompt::context::CommentMode;

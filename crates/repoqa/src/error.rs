@@ -14,7 +14,7 @@ pub enum Error {
     #[error("{0}")]
     Grammar(#[from] crate::lang::GrammarError),
     #[error("{0}")]
-    Dataset(#[from] crate::dataset::DatasetError),
+    Dataset(#[from] crate::input::dataset::DatasetError),
     #[error("{0}")]
     Context(#[from] crate::prompt::context::ContextError),
     #[error("{0}")]
@@ -30,7 +30,7 @@ pub enum Error {
     #[error("{0}")]
     Leaderboard(#[from] crate::review::leaderboard::LeaderboardError),
     #[error("{0}")]
-    Gunzip(#[from] crate::limits::GunzipError),
+    Gunzip(#[from] crate::input::limits::GunzipError),
     #[error("{0}")]
     Verify(#[from] crate::review::verify::VerifyError),
     #[error("{0}")]
@@ -66,7 +66,7 @@ macro_rules! for_each_error_type {
         $m!(
             $crate::tokenize::TokenizerError,
             $crate::lang::GrammarError,
-            $crate::dataset::DatasetError,
+            $crate::input::dataset::DatasetError,
             $crate::prompt::context::ContextError,
             $crate::report::ReportError,
             $crate::scoring::score::ScoreError,
@@ -74,7 +74,7 @@ macro_rules! for_each_error_type {
             $crate::curate::ArchiveError,
             $crate::prompt::settings::SettingsError,
             $crate::review::leaderboard::LeaderboardError,
-            $crate::limits::GunzipError,
+            $crate::input::limits::GunzipError,
             $crate::review::verify::VerifyError,
             $crate::prompt::audit::measure::AuditError,
             $crate::agent::AgentError,

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::prompt::context::CommentMode;
 use crate::report::Task;
 use crate::scoring::breakdown::{depth_bin, Count, DEPTH_BINS};

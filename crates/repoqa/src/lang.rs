@@ -122,17 +122,17 @@ impl Language {
         }
         .into_raw();
         // Python's scanner with the official grammar's comment rule
-        // (crate::python_scanner).
+        // (crate::python::scanner).
         let raw = match self {
             // SAFETY: `raw` is tree-sitter-python's static `TSLanguage`.
             Language::Python => {
-                unsafe { crate::python_scanner::with_official_comment_rule(raw) }.unwrap_or(raw)
+                unsafe { crate::python::scanner::with_official_comment_rule(raw) }.unwrap_or(raw)
             }
             _ => raw,
         };
         // SAFETY: `raw` is the non-null address of a `TSLanguage` that lives
         // for the whole program (static data of the linked grammar C code,
-        // or its copy leaked by python_scanner).
+        // or its copy leaked by python::scanner).
         unsafe { tree_sitter::Language::from_raw(raw.cast()) }
     }
 

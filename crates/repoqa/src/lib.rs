@@ -8,27 +8,22 @@
 //! |------------|------------------|
 //! | `lang`     | the six languages: grammars, FUNCTION_QUERY, COMMENT_QUERY, comment prefix |
 //! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
-//! | `dataset`  | the RepoQA dataset file (official schema, key order kept), file order |
+//! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
 //! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol` |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `naming`   | the official files' names, in one home: outputs/SCORES as upstream (the SCORES path beside an outputs file, the model read back from a name), tasks after dataset and settings |
 //! | `scoring`  | an answer scored as upstream scores it: `sanitize`, `bleu`, `score`, `answers`, `run`, `name_match`, `breakdown`, `linediff` |
 //! | `review`   | results read, checked and compared: `verify`, `leaderboard`, `ladder`, `evidence`, `stats`, `bootstrap`, `compare`, `headline`, `html_report`, `bundle` |
-//! | `pyjson`   | Python-compatible JSON text (float repr, `ensure_ascii`) |
-//! | `input_file` | reading a file a user names: regular files whole, pipes up to a limit, devices refused (native) |
-//! | `limits`   | ceilings on what an input file can ask for (inflated bytes, counts, sizes) |
+//! | `python`   | Python compatibility, byte for byte: `json` (json.dumps text: float repr, `ensure_ascii`), `scanner` (tree-sitter-python 0.20.4's external scanner) |
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
 //! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
-//! | `identity` | a dataset's identity: SHA-256 of its JSON (the same for .json and .json.gz) |
-//! | `sniff`    | which of the project's files a file looks like (dataset, outputs, tasks, SCORES, tokenizer) |
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 //! | `coreqa`   | CoReQA: questions from issues, retrieval (LangChain's splitter, BM25), answers, a judge's scores, pairwise verdicts, Elo |
 //! | `selfcheck`| the self-check of the About page: every grammar finds its function, the tokenizer counts a line |
 //! | `error`    | the core's typed errors, with the file, line, repo or field they concern |
-//! | `python_scanner` | tree-sitter-python 0.20.4's external scanner as the official grammar runs it |
 //! | `seeded`   | SplitMix64, a seed's same stream natively and in the browser |
 //! | `wasm_alloc` | the C allocator the grammars call in wasm32 |
 //!
@@ -38,26 +33,20 @@
 pub mod agent;
 pub mod coreqa;
 pub mod curate;
-pub mod dataset;
 pub mod engine;
 pub mod error;
 pub mod exercise;
-pub mod identity;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod input_file;
+pub mod input;
 pub mod lang;
-pub mod limits;
 pub mod llm;
 pub mod naming;
 pub mod prompt;
-pub mod pyjson;
-mod python_scanner;
+pub mod python;
 pub mod report;
 pub mod review;
 pub mod scoring;
 mod seeded;
 pub mod selfcheck;
-pub mod sniff;
 pub mod step;
 pub mod tokenize;
 
@@ -75,7 +64,9 @@ mod code_map {
     const MAP: &str = include_str!("../../../ARCHITECTURE.md");
     /// The stages that group modules: (name, its `mod.rs`).
     const STAGES: &[(&str, &str)] = &[
+        ("input", include_str!("input/mod.rs")),
         ("prompt", include_str!("prompt/mod.rs")),
+        ("python", include_str!("python/mod.rs")),
         ("review", include_str!("review/mod.rs")),
         ("scoring", include_str!("scoring/mod.rs")),
     ];
@@ -84,7 +75,10 @@ mod code_map {
     fn declared(text: &str) -> (Vec<&str>, String) {
         let modules = text
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("pub mod ").or(l.trim().strip_prefix("mod ")))
+            .filter_map(|l| {
+                let l = l.trim();
+                ["pub mod ", "pub(crate) mod ", "mod "].iter().find_map(|p| l.strip_prefix(p))
+            })
             .filter_map(|m| m.strip_suffix(';'))
             .collect();
         (modules, text.lines().filter(|l| l.starts_with("//! | `")).collect())

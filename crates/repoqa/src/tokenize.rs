@@ -56,7 +56,7 @@ impl Tokenizer {
 
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_file(path: &std::path::Path) -> Result<Tokenizer, TokenizerError> {
-        let bytes = crate::input_file::read(path)
+        let bytes = crate::input::input_file::read(path)
             .map_err(|source| TokenizerError::Io { path: path.display().to_string(), source })?;
         Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
     }

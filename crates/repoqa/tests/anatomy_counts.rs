@@ -7,7 +7,7 @@
 
 use repoqa_testkit as common;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::anatomy::{anatomy, Part};
 use repoqa::prompt::context::{task_specs, CommentMode, ContextBuilder, ContextOptions};
 use repoqa::tokenize::Tokenizer;

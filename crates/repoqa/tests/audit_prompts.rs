@@ -17,7 +17,7 @@ use repoqa_testkit as common;
 
 use std::path::PathBuf;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::audit::locate::locate;
 use repoqa::prompt::audit::measure::{audit_dataset, score_baseline, AuditRun};
 use repoqa::prompt::audit::{counts_table, Artifact};

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use repoqa::curate::{
     append_repo, curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions,
 };
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 use serde_json::{json, Value};
 

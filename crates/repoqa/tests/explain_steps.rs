@@ -5,7 +5,7 @@
 //! and without `--ignore-comments`; and the tokens it highlights as matched
 //! are as many as the counts it shows.
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::report::{read_model_outputs, ModelOutput};
 use repoqa::scoring::bleu::{matched_tokens, py_tokens};
 use repoqa::scoring::score::{Candidates, ScoreOptions, Scorer};

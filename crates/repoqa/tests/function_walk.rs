@@ -7,7 +7,7 @@
 
 use repoqa_testkit as common;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 
 fn check(dataset: &Dataset, origin: &str) -> (usize, usize) {

@@ -21,7 +21,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use repoqa::curate::{
     curate_repo, read_archive, ArchiveLimits, CurateOptions, Descriptions, EntryMatch, SourceFile,
 };
-use repoqa::dataset::{Dataset, DatasetLoader};
+use repoqa::input::dataset::{Dataset, DatasetLoader};
 use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::step::{Step, Stepper};

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use repoqa::curate::{read_archive, ArchiveLimits};
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 

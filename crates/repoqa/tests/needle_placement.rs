@@ -9,7 +9,7 @@
 
 use repoqa_testkit as common;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{
     locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions,
 };

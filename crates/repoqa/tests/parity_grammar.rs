@@ -201,7 +201,7 @@ fn grammars_match_tree_sitter_languages_1_10_2() {
 }
 
 /// Python with comments where the scanner's comment rule decides
-/// (crates/repoqa/src/python_scanner.rs): hand-written cases (around
+/// (crates/repoqa/src/python/scanner.rs): hand-written cases (around
 /// `try`/`except`, in brackets, strings and f-strings holding `#`, after a
 /// line continuation, at every indentation), corpus files with comment
 /// lines inserted at random places and indentations, and a file ending in

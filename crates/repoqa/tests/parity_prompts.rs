@@ -20,7 +20,7 @@ use repoqa_testkit as common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{
     build_tasks_threaded, task_specs, CommentMode, ContextBuilder, ContextOptions,
 };

@@ -23,7 +23,7 @@ use repoqa_testkit as common;
 use std::process::Command;
 use std::time::Instant;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::report::{self, ScoresFile};
 use repoqa::scoring::run::score_outputs;
 use repoqa::scoring::score::{Candidates, ScoreOptions};

@@ -8,7 +8,7 @@
 
 use repoqa_testkit as common;
 
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::read_model_outputs;
 use repoqa::scoring::answers::{import_answers, model_output, outputs_jsonl};

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
-use repoqa::dataset::Dataset;
 use repoqa::engine::{Reply, Request, KEPT_DATASETS};
+use repoqa::input::dataset::Dataset;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

@@ -107,7 +107,7 @@ pub fn AnswerBox(#[prop(into)] task_id: String) -> impl IntoView {
     };
     let similarity = move || {
         score.get().and_then(|s| {
-            s.result.as_ref().ok().map(|e| repoqa::pyjson::float_repr(e.best_similarity))
+            s.result.as_ref().ok().map(|e| repoqa::python::json::float_repr(e.best_similarity))
         })
     };
     let box_id = format!("answer-{}", task_id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));

@@ -370,7 +370,7 @@ fn line_chart(
                     view! {
                         <circle class="point" cx=format!("{x:.1}") cy=format!("{y:.1}") r="5" fill=l.colour stroke="#fff" stroke-width="1.5"
                             tabindex=stop role="img" aria-label=label.clone()
-                            data-series=name.clone() data-bin=i data-value=c.rate().map(repoqa::pyjson::float_repr) data-n=c.n>
+                            data-series=name.clone() data-bin=i data-value=c.rate().map(repoqa::python::json::float_repr) data-n=c.n>
                             <title>{label.clone()}</title>
                         </circle>
                     }
@@ -413,7 +413,7 @@ fn bar_chart(series: &[(usize, Series)], rows: &str) -> impl IntoView {
             view! {
                 <rect class="bar" x=format!("{:.1}", x - bw / 2.0) y=format!("{y:.1}") width=format!("{bw:.1}") height=format!("{:.1}", y_of(0.0) - y)
                     fill=colour(i, &s.name) tabindex=if slot_i == 0 { "0" } else { "-1" } role="img" aria-label=label.clone()
-                    data-series=s.name.clone() data-value=s.total.rate().map(repoqa::pyjson::float_repr) data-n=s.total.n>
+                    data-series=s.name.clone() data-value=s.total.rate().map(repoqa::python::json::float_repr) data-n=s.total.n>
                     <title>{label.clone()}</title>
                 </rect>
                 {wilson(s.total.passed, s.total.n, 0.95).map(|ci| {
@@ -421,7 +421,7 @@ fn bar_chart(series: &[(usize, Series)], rows: &str) -> impl IntoView {
                     view! {
                         <path class="error-bar" d=format!("M{x:.1} {top:.1}V{bottom:.1}M{:.1} {top:.1}H{:.1}M{:.1} {bottom:.1}H{:.1}", x - 5.0, x + 5.0, x - 5.0, x + 5.0)
                             stroke="#1d2330" stroke-width="1.5" fill="none" pointer-events="none"
-                            data-series=s.name.clone() data-low=repoqa::pyjson::float_repr(ci.low) data-high=repoqa::pyjson::float_repr(ci.high)/>
+                            data-series=s.name.clone() data-low=repoqa::python::json::float_repr(ci.low) data-high=repoqa::python::json::float_repr(ci.high)/>
                     }
                 })}
                 // Above the error bar's top.
@@ -490,7 +490,7 @@ fn heatmap(id: &'static str, langs: Vec<(String, [Count; DEPTH_BINS])>) -> impl 
                     view! {
                         <rect class="cell" x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{:.1}", cw - 2.0) height=format!("{:.1}", ch - 2.0)
                             fill=fill tabindex=if row == 0 && b == 0 { "0" } else { "-1" } role="img" aria-label=label.clone()
-                            data-series=name.clone() data-bin=b data-value=c.rate().map(repoqa::pyjson::float_repr).unwrap_or_default() data-passed=c.passed data-n=c.n>
+                            data-series=name.clone() data-bin=b data-value=c.rate().map(repoqa::python::json::float_repr).unwrap_or_default() data-passed=c.passed data-n=c.n>
                             <title>{label.clone()}</title>
                         </rect>
                         <text class="cell-label" x=x + cw / 2.0 - 1.0 y=y + ch / 2.0 + 3.0 text-anchor="middle" font-size="11" font-family=FONT fill=ink pointer-events="none">{text}</text>

@@ -5,7 +5,7 @@
 //! chosen model; `repoqa score --ci` and `leaderboard --ci` print the same.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::review::evidence::{bounds_repr, percent_span, EvidenceTable};
 use repoqa::review::leaderboard::fmt_threshold;
 

@@ -92,7 +92,7 @@ pub fn VerdictSteps(output: ModelOutput, evaluation: Evaluation, needle: String)
 /// The engine's step-by-step similarity of `output` to candidate `name`
 /// at `path`; `None` when the candidate is not among the scored ones.
 async fn explain(
-    dataset: Option<(std::sync::Arc<repoqa::dataset::Dataset>, String)>,
+    dataset: Option<(std::sync::Arc<repoqa::input::dataset::Dataset>, String)>,
     options: repoqa::scoring::score::ScoreOptions,
     output: Box<ModelOutput>,
     name: String,
@@ -205,8 +205,8 @@ fn steps_view(x: &Explanation, candidate: &str, order: RwSignal<usize>) -> impl 
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        <p id="steps-result" data-candidate=candidate.to_string() data-similarity=repoqa::pyjson::float_repr(s.similarity)
-            data-brevity=repoqa::pyjson::float_repr(s.brevity_penalty)
+        <p id="steps-result" data-candidate=candidate.to_string() data-similarity=repoqa::python::json::float_repr(s.similarity)
+            data-brevity=repoqa::python::json::float_repr(s.brevity_penalty)
             data-hyp-len=s.hyp_len data-ref-len=s.ref_len>
             {format!("Lengths: answer {} tokens, candidate {} (brevity penalty is 1 when the answer is longer, else exp(1 − {} ÷ {})). ",
                 s.hyp_len, s.ref_len, s.ref_len, s.hyp_len)}
@@ -227,7 +227,7 @@ fn order_row(o: &OrderStep) -> impl IntoView {
     let n = o.n;
     view! {
         <tr data-n=n data-matches=o.matches data-total=o.total
-            data-precision=o.precision.map(repoqa::pyjson::float_repr).unwrap_or_default()>
+            data-precision=o.precision.map(repoqa::python::json::float_repr).unwrap_or_default()>
             <td>{n}</td>
             <td>{format!("{} / {}", o.matches, o.total)}</td>
             <td>{o.smoothing.map(|k| format!("1 ÷ {}", num(k))).unwrap_or_else(|| "—".into())}</td>

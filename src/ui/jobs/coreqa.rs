@@ -398,7 +398,7 @@ pub fn load_repo(st: CoreqaState, runner: Runner, files: Vec<web_sys::File>, fol
                     continue;
                 }
                 if f.size() as u64 > limits.max_file_bytes {
-                    let limit = repoqa::limits::size_label(limits.max_file_bytes);
+                    let limit = repoqa::input::limits::size_label(limits.max_file_bytes);
                     skipped.push((path, format!("larger than {limit}")));
                     continue;
                 }

@@ -15,8 +15,8 @@ use repoqa::curate::{
     ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Descriptions,
     SourceFile, DEFAULT_MAX_INPUT_BYTES,
 };
-use repoqa::dataset::Dataset;
 use repoqa::engine::CurateJob;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 use repoqa::step::{Step, Stepper};
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::curate::{count_by_language, pack_files, unpack_files, Descriptions, EntryMatch};
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 use serde::{Deserialize, Serialize};
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::dataset::{Dataset, DatasetLoader, Phase};
+use repoqa::input::dataset::{Dataset, DatasetLoader, Phase};
 use repoqa::step::{Step, Stepper};
 use serde_json::{json, Value};
 
@@ -76,13 +76,13 @@ impl Source {
 /// (`DatasetLoader`), with progress and Cancel, so a 200 MB file never
 /// freezes the page: only a single repo is parsed in one go.
 ///
-/// Returns the dataset and its identity (`repoqa::identity`: the digest of
+/// Returns the dataset and its identity (`repoqa::input::identity`: the digest of
 /// its JSON text, the same for a `.json` and its `.json.gz`). A file that
 /// is another of the project's files (an outputs JSONL, a SCORES file…)
 /// gets a message saying where it goes instead of the parser's.
 async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<(Dataset, String), UiError> {
-    let wrong_kind = |e: repoqa::dataset::DatasetError| -> UiError {
-        match repoqa::sniff::wrong_file(bytes, repoqa::sniff::FileKind::Dataset) {
+    let wrong_kind = |e: repoqa::input::dataset::DatasetError| -> UiError {
+        match repoqa::input::sniff::wrong_file(bytes, repoqa::input::sniff::FileKind::Dataset) {
             Some(hint) => UiError::invalid(format!("{origin}: {hint}")),
             None => e.into(),
         }
@@ -111,8 +111,8 @@ async fn read_dataset(ctx: &Ctx, bytes: &[u8], origin: &str) -> Result<(Dataset,
         })?;
         while !ctx.over_budget() {
             if loader.step(READ_STEP_BYTES).map_err(wrong_kind)?.is_done() {
-                let mut id = repoqa::identity::ContentId::new(loader.json());
-                while id.step(repoqa::identity::SLICE) == Ok(Step::More) {
+                let mut id = repoqa::input::identity::ContentId::new(loader.json());
+                while id.step(repoqa::input::identity::SLICE) == Ok(Step::More) {
                     if ctx.over_budget() {
                         // A cancel here is seen by the job's next check.
                         let _ = ctx.turn().await;

@@ -27,7 +27,7 @@ enum Check {
 /// The engine's self-check with the built-in tokenizer.
 async fn self_check() -> Result<(Vec<GrammarCheck>, TokenizerCheck, String), UiError> {
     let bytes = fetch_bytes(TOKENIZER_URL).await?;
-    let sha = repoqa::identity::sha256_hex(&bytes);
+    let sha = repoqa::input::identity::sha256_hex(&bytes);
     engine::tokenizer(&bytes, TOKENIZER_URL, &sha).await?;
     match engine::call(&Request::SelfCheck).await? {
         Reply::SelfCheck { grammars, tokenizer: Some(Ok(t)) } => Ok((grammars, t, sha)),

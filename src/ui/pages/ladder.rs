@@ -8,7 +8,7 @@
 //! `repoqa::review::ladder`'s (`jobs::ladder`), equal to `repoqa ladder --json`.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::review::evidence::percent_span;
 use repoqa::review::ladder::Ladder;
 use repoqa::review::leaderboard::{fmt_threshold, percent};

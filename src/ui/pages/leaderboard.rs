@@ -7,7 +7,7 @@
 //! file's own table and at any other it equals `repoqa leaderboard`.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::review::evidence::percent_span;
 use repoqa::review::ladder::ntoken_of_path;
 use repoqa::review::leaderboard::{fmt_threshold, misses, percent, Leaderboard, SortKey};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use repoqa::naming::report_file_name;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::report::task_id;
 use repoqa::review::bootstrap::Resampling;
 use repoqa::review::compare::{compare, Counts, DifferenceIntervals, Flip, Paired};

@@ -404,7 +404,7 @@ fn RoundView(
             view! { <VerdictSteps output=o evaluation=ev.clone() needle=task.name.clone()/> }
         });
         view! {
-            <div id="exercise-result" data-pass=a.pass.to_string() data-similarity=repoqa::pyjson::float_repr(a.similarity)
+            <div id="exercise-result" data-pass=a.pass.to_string() data-similarity=repoqa::python::json::float_repr(a.similarity)
                 data-picked=a.picked.clone().unwrap_or_default()>
                 <p><span class=if a.pass { "pass big" } else { "fail big" }>{verdict}</span>" " {what} {closest} {depth}</p>
                 <p><a href=task_href(&task.task_id())>"This task in full: its anatomy, the audit and the prompt"</a></p>

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::Task;
 use repoqa::scoring::score::ScoreOptions;

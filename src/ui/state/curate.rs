@@ -10,7 +10,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use model_api::DescribeModel;
 use repoqa::curate::{CurateReport, Descriptions, EntryMatch, SourceFile};
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::lang::Language;
 
 /// The files read from one folder or archive.

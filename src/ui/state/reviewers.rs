@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 use repoqa::report::{LineError, ModelOutput, ScoresFile};
 use repoqa::review::bundle::Bundle;
 use repoqa::review::evidence::EvidenceTable;
@@ -228,7 +228,7 @@ impl LeaderboardState {
         answers: std::collections::BTreeMap<String, String>,
     ) {
         let text = file.to_python_json();
-        let sha256 = repoqa::identity::sha256_hex(text.as_bytes());
+        let sha256 = repoqa::input::identity::sha256_hex(text.as_bytes());
         let loaded =
             LoadedScores { source, file: Arc::new(file), sha256, answers: Some(Arc::new(answers)) };
         self.files.update(|fs| match fs.iter_mut().find(|f| f.source == loaded.source) {
@@ -241,7 +241,7 @@ impl LeaderboardState {
     /// already there.
     pub fn add(&self, source: String, file: ScoresFile, bytes: &[u8]) -> bool {
         let mut added = false;
-        let sha256 = repoqa::identity::sha256_hex(bytes);
+        let sha256 = repoqa::input::identity::sha256_hex(bytes);
         self.files.update(|fs| {
             if !fs.iter().any(|f| f.source == source) {
                 fs.push(LoadedScores { source, file: Arc::new(file), sha256, answers: None });

@@ -190,7 +190,7 @@ pub fn read_judgments(bytes: &[u8], name: &str) -> Result<Vec<Judgment>, super::
         line: 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
         message: "not UTF-8".into(),
     })?;
-    let text = text.strip_prefix(crate::limits::BOM).unwrap_or(text);
+    let text = text.strip_prefix(crate::input::limits::BOM).unwrap_or(text);
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

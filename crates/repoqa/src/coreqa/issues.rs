@@ -298,7 +298,7 @@ fn is_reference(t: &str) -> bool {
 
 /// Read an export (`name` for messages).
 pub fn read_export(bytes: &[u8], name: &str) -> Result<IssueExport, super::CoreqaError> {
-    let text = bytes.strip_prefix(crate::limits::BOM.as_bytes()).unwrap_or(bytes);
+    let text = bytes.strip_prefix(crate::input::limits::BOM.as_bytes()).unwrap_or(bytes);
     serde_json::from_slice(text)
         .map_err(|e| super::CoreqaError::Export { path: name.to_string(), message: e.to_string() })
 }

@@ -75,7 +75,7 @@ pub(crate) fn utf8_text<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, Core
         line: 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
         message: "not UTF-8".into(),
     })?;
-    Ok(text.strip_prefix(crate::limits::BOM).unwrap_or(text))
+    Ok(text.strip_prefix(crate::input::limits::BOM).unwrap_or(text))
 }
 
 /// The records of a JSON Lines file (blank lines skipped), a line cut by a killed run (the last, without its newline)

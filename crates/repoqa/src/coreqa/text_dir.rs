@@ -80,13 +80,13 @@ pub fn read_text_dir(
             }
             let size = entry.metadata().map_err(|e| io(&entry.path(), e))?.len();
             if size > limits.max_file_bytes {
-                let limit = crate::limits::size_label(limits.max_file_bytes);
+                let limit = crate::input::limits::size_label(limits.max_file_bytes);
                 out.skipped.push((rel, format!("larger than {limit}")));
                 continue;
             }
             total += size;
             if total > limits.max_total_bytes {
-                let limit = crate::limits::size_label(limits.max_total_bytes);
+                let limit = crate::input::limits::size_label(limits.max_total_bytes);
                 return Err(CoreqaError::TooLarge {
                     path: root.display().to_string(),
                     what: format!("its files hold more than {limit}"),
@@ -134,13 +134,13 @@ pub fn text_files(
         }
         let size = bytes.len() as u64;
         if size > limits.max_file_bytes {
-            let limit = crate::limits::size_label(limits.max_file_bytes);
+            let limit = crate::input::limits::size_label(limits.max_file_bytes);
             out.skipped.push((path, format!("larger than {limit}")));
             continue;
         }
         total += size;
         if total > limits.max_total_bytes {
-            let limit = crate::limits::size_label(limits.max_total_bytes);
+            let limit = crate::input::limits::size_label(limits.max_total_bytes);
             return Err(CoreqaError::TooLarge {
                 path: name.to_string(),
                 what: format!("its files hold more than {limit}"),

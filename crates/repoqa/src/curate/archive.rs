@@ -21,8 +21,8 @@ use thiserror::Error;
 
 use super::files::{has_language_suffix, normalize_path};
 use super::SourceFile;
+use crate::input::limits::{InflateExceeded, InflateLimits};
 use crate::lang::Language;
-use crate::limits::{InflateExceeded, InflateLimits};
 use crate::step::{Step, Stepper};
 
 /// The archive formats read here.
@@ -100,7 +100,7 @@ pub struct ArchiveLimits {
     pub max_unpacked_bytes: u64,
     /// Refuse a gzip stream, a zip entry or a zip's kept files that
     /// inflate more than this many times their compressed size, once past
-    /// `crate::limits::RATIO_FLOOR` of output (a compression bomb).
+    /// `crate::input::limits::RATIO_FLOOR` of output (a compression bomb).
     pub max_inflate_ratio: u64,
 }
 

@@ -20,7 +20,7 @@ use serde_json::Number;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use super::CurateError;
-use crate::dataset::Function;
+use crate::input::dataset::Function;
 use crate::lang::Language;
 use crate::step::{Step, Stepper};
 

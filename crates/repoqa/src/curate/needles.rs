@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 
 use super::pyrandom::PyRandom;
 use super::CurateError;
-use crate::dataset::{Function, Needle};
+use crate::input::dataset::{Function, Needle};
 
 pub const MAX_NEEDLE_BYTES: usize = 2000;
 pub const NUM_BINS: usize = 64;

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::lang::Language;
 use crate::prompt::audit::{Artifact, ArtifactSpot};
 use crate::prompt::context::LineCounter;

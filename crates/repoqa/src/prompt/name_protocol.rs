@@ -33,7 +33,7 @@ pub fn task_line(task: &Task) -> Result<String, ReportError> {
     if let Value::Object(m) = &mut v {
         m.insert("protocol".into(), Value::String(PROTOCOL_FIELD.into()));
     }
-    let mut s = crate::pyjson::dumps(&v);
+    let mut s = crate::python::json::dumps(&v);
     s.push('\n');
     Ok(s)
 }

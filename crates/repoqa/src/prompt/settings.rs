@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::lang::Language;
 use crate::prompt::context::{
     self, CommentMode, ContextBuilder, ContextError, ContextOptions, RepoShare, TaskSpec,

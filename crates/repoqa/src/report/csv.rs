@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::TaskResult;
-use crate::pyjson;
+use crate::python::json;
 
 /// Per-task results as CSV (RFC 4180 quoting), one row per task in file
 /// order; numbers in Python's repr so nothing is rounded.
@@ -48,6 +48,6 @@ fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => pyjson::dumps(other),
+        other => json::dumps(other),
     }
 }

@@ -4,7 +4,7 @@
 //! - tasks / model outputs JSONL: one task dict per line (`json.dumps(task)`,
 //!   [`Task`], with its id and [`Protocol`]), outputs add `"output": [reply]`;
 //! - `<model>-SCORES.json`: `{model: {eval_date, train_size, scores, results}}`
-//!   written by `json.dump` (Python layout, see [`crate::pyjson`]);
+//!   written by `json.dump` (Python layout, see [`crate::python::json`]);
 //! - a CSV of the per-task results (ours, for spreadsheets).
 //!
 //! Their names and folders are [`crate::naming`]'s.
@@ -15,7 +15,7 @@
 
 use thiserror::Error;
 
-use crate::pyjson;
+use crate::python::json;
 
 mod csv;
 mod outputs;
@@ -66,7 +66,7 @@ pub fn jsonl_line<T: serde::Serialize>(value: &T) -> Result<String, ReportError>
         what: "a JSONL record".into(),
         message: e.to_string(),
     })?;
-    let mut s = pyjson::dumps(&v);
+    let mut s = json::dumps(&v);
     s.push('\n');
     Ok(s)
 }

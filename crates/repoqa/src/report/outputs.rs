@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::Protocol;
 use super::{LineError, ReportError};
-use crate::dataset::kind;
-use crate::limits::{size_label, strip_bom, OutputsLimits};
-use crate::pyjson;
+use crate::input::dataset::kind;
+use crate::input::limits::{size_label, strip_bom, OutputsLimits};
+use crate::python::json;
 
 /// One line of a model-outputs file: the fields `compute_score` reads, plus
 /// the whole record (task fields such as `code_context` and `description`
@@ -85,7 +85,7 @@ fn py_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// A byte-order mark at the start is read past: the official harness's
 /// `json.loads` refuses it ("Unexpected UTF-8 BOM"), but the lines are the
 /// same, so the score is the one it gives for the file saved without the
-/// mark (see `crate::limits::BOM`).
+/// mark (see `crate::input::limits::BOM`).
 ///
 /// The default [`OutputsLimits`] apply: a line over the length limit is a
 /// broken line, and reading stops with a broken line past the answer limit.
@@ -248,7 +248,7 @@ pub fn output_line<T: serde::Serialize>(
         });
     };
     map.insert("output".into(), Value::Array(replies.iter().cloned().map(Value::String).collect()));
-    let mut s = pyjson::dumps(&v);
+    let mut s = json::dumps(&v);
     s.push('\n');
     Ok(s)
 }

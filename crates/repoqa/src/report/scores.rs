@@ -8,9 +8,9 @@ use serde_json::{Map, Number, Value};
 
 use super::Protocol;
 use super::ReportError;
-use crate::dataset::kind;
-use crate::limits::strip_bom;
-use crate::pyjson;
+use crate::input::dataset::kind;
+use crate::input::limits::strip_bom;
+use crate::python::json;
 
 /// The `unanswered_*` fields of a model's entry (all or none), or the
 /// field that is wrong and why.
@@ -276,7 +276,7 @@ impl ScoresFile {
     /// The file's text exactly as `json.dump(output_json, f)` writes it (no
     /// trailing newline).
     pub fn to_python_json(&self) -> String {
-        pyjson::dumps(&self.to_value())
+        json::dumps(&self.to_value())
     }
 
     /// Parse a SCORES file; `origin` (the file name) prefixes every error,

@@ -21,7 +21,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::pyjson::float_value;
+use crate::python::json::float_value;
 use crate::report::TaskResult;
 use crate::review::stats::RateInterval;
 use crate::scoring::breakdown::passes;

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::identity::sha256_hex;
+use crate::input::identity::sha256_hex;
 use crate::prompt::settings::BuildSettings;
 use crate::report::Task;
 use crate::report::{read_model_outputs, OutputsFile, ScoresFile};

@@ -68,7 +68,7 @@ impl Counts {
         m.insert("only_a".into(), Value::from(self.only_a));
         m.insert("only_b".into(), Value::from(self.only_b));
         m.insert("neither".into(), Value::from(self.neither));
-        m.insert("mcnemar_p".into(), crate::pyjson::float_value(self.mcnemar_p()));
+        m.insert("mcnemar_p".into(), crate::python::json::float_value(self.mcnemar_p()));
         m
     }
 }
@@ -205,13 +205,13 @@ impl Paired {
         let ci = self.intervals(resampling);
         let with_ci = |c: &Counts, lang: Option<&str>| {
             let mut m = c.to_map();
-            m.insert("difference".into(), crate::pyjson::float_value(c.difference()));
+            m.insert("difference".into(), crate::python::json::float_value(c.difference()));
             m.insert("ci_tasks".into(), Value::Object(ci.tasks.to_map(lang)));
             m.insert("ci_repos".into(), Value::Object(ci.repos.to_map(lang)));
             m
         };
         let mut m = Map::new();
-        m.insert("threshold".into(), crate::pyjson::float_value(self.threshold));
+        m.insert("threshold".into(), crate::python::json::float_value(self.threshold));
         m.extend(with_ci(&self.all, None));
         let langs: Map<String, Value> = self
             .languages
@@ -229,8 +229,8 @@ impl Paired {
                 x.insert("name".into(), Value::String(f.name.clone()));
                 x.insert("a".into(), Value::Bool(f.a));
                 x.insert("b".into(), Value::Bool(f.b));
-                x.insert("a_similarity".into(), crate::pyjson::float_value(f.a_similarity));
-                x.insert("b_similarity".into(), crate::pyjson::float_value(f.b_similarity));
+                x.insert("a_similarity".into(), crate::python::json::float_value(f.a_similarity));
+                x.insert("b_similarity".into(), crate::python::json::float_value(f.b_similarity));
                 let target =
                     |t: &Option<String>| t.clone().map(Value::String).unwrap_or(Value::Null);
                 x.insert("a_target".into(), target(&f.a_target));

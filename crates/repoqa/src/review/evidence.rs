@@ -7,7 +7,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::pyjson::{float_repr, float_value};
+use crate::python::json::{float_repr, float_value};
 use crate::report::TaskResult;
 use crate::review::bootstrap::{bootstrap, interval_map, Resampling, Strata, Unit};
 use crate::review::stats::{wilson, RateInterval};

@@ -84,7 +84,7 @@ impl Headline {
             self.passed,
             self.n,
             if self.n == 1 { "" } else { "s" },
-            crate::pyjson::float_repr(self.threshold),
+            crate::python::json::float_repr(self.threshold),
         )
     }
 
@@ -93,7 +93,7 @@ impl Headline {
         let rule = format!(
             "A task fails when its answer's first function is not closest to the needle asked for, \
              or its similarity to it (smoothed BLEU) is below {}",
-            crate::pyjson::float_repr(self.threshold)
+            crate::python::json::float_repr(self.threshold)
         );
         match self.scoring {
             Some(UnansweredScoring::Failures) => format!(

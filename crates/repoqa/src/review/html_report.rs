@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use crate::pyjson::float_repr;
+use crate::python::json::float_repr;
 use crate::report::ModelScores;
 use crate::review::bootstrap::Resampling;
 use crate::review::compare::{DifferenceIntervals, Paired};

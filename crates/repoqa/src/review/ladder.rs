@@ -28,7 +28,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::pyjson::float_value;
+use crate::python::json::float_value;
 use crate::report::{ModelScores, ScoresFile};
 use crate::review::bootstrap::Resampling;
 use crate::review::evidence::RateEvidence;

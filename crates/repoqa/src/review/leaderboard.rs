@@ -24,7 +24,7 @@ pub enum LeaderboardError {
     #[error("{origin}: not a gzip file: {message}")]
     Gzip { origin: String, message: String },
     #[error("{origin}: {exceeded}")]
-    Inflate { origin: String, exceeded: crate::limits::InflateExceeded },
+    Inflate { origin: String, exceeded: crate::input::limits::InflateExceeded },
     #[error("{origin}: not a SCORES file: binary data, not UTF-8 text (first bad byte at offset {offset}); a SCORES file is JSON")]
     Utf8 { origin: String, offset: usize },
     #[error("{origin}: the file is empty; a SCORES file is a JSON object of models (repoqa score writes one)")]
@@ -43,16 +43,15 @@ pub fn read_scores(bytes: &[u8], origin: &str) -> Result<ScoresFile, Leaderboard
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         // A SCORES file of 500 tasks is about 150 KB: the dataset's
         // ceilings are far above any real one.
-        plain = crate::limits::gunzip(bytes, crate::limits::InflateLimits::DATASET).map_err(
-            |e| match e {
-                crate::limits::GunzipError::Gzip(message) => {
-                    LeaderboardError::Gzip { origin: origin.to_string(), message }
-                }
-                crate::limits::GunzipError::Exceeded(exceeded) => {
-                    LeaderboardError::Inflate { origin: origin.to_string(), exceeded }
-                }
-            },
-        )?;
+        plain = crate::input::limits::gunzip(bytes, crate::input::limits::InflateLimits::DATASET)
+            .map_err(|e| match e {
+            crate::input::limits::GunzipError::Gzip(message) => {
+                LeaderboardError::Gzip { origin: origin.to_string(), message }
+            }
+            crate::input::limits::GunzipError::Exceeded(exceeded) => {
+                LeaderboardError::Inflate { origin: origin.to_string(), exceeded }
+            }
+        })?;
         &plain[..]
     } else {
         bytes
@@ -64,7 +63,7 @@ pub fn read_scores(bytes: &[u8], origin: &str) -> Result<ScoresFile, Leaderboard
     // is another of the project's files (an outputs JSONL, a dataset…),
     // rather than by the parser's "trailing characters at line 2".
     let other_kind = || {
-        crate::sniff::wrong_file(bytes, crate::sniff::FileKind::Scores)
+        crate::input::sniff::wrong_file(bytes, crate::input::sniff::FileKind::Scores)
             .map(|hint| LeaderboardError::OtherKind { origin: origin.to_string(), hint })
     };
     let text = match std::str::from_utf8(bytes) {
@@ -344,7 +343,7 @@ impl Leaderboard {
 
     /// The JSON text (Python layout, floats in `repr`).
     pub fn to_json(&self) -> String {
-        crate::pyjson::dumps(&self.to_value())
+        crate::python::json::dumps(&self.to_value())
     }
 
     /// [`Leaderboard::to_value`] with each model's Wilson score interval at
@@ -462,12 +461,12 @@ pub fn percent(rate: f64) -> String {
 
 /// A threshold as typed: `0.8`, `0.55`, `1`.
 pub fn fmt_threshold(t: f64) -> String {
-    let s = crate::pyjson::dumps(&float(t));
+    let s = crate::python::json::dumps(&float(t));
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
 fn float(x: f64) -> Value {
-    crate::pyjson::float_value(x)
+    crate::python::json::float_value(x)
 }
 
 /// Why a task does not pass at a threshold.

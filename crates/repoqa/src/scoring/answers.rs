@@ -57,7 +57,7 @@ pub fn lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-use crate::dataset::kind;
+use crate::input::dataset::kind;
 
 /// Map an outputs JSONL text onto `tasks` (by id, or by unambiguous name).
 pub fn import_answers<T: Borrow<Task>>(text: &str, tasks: &[T]) -> AnswersImport {
@@ -92,8 +92,8 @@ impl<'t> AnswersImporter<'t> {
     /// Line `n` (1-based, from [`lines`]) of the file.
     pub fn line(&mut self, n: usize, line: &str) {
         // A byte-order mark starts line 1 of a file saved so: read past it
-        // (see `crate::limits::BOM`).
-        let line = if n == 1 { crate::limits::strip_bom(line) } else { line };
+        // (see `crate::input::limits::BOM`).
+        let line = if n == 1 { crate::input::limits::strip_bom(line) } else { line };
         if line.trim().is_empty() {
             return;
         }

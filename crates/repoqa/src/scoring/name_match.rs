@@ -317,7 +317,7 @@ pub fn tasks_from_outputs(
 
 /// `(language, repo, name)` → needle description, for outputs without one.
 pub fn dataset_descriptions(
-    dataset: &crate::dataset::Dataset,
+    dataset: &crate::input::dataset::Dataset,
 ) -> HashMap<(String, String, String), String> {
     let mut out = HashMap::new();
     for (lang, repos) in &dataset.languages {
@@ -337,7 +337,7 @@ impl NameMatchReport {
     pub fn to_value(&self) -> Value {
         let mut langs = Map::new();
         for (l, r) in &self.languages {
-            langs.insert(l.clone(), crate::pyjson::float_value(r.rate()));
+            langs.insert(l.clone(), crate::python::json::float_value(r.rate()));
         }
         let tasks: Vec<Value> = self
             .tasks
@@ -358,14 +358,14 @@ impl NameMatchReport {
             })
             .collect();
         let mut out = Map::new();
-        out.insert("overall".into(), crate::pyjson::float_value(self.overall.rate()));
+        out.insert("overall".into(), crate::python::json::float_value(self.overall.rate()));
         out.insert("languages".into(), Value::Object(langs));
         out.insert("tasks".into(), Value::Array(tasks));
         Value::Object(out)
     }
 
     pub fn to_json(&self) -> String {
-        crate::pyjson::dumps(&self.to_value())
+        crate::python::json::dumps(&self.to_value())
     }
 
     /// A readable summary: rates, then every task with a warning.

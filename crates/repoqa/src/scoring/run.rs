@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 
 use std::collections::HashSet;
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::report::{self, ModelOutput, ModelScores, ReportError, ScoresFile, TaskResult};
 use crate::report::{Protocol, Task};
 use crate::scoring::answers::model_output;

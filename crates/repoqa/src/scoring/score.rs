@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::dataset::{Dataset, Repo};
+use crate::input::dataset::{Dataset, Repo};
 use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, TaskResult};
 use crate::scoring::bleu::{BleuSteps, References};
@@ -477,7 +477,7 @@ impl ScoreTable {
             let mut cells = Map::new();
             for (key, v) in THRESHOLD_KEYS.iter().zip(r.pass_at_1) {
                 let mut cell = Map::new();
-                cell.insert("pass@1".into(), crate::pyjson::float_value(v));
+                cell.insert("pass@1".into(), crate::python::json::float_value(v));
                 cells.insert((*key).into(), Value::Object(cell));
             }
             out.insert(r.name.clone(), Value::Object(cells));
@@ -590,7 +590,7 @@ mod tests {
         assert_eq!(t.rows[1].passed[1], 2);
         let v = t.to_value();
         assert_eq!(
-            crate::pyjson::dumps(&v["python"]),
+            crate::python::json::dumps(&v["python"]),
             r#"{"0.0": {"pass@1": 0.5}, "0.1": {"pass@1": 0.5}, "0.2": {"pass@1": 0.5}, "0.3": {"pass@1": 0.5}, "0.4": {"pass@1": 0.5}, "0.5": {"pass@1": 0.5}, "0.6": {"pass@1": 0.5}, "0.7": {"pass@1": 0.5}, "0.8": {"pass@1": 0.5}, "0.9": {"pass@1": 0.5}, "1.0": {"pass@1": 0.5}}"#
         );
         assert!(matches!(pass_table(&IndexMap::new()), Err(ScoreError::NoTasks)));

@@ -1,7 +1,7 @@
 //! The repos appended so far, as one dataset to download or open.
 
 use leptos::prelude::*;
-use repoqa::dataset::Dataset;
+use repoqa::input::dataset::Dataset;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::jobs::curate::{open_in_app, use_curator};

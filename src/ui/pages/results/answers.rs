@@ -39,8 +39,8 @@ pub fn AnswersCard(
             };
             // A dataset, tasks, SCORES or tokenizer file dropped here: say
             // where it goes instead of a parser message per line.
-            let kind = repoqa::sniff::FileKind::OutputsJsonl;
-            if let Some(hint) = repoqa::sniff::wrong_file(&bytes, kind) {
+            let kind = repoqa::input::sniff::FileKind::OutputsJsonl;
+            if let Some(hint) = repoqa::input::sniff::wrong_file(&bytes, kind) {
                 return report(Err(UiError::invalid(format!("{name}: {hint}"))));
             }
             match String::from_utf8(bytes) {

@@ -64,7 +64,7 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                 file.models.get(&model).ok_or_else(|| UiError::invalid("no scored answers"))?;
             let mut inputs = vec![(
                 html_report::input_label("SCORES", &name),
-                repoqa::identity::sha256_hex(text.as_bytes()),
+                repoqa::input::identity::sha256_hex(text.as_bytes()),
             )];
             if let (Some(d), Some(id)) =
                 (state.dataset.get_untracked(), state.dataset_digest.get_untracked())

@@ -3,7 +3,7 @@
 //! charts, the table, each task or the import form.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::review::headline::headline;
 
 use crate::ui::browser::dom::focus_into_view;

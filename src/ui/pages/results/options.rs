@@ -2,7 +2,7 @@
 //! and the pass threshold.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::report::UnansweredScoring;
 use repoqa::review::leaderboard::check_threshold;
 use repoqa::scoring::score::{Candidates, ScoreOptions};

@@ -1,7 +1,7 @@
 //! The official pass@1 table.
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::report::UnansweredScoring;
 use repoqa::scoring::score::THRESHOLD_KEYS;
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::pyjson::float_repr;
+use repoqa::python::json::float_repr;
 use repoqa::report;
 use repoqa::scoring::breakdown::depth_bin;
 use repoqa::scoring::linediff::{line_diff, DiffOp};

@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::{answerer, audit_task, TaskAudit};
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::prompt::context::{ContextBuilder, ContextError, TaskSpec};
 use crate::prompt::settings::BuildSettings;
 use crate::report::Task;

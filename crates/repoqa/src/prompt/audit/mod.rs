@@ -26,7 +26,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::dataset::Needle;
+use crate::input::dataset::Needle;
 use crate::lang::Language;
 use crate::prompt::context::{CommentMode, NeedlePlacement};
 use crate::report::Task;
@@ -390,7 +390,7 @@ pub fn counts_table(tasks: &[TaskAudit]) -> String {
 mod tests {
     use super::measure::{audit_dataset, score_baseline};
     use super::*;
-    use crate::dataset::Dataset;
+    use crate::input::dataset::Dataset;
     use crate::prompt::context::task_specs;
     use crate::prompt::settings::BuildSettings;
     use crate::report::Protocol;

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use super::clean::clean_segment_comments;
 use super::{CommentMode, Task};
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::lang::Language;
 
 /// The needle's text as the builder places it in a context of `mode`;

@@ -29,7 +29,7 @@ mod walk;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::lang::{GrammarError, Language};
 use crate::report::{Protocol, Task};
 use crate::tokenize::{Tokenizer, TokenizerError};
@@ -239,7 +239,7 @@ pub fn build_tasks(
 pub fn emitted_needle(
     language: Language,
     source: &str,
-    needle: &crate::dataset::Needle,
+    needle: &crate::input::dataset::Needle,
     mode: CommentMode,
     protocol: Protocol,
 ) -> Result<(String, std::ops::Range<usize>), ContextError> {

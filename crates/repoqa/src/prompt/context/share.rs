@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::lang::Language;
 use crate::tokenize::Tokenizer;
 

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::tokenize::Tokenizer;
 
 use super::{build_tasks, ContextBuilder, ContextError, ContextOptions, Task, TaskSpec};

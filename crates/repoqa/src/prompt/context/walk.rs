@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::dataset::{Needle, Repo};
+use crate::input::dataset::{Needle, Repo};
 use crate::lang::{GrammarError, Language};
 use crate::tokenize::TokenizerError;
 

@@ -2,7 +2,7 @@
 //! needles without a task (a partial run), outputs it cannot score.
 
 use super::{DatasetProblem, Finding, Report};
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::report::{ModelOutput, ModelScores, ScoresFile};
 
 /// A model's tasks against a dataset's needles: tasks whose needle the

@@ -338,7 +338,7 @@ impl std::fmt::Display for Finding {
 }
 
 pub(super) fn show(v: Option<&Value>) -> String {
-    v.map(crate::pyjson::dumps).unwrap_or_else(|| "(nothing)".into())
+    v.map(crate::python::json::dumps).unwrap_or_else(|| "(nothing)".into())
 }
 
 pub(super) fn task_ref(language: &str, index: usize, t: &TaskResult) -> TaskRef {

@@ -46,7 +46,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::dataset::Dataset;
+    use crate::input::dataset::Dataset;
     use crate::report::{ModelScores, ScoresFile, UnansweredScoring};
     use crate::scoring::score::{pass_table, Candidates, ScoreOptions};
     use serde_json::{json, Number};

@@ -47,7 +47,7 @@ pub fn check_records(model: &str, results: &IndexMap<String, Vec<TaskResult>>) -
             if !t.needle_position.as_f64().is_some_and(|p| (0.0..=1.0).contains(&p)) {
                 problems.push(format!(
                     "needle_position is {}, not a number in [0, 1]",
-                    crate::pyjson::dumps(&t.needle_position)
+                    crate::python::json::dumps(&t.needle_position)
                 ));
             }
             let (start, end) = (t.token_start.as_u64(), t.token_end.as_u64());
@@ -57,7 +57,7 @@ pub fn check_records(model: &str, results: &IndexMap<String, Vec<TaskResult>>) -
                 if n.is_none() {
                     problems.push(format!(
                         "position.{key} is {}, not a whole number of tokens",
-                        crate::pyjson::dumps(v)
+                        crate::python::json::dumps(v)
                     ));
                 }
             }
@@ -107,16 +107,16 @@ pub fn check_table(model: &str, scores: &ModelScores) -> Vec<Finding> {
             if show(file_cell) != show(ours_cell) {
                 let in_file = file_cell.map(|c| match c.get("pass@1") {
                     Some(v) if c.as_object().is_some_and(|o| o.len() == 1) => {
-                        crate::pyjson::dumps(v)
+                        crate::python::json::dumps(v)
                     }
-                    _ => crate::pyjson::dumps(c),
+                    _ => crate::python::json::dumps(c),
                 });
                 out.push(Finding::Cell {
                     model: model_s.clone(),
                     row: r.name.clone(),
                     threshold: key.to_string(),
                     in_file,
-                    recomputed: crate::pyjson::float_repr(r.pass_at_1[i]),
+                    recomputed: crate::python::json::float_repr(r.pass_at_1[i]),
                     passed: r.passed[i],
                     n: r.n,
                     follows_from: Vec::new(),

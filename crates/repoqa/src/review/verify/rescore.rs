@@ -12,7 +12,7 @@ use super::{
     attribute_cells, check_dataset, scorable_outputs, Finding, Report, TaskRef, VerifyError,
     SIMILARITY_TOLERANCE,
 };
-use crate::dataset::Dataset;
+use crate::input::dataset::Dataset;
 use crate::report::{ModelOutput, ScoresFile, TaskResult, UnansweredScoring};
 use crate::scoring::score::{task_result, Candidates, ScoreOptions, Scorer};
 

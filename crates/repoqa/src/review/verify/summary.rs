@@ -40,7 +40,7 @@ impl RowPair {
     /// the same text).
     pub fn agrees(&self) -> bool {
         self.in_file.is_some_and(|f| {
-            crate::pyjson::float_repr(f) == crate::pyjson::float_repr(self.recomputed)
+            crate::python::json::float_repr(f) == crate::python::json::float_repr(self.recomputed)
         })
     }
 }

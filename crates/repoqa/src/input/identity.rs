@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn json_and_gzip_have_one_identity() {
         use std::io::Write;
-        let demo = include_bytes!("../../../public/demo/repoqa-demo.json");
+        let demo = include_bytes!("../../../../public/demo/repoqa-demo.json");
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         e.write_all(demo).unwrap();
         let gz = e.finish().unwrap();
@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(c.finish(), Ok(id.clone()));
         assert_eq!(crate::step::drive(ContentId::new(demo), 4096, |_| {}), Ok(id.clone()));
         // Through the loader's own inflated text.
-        let mut loader = crate::dataset::DatasetLoader::new(&gz, "demo.json.gz");
+        let mut loader = crate::input::dataset::DatasetLoader::new(&gz, "demo.json.gz");
         while loader.step(1 << 20).unwrap() == Step::More {}
         assert_eq!(ContentId::new(loader.json()).finish(), Ok(id));
         assert!(content_id(&gz[..gz.len() / 2]).is_err());

@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn tells_the_files_apart() {
-        let demo = include_bytes!("../../../public/demo/repoqa-demo.json");
+        let demo = include_bytes!("../../../../public/demo/repoqa-demo.json");
         assert_eq!(sniff(demo), FileKind::Dataset);
         assert_eq!(sniff(&gz(demo)), FileKind::Dataset);
         // A dataset on one line, longer than the head.

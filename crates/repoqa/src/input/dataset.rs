@@ -17,8 +17,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
+use crate::input::limits::{DatasetLimits, InflateExceeded};
 use crate::lang::Language;
-use crate::limits::{DatasetLimits, InflateExceeded};
 use crate::step::Stepper;
 
 pub use load::{DatasetLoader, LoadProgress, Phase};
@@ -140,7 +140,7 @@ impl Dataset {
 
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_file(path: &std::path::Path) -> Result<Dataset, DatasetError> {
-        let bytes = crate::input_file::read(path)
+        let bytes = crate::input::input_file::read(path)
             .map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
         Dataset::from_bytes(&bytes, &path.display().to_string())
     }
@@ -388,7 +388,7 @@ fn check_repo_limits(
             format!(
                 "a text of {} bytes, over the limit of {}",
                 text.len(),
-                crate::limits::size_label(limits.max_text_bytes as u64)
+                crate::input::limits::size_label(limits.max_text_bytes as u64)
             ),
         ));
     }

@@ -21,8 +21,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::{check_repo_limits, strip_position, Dataset, DatasetError, Repo};
+use crate::input::limits::DatasetLimits;
 use crate::lang::Language;
-use crate::limits::DatasetLimits;
 use crate::step::{Step, Stepper};
 
 /// Inflated bytes produced per unit of budget (inflating is cheaper than
@@ -33,7 +33,7 @@ const INFLATE_FACTOR: usize = 4;
 const INFLATE_CHUNK: usize = 4 << 20;
 
 /// The UTF-8 byte-order mark, read past at the start of the file (see
-/// `crate::limits::BOM`).
+/// `crate::input::limits::BOM`).
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// What the loader is doing, for a progress bar.
@@ -538,7 +538,7 @@ impl Stepper for DatasetLoader<'_> {
 mod tests {
     use super::*;
 
-    const GOOD: &str = include_str!("../../../../public/demo/repoqa-demo.json");
+    const GOOD: &str = include_str!("../../../../../public/demo/repoqa-demo.json");
 
     /// A small file of three repos in two languages, pretty-printed.
     fn small() -> String {
@@ -630,7 +630,7 @@ mod tests {
         std::io::Write::write_all(&mut gz, br#""}]}"#).unwrap();
         let bytes = gz.finish().unwrap();
         let limits = DatasetLimits {
-            inflate: crate::limits::InflateLimits { max_bytes: 1 << 20, max_ratio: 100 },
+            inflate: crate::input::limits::InflateLimits { max_bytes: 1 << 20, max_ratio: 100 },
             ..DatasetLimits::default()
         };
         for budget in [1000, 1 << 20, 64 << 20] {
