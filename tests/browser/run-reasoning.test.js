@@ -7,7 +7,7 @@
 // thinking, 100 %. o4-mini with a budget too small for its thinking: every
 // task fails saying what to raise, nothing is stored, and a retry with the
 // budget raised answers them. The same core as `repoqa run`
-// (crates/repoqa-cli/tests/run_reasoning.rs).
+// (crates/repoqa-cli/tests/it/run_reasoning.rs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-"""Oracle for crates/repoqa/tests/parity_bleu.rs: the official similarity and Python's
+"""Oracle for crates/repoqa/tests/it/parity_bleu.rs: the official similarity and Python's
 notion of whitespace, computed by the official code itself.
 
 Modes (argv[1]):

@@ -1,4 +1,4 @@
-"""Oracle for crates/repoqa-cli/tests/coreqa_retrieval.rs: CoReQA's retrieval
+"""Oracle for crates/repoqa-cli/tests/it/coreqa_retrieval.rs: CoReQA's retrieval
 by the references the issue names, LangChain's RecursiveCharacterTextSplitter
 (langchain-text-splitters) and rank-bm25's BM25Okapi.
 

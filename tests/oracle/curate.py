@@ -1,5 +1,5 @@
 """Run the corpus builder's curation steps (tests/corpus/build.py) on an
-in-memory repo, for crates/repoqa/tests/parity_curate.rs.
+in-memory repo, for crates/repoqa/tests/it/parity_curate.rs.
 
     curate.py              the steps below
     curate.py parse_errors stdin {"lang", "content"} -> {path: bool}, whether

@@ -1,4 +1,4 @@
-"""Oracle for crates/repoqa/tests/parity_grammar.rs: the grammars of tree-sitter-languages
+"""Oracle for crates/repoqa/tests/it/parity_grammar.rs: the grammars of tree-sitter-languages
 1.10.2 (the parser of the official harness), as the official code loads them
 (`tree_sitter_languages.get_parser(lang)`).
 

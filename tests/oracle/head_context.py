@@ -6,7 +6,7 @@ file states HEAD's semantics in our own words (docs/parity.md P1-P9 without the
 0.1.2 NUL handling, K1-K6). It uses the same libraries HEAD uses: the
 tokenizer, tree_sitter_languages' parsers and 0.1.2's COMMENT_QUERY (identical
 in HEAD). It was checked against the real HEAD file task by task (see
-crates/repoqa/tests/parity_prompts.rs, `--head-module`).
+crates/repoqa/tests/it/parity_prompts.rs, `--head-module`).
 
 `fix_suffix=True` is NOT upstream: the corrected suffix cleaning offered by
 the project (ContextOptions::fix_suffix_cleaning), stated here independently so

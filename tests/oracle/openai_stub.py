@@ -1,5 +1,5 @@
 """A stand-in for an OpenAI-compatible chat-completions API (no model: no
-real one is reachable offline), for crates/repoqa-cli/tests/llm_describe.rs.
+real one is reachable offline), for crates/repoqa-cli/tests/it/llm_describe.rs.
 
     python openai_stub.py --key sk-test --model stub-model [--fail NAME=KIND ...]
 

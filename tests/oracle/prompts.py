@@ -1,4 +1,4 @@
-"""Oracle for crates/repoqa/tests/parity_prompts.rs: the official task dicts of a dataset.
+"""Oracle for crates/repoqa/tests/it/parity_prompts.rs: the official task dicts of a dataset.
 
     prompts.py DATASET [--mode none|positional_padding|no_padding] [--size N]
                [--impl pypi|head] [--head-module FILE] [--fix-suffix]

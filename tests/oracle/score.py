@@ -1,4 +1,4 @@
-"""Oracle for crates/repoqa-cli/tests/parity_score.rs: runs the official scorer (PyPI repoqa
+"""Oracle for crates/repoqa-cli/tests/it/parity_score.rs: runs the official scorer (PyPI repoqa
 0.1.2, `repoqa.compute_score`) on the same inputs as the Rust code.
 
 Modes (results on stdout):

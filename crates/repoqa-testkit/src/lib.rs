@@ -4,6 +4,7 @@
 //! server. All of them are installed by `scripts/setup.sh`; a missing one is a
 //! clear failure, never a silent skip.
 
+pub mod cli;
 pub mod model_server;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ pub fn root() -> PathBuf {
 }
 
 /// Every `.rs` file under `dir`, in path order (the tests that read the
-/// project's own source: tests/ui_layers.rs, crates/repoqa/tests/module_graph.rs).
+/// project's own source: tests/ui_layers.rs, crates/repoqa/tests/it/module_graph.rs).
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)

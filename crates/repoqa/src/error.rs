@@ -58,7 +58,7 @@ pub enum Error {
 /// Calls `$m!(…)` with every error type of the core that converts into
 /// [`Error`], so that a front writes its `From` conversions once, through
 /// `Error`, from one list (a front cannot implement `From<E>` for all `E:
-/// Into<Error>` at once). `crates/repoqa/tests/module_graph.rs` checks that
+/// Into<Error>` at once). `crates/repoqa/tests/it/module_graph.rs` checks that
 /// every public error enum of the core is here.
 #[macro_export]
 macro_rules! for_each_error_type {

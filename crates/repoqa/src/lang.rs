@@ -111,7 +111,7 @@ impl Language {
         // ABI-14 `TSLanguage` tables, which tree-sitter-c2rust 0.22.6 reads
         // (ABI 13–14). That runtime release, not a newer one, because its
         // error recovery on broken code matches the C core of py-tree-sitter
-        // 0.21.3, the official harness's (crates/repoqa/tests/parity_grammar.rs).
+        // 0.21.3, the official harness's (crates/repoqa/tests/it/parity_grammar.rs).
         let raw = match self {
             Language::Python => tree_sitter_python::language(),
             Language::Cpp => tree_sitter_cpp::language(),
@@ -345,7 +345,7 @@ impl Grammar {
     /// with one capture, `(kind) @c` or Python's docstring pattern
     /// `(block (expression_statement (string) @c))`, whose children are
     /// direct (visible) children. `comment_spans_by_query` is the compiled
-    /// form; crates/repoqa/tests/function_walk.rs holds the two together.
+    /// form; crates/repoqa/tests/it/function_walk.rs holds the two together.
     pub fn comment_spans(&self, tree: &Tree, _source: &[u8]) -> Vec<Span> {
         let kinds = self.comment_kinds.get_or_init(|| CommentKinds::new(self.language, &self.ts));
         let mut per_query: Vec<Vec<Span>> = vec![Vec::new(); kinds.queries];

@@ -47,7 +47,7 @@ impl Tokenizer {
             |message: String| TokenizerError::Invalid { origin: origin.to_string(), message };
         // tokenizers 0.22 panics (`expect("Helper")` in its decoder
         // deserializer) on some malformed JSON instead of returning an error
-        // (found by crates/repoqa/tests/fuzz.rs); the syntax is checked here first.
+        // (found by crates/repoqa/tests/it/fuzz.rs); the syntax is checked here first.
         serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
             .map_err(|e| invalid(format!("not valid JSON: {e}")))?;
         let inner = parse_tokenizer(bytes).map_err(invalid)?;

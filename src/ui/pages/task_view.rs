@@ -5,7 +5,7 @@
 //! task's audit: `repoqa::engine::Request::Locate`): the core's
 //! `context::locate_needle` looks for the needle as the builder writes it (sliced as P3 says, and
 //! with its comments removed as K3 does in the cleaning modes), nearest to
-//! `needle_token_start / code_context_ntokens`; crates/repoqa/tests/needle_placement.rs
+//! `needle_token_start / code_context_ntokens`; crates/repoqa/tests/it/needle_placement.rs
 //! checks it finds the builder's own placement in every mode.
 
 use leptos::prelude::*;

@@ -3,7 +3,7 @@
 //! text files cut into chunks as LangChain's `RecursiveCharacterTextSplitter`
 //! cuts them ([`splitter`]) and ranked for a question by rank-bm25's
 //! `BM25Okapi` ([`bm25`]); both are held equal to those libraries by
-//! crates/repoqa-cli/tests/coreqa_retrieval.rs. And the paper's filters
+//! crates/repoqa-cli/tests/it/coreqa_retrieval.rs. And the paper's filters
 //! that pick the GitHub issues questions are made from ([`issues`]).
 
 pub mod answer;

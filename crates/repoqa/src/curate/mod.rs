@@ -1,7 +1,7 @@
 //! Dataset curation: turn a repository's files into a RepoQA repo entry
 //! (`content`, `dependency`, `functions`, `needles`), with the semantics of
 //! the upstream curation scripts as the corpus builder implements them
-//! (tests/corpus/build.py; crates/repoqa/tests/parity_curate.rs compares the two on the
+//! (tests/corpus/build.py; crates/repoqa/tests/it/parity_curate.rs compares the two on the
 //! whole corpus, field for field).
 //!
 //! The steps, one module each:

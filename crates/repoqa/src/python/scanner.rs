@@ -19,7 +19,7 @@
 //! the official rule needs a token 0.20.4's tables do not have; it only
 //! matters right after a `try` body, where 0.20.4 never calls the scanner
 //! outside error recovery (no external token is valid there) and error
-//! recovery makes INDENT valid. `crates/repoqa/tests/parity_grammar.rs`
+//! recovery makes INDENT valid. `crates/repoqa/tests/it/parity_grammar.rs`
 //! holds the trees equal to the official grammar's.
 
 use std::ffi::c_void;

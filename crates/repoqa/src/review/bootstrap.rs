@@ -15,7 +15,7 @@
 //! and `(1 + level)/2` percentiles of the resampled statistics with linear
 //! interpolation (numpy's default). tests/oracle/stats_oracle.py holds an
 //! independent Python reference (same draws, `numpy.percentile`), and
-//! crates/repoqa-cli/tests/stats_scipy.rs checks ours against it to 1e-12
+//! crates/repoqa-cli/tests/it/stats_scipy.rs checks ours against it to 1e-12
 //! and against scipy's `stats.bootstrap` on one stratum.
 
 use indexmap::IndexMap;

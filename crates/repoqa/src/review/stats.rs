@@ -2,7 +2,7 @@
 //! score interval of a pass@1 and McNemar's exact test of two runs on the
 //! same tasks. Checked against scipy (`binomtest(...).proportion_ci(method=
 //! "wilson")` and `binomtest(b, b + c, 0.5).pvalue`) to 1e-9 in
-//! crates/repoqa-cli/tests/stats_scipy.rs.
+//! crates/repoqa-cli/tests/it/stats_scipy.rs.
 
 /// A two-sided interval of a proportion.
 #[derive(Clone, Copy, Debug, PartialEq)]

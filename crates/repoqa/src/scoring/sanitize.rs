@@ -9,7 +9,7 @@
 //! letters and numbers as `str.isalnum()` sees them, plus `_`) is the table
 //! at the end of this file, generated from CPython 3.11 (Unicode 14.0) — the
 //! oracle's Python — and checked against it for every code point by
-//! crates/repoqa-cli/tests/parity_score.rs.
+//! crates/repoqa-cli/tests/it/parity_score.rs.
 
 use crate::lang::{Grammar, Language};
 

@@ -497,7 +497,7 @@ mod tests {
         // Cleaning leaves only blank lines before the needle and the budget
         // cuts into them: the official context has one more than the
         // corrected one (P6), but no reader can count them against the
-        // source, so neither gets a finding. crates/repoqa/tests/audit_prompts.rs allows
+        // source, so neither gets a finding. crates/repoqa/tests/it/audit_prompts.rs allows
         // exactly this difference.
         let text =
             format!("package p\n\n{}\nfunc f() int {{\n\treturn 1\n}}\n", "// note\n".repeat(1500));

@@ -16,7 +16,7 @@
 //! `tokenize` prepends. Line counts themselves are sums of memoized word
 //! counts (see `Counter`). Both are checked against whole-text tokenization
 //! in the unit tests, and every count against the official code in
-//! crates/repoqa/tests/parity_prompts.rs.
+//! crates/repoqa/tests/it/parity_prompts.rs.
 
 mod clean;
 mod count;

@@ -6,8 +6,6 @@
 
 use repoqa_testkit as common;
 
-use std::process::Command;
-
 use repoqa::coreqa::issues::{failed_filter, read_export, Filter};
 use serde_json::{json, Value};
 
@@ -37,7 +35,7 @@ fn each_filter_removes_its_issue() {
         assert_eq!(failed_filter(issue, comments), filter, "issue #{number}");
     }
 
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let out = crate::repoqa_command()
         .args(["coreqa", "issues", "--json", "--export"])
         .arg(fixture())
         .output()
@@ -78,7 +76,7 @@ fn a_broken_export_is_named() {
     ] {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let out = crate::repoqa_command()
             .args(["coreqa", "issues", "--export"])
             .arg(&path)
             .output()
@@ -202,7 +200,7 @@ fn fetch_reads_the_api_waits_out_its_rate_limit_and_goes_on_where_it_stopped() {
         ("/issues/9/comments", 502, vec![]),
     ]);
     let fetch = || {
-        Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        crate::repoqa_command()
             .args(["coreqa", "fetch", "--repo", "acme/widget", "--api-url"])
             .arg(format!("http://127.0.0.1:{port}"))
             .arg("--out")
@@ -235,7 +233,7 @@ fn fetch_reads_the_api_waits_out_its_rate_limit_and_goes_on_where_it_stopped() {
 
     // The export gives the filters' counts the fixture gives.
     let report = |export: &std::path::Path| -> Value {
-        let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let o = crate::repoqa_command()
             .args(["coreqa", "issues", "--json", "--export"])
             .arg(export)
             .output()
@@ -254,7 +252,7 @@ fn fetch_reads_the_api_waits_out_its_rate_limit_and_goes_on_where_it_stopped() {
             ("X-RateLimit-Reset", (now_s() + 3000).to_string()),
         ],
     )]);
-    let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let o = crate::repoqa_command()
         .args(["coreqa", "fetch", "--repo", "https://github.com/acme/widget", "--max-wait-s", "5"])
         .arg("--api-url")
         .arg(format!("http://127.0.0.1:{port}"))

@@ -7,7 +7,6 @@
 use repoqa_testkit as common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use repoqa::input::dataset::Dataset;
 use repoqa::scoring::name_match::{name_match, NameTask, Warning};
@@ -101,7 +100,7 @@ fn crafted_replies_and_warnings() {
 }
 
 fn repoqa(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap();
+    let out = crate::repoqa_command().args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -4,17 +4,14 @@
 //! `"protocol": "no-context"`, scored into a `-NO-CONTEXT-SCORES.json` that
 //! says so, and paired with the real run by `repoqa compare`.
 //!
-//!     cargo test --test no_context_control
+//!     cargo test -p repoqa-cli --test it no_context_control::
 
+use crate::repoqa;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use repoqa_testkit as common;
 use serde_json::Value;
-
-fn repoqa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
-}
 
 fn ok(o: &Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -175,7 +175,7 @@ fn the_combined_file_is_refused_with_the_missing_field() {
 
 #[test]
 fn cli_leaderboard_json_equals_a_direct_count() {
-    let bin = env!("CARGO_BIN_EXE_repoqa");
+    let bin = crate::REPOQA;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(fixtures())
         .unwrap()
         .map(|e| e.unwrap().path())

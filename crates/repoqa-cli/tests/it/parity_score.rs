@@ -236,7 +236,7 @@ fn check_cli(
     official: &str,
     failures: &mut Vec<String>,
 ) -> bool {
-    let bin = env!("CARGO_BIN_EXE_repoqa");
+    let bin = crate::REPOQA;
     let dir = outputs.parent().unwrap();
     let written = dir.join("parity-org_slash_parity-model-SCORES.json");
     let _ = std::fs::remove_file(&written);
@@ -467,7 +467,7 @@ fn scores_match_the_official_compute_score() {
         // The grammars are those of tree-sitter-languages 1.10.2 (crates/repoqa/src/lang.rs):
         // error recovery agrees on every output of the default corpus. Another
         // dataset may still meet the runtime's differences (tree-sitter-c2rust
-        // 0.25 vs the official C core; see crates/repoqa/tests/parity_grammar.rs).
+        // 0.25 vs the official C core; see crates/repoqa/tests/it/parity_grammar.rs).
         if std::env::var_os("REPOQA_PARITY_DATASET").is_none() {
             assert_eq!(
                 drift_count, 0,
@@ -723,7 +723,7 @@ fn context_candidates_mode_is_deterministic_and_sane() {
 fn cli_prompts_match_the_official_task_dicts() {
     let ds_path = dataset_path();
     let out_path = common::scratch("parity_score").join("tasks.jsonl");
-    let bin = env!("CARGO_BIN_EXE_repoqa");
+    let bin = crate::REPOQA;
     let out = std::process::Command::new(bin)
         .args(["prompts", "--dataset-path"])
         .arg(&ds_path)

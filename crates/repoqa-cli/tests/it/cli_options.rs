@@ -1,20 +1,12 @@
 //! The `repoqa` binary's option handling: upstream's value spellings, and
 //! what an explicit `--out` does to a file already there.
 //!
-//!     cargo test --test cli_options
+//!     cargo test -p repoqa-cli --test it cli_options::
 
+use crate::{repoqa, stderr};
 use repoqa_testkit as common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repoqa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn demo_dataset() -> PathBuf {
     common::root().join("public/demo/repoqa-demo.json")

@@ -3,13 +3,12 @@
 //! `zip -r` make, and files of other kinds beside the code) must give the
 //! same dataset file, byte for byte, as curating the folder.
 //!
-//!     cargo test --test curate_archive
+//!     cargo test -p repoqa-cli --test it curate_archive::
 
 use repoqa_testkit as common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Every file under `dir`, as (path relative to `dir`, bytes), sorted.
 fn walk(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -70,7 +69,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 /// Run `repoqa curate` and return the dataset file it wrote.
 fn curate(source: &Path, args: &[&str], out: &Path) -> Vec<u8> {
-    let res = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let res = crate::repoqa_command()
         .arg("curate")
         .arg("--source")
         .arg(source)
@@ -165,7 +164,7 @@ fn a_bad_archive_fails_with_its_name() {
     let files = packed_files(&common::root().join("public/demo/python"), "x");
     let tgz = gzip(&tar_bytes(&files));
     std::fs::write(&archive, &tgz[..tgz.len() / 2]).unwrap();
-    let res = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let res = crate::repoqa_command()
         .args(["curate", "--language", "python", "--repo", "a/b", "--source"])
         .arg(&archive)
         .arg("--out")

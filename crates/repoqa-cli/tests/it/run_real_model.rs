@@ -10,7 +10,7 @@
 //!
 //! Prints the time each answer took.
 //!
-//!     cargo test --release --test run_real_model -- --nocapture
+//!     cargo test --release -p repoqa-cli --test it run_real_model:: -- --nocapture
 
 use repoqa_testkit as common;
 
@@ -97,7 +97,7 @@ fn get(port: u16, path: &str) -> Option<(String, String)> {
 }
 
 fn repoqa() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+    let mut c = crate::repoqa_command();
     c.env("REPOQA_TOKENIZER", common::tokenizer_path()).env_remove("OPENAI_API_KEY");
     c
 }

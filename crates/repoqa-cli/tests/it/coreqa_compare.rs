@@ -5,16 +5,10 @@
 
 use repoqa_testkit as common;
 
-use std::process::Command;
-
 use serde_json::{json, Value};
 
 fn compare(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa"))
-        .args(["coreqa", "compare"])
-        .args(args)
-        .output()
-        .unwrap()
+    crate::repoqa_command().args(["coreqa", "compare"]).args(args).output().unwrap()
 }
 
 #[test]

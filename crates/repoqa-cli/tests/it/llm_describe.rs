@@ -5,7 +5,7 @@
 //! prompt, so every description is predictable; it can be told to fail for
 //! chosen needles. The repo is the demo's Python sources.
 //!
-//!     cargo test --test llm_describe
+//!     cargo test -p repoqa-cli --test it llm_describe::
 
 use repoqa_testkit as common;
 
@@ -123,11 +123,7 @@ fn curate(stub: &Stub, key: &str, out: &Path, extra: &[&str]) -> (Output, String
         args.extend(["--llm-model", MODEL]);
     }
     args.extend(extra);
-    let output = Command::new(env!("CARGO_BIN_EXE_repoqa"))
-        .args(&args)
-        .env("STUB_KEY", key)
-        .output()
-        .unwrap();
+    let output = crate::repoqa_command().args(&args).env("STUB_KEY", key).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(!stderr.contains(KEY), "the key is printed:\n{stderr}");
     (output, stderr)
@@ -288,7 +284,7 @@ fn a_wrong_key_or_model_stops_with_a_message_to_act_on() {
     drop(stub);
     let out_s = out.display().to_string();
     let src = source().display().to_string();
-    let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let o = crate::repoqa_command()
         .args([
             "curate",
             "--language",

@@ -8,10 +8,10 @@
 //! - the artifact-only answerer's official score on official prompts
 //!   against corrected ones (the headline).
 //!
-//!     cargo test --release --test audit_prompts -- --nocapture
+//!     cargo test --release -p repoqa --test it audit_prompts:: -- --nocapture
 //!
 //! (That official prompts stay byte-identical to the harness is
-//! crates/repoqa/tests/parity_prompts.rs.)
+//! crates/repoqa/tests/it/parity_prompts.rs.)
 
 use repoqa_testkit as common;
 
@@ -27,7 +27,7 @@ use repoqa::report::Protocol;
 use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
-    // Like crates/repoqa/tests/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.
+    // Like crates/repoqa/tests/it/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.
     let corpus = match std::env::var_os("REPOQA_PARITY_DATASET") {
         Some(p) => ("$REPOQA_PARITY_DATASET".into(), PathBuf::from(p)),
         None => ("realistic corpus".into(), common::corpus_path()),

@@ -4,20 +4,16 @@
 //! flipped tasks equal to `repoqa compare`'s; text from a file is escaped;
 //! runs on other tasks are reported as not compared.
 //!
-//!     cargo test --test html_report
+//!     cargo test -p repoqa-cli --test it html_report::
 
+use crate::repoqa;
 use std::path::PathBuf;
-use std::process::Command;
 
 use repoqa_testkit as common;
 use serde_json::Value;
 
 fn published(model: &str) -> PathBuf {
     common::root().join(format!("tests/fixtures/published-scores/{model}-SCORES.json.gz"))
-}
-
-fn repoqa(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
 }
 
 fn json(args: &[&str]) -> Value {

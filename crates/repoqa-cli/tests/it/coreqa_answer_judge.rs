@@ -8,10 +8,11 @@
 //! judge that never gives its scores is asked again, then reported failed
 //! (exit 3), and a rerun asks only that one.
 //!
-//!     cargo test -p repoqa-cli --test coreqa_answer_judge
+//!     cargo test -p repoqa-cli --test it coreqa_answer_judge::
 
+use crate::text;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use repoqa_testkit as common;
 use repoqa_testkit::model_server::ModelServer;
@@ -26,16 +27,12 @@ fn semver() -> PathBuf {
 }
 
 fn repoqa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    crate::repoqa_command()
         .env("REPOQA_TOKENIZER", common::tokenizer_path())
         .env_remove("OPENAI_API_KEY")
         .args(args)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
 fn lines(path: &Path) -> Vec<Value> {

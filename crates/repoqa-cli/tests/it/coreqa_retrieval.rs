@@ -54,7 +54,7 @@ fn corpus_repos(tag: &str) -> Vec<Repo> {
 }
 
 fn ours(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap();
+    let out = crate::repoqa_command().args(args).output().unwrap();
     assert!(out.status.success(), "repoqa {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -166,7 +166,7 @@ fn hostile_folders_and_bad_sizes_get_a_message() {
     std::os::unix::fs::symlink("/etc/passwd", dir.join("passwd")).unwrap();
     let fifo = dir.join("pipe");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let out = crate::repoqa_command()
         .args(["coreqa", "chunk", "--json", "--repo", dir_arg(&dir)])
         .output()
         .unwrap();
@@ -189,7 +189,7 @@ fn hostile_folders_and_bad_sizes_get_a_message() {
             "chunk overlap (20) larger than the chunk size (10)",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let out = crate::repoqa_command()
             .args(["coreqa", "chunk", "--repo", dir_arg(&dir)])
             .args(args)
             .output()
@@ -200,7 +200,7 @@ fn hostile_folders_and_bad_sizes_get_a_message() {
     let missing = dir.join("no-such-folder");
     let empty = common::scratch("coreqa_empty");
     for (folder, says) in [(&missing, "no-such-folder"), (&empty, "no chunks")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let out = crate::repoqa_command()
             .args(["coreqa", "retrieve", "--query", "x", "--repo", dir_arg(folder)])
             .output()
             .unwrap();
@@ -254,7 +254,7 @@ fn question_contexts_join_the_prose_and_code_retrievals() {
         assert_eq!(&context["chunks"], &Value::Array(want), "{}", item["id"]);
     }
     std::fs::write(&qa, format!("{}\n{{\"id\": \"x\"}}\n", lines[0])).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let out = crate::repoqa_command()
         .args(["coreqa", "retrieve", "--repo", dir, "--qa", qa.to_str().unwrap()])
         .output()
         .unwrap();
@@ -272,7 +272,7 @@ fn question_contexts_join_the_prose_and_code_retrievals() {
 fn the_whole_repository_fits_or_says_how_many_tokens() {
     let repo = common::root().join("public/demo/python");
     let whole = |window: usize, json: bool| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+        let mut cmd = crate::repoqa_command();
         cmd.args(["coreqa", "whole", "--name", "demo-textkit", "--window", &window.to_string()]);
         cmd.arg("--repo").arg(&repo).env("REPOQA_TOKENIZER", common::tokenizer_path());
         if json {

@@ -3,31 +3,24 @@
 //! value; each refusal names the flag or path. The case numbers are the
 //! issue's.
 //!
-//!     cargo test --test hostile_cli
+//!     cargo test -p repoqa-cli --test it hostile_cli::
 
+use crate::{repoqa, stderr};
 use repoqa_testkit as common;
 use repoqa_testkit::model_server::ModelServer;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn repoqa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
-}
-
 /// `repoqa ARGS` under bash with `limits` applied first (`ulimit …`).
 fn repoqa_limited(limits: &str, args: &[&str]) -> Output {
     Command::new("bash")
         .arg("-c")
         .arg(format!("{limits}; exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_repoqa"))
+        .arg(crate::REPOQA)
         .args(args)
         .output()
         .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Exit code 2 and one `repoqa: …` message containing `want`, no panic.
@@ -116,7 +109,7 @@ fn closed_stdout_ends_quietly() {
     for args in runs {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader); // closed before the command writes a byte
-        let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let out = crate::repoqa_command()
             .args(args)
             .stdout(Stdio::from(writer))
             .stderr(Stdio::piped())
@@ -292,7 +285,7 @@ fn a_failed_write_keeps_the_previous_file() {
 #[test]
 fn an_output_to_a_pipe_is_written_directly() {
     let demo = demo();
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let out = crate::repoqa_command()
         .args(["prompts", "--dataset-path", s(&demo), "--languages", "python", "--out"])
         .arg("/dev/stdout")
         .output()
@@ -494,10 +487,7 @@ fn archives_with_repeated_or_absolute_entries_are_refused() {
             .to_vec()
     };
     let out_file = dir.join("d.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
-        .args(args(&zip_path, &out_file))
-        .output()
-        .unwrap();
+    let out = crate::repoqa_command().args(args(&zip_path, &out_file)).output().unwrap();
     refused(&out, "repeat.zip: two entries are both \"p/a.py\"");
 
     let mut b = tar::Builder::new(Vec::new());
@@ -508,10 +498,7 @@ fn archives_with_repeated_or_absolute_entries_are_refused() {
     b.append(&h, &b"x\n"[..]).unwrap();
     let tar_path = dir.join("abs.tar");
     std::fs::write(&tar_path, b.into_inner().unwrap()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
-        .args(args(&tar_path, &out_file))
-        .output()
-        .unwrap();
+    let out = crate::repoqa_command().args(args(&tar_path, &out_file)).output().unwrap();
     refused(&out, "abs.tar: entry \"/etc/evil.py\" has an absolute path; refused");
     assert!(!out_file.exists());
 }
@@ -546,7 +533,7 @@ fn run_on(server: &ModelServer, dir: &Path, limits: &str, extra: &[&str]) -> Out
     Command::new("bash")
         .arg("-c")
         .arg(format!("{limits}; exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_repoqa"))
+        .arg(crate::REPOQA)
         .args(&args)
         .env("REPOQA_TOKENIZER", common::tokenizer_path())
         .env_remove("OPENAI_API_KEY")
@@ -634,7 +621,7 @@ fn a_second_run_on_the_same_outputs_is_refused() {
         let (dir, base) = (dir.clone(), server.url("/v1"));
         std::thread::spawn(move || {
             let demo = self::demo();
-            Command::new(env!("CARGO_BIN_EXE_repoqa"))
+            crate::repoqa_command()
                 .args(["run", "--model", "org/m", "--base-url", &base, "--dataset-path", s(&demo)])
                 .args([
                     "--code-context-size",
@@ -674,7 +661,7 @@ fn curation_with_no_description_obtained_fails() {
     let textkit = common::root().join("public/demo/python/textkit");
     let out_file = dir.join("d.json");
     let base = server.url("/v1");
-    let out = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let out = crate::repoqa_command()
         .args(["curate", "--language", "python", "--repo", "me/t", "--source", s(&textkit)])
         .args(["--out", s(&out_file), "--llm-base-url", &base, "--llm-model", "m"])
         .env_remove("OPENAI_API_KEY")

@@ -8,7 +8,7 @@
 //! Descriptions are the builder's (taken from realistic.json); the seed is
 //! the builder's rule, crc32 of the repo name (the `CurateOptions` default).
 //!
-//!     cargo test --test parity_curate -- --nocapture
+//!     cargo test -p repoqa --test it parity_curate:: -- --nocapture
 
 use repoqa_testkit as common;
 

@@ -6,7 +6,7 @@
 //! refused key stops the run (exit 2); a too-long prompt fails its task
 //! and the run goes on (exit 3).
 //!
-//!     cargo test --test run_cli
+//!     cargo test -p repoqa-cli --test it run_cli::
 
 use repoqa_testkit as common;
 use repoqa_testkit::model_server;
@@ -35,7 +35,7 @@ fn tmpdir(name: &str) -> PathBuf {
 }
 
 fn repoqa() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+    let mut c = crate::repoqa_command();
     c.env("REPOQA_TOKENIZER", common::tokenizer_path())
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")

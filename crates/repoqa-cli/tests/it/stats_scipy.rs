@@ -8,7 +8,6 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::Command;
 
 use repoqa::review::stats::{mcnemar_exact, wilson};
 use repoqa_testkit as common;
@@ -95,7 +94,7 @@ fn passes(t: &Value) -> bool {
 }
 
 fn repoqa(args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap();
+    let o = crate::repoqa_command().args(args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
 }
@@ -146,7 +145,7 @@ fn leaderboard_intervals_and_paired_comparisons_of_the_published_files() {
             }
         }
         let (pa, pb) = (pair[0].to_string_lossy(), pair[1].to_string_lossy());
-        let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+        let o = crate::repoqa_command()
             .args(["compare", &pa, &pb, "--threshold", "0.8", "--json"])
             .output()
             .unwrap();
@@ -383,7 +382,7 @@ fn score_and_verify_print_the_same_intervals_as_the_leaderboard_and_keep_the_off
     let dataset = common::root().join("public/demo/repoqa-demo.json");
     // The demo's tasks, answered with its sample answers where it has one.
     let tasks = dir.join("demo-tasks.jsonl");
-    let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let o = crate::repoqa_command()
         .args([
             "prompts",
             "--dataset-path",
@@ -426,7 +425,7 @@ fn score_and_verify_print_the_same_intervals_as_the_leaderboard_and_keep_the_off
             scores.to_str().unwrap(),
         ];
         args.extend(extra);
-        let o = Command::new(env!("CARGO_BIN_EXE_repoqa")).args(&args).output().unwrap();
+        let o = crate::repoqa_command().args(&args).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         (String::from_utf8(o.stdout).unwrap(), std::fs::read(&scores).unwrap())
     };
@@ -475,7 +474,7 @@ fn score_and_verify_print_the_same_intervals_as_the_leaderboard_and_keep_the_off
             .unwrap_or_else(|| panic!("no {name} row in {text}"))
             .to_string()
     };
-    let o = Command::new(env!("CARGO_BIN_EXE_repoqa"))
+    let o = crate::repoqa_command()
         .args([
             "verify",
             "--scores",

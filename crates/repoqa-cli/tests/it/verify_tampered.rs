@@ -302,7 +302,7 @@ fn scratch() -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap();
+    let out = crate::repoqa_command().args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),

@@ -136,7 +136,7 @@ fn python_format_rewrite_matches_python_json_dumps() {
 /// The same checks through the CLI: `repoqa verify --scores F` exits 0.
 #[test]
 fn cli_verify_accepts_every_published_file() {
-    let bin = env!("CARGO_BIN_EXE_repoqa");
+    let bin = crate::REPOQA;
     let files = published_files();
     for path in &files {
         let out = std::process::Command::new(bin)
@@ -185,11 +185,7 @@ fn verify_reads_gzip_and_refuses_a_bomb() {
     let gz = repoqa_testkit::root()
         .join("tests/fixtures/published-scores/claude-3-haiku-20240307-SCORES.json.gz");
     let verify = |path: &std::path::Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_repoqa"))
-            .args(["verify", "--scores"])
-            .arg(path)
-            .output()
-            .unwrap()
+        crate::repoqa_command().args(["verify", "--scores"]).arg(path).output().unwrap()
     };
     let out = verify(&gz);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -10,7 +10,7 @@
 //! cases, the slowest case and the largest input. A crash found becomes a
 //! test in `regressions` below, with its input.
 //!
-//!     REPOQA_FUZZ_CASES=20000 cargo test --release --test fuzz -- --nocapture
+//!     REPOQA_FUZZ_CASES=20000 cargo test --release -p repoqa --test it fuzz:: -- --nocapture
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::step::{Step, Stepper};
 
-const DEMO: &str = include_str!("../../../public/demo/repoqa-demo.json");
+const DEMO: &str = include_str!("../../../../public/demo/repoqa-demo.json");
 
 fn cases() -> u32 {
     std::env::var("REPOQA_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)

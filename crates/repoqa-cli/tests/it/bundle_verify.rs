@@ -3,17 +3,14 @@
 //! edited prompt hash, other build settings or an edited dataset are each
 //! reported by name; a broken bundle is refused with a message.
 //!
-//!     cargo test --test bundle_verify
+//!     cargo test -p repoqa-cli --test it bundle_verify::
 
+use crate::repoqa;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use repoqa_testkit as common;
 use serde_json::Value;
-
-fn repoqa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_repoqa")).args(args).output().unwrap()
-}
 
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

@@ -2,8 +2,8 @@
 //! makes of the demo sources (public/demo/sources.txt) with the
 //! hand-written descriptions (public/demo/descriptions/<lang>.json).
 //!
-//!     cargo test --test demo_dataset                 check it is up to date
-//!     cargo test --test demo_dataset -- --ignored    regenerate it
+//!     cargo test -p repoqa --test it demo_dataset::                 check it is up to date
+//!     cargo test -p repoqa --test it demo_dataset:: -- --ignored    regenerate it
 //!
 //! The demo sources are also curated by the corpus builder (via
 //! tests/oracle/curate.py) to check the two agree on them too.
@@ -137,7 +137,7 @@ fn demo_dataset_is_complete_and_up_to_date() {
     let committed = std::fs::read_to_string(demo_dir().join(OUT)).unwrap_or_default();
     assert!(
         committed == text,
-        "public/demo/{OUT} is stale: run `cargo test --test demo_dataset -- --ignored`"
+        "public/demo/{OUT} is stale: run `cargo test -p repoqa --test it demo_dataset:: -- --ignored`"
     );
     // And it loads as a dataset.
     let loaded = Dataset::from_bytes(committed.as_bytes(), OUT).unwrap();

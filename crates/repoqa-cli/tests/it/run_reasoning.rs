@@ -7,13 +7,14 @@
 //! after a thinking whose first code block is another needle (what a
 //! scorer reading the thinking would take).
 //!
-//!     cargo test --test run_reasoning
+//!     cargo test -p repoqa-cli --test it run_reasoning::
 
+use crate::stderr;
 use repoqa_testkit as common;
 use repoqa_testkit::model_server::ModelServer;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -39,7 +40,7 @@ fn server() -> ModelServer {
 /// (pass@1 in SCORES is a fraction: 1.0 is every task.)
 fn run(server: &ModelServer, backend: &str, model: &str, dir: &Path, extra: &[&str]) -> Output {
     let base = if backend == "google" { server.url("/v1beta") } else { server.url("/v1") };
-    let mut c = Command::new(env!("CARGO_BIN_EXE_repoqa"));
+    let mut c = crate::repoqa_command();
     c.env("REPOQA_TOKENIZER", common::tokenizer_path())
         .env("OPENAI_API_KEY", "sk-test")
         .env("ANTHROPIC_API_KEY", "sk-test")
@@ -52,10 +53,6 @@ fn run(server: &ModelServer, backend: &str, model: &str, dir: &Path, extra: &[&s
         .arg(dir)
         .args(extra);
     c.output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn stem(model: &str) -> String {
