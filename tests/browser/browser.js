@@ -23,14 +23,24 @@ export async function launch({ serviceWorkers = 'allow' } = {}) {
   });
   // Each profile holds a whole offline copy of the app (about 240 MB with
   // its caches): left behind, a few hundred runs fill the disk, and then the
-  // service worker's install fails for want of quota.
-  // Chromium may still be writing it as the context closes: retried, and
-  // never an error of the test.
-  context.on('close', () => {
-    try {
-      fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    } catch { /* left for the system's temporary-file cleanup */ }
-  });
+  // service worker's install fails for want of quota. It is removed once the
+  // browser has exited, never while it still writes: the context's 'close'
+  // event comes before that, and a removal started there met files still
+  // being written and retried for 5.5 s, each test's close waiting on it
+  // (measured: smoke.test.js 10.1 s → 3.9 s, results-answers 18.4 s → 12.5 s).
+  // Never an error of the test.
+  let removed = null;
+  const remove = () => (removed ??= fs.promises
+    .rm(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    .catch(() => { /* left for the system's temporary-file cleanup */ }));
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    await close(...args);
+    await remove();
+  };
+  // Closed another way (the browser crashed or was killed): removed a little
+  // later, when it is gone.
+  context.on('close', () => setTimeout(remove, 2000).unref());
   return context;
 }
 
