@@ -24,8 +24,8 @@ mod task;
 
 pub use self::csv::results_csv;
 pub use self::outputs::{
-    output_line, outputs_protocol, read_model_outputs, read_model_outputs_with_limits, ModelOutput,
-    OutputsFile,
+    output_line, output_reply, outputs_protocol, read_model_outputs,
+    read_model_outputs_with_limits, ModelOutput, OutputForm, OutputsFile,
 };
 pub use self::scores::{
     format_eval_date, now_eval_date, similarity_number, train_size, ModelScores, ReplyNotes,

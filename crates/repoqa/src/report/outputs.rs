@@ -190,32 +190,7 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
     };
     let language = string("language")?;
     let repo = string("repo")?;
-    let reply = match record.get("output") {
-        Some(Value::Array(items)) => match items.first() {
-            Some(Value::String(s)) => s.clone(),
-            Some(v) => {
-                return Err(format!(
-                    "field \"output\"[0] must be a string (the reply), found {}",
-                    kind(v)
-                ))
-            }
-            None => {
-                return Err(
-                    "field \"output\" is an empty list (the official scorer reads output[0])"
-                        .into(),
-                )
-            }
-        },
-        Some(v) => {
-            return Err(format!("field \"output\" must be a list of replies, found {}", kind(v)))
-        }
-        None => {
-            return Err(
-                "field \"output\" is missing (is this a tasks file rather than model outputs?)"
-                    .into(),
-            )
-        }
-    };
+    let reply = output_reply(record.get("output"), OutputForm::Official)?;
     let name = string("name")?;
     let position_ratio = present("position_ratio")?;
     let needle_token_start = present("needle_token_start")?;
@@ -234,6 +209,47 @@ fn parse_output_line(n: usize, line: &str) -> Result<ModelOutput, String> {
 }
 
 /// One line of a model-outputs file, as the official harness writes it:
+/// What an answer's `"output"` field may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputForm {
+    /// As the official files have it: a list of replies, the first scored.
+    Official,
+    /// That, or the reply as a bare string (answers typed or imported in
+    /// the app, in the simple form).
+    OfficialOrText,
+}
+
+/// The reply an answer's `"output"` field holds (`output[0]`, as the
+/// official scorer reads it), or why there is none. The one place both the
+/// official outputs files and the app's answer import read the field.
+pub fn output_reply(output: Option<&Value>, form: OutputForm) -> Result<String, String> {
+    match output {
+        Some(Value::String(s)) if form == OutputForm::OfficialOrText => Ok(s.clone()),
+        Some(Value::Array(items)) => match items.first() {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => {
+                Err(format!("field \"output\"[0] must be a string (the reply), found {}", kind(v)))
+            }
+            None => {
+                Err("field \"output\" is an empty list (the official scorer reads output[0])"
+                    .into())
+            }
+        },
+        Some(v) => Err(match form {
+            OutputForm::Official => {
+                format!("field \"output\" must be a list of replies, found {}", kind(v))
+            }
+            OutputForm::OfficialOrText => {
+                format!("field \"output\" must be a string or a list of replies, found {}", kind(v))
+            }
+        }),
+        None => {
+            Err("field \"output\" is missing (is this a tasks file rather than model outputs?)"
+                .into())
+        }
+    }
+}
+
 /// `json.dumps({**task, "output": replies}) + "\n"`.
 pub fn output_line<T: serde::Serialize>(
     task: &T,

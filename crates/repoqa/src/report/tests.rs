@@ -173,3 +173,22 @@ fn csv_quotes_when_needed() {
         "python,a/b,\"f,g\",0.5,true,0.25,\"say \"\"hi\"\"\",1,2"
     );
 }
+
+/// One reading of `"output"` for the official files and the app's import:
+/// a bare string only where the simple form is allowed, and every refusal
+/// naming what was found.
+#[test]
+fn output_reply_reads_the_field_one_way_for_both_forms() {
+    let read = |v: serde_json::Value, form| output_reply(Some(&v), form);
+    for form in [OutputForm::Official, OutputForm::OfficialOrText] {
+        assert_eq!(read(json!(["a", "b"]), form), Ok("a".to_string()));
+        assert!(read(json!([]), form).unwrap_err().contains("empty list"));
+        assert!(read(json!([1]), form).unwrap_err().contains("[0] must be a string"));
+        assert!(output_reply(None, form).unwrap_err().contains("is missing"));
+    }
+    assert_eq!(read(json!("fn f() {}"), OutputForm::OfficialOrText), Ok("fn f() {}".to_string()));
+    let official = read(json!("fn f() {}"), OutputForm::Official).unwrap_err();
+    assert!(official.contains("must be a list of replies, found a string"), "{official}");
+    let either = read(json!(3), OutputForm::OfficialOrText).unwrap_err();
+    assert!(either.contains("a string or a list of replies, found a number"), "{either}");
+}

@@ -18,7 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use crate::report::Task;
-use crate::report::{output_line, read_model_outputs, LineError, ModelOutput, ReportError};
+use crate::report::{
+    output_line, output_reply, read_model_outputs, LineError, ModelOutput, OutputForm, ReportError,
+};
 
 /// One answer found in an imported file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,26 +131,7 @@ fn import_line(
     let Value::Object(m) = value else {
         return Err(format!("expected a JSON object with \"output\", found {}", kind(&value)));
     };
-    let reply = match m.get("output") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => match items.first() {
-            Some(Value::String(s)) => s.clone(),
-            Some(v) => {
-                return Err(format!(
-                    "field \"output\"[0] must be a string (the reply), found {}",
-                    kind(v)
-                ))
-            }
-            None => return Err("field \"output\" is an empty list".into()),
-        },
-        Some(v) => {
-            return Err(format!(
-                "field \"output\" must be a string or a list of replies, found {}",
-                kind(v)
-            ))
-        }
-        None => return Err("field \"output\" is missing".into()),
-    };
+    let reply = output_reply(m.get("output"), OutputForm::OfficialOrText)?;
     let s = |key: &str| m.get(key).and_then(Value::as_str);
     let task_id = if let Some(id) = s("task_id") {
         id.to_string()
