@@ -30,6 +30,8 @@
 //! ARCHITECTURE.md at the repository's root groups these by the stage of the
 //! pipeline they serve and says where each number is computed.
 
+#![warn(unreachable_pub)]
+
 pub mod agent;
 pub mod coreqa;
 pub mod curate;

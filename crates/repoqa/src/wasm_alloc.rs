@@ -6,6 +6,10 @@
 //! Each block stores its size in a 16-byte header so `free`/`realloc` can
 //! rebuild the `Layout` that `std::alloc` requires.
 
+// The symbols below are for the grammars' C code, found by the linker by
+// name (`#[no_mangle]`), not by Rust paths.
+#![allow(unreachable_pub)]
+
 use std::alloc::{alloc, alloc_zeroed, dealloc, realloc as std_realloc, Layout};
 
 const HEADER: usize = 16;

@@ -28,7 +28,7 @@ pub fn has_language_suffix(path: &str, language: Language) -> bool {
 
 /// A path as the dataset spells it: "/" separators, no leading "./" or "/",
 /// no empty or "." components. `None` for a path that leaves the root.
-pub fn normalize_path(path: &str) -> Option<String> {
+pub(crate) fn normalize_path(path: &str) -> Option<String> {
     let mut parts = Vec::new();
     for part in path.split(['/', '\\']) {
         match part {
@@ -42,7 +42,7 @@ pub fn normalize_path(path: &str) -> Option<String> {
 
 /// The entry directory: `"."` for the whole root, else a normalized
 /// relative path.
-pub fn normalize_entry(entry: Option<&str>) -> Result<String, CurateError> {
+pub(crate) fn normalize_entry(entry: Option<&str>) -> Result<String, CurateError> {
     let raw = entry.unwrap_or(".");
     match normalize_path(raw) {
         Some(p) if p.is_empty() => Ok(".".to_string()),
@@ -52,7 +52,7 @@ pub fn normalize_entry(entry: Option<&str>) -> Result<String, CurateError> {
 }
 
 /// Whether `path` (normalized) lies under the entry directory.
-pub fn under_entry(path: &str, entry: &str) -> bool {
+pub(crate) fn under_entry(path: &str, entry: &str) -> bool {
     entry == "." || path.strip_prefix(entry).is_some_and(|rest| rest.starts_with('/'))
 }
 
@@ -90,7 +90,7 @@ impl EntryMatch {
 /// The entry as a rule compares it: [`normalize_entry`], plus, under the
 /// prefix rule, the trailing "/" the user wrote (upstream's
 /// `startswith("src/black/")` does not take `src/blackd`).
-pub fn entry_for_match(entry: Option<&str>, how: EntryMatch) -> Result<String, CurateError> {
+pub(crate) fn entry_for_match(entry: Option<&str>, how: EntryMatch) -> Result<String, CurateError> {
     let normalized = normalize_entry(entry)?;
     let slash = entry.is_some_and(|e| e.ends_with('/') || e.ends_with('\\'));
     Ok(if how == EntryMatch::Prefix && slash && normalized != "." {
@@ -102,7 +102,7 @@ pub fn entry_for_match(entry: Option<&str>, how: EntryMatch) -> Result<String, C
 
 /// Whether `path` (normalized) is selected by `entry` (from
 /// [`entry_for_match`]) under the rule `how`.
-pub fn matches_entry(path: &str, entry: &str, how: EntryMatch) -> bool {
+pub(crate) fn matches_entry(path: &str, entry: &str, how: EntryMatch) -> bool {
     match how {
         EntryMatch::Directory => under_entry(path, entry),
         EntryMatch::Prefix => entry == "." || path.starts_with(entry),
@@ -112,7 +112,7 @@ pub fn matches_entry(path: &str, entry: &str, how: EntryMatch) -> bool {
 /// The directory to walk to find every file `entry` can select: the entry
 /// itself, or under the prefix rule the directory that holds it.
 #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native folder walk
-pub fn walk_root_of(entry: &str, how: EntryMatch) -> &str {
+pub(crate) fn walk_root_of(entry: &str, how: EntryMatch) -> &str {
     match how {
         EntryMatch::Directory => entry,
         EntryMatch::Prefix => match entry.trim_end_matches('/').rsplit_once('/') {

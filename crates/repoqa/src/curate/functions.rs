@@ -68,7 +68,7 @@ pub(crate) struct Walked {
 
 impl FunctionWalk {
     /// Walk `order` (paths of `content`) in `language`.
-    pub fn new(
+    pub(crate) fn new(
         language: Language,
         content: IndexMap<String, String>,
         order: Vec<String>,

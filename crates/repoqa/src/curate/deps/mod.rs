@@ -49,7 +49,7 @@ pub(crate) struct Uniq {
 }
 
 impl Uniq {
-    pub fn push(&mut self, item: Option<&str>, self_path: &str) {
+    pub(crate) fn push(&mut self, item: Option<&str>, self_path: &str) {
         if let Some(x) = item {
             if !x.is_empty() && x != self_path && !self.seen.contains(x) {
                 self.seen.insert(x.to_string());
@@ -58,7 +58,7 @@ impl Uniq {
         }
     }
 
-    pub fn into_vec(self) -> Vec<String> {
+    pub(crate) fn into_vec(self) -> Vec<String> {
         self.out
     }
 }

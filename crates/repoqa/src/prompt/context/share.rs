@@ -49,6 +49,7 @@ pub struct RepoShare {
 
 /// The shares of a build of `specs`: one per run of specs of one repo, in
 /// spec order.
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub fn repo_shares(
     dataset: &Dataset,
     specs: &[TaskSpec],

@@ -23,6 +23,7 @@ pub fn default_threads() -> usize {
 ///
 /// With `position_ratio`, every needle at that depth (NOT UPSTREAM,
 /// [`ContextBuilder::at_position_ratio`]); `None` is the official placement.
+#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub fn build_tasks_threaded(
     dataset: &Dataset,
     specs: &[TaskSpec],
