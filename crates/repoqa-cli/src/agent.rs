@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use repoqa::agent::{
+use repoqa::prompt::agent::{
     export_tasks, read_results, read_tasks, score_results, tasks_jsonl, ExportOptions,
 };
 

@@ -36,7 +36,7 @@ pub enum Error {
     #[error("{0}")]
     Audit(#[from] crate::prompt::audit::measure::AuditError),
     #[error("{0}")]
-    Agent(#[from] crate::agent::AgentError),
+    Agent(#[from] crate::prompt::agent::AgentError),
     #[error("{0}")]
     Llm(#[from] crate::llm::LlmError),
     #[error("{0}")]
@@ -77,7 +77,7 @@ macro_rules! for_each_error_type {
             $crate::input::limits::GunzipError,
             $crate::review::verify::VerifyError,
             $crate::prompt::audit::measure::AuditError,
-            $crate::agent::AgentError,
+            $crate::prompt::agent::AgentError,
             $crate::llm::LlmError,
             $crate::llm::wire::TransportError,
             $crate::llm::schedule::RunLimitError,

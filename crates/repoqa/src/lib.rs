@@ -9,7 +9,7 @@
 //! | `lang`     | the six languages: grammars, FUNCTION_QUERY, COMMENT_QUERY, comment prefix |
 //! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
 //! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
-//! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol` |
+//! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol`, `agent` |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
 //! | `naming`   | the official files' names, in one home: outputs/SCORES as upstream (the SCORES path beside an outputs file, the model read back from a name), tasks after dataset and settings |
 //! | `scoring`  | an answer scored as upstream scores it: `sanitize`, `bleu`, `score`, `answers`, `run`, `name_match`, `breakdown`, `linediff` |
@@ -18,7 +18,6 @@
 //! | `curate`   | a repository's files → a dataset repo (deps, functions, needles), as upstream curates |
 //! | `llm`      | model APIs: needle descriptions; the benchmark runner (OpenAI, Anthropic, Google formats; scheduling; run log, resume) |
 //! | `exercise` | "Be the model": the functions of a context a student can pick, a pick as a reply, students vs models by depth |
-//! | `agent`    | agent-style task export (`repoqa_<i>`) and import of agent results |
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 //! | `coreqa`   | CoReQA: questions from issues, retrieval (LangChain's splitter, BM25), answers, a judge's scores, pairwise verdicts, Elo |
@@ -32,7 +31,6 @@
 
 #![warn(unreachable_pub)]
 
-pub mod agent;
 pub mod coreqa;
 pub mod curate;
 pub mod engine;

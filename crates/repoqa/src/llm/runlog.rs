@@ -265,7 +265,7 @@ pub fn select_tasks(task_ids: &[String], selection: &TaskSelection) -> Vec<usize
         .collect();
     let mut picked = match selection.sample {
         Some(n) if n < matching.len() => {
-            crate::agent::sample_indexes(matching.len(), n, selection.seed)
+            crate::prompt::agent::sample_indexes(matching.len(), n, selection.seed)
                 .into_iter()
                 .map(|k| matching[k])
                 .collect()
