@@ -50,7 +50,7 @@ finish() {
   done
   printf '  %6ss  total\n' "$total"
   if [ -s "$logs/binaries" ]; then
-    echo "==> slowest test binaries (an `it` binary by module)"
+    echo "==> slowest test binaries (an it binary by module)"
     sort -k1,1nr "$logs/binaries" | head -5 | awk '{printf "  %6ss  %s\n", $1, $2}'
   fi
   local native browser
