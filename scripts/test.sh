@@ -34,6 +34,14 @@ quick_tests=(cli_options demo_dataset name_match_replies
   leaderboard_published curate_archive llm_describe run_cli verify_tampered fuzz
   parity_bleu parity_grammar sample_answers hostile_cli module_graph)
 
+# slowest_browser_tests LOG: the five slowest top-level tests of node's TAP
+# output (each `ok N - name` is followed by `---` and its `duration_ms`).
+slowest_browser_tests() {
+  awk '/^(ok|not ok) [0-9]+ - /{name = $0; sub(/^(ok|not ok) [0-9]+ - /, "", name); next}
+       name != "" && $1 == "duration_ms:" {printf "  %6.1fs  %s\n", $2 / 1000, substr(name, 1, 100); name = ""}' "$1" |
+    sort -k1,1nr | head -5
+}
+
 finish() {
   local rc=$? now; now=$(date +%s)
   set +e
@@ -52,6 +60,10 @@ finish() {
   if [ -s "$logs/binaries" ]; then
     echo "==> slowest test binaries (an it binary by module)"
     sort -k1,1nr "$logs/binaries" | head -5 | awk '{printf "  %6ss  %s\n", $1, $2}'
+  fi
+  if [ -s "$logs/browser.log" ]; then
+    echo "==> slowest browser tests"
+    slowest_browser_tests "$logs/browser.log"
   fi
   local native browser
   native=$(cat "$logs"/cargo-*.log 2>/dev/null | awk '/^test result: /{n += $4} END {print n + 0}')
