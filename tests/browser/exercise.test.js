@@ -149,10 +149,21 @@ test('a pick is scored as repoqa score scores it, and the class is set against t
 });
 
 test('a round whose time runs out ends with no answer', async () => {
-  const { page } = fx;
+  const { page, srv } = fx;
+  // The page's clock, not the wall's: installed before the page loads again
+  // (every reading of performance.now then comes from it), so the round's
+  // 30 s pass at once when the test moves it, and the round still ends by
+  // its own timer.
+  await page.clock.install();
+  await page.goto(srv.url + '#teach');
+  await page.reload();
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('#exercise-task') && !document.querySelector('#exercise-start[disabled]'),
+    null, { timeout: 30000 });
   await page.selectOption('#exercise-limit', '30');
   await newRound(page);
   assert.match(await page.textContent('#exercise-timer'), /^0:(30|29) left$/);
+  await page.clock.fastForward('00:31');
   const r = await (async () => {
     await page.waitForSelector('#exercise-round[data-state="done"]', { timeout: 40000 });
     return result(page);
