@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{CommentMode, TaskSpec};
 use repoqa::prompt::settings::{parse_context_size, BuildSettings, TaskFilter};
 use repoqa::report::{Protocol, Task};
-use repoqa::tokenize::Tokenizer;
 
 use crate::error::CliError;
 use crate::progress;
@@ -79,7 +79,7 @@ pub enum Control {
 impl BuildArgs {
     /// The tokenizer file: `--tokenizer`, else the default.
     pub fn tokenizer_path(&self) -> PathBuf {
-        self.tokenizer.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path)
+        self.tokenizer.clone().unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path)
     }
 
     /// The tokenizer of `--tokenizer` (or the default), loaded.

@@ -56,7 +56,7 @@ fn tasks_of(
     inflate: &InflateArgs,
 ) -> Result<(repoqa::input::dataset::Dataset, Vec<repoqa::report::Task>), CliError> {
     let dataset = load_dataset(dataset_path, inflate)?;
-    let tok = repoqa::tokenize::Tokenizer::from_file(tokenizer)?;
+    let tok = repoqa::code::tokenize::Tokenizer::from_file(tokenizer)?;
     let specs = select_tasks(settings, &dataset, dataset_path)?;
     let tasks = build_tasks(
         settings,
@@ -131,7 +131,7 @@ pub fn verify_bundle(
     let bundle = Bundle::parse(&fs_read_text(path, "bundle")?, &origin)?;
     let file = bundle.scores_file(&origin)?;
     let outputs = bundle.outputs_file();
-    let tokenizer = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let tokenizer = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
     let (dataset_id, tokenizer_id) = input_hashes(dataset_path, &tokenizer)?;
     let settings = BuildSettings {
         tokenizer_source: tokenizer.display().to_string(),

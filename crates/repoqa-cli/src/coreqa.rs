@@ -216,8 +216,8 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
             crate::coreqa_ask::print_comparison(&compare(&list, bootstrap, seed), json);
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
-            let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-            let tok = repoqa::tokenize::Tokenizer::from_file(&path)?;
+            let path = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+            let tok = repoqa::code::tokenize::Tokenizer::from_file(&path)?;
             let dir = read_text_dir(&repo, TextDirLimits::default())?;
             for (path, why) in &dir.skipped {
                 eprintln!("repoqa: coreqa: left out {path}: {why}");

@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::coreqa::answer::{
     answer_items, answer_items_across, read_answers, AnswerLine, AnswerSetup, ContextSetting,
 };
@@ -29,7 +30,6 @@ use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
 use repoqa::coreqa::{Bm25Tokenize, CoreqaError, RecursiveSplitter};
 use repoqa::llm::run::{BenchmarkRun, RunItem};
 use repoqa::llm::runlog::{self, TaskSelection};
-use repoqa::tokenize::Tokenizer;
 
 use crate::ask::{self, ApiArgs, Asked, RunFiles};
 use crate::error::{fs_read, fs_read_text, CliError};
@@ -186,7 +186,7 @@ pub struct GenerateArgs {
 }
 
 fn tokenizer(path: &Option<PathBuf>) -> Result<Tokenizer, CliError> {
-    let path = path.clone().unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
+    let path = path.clone().unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
     Ok(Tokenizer::from_file(&path)?)
 }
 

@@ -65,8 +65,8 @@ enum EntryMatchArg {
 }
 
 pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    use repoqa::code::lang::Language;
     use repoqa::curate::{self, CurateOptions, Descriptions};
-    use repoqa::lang::Language;
     let language = Language::from_name(&a.language).at("--language")?;
     let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
     // Nothing this command reads is written over (`--append` is read and
@@ -184,7 +184,7 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
 /// the unpacked folder.
 fn read_source_archive(
     path: &std::path::Path,
-    language: repoqa::lang::Language,
+    language: repoqa::code::lang::Language,
     max_input_bytes: u64,
     inflate: &InflateArgs,
 ) -> Result<Vec<repoqa::curate::SourceFile>, CliError> {

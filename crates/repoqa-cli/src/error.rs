@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn at_prefixes_the_flag_and_keeps_the_exit_code() {
-        let r = repoqa::lang::Language::from_name("cobol").at("--languages");
+        let r = repoqa::code::lang::Language::from_name("cobol").at("--languages");
         let e = r.unwrap_err();
         assert!(e.to_string().starts_with("--languages: "), "{e}");
         assert_eq!(e.exit_code(), 2);

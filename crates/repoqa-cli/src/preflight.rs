@@ -4,11 +4,11 @@
 
 use clap::Args;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::llm::plan::{self, PlanGiven, PlanSettings};
 use repoqa::llm::run::RunItem;
 use repoqa::llm::runlog::RunLog;
 use repoqa::llm::wire::Endpoint;
-use repoqa::tokenize::Tokenizer;
 
 use crate::ask;
 use crate::error::CliError;

@@ -133,7 +133,7 @@ fn prompts_text(
     settings: &repoqa::prompt::settings::BuildSettings,
     dataset: &repoqa::input::dataset::Dataset,
     specs: &[repoqa::prompt::context::TaskSpec],
-    tok: &repoqa::tokenize::Tokenizer,
+    tok: &repoqa::code::tokenize::Tokenizer,
     depth: Option<f64>,
 ) -> Result<String, CliError> {
     let jobs = a.jobs.map_or_else(repoqa::prompt::context::default_threads, usize::from);

@@ -7,9 +7,9 @@ use crate::error::CliError;
 use crate::stdout::outln;
 
 pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), CliError> {
-    let path = tokenizer.unwrap_or_else(repoqa::tokenize::default_tokenizer_path);
-    let tok = repoqa::tokenize::Tokenizer::from_file(&path)?;
-    let report = repoqa::selfcheck::report_json(&tok)?;
+    let path = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+    let tok = repoqa::code::tokenize::Tokenizer::from_file(&path)?;
+    let report = repoqa::code::selfcheck::report_json(&tok)?;
     let grammars_ok =
         report["grammars"].as_array().is_some_and(|gs| gs.iter().all(|g| g["ok"] == true));
     if json {

@@ -57,7 +57,7 @@ fn venv_python(venv: &str) -> PathBuf {
 }
 
 pub fn tokenizer_path() -> PathBuf {
-    let p = repoqa::tokenize::default_tokenizer_path();
+    let p = repoqa::code::tokenize::default_tokenizer_path();
     assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
     p
 }

@@ -17,6 +17,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::code::selfcheck::{GrammarCheck, TokenizerCheck};
+use crate::code::tokenize::Tokenizer;
 use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
 use crate::exercise::Choice;
 use crate::input::dataset::Dataset;
@@ -28,9 +30,7 @@ use crate::report::ModelOutput;
 use crate::report::Task;
 use crate::review::verify::Differing;
 use crate::scoring::score::{Evaluation, Explanation, ScoreOptions, Scorer};
-use crate::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::step::Stepper;
-use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -320,11 +320,11 @@ impl Engine {
                 Reply::Choices { choices: crate::exercise::choices(d, &task) }
             }
             Request::SelfCheck => Reply::SelfCheck {
-                grammars: crate::selfcheck::check_all_grammars(),
+                grammars: crate::code::selfcheck::check_all_grammars(),
                 tokenizer: self
                     .tokenizer
                     .as_ref()
-                    .map(|t| crate::selfcheck::check_tokenizer(t).map_err(|e| e.to_string())),
+                    .map(|t| crate::code::selfcheck::check_tokenizer(t).map_err(|e| e.to_string())),
             },
             Request::Evaluate { dataset, options, outputs } => {
                 let mut scorer = Scorer::new(self.dataset(dataset)?, options);
@@ -440,7 +440,7 @@ mod tests {
     fn with_tokenizer() -> (Engine, Dataset) {
         let (mut engine, dataset) = demo();
         let bytes =
-            std::fs::read(crate::tokenize::default_tokenizer_path()).expect("the tokenizer");
+            std::fs::read(crate::code::tokenize::default_tokenizer_path()).expect("the tokenizer");
         engine.set_tokenizer(&bytes, "tokenizer.json").expect("the tokenizer reads");
         (engine, dataset)
     }
@@ -454,7 +454,7 @@ mod tests {
     #[test]
     fn build_anatomy_and_count_through_json_equal_the_core() {
         let (mut engine, dataset) = with_tokenizer();
-        let tok = crate::tokenize::test_tokenizer();
+        let tok = crate::code::tokenize::test_tokenizer();
         let settings = BuildSettings::default();
         let specs = settings.task_specs(&dataset).unwrap();
         let share = settings.repo_shares(&dataset, &specs).remove(0);
@@ -550,7 +550,7 @@ mod tests {
         let repo = &repos[0];
         let files: Vec<SourceFile> =
             repo.content.iter().map(|(p, t)| SourceFile::new(p.clone(), t.as_bytes())).collect();
-        let language: crate::lang::Language = lang.parse().expect("a known language");
+        let language: crate::code::lang::Language = lang.parse().expect("a known language");
         let descriptions: Descriptions =
             repo.needles.iter().map(|n| (n.name.clone(), n.description.clone())).collect();
         let job = CurateJob { options: CurateOptions::new(language, &repo.repo), descriptions };

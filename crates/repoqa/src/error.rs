@@ -10,9 +10,9 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum Error {
     #[error("{0}")]
-    Tokenizer(#[from] crate::tokenize::TokenizerError),
+    Tokenizer(#[from] crate::code::tokenize::TokenizerError),
     #[error("{0}")]
-    Grammar(#[from] crate::lang::GrammarError),
+    Grammar(#[from] crate::code::lang::GrammarError),
     #[error("{0}")]
     Dataset(#[from] crate::input::dataset::DatasetError),
     #[error("{0}")]
@@ -64,8 +64,8 @@ pub enum Error {
 macro_rules! for_each_error_type {
     ($m:ident) => {
         $m!(
-            $crate::tokenize::TokenizerError,
-            $crate::lang::GrammarError,
+            $crate::code::tokenize::TokenizerError,
+            $crate::code::lang::GrammarError,
             $crate::input::dataset::DatasetError,
             $crate::prompt::context::ContextError,
             $crate::report::ReportError,

@@ -153,9 +153,9 @@ pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> V
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::code::tokenize::test_tokenizer;
     use crate::prompt::context::{task_specs, ContextBuilder, ContextOptions};
     use crate::scoring::score::{ScoreOptions, Scorer};
-    use crate::tokenize::test_tokenizer;
 
     fn demo() -> Dataset {
         Dataset::from_bytes(include_bytes!("../../../public/demo/repoqa-demo.json"), "demo")

@@ -6,8 +6,7 @@
 //!
 //! | module     | what it computes |
 //! |------------|------------------|
-//! | `lang`     | the six languages: grammars, FUNCTION_QUERY, COMMENT_QUERY, comment prefix |
-//! | `tokenize` | token counts with a HF `tokenizer.json` (CodeLlama-compatible by default) |
+//! | `code`     | languages and tokens: `lang` (grammars, the official queries), `tokenize` (a HF `tokenizer.json`'s counts), `selfcheck` (both work here) |
 //! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
 //! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol`, `agent` |
 //! | `report`   | official files: tasks/outputs JSONL, `-SCORES.json` (Python `json.dumps` format) |
@@ -21,7 +20,6 @@
 //! | `engine`   | the compute engine as requests and replies (the page's engine worker runs it) |
 //! | `step`     | the one shape of work done a step at a time (dataset loader, archive, curation, digest) |
 //! | `coreqa`   | CoReQA: questions from issues, retrieval (LangChain's splitter, BM25), answers, a judge's scores, pairwise verdicts, Elo |
-//! | `selfcheck`| the self-check of the About page: every grammar finds its function, the tokenizer counts a line |
 //! | `error`    | the core's typed errors, with the file, line, repo or field they concern |
 //! | `seeded`   | SplitMix64, a seed's same stream natively and in the browser |
 //! | `wasm_alloc` | the C allocator the grammars call in wasm32 |
@@ -31,13 +29,13 @@
 
 #![warn(unreachable_pub)]
 
+pub mod code;
 pub mod coreqa;
 pub mod curate;
 pub mod engine;
 pub mod error;
 pub mod exercise;
 pub mod input;
-pub mod lang;
 pub mod llm;
 pub mod naming;
 pub mod prompt;
@@ -46,9 +44,7 @@ pub mod report;
 pub mod review;
 pub mod scoring;
 mod seeded;
-pub mod selfcheck;
 pub mod step;
-pub mod tokenize;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm_alloc;
@@ -64,6 +60,7 @@ mod code_map {
     const MAP: &str = include_str!("../../../ARCHITECTURE.md");
     /// The stages that group modules: (name, its `mod.rs`).
     const STAGES: &[(&str, &str)] = &[
+        ("code", include_str!("code/mod.rs")),
         ("input", include_str!("input/mod.rs")),
         ("prompt", include_str!("prompt/mod.rs")),
         ("python", include_str!("python/mod.rs")),

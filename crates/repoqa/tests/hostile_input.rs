@@ -16,9 +16,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use repoqa::code::lang::Language;
 use repoqa::curate::{read_archive, ArchiveLimits};
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 
 const MIB: u64 = 1 << 20;

@@ -148,7 +148,7 @@ fn child() {
         // n-grams interned (`Hypothesis`), then each candidate compared.
         let file = report::read_model_outputs(&text);
         let o = &file.outputs[0];
-        let lang = repoqa::lang::Language::Python;
+        let lang = repoqa::code::lang::Language::Python;
         let sanitized = repoqa::scoring::sanitize::sanitize_output(&o.reply, lang);
         let hyp = repoqa::scoring::bleu::Hypothesis::from_text(&sanitized);
         let repo = dataset.repo("python", &o.repo).unwrap();

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::code::lang::Language;
 use repoqa::curate::{
     append_repo, count_by_language, default_seed, has_language_suffix, strip_common_root,
     ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Descriptions,
@@ -17,7 +18,6 @@ use repoqa::curate::{
 };
 use repoqa::engine::CurateJob;
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 use repoqa::step::{Step, Stepper};
 
 use super::{dataset, describe, Ctx, Job, Line, Runner};

@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::code::lang::Language;
 use repoqa::curate::{count_by_language, pack_files, unpack_files, Descriptions, EntryMatch};
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 use serde::{Deserialize, Serialize};
 
 use super::curate::{run, Curator};

@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::code::selfcheck::{self, GrammarCheck, TokenizerCheck};
 use repoqa::engine::{Reply, Request};
-use repoqa::selfcheck::{self, GrammarCheck, TokenizerCheck};
 
 use crate::ui::browser::engine;
 use crate::ui::browser::fetch::fetch_bytes;

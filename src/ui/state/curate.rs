@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use model_api::DescribeModel;
+use repoqa::code::lang::Language;
 use repoqa::curate::{CurateReport, Descriptions, EntryMatch, SourceFile};
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 
 /// The files read from one folder or archive.
 pub struct Input {

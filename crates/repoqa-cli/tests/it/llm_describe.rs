@@ -13,9 +13,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use repoqa::code::lang::Language;
 use repoqa::curate::{curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions};
 use repoqa::input::dataset::{Dataset, Needle};
-use repoqa::lang::Language;
 use serde_json::Value;
 
 const KEY: &str = "sk-stub-0123456789";

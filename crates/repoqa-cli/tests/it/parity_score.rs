@@ -14,8 +14,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use repoqa::code::lang::{Grammar, Language};
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::{Grammar, Language};
 use repoqa::report::{self, ScoresFile};
 use repoqa::scoring::run::score_outputs;
 use repoqa::scoring::sanitize::{
@@ -464,7 +464,7 @@ fn scores_match_the_official_compute_score() {
             "parity_score (ignore_comments={ignore_comments}): grammar error-recovery drift: {drift_count} outputs {drift_kinds:?}, \
              of which {drift_mismatches} change the task's verdict/target/similarity"
         );
-        // The grammars are those of tree-sitter-languages 1.10.2 (crates/repoqa/src/lang.rs):
+        // The grammars are those of tree-sitter-languages 1.10.2 (crates/repoqa/src/code/lang.rs):
         // error recovery agrees on every output of the default corpus. Another
         // dataset may still meet the runtime's differences (tree-sitter-c2rust
         // 0.25 vs the official C core; see crates/repoqa/tests/it/parity_grammar.rs).

@@ -724,7 +724,7 @@ fn a_plan_counts_the_prompts_lists_what_does_not_fit_and_asks_nothing() {
         &common::root(),
         &["--dataset", demo.to_str().unwrap(), "--slots", "1", "--props", "--n-ctx", "3000"],
     );
-    let tok = repoqa::tokenize::Tokenizer::from_file(&common::tokenizer_path()).unwrap();
+    let tok = repoqa::code::tokenize::Tokenizer::from_file(&common::tokenizer_path()).unwrap();
     let official = official_tasks(&dir);
     let counts: HashMap<String, usize> =
         official.iter().map(|(id, (_, prompt))| (id.clone(), tok.count(prompt).unwrap())).collect();

@@ -21,8 +21,8 @@ use thiserror::Error;
 
 use super::files::{has_language_suffix, normalize_path};
 use super::SourceFile;
+use crate::code::lang::Language;
 use crate::input::limits::{InflateExceeded, InflateLimits};
-use crate::lang::Language;
 use crate::step::{Step, Stepper};
 
 /// The archive formats read here.

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::CurateError;
-use crate::lang::Language;
+use crate::code::lang::Language;
 
 /// Needle name → description. A blank description counts as missing.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 
 use super::{CurateError, CurateWarning, SourceFile};
-use crate::lang::Language;
+use crate::code::lang::Language;
 
 /// Upstream `lang2suffix` (scripts/curate/utility.py).
 pub fn language_suffixes(language: Language) -> &'static [&'static str] {

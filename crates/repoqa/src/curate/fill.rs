@@ -82,7 +82,7 @@ impl CurateReport {
 mod tests {
     use super::super::{curate_repo, CurateOptions, SourceFile};
     use super::*;
-    use crate::lang::Language;
+    use crate::code::lang::Language;
 
     /// Go functions of distinct bodies, one file per four.
     fn go_repo() -> Vec<SourceFile> {

@@ -20,8 +20,8 @@ use serde_json::Number;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use super::CurateError;
+use crate::code::lang::Language;
 use crate::input::dataset::Function;
-use crate::lang::Language;
 use crate::step::{Step, Stepper};
 
 /// FUNCTION_QUERY compiled once per language (lang.rs keeps its own copy

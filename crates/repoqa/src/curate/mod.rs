@@ -52,8 +52,8 @@ pub use kept::{pack_files, unpack_files};
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;
 
+use crate::code::lang::{GrammarError, Language};
 use crate::input::dataset::{topological_sort, Dataset, Needle, Repo};
-use crate::lang::{GrammarError, Language};
 use crate::step::{Step, Stepper};
 
 /// Input files over this total (of the language's files under the entry)

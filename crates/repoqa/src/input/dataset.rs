@@ -17,8 +17,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
+use crate::code::lang::Language;
 use crate::input::limits::{DatasetLimits, InflateExceeded};
-use crate::lang::Language;
 use crate::step::Stepper;
 
 pub use load::{DatasetLoader, LoadProgress, Phase};

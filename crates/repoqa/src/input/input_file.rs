@@ -7,9 +7,22 @@
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::code::tokenize::{Tokenizer, TokenizerError};
+
 /// The most read from a pipe or FIFO (256 MiB; the official dataset is
 /// about 40 MiB). Past it the read stops with an error.
 pub const PIPE_MAX_BYTES: u64 = 256 << 20;
+
+impl Tokenizer {
+    /// The tokenizer in the `tokenizer.json` at `path`, read by this
+    /// module's rules (here, so the tokenizer's own module stays below the
+    /// input stage that reads files).
+    pub fn from_file(path: &Path) -> Result<Tokenizer, TokenizerError> {
+        let bytes = read(path)
+            .map_err(|source| TokenizerError::Io { path: path.display().to_string(), source })?;
+        Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
+    }
+}
 
 /// The bytes of the file at `path` (see the module's rules).
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {

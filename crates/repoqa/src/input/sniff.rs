@@ -138,7 +138,7 @@ fn by_head(text: &[u8]) -> FileKind {
 }
 
 fn is_language(key: &str) -> bool {
-    crate::lang::Language::from_name(key).is_ok()
+    crate::code::lang::Language::from_name(key).is_ok()
 }
 
 fn is_scores_key(key: &str) -> bool {

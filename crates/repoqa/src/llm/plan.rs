@@ -10,7 +10,7 @@ use super::progress::duration_label;
 use super::run::RunItem;
 use super::runlog::{RecordStatus, RunRecord};
 use super::wire::{read_total_slots, Endpoint};
-use crate::tokenize::{Tokenizer, TokenizerError};
+use crate::code::tokenize::{Tokenizer, TokenizerError};
 
 /// One task to ask, with the tokens of its prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,12 +16,12 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use crate::code::lang::Language;
+use crate::code::tokenize::{Tokenizer, TokenizerError};
 use crate::input::dataset::Dataset;
-use crate::lang::Language;
 use crate::prompt::audit::{Artifact, ArtifactSpot};
 use crate::prompt::context::LineCounter;
 use crate::report::Task;
-use crate::tokenize::{Tokenizer, TokenizerError};
 
 /// What a band of the prompt is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,8 +295,8 @@ pub fn anatomy(
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::code::tokenize::test_tokenizer;
     use crate::prompt::context::{task_specs, ContextBuilder, ContextOptions};
-    use crate::tokenize::test_tokenizer;
 
     fn demo() -> Dataset {
         Dataset::from_bytes(include_bytes!("../../../../public/demo/repoqa-demo.json"), "demo")

@@ -8,14 +8,14 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::code::lang::Language;
+use crate::code::tokenize::Tokenizer;
 use crate::input::dataset::Dataset;
-use crate::lang::Language;
 use crate::prompt::context::{
     self, CommentMode, ContextBuilder, ContextError, ContextOptions, RepoShare, TaskSpec,
 };
 use crate::report::{Protocol, Task};
 use crate::scoring::score::ScoreOptions;
-use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum SettingsError {

@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn python_parses_with_the_wrapped_scanner() {
-        let raw = crate::lang::Language::Python.ts_language().into_raw();
+        let raw = crate::code::lang::Language::Python.ts_language().into_raw();
         // SAFETY: the language's tables live for the whole program.
         let lang = unsafe { *raw.cast::<TsLanguage>() };
         let wrapped: Scan = scan;

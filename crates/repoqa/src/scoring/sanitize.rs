@@ -11,7 +11,7 @@
 //! oracle's Python — and checked against it for every code point by
 //! crates/repoqa-cli/tests/it/parity_score.rs.
 
-use crate::lang::{Grammar, Language};
+use crate::code::lang::{Grammar, Language};
 
 /// How `sanitize_output` arrived at its text (for explanations in the UI).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

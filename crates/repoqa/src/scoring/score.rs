@@ -15,8 +15,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::code::lang::Language;
 use crate::input::dataset::{Dataset, Repo};
-use crate::lang::Language;
 use crate::report::{similarity_number, ModelOutput, TaskResult};
 use crate::scoring::bleu::{BleuSteps, References};
 use crate::scoring::sanitize::{remove_comments, sanitize_detailed, SanitizeSource};

@@ -7,10 +7,10 @@
 
 use repoqa_testkit as common;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::anatomy::{anatomy, Part};
 use repoqa::prompt::context::{task_specs, CommentMode, ContextBuilder, ContextOptions};
-use repoqa::tokenize::Tokenizer;
 
 #[test]
 fn bands_add_up_to_the_task_fields_on_the_realistic_corpus() {

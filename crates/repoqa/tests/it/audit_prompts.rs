@@ -17,6 +17,7 @@ use repoqa_testkit as common;
 
 use std::path::PathBuf;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::audit::locate::locate;
 use repoqa::prompt::audit::measure::{audit_dataset, score_baseline, AuditRun};
@@ -24,7 +25,6 @@ use repoqa::prompt::audit::{counts_table, Artifact};
 use repoqa::prompt::context::{task_specs, CommentMode};
 use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::Protocol;
-use repoqa::tokenize::Tokenizer;
 
 fn datasets() -> Vec<(String, PathBuf)> {
     // Like crates/repoqa/tests/it/parity_prompts.rs: `$REPOQA_PARITY_DATASET` replaces the corpus.

@@ -12,11 +12,11 @@ use repoqa_testkit as common;
 
 use std::path::PathBuf;
 
+use repoqa::code::lang::Language;
 use repoqa::curate::{
     append_repo, curate_repo, read_source_dir, CurateOptions, CurateReport, Descriptions,
 };
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 use serde_json::{json, Value};
 
 fn demo_dir() -> PathBuf {

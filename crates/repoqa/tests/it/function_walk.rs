@@ -1,14 +1,14 @@
 //! `Grammar::function_spans` and `Grammar::comment_spans` match
 //! FUNCTION_QUERY and COMMENT_QUERY by walking the tree instead of compiling
-//! the queries (see crates/repoqa/src/lang.rs). This holds the two
+//! the queries (see crates/repoqa/src/code/lang.rs). This holds the two
 //! together on every file of the realistic corpus and the demo, whole and cut
 //! at many points (cut files are full of ERROR and MISSING nodes, the cases
 //! where a hand-written matcher could drift from the query engine).
 
 use repoqa_testkit as common;
 
+use repoqa::code::lang::Language;
 use repoqa::input::dataset::Dataset;
-use repoqa::lang::Language;
 
 fn check(dataset: &Dataset, origin: &str) -> (usize, usize) {
     let (mut texts, mut spans) = (0, 0);

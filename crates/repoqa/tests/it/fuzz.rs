@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
+use repoqa::code::lang::Language;
 use repoqa::curate::{
     curate_repo, read_archive, ArchiveLimits, CurateOptions, Descriptions, EntryMatch, SourceFile,
 };
 use repoqa::input::dataset::{Dataset, DatasetLoader};
-use repoqa::lang::Language;
 use repoqa::report::{read_model_outputs, ScoresFile};
 use repoqa::step::{Step, Stepper};
 
@@ -395,7 +395,7 @@ fn tokenizer_seed() -> Vec<u8> {
 #[test]
 fn fuzz_tokenizer_file() {
     fuzz("tokenizer.json", mutated(vec![tokenizer_seed()], 6), |bytes| {
-        match repoqa::tokenize::Tokenizer::from_json_bytes(&bytes, "fuzz-tokenizer.json") {
+        match repoqa::code::tokenize::Tokenizer::from_json_bytes(&bytes, "fuzz-tokenizer.json") {
             Ok(t) => {
                 let _ = t.count("def f(x):\n    return x\n");
                 Ok(())
@@ -572,7 +572,7 @@ mod regressions {
     #[test]
     fn tokenizer_with_a_broken_decoder_value_is_an_error() {
         let input: &[u8] = b"{\"version\":\"1.0\",\"truncation\":null,\"padding\":null,\"added_tokens\":[],\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"post_processor\":null,\"decoder\":\x0e{\"[UNK]\":0,\"def\":1,\"f\":2,\"(\":3},\"unk_token\":\"[UNK]\"}}";
-        let e = repoqa::tokenize::Tokenizer::from_json_bytes(input, "crash-tokenizer.json")
+        let e = repoqa::code::tokenize::Tokenizer::from_json_bytes(input, "crash-tokenizer.json")
             .err()
             .expect("a broken file must be refused");
         assert!(e.to_string().starts_with("tokenizer file crash-tokenizer.json: "), "{e}");

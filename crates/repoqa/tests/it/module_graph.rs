@@ -100,7 +100,9 @@ fn core_modules_import_each_other_without_a_cycle() {
     // The reader saw the stages: each imports the one below it.
     let edge = |a: &str, b: &str| g.get(a).is_some_and(|uses| uses.contains(b));
     assert!(g.len() > 10, "{g:?}");
-    for (a, b) in [("review", "scoring"), ("prompt", "scoring"), ("scoring", "report")] {
+    for (a, b) in
+        [("review", "scoring"), ("prompt", "scoring"), ("scoring", "report"), ("input", "code")]
+    {
         assert!(edge(a, b), "{a} -> {b} not seen: {g:?}");
     }
     if let Some(cycle) = find_cycle(&g) {

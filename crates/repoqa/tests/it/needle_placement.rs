@@ -9,11 +9,11 @@
 
 use repoqa_testkit as common;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{
     locate_needle, placed_needle_text, task_specs, CommentMode, ContextBuilder, ContextOptions,
 };
-use repoqa::tokenize::Tokenizer;
 
 fn check(dataset: &Dataset, origin: &str, tok: &Tokenizer) {
     let specs = task_specs(dataset, None);

@@ -14,8 +14,8 @@ use repoqa_testkit as common;
 
 use std::time::Instant;
 
+use repoqa::code::lang::Language;
 use repoqa::curate::{curate_repo, read_source_dir, CurateOptions, Descriptions};
-use repoqa::lang::Language;
 use serde_json::Value;
 
 struct Source {

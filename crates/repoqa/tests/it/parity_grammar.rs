@@ -1,6 +1,6 @@
 //! Grammar parity with the official harness's parser: the grammars bundled in
 //! PyPI tree-sitter-languages 1.10.2 (tests/oracle/grammar.py), against the
-//! grammar crates compiled into this build (crates/repoqa/src/lang.rs).
+//! grammar crates compiled into this build (crates/repoqa/src/code/lang.rs).
 //!
 //! Two checks per language: the grammar's node kinds and fields (ids, names,
 //! named/visible flags: the same generated tables), and the parse trees of
@@ -18,7 +18,7 @@ use repoqa_testkit as common;
 
 use serde_json::{json, Value};
 
-use repoqa::lang::Language;
+use repoqa::code::lang::Language;
 
 /// Languages whose crate has the same node kinds and fields (only Rust's
 /// release differs from the commit 1.10.2 bundles).

@@ -20,12 +20,12 @@ use repoqa_testkit as common;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{
     build_tasks_threaded, task_specs, CommentMode, ContextBuilder, ContextOptions,
 };
 use repoqa::report::Task;
-use repoqa::tokenize::Tokenizer;
 use serde_json::Value;
 
 const SIZE: usize = 16384;

@@ -8,13 +8,13 @@
 
 use repoqa_testkit as common;
 
+use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::settings::BuildSettings;
 use repoqa::report::read_model_outputs;
 use repoqa::scoring::answers::{import_answers, model_output, outputs_jsonl};
 use repoqa::scoring::run::{score_outputs, Run};
 use repoqa::scoring::score::{ScoreOptions, Scorer};
-use repoqa::tokenize::Tokenizer;
 
 #[test]
 fn sample_answers_score_as_pinned() {

@@ -2,8 +2,8 @@
 //! descriptions file; and the Curate / Stop buttons.
 
 use leptos::prelude::*;
+use repoqa::code::lang::Language;
 use repoqa::curate::{default_seed, directories_of, EntryMatch};
-use repoqa::lang::Language;
 
 use crate::ui::browser::dom::{picked_files, target_value};
 use crate::ui::jobs::curate::{load_descriptions, run, use_curator};

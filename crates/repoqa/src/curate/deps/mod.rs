@@ -19,7 +19,7 @@ use indexmap::IndexMap;
 use regex::Regex;
 
 use super::{CurateError, CurateWarning};
-use crate::lang::Language;
+use crate::code::lang::Language;
 
 pub type Dependency = IndexMap<String, Vec<String>>;
 

@@ -12,8 +12,8 @@ use indexmap::IndexMap;
 use tree_sitter::Node;
 
 use super::{dirname, relpath, Dependency, Uniq};
+use crate::code::lang::Language;
 use crate::curate::{CurateError, CurateWarning};
-use crate::lang::Language;
 
 /// One imported name: `import a.b` (module "a.b") or `from <base> import
 /// name` (base already made absolute; `*` for a wildcard).

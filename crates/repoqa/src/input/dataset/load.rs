@@ -21,8 +21,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::{check_repo_limits, strip_position, Dataset, DatasetError, Repo};
+use crate::code::lang::Language;
 use crate::input::limits::DatasetLimits;
-use crate::lang::Language;
 use crate::step::{Step, Stepper};
 
 /// Inflated bytes produced per unit of budget (inflating is cheaper than

@@ -7,8 +7,8 @@
 //! `needle_token_start / code_context_ntokens` is taken.
 
 use super::{audit_task, TaskAudit};
+use crate::code::lang::Language;
 use crate::input::dataset::Dataset;
-use crate::lang::Language;
 use crate::prompt::context::{emitted_needle, CommentMode, NeedlePlacement};
 use crate::report::Task;
 

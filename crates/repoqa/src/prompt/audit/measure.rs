@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 use super::{answerer, audit_task, TaskAudit};
+use crate::code::tokenize::Tokenizer;
 use crate::input::dataset::Dataset;
 use crate::prompt::context::{ContextBuilder, ContextError, TaskSpec};
 use crate::prompt::settings::BuildSettings;
@@ -11,7 +12,6 @@ use crate::report::Task;
 use crate::report::{self, ReportError};
 use crate::scoring::run::{score_outputs, Run};
 use crate::scoring::score::{ScoreError, ScoreOptions};
-use crate::tokenize::Tokenizer;
 
 #[derive(Debug, Error)]
 pub enum AuditError {

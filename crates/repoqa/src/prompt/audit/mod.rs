@@ -26,8 +26,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::code::lang::Language;
 use crate::input::dataset::Needle;
-use crate::lang::Language;
 use crate::prompt::context::{CommentMode, NeedlePlacement};
 use crate::report::Task;
 use crate::scoring::sanitize::remove_comments;
@@ -390,11 +390,11 @@ pub fn counts_table(tasks: &[TaskAudit]) -> String {
 mod tests {
     use super::measure::{audit_dataset, score_baseline};
     use super::*;
+    use crate::code::tokenize::test_tokenizer;
     use crate::input::dataset::Dataset;
     use crate::prompt::context::task_specs;
     use crate::prompt::settings::BuildSettings;
     use crate::report::Protocol;
-    use crate::tokenize::test_tokenizer;
 
     use crate::prompt::context::tests::dataset;
 

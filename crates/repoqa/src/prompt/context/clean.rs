@@ -1,6 +1,6 @@
 //! Comment cleaning (upstream HEAD, docs/parity.md K1–K6).
 
-use crate::lang::{GrammarError, Language, Span};
+use crate::code::lang::{GrammarError, Language, Span};
 
 /// Comment captures of `source`, sorted by start, last first (stable, like
 /// Python's `sort(reverse=True)`).

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use tokenizers::Model as _;
 
-use crate::tokenize::{Tokenizer, TokenizerError};
+use crate::code::tokenize::{Tokenizer, TokenizerError};
 
 /// Token counts as the official code takes them, with memoized counts.
 ///

@@ -8,8 +8,8 @@ use std::ops::Range;
 
 use super::clean::clean_segment_comments;
 use super::{CommentMode, Task};
+use crate::code::lang::Language;
 use crate::input::dataset::Dataset;
-use crate::lang::Language;
 
 /// The needle's text as the builder places it in a context of `mode`;
 /// `None` if the task's repo or needle is not in `dataset`.

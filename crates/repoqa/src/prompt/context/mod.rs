@@ -29,10 +29,10 @@ mod walk;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::code::lang::{GrammarError, Language};
+use crate::code::tokenize::{Tokenizer, TokenizerError};
 use crate::input::dataset::Dataset;
-use crate::lang::{GrammarError, Language};
 use crate::report::{Protocol, Task};
-use crate::tokenize::{Tokenizer, TokenizerError};
 
 use count::Counter;
 pub use count::{text_count, LineCounter};
@@ -376,7 +376,7 @@ pub(crate) mod tests {
     use super::clean::python_slice_end;
     use super::count::word_sums_apply;
     use super::*;
-    use crate::tokenize::test_tokenizer;
+    use crate::code::tokenize::test_tokenizer;
 
     /// A dataset of one repo from (path, text) files in dependency order and
     /// needles given as (path, name, start_byte, end_byte). The audit's

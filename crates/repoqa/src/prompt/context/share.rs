@@ -12,9 +12,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use crate::code::lang::Language;
+use crate::code::tokenize::Tokenizer;
 use crate::input::dataset::Dataset;
-use crate::lang::Language;
-use crate::tokenize::Tokenizer;
 
 use super::threads::repo_runs;
 use super::{ContextBuilder, ContextError, ContextOptions, Task, TaskSpec};
@@ -125,10 +125,10 @@ pub fn build_share(
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::code::tokenize::test_tokenizer;
     use crate::prompt::context::tests::{dataset, python_repos};
     use crate::prompt::context::{build_tasks, task_specs, CommentMode};
     use crate::report::Protocol;
-    use crate::tokenize::test_tokenizer;
 
     #[test]
     fn shares_build_the_tasks_of_one_builder() {

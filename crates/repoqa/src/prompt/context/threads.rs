@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use crate::code::tokenize::Tokenizer;
 use crate::input::dataset::Dataset;
-use crate::tokenize::Tokenizer;
 
 use super::{build_tasks, ContextBuilder, ContextError, ContextOptions, Task, TaskSpec};
 
@@ -129,9 +129,9 @@ pub(super) fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::code::tokenize::test_tokenizer;
     use crate::prompt::context::tests::{dataset, python_repos};
     use crate::prompt::context::{task_specs, CommentMode};
-    use crate::tokenize::test_tokenizer;
 
     #[test]
     fn threads_give_the_tasks_of_one_builder_in_order() {

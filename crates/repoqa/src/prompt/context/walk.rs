@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+use crate::code::lang::{GrammarError, Language};
+use crate::code::tokenize::TokenizerError;
 use crate::input::dataset::{Needle, Repo};
-use crate::lang::{GrammarError, Language};
-use crate::tokenize::TokenizerError;
 
 use super::clean::{blank_comments, clean_partial_file, clean_segment_comments};
 use super::count::{Counter, FxHasher};

@@ -54,13 +54,6 @@ impl Tokenizer {
         Ok(Tokenizer { inner, origin: origin.to_string(), counts: Mutex::new(HashMap::new()) })
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn from_file(path: &std::path::Path) -> Result<Tokenizer, TokenizerError> {
-        let bytes = crate::input::input_file::read(path)
-            .map_err(|source| TokenizerError::Io { path: path.display().to_string(), source })?;
-        Tokenizer::from_json_bytes(&bytes, &path.display().to_string())
-    }
-
     /// What `build` makes with a counter of this tokenizer's tokens (for
     /// builders that take `FnMut(&str) -> usize`), or the first error
     /// counting gave, so nothing is asked with a wrong count.

@@ -4,8 +4,8 @@
 //! The same function runs natively in `cargo test`, so the browser's figures
 //! can be compared with native ones.
 
-use crate::lang::{Grammar, Language};
-use crate::tokenize::Tokenizer;
+use crate::code::lang::{Grammar, Language};
+use crate::code::tokenize::Tokenizer;
 
 /// The line whose token count the browser must report identically to native.
 pub const SAMPLE_LINE: &str = "    def visit_test(self, node: ast.AST) -> None:  # café ✓\n";
@@ -82,7 +82,9 @@ pub struct TokenizerCheck {
     pub sample_count: usize,
 }
 
-pub fn check_tokenizer(tok: &Tokenizer) -> Result<TokenizerCheck, crate::tokenize::TokenizerError> {
+pub fn check_tokenizer(
+    tok: &Tokenizer,
+) -> Result<TokenizerCheck, crate::code::tokenize::TokenizerError> {
     let sample_tokens = tok.tokens(SAMPLE_LINE)?;
     Ok(TokenizerCheck {
         origin: tok.origin.clone(),
@@ -94,7 +96,9 @@ pub fn check_tokenizer(tok: &Tokenizer) -> Result<TokenizerCheck, crate::tokeniz
 
 /// The whole self-check as JSON (what `repoqa self-check --json` prints and
 /// the browser smoke test compares with the page).
-pub fn report_json(tok: &Tokenizer) -> Result<serde_json::Value, crate::tokenize::TokenizerError> {
+pub fn report_json(
+    tok: &Tokenizer,
+) -> Result<serde_json::Value, crate::code::tokenize::TokenizerError> {
     let t = check_tokenizer(tok)?;
     let grammars: Vec<serde_json::Value> = check_all_grammars()
         .into_iter()
@@ -134,7 +138,7 @@ mod tests {
 
     #[test]
     fn tokenizer_self_check_counts_the_sample_line() {
-        let c = check_tokenizer(crate::tokenize::test_tokenizer()).unwrap();
+        let c = check_tokenizer(crate::code::tokenize::test_tokenizer()).unwrap();
         assert_eq!(c.sample_count, c.sample_tokens.len());
         assert_eq!(c.vocab_size, 32000);
     }
