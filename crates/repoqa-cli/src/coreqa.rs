@@ -3,12 +3,16 @@
 //! `RecursiveCharacterTextSplitter` cuts from every text file; `retrieve`
 //! ranks them for a question with rank-bm25's `BM25Okapi`; `issues` applies
 //! the paper's filters to a GitHub issues export; `compare` turns a judge's
-//! pairwise verdicts into Elo ratings, records and the position-bias table.
+//! pairwise verdicts into Elo ratings, records, the position-bias table and
+//! the first-position preference; `breakdown` splits a judge's scores by
+//! question length and by issue year.
 
 use std::path::PathBuf;
 
+use repoqa::coreqa::breakdown::breakdowns;
 use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
+use repoqa::coreqa::judge::read_judge_lines;
 use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
@@ -17,7 +21,7 @@ use repoqa::coreqa::{
     chunk_files, question_context, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter,
 };
 
-use crate::error::{fs_read, CliError};
+use crate::error::{fs_read, fs_read_text, CliError};
 use crate::stdout::{out, outln};
 
 #[derive(clap::Subcommand)]
@@ -124,8 +128,8 @@ pub enum CoreqaCommand {
         json: bool,
     },
     /// Elo ratings (K 32, from 1000, in the file's order; and a bootstrap
-    /// over shuffled orders), wins/ties/losses and the position-bias table
-    /// of pairwise judgments (JSONL of {"question_id", "first", "second",
+    /// over shuffled orders), wins/ties/losses, the position-bias table and
+    /// the first-position preference of pairwise judgments (JSONL of {"question_id", "first", "second",
     /// "verdict": "first"|"second"|"tie"}).
     Compare {
         /// The judgments (JSONL).
@@ -138,6 +142,24 @@ pub enum CoreqaCommand {
         #[arg(long, default_value_t = BOOTSTRAP_SEED)]
         seed: u64,
         /// Print the whole comparison as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The paper's breakdowns of a judge's scores: by question length (the
+    /// QA file's questions in five quintiles by characters) and by the year
+    /// each question's issue was opened; per model and setting, the mean
+    /// over a group's questions of each question's mean over its
+    /// judgments
+    Breakdown {
+        /// The QA file the answers were to.
+        #[arg(long)]
+        qa: PathBuf,
+        /// A judgments file of `repoqa coreqa judge` (the option repeated
+        /// for several).
+        #[arg(long, required = true)]
+        judgments: Vec<PathBuf>,
+        /// Print {"by_question_length", "by_issue_year"}, each {"groups",
+        /// "cells"}, as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -214,6 +236,21 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
             let name = judgments.display().to_string();
             let list = read_judgments(&fs_read(&judgments, "judgments file")?, &name)?;
             crate::coreqa_ask::print_comparison(&compare(&list, bootstrap, seed), json);
+        }
+        CoreqaCommand::Breakdown { qa, judgments, json } => {
+            let items = read_qa(&fs_read(&qa, "QA file")?, &qa.display().to_string())?;
+            let mut judged = Vec::new();
+            for path in &judgments {
+                let text = fs_read_text(path, "judgments file")?;
+                judged.extend(read_judge_lines(&text, &path.display().to_string(), false)?);
+            }
+            let b = breakdowns(&items, &judged)?;
+            if json {
+                // Finite means and strings: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&b).unwrap_or_default());
+            } else {
+                out!("{}", b.render_text());
+            }
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
             let path = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);

@@ -183,6 +183,39 @@ pub fn position_bias(judgments: &[Judgment]) -> PositionBias {
     bias
 }
 
+/// First-position preference: the verdicts for the answer the judge saw
+/// first, for the one it saw second, and ties. A judge without a
+/// preference for a position gives the first half of its decided verdicts
+/// when every pair is asked in both orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstPosition {
+    pub first: usize,
+    pub second: usize,
+    pub tie: usize,
+}
+
+impl FirstPosition {
+    /// The counts of `judgments`' verdicts.
+    pub fn of(judgments: &[Judgment]) -> FirstPosition {
+        let mut p = FirstPosition::default();
+        for j in judgments {
+            match j.verdict {
+                Preference::First => p.first += 1,
+                Preference::Second => p.second += 1,
+                Preference::Tie => p.tie += 1,
+            }
+        }
+        p
+    }
+
+    /// The share of decided verdicts (not ties) that went to the answer
+    /// shown first; none when every verdict is a tie.
+    pub fn rate(&self) -> Option<f64> {
+        let decided = self.first + self.second;
+        (decided > 0).then(|| self.first as f64 / decided as f64)
+    }
+}
+
 /// A judgments JSONL file: one [`Judgment`] per line, blank lines skipped.
 pub fn read_judgments(bytes: &[u8], name: &str) -> Result<Vec<Judgment>, super::CoreqaError> {
     let text = std::str::from_utf8(bytes).map_err(|e| super::CoreqaError::Judgments {
@@ -218,6 +251,9 @@ pub struct Comparison {
     pub bootstrap: IndexMap<String, Interval>,
     pub records: Vec<RecordRow>,
     pub position_bias: PositionBias,
+    /// Absent from files written before it was reported: all zero.
+    #[serde(default)]
+    pub first_position: FirstPosition,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -264,6 +300,16 @@ impl Comparison {
             "position bias: {} consistent, {} small discrepancy, {} contradiction, {} unpaired",
             p.consistent, p.small_discrepancy, p.contradiction, p.unpaired
         );
+        let f = &self.first_position;
+        let share = f.rate().map_or_else(
+            || "no decided verdicts".to_string(),
+            |r| format!("{:.1}% of decided verdicts for the answer shown first", 100.0 * r),
+        );
+        let _ = writeln!(
+            out,
+            "first-position preference: {} first, {} second, {} ties ({share})",
+            f.first, f.second, f.tie
+        );
         out
     }
 }
@@ -280,6 +326,7 @@ pub fn compare(judgments: &[Judgment], rounds: usize, seed: u64) -> Comparison {
             .map(|((model, opponent), record)| RecordRow { model, opponent, record })
             .collect(),
         position_bias: position_bias(judgments),
+        first_position: FirstPosition::of(judgments),
     }
 }
 
@@ -326,6 +373,16 @@ mod tests {
             bias,
             PositionBias { consistent: 1, small_discrepancy: 1, contradiction: 1, unpaired: 1 }
         );
+        // First: q1, q2 (B), q3 twice; second: q1 (B→A), q4; one tie.
+        let first = FirstPosition::of(&games);
+        assert_eq!(first, FirstPosition { first: 4, second: 2, tie: 1 });
+        assert_eq!(first.rate(), Some(4.0 / 6.0));
+        let text = compare(&games, 0, 1).render_text();
+        assert!(
+            text.contains("first-position preference: 4 first, 2 second, 1 ties (66.7% of decided verdicts for the answer shown first)"),
+            "{text}"
+        );
+        assert_eq!(FirstPosition::of(&games[2..3]).rate(), None);
     }
 
     #[test]

@@ -144,7 +144,7 @@ impl<T: Copy> Criteria<T> {
     pub fn get(&self, criterion: usize) -> T {
         [self.accuracy, self.completeness, self.relevance, self.clarity][criterion]
     }
-    fn from_fn(f: impl Fn(usize) -> T) -> Criteria<T> {
+    pub(crate) fn from_fn(f: impl Fn(usize) -> T) -> Criteria<T> {
         Criteria { accuracy: f(0), completeness: f(1), relevance: f(2), clarity: f(3) }
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod bm25;
+pub mod breakdown;
 pub mod elo;
 pub mod files;
 pub mod generate;
@@ -54,6 +55,8 @@ pub enum CoreqaError {
     Template { message: String },
     #[error("an answer is to question {id:?}, which the QA file does not hold")]
     UnknownQuestion { id: String },
+    #[error("the judgment {id} is given twice (the same question, setting, model and repetition): give each judgments file once")]
+    DuplicateJudgment { id: String },
     #[error("{message}")]
     Setting { message: String },
     #[error("GitHub: {message}")]
