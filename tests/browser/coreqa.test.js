@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { freshPage, gotoApp, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp, saveScreenshot, saveViewports, DIST, ROOT } from './browser.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const DEMO = path.join(ROOT, 'public', 'demo', 'coreqa');
@@ -44,6 +44,11 @@ function cliJudgeTable() {
     '--model', 'judge-model', '--base-url', 'http://127.0.0.1:9/v1', '--output', out, '--json'],
   { encoding: 'utf8', env: { ...process.env, REPOQA_TOKENIZER: path.join(ROOT, '.tools', 'tokenizer.json') } });
   return JSON.parse(stdout);
+}
+
+function cliBreakdown() {
+  return JSON.parse(execFileSync(BIN, ['coreqa', 'breakdown', '--qa', path.join(DEMO, 'semver-qa.jsonl'),
+    '--judgments', path.join(DEMO, 'judge-scores.jsonl'), '--json'], { encoding: 'utf8' }));
 }
 
 function cliCompare() {
@@ -98,6 +103,32 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   assert.equal(bias.contradiction, 1);
   const wins = await page.$eval('#cq-records tr[data-model="good-model"] .wins', (td) => Number(td.textContent));
   assert.equal(wins, c.records.find((r) => r.model === 'good-model').wins);
+  const first = await page.$eval('#cq-first-position', (p) => ({ first: Number(p.dataset.first), second: Number(p.dataset.second), tie: Number(p.dataset.tie), text: p.textContent }));
+  assert.deepEqual({ first: first.first, second: first.second, tie: first.tie }, c.first_position);
+  const rate = (100 * c.first_position.first / (c.first_position.first + c.first_position.second)).toFixed(1);
+  assert.ok(first.text.includes(`${rate}% of decided verdicts went to the first`), first.text);
+
+  // The breakdowns, cell for cell: by question length (the demo's four
+  // questions make four groups) and by issue year (the demo's questions
+  // have no issue, so one group, "unknown").
+  const b = cliBreakdown();
+  for (const [id, part] of [['#cq-breakdown-length', b.by_question_length], ['#cq-breakdown-year', b.by_issue_year]]) {
+    const head = await page.$$eval(`${id} thead th[data-group]`, (ths) => ths.map((th) => th.dataset.group));
+    assert.deepEqual(head, part.groups.map((g) => g.label), id);
+    const cells = await page.$$eval(`${id} tbody td[data-group]`, (tds) => tds.map((td) => ({
+      model: td.closest('tr').dataset.model, setting: td.closest('tr').dataset.setting, group: td.dataset.group, text: td.textContent,
+    })));
+    for (const cell of cells) {
+      const want = part.cells.find((x) => x.model === cell.model && x.setting === cell.setting && x.group === cell.group);
+      if (want) assert.ok(Math.abs(Number(cell.text) - want.overall) <= 0.0051, `${id} ${JSON.stringify(cell)} for ${want.overall}`);
+      else assert.equal(cell.text, '–', `${id} ${JSON.stringify(cell)}`);
+    }
+    assert.equal(cells.filter((x) => x.text !== '–').length, part.cells.length, id);
+  }
+  assert.deepEqual(b.by_question_length.groups.map((g) => g.label), ['Q1', 'Q2', 'Q3', 'Q4']);
+  assert.deepEqual(b.by_issue_year.groups.map((g) => g.label), ['unknown']);
+  await saveViewports(page, '#cq-breakdown', 'coreqa-breakdown');
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // A question opens to its reference and every answer with the scores
   // and the reasoning, as text.

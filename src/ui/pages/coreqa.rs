@@ -4,12 +4,15 @@
 //! the demo's), and see per question every answer with the judge's scores
 //! and reasoning, the judge's table (mean ± standard deviation over
 //! repetitions per model, setting and language, beside BLEU) with a chart,
-//! and Elo with the position-bias table. Every number comes from
-//! `repoqa::coreqa` (`judge::summarize`, `elo::compare`), so the page shows
-//! what `repoqa coreqa judge` and `repoqa coreqa compare` print.
+//! the same scores by question length and by issue year, and Elo with the
+//! position-bias table and the first-position preference. Every number
+//! comes from `repoqa::coreqa` (`judge::summarize`, `breakdown::breakdowns`,
+//! `elo::compare`), so the page shows what `repoqa coreqa judge`,
+//! `breakdown` and `compare` print.
 
 use leptos::prelude::*;
 use repoqa::coreqa::answer::AnswerLine;
+use repoqa::coreqa::breakdown::{breakdowns, Breakdown};
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, CRITERIA};
 use repoqa::coreqa::qa::QaItem;
@@ -119,6 +122,7 @@ pub fn CoreqaPage() -> impl IntoView {
         </section>
         <super::coreqa_ask::AskCard/>
         <JudgeCard/>
+        <BreakdownCard/>
         <PairwiseCard/>
         <QuestionsCard/>
         <IssuesCard/>
@@ -350,6 +354,72 @@ fn judge_chart(rows: &[JudgeRow]) -> impl IntoView {
     }
 }
 
+/// The paper's breakdowns of the judge's scores: by question length
+/// (quintiles of the QA file's questions) and by the year each question's
+/// issue was opened (`coreqa::breakdown`, as `repoqa coreqa breakdown`).
+#[component]
+fn BreakdownCard() -> impl IntoView {
+    let st = expect_context::<CoreqaState>();
+    let breakdowns = Memo::new(move |_| {
+        let judged = st.judged();
+        (!judged.is_empty())
+            .then(|| breakdowns(&st.questions(), &judged).map_err(|e| e.to_string()))
+    });
+    view! {
+        <section class="card" id="cq-breakdown">
+            <h2>"Judge scores by question length and by issue year"</h2>
+            {move || match breakdowns.get() {
+                None => view! { <p class="muted" id="cq-breakdown-empty">"No judge scores loaded yet."</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="fail error-box" id="cq-breakdown-error" role="alert">{e}</p> }.into_any(),
+                Some(Ok(b)) => view! {
+                    <p class="muted">
+                        "Each cell: a model's mean overall score (the four criteria, out of 10) over the group's questions, "
+                        "a question's score being the mean of its judgments; \"–\" where the model was not judged on the group."
+                    </p>
+                    <h3>"By question length"</h3>
+                    <p class="muted">"The QA file's questions ranked by the characters of their text and cut into five groups of (nearly) equal size, the same for every model."</p>
+                    {breakdown_table(&b.by_question_length, "cq-breakdown-length", "judge scores by question length")}
+                    <h3>"By the year the issue was opened"</h3>
+                    <p class="muted">"From each question's issue (its "<code>"created_at"</code>", kept by "<code>"repoqa coreqa build"</code>")."</p>
+                    {breakdown_table(&b.by_issue_year, "cq-breakdown-year", "judge scores by issue year")}
+                }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// One breakdown: a row per model and setting, a column per group.
+fn breakdown_table(b: &Breakdown, id: &'static str, label: &'static str) -> impl IntoView {
+    let mut rows: Vec<(String, String)> =
+        b.cells.iter().map(|c| (c.model.clone(), c.setting.to_string())).collect();
+    rows.dedup();
+    let head = b.groups.iter().map(|g| view! {
+        <th class="n" data-group=g.label.clone()>{g.label.clone()}<br/><span class="muted small">{format!("{} · {}\u{a0}q", g.range, g.questions)}</span></th>
+    }).collect_view();
+    let body = rows.into_iter().map(|(model, setting)| {
+        let cells = b.groups.iter().map(|g| {
+            let cell = b.cells.iter().find(|c| c.model == model && c.setting.to_string() == setting && c.group == g.label);
+            match cell {
+                Some(c) => view! { <td class="n" data-group=g.label.clone() title=format!("{} of {} questions judged", c.judged, g.questions)>{format!("{:.2}", c.overall)}</td> }.into_any(),
+                None => view! { <td class="n muted" data-group=g.label.clone()>"–"</td> }.into_any(),
+            }
+        }).collect_view();
+        view! {
+            <tr data-model=model.clone() data-setting=setting.clone()>
+                <td class="key">{model.clone()}</td><td class="key">{setting.clone()}</td>{cells}
+            </tr>
+        }
+    }).collect_view();
+    view! {
+        <div class="table-scroll" tabindex="0" role="region" aria-label=label>
+            <table class="grid compact" id=id>
+                <thead><tr><th>"model"</th><th>"setting"</th>{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    }
+}
+
 /// Elo, records and the position-bias table of the pairwise verdicts.
 #[component]
 fn PairwiseCard() -> impl IntoView {
@@ -399,6 +469,7 @@ fn pairwise_view(c: &Comparison) -> impl IntoView {
         </tr>
     }).collect_view();
     let p = &c.position_bias;
+    let f = c.first_position;
     view! {
         <p class="muted">
             {format!("{} verdicts, played in the files' order as one game each: start 1000, K 32; the interval is the 2.5% to 97.5% range over {} shuffles of that order (seed {}).", c.judgments, c.bootstrap_rounds, c.bootstrap_seed)}
@@ -425,6 +496,11 @@ fn pairwise_view(c: &Comparison) -> impl IntoView {
                 <tr><td>"judged in one order only"</td><td class="n" data-bias="unpaired">{p.unpaired}</td></tr>
             </tbody>
         </table>
+        <h3>"First-position preference"</h3>
+        <p id="cq-first-position" data-first=f.first data-second=f.second data-tie=f.tie>
+            {format!("{} verdicts for the answer the judge saw first, {} for the one it saw second, {} ties", f.first, f.second, f.tie)}
+            {f.rate().map(|r| format!(": {:.1}% of decided verdicts went to the first (50% is no preference when every pair is asked in both orders).", 100.0 * r))}
+        </p>
     }
 }
 
