@@ -18,7 +18,7 @@ use repoqa::coreqa::generate::{
 };
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::{
-    judge_items, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPERATURE,
+    judge_items, per_question, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPERATURE,
     JUDGE_TEMPLATE,
 };
 use repoqa::coreqa::pairwise::{
@@ -76,11 +76,18 @@ pub struct AnswerArgs {
     /// $REPOQA_TOKENIZER or .tools/tokenizer.json, CodeLlama's).
     #[arg(long)]
     tokenizer: Option<PathBuf>,
-    /// Sampling temperature (default 0).
+    /// Sampling temperature (default 0; the paper samples at 0.2).
     #[arg(long)]
     temperature: Option<f64>,
+    /// Answers sampled per question and setting (the paper: 5, at
+    /// temperature 0.2); runs after the first are marked "run" in their
+    /// lines, and the judge's table then gives the mean and standard
+    /// deviation over the runs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: u32,
     /// The answers file (JSON Lines of {"question_id", "setting", "model",
-    /// "answer"}); a rerun resumes it. Its run log goes beside it.
+    /// "answer"}, and "run" from the second run on); a rerun resumes it.
+    /// Its run log goes beside it.
     #[arg(long)]
     output: PathBuf,
     /// Ask only what failed in an earlier run.
@@ -302,8 +309,15 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         chunk_overlap: a.chunk_overlap,
         tokenize: a.bm25_tokenize,
         window: a.window,
+        runs: a.runs,
         ..AnswerSetup::new(&a.api.model, &a.setting)
     };
+    if a.runs > 1 && a.temperature.unwrap_or(0.0) == 0.0 {
+        eprintln!(
+            "repoqa: coreqa answer: --runs {} at temperature 0 asks for the same answer {} times (the paper samples at --temperature 0.2)",
+            a.runs, a.runs
+        );
+    }
     let repos: Vec<(&str, &[repoqa::coreqa::TextFile])> =
         dirs.iter().map(|(n, f)| (n.as_str(), f.as_slice())).collect();
     let items = counted(&tok, |count| {
@@ -351,7 +365,7 @@ pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
     });
     // The table of what is judged so far, whether or not all of it is.
     let judged = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
-    print_table(&summarize(qa, &judged, answers), a.json);
+    print_table(&summarize(qa, &judged, answers), &judged, a.json);
     asked
 }
 
@@ -532,7 +546,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     }
 }
 
-fn print_table(rows: &[JudgeRow], json: bool) {
+fn print_table(rows: &[JudgeRow], judged: &[JudgeLine], json: bool) {
     if json {
         // Finite numbers and strings: serializing cannot fail.
         outln!("{}", serde_json::to_string(rows).unwrap_or_default());
@@ -568,5 +582,18 @@ fn print_table(rows: &[JudgeRow], json: bool) {
             ms(r.overall),
             r.bleu.map_or("-".to_string(), |b| format!("{b:.3}"))
         );
+    }
+    if rows.iter().any(|r| r.runs > 1) {
+        outln!("± over runs where a model answered more than once (each run's mean over its questions), else over repetitions; per question, the overall score over its runs:");
+        for s in per_question(judged).iter().filter(|s| s.runs > 1) {
+            outln!(
+                "  {} {} {}: {} over {} runs",
+                s.question_id,
+                s.model,
+                s.setting,
+                ms(s.overall),
+                s.runs
+            );
+        }
     }
 }

@@ -281,11 +281,21 @@ fn JudgeCard() -> impl IntoView {
                         <td class="n bleu">{r.bleu.map_or("—".to_string(), |b| format!("{b:.3}"))}</td>
                     </tr>
                 }).collect_view();
+                let runs = rows.iter().map(|r| r.runs).max().unwrap_or(1);
+                let spread = if runs > 1 {
+                    format!(
+                        "Answers sampled in up to {runs} runs: each criterion's mean over the questions in each run (a question's \
+                         repetitions averaged first), then the mean and the population standard deviation of those means over the \
+                         runs (a model answered once: over its repetitions). "
+                    )
+                } else {
+                    "Each criterion: its mean over the questions in each repetition, then the mean and the population \
+                     standard deviation of those means over the repetitions. ".to_string()
+                };
                 view! {
-                    <p class="muted">
-                        "Each criterion: its mean over the questions in each repetition, then the mean and the population "
-                        "standard deviation of those means over the repetitions. BLEU (RepoQA's smoothed BLEU of each answer "
-                        "against its reference, 0 to 1) is shown beside the judge's overall score."
+                    <p class="muted" id="cq-judge-spread" data-runs=runs>
+                        {spread}
+                        "BLEU (RepoQA's smoothed BLEU of each answer against its reference, 0 to 1) is shown beside the judge's overall score."
                     </p>
                     <div class="table-scroll" tabindex="0" role="region" aria-label="judge scores">
                         <table class="grid" id="cq-judge-table">

@@ -206,6 +206,84 @@ fn two_models_answer_in_three_settings_and_a_judge_grades_them() {
     assert!(text(&o).contains("good-model"), "the table is printed: {}", text(&o));
 }
 
+/// Issue 53, the paper's sampling: `--runs 3 --temperature 0.2` asks every
+/// question three times at 0.2, the later runs marked in their lines; a
+/// rerun asks nothing; the judge grades every run and its table's
+/// deviation is over the runs, with the spread per question printed.
+#[test]
+fn answers_sampled_in_several_runs_are_judged_run_by_run() {
+    let dir = common::scratch("coreqa-runs");
+    let (answers, judged) = (dir.join("runs.jsonl"), dir.join("runs-judged.jsonl"));
+    for f in [&answers, &judged] {
+        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
+    }
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    let (qa, repo) = (qa(), semver());
+    let args = [
+        "answer",
+        "--qa",
+        qa.to_str().unwrap(),
+        "--repo",
+        repo.to_str().unwrap(),
+        "--setting",
+        "none",
+        "--model",
+        "good-model",
+        "--runs",
+        "3",
+        "--temperature",
+        "0.2",
+    ];
+    let o = ask(&server, &answers, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let got = lines(&answers);
+    assert_eq!(got.len(), 12, "4 questions × 3 runs");
+    let mut runs: Vec<(String, u64)> = got
+        .iter()
+        .map(|l| (l["question_id"].as_str().unwrap().to_string(), l["run"].as_u64().unwrap_or(1)))
+        .collect();
+    runs.sort();
+    assert_eq!(
+        runs[..3],
+        [
+            ("dtolnay/semver#1".into(), 1),
+            ("dtolnay/semver#1".into(), 2),
+            ("dtolnay/semver#1".into(), 3)
+        ]
+    );
+    assert!(
+        got.iter().filter(|l| l.get("run").is_none()).count() == 4,
+        "the first run's lines carry no \"run\""
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 12);
+    assert!(requests.iter().all(|r| r["body"]["temperature"] == 0.2), "every request at 0.2");
+    // Resumed: nothing asked again.
+    let o = ask(&server, &answers, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests().len(), 12);
+
+    let o = judge(&server, &[&answers], &judged, &["--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(lines(&judged).len(), 24, "12 answers × 2 repetitions");
+    let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &rows[0];
+    assert_eq!(
+        (row["runs"].as_u64(), row["repetitions"].as_u64(), row["questions"].as_u64()),
+        (Some(3), Some(2), Some(4))
+    );
+    // The test server answers alike at any temperature: the runs agree.
+    assert_eq!(row["overall"]["std"].as_f64(), Some(0.0));
+    let o = judge(&server, &[&answers], &judged, &[]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("per question, the overall score over its runs:"), "{t}");
+    assert!(
+        t.contains("  dtolnay/semver#1 good-model none: ") && t.contains(" over 3 runs"),
+        "{t}"
+    );
+}
+
 /// Issue 53's defects: an empty repository folder is refused before any
 /// request (it used to send four requests whose "repository" was nothing,
 /// exit 0), and so is a retrieval prompt longer than `--window`, naming the

@@ -103,19 +103,37 @@ pub struct AnswerItem {
     pub setting: ContextSetting,
     /// The model asked (recorded in the answers line).
     pub model: String,
+    /// Which sample of this question and setting, from 1 (`--runs`).
+    pub run: u32,
     pub prompt: String,
     /// The prompt's token count (the truncation check's reference).
     pub prompt_ntokens: usize,
 }
 
-/// The id an answer is known by in the run log: `question_id::setting`.
-pub fn answer_id(question_id: &str, setting: ContextSetting) -> String {
-    format!("{question_id}::{setting}")
+/// The id an answer is known by in the run log: `question_id::setting`
+/// for the first run (the id of files written before runs), then
+/// `question_id::setting::run2` and so on.
+pub fn answer_id(question_id: &str, setting: ContextSetting, run: u32) -> String {
+    if run <= 1 {
+        format!("{question_id}::{setting}")
+    } else {
+        format!("{question_id}::{setting}::run{run}")
+    }
+}
+
+/// The run of a line that names none: the first (files written before
+/// runs, and `--runs 1`, hold one answer per question and setting).
+pub(crate) fn first_run() -> u32 {
+    1
+}
+
+pub(crate) fn is_first_run(run: &u32) -> bool {
+    *run == 1
 }
 
 impl RunItem for AnswerItem {
     fn task_id(&self) -> String {
-        answer_id(&self.question_id, self.setting)
+        answer_id(&self.question_id, self.setting, self.run)
     }
     fn prompt(&self) -> String {
         self.prompt.clone()
@@ -128,6 +146,7 @@ impl RunItem for AnswerItem {
             question_id: self.question_id.clone(),
             setting: self.setting,
             model: self.model.clone(),
+            run: self.run,
             answer: reply.to_string(),
         };
         super::jsonl_line(&line)
@@ -150,6 +169,9 @@ pub struct AnswerSetup<'a> {
     pub tokenize: Bm25Tokenize,
     /// The answering model's window in tokens.
     pub window: Option<usize>,
+    /// Answers sampled per question and setting (the paper: 5 at
+    /// temperature 0.2), each an item of its own with the same prompt.
+    pub runs: u32,
 }
 
 impl<'a> AnswerSetup<'a> {
@@ -165,6 +187,7 @@ impl<'a> AnswerSetup<'a> {
             chunk_overlap: DEFAULT_CHUNK_OVERLAP,
             tokenize: Bm25Tokenize::Split,
             window: None,
+            runs: 1,
         }
     }
 }
@@ -260,13 +283,16 @@ pub fn answer_items(
                     window,
                 });
             }
-            items.push(AnswerItem {
-                question_id: q.id.clone(),
-                setting,
-                model: setup.model.to_string(),
-                prompt_ntokens,
-                prompt,
-            });
+            for run in 1..=setup.runs.max(1) {
+                items.push(AnswerItem {
+                    question_id: q.id.clone(),
+                    setting,
+                    model: setup.model.to_string(),
+                    run,
+                    prompt_ntokens,
+                    prompt: prompt.clone(),
+                });
+            }
         }
     }
     Ok(items)
@@ -305,12 +331,15 @@ pub struct AnswerLine {
     pub question_id: String,
     pub setting: ContextSetting,
     pub model: String,
+    /// Which sample, from 1; absent in a file of one run.
+    #[serde(default = "first_run", skip_serializing_if = "is_first_run")]
+    pub run: u32,
     pub answer: String,
 }
 
 impl AnswerLine {
     pub fn id(&self) -> String {
-        answer_id(&self.question_id, self.setting)
+        answer_id(&self.question_id, self.setting, self.run)
     }
 }
 
@@ -399,6 +428,7 @@ mod tests {
     #[test]
     fn answers_round_trip_and_a_cut_last_line_is_dropped_on_resume() {
         let item = AnswerItem {
+            run: 1,
             question_id: "a/b#1".into(),
             setting: ContextSetting::Retrieval,
             model: "m".into(),

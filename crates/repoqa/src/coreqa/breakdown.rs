@@ -35,7 +35,7 @@ pub const UNKNOWN_DATE: &str = "unknown";
 
 /// One group of questions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Group {
+pub struct BreakdownGroup {
     /// `Q1`…`Q5`, or a year, or [`UNKNOWN_DATE`].
     pub label: String,
     /// What the group holds, for people: "50–69 characters", "2023".
@@ -46,10 +46,10 @@ pub struct Group {
 
 /// One model's mean scores in one setting over one group's questions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Cell {
+pub struct BreakdownCell {
     pub model: String,
     pub setting: ContextSetting,
-    /// The group's [`Group::label`].
+    /// The group's [`BreakdownGroup::label`].
     pub group: String,
     /// The group's questions this model was judged on in this setting.
     pub judged: usize,
@@ -62,8 +62,8 @@ pub struct Cell {
 /// group with judgments (models and settings sorted, groups in order).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
-    pub groups: Vec<Group>,
-    pub cells: Vec<Cell>,
+    pub groups: Vec<BreakdownGroup>,
+    pub cells: Vec<BreakdownCell>,
 }
 
 /// Both of the paper's breakdowns, as `repoqa coreqa breakdown` prints them.
@@ -107,7 +107,7 @@ pub fn by_question_length(qa: &[QaItem], judged: &[JudgeLine]) -> Breakdown {
         group_of.insert(qa[i].id.as_str(), g);
         members[g].push(lengths[i]);
     }
-    let groups: Vec<(usize, Group)> = members
+    let groups: Vec<(usize, BreakdownGroup)> = members
         .iter()
         .enumerate()
         .filter(|(_, m)| !m.is_empty())
@@ -118,7 +118,7 @@ pub fn by_question_length(qa: &[QaItem], judged: &[JudgeLine]) -> Breakdown {
             } else {
                 format!("{lo}–{hi} characters")
             };
-            (g, Group { label: format!("Q{}", g + 1), range, questions: m.len() })
+            (g, BreakdownGroup { label: format!("Q{}", g + 1), range, questions: m.len() })
         })
         .collect();
     let key = |id: &str| group_of.get(id).copied();
@@ -143,7 +143,7 @@ pub fn by_issue_year(qa: &[QaItem], judged: &[JudgeLine]) -> Breakdown {
     }
     let index: HashMap<(bool, String), usize> =
         counts.keys().enumerate().map(|(i, k)| (k.clone(), i)).collect();
-    let groups: Vec<(usize, Group)> = counts
+    let groups: Vec<(usize, BreakdownGroup)> = counts
         .iter()
         .enumerate()
         .map(|(i, ((unknown, label), &questions))| {
@@ -152,7 +152,7 @@ pub fn by_issue_year(qa: &[QaItem], judged: &[JudgeLine]) -> Breakdown {
             } else {
                 format!("issues opened in {label}")
             };
-            (i, Group { label: label.clone(), range, questions })
+            (i, BreakdownGroup { label: label.clone(), range, questions })
         })
         .collect();
     let key = |id: &str| group_of.get(id).and_then(|k| index.get(k)).copied();
@@ -163,7 +163,7 @@ pub fn by_issue_year(qa: &[QaItem], judged: &[JudgeLine]) -> Breakdown {
 /// group `group_of` its question gives (none: a question the QA file does
 /// not hold, left out).
 fn cells(
-    groups: Vec<(usize, Group)>,
+    groups: Vec<(usize, BreakdownGroup)>,
     judged: &[JudgeLine],
     group_of: impl Fn(&str) -> Option<usize>,
 ) -> Breakdown {
@@ -195,7 +195,7 @@ fn cells(
             let criteria = Criteria::from_fn(mean);
             let overall =
                 (0..CRITERIA.len()).map(|c| criteria.get(c)).sum::<f64>() / CRITERIA.len() as f64;
-            Some(Cell {
+            Some(BreakdownCell {
                 model: model.to_string(),
                 setting: *setting,
                 group: label.get(g)?.to_string(),
@@ -283,6 +283,7 @@ mod tests {
 
     fn judged(q: &str, model: &str, repetition: u32, scores: [u8; 4]) -> JudgeLine {
         JudgeLine {
+            run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,
             model: model.into(),

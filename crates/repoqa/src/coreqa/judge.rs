@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::answer::{AnswerLine, ContextSetting};
+use super::answer::{first_run, is_first_run, AnswerLine, ContextSetting};
 use super::qa::QaItem;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
@@ -223,6 +223,8 @@ pub struct JudgeItem {
     pub setting: ContextSetting,
     /// The model that answered.
     pub model: String,
+    /// The answer's run (sample), from 1.
+    pub run: u32,
     /// From 1.
     pub repetition: u32,
     /// The judge model (recorded in the line).
@@ -232,19 +234,26 @@ pub struct JudgeItem {
 }
 
 /// The id a judgment is known by in the run log:
-/// `question_id::setting::model::repetition`.
+/// `question_id::setting::model::repetition` for the answer's first run
+/// (the id of files written before runs), `…::model::run2::repetition`
+/// and so on after it.
 pub fn judgment_id(
     question_id: &str,
     setting: ContextSetting,
     model: &str,
+    run: u32,
     repetition: u32,
 ) -> String {
-    format!("{question_id}::{setting}::{model}::{repetition}")
+    if run <= 1 {
+        format!("{question_id}::{setting}::{model}::{repetition}")
+    } else {
+        format!("{question_id}::{setting}::{model}::run{run}::{repetition}")
+    }
 }
 
 impl RunItem for JudgeItem {
     fn task_id(&self) -> String {
-        judgment_id(&self.question_id, self.setting, &self.model, self.repetition)
+        judgment_id(&self.question_id, self.setting, &self.model, self.run, self.repetition)
     }
     fn prompt(&self) -> String {
         self.prompt.clone()
@@ -261,6 +270,7 @@ impl RunItem for JudgeItem {
             question_id: self.question_id.clone(),
             setting: self.setting,
             model: self.model.clone(),
+            run: self.run,
             repetition: self.repetition,
             judge: self.judge.clone(),
             scores: v.scores,
@@ -276,6 +286,9 @@ pub struct JudgeLine {
     pub question_id: String,
     pub setting: ContextSetting,
     pub model: String,
+    /// The answer's run, from 1; absent for the first.
+    #[serde(default = "first_run", skip_serializing_if = "is_first_run")]
+    pub run: u32,
     pub repetition: u32,
     pub judge: String,
     pub scores: Criteria<u8>,
@@ -284,7 +297,7 @@ pub struct JudgeLine {
 
 impl JudgeLine {
     pub fn id(&self) -> String {
-        judgment_id(&self.question_id, self.setting, &self.model, self.repetition)
+        judgment_id(&self.question_id, self.setting, &self.model, self.run, self.repetition)
     }
 }
 
@@ -312,6 +325,7 @@ pub fn judge_items(
                 question_id: a.question_id.clone(),
                 setting: a.setting,
                 model: a.model.clone(),
+                run: a.run,
                 repetition,
                 judge: judge.to_string(),
                 prompt: prompt.clone(),
@@ -372,6 +386,11 @@ pub struct JudgeRow {
     /// Questions with at least one judgment.
     pub questions: usize,
     pub repetitions: usize,
+    /// The answers' runs (samples per question); with more than one, the
+    /// deviation is over the runs' means (the paper's five runs at 0.2),
+    /// each run's mean taken over its questions' repetition means.
+    #[serde(default = "one")]
+    pub runs: usize,
     pub criteria: Criteria<MeanStd>,
     /// The mean of the four criteria.
     pub overall: MeanStd,
@@ -397,8 +416,8 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
             Some(((a.question_id.as_str(), a.setting, a.model.as_str()), b))
         })
         .collect();
-    // (model, setting, language) -> repetition -> question -> scores
-    type Group<'a> = BTreeMap<u32, BTreeMap<&'a str, Criteria<u8>>>;
+    // (model, setting, language) -> run -> repetition -> question -> scores
+    type Group<'a> = BTreeMap<u32, BTreeMap<u32, BTreeMap<&'a str, Criteria<u8>>>>;
     let mut groups: BTreeMap<(&str, ContextSetting, &str), Group<'_>> = BTreeMap::new();
     let mut languages: BTreeMap<(&str, ContextSetting), BTreeSet<&str>> = BTreeMap::new();
     for j in judged {
@@ -408,22 +427,34 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
             groups
                 .entry((j.model.as_str(), j.setting, l))
                 .or_default()
+                .entry(j.run)
+                .or_default()
                 .entry(j.repetition)
                 .or_default()
                 .insert(j.question_id.as_str(), j.scores);
         }
     }
     let mut rows = Vec::new();
-    for ((model, setting, lang), reps) in &groups {
+    for ((model, setting, lang), runs) in &groups {
         if *lang == "all" && languages.get(&(*model, *setting)).is_some_and(|l| l.len() < 2) {
             continue;
         }
         let per_rep = |f: &dyn Fn(&Criteria<u8>) -> f64| -> MeanStd {
-            let means: Vec<f64> =
-                reps.values().map(|qs| qs.values().map(f).sum::<f64>() / qs.len() as f64).collect();
+            let means: Vec<f64> = if runs.len() > 1 {
+                // Per run: its questions' means over their repetitions,
+                // averaged.
+                runs.values().map(|reps| mean_of_question_means(reps, f)).collect()
+            } else {
+                runs.values()
+                    .flat_map(|reps| reps.values())
+                    .map(|qs| qs.values().map(f).sum::<f64>() / qs.len() as f64)
+                    .collect()
+            };
             MeanStd::of(&means)
         };
-        let questions: BTreeSet<&str> = reps.values().flat_map(|qs| qs.keys().copied()).collect();
+        let questions: BTreeSet<&str> =
+            runs.values().flat_map(|r| r.values()).flat_map(|qs| qs.keys().copied()).collect();
+        let repetitions = runs.values().map(BTreeMap::len).max().unwrap_or(0);
         let b: Vec<f64> =
             questions.iter().filter_map(|q| bleu.get(&(*q, *setting, *model)).copied()).collect();
         rows.push(JudgeRow {
@@ -431,13 +462,76 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
             setting: *setting,
             language: lang.to_string(),
             questions: questions.len(),
-            repetitions: reps.len(),
+            repetitions,
+            runs: runs.len(),
             criteria: Criteria::from_fn(|c| per_rep(&|s| f64::from(s.get(c)))),
             overall: per_rep(&|s| s.overall()),
             bleu: (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64),
         });
     }
     rows
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The mean over questions of each question's mean over `reps` (one run's
+/// repetition → question → scores), of the figure `f` reads.
+fn mean_of_question_means(
+    reps: &BTreeMap<u32, BTreeMap<&str, Criteria<u8>>>,
+    f: &dyn Fn(&Criteria<u8>) -> f64,
+) -> f64 {
+    let mut per_question: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for qs in reps.values() {
+        for (q, s) in qs {
+            let e = per_question.entry(q).or_default();
+            e.0 += f(s);
+            e.1 += 1;
+        }
+    }
+    per_question.values().map(|(sum, n)| sum / *n as f64).sum::<f64>() / per_question.len() as f64
+}
+
+/// One question's overall score over the runs of its answers: per run the
+/// mean over the repetitions, then the mean and population deviation of
+/// those over the runs (the paper's spread per question).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QuestionSpread {
+    pub question_id: String,
+    pub model: String,
+    pub setting: ContextSetting,
+    pub runs: usize,
+    pub overall: MeanStd,
+}
+
+/// The spread per question, model and setting (sorted so), over the runs
+/// of `judged`.
+pub fn per_question(judged: &[JudgeLine]) -> Vec<QuestionSpread> {
+    // (question, model, setting) -> run -> (sum of overall, count)
+    type Runs = BTreeMap<u32, (f64, usize)>;
+    let mut by: BTreeMap<(&str, &str, ContextSetting), Runs> = BTreeMap::new();
+    for j in judged {
+        let e = by
+            .entry((j.question_id.as_str(), j.model.as_str(), j.setting))
+            .or_default()
+            .entry(j.run)
+            .or_default();
+        e.0 += j.scores.overall();
+        e.1 += 1;
+    }
+    by.into_iter()
+        .map(|((q, model, setting), runs)| {
+            let means: Vec<f64> = runs.values().map(|(s, n)| s / *n as f64).collect();
+            QuestionSpread {
+                question_id: q.to_string(),
+                model: model.to_string(),
+                setting,
+                runs: means.len(),
+                overall: MeanStd::of(&means),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -491,6 +585,7 @@ mod tests {
     fn the_table_averages_questions_then_repetitions() {
         let qa = [qa("q1", "python"), qa("q2", "go")];
         let line = |q: &str, rep: u32, a: u8| JudgeLine {
+            run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,
             model: "m".into(),
@@ -510,5 +605,54 @@ mod tests {
         assert_eq!(rows[2].criteria.accuracy, MeanStd { mean: 9.0, std: 1.0 });
         assert_eq!(rows[2].overall, MeanStd { mean: 5.25, std: 0.25 });
         assert_eq!(rows[0].bleu, None);
+        assert_eq!(rows[0].runs, 1);
+    }
+
+    #[test]
+    fn with_several_runs_the_spread_is_over_the_runs() {
+        let qa = [qa("q1", "python"), qa("q2", "python")];
+        let line = |q: &str, run: u32, rep: u32, a: u8| JudgeLine {
+            run,
+            question_id: q.into(),
+            setting: ContextSetting::None,
+            model: "m".into(),
+            repetition: rep,
+            judge: "j".into(),
+            scores: Criteria { accuracy: a, completeness: a, relevance: a, clarity: a },
+            reasoning: String::new(),
+        };
+        // Run 1: q1 (8, 6) -> 7, q2 5: run mean 6. Run 2: q1 9, q2 (3, 3)
+        // -> 3: run mean 6. Run 3: q1 10, q2 8: run mean 9.
+        let judged = [
+            line("q1", 1, 1, 8),
+            line("q1", 1, 2, 6),
+            line("q2", 1, 1, 5),
+            line("q1", 2, 1, 9),
+            line("q2", 2, 1, 3),
+            line("q2", 2, 2, 3),
+            line("q1", 3, 1, 10),
+            line("q2", 3, 1, 8),
+        ];
+        let rows = summarize(&qa, &judged, &[]);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert_eq!((r.runs, r.repetitions, r.questions), (3, 2, 2));
+        // Run means 6, 6, 9: mean 7, population deviation √2.
+        assert_eq!(r.overall.mean, 7.0);
+        assert!((r.overall.std - 2f64.sqrt()).abs() < 1e-12, "{:?}", r.overall);
+        // Per question: q1 over runs 7, 9, 10; q2 5, 3, 8.
+        let spread = per_question(&judged);
+        let q1 = spread.iter().find(|s| s.question_id == "q1").unwrap();
+        assert_eq!(q1.runs, 3);
+        assert!((q1.overall.mean - 26.0 / 3.0).abs() < 1e-12);
+        let q2 = spread.iter().find(|s| s.question_id == "q2").unwrap();
+        assert!((q2.overall.mean - 16.0 / 3.0).abs() < 1e-12);
+        // A line of the first run has no "run"; a later one has.
+        let text = serde_json::to_string(&judged[0]).unwrap();
+        assert!(!text.contains("\"run\""), "{text}");
+        let text = serde_json::to_string(&judged[3]).unwrap();
+        assert!(text.contains("\"run\":2"), "{text}");
+        let back: JudgeLine = serde_json::from_str(&text).unwrap();
+        assert_eq!((back.run, back.id()), (2, "q1::none::m::run2::1".to_string()));
     }
 }

@@ -154,7 +154,9 @@ impl PairLine {
 /// The pairwise requests for the answers in `setting`: for each question
 /// (in QA file order), each pair of models that answered it (models in the
 /// order they first appear in `answers`), the earlier model first, then
-/// the other order. This is the fixed order Elo is played in.
+/// the other order. This is the fixed order Elo is played in. Of answers
+/// sampled several times (`coreqa answer --runs`), the first run's are
+/// compared.
 pub fn pair_items(
     qa: &[QaItem],
     answers: &[AnswerLine],
@@ -166,7 +168,7 @@ pub fn pair_items(
     // question -> model -> answer (the last line wins, as a rerun's would).
     let mut by_question: IndexMap<&str, IndexMap<&str, &str>> = IndexMap::new();
     let mut models: IndexMap<&str, ()> = IndexMap::new();
-    for a in answers.iter().filter(|a| a.setting == setting) {
+    for a in answers.iter().filter(|a| a.setting == setting && a.run == 1) {
         if !qa.iter().any(|q| q.id == a.question_id) {
             return Err(CoreqaError::UnknownQuestion { id: a.question_id.clone() });
         }
@@ -270,6 +272,7 @@ mod tests {
             })
             .to_vec();
         let line = |q: &str, m: &str| AnswerLine {
+            run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,
             model: m.into(),
