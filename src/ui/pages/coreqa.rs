@@ -11,7 +11,7 @@
 //! `breakdown` and `compare` print.
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::AnswerLine;
+use repoqa::coreqa::answer::{AnswerLine, ContextSetting};
 use repoqa::coreqa::breakdown::{breakdowns, Breakdown};
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, CRITERIA};
@@ -400,23 +400,24 @@ fn BreakdownCard() -> impl IntoView {
 
 /// One breakdown: a row per model and setting, a column per group.
 fn breakdown_table(b: &Breakdown, id: &'static str, label: &'static str) -> impl IntoView {
-    let mut rows: Vec<(String, String)> =
-        b.cells.iter().map(|c| (c.model.clone(), c.setting.to_string())).collect();
+    // The cells come sorted by model and setting: one row each.
+    let mut rows: Vec<(&str, ContextSetting)> =
+        b.cells.iter().map(|c| (c.model.as_str(), c.setting)).collect();
     rows.dedup();
     let head = b.groups.iter().map(|g| view! {
         <th class="n" data-group=g.label.clone()>{g.label.clone()}<br/><span class="muted small">{format!("{} · {}\u{a0}q", g.range, g.questions)}</span></th>
     }).collect_view();
     let body = rows.into_iter().map(|(model, setting)| {
         let cells = b.groups.iter().map(|g| {
-            let cell = b.cells.iter().find(|c| c.model == model && c.setting.to_string() == setting && c.group == g.label);
+            let cell = b.cells.iter().find(|c| c.model == model && c.setting == setting && c.group == g.label);
             match cell {
                 Some(c) => view! { <td class="n" data-group=g.label.clone() title=format!("{} of {} questions judged", c.judged, g.questions)>{format!("{:.2}", c.overall)}</td> }.into_any(),
                 None => view! { <td class="n muted" data-group=g.label.clone()>"–"</td> }.into_any(),
             }
         }).collect_view();
         view! {
-            <tr data-model=model.clone() data-setting=setting.clone()>
-                <td class="key">{model.clone()}</td><td class="key">{setting.clone()}</td>{cells}
+            <tr data-model=model.to_string() data-setting=setting.to_string()>
+                <td class="key">{model.to_string()}</td><td class="key">{setting.to_string()}</td>{cells}
             </tr>
         }
     }).collect_view();
