@@ -408,14 +408,15 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
         qa.iter().map(|q| (q.id.as_str(), q.language.as_deref().unwrap_or("unknown"))).collect();
     let reference: HashMap<&str, &str> =
         qa.iter().map(|q| (q.id.as_str(), q.reference_answer.as_str())).collect();
-    let bleu: HashMap<(&str, ContextSetting, &str), f64> = answers
-        .iter()
-        .filter_map(|a| {
-            let r = reference.get(a.question_id.as_str())?;
-            let b = crate::scoring::bleu::function_similarity(&a.answer, r);
-            Some(((a.question_id.as_str(), a.setting, a.model.as_str()), b))
-        })
-        .collect();
+    // (question, setting, model) -> the sum of its answers' BLEU, their
+    // count: a question answered in several runs counts its runs' mean.
+    let mut bleu: HashMap<(&str, ContextSetting, &str), (f64, usize)> = HashMap::new();
+    for a in answers {
+        let Some(r) = reference.get(a.question_id.as_str()) else { continue };
+        let e = bleu.entry((a.question_id.as_str(), a.setting, a.model.as_str())).or_default();
+        e.0 += crate::scoring::bleu::function_similarity(&a.answer, r);
+        e.1 += 1;
+    }
     // (model, setting, language) -> run -> repetition -> question -> scores
     type Group<'a> = BTreeMap<u32, BTreeMap<u32, BTreeMap<&'a str, Criteria<u8>>>>;
     let mut groups: BTreeMap<(&str, ContextSetting, &str), Group<'_>> = BTreeMap::new();
@@ -455,8 +456,11 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
         let questions: BTreeSet<&str> =
             runs.values().flat_map(|r| r.values()).flat_map(|qs| qs.keys().copied()).collect();
         let repetitions = runs.values().map(BTreeMap::len).max().unwrap_or(0);
-        let b: Vec<f64> =
-            questions.iter().filter_map(|q| bleu.get(&(*q, *setting, *model)).copied()).collect();
+        let b: Vec<f64> = questions
+            .iter()
+            .filter_map(|q| bleu.get(&(*q, *setting, *model)))
+            .map(|(s, n)| s / *n as f64)
+            .collect();
         rows.push(JudgeRow {
             model: model.to_string(),
             setting: *setting,
@@ -633,9 +637,23 @@ mod tests {
             line("q1", 3, 1, 10),
             line("q2", 3, 1, 8),
         ];
-        let rows = summarize(&qa, &judged, &[]);
+        // BLEU: a question answered in two runs counts both (its reference
+        // once, something else once: the mean of 1 and the other's).
+        let answer = |q: &str, run: u32, text: &str| AnswerLine {
+            question_id: q.into(),
+            setting: ContextSetting::None,
+            model: "m".into(),
+            run,
+            answer: text.into(),
+        };
+        let answers = [answer("q1", 1, "Because x."), answer("q1", 2, "no idea at all here")];
+        let other = crate::scoring::bleu::function_similarity("no idea at all here", "Because x.");
+        let rows = summarize(&qa, &judged, &answers);
         assert_eq!(rows.len(), 1);
         let r = &rows[0];
+        let want =
+            (crate::scoring::bleu::function_similarity("Because x.", "Because x.") + other) / 2.0;
+        assert_eq!(r.bleu, Some(want));
         assert_eq!((r.runs, r.repetitions, r.questions), (3, 2, 2));
         // Run means 6, 6, 9: mean 7, population deviation √2.
         assert_eq!(r.overall.mean, 7.0);
