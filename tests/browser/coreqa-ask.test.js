@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { freshPage, gotoApp, saveScreenshot, saveBothWidths, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp, saveScreenshot, saveBothWidths, saveViewports, DIST, ROOT } from './browser.js';
 import { startModelServer, idbDump, setField, KEY } from './run-fixture.js';
 import { tarOf, packed } from './archives.js';
 import zlib from 'node:zlib';
@@ -116,9 +116,15 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   assert.match(await page.textContent('#cq-ask-api'), /openai at http:\/\/127\.0\.0\.1:\d+\/v1, concurrency 1/);
 
   // Two models answer with the question alone; the files equal the CLI's.
+  // The paper's sampling is the default (5 runs at 0.2, as the CLI's);
+  // here one run each, at 0.2.
   await page.selectOption('#cq-ask-step', 'answer');
+  assert.equal(await page.inputValue('#cq-ask-runs'), '5');
+  assert.equal(await page.inputValue('#cq-ask-temperature'), '0.2');
+  await setField(page, '#cq-ask-runs', 1);
   assert.equal(await page.textContent('#cq-ask-output'), 'answers-good-model.jsonl');
   assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.ok((await model.get('/requests')).every((r) => r.body.temperature === 0.2), 'answers asked at 0.2');
   await setField(page, '#cq-ask-model', 'weak-model');
   assert.equal(await page.textContent('#cq-ask-output'), 'answers-weak-model.jsonl');
   await model.control({ reset: true, faults: { 'answer:dtolnay/semver#2': ['500'] } });
@@ -127,7 +133,7 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   let files = await savedFiles(page);
   for (const m of ['good-model', 'weak-model']) {
     const out = path.join(work, `answers-${m}.jsonl`);
-    assert.deepEqual(files[`answers-${m}.jsonl`], cli(['answer', '--qa', QA, '--model', m], out), m);
+    assert.deepEqual(files[`answers-${m}.jsonl`], cli(['answer', '--qa', QA, '--model', m, '--runs', '1'], out), m);
   }
   // Asking again asks nothing.
   const before = (await model.get('/requests')).length;
@@ -229,7 +235,7 @@ test('answers, judge scores and pairwise verdicts asked from the page', async (t
   assert.equal(pagePrompts.filter((p) => p.includes('\n## The repository\n')).length, 4);
   await model.control({ reset: true });
   const cliGood = cli(['answer', '--qa', QA, '--model', 'good-model', '--setting', 'none,retrieval,whole',
-    '--repo', SEMVER, '--window', '200000'], path.join(work, 'answers-good-3.jsonl'));
+    '--repo', SEMVER, '--window', '200000', '--runs', '1'], path.join(work, 'answers-good-3.jsonl'));
   const cliPrompts = (await answerPrompts()).filter((p) => p.includes('\n## Code retrieved') || p.includes('\n## The repository\n')).sort();
   assert.deepEqual(pagePrompts, cliPrompts);
   files = await savedFiles(page);
@@ -280,8 +286,10 @@ test('questions about two repositories: each answered from its own folder of one
   await page.check('#cq-ask-setting-retrieval');
   await page.check('#cq-ask-setting-whole');
   await setField(page, '#cq-ask-window', 200000);
+  // The paper's sampling, the page's default and the CLI's: 5 runs at 0.2.
   assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
-  assert.match(await page.textContent('#cq-ask-message'), /^Done: 9 answered, 0 failed/);
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 45 answered, 0 failed/);
+  assert.ok((await two.get('/requests')).every((r) => r.body.temperature === 0.2));
   const pagePrompts = (await prompts()).sort();
   // The widget's code went to the widget's question only, semver's to semver's.
   for (const p of pagePrompts) {
@@ -293,6 +301,41 @@ test('questions about two repositories: each answered from its own folder of one
     '--repos', repos, '--window', '200000'], path.join(work, 'answers-two-repos.jsonl'), two);
   assert.deepEqual(pagePrompts, (await prompts()).sort(), 'the page\'s prompts are the CLI\'s');
   assert.deepEqual((await savedFiles(page))['answers-good-model.jsonl'], want);
+  // The judge grades every run; the page's spread of each question over
+  // its five runs is the one `coreqa judge --json` gives for the same
+  // judgments (the CLI reads the page's file and asks nothing).
+  await page.selectOption('#cq-ask-step', 'judge');
+  await setField(page, '#cq-ask-model', 'judge-model');
+  await setField(page, '#cq-ask-reps', 1);
+  await two.control({ reset: true });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 45 answered, 0 failed/);
+  const judgedFile = path.join(work, 'judge-two.jsonl');
+  fs.writeFileSync(judgedFile, `${(await savedFiles(page))['judge-judge-model.jsonl'].join('\n')}\n`);
+  const answersFile = path.join(work, 'answers-two-page.jsonl');
+  fs.writeFileSync(answersFile, `${(await savedFiles(page))['answers-good-model.jsonl'].join('\n')}\n`);
+  const table = JSON.parse(execFileSync(BIN, ['coreqa', 'judge', '--qa', qa, '--answers', answersFile, '--model', 'judge-model',
+    '--repetitions', '1', '--base-url', 'http://127.0.0.1:9/v1', '--output', judgedFile, '--json'],
+  { encoding: 'utf8', env: { ...process.env, REPOQA_TOKENIZER: TOKENIZER } }));
+  const spreads = table.filter((r) => r.language !== 'all').flatMap((r) => r.per_question);
+  assert.equal(spreads.length, 9, 'three questions in three settings, each over its runs');
+  await page.click('#cq-judge-questions summary');
+  const shown = await page.$$eval('#cq-judge-questions tbody tr', (trs) => trs.map((tr) => ({
+    key: `${tr.dataset.question} ${tr.dataset.model} ${tr.dataset.setting}`,
+    runs: Number(tr.children[3].textContent),
+    overall: tr.children[4].textContent,
+  })));
+  assert.equal(shown.length, spreads.length);
+  for (const s of spreads) {
+    const row = shown.find((r) => r.key === `${s.question_id} ${s.model} ${s.setting}`);
+    assert.ok(row, `${s.question_id} ${s.setting} on the page`);
+    assert.equal(row.runs, 5);
+    const [mean, std] = row.overall.split('±').map(Number);
+    assert.ok(Math.abs(mean - s.overall.mean) <= 0.0051 && Math.abs(std - s.overall.std) <= 0.0051, `${row.overall} vs ${JSON.stringify(s.overall)}`);
+  }
+  assert.match(await page.textContent('#cq-judge-spread'), /Answers sampled in up to 5 runs/);
+  await saveViewports(page, '#cq-judge-questions', 'coreqa-per-question');
+  await page.selectOption('#cq-ask-step', 'answer');
   // An archive without one of the repositories: refused, naming it, nothing asked.
   const semverOnly = path.join(work, 'semver-only.tar.gz');
   fs.writeFileSync(semverOnly, zlib.gzipSync(tarOf(packed(path.join(repos, 'dtolnay'), 'repos/dtolnay'))));
@@ -322,8 +365,26 @@ test('Ask needs only the address and key of the Run page; the judge starts empty
   await setField(page, '#cq-ask-model', 'good-model');
   await model.control({ reset: true, faults: {} });
   assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
-  assert.match(await page.textContent('#cq-ask-message'), /^Done: 4 answered, 0 failed/);
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 20 answered, 0 failed/, 'four questions, five runs');
   assert.ok((await model.get('/requests')).every((r) => r.body.model === 'good-model'));
+  // Runs or a temperature that is not a number: named, nothing asked.
+  await model.control({ reset: true });
+  const refused = async (pattern) => {
+    await page.click('#cq-ask-start');
+    await page.waitForFunction((p) => new RegExp(p).test(document.querySelector('#cq-ask-message')?.textContent || ''), pattern.source, { timeout: 10000 })
+      .catch(() => {});
+    assert.match(await page.textContent('#cq-ask-message'), pattern);
+    assert.equal(await page.getAttribute('#cq-ask-progress', 'data-state'), 'failed');
+    assert.equal(await page.getAttribute('#cq-ask-message', 'class'), 'fail');
+  };
+  await setField(page, '#cq-ask-runs', '');
+  await refused(/^Runs: a whole number from 1 to 100/);
+  await setField(page, '#cq-ask-runs', 5);
+  await setField(page, '#cq-ask-temperature', '');
+  await refused(/^Temperature: a number from 0 to 2/);
+  await saveViewports(page, '#cq-ask-message', 'coreqa-ask-sampling');
+  await setField(page, '#cq-ask-temperature', 0.2);
+  assert.deepEqual(await model.get('/requests'), []);
   // Judging: the field starts empty, not with the answering model.
   await page.selectOption('#cq-ask-step', 'judge');
   assert.equal(await page.inputValue('#cq-ask-model'), '');

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use repoqa::code::tokenize::Tokenizer;
 use repoqa::coreqa::answer::{
     answer_items, answer_items_across, read_answers, AnswerLine, AnswerSetup, ContextSetting,
+    ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS,
 };
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::generate::{
@@ -76,14 +77,15 @@ pub struct AnswerArgs {
     /// $REPOQA_TOKENIZER or .tools/tokenizer.json, CodeLlama's).
     #[arg(long)]
     tokenizer: Option<PathBuf>,
-    /// Sampling temperature (default 0; the paper samples at 0.2).
-    #[arg(long)]
-    temperature: Option<f64>,
-    /// Answers sampled per question and setting (the paper: 5, at
-    /// temperature 0.2); runs after the first are marked "run" in their
-    /// lines, and the judge's table then gives the mean and standard
-    /// deviation over the runs.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Sampling temperature (the paper's 0.2; 0 with --runs 1 for one
+    /// greedy answer).
+    #[arg(long, default_value_t = ANSWER_TEMPERATURE)]
+    temperature: f64,
+    /// Answers sampled per question and setting (the paper's 5); runs
+    /// after the first are marked "run" in their lines, and the judge's
+    /// table then gives the mean and standard deviation over the runs, per
+    /// model and per question.
+    #[arg(long, default_value_t = ANSWER_RUNS, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_RUNS)))]
     runs: u32,
     /// The answers file (JSON Lines of {"question_id", "setting", "model",
     /// "answer"}, and "run" from the second run on); a rerun resumes it.
@@ -312,7 +314,7 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         runs: a.runs,
         ..AnswerSetup::new(&a.api.model, &a.setting)
     };
-    if a.runs > 1 && a.temperature.unwrap_or(0.0) == 0.0 {
+    if a.runs > 1 && a.temperature == 0.0 {
         eprintln!(
             "repoqa: coreqa answer: --runs {} at temperature 0 asks for the same answer {} times (the paper samples at --temperature 0.2)",
             a.runs, a.runs
@@ -335,7 +337,7 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     let job = Asking {
         label: "coreqa answer",
         api: &a.api,
-        temperature: a.temperature,
+        temperature: Some(a.temperature),
         output: &a.output,
         what: "answers",
         only_failed: a.only_failed,

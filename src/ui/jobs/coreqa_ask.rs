@@ -13,7 +13,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::{answer_items, answer_items_across, AnswerSetup, ContextSetting};
+use repoqa::coreqa::answer::{
+    answer_items, answer_items_across, AnswerSetup, ContextSetting, ANSWER_RUNS,
+    ANSWER_TEMPERATURE, MAX_RUNS,
+};
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
 use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
@@ -120,8 +123,26 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
             "The API's address and key, set on the Run page (API format, Base URL, API key): {e}"
         )));
     }
-    if matches!(form.step, AskStep::Judge | AskStep::Pairwise) {
-        endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE);
+    match form.step {
+        AskStep::Judge | AskStep::Pairwise => {
+            endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE)
+        }
+        AskStep::Answer => {
+            if !(1..=MAX_RUNS).contains(&form.runs) {
+                return runner.show(Line::Failed(format!(
+                    "Runs: a whole number from 1 to {MAX_RUNS} (the paper samples {ANSWER_RUNS})."
+                )));
+            }
+            match form.temperature {
+                Some(t) if (0.0..=2.0).contains(&t) => endpoint.sampling.temperature = Some(t),
+                _ => {
+                    return runner.show(Line::Failed(format!(
+                        "Temperature: a number from 0 to 2 (the paper answers at {ANSWER_TEMPERATURE})."
+                    )))
+                }
+            }
+        }
+        AskStep::Build => {}
     }
     let (config, timeout) = match pace_of(rs) {
         Ok(p) => p,
@@ -172,6 +193,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 }
                 let setup = AnswerSetup {
                     window: form.window,
+                    runs: form.runs,
                     ..AnswerSetup::new(&model, &form.settings)
                 };
                 let given: Vec<(&str, &[TextFile])> =

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use repoqa::coreqa::answer::{AnswerLine, ContextSetting};
 use repoqa::coreqa::breakdown::{breakdowns, Breakdown};
 use repoqa::coreqa::elo::{compare, Comparison};
-use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, CRITERIA};
+use repoqa::coreqa::judge::{summarize, JudgeLine, JudgeRow, MeanStd, QuestionSpread, CRITERIA};
 use repoqa::coreqa::qa::QaItem;
 
 use repoqa::coreqa::files::CoreqaFile;
@@ -307,11 +307,51 @@ fn JudgeCard() -> impl IntoView {
                             <tbody>{body}</tbody>
                         </table>
                     </div>
+                    {per_question_table(&rows)}
                     {judge_chart(&rows)}
                 }.into_any()
             }}
         </section>
     }
+}
+
+/// Each question's overall score over its runs (the paper's spread per
+/// question), for the rows answered in more than one run; nothing else.
+fn per_question_table(rows: &[JudgeRow]) -> Option<impl IntoView> {
+    // A question is in its language's row and in the row over all
+    // languages: each language row once.
+    let spreads: Vec<&QuestionSpread> =
+        rows.iter().filter(|r| r.language != "all").flat_map(|r| &r.per_question).collect();
+    if spreads.is_empty() {
+        return None;
+    }
+    let body = spreads
+        .iter()
+        .map(|s| {
+            view! {
+                <tr data-question=s.question_id.clone() data-model=s.model.clone() data-setting=s.setting.to_string()>
+                    <td class="key">{s.question_id.clone()}</td>
+                    <td class="key">{s.model.clone()}</td>
+                    <td class="key">{s.setting.to_string()}</td>
+                    <td class="n">{s.runs}</td>
+                    <td class="n overall">{ms(s.overall)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <details id="cq-judge-questions">
+            <summary>{format!("Per question: the overall score over its runs ({} rows)", spreads.len())}</summary>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="judge scores per question">
+                <table class="grid">
+                    <thead><tr>
+                        <th>"question"</th><th>"model"</th><th>"setting"</th><th class="n">"runs"</th><th class="n">"overall"</th>
+                    </tr></thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        </details>
+    })
 }
 
 /// Bars per model and setting (the rows over all languages, or the one

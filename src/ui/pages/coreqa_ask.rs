@@ -3,7 +3,7 @@
 //! API settings (`jobs::coreqa_ask`). The prompts are shown and editable.
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::ContextSetting;
+use repoqa::coreqa::answer::{ContextSetting, ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS};
 use repoqa::coreqa::files::CoreqaFile;
 use repoqa::coreqa::generate::{QUESTION_TEMPLATE, REFERENCE_TEMPLATE};
 use repoqa::coreqa::issues::filter_issues;
@@ -221,6 +221,27 @@ pub fn AskCard() -> impl IntoView {
                                 form.update(|f| f.window = w);
                             }/>
                     </label>
+                </div>
+                <div class="row wrap" id="cq-ask-sampling">
+                    <label>"Runs "
+                        <input type="number" id="cq-ask-runs" min="1" max=MAX_RUNS step="1"
+                            prop:value=move || form.with(|f| if f.runs == 0 { String::new() } else { f.runs.to_string() })
+                            on:input=move |ev| {
+                                let n = event_target_value(&ev).trim().parse().unwrap_or(0);
+                                form.update(|f| f.runs = n);
+                            }/>
+                    </label>
+                    <label>"Temperature "
+                        <input type="number" id="cq-ask-temperature" min="0" max="2" step="0.1"
+                            prop:value=move || form.with(|f| f.temperature.map(|t| t.to_string()).unwrap_or_default())
+                            on:input=move |ev| {
+                                let t = event_target_value(&ev).trim().parse().ok();
+                                form.update(|f| f.temperature = t);
+                            }/>
+                    </label>
+                    <span class="muted">{format!(
+                        "The paper samples every answer {ANSWER_RUNS} times at temperature {ANSWER_TEMPERATURE} and reports the mean and spread per question and per model; 1 run at 0 gives one greedy answer."
+                    )}</span>
                 </div>
                 <div class="row wrap">
                     <span>"Repository for retrieval and whole: " <span id="cq-ask-repo">{repo_note}</span></span>

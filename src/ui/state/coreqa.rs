@@ -58,6 +58,12 @@ pub struct AskForm {
     pub settings: Vec<ContextSetting>,
     /// The answering model's window in tokens (the whole setting).
     pub window: Option<usize>,
+    /// Answers sampled per question and setting (`coreqa answer --runs`;
+    /// 0: not a number, refused on Ask).
+    pub runs: u32,
+    /// The answering model's temperature (`coreqa answer --temperature`;
+    /// none: not a number, refused on Ask).
+    pub temperature: Option<f64>,
     /// Times each answer is judged.
     pub repetitions: u32,
     /// The setting whose answers are compared pairwise.
@@ -80,6 +86,8 @@ impl Default for AskForm {
             model: String::new(),
             settings: vec![ContextSetting::None],
             window: None,
+            runs: repoqa::coreqa::answer::ANSWER_RUNS,
+            temperature: Some(repoqa::coreqa::answer::ANSWER_TEMPERATURE),
             repetitions: 2,
             pair_setting: ContextSetting::None,
             judge_template: repoqa::coreqa::judge::JUDGE_TEMPLATE.to_string(),

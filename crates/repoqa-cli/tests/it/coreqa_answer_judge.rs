@@ -67,7 +67,7 @@ fn ask(server: &ModelServer, out: &Path, args: &[&str]) -> Output {
 fn answer(server: &ModelServer, model: &str, settings: &str, out: &Path) -> Output {
     let (qa, repo) = (qa(), semver());
     let args = ["answer", "--qa", qa.to_str().unwrap(), "--repo", repo.to_str().unwrap()];
-    let more = ["--setting", settings, "--window", "1000000", "--model", model];
+    let more = ["--setting", settings, "--window", "1000000", "--model", model, "--runs", "1"];
     ask(server, out, &[&args[..], &more[..]].concat())
 }
 
@@ -206,10 +206,11 @@ fn two_models_answer_in_three_settings_and_a_judge_grades_them() {
     assert!(text(&o).contains("good-model"), "the table is printed: {}", text(&o));
 }
 
-/// Issue 53, the paper's sampling: `--runs 3 --temperature 0.2` asks every
-/// question three times at 0.2, the later runs marked in their lines; a
-/// rerun asks nothing; the judge grades every run and its table's
-/// deviation is over the runs, with the spread per question printed.
+/// Issue 53, the paper's sampling as the default: every question is asked
+/// five times at 0.2 (no flag given), the later runs marked in their
+/// lines; a rerun asks nothing; the judge grades every run and its table's
+/// deviation is over the runs, with the spread per question printed and in
+/// the JSON.
 #[test]
 fn answers_sampled_in_several_runs_are_judged_run_by_run() {
     let dir = common::scratch("coreqa-runs");
@@ -230,56 +231,50 @@ fn answers_sampled_in_several_runs_are_judged_run_by_run() {
         "none",
         "--model",
         "good-model",
-        "--runs",
-        "3",
-        "--temperature",
-        "0.2",
     ];
     let o = ask(&server, &answers, &args);
     assert!(o.status.success(), "{}", text(&o));
     let got = lines(&answers);
-    assert_eq!(got.len(), 12, "4 questions × 3 runs");
+    assert_eq!(got.len(), 20, "4 questions × 5 runs");
     let mut runs: Vec<(String, u64)> = got
         .iter()
         .map(|l| (l["question_id"].as_str().unwrap().to_string(), l["run"].as_u64().unwrap_or(1)))
         .collect();
     runs.sort();
-    assert_eq!(
-        runs[..3],
-        [
-            ("dtolnay/semver#1".into(), 1),
-            ("dtolnay/semver#1".into(), 2),
-            ("dtolnay/semver#1".into(), 3)
-        ]
-    );
+    let first: Vec<(String, u64)> = (1..=5).map(|r| ("dtolnay/semver#1".into(), r)).collect();
+    assert_eq!(runs[..5], first[..]);
     assert!(
         got.iter().filter(|l| l.get("run").is_none()).count() == 4,
         "the first run's lines carry no \"run\""
     );
     let requests = server.requests();
-    assert_eq!(requests.len(), 12);
+    assert_eq!(requests.len(), 20);
     assert!(requests.iter().all(|r| r["body"]["temperature"] == 0.2), "every request at 0.2");
     // Resumed: nothing asked again.
     let o = ask(&server, &answers, &args);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(server.requests().len(), 12);
+    assert_eq!(server.requests().len(), 20);
 
     let o = judge(&server, &[&answers], &judged, &["--json"]);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(lines(&judged).len(), 24, "12 answers × 2 repetitions");
+    assert_eq!(lines(&judged).len(), 40, "20 answers × 2 repetitions");
     let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
     let row = &rows[0];
     assert_eq!(
         (row["runs"].as_u64(), row["repetitions"].as_u64(), row["questions"].as_u64()),
-        (Some(3), Some(2), Some(4))
+        (Some(5), Some(2), Some(4))
     );
+    // Each question's spread over its runs, in the row.
+    let spread = row["per_question"].as_array().unwrap();
+    assert_eq!(spread.len(), 4, "{row}");
+    assert!(spread.iter().all(|s| s["runs"] == 5 && s["overall"]["std"] == 0.0), "{row}");
     // The test server answers alike at any temperature: the runs agree.
     assert_eq!(row["overall"]["std"].as_f64(), Some(0.0));
     let o = judge(&server, &[&answers], &judged, &[]);
     let t = String::from_utf8_lossy(&o.stdout);
     assert!(t.contains("per question, the overall score over its runs:"), "{t}");
     assert!(
-        t.contains("  dtolnay/semver#1 good-model none: ") && t.contains(" over 3 runs"),
+        t.contains("  dtolnay/semver#1 good-model none: ") && t.contains(" over 5 runs"),
         "{t}"
     );
 }
@@ -339,7 +334,8 @@ fn questions_of_two_repositories_are_each_answered_from_their_own_folder() {
     let server = ModelServer::start(&common::root(), &["--coreqa", qa_path.to_str().unwrap()]);
     let answer_from = |root: &Path| {
         let args = ["answer", "--qa", qa_path.to_str().unwrap(), "--repos", root.to_str().unwrap()];
-        let more = ["--setting", "none,whole", "--window", "1000000", "--model", "m"];
+        let more =
+            ["--setting", "none,whole", "--window", "1000000", "--model", "m", "--runs", "1"];
         ask(&server, &out, &[&args[..], &more[..]].concat())
     };
     let o = answer_from(&repos);

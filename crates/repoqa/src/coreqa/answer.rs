@@ -35,6 +35,16 @@ pub enum ContextSetting {
     Whole,
 }
 
+/// Answers sampled per question and setting by default: the paper's five
+/// runs, whose spread it reports per question and per model.
+pub const ANSWER_RUNS: u32 = 5;
+
+/// The answering model's default sampling temperature: the paper's 0.2.
+pub const ANSWER_TEMPERATURE: f64 = 0.2;
+
+/// The most runs one answering asks for.
+pub const MAX_RUNS: u32 = 100;
+
 impl ContextSetting {
     /// Every setting, in the paper's order.
     pub const ALL: [ContextSetting; 3] =

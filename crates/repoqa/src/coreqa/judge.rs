@@ -398,6 +398,11 @@ pub struct JudgeRow {
     /// when the answers were given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bleu: Option<f64>,
+    /// With more than one run: each of the row's questions, its overall
+    /// score's mean and deviation over its runs (the paper's spread per
+    /// question); empty with one run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_question: Vec<QuestionSpread>,
 }
 
 /// The judge's table: a row per model, setting and language, and a row
@@ -435,6 +440,7 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
                 .insert(j.question_id.as_str(), j.scores);
         }
     }
+    let spreads = per_question(judged);
     let mut rows = Vec::new();
     for ((model, setting, lang), runs) in &groups {
         if *lang == "all" && languages.get(&(*model, *setting)).is_some_and(|l| l.len() < 2) {
@@ -471,6 +477,19 @@ pub fn summarize(qa: &[QaItem], judged: &[JudgeLine], answers: &[AnswerLine]) ->
             criteria: Criteria::from_fn(|c| per_rep(&|s| f64::from(s.get(c)))),
             overall: per_rep(&|s| s.overall()),
             bleu: (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64),
+            per_question: if runs.len() > 1 {
+                spreads
+                    .iter()
+                    .filter(|s| {
+                        s.model == *model
+                            && s.setting == *setting
+                            && questions.contains(s.question_id.as_str())
+                    })
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            },
         });
     }
     rows
@@ -665,6 +684,15 @@ mod tests {
         assert!((q1.overall.mean - 26.0 / 3.0).abs() < 1e-12);
         let q2 = spread.iter().find(|s| s.question_id == "q2").unwrap();
         assert!((q2.overall.mean - 16.0 / 3.0).abs() < 1e-12);
+        // The row carries its questions' spreads (and its JSON does).
+        assert_eq!(r.per_question, spread);
+        let json = serde_json::to_value(r).unwrap();
+        assert_eq!(json["per_question"][1]["question_id"], "q2", "{json}");
+        assert_eq!(json["per_question"][1]["runs"], 3, "{json}");
+        // One run: no spread per question, and none in the JSON.
+        let once = summarize(&qa, &judged[..3], &answers);
+        assert!(once[0].per_question.is_empty());
+        assert!(serde_json::to_value(&once[0]).unwrap().get("per_question").is_none());
         // A line of the first run has no "run"; a later one has.
         let text = serde_json::to_string(&judged[0]).unwrap();
         assert!(!text.contains("\"run\""), "{text}");
