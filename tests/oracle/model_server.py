@@ -58,7 +58,8 @@ in order, then answers); NAME "*" means every request:
   othermodel  a normal reply naming the model "other-model-9"
   gzipbomb a gzip-encoded reply that inflates to 1 GiB of spaces
   judgebad a normal reply whose text has no score lines (a CoReQA judge
-           request: the judge's reply is malformed)
+           request: the judge's reply is malformed; a pre-filter's has no
+           verdict)
   prefera  a pairwise judge reply preferring answer A whatever it says
 --zero answers every request at once with a fixed reply (benchmarks).
 
@@ -96,7 +97,10 @@ prompt ("## Issue title" ... "## Issue description") gets
 'How do I resolve the problem "<title>"?' (fault name "question:<title>");
 a reference prompt (with "## Issue comments") gets "The maintainers
 answered: <first line of the first comment>" (fault name
-"reference:<title>").
+"reference:<title>"); a pre-filter prompt (`build --prefilter`: the issue,
+then "Verdict: keep" and "Verdict: drop" to choose from) gets reasons and
+"Verdict: drop" when the title ends in an odd digit, else "Verdict: keep"
+(fault name "prefilter:<title>"; judgebad leaves the verdict out).
 
 CoReQA (--coreqa QA.jsonl): an answering prompt (`repoqa coreqa answer`:
 "## Question" ... "## Your answer") is found by its question; its fault name
@@ -162,6 +166,10 @@ class Coreqa:
     def find(self, prompt, model):
         """(lang, repo, fault name, reply) for a CoReQA prompt, else None."""
         title = between(prompt, "\n## Issue title\n\n", "\n\n## Issue description\n\n")
+        if title is not None and "\nVerdict: keep\nVerdict: drop\n" in prompt:
+            keep = not (title[-1:].isdigit() and int(title[-1]) % 2 == 1)
+            reasons = "The discussion answers it." if keep else "The discussion leaves it open."
+            return ("coreqa", "", "prefilter:" + title, f"{reasons}\n\nVerdict: {'keep' if keep else 'drop'}")
         if title is not None:
             if "\n## Issue comments\n\n" in prompt:
                 comments = prompt.split("\n## Issue comments\n\n", 1)[1] + "\n"

@@ -168,6 +168,8 @@ pub enum CoreqaCommand {
 /// The prompts `repoqa coreqa prompt` prints.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum PromptKind {
+    /// `build --prefilter`'s prompt (keep or drop an issue).
+    Prefilter,
     /// `build`'s question prompt.
     Question,
     /// `build`'s reference-answer prompt.
@@ -214,6 +216,7 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
         CoreqaCommand::Prompt { which } => out!(
             "{}",
             match which {
+                PromptKind::Prefilter => repoqa::coreqa::prefilter::PREFILTER_TEMPLATE,
                 PromptKind::Question => repoqa::coreqa::generate::QUESTION_TEMPLATE,
                 PromptKind::Reference => repoqa::coreqa::generate::REFERENCE_TEMPLATE,
                 PromptKind::Judge => repoqa::coreqa::judge::JUDGE_TEMPLATE,

@@ -25,6 +25,9 @@ use repoqa::coreqa::judge::{
 use repoqa::coreqa::pairwise::{
     in_item_order, pair_items, read_pair_lines, PairLine, PAIRWISE_TEMPLATE,
 };
+use repoqa::coreqa::prefilter::{
+    prefilter_file_name, prefilter_items, read_prefilter, PrefilterLine, PREFILTER_TEMPLATE,
+};
 use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
@@ -175,6 +178,19 @@ pub struct GenerateArgs {
     /// {{description}}); `repoqa coreqa prompt question` prints the default.
     #[arg(long)]
     question_template: Option<PathBuf>,
+    /// First ask the writing model whether each issue the filters kept is
+    /// a question its discussion answers ("keep") or not ("drop"), with its
+    /// reasons; only kept issues become questions. The verdicts go to
+    /// <output without .jsonl>.prefilter.jsonl, and each QA item keeps its
+    /// own under "prefilter". The prompt is ours (the paper's is not
+    /// published): `repoqa coreqa prompt prefilter` prints it.
+    #[arg(long)]
+    prefilter: bool,
+    /// A pre-filter prompt of your own ({{repository}}, {{title}},
+    /// {{description}}, {{comments}}; the reply's last line `Verdict: keep`
+    /// or `Verdict: drop`).
+    #[arg(long, requires = "prefilter")]
+    prefilter_template: Option<PathBuf>,
     /// A reference-answer prompt of your own ({{repository}}, {{question}},
     /// {{labels}}, {{title}}, {{description}}, {{comments}}); `repoqa
     /// coreqa prompt reference` prints the default.
@@ -500,11 +516,49 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
             "{name}: no issue passes the paper's filters (`repoqa coreqa issues --export` shows why)"
         )));
     }
-    let issues = kept_issues(&export, &report.kept);
+    let mut issues = kept_issues(&export, &report.kept);
     let question_template = template_or(&a.question_template, QUESTION_TEMPLATE)?;
     let reference_template = template_or(&a.reference_template, REFERENCE_TEMPLATE)?;
     let tok = tokenizer(&a.tokenizer)?;
     let repository = export.repository.as_str();
+    let mut verdicts: Vec<PrefilterLine> = Vec::new();
+    let mut asked_prefilter = Ok(());
+    if a.prefilter {
+        let template = template_or(&a.prefilter_template, PREFILTER_TEMPLATE)?;
+        let items = counted(&tok, |count| {
+            prefilter_items(repository, &a.api.model, &issues, &template, count)
+        })?;
+        let ppath = PathBuf::from(prefilter_file_name(&a.output.to_string_lossy()));
+        let pname = ppath.display().to_string();
+        let job = Asking {
+            label: "coreqa build",
+            api: &a.api,
+            temperature: a.temperature,
+            output: &ppath,
+            what: "pre-filter verdicts",
+            only_failed: a.only_failed,
+        };
+        asked_prefilter = ask_items(&job, &items, |text| {
+            Ok(read_prefilter(text, &pname, true)?.iter().map(PrefilterLine::id).collect())
+        });
+        verdicts = read_prefilter(&fs_read_text(&ppath, "pre-filter verdicts")?, &pname, true)?;
+        // An issue's last verdict counts; one without a verdict (its
+        // request failed) goes no further this time.
+        let keep = |number: u64| {
+            verdicts
+                .iter()
+                .rfind(|v| v.repository == repository && v.number == number)
+                .map(|v| v.keep)
+        };
+        let before = issues.len();
+        issues.retain(|(issue, _)| keep(issue.number) == Some(true));
+        let dropped = verdicts.iter().filter(|v| !v.keep).count();
+        eprintln!(
+            "coreqa build: the pre-filter kept {} of {before} issue(s), dropped {dropped} (verdicts in {})",
+            issues.len(),
+            ppath.display()
+        );
+    }
     let questions =
         counted(&tok, |count| question_items(repository, &issues, &question_template, count))?;
 
@@ -523,9 +577,10 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     });
     let written = read_questions(&fs_read_text(&qpath, "questions")?, &qname, true)?;
     let language = a.language.as_deref();
-    let references = counted(&tok, |count| {
+    let mut references = counted(&tok, |count| {
         reference_items(repository, &issues, &written, language, &reference_template, count)
     })?;
+    repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
     let oname = a.output.display().to_string();
     let job = Asking { output: &a.output, what: "QA items", ..job };
     let asked_references = ask_items(&job, &references, |text| {
@@ -538,13 +593,19 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         read_qa(&fs_read(&a.output, "QA file")?, &oname)?.len(),
         a.output.display()
     );
-    match (asked_questions, asked_references) {
-        (Err(CliError::TasksFailed { mut tasks }), Err(CliError::TasksFailed { tasks: more })) => {
-            tasks.extend(more);
-            Err(CliError::TasksFailed { tasks })
+    // Every step's failed requests together; another error as it is.
+    let mut tasks = Vec::new();
+    for asked in [asked_prefilter, asked_questions, asked_references] {
+        match asked {
+            Ok(()) => {}
+            Err(CliError::TasksFailed { tasks: failed }) => tasks.extend(failed),
+            Err(e) => return Err(e),
         }
-        (Err(e), _) | (Ok(()), Err(e)) => Err(e),
-        (Ok(()), Ok(())) => Ok(()),
+    }
+    if tasks.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::TasksFailed { tasks })
     }
 }
 

@@ -545,3 +545,54 @@ fn a_qa_file_is_built_from_the_issues_the_filters_keep() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// Issue 53 item 5: `build --prefilter` asks the writing model first
+/// whether each kept issue is worth a question (the test server drops a
+/// title ending in an odd digit); a reply without a verdict is asked
+/// again; only kept issues become questions, each QA item keeps its
+/// verdict, and a rerun asks nothing.
+#[test]
+fn the_pre_filter_drops_issues_before_any_question_is_written() {
+    let dir = common::scratch("coreqa-prefilter");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("qa.jsonl");
+    let export = common::root().join("tests/fixtures/coreqa/issues-export.json");
+    let server = ModelServer::start(&common::root(), &[]);
+    server.control(&json!({"faults": {"prefilter:Issue 8": ["judgebad"]}}));
+    let args = ["build", "--export", export.to_str().unwrap(), "--model", "writer", "--prefilter"];
+    let o = ask(&server, &out, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("the pre-filter kept 2 of 3 issue(s), dropped 1 (verdicts in "), "{t}");
+    let verdicts = lines(&dir.join("qa.prefilter.jsonl"));
+    assert_eq!(verdicts.len(), 3);
+    let nine = verdicts.iter().find(|v| v["number"] == 9).unwrap();
+    assert_eq!(nine["keep"], false);
+    assert_eq!(nine["reasons"], "The discussion leaves it open.");
+    assert_eq!(nine["model"], "writer");
+    let numbers: Vec<u64> = lines(&dir.join("qa.questions.jsonl"))
+        .iter()
+        .map(|q| q["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [8, 10], "no question for the dropped issue");
+    let qa = lines(&out);
+    assert_eq!(qa.len(), 2);
+    for item in &qa {
+        assert_eq!(
+            item["prefilter"],
+            json!({"model": "writer", "keep": true, "reasons": "The discussion answers it."}),
+            "{item}"
+        );
+    }
+    // 3 verdicts (one asked twice), 2 questions, 2 references.
+    assert_eq!(server.requests().len(), 8);
+    // A rerun asks nothing.
+    server.control(&json!({"reset": true, "faults": {}}));
+    let o = ask(&server, &out, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    // The prompt is printed.
+    let o = repoqa(&["coreqa", "prompt", "prefilter"]);
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("Verdict: keep\nVerdict: drop\n"));
+}

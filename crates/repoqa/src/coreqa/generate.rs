@@ -228,7 +228,7 @@ pub struct ReferenceItem {
 
 /// The comments as the reference prompt shows them: numbered, with their
 /// positive reactions.
-fn comments_text(comments: &[Comment]) -> String {
+pub(crate) fn comments_text(comments: &[Comment]) -> String {
     if comments.is_empty() {
         return "(none)".into();
     }

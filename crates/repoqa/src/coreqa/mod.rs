@@ -16,6 +16,7 @@ pub mod github;
 pub mod issues;
 pub mod judge;
 pub mod pairwise;
+pub mod prefilter;
 pub mod qa;
 pub mod splitter;
 pub mod text_dir;
