@@ -448,3 +448,37 @@ test('questions and reference answers written from an issues export, as repoqa c
   assert.ok(overflow <= 0, `no sideways scroll at 390 px (${overflow} px over)`);
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
 });
+
+test('the pre-filter screens the issues first, as `repoqa coreqa build --prefilter` does', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await configureApi(page);
+  const exportFile = path.join(ROOT, 'tests', 'fixtures', 'coreqa', 'issues-export.json');
+  await page.setInputFiles('#cq-files', exportFile);
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 1);
+  await page.selectOption('#cq-ask-step', 'build');
+  await setField(page, '#cq-ask-model', 'writer-model');
+  assert.equal(await page.$('#cq-ask-prefilter-prompt'), null, 'no pre-filter prompt until asked for');
+  await page.check('#cq-ask-prefilter');
+  await page.click('#cq-ask-prefilter-prompt summary');
+  assert.match(await page.inputValue('#cq-ask-prefilter-template'), /Verdict: keep\nVerdict: drop\n$/);
+  // The CLI against the same server (it drops a title ending in an odd digit).
+  await model.control({ reset: true, faults: {} });
+  const cliOut = path.join(work, 'qa-prefiltered.jsonl');
+  const cliQa = cli(['build', '--export', exportFile, '--model', 'writer-model', '--prefilter'], cliOut);
+  const read = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).sort();
+  const cliVerdicts = read(path.join(work, 'qa-prefiltered.prefilter.jsonl'));
+  const cliQuestions = read(path.join(work, 'qa-prefiltered.questions.jsonl'));
+  assert.ok(cliVerdicts.some((l) => JSON.parse(l).keep === false), 'the server drops one issue');
+  // The page, one verdict malformed first (asked again).
+  await model.control({ reset: true, faults: { 'prefilter:Issue 8': ['judgebad'] } });
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  const files = await savedFiles(page);
+  assert.deepEqual(files['issues-export-qa.prefilter.jsonl'], cliVerdicts);
+  assert.deepEqual(files['issues-export-qa.questions.jsonl'], cliQuestions);
+  assert.deepEqual(files['issues-export-qa.jsonl'], cliQa);
+  assert.ok(cliQa.every((l) => JSON.parse(l).prefilter.keep === true));
+  assert.match(await page.textContent('#cq-loaded'), /issues-export-qa\.prefilter\.jsonl — pre-filter verdicts, 3 record/);
+  await saveViewports(page, '#cq-ask-prefilter', 'coreqa-prefilter');
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});

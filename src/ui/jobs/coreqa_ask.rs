@@ -22,6 +22,7 @@ use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
+use repoqa::coreqa::prefilter::{prefilter_file_name, prefilter_items, PrefilterLine};
 use repoqa::coreqa::qa::questions_file_name;
 use repoqa::coreqa::text_dir::split_repositories;
 use repoqa::coreqa::TextFile;
@@ -269,8 +270,37 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         "{name}: no issue passes the paper's filters (the table below says why)."
                     )));
                 }
-                let issues = kept_issues(export, &kept);
+                let mut issues = kept_issues(export, &kept);
                 let repository = export.repository.as_str();
+                let mut verdicts: Vec<PrefilterLine> = Vec::new();
+                if form.prefilter {
+                    let items = counted(&ctx, app, |count| {
+                        prefilter_items(repository, &model, &issues, &form.prefilter_template, count)
+                    })
+                    .await?;
+                    let pname = prefilter_file_name(&output);
+                    let written = |st: CoreqaState| match st.file(&pname).as_deref() {
+                        Some(CoreqaFile::Prefilter(lines)) => lines.clone(),
+                        _ => Vec::new(),
+                    };
+                    let done: HashSet<String> = written(st).iter().map(|v| v.id()).collect();
+                    let asked = Asking { output: &pname, ..job };
+                    asked.ask(endpoint.clone(), config, &items, &done).await?;
+                    if !session.current() || ctx.cancelled() {
+                        return Ok(());
+                    }
+                    verdicts = written(st);
+                    // An issue's last verdict counts; one without a verdict
+                    // goes no further this time.
+                    let keep = |number: u64| {
+                        verdicts.iter().rfind(|v| v.repository == repository && v.number == number).map(|v| v.keep)
+                    };
+                    issues.retain(|(issue, _)| keep(issue.number) == Some(true));
+                    if issues.is_empty() {
+                        ctx.done(format!("The pre-filter dropped every issue ({} verdicts in {pname}): no question to write.", verdicts.len()));
+                        return Ok(());
+                    }
+                }
                 let questions = counted(&ctx, app, |count| {
                     question_items(repository, &issues, &form.question_template, count)
                 }).await?;
@@ -287,7 +317,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 }
                 let language = Some(form.language.trim()).filter(|l| !l.is_empty());
                 let written = written(st);
-                let references = counted(&ctx, app, |count| {
+                let mut references = counted(&ctx, app, |count| {
                     reference_items(
                         repository,
                         &issues,
@@ -297,6 +327,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         count,
                     )
                 }).await?;
+                repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Qa(items)) => items.iter().map(|q| q.id.clone()).collect(),
                     _ => HashSet::new(),

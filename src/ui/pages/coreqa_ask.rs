@@ -9,6 +9,7 @@ use repoqa::coreqa::generate::{QUESTION_TEMPLATE, REFERENCE_TEMPLATE};
 use repoqa::coreqa::issues::filter_issues;
 use repoqa::coreqa::judge::JUDGE_TEMPLATE;
 use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
+use repoqa::coreqa::prefilter::PREFILTER_TEMPLATE;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 
 use crate::ui::browser::dom::{folder_picker, picked_files};
@@ -308,6 +309,22 @@ pub fn AskCard() -> impl IntoView {
                             on:input=move |ev| form.update(|f| f.language = event_target_value(&ev))/>
                     </label>
                 </div>
+                <div class="row wrap">
+                    <label class="inline">
+                        <input type="checkbox" id="cq-ask-prefilter"
+                            prop:checked=move || form.with(|f| f.prefilter)
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                form.update(|f| f.prefilter = on);
+                            }/>
+                        " First have the model screen each issue (keep or drop, with its reasons)"
+                    </label>
+                    <span class="muted">"As " <code>"repoqa coreqa build --prefilter"</code>
+                        ". The paper screens its issues with a model before people look at them; its prompt is not published: this one is ours."</span>
+                </div>
+                <Show when=move || form.with(|f| f.prefilter)>
+                    {prompt_editor(form, "cq-ask-prefilter", "The pre-filter prompt (editable; ours, not the paper's)", |f| &f.prefilter_template, |f| &mut f.prefilter_template, PREFILTER_TEMPLATE)}
+                </Show>
                 <p class="muted" id="cq-ask-kept">{kept_note}
                     ". A question is written from each kept issue's title and description (its code snippets attached as they are), "
                     "then a reference answer from the question, the labels, title, description and comments."</p>

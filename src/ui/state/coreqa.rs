@@ -77,6 +77,9 @@ pub struct AskForm {
     pub language: String,
     pub question_template: String,
     pub reference_template: String,
+    /// Building: the model screens each issue first (`build --prefilter`).
+    pub prefilter: bool,
+    pub prefilter_template: String,
 }
 
 impl Default for AskForm {
@@ -96,6 +99,8 @@ impl Default for AskForm {
             language: String::new(),
             question_template: repoqa::coreqa::generate::QUESTION_TEMPLATE.to_string(),
             reference_template: repoqa::coreqa::generate::REFERENCE_TEMPLATE.to_string(),
+            prefilter: false,
+            prefilter_template: repoqa::coreqa::prefilter::PREFILTER_TEMPLATE.to_string(),
         }
     }
 }

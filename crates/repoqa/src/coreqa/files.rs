@@ -8,6 +8,7 @@ use super::generate::{read_questions, QuestionLine};
 use super::issues::{read_export, IssueExport};
 use super::judge::{read_judge_lines, JudgeLine};
 use super::pairwise::{read_pair_lines, PairLine};
+use super::prefilter::{read_prefilter, PrefilterLine};
 use super::qa::{read_qa, QaItem};
 use super::CoreqaError;
 
@@ -25,6 +26,9 @@ pub enum CoreqaFile {
     /// Questions written from issues, before their reference answers
     /// (`repoqa coreqa build`'s first step).
     Questions(Vec<QuestionLine>),
+    /// The pre-filter's verdicts on issues (`repoqa coreqa build
+    /// --prefilter`'s first step).
+    Prefilter(Vec<PrefilterLine>),
     /// A GitHub issues export (one JSON object with `issues`).
     Export(IssueExport),
 }
@@ -38,6 +42,7 @@ impl CoreqaFile {
             CoreqaFile::Judgments(_) => "judge scores",
             CoreqaFile::Pairs(_) => "pairwise verdicts",
             CoreqaFile::Questions(_) => "questions without answers",
+            CoreqaFile::Prefilter(_) => "pre-filter verdicts",
             CoreqaFile::Export(_) => "issues export",
         }
     }
@@ -49,6 +54,7 @@ impl CoreqaFile {
             CoreqaFile::Judgments(v) => v.len(),
             CoreqaFile::Pairs(v) => v.len(),
             CoreqaFile::Questions(v) => v.len(),
+            CoreqaFile::Prefilter(v) => v.len(),
             CoreqaFile::Export(e) => e.issues.len(),
         }
     }
@@ -62,7 +68,8 @@ impl CoreqaFile {
 /// JSON object with `issues` is a GitHub issues export; a JSON list or a
 /// first record with `reference_answer` is a QA file; otherwise
 /// the first record's `verdict` makes it pairwise verdicts, `scores` judge
-/// scores, `answer` answers, `question` with `number` questions from issues.
+/// scores, `answer` answers, `keep` with `number` pre-filter verdicts,
+/// `question` with `number` questions from issues.
 pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaError> {
     let bad =
         |line: usize, message: String| CoreqaError::Qa { path: name.to_string(), line, message };
@@ -92,12 +99,14 @@ pub fn read_coreqa_file(bytes: &[u8], name: &str) -> Result<CoreqaFile, CoreqaEr
         CoreqaFile::Judgments(read_judge_lines(text, name, false)?)
     } else if has("answer") {
         CoreqaFile::Answers(read_answers(text, name, false)?)
+    } else if has("keep") && has("number") {
+        CoreqaFile::Prefilter(read_prefilter(text, name, false)?)
     } else if has("question") && has("number") {
         CoreqaFile::Questions(read_questions(text, name, false)?)
     } else {
         return Err(bad(
             i + 1,
-            "not a CoReQA file: its first record has none of \"reference_answer\" (a QA file), \"answer\" (answers), \"scores\" (judge scores), \"verdict\" (pairwise verdicts), \"question\" and \"number\" (questions from issues)".into(),
+            "not a CoReQA file: its first record has none of \"reference_answer\" (a QA file), \"answer\" (answers), \"scores\" (judge scores), \"verdict\" (pairwise verdicts), \"question\" and \"number\" (questions from issues), \"keep\" and \"number\" (pre-filter verdicts)".into(),
         ));
     })
 }
@@ -126,6 +135,12 @@ mod tests {
         assert_eq!(
             read_coreqa_file(question.as_bytes(), "f").unwrap().kind(),
             "questions without answers"
+        );
+        let verdict =
+            r#"{"repository": "a/b", "number": 3, "model": "m", "keep": false, "reasons": "R"}"#;
+        assert_eq!(
+            read_coreqa_file(verdict.as_bytes(), "f").unwrap().kind(),
+            "pre-filter verdicts"
         );
         let e = read_coreqa_file(b"\n{\"x\": 1}\n", "f").unwrap_err().to_string();
         assert!(e.starts_with("f, line 2: not a CoReQA file"), "{e}");
