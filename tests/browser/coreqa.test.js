@@ -26,6 +26,9 @@ const DEMO = path.join(ROOT, 'public', 'demo', 'coreqa');
 
 let srv;
 const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-coreqa-'));
+/** The demo's two QA files (Rust and Python) as the one the CLI takes. */
+const DEMO_QA = path.join(work, 'demo-qa.jsonl');
+fs.writeFileSync(DEMO_QA, ['semver-qa.jsonl', 'inflection-qa.jsonl'].map((f) => fs.readFileSync(path.join(DEMO, f), 'utf8')).join(''));
 
 before(async () => {
   srv = await serveDir(DIST);
@@ -39,7 +42,7 @@ function cliJudgeTable() {
   // asks only what is missing: nothing here (the address is never used).
   const out = path.join(work, 'judge-scores.jsonl');
   fs.copyFileSync(path.join(DEMO, 'judge-scores.jsonl'), out);
-  const stdout = execFileSync(BIN, ['coreqa', 'judge', '--qa', path.join(DEMO, 'semver-qa.jsonl'),
+  const stdout = execFileSync(BIN, ['coreqa', 'judge', '--qa', DEMO_QA,
     '--answers', path.join(DEMO, 'answers-good-model.jsonl'), '--answers', path.join(DEMO, 'answers-weak-model.jsonl'),
     '--model', 'judge-model', '--base-url', 'http://127.0.0.1:9/v1', '--output', out, '--json'],
   { encoding: 'utf8', env: { ...process.env, REPOQA_TOKENIZER: path.join(ROOT, '.tools', 'tokenizer.json') } });
@@ -47,7 +50,7 @@ function cliJudgeTable() {
 }
 
 function cliBreakdown() {
-  return JSON.parse(execFileSync(BIN, ['coreqa', 'breakdown', '--qa', path.join(DEMO, 'semver-qa.jsonl'),
+  return JSON.parse(execFileSync(BIN, ['coreqa', 'breakdown', '--qa', DEMO_QA,
     '--judgments', path.join(DEMO, 'judge-scores.jsonl'), '--json'], { encoding: 'utf8' }));
 }
 
@@ -68,12 +71,14 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   await page.waitForSelector('#cq-judge-empty');
   await page.click('#cq-load-demo');
   await page.waitForSelector('#cq-judge-table');
-  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 5);
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 6);
   assert.match(await page.textContent('#cq-status'), /^Loaded semver-qa\.jsonl/);
 
-  // The judge table, cell for cell.
+  // The judge table, cell for cell: five models and settings, each over
+  // both languages and per language (Python and Rust).
   const rows = cliJudgeTable();
-  assert.equal(rows.length, 5);
+  assert.equal(rows.length, 15);
+  assert.deepEqual([...new Set(rows.map((r) => r.language))].sort(), ['all', 'python', 'rust']);
   const shown = await page.$$eval('#cq-judge-table tbody tr', (trs) => trs.map((tr) => ({
     model: tr.dataset.model, setting: tr.dataset.setting, language: tr.dataset.language,
     cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
@@ -105,11 +110,13 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   assert.equal(wins, c.records.find((r) => r.model === 'good-model').wins);
   const first = await page.$eval('#cq-first-position', (p) => ({ first: Number(p.dataset.first), second: Number(p.dataset.second), tie: Number(p.dataset.tie), text: p.textContent }));
   assert.deepEqual({ first: first.first, second: first.second, tie: first.tie }, c.first_position);
-  const rate = (100 * c.first_position.first / (c.first_position.first + c.first_position.second)).toFixed(1);
-  assert.ok(first.text.includes(`${rate}% of decided verdicts went to the first`), first.text);
+  // One decimal (a tie such as 56.25 may round either way: Rust to even, JS up).
+  const rate = 100 * c.first_position.first / (c.first_position.first + c.first_position.second);
+  const shownRate = Number(first.text.match(/([\d.]+)% of decided verdicts went to the first/)[1]);
+  assert.ok(Math.abs(shownRate - rate) <= 0.051, `${first.text} for ${rate}`);
 
-  // The breakdowns, cell for cell: by question length (the demo's four
-  // questions make four groups) and by issue year (the demo's questions
+  // The breakdowns, cell for cell: by question length (the demo's eight
+  // questions make five groups) and by issue year (the demo's questions
   // have no issue, so one group, "unknown").
   const b = cliBreakdown();
   for (const [id, part] of [['#cq-breakdown-length', b.by_question_length], ['#cq-breakdown-year', b.by_issue_year]]) {
@@ -125,14 +132,14 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
     }
     assert.equal(cells.filter((x) => x.text !== '–').length, part.cells.length, id);
   }
-  assert.deepEqual(b.by_question_length.groups.map((g) => g.label), ['Q1', 'Q2', 'Q3', 'Q4']);
+  assert.deepEqual(b.by_question_length.groups.map((g) => g.label), ['Q1', 'Q2', 'Q3', 'Q4', 'Q5']);
   assert.deepEqual(b.by_issue_year.groups.map((g) => g.label), ['unknown']);
   await saveViewports(page, '#cq-breakdown', 'coreqa-breakdown');
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // A question opens to its reference and every answer with the scores
   // and the reasoning, as text.
-  assert.equal(await page.textContent('#cq-question-count'), '4 question(s).');
+  assert.equal(await page.textContent('#cq-question-count'), '8 question(s).');
   const q = '#cq-question-list details[data-id="dtolnay/semver#1"]';
   await page.click(`${q} summary`);
   assert.equal(await page.$$eval(`${q} .cq-answer`, (a) => a.length), 5);
@@ -153,7 +160,7 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   // A reload finds the files.
   await page.reload();
   await page.waitForSelector('#app-main[data-mounted="true"]');
-  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 5);
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 6);
   await page.waitForSelector('#cq-judge-table');
 
   // A file that is not a CoReQA file: refused, named, with its line.
@@ -162,7 +169,7 @@ test('the CoReQA page shows what the CLI computes from the demo files', async (t
   await page.setInputFiles('#cq-files', bad);
   await page.waitForSelector('#cq-status.fail');
   assert.match(await page.textContent('#cq-status'), /not-coreqa\.jsonl, line 2: not a CoReQA file/);
-  assert.equal(await page.$$eval('#cq-loaded li', (l) => l.length), 5);
+  assert.equal(await page.$$eval('#cq-loaded li', (l) => l.length), 6);
 
   await page.click('#cq-clear');
   await page.waitForSelector('#cq-judge-empty');

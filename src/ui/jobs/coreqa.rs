@@ -29,10 +29,12 @@ use crate::ui::storage;
 const KEY_FILES: &str = "coreqa-files";
 
 /// The demo (Trunk copies `public/demo/coreqa/` to `demo/coreqa/`): four
-/// questions about the demo's semver crate, and answers and verdicts from
-/// the project's test model server (a deterministic stand-in, not a model).
-pub const DEMO_FILES: [&str; 5] = [
+/// questions about the demo's semver crate (Rust) and four about the
+/// inflection package (Python), and answers and verdicts from the
+/// project's test model server (a deterministic stand-in, not a model).
+pub const DEMO_FILES: [&str; 6] = [
     "semver-qa.jsonl",
+    "inflection-qa.jsonl",
     "answers-good-model.jsonl",
     "answers-weak-model.jsonl",
     "judge-scores.jsonl",

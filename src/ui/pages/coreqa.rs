@@ -86,7 +86,8 @@ pub fn CoreqaPage() -> impl IntoView {
                 <button type="submit" id="cq-url-load">"Load"</button>
             </form>
             <p class="muted" id="cq-demo-note">
-                "The demo: four questions about the semver crate in the RepoQA demo, answered by two stand-in models and "
+                "The demo: four questions about the semver crate (Rust, the RepoQA demo's) and four about the inflection package "
+                "(Python, 0.5.1 from PyPI, MIT), answered by two stand-in models and "
                 "judged by the project's test model server (deterministic replies, not a real model), to show the page."
             </p>
             {move || status_line("cq-status", st.status.get())}
