@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use repoqa::prompt::context::CommentMode;
+use repoqa::prompt::context::{CommentMode, DEFAULT_CODE_CONTEXT_SIZE, MINI_CODE_CONTEXT_SIZE};
 use repoqa::report::Protocol;
 
 use crate::ui::browser::dom::{
@@ -156,6 +156,21 @@ pub fn SettingsPanel() -> impl IntoView {
                     </label>
                     <span class="muted">" default 16384"</span>
                     {move || ctx_error.get().map(|e| view! { <p class="fail">{e}</p> })}
+                    <p class="row wrap" id="ctx-presets">
+                        <button type="button" id="ctx-official"
+                            aria-pressed=move || settings.with(|s| (s.build.code_context_size == DEFAULT_CODE_CONTEXT_SIZE).to_string())
+                            on:click=move |_| { ctx_error.set(None); update(state.settings, |s| s.build.code_context_size = DEFAULT_CODE_CONTEXT_SIZE); }>
+                            "RepoQA: 16,384"
+                        </button>
+                        <button type="button" id="ctx-mini"
+                            aria-pressed=move || settings.with(|s| (s.build.code_context_size == MINI_CODE_CONTEXT_SIZE).to_string())
+                            on:click=move |_| { ctx_error.set(None); update(state.settings, |s| s.build.code_context_size = MINI_CODE_CONTEXT_SIZE); }>
+                            "Mini-SNF: 2,048"
+                        </button>
+                    </p>
+                    <p class="note" id="ctx-mini-note">"Mini-SNF: the same official construction with 2,048 tokens of code, so a small model "
+                        "(an 8k window) sees whole prompts; equal to "<code>"repoqa prompts --code-context-size 2048"</code>
+                        ". A way to watch a small model do the task, not a leaderboard entry: its scores are not comparable with RepoQA's published 16k results."</p>
                     <p>
                         <label>"Comments in the context "
                             <select id="comment-mode" on:change=move |ev| {

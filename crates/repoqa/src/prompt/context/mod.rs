@@ -55,6 +55,11 @@ pub const TEMPLATE: &str = "instruction\ncode_context\ndescription\ninstruction"
 /// The official default `code_context_size` (16 * 1024).
 pub const DEFAULT_CODE_CONTEXT_SIZE: usize = 16 * 1024;
 
+/// The mini-SNF: the official builder at 2,048 tokens of code, so a small
+/// model (an 8k window, such as one run in the tab) sees whole prompts.
+/// Its scores are not RepoQA's published 16k ones.
+pub const MINI_CODE_CONTEXT_SIZE: usize = 2 * 1024;
+
 /// The largest `code_context_size` taken (2^32 - 1 tokens: the same on
 /// 32-bit wasm and natively, and far past any repository).
 pub const MAX_CODE_CONTEXT_SIZE: usize = u32::MAX as usize;
