@@ -542,16 +542,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
             Ok(read_prefilter(text, &pname, true)?.iter().map(PrefilterLine::id).collect())
         });
         verdicts = read_prefilter(&fs_read_text(&ppath, "pre-filter verdicts")?, &pname, true)?;
-        // An issue's last verdict counts; one without a verdict (its
-        // request failed) goes no further this time.
-        let keep = |number: u64| {
-            verdicts
-                .iter()
-                .rfind(|v| v.repository == repository && v.number == number)
-                .map(|v| v.keep)
-        };
         let before = issues.len();
-        issues.retain(|(issue, _)| keep(issue.number) == Some(true));
+        repoqa::coreqa::prefilter::retain_kept(&mut issues, repository, &verdicts);
         let dropped = verdicts.iter().filter(|v| !v.keep).count();
         eprintln!(
             "coreqa build: the pre-filter kept {} of {before} issue(s), dropped {dropped} (verdicts in {})",

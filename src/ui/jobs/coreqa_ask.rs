@@ -290,12 +290,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         return Ok(());
                     }
                     verdicts = written(st);
-                    // An issue's last verdict counts; one without a verdict
-                    // goes no further this time.
-                    let keep = |number: u64| {
-                        verdicts.iter().rfind(|v| v.repository == repository && v.number == number).map(|v| v.keep)
-                    };
-                    issues.retain(|(issue, _)| keep(issue.number) == Some(true));
+                    repoqa::coreqa::prefilter::retain_kept(&mut issues, repository, &verdicts);
                     if issues.is_empty() {
                         ctx.done(format!("The pre-filter dropped every issue ({} verdicts in {pname}): no question to write.", verdicts.len()));
                         return Ok(());

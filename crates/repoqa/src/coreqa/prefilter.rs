@@ -180,6 +180,27 @@ pub fn prefilter_file_name(qa_file: &str) -> String {
     format!("{}.prefilter.jsonl", qa_file.strip_suffix(".jsonl").unwrap_or(qa_file))
 }
 
+/// The verdict that counts for an issue: its last in `verdicts`.
+fn last_verdict<'a>(
+    verdicts: &'a [PrefilterLine],
+    repository: &str,
+    number: u64,
+) -> Option<&'a PrefilterLine> {
+    verdicts.iter().rfind(|v| v.repository == repository && v.number == number)
+}
+
+/// Keep of `issues` those whose verdict is "keep"; an issue without a
+/// verdict (its request failed) goes no further until a rerun gets one.
+pub fn retain_kept(
+    issues: &mut Vec<(&Issue, &[Comment])>,
+    repository: &str,
+    verdicts: &[PrefilterLine],
+) {
+    issues.retain(|(issue, _)| {
+        last_verdict(verdicts, repository, issue.number).is_some_and(|v| v.keep)
+    });
+}
+
 /// Each reference request of an issue with a verdict in `verdicts` gets it
 /// in its QA item, `"prefilter": {"model", "keep", "reasons"}` (the last
 /// verdict of an issue counts).
