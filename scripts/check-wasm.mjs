@@ -7,8 +7,12 @@ import zlib from 'node:zlib';
 
 const dist = process.argv[2] || 'dist';
 const files = fs.readdirSync(dist, { recursive: true }).map((f) => path.join(dist, f)).filter((f) => fs.statSync(f).isFile());
-const wasm = files.filter((f) => f.endsWith('.wasm'));
 const isEngine = (f) => /(^|\/)(repoqa-engine[^/]*|engine-worker\.js)$/.test(f);
+// The in-tab model's engine (llama.cpp as WebAssembly, from npm, and its
+// glue): fetched only when a visitor loads a model on the Run page; not
+// built here, so not checked for imports, and outside the first load.
+const isTabModel = (f) => /(^|\/)(wllama\/[^/]*|tab-model\.js)$/.test(f);
+const wasm = files.filter((f) => f.endsWith('.wasm') && !isTabModel(f));
 if (wasm.length !== 2 || wasm.filter(isEngine).length !== 1) {
   console.error(`expected two .wasm in ${dist} (the page's and the engine's), found ${wasm.map((f) => path.basename(f)).join(', ') || 'none'}`);
   process.exit(1);
@@ -31,8 +35,8 @@ for (const w of wasm) {
 // What a first visit fetches: the page, its JS/wasm/CSS and the demo
 // dataset it opens with. The tokenizer is fetched only when a build needs
 // it; the compute engine (its worker script, module and wasm) when a page
-// first needs it.
-const firstLoad = (f) => (/\.(html|js|wasm|css)$/.test(f) && !isEngine(f)) || f.endsWith('repoqa-demo.json');
+// first needs it; the in-tab model's engine when a model is loaded.
+const firstLoad = (f) => (/\.(html|js|wasm|css)$/.test(f) && !isEngine(f) && !isTabModel(f)) || f.endsWith('repoqa-demo.json');
 // The precompressed copies (scripts/precompress.mjs) when the build made
 // them, else compressed here at the same settings.
 function compressed(f, ext, make) {
@@ -67,6 +71,10 @@ const engineFiles = files.filter((f) => isEngine(f) && /\.(js|wasm)$/.test(f));
 const engineBr = engineFiles.reduce((n, f) => n + compressed(f, '.br', brotli), 0);
 const engineRaw = engineFiles.reduce((n, f) => n + fs.statSync(f).size, 0);
 console.log(`${kib(engineRaw, 8)}  ${kib(engineBr, 6)} brotli  the compute engine (fetched when first needed)`);
+const tabFiles = files.filter((f) => isTabModel(f) && /\.(js|wasm)$/.test(f));
+const tabBr = tabFiles.reduce((n, f) => n + compressed(f, '.br', brotli), 0);
+const tabRaw = tabFiles.reduce((n, f) => n + fs.statSync(f).size, 0);
+console.log(`${kib(tabRaw, 8)}  ${kib(tabBr, 6)} brotli  the in-tab model's engine (fetched when a model is loaded)`);
 const budgets = [
   ['first load, gzip', gz, 2048 * 1024],
   ['first load, brotli', br, 1536 * 1024],

@@ -47,9 +47,10 @@ function stampServiceWorker(dir) {
   // The page is asked for as "./" (the app's address), not as index.html.
   const name = (f) => (f === 'index.html' ? './' : f);
   // The shell: what starts the app, kept at install. The rest (the compute
-  // engine, the tokenizer, the demos, the published SCORES files) is kept
-  // when a visit uses it, or all at once when the visitor asks (sw.js).
-  const shell = files.filter((f) => !/^(assets|demo|published)\//.test(f) && !ENGINE.test(f) && f !== 'engine-worker.js');
+  // engine, the tokenizer, the demos, the published SCORES files, the in-tab
+  // model and its engine) is kept when a visit uses it, or all at once when
+  // the visitor asks (sw.js).
+  const shell = files.filter((f) => !/^(assets|demo|published|wllama)\//.test(f) && !ENGINE.test(f) && f !== 'engine-worker.js' && f !== 'tab-model.js');
   const sizes = Object.fromEntries(files.map((f) => [name(f), fs.statSync(path.join(dir, f)).size]));
   const precache = { version, files: files.map(name), shell: shell.map(name), sizes };
   if (stampConst(dir, 'sw.js', 'PRECACHE', precache)) {

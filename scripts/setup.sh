@@ -91,6 +91,17 @@ if ! cached binaryen 132.0.0; then
   done_item
 fi
 
+# --- The in-tab model's engine: llama.cpp compiled to WebAssembly ----------
+# @wllama/wllama from npm (MIT): index.html copies its module, its wasm and
+# its licence into dist/wllama/; the page loads them only when a visitor
+# picks "In this tab" on the Run page (public/boot/tab-model.js).
+if ! cached wllama 3.13.0; then
+  step "npm install @wllama/wllama@3.13.0 ($item)"
+  (cd "$item" && npm install --silent --no-audit --no-fund --no-save @wllama/wllama@3.13.0)
+  [ -f "$item/node_modules/@wllama/wllama/esm/wasm/wllama.wasm" ]
+  done_item
+fi
+
 # --- The wasm32 C compiler wrapper and its headers ---------------------------
 # A copy of scripts/wasm-cc and wasm-include/ named by their hash, so that
 # every clone hands cargo the same CC_wasm32_unknown_unknown (scripts/env.sh):

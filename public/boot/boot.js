@@ -147,6 +147,20 @@ window.repoqaOffline = {
   keep: (onProgress) => ask('keep', onProgress),
 };
 
+// For the page (src/ui/browser/tab_model.rs): the in-tab model. Its module
+// and engine (tab-model.js, wllama/) are fetched only when a model is loaded.
+let tabModel = null;
+const tabEngine = () => (tabModel ??= import('./tab-model.js'));
+window.repoqaTabModel = {
+  load: async (file, nCtx) => (await tabEngine()).load(file, nCtx),
+  unload: async () => (tabModel ? (await tabModel).unload() : undefined),
+  stop: async () => (tabModel ? (await tabModel).stop() : undefined),
+  chat: async (body, timeoutMs) => (tabModel ? (await tabModel).chat(body, timeoutMs)
+    : { status: 404, body: JSON.stringify({ error: { message: 'no model is loaded in this tab: pick a GGUF file under "In this tab" and press Load' } }) }),
+  info: async () => (tabModel ? (await tabModel).info() : null),
+  stats: async () => (tabModel ? (await tabModel).stats() : []),
+};
+
 const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loading ${boot.dataset.repoqaJs}`, e));
 
 // Compiled with the download streaming in (the loading screen counts it).

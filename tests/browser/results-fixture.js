@@ -41,10 +41,11 @@ function needleTexts() {
 }
 
 /** A browser, a server for dist/, and a page (closed by `fx.close()`). */
-export async function open() {
+/** `serve`: serveDir's options (e.g. `{ isolate: true }`). */
+export async function open(serve = {}) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const work = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'repoqa-results-'));
-  const srv = await serveDir(DIST);
+  const srv = await serveDir(DIST, serve);
   const context = await launch();
   const { page, problems } = await openPage(context);
   const tasks = cliTasks(work);

@@ -14,6 +14,8 @@ const TYPES = {
 /** `dir`: a directory, or a function returning the one to serve now (a new
  *  deploy at the same address).
  *  `cors`: allow any origin to read (a dataset or tokenizer on another site).
+ *  `isolate`: send the two headers that make the page cross-origin isolated
+ *  (threads for the model in the tab), as a host that can set headers does.
  *  `prefix`: serve `dir` under this path only ("/sub/repoqa/"), as a host
  *  serving a project page would; anything else is 404.
  *  Like many static hosts, each file carries an ETag and `Cache-Control:
@@ -22,7 +24,7 @@ const TYPES = {
  *  The result's `served` lists each file sent, `{ path, file, status,
  *  bytes, encoding }` (`file` the path on disk; a 304 sends no bytes): what a visit
  *  cost the host. */
-export function serveDir(root, { cors = false, prefix = '/', compress = false } = {}) {
+export function serveDir(root, { cors = false, prefix = '/', compress = false, isolate = false } = {}) {
   const served = [];
   const server = http.createServer((req, res) => {
     const dir = typeof root === 'function' ? root() : root;
@@ -46,6 +48,10 @@ export function serveDir(root, { cors = false, prefix = '/', compress = false } 
       const etag = `"${crypto.createHash('sha1').update(data).digest('hex')}"`;
       const headers = { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', etag, 'cache-control': 'no-cache' };
       if (cors) headers['access-control-allow-origin'] = '*';
+      if (isolate) {
+        headers['cross-origin-opener-policy'] = 'same-origin';
+        headers['cross-origin-embedder-policy'] = 'require-corp';
+      }
       if (encoding) { headers['content-encoding'] = encoding; headers.vary = 'accept-encoding'; }
       if (req.headers['if-none-match'] === etag) {
         res.writeHead(304, headers);

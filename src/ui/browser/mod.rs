@@ -1,6 +1,7 @@
 //! Floor 1: the browser itself — the clock, a turn of the event loop,
 //! fetching and reading files, downloads, the clipboard, DOM event values,
-//! Web Workers and the compute engine's, the offline copy, and JS errors turned into [`UiError`](super::error::UiError). Nothing
+//! Web Workers and the compute engine's, the offline copy, the model in the
+//! tab, and JS errors turned into [`UiError`](super::error::UiError). Nothing
 //! here knows the app's state.
 
 pub mod clipboard;
@@ -9,5 +10,6 @@ pub mod download;
 pub mod engine;
 pub mod fetch;
 pub mod offline;
+pub mod tab_model;
 pub mod time;
 pub mod worker;

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::llm::in_tab;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats, RunStep};
 use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
 use repoqa::llm::wire::{read_models, read_total_slots, Endpoint, TransportError};
@@ -21,6 +22,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::Ctx;
 use crate::ui::browser::fetch::{get_text, post_model_request};
+use crate::ui::browser::tab_model;
 use crate::ui::browser::time::now_ms;
 use crate::ui::error::UiError;
 use crate::ui::state::run::RunState;
@@ -86,6 +88,9 @@ impl RunSession {
 /// for: what to say (`Endpoint::model_warning`). Nothing when the server
 /// lists no models or cannot be asked from the page.
 pub async fn unlisted_model(endpoint: &Endpoint) -> Option<String> {
+    if in_tab::is_tab(&endpoint.base_url()) {
+        return None;
+    }
     let req = endpoint.models_request();
     let (status, body) = get_text(&req.url, &req.headers, 1 << 20).await.ok()?;
     if !(200..300).contains(&status) {
@@ -98,6 +103,9 @@ pub async fn unlisted_model(endpoint: &Endpoint) -> Option<String> {
 /// requests at a time (llama.cpp's `/props`), with what to say; None when
 /// it says nothing or no fewer are needed.
 pub async fn server_slots(endpoint: &Endpoint, concurrency: usize) -> Option<(usize, String)> {
+    if in_tab::is_tab(&endpoint.base_url()) {
+        return None;
+    }
     let req = endpoint.props_request()?;
     let (status, body) = get_text(&req.url, &req.headers, 1 << 20).await.ok()?;
     if !(200..300).contains(&status) {
@@ -186,6 +194,11 @@ pub async fn ask_all<T: RunItem>(
         }
         if ctx.cancelled() && !run.scheduler().is_cancelled() {
             run.scheduler().cancel();
+            // A model in this tab stops the answer it is writing (a
+            // server's request ends by itself); nothing else is there to stop.
+            spawn_local(async {
+                let _ = tab_model::stop().await;
+            });
         }
         let paused = ctx.paused();
         if paused != run.scheduler().is_paused() {

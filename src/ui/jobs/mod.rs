@@ -30,6 +30,7 @@
 //! to Web Workers; `build_ladder` the same tasks at several lengths, for
 //! download), `scoring` (option re-score, import),
 //! `curate` (read a folder/archive, curate, descriptions by a model),
+//! `tab_model` (load a model into this tab),
 //! with `fetch` (download / read a file with progress) and `digest`
 //! (SHA-256 in slices) as steps they share.
 
@@ -54,6 +55,7 @@ pub mod reviewers;
 pub mod run;
 pub mod runs;
 pub mod scoring;
+pub mod tab_model;
 pub mod tokenizer;
 
 use std::cell::{Cell, RefCell};

@@ -16,6 +16,7 @@ use repoqa::llm::schedule;
 use repoqa::llm::wire::Endpoint;
 use serde::{Deserialize, Serialize};
 
+use crate::ui::browser::tab_model::Loaded;
 use crate::ui::error::UiError;
 use crate::ui::storage::{self, local};
 
@@ -129,6 +130,20 @@ pub struct RunLive {
     pub concurrency_note: Option<String>,
 }
 
+/// The model in this tab (the "In this tab" preset): nothing loaded, a
+/// file being loaded, a model ready, or why loading failed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum TabModel {
+    #[default]
+    None,
+    Loading {
+        name: String,
+        bytes: f64,
+    },
+    Ready(Loaded),
+    Failed(String),
+}
+
 /// The panel's state. `Copy`: every field is a signal handle.
 #[derive(Clone, Copy)]
 pub struct RunState {
@@ -154,6 +169,8 @@ pub struct RunState {
     /// The code-context length the current answers were asked at (`None`:
     /// not asked here, or not known).
     pub length: RwSignal<Option<usize>>,
+    /// The model in this tab (not kept over a reload: the file is picked again).
+    pub tab: RwSignal<TabModel>,
 }
 
 impl Default for RunState {
@@ -176,6 +193,7 @@ impl RunState {
             plan: RwSignal::new(None),
             shelf: RwSignal::new(Vec::new()),
             length: RwSignal::new(None),
+            tab: RwSignal::new(TabModel::None),
         }
     }
 

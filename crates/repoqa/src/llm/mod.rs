@@ -15,7 +15,8 @@
 //! thinking, a reply cut at the token limit), `schedule` (when to
 //! send what: concurrency, retries, stop), `run` (the two together over
 //! built tasks, for both fronts), `runlog` (answers and what
-//! produced them, kept as they arrive; what a rerun still has to ask).
+//! produced them, kept as they arrive; what a rerun still has to ask),
+//! `in_tab` (the page's model in the tab, spoken to as such a server).
 
 use std::fmt;
 
@@ -25,6 +26,7 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 pub mod batch;
+pub mod in_tab;
 mod needles;
 pub mod plan;
 pub mod presets;

@@ -77,6 +77,13 @@ pub const PRESETS: &[Preset] = &[
         needs_key: false,
     },
     Preset {
+        id: "tab",
+        label: "In this tab (a small GGUF model, no server)",
+        provider: Provider::OpenAi,
+        base_url: super::in_tab::BASE_URL,
+        needs_key: false,
+    },
+    Preset {
         id: "custom",
         label: "Other (any of the three formats)",
         provider: Provider::OpenAi,
@@ -155,7 +162,11 @@ mod tests {
         for p in PRESETS {
             assert_eq!(preset(p.id), Some(p));
             if !p.base_url.is_empty() {
-                assert!(p.base_url.starts_with("http"), "{}", p.id);
+                assert!(
+                    p.base_url.starts_with("http") || super::super::in_tab::is_tab(p.base_url),
+                    "{}",
+                    p.id
+                );
             }
         }
         assert_eq!(preset("anthropic").map(|p| p.provider), Some(Provider::Anthropic));

@@ -436,7 +436,20 @@ impl Endpoint {
     /// What must be set before a request is worth sending.
     pub fn validate(&self) -> Result<(), String> {
         let base = self.base_url();
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
+        if super::in_tab::is_tab(&base) {
+            if !self.from_browser {
+                return Err(format!(
+                    "the base URL {base:?} is the page's model in the tab; here, give a server's \
+                     address (http:// or https://)"
+                ));
+            }
+            if self.provider != Provider::OpenAi {
+                return Err(format!(
+                    "the model in this tab speaks the OpenAI Chat Completions format, not {}",
+                    self.provider.label()
+                ));
+            }
+        } else if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(format!("the base URL {base:?} must start with http:// or https://"));
         }
         if self.model.trim().is_empty() {

@@ -89,6 +89,23 @@ fn official_openai_request() {
 }
 
 #[test]
+fn the_in_tab_model_is_an_openai_server_for_the_page_only() {
+    let mut s = settings(Provider::OpenAi);
+    s.api_key = None;
+    s.base_url = crate::llm::in_tab::BASE_URL.into();
+    assert_eq!(s.request("P").url, "tab://this-tab/v1/chat/completions");
+    assert!(s.validate().unwrap_err().contains("is the page's model in the tab"));
+    s.from_browser = true;
+    assert_eq!(s.validate(), Ok(()));
+    s.provider = Provider::Anthropic;
+    s.api_key = Some("k".into());
+    assert!(s.validate().unwrap_err().contains("speaks the OpenAI Chat Completions format"));
+    s.provider = Provider::OpenAi;
+    s.base_url = "ftp://x".into();
+    assert!(s.validate().unwrap_err().contains("must start with http:// or https://"));
+}
+
+#[test]
 fn official_anthropic_request() {
     let mut s = settings(Provider::Anthropic);
     let r = s.request("PROMPT");

@@ -1,0 +1,184 @@
+//! The page's model "in this tab": a GGUF file the visitor picks, run by
+//! llama.cpp compiled to WebAssembly inside the page (no key, no server).
+//! The page speaks to it as to an OpenAI-compatible server whose base URL
+//! is [`BASE_URL`]: the same official request, reply reading, retries, run
+//! log and resume as any API. This module holds what both the page and the
+//! core's checks need to know of it; the engine itself is the page's
+//! (`public/boot/tab-model.js`). A way to watch a small real model do the
+//! task, not a leaderboard entry ([`NOT_A_LEADERBOARD_ENTRY`]).
+
+/// The base URL of the in-tab model: not a network address, so a request
+/// to it never leaves the page (the page routes it to the engine).
+pub const BASE_URL: &str = "tab://this-tab/v1";
+
+/// Whether `url` (a base URL or a request URL) is the in-tab model's.
+pub fn is_tab(url: &str) -> bool {
+    url.trim_start().get(..6).is_some_and(|s| s.eq_ignore_ascii_case("tab://"))
+}
+
+/// The largest GGUF file the tab takes: the engine reads the file into one
+/// ArrayBuffer, whose size browsers cap at 2 GiB (a larger model would
+/// fail after a long read, or take the tab's memory with it).
+pub const MAX_MODEL_BYTES: u64 = 2 << 30;
+
+/// The window the model is loaded with unless the visitor sets another:
+/// a mini-SNF prompt (2,048 code tokens, about 2,000 in the model's own
+/// tokens with the instructions) and its answer fit, in little memory.
+pub const DEFAULT_WINDOW: u32 = 4096;
+
+/// The smallest and largest window the page offers (tokens).
+pub const MIN_WINDOW: u32 = 512;
+pub const MAX_WINDOW: u32 = 32_768;
+
+/// What the page says of a score from the tab.
+pub const NOT_A_LEADERBOARD_ENTRY: &str =
+    "A small model in this tab is a way to watch a real model \
+     do the task, at a size that fits: not a leaderboard entry.";
+
+/// Why a picked file cannot be loaded, if it cannot: `name` and `bytes`
+/// as the browser reports them.
+pub fn refuse_file(name: &str, bytes: u64) -> Option<String> {
+    if !name.to_ascii_lowercase().ends_with(".gguf") {
+        return Some(format!(
+            "{name} is not a GGUF file (llama.cpp's model format, name ending in .gguf)"
+        ));
+    }
+    if bytes == 0 {
+        return Some(format!("{name} is empty"));
+    }
+    if bytes > MAX_MODEL_BYTES {
+        return Some(format!(
+            "{name} is {:.1} GB; a model in this tab can be at most {:.1} GB (a browser reads the \
+             file into one buffer of at most 2 GiB): pick a smaller model or a smaller quantisation",
+            bytes as f64 / 1e9,
+            MAX_MODEL_BYTES as f64 / 1e9
+        ));
+    }
+    None
+}
+
+/// The model name the run records carry for a file: its name without
+/// `.gguf` (`SmolLM2-135M-Instruct.Q4_1.gguf` → `SmolLM2-135M-Instruct.Q4_1`).
+pub fn model_name(file_name: &str) -> String {
+    let n = file_name.trim();
+    match n.len().checked_sub(5) {
+        Some(cut) if n.is_char_boundary(cut) && n[cut..].eq_ignore_ascii_case(".gguf") => {
+            n[..cut].to_string()
+        }
+        _ => n.to_string(),
+    }
+}
+
+/// Why a window of `window` tokens is not offered, if it is not.
+pub fn refuse_window(window: u32) -> Option<String> {
+    (!(MIN_WINDOW..=MAX_WINDOW).contains(&window)).then(|| {
+        format!("Window: a whole number of tokens from {MIN_WINDOW} to {MAX_WINDOW}, not {window}")
+    })
+}
+
+/// llama.cpp's timings of one answer (its server's `timings`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    pub prompt_tokens: f64,
+    pub prompt_per_second: f64,
+    pub generated_tokens: f64,
+    pub generated_per_second: f64,
+}
+
+/// The seconds `n` tokens took at `per_s` tokens a second (0 when unknown).
+fn secs(n: f64, per_s: f64) -> f64 {
+    if per_s > 0.0 {
+        n / per_s
+    } else {
+        0.0
+    }
+}
+
+/// One line on the answers' speed: how many, prompt and generated tokens
+/// per second over all of them, seconds per answer; None before any.
+pub fn speed_line(timings: &[Timing]) -> Option<String> {
+    if timings.is_empty() {
+        return None;
+    }
+    let sum = |f: &dyn Fn(&Timing) -> f64| timings.iter().map(f).sum::<f64>();
+    let (pn, gn) = (sum(&|t| t.prompt_tokens), sum(&|t| t.generated_tokens));
+    let ps = sum(&|t| secs(t.prompt_tokens, t.prompt_per_second));
+    let gs = sum(&|t| secs(t.generated_tokens, t.generated_per_second));
+    let rate = |n: f64, s: f64| if s > 0.0 { format!("{:.1}", n / s) } else { "unknown".into() };
+    let n = timings.len();
+    Some(format!(
+        "{n} answer{} in this tab: prompt {} tokens/s, generated {} tokens/s, {:.1} s per answer.",
+        if n == 1 { "" } else { "s" },
+        rate(pn, ps),
+        rate(gn, gs),
+        (ps + gs) / n as f64
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tab_scheme_is_recognised_only_at_the_start() {
+        assert!(is_tab(BASE_URL));
+        assert!(is_tab("TAB://this-tab/v1/chat/completions"));
+        assert!(!is_tab("http://tab://x"));
+        assert!(!is_tab("tab:"));
+        assert!(!is_tab(""));
+    }
+
+    #[test]
+    fn files_are_refused_by_name_size_and_emptiness() {
+        assert_eq!(refuse_file("m.gguf", 98_000_000), None);
+        assert_eq!(refuse_file("M.GGUF", 1), None);
+        assert!(refuse_file("m.bin", 10).is_some_and(|m| m.contains("not a GGUF")));
+        assert!(refuse_file("m.gguf", 0).is_some_and(|m| m.contains("empty")));
+        let big = refuse_file("big.gguf", MAX_MODEL_BYTES + 1);
+        assert!(
+            big.is_some_and(|m| m.contains("at most 2.1 GB") && m.contains("big.gguf is 2.1 GB"))
+        );
+        assert_eq!(refuse_file("edge.gguf", MAX_MODEL_BYTES), None);
+    }
+
+    #[test]
+    fn the_model_name_is_the_file_name_without_gguf() {
+        assert_eq!(model_name("SmolLM2-135M-Instruct.Q4_1.gguf"), "SmolLM2-135M-Instruct.Q4_1");
+        assert_eq!(model_name("x.GGUF"), "x");
+        assert_eq!(model_name("noext"), "noext");
+        assert_eq!(model_name("é.gguf"), "é");
+        assert_eq!(model_name("ab"), "ab");
+    }
+
+    #[test]
+    fn windows_outside_the_range_are_refused() {
+        assert_eq!(refuse_window(DEFAULT_WINDOW), None);
+        assert!(refuse_window(100).is_some());
+        assert!(refuse_window(MAX_WINDOW + 1).is_some());
+    }
+
+    #[test]
+    fn the_speed_is_over_all_answers() {
+        assert_eq!(speed_line(&[]), None);
+        let a = Timing {
+            prompt_tokens: 100.0,
+            prompt_per_second: 50.0,
+            generated_tokens: 10.0,
+            generated_per_second: 5.0,
+        };
+        let b = Timing {
+            prompt_tokens: 300.0,
+            prompt_per_second: 50.0,
+            generated_tokens: 30.0,
+            generated_per_second: 10.0,
+        };
+        // 400 prompt tokens in 8 s, 40 generated in 5 s, 13 s over 2 answers.
+        assert_eq!(
+            speed_line(&[a, b]).as_deref(),
+            Some("2 answers in this tab: prompt 50.0 tokens/s, generated 8.0 tokens/s, 6.5 s per answer.")
+        );
+        let z = Timing { prompt_tokens: 1.0, ..Timing::default() };
+        assert!(speed_line(&[z])
+            .is_some_and(|l| l.starts_with("1 answer in") && l.contains("prompt unknown")));
+    }
+}

@@ -1,0 +1,126 @@
+// The in-tab model (the Run page's "In this tab"): llama.cpp compiled to
+// WebAssembly (@wllama/wllama, MIT, copied into wllama/ by index.html from
+// the npm package scripts/setup.sh installs) runs a GGUF file the visitor
+// picks, in a worker of its own, on this machine's CPU. boot.js imports this
+// module only when the visitor loads a model: the first load never carries
+// the engine.
+//
+// The page speaks to it as to any OpenAI-compatible server (the runner's
+// requests, retries, run log and resume are the same): `chat(body, ms)`
+// takes the Chat Completions request the core built and gives back what a
+// server would, `{ status, body }`, or `{ timeout: true }`, or
+// `{ noStatus: why }`. The engine embeds llama.cpp's own server code, so the
+// request goes through the GGUF's chat template as llama-server would.
+import { Wllama } from './wllama/index.js';
+
+let engine = null; // a Wllama with a model loaded
+let loaded = null; // what was loaded (load()'s answer)
+let queue = Promise.resolve(); // one request at a time, in order
+let current = null; // the AbortController of the request being answered
+const timings = []; // llama.cpp's timings of each answer, in order
+
+/** The threads a cross-origin-isolated page can use (llama.cpp's
+ *  multi-thread build needs SharedArrayBuffer); one otherwise. wllama's
+ *  own default is half the cores, so it is always set. */
+function threads() {
+  if (!self.crossOriginIsolated) return 1;
+  return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8));
+}
+
+/** Load `file` (a GGUF File or Blob) with a window of `nCtx` tokens; the
+ *  model loaded before, if any, is let go first. */
+export async function load(file, nCtx) {
+  await unload();
+  const wasm = new URL('./wllama/wllama.wasm', import.meta.url).href;
+  const w = new Wllama({ default: wasm }, { suppressNativeLog: true });
+  const t0 = performance.now();
+  // CPU only (n_gpu_layers 0): the same kernels whatever the browser, so
+  // an answer does not depend on the visitor's GPU. One sequence at a
+  // time, as the runner asks them.
+  await w.loadModel([file], { n_ctx: nCtx, n_threads: threads(), n_gpu_layers: 0, n_parallel: 1, seed: 0 });
+  const meta = w.getModelMetadata();
+  engine = w;
+  loaded = {
+    name: file.name || 'model.gguf',
+    bytes: file.size,
+    nCtx,
+    nCtxTrain: meta.hparams.nCtxTrain,
+    threads: w.getNumThreads(),
+    isolated: !!self.crossOriginIsolated,
+    chatTemplate: !!meta.meta['tokenizer.chat_template'],
+    loadMs: Math.round(performance.now() - t0),
+  };
+  return loaded;
+}
+
+/** Let the model go (its memory with it). */
+export async function unload() {
+  stop();
+  const w = engine;
+  engine = null;
+  loaded = null;
+  if (w) await w.exit().catch(() => {});
+}
+
+/** Stop the answer being generated (it ends as a timeout would). */
+export function stop() {
+  if (current) current.abort(new DOMException('stopped', 'AbortError'));
+}
+
+export function info() { return loaded; }
+export function stats() { return timings.slice(); }
+
+const fail = (status, message, type) => ({ status, body: JSON.stringify({ error: { message, type } }) });
+
+/** One Chat Completions request (`body`, the JSON text), answered after
+ *  those before it; `timeoutMs` as a server's client would give up. */
+export function chat(body, timeoutMs) {
+  const run = queue.then(() => answer(body, timeoutMs));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function answer(text, timeoutMs) {
+  if (!engine) return fail(404, 'no model is loaded in this tab: pick a GGUF file under "In this tab" and press Load', 'not_loaded');
+  let req;
+  try { req = JSON.parse(text); } catch (e) { return fail(400, `the request is not JSON: ${e.message}`, 'invalid_request'); }
+  const ctl = new AbortController();
+  current = ctl;
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; ctl.abort(new DOMException('timed out', 'TimeoutError')); }, Math.max(1, timeoutMs));
+  try {
+    const params = {
+      messages: req.messages,
+      temperature: req.temperature,
+      max_tokens: req.max_tokens ?? req.max_completion_tokens,
+      stop: req.stop,
+      seed: req.seed,
+      top_p: req.top_p,
+      logprobs: req.logprobs,
+      top_logprobs: req.top_logprobs,
+      abortSignal: ctl.signal,
+      // Each prompt read whole, as the first request to a fresh server: an
+      // answer must not depend on which task was asked before it (reusing
+      // the shared instruction's cache would change the arithmetic).
+      cache_prompt: false,
+    };
+    for (const k of Object.keys(params)) if (params[k] === undefined) delete params[k];
+    const res = await engine.createChatCompletion(params);
+    if (res && res.timings) timings.push(res.timings);
+    return { status: 200, body: JSON.stringify(res) };
+  } catch (e) {
+    if (timedOut) return { timeout: true };
+    if (ctl.signal.aborted) return { noStatus: 'the answer was stopped in this tab' };
+    const message = String((e && e.message) || e);
+    // llama.cpp's server refuses a prompt over the window with
+    // "the request exceeds the available context size"; said so in words
+    // the runner knows (a failed task, not retried).
+    if (/context|kv_cache_full|n_ctx/i.test(message) || (e && e.type === 'kv_cache_full')) {
+      return fail(400, `the prompt does not fit the model's context window of ${loaded.nCtx} tokens in this tab (${message})`, 'exceed_context_size_error');
+    }
+    return fail(500, `the model in this tab failed: ${message}`, 'inference_error');
+  } finally {
+    clearTimeout(timer);
+    if (current === ctl) current = null;
+  }
+}

@@ -1,0 +1,128 @@
+//! The model in this tab, as boot.js offers it (`window.repoqaTabModel`,
+//! over public/boot/tab-model.js and llama.cpp compiled to WebAssembly):
+//! load a GGUF file, answer a Chat Completions request, stop, let go. The
+//! engine is fetched only when a model is loaded; requests to the in-tab
+//! base URL (`repoqa::llm::in_tab`) come here instead of the network.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use repoqa::llm::in_tab::Timing;
+use repoqa::llm::wire::TransportError;
+use repoqa::llm::{HttpReply, HttpRequest};
+
+use crate::ui::error::UiError;
+
+/// A model loaded in the tab, as the engine reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// The file's name.
+    pub name: String,
+    pub bytes: f64,
+    /// The window it was loaded with (tokens).
+    pub window: u32,
+    /// The window it was trained with (the GGUF's context length).
+    pub trained_window: u32,
+    pub threads: u32,
+    /// The page is cross-origin isolated (threads are possible).
+    pub isolated: bool,
+    /// The GGUF carries a chat template.
+    pub chat_template: bool,
+    pub load_ms: f64,
+}
+
+const WHAT: &str = "The model in this tab";
+
+fn api() -> Result<JsValue, UiError> {
+    js_sys::Reflect::get(&js_sys::global(), &"repoqaTabModel".into())
+        .ok()
+        .filter(|v| v.is_object())
+        .ok_or_else(|| {
+            UiError::invalid(
+                "this page was started without boot.js, so it cannot run a model in the tab",
+            )
+        })
+}
+
+async fn call(method: &str, args: &[JsValue]) -> Result<JsValue, UiError> {
+    let api = api()?;
+    let f: js_sys::Function = js_sys::Reflect::get(&api, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| UiError::invalid(format!("boot.js offers no in-tab {method}")))?;
+    let args: js_sys::Array = args.iter().collect();
+    let promise: js_sys::Promise = f
+        .apply(&api, &args)
+        .map_err(|e| UiError::js(WHAT, &e))?
+        .dyn_into()
+        .map_err(|e| UiError::js(WHAT, &e))?;
+    JsFuture::from(promise).await.map_err(|e| UiError::js(WHAT, &e))
+}
+
+fn num(v: &JsValue, k: &str) -> f64 {
+    js_sys::Reflect::get(v, &k.into()).ok().and_then(|x| x.as_f64()).unwrap_or(0.0)
+}
+fn flag(v: &JsValue, k: &str) -> bool {
+    js_sys::Reflect::get(v, &k.into()).ok().and_then(|x| x.as_bool()).unwrap_or(false)
+}
+fn text(v: &JsValue, k: &str) -> Option<String> {
+    js_sys::Reflect::get(v, &k.into()).ok().and_then(|x| x.as_string())
+}
+
+/// Load `file` with a window of `window` tokens (the engine is fetched
+/// first, once); a model loaded before is let go.
+pub async fn load(file: &web_sys::File, window: u32) -> Result<Loaded, UiError> {
+    let v = call("load", &[file.into(), window.into()]).await?;
+    Ok(Loaded {
+        name: text(&v, "name").unwrap_or_else(|| file.name()),
+        bytes: num(&v, "bytes"),
+        window: num(&v, "nCtx") as u32,
+        trained_window: num(&v, "nCtxTrain") as u32,
+        threads: num(&v, "threads") as u32,
+        isolated: flag(&v, "isolated"),
+        chat_template: flag(&v, "chatTemplate"),
+        load_ms: num(&v, "loadMs"),
+    })
+}
+
+/// Let the model go, and its memory.
+pub async fn unload() -> Result<(), UiError> {
+    call("unload", &[]).await.map(|_| ())
+}
+
+/// Stop the answer being generated, if any.
+pub async fn stop() -> Result<(), UiError> {
+    call("stop", &[]).await.map(|_| ())
+}
+
+/// The timings of every answer since the model was loaded, in order.
+pub async fn timings() -> Vec<Timing> {
+    let Ok(v) = call("stats", &[]).await else { return Vec::new() };
+    let Ok(list) = v.dyn_into::<js_sys::Array>() else { return Vec::new() };
+    list.iter()
+        .map(|t| Timing {
+            prompt_tokens: num(&t, "prompt_n"),
+            prompt_per_second: num(&t, "prompt_per_second"),
+            generated_tokens: num(&t, "predicted_n"),
+            generated_per_second: num(&t, "predicted_per_second"),
+        })
+        .collect()
+}
+
+/// One model request to the tab's model, answered as a server would
+/// (`fetch::post_model_request` sends requests to the in-tab base URL here).
+pub async fn post(req: &HttpRequest, timeout_ms: u32) -> Result<HttpReply, TransportError> {
+    let v = call("chat", &[req.body.as_str().into(), timeout_ms.into()])
+        .await
+        .map_err(|e| TransportError::NoStatus(e.to_string()))?;
+    if flag(&v, "timeout") {
+        return Err(TransportError::Timeout);
+    }
+    if let Some(why) = text(&v, "noStatus") {
+        return Err(TransportError::NoStatus(why));
+    }
+    let status = num(&v, "status") as u16;
+    let body = text(&v, "body").unwrap_or_default();
+    Ok(HttpReply { status, retry_after: None, body })
+}

