@@ -214,3 +214,32 @@ async function compareEngines(page, body) {
   drift = Math.max(drift, Math.abs(a[k].logprob - nativeOfTab), Math.abs(tabOfNative - b[k].logprob));
   return { tabText, k, drift, tab: a[k], native: b[k], tabOfNative, nativeOfTab, ranks: [rank(a[k], b[k].token), rank(b[k], a[k].token)] };
 }
+
+test('a prompt longer than the window is refused per task with the reason, at once', async () => {
+  const { page, srv } = fx;
+  // Prompts of about 1,200 of SmolLM2's tokens, against a window of 1,024.
+  const big = demoSubset(2, 0, '-tab-window', path.join(fx.work, 'tab-window.json'));
+  await loadAndBuild(page, srv.url, big, 1024, 2);
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await page.selectOption('#run-preset', 'tab');
+  await page.waitForSelector('#run-tab');
+  await page.setInputFiles('#run-tab-file', gguf());
+  await setField(page, '#run-tab-window', 1024);
+  await page.click('#run-tab-load');
+  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
+  assert.match(await page.textContent('#run-tab-status'), /window 1,024 tokens/);
+  await setField(page, '#run-max-retries', 2);
+  await page.waitForSelector('#run-selection[data-selected="2"]');
+  const t0 = Date.now();
+  assert.equal(await runAndWait(page, '#run-start', 600000), 'done');
+  const secs = (Date.now() - t0) / 1000;
+  assert.match(await page.textContent('#run-message'), /0 answered, 2 failed/);
+  const failed = await page.$$eval('#run-failed li', (lis) => lis.map((li) => li.textContent));
+  assert.equal(failed.length, 2);
+  for (const text of failed) assert.match(text, /the prompt is longer than the model's context \(HTTP 400: the prompt does not fit the model's context window of 1024 tokens in this tab/);
+  const records = (await idbDump(page))['run-log'].trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.task_id.includes('-tab-window::'));
+  assert.equal(records.length, 2);
+  for (const r of records) assert.equal(r.attempts, 1, 'a prompt over the window is not asked again');
+  console.log(`2 prompts over a 1,024-token window: refused in ${secs.toFixed(1)} s: ${failed[0].slice(failed[0].indexOf('the prompt'), 260)}`);
+});
