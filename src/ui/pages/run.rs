@@ -8,6 +8,7 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
+use repoqa::llm::gguf::GgufInfo;
 use repoqa::llm::in_tab;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
@@ -83,28 +84,36 @@ fn TabModelSettings() -> impl IntoView {
     let rs = use_run_state();
     let busy = move || use_model_run().runner.busy();
     let picked = RwSignal::new_local(None::<web_sys::File>);
+    // The picked file's header: None while it is read.
+    let header = RwSignal::new(None::<Result<GgufInfo, String>>);
     let window = RwSignal::new(in_tab::DEFAULT_WINDOW);
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
-        let file = input.files().and_then(|l| l.get(0));
-        if let Some(f) = &file {
-            rs.tab.set(match in_tab::refuse_file(&f.name(), f.size() as u64) {
-                Some(why) => TabModel::Failed(why),
-                None => TabModel::None,
-            });
-        }
-        picked.set(file);
+        let Some(file) = input.files().and_then(|l| l.get(0)) else { return };
+        header.set(None);
+        picked.set(Some(file.clone()));
+        leptos::task::spawn_local(async move {
+            let read = crate::ui::jobs::tab_model::read_header(&file).await;
+            // A file picked since is the one that counts.
+            if picked.with_untracked(|p| p.as_ref().is_some_and(|p| p == &file)) {
+                if let Err(why) = &read {
+                    rs.tab.set(TabModel::Failed(why.clone()));
+                } else if rs.tab.with_untracked(|t| matches!(t, TabModel::Failed(_))) {
+                    rs.tab.set(TabModel::None);
+                }
+                header.set(Some(read));
+            }
+        });
+    };
+    let trained = move || {
+        header.with(|h| h.as_ref().and_then(|h| h.as_ref().ok()).and_then(|i| i.context_length))
     };
     let picked_line = move || {
-        picked.with(|p| {
-            p.as_ref().map(|f| {
-                format!(
-                    "{}: {} ({} bytes)",
-                    f.name(),
-                    format::bytes_label(f.size() as usize),
-                    format::thousands(f.size() as usize)
-                )
-            })
+        let f = picked.get()?;
+        Some(match header.get() {
+            None => format!("Reading what {} says of itself…", f.name()),
+            Some(Ok(info)) => in_tab::describe(&f.name(), f.size() as u64, &info),
+            Some(Err(_)) => format!("{}: {}", f.name(), in_tab::megabytes(f.size() as u64)),
         })
     };
     // llama.cpp's own timings of the answers given here, after each answer.
@@ -121,7 +130,7 @@ fn TabModelSettings() -> impl IntoView {
     });
     let on_load = move |_| {
         if let Some(f) = picked.get_untracked() {
-            crate::ui::jobs::tab_model::load(rs, f, window.get_untracked());
+            crate::ui::jobs::tab_model::load(rs, f, window.get_untracked(), trained());
         }
     };
     let state = move || {
@@ -137,7 +146,7 @@ fn TabModelSettings() -> impl IntoView {
             TabModel::None => "No model is loaded in this tab.".to_string(),
             TabModel::Loading { name, bytes } => format!(
                 "Loading {name} ({})… the first time, the engine (about 10 MB) is fetched too.",
-                format::bytes_label(*bytes as usize)
+                in_tab::megabytes(*bytes as u64)
             ),
             TabModel::Ready(m) => {
                 let threads = if m.threads == 1 {
@@ -151,7 +160,7 @@ fn TabModelSettings() -> impl IntoView {
                 format!(
                     "Loaded {} ({}): window {} tokens (trained with {}); {threads}.{template}",
                     m.name,
-                    format::bytes_label(m.bytes as usize),
+                    in_tab::megabytes(m.bytes as u64),
                     format::thousands(m.window as usize),
                     format::thousands(m.trained_window as usize)
                 )
@@ -172,14 +181,15 @@ fn TabModelSettings() -> impl IntoView {
                     <input type="file" id="run-tab-file" accept=".gguf" disabled=busy on:change=on_file/>
                 </label>
                 <label>"Window (tokens) "
-                    <input type="number" id="run-tab-window" min=in_tab::MIN_WINDOW max=in_tab::MAX_WINDOW step="512"
+                    <input type="number" id="run-tab-window" min=in_tab::MIN_WINDOW step="512"
+                        max=move || trained().map_or(u64::from(in_tab::MAX_WINDOW), |t| t.min(u64::from(in_tab::MAX_WINDOW)))
                         prop:value=move || window.get().to_string()
                         on:change=move |ev| {
                             if let Ok(n) = event_target_value(&ev).trim().parse::<u32>() { window.set(n) }
                         }/>
                 </label>
                 <button type="button" id="run-tab-load"
-                    disabled=move || busy() || picked.with(Option::is_none) || rs.tab.with(|t| matches!(t, TabModel::Failed(_)) && picked.with(|p| p.as_ref().is_some_and(|f| in_tab::refuse_file(&f.name(), f.size() as u64).is_some())))
+                    disabled=move || busy() || !header.with(|h| matches!(h, Some(Ok(_))))
                     on:click=on_load>"Load"</button>
             </div>
             {move || picked_line().map(|l| view! { <p class="small" id="run-tab-picked">{l}</p> })}

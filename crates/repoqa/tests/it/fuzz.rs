@@ -579,3 +579,45 @@ mod regressions {
         assert!(e.to_string().contains("line 1 column 157"), "{e}");
     }
 }
+
+/// A small GGUF header (a string, an integer, a float, an array of strings
+/// and one of integers), mutated: what the Run page reads from a picked model file.
+fn gguf_seed() -> Vec<u8> {
+    let text = |s: &str| [(s.len() as u64).to_le_bytes().to_vec(), s.as_bytes().to_vec()].concat();
+    let entry = |k: &str, t: u32, v: Vec<u8>| [text(k), t.to_le_bytes().to_vec(), v].concat();
+    let tokens =
+        [8u32.to_le_bytes().to_vec(), 2u64.to_le_bytes().to_vec(), text("a"), text("<s>")].concat();
+    let ints = [
+        5u32.to_le_bytes().to_vec(),
+        3u64.to_le_bytes().to_vec(),
+        vec![1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0],
+    ]
+    .concat();
+    [
+        b"GGUF".to_vec(),
+        3u32.to_le_bytes().to_vec(),
+        1u64.to_le_bytes().to_vec(),
+        6u64.to_le_bytes().to_vec(),
+        entry("general.architecture", 8, text("llama")),
+        entry("llama.context_length", 4, 8192u32.to_le_bytes().to_vec()),
+        entry("general.file_type", 4, 15u32.to_le_bytes().to_vec()),
+        entry("llama.rope.freq_base", 6, 1e4f32.to_le_bytes().to_vec()),
+        entry("tokenizer.ggml.tokens", 9, tokens),
+        entry("tokenizer.ggml.token_type", 9, ints),
+    ]
+    .concat()
+}
+
+#[test]
+fn fuzz_gguf_header() {
+    use repoqa::llm::gguf::{read_header, GgufError};
+    fuzz("GGUF header", mutated(vec![gguf_seed()], 6), |bytes| match read_header(&bytes) {
+        Ok(_) => Ok(()),
+        // More is asked for only past what was given.
+        Err(GgufError::Truncated { have, need }) if have == bytes.len() && need > have => {
+            Err(format!("rejected input: needs {need} bytes"))
+        }
+        Err(e @ GgufError::Truncated { .. }) => Err(format!("a wrong request for more: {e:?}")),
+        Err(e) => Err(format!("rejected input: {e}")),
+    });
+}

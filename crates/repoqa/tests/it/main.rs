@@ -1,5 +1,5 @@
 //! The core's integration tests: parity against the official harness (prompts, BLEU,
-//! grammars, curation), the demo dataset, fuzzing, the module graph.
+//! grammars, curation) and llama.cpp (the GGUF header), the demo dataset, fuzzing, the module graph.
 //!
 //! One binary for the crate's integration tests (the tokenizer and the grammars
 //! linked once, not once per file); each file is a module. One file's tests:
@@ -19,6 +19,7 @@ mod module_graph;
 mod needle_placement;
 mod parity_bleu;
 mod parity_curate;
+mod parity_gguf;
 mod parity_grammar;
 mod parity_prompts;
 mod sample_answers;
