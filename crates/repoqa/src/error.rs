@@ -53,6 +53,8 @@ pub enum Error {
     Bundle(#[from] crate::review::bundle::BundleError),
     #[error("{0}")]
     Engine(#[from] crate::engine::EngineError),
+    #[error("{0}")]
+    Gguf(#[from] crate::llm::gguf::GgufError),
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -85,7 +87,8 @@ macro_rules! for_each_error_type {
             $crate::llm::batch::BatchError,
             $crate::review::compare::CompareError,
             $crate::review::bundle::BundleError,
-            $crate::engine::EngineError
+            $crate::engine::EngineError,
+            $crate::llm::gguf::GgufError
         );
     };
 }
