@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { saveViewports, DIST } from './browser.js';
 import { open, cliScoresOfExport } from './results-fixture.js';
-import { idbDump, setField, runAndWait } from './run-fixture.js';
+import { idbDump, setField, runAndWait, finished } from './run-fixture.js';
 import { startLlama, demoSubset, loadAndBuild, gguf } from './llama-fixture.js';
 
 const NATIVE = 'SmolLM2-native';
@@ -257,4 +257,41 @@ test('a prompt longer than the window is refused per task with the reason, at on
   assert.equal(records.length, 2);
   for (const r of records) assert.equal(r.attempts, 1, 'a prompt over the window is not asked again');
   console.log(`2 prompts over a 1,024-token window: refused in ${secs.toFixed(1)} s: ${failed[0].slice(failed[0].indexOf('the prompt'), 260)}`);
+});
+
+test('Cancel stops the answer the tab is writing: the run ends, the task is left to ask', async () => {
+  const { page, srv } = fx;
+  const ds = demoSubset(1, 0, '-tab-cancel', path.join(fx.work, 'tab-cancel.json'));
+  await loadAndBuild(page, srv.url, ds, SIZE, 1);
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await page.selectOption('#run-preset', 'tab');
+  await page.setInputFiles('#run-tab-file', gguf());
+  await setField(page, '#run-tab-window', 4096);
+  await page.click('#run-tab-load');
+  await page.waitForSelector('#run-tab-status[data-state="ready"]', { timeout: 180000 });
+  // Long enough that the answer is still being written when Cancel is pressed.
+  await setField(page, '#run-max-new-tokens', 1024);
+  await page.waitForSelector('#run-selection[data-selected="1"]');
+  await page.evaluate(() => {
+    const api = window.repoqaTabModel;
+    const chat = api.chat;
+    window.__asked = 0;
+    api.chat = (body, ms) => { window.__asked += 1; return chat(body, ms); };
+  });
+  const answersBefore = (await page.evaluate(() => window.repoqaTabModel.stats())).length;
+  const before = await finished(page);
+  await page.click('#run-start');
+  await page.waitForFunction(() => window.__asked === 1);
+  const t0 = Date.now();
+  await page.click('#run-cancel');
+  await page.waitForFunction((b) => Number(document.querySelector('#run-progress')?.dataset.finished) > b, before, { timeout: 600000 });
+  const secs = (Date.now() - t0) / 1000;
+  assert.match(await page.textContent('#run-message'), /^Cancelled: 0 answered/);
+  // The engine wrote no answer (llama.cpp's timings come with each one), and the task is still to ask.
+  assert.equal((await page.evaluate(() => window.repoqaTabModel.stats())).length, answersBefore);
+  await page.waitForSelector('#run-selection[data-answered="0"]');
+  const log = (await idbDump(page))['run-log'] ?? '';
+  assert.ok(!log.includes('-tab-cancel::'), 'a cancelled task has no record');
+  console.log(`Cancel pressed while the tab answered: the run ended ${secs.toFixed(1)} s later, nothing stored`);
 });
