@@ -115,8 +115,10 @@ test('when the wasm cannot be fetched, the loading screen says the app could not
 
 test('a release dist/ has gzip and brotli copies that decompress to each file', () => {
   const files = fs.readdirSync(DIST, { recursive: true }).map((f) => path.join(DIST, f));
-  const wasm = files.filter((f) => f.endsWith('.wasm')).map((f) => path.basename(f));
+  // The app's own two (the in-tab model's engine, wllama/, comes from npm built).
+  const wasm = files.filter((f) => f.endsWith('.wasm') && !path.relative(DIST, f).startsWith('wllama')).map((f) => path.basename(f));
   assert.equal(wasm.length, 2, `the page's wasm and the engine's: ${wasm.join(', ')}`);
+  assert.ok(files.some((f) => path.relative(DIST, f) === path.join('wllama', 'wllama.wasm')), 'the in-tab model\'s engine is in the build');
   const compressible = files.filter((f) => /\.(html|js|wasm|css|json|jsonl)$/.test(f) && fs.statSync(f).size >= 1024);
   assert.ok(compressible.length >= 5, `only ${compressible.length} compressible files`);
   for (const f of compressible) {
