@@ -155,7 +155,7 @@ window.repoqaTabModel = {
   load: async (file, nCtx) => (await tabEngine()).load(file, nCtx),
   unload: async () => (tabModel ? (await tabModel).unload() : undefined),
   stop: async () => (tabModel ? (await tabModel).stop() : undefined),
-  chat: async (body, timeoutMs) => (tabModel ? (await tabModel).chat(body, timeoutMs)
+  chat: async (body, timeoutMs, onText) => (tabModel ? (await tabModel).chat(body, timeoutMs, onText)
     : { status: 404, body: JSON.stringify({ error: { message: 'no model is loaded in this tab: pick a GGUF file under "In this tab" and press Load' } }) }),
   info: async () => (tabModel ? (await tabModel).info() : null),
   stats: async () => (tabModel ? (await tabModel).stats() : []),

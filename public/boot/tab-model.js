@@ -73,14 +73,58 @@ export function stats() { return timings.slice(); }
 const fail = (status, message, type) => ({ status, body: JSON.stringify({ error: { message, type } }) });
 
 /** One Chat Completions request (`body`, the JSON text), answered after
- *  those before it; `timeoutMs` as a server's client would give up. */
-export function chat(body, timeoutMs) {
-  const run = queue.then(() => answer(body, timeoutMs));
+ *  those before it; `timeoutMs` as a server's client would give up. With
+ *  `onText`, the answer is streamed as it is written: `onText({ text,
+ *  processed, total })` is called with the text so far (and, while the
+ *  prompt is read, how many of its tokens are), and the reply given back
+ *  in the end is the one a request without streaming gets: the same
+ *  tokens, gathered. */
+export function chat(body, timeoutMs, onText) {
+  const run = queue.then(() => answer(body, timeoutMs, onText));
   queue = run.catch(() => {});
   return run;
 }
 
-async function answer(text, timeoutMs) {
+/** Ask with `params`, streaming to `onText`; the chunks gathered into the
+ *  reply a request without streaming gets (content, thinking, finish
+ *  reason, usage, timings). */
+async function streamed(params, onText) {
+  let text = '';
+  let reasoning = '';
+  let last = null;
+  let finish = null;
+  await engine.createChatCompletion({
+    ...params,
+    stream: true,
+    stream_options: { include_usage: true },
+    return_progress: true,
+    onData: (chunk) => {
+      last = chunk;
+      const choice = chunk.choices && chunk.choices[0];
+      const delta = (choice && choice.delta) || {};
+      if (typeof delta.content === 'string') text += delta.content;
+      if (typeof delta.reasoning_content === 'string') reasoning += delta.reasoning_content;
+      if (choice && choice.finish_reason) finish = choice.finish_reason;
+      const p = chunk.prompt_progress;
+      try {
+        onText({ text, processed: p ? p.processed : null, total: p ? p.total : null });
+      } catch (e) { /* the page's view failing must not stop the answer */ }
+    },
+  });
+  const message = { role: 'assistant', content: text };
+  if (reasoning) message.reasoning_content = reasoning;
+  return {
+    id: last && last.id,
+    object: 'chat.completion',
+    created: last && last.created,
+    model: last && last.model,
+    choices: [{ index: 0, message, finish_reason: finish }],
+    usage: last && last.usage,
+    timings: last && last.timings,
+  };
+}
+
+async function answer(text, timeoutMs, onText) {
   if (!engine) return fail(404, 'no model is loaded in this tab: pick a GGUF file under "In this tab" and press Load', 'not_loaded');
   let req;
   try { req = JSON.parse(text); } catch (e) { return fail(400, `the request is not JSON: ${e.message}`, 'invalid_request'); }
@@ -105,7 +149,7 @@ async function answer(text, timeoutMs) {
       cache_prompt: false,
     };
     for (const k of Object.keys(params)) if (params[k] === undefined) delete params[k];
-    const res = await engine.createChatCompletion(params);
+    const res = typeof onText === 'function' ? await streamed(params, onText) : await engine.createChatCompletion(params);
     if (res && res.timings) timings.push(res.timings);
     return { status: 200, body: JSON.stringify(res) };
   } catch (e) {

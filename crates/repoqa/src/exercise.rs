@@ -118,19 +118,29 @@ pub struct DepthRow {
     pub bin: usize,
     pub students: Count,
     pub models: Count,
+    /// The model in the tab's answers to the same rounds (the same tasks
+    /// in the same windows as the class's).
+    pub tab: Count,
     /// The tasks attempted in this bin, each once, in the order first tried.
     pub tasks: Vec<String>,
 }
 
 /// Attempts by depth against `models` (task id → whether each model that
-/// answered it passed: the loaded answers, the runs of SCORES files).
-/// Bins without an attempt are left out.
-pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> Vec<DepthRow> {
+/// answered it passed: the loaded answers, the runs of SCORES files) and
+/// the model in the tab's answers to the class's rounds (`tab`: each
+/// counted where the class tried its task). Bins without an attempt are
+/// left out.
+pub fn by_depth(
+    attempts: &[Attempt],
+    models: &BTreeMap<String, Vec<bool>>,
+    tab: &[Attempt],
+) -> Vec<DepthRow> {
     let mut rows: Vec<DepthRow> = (0..DEPTH_BINS)
         .map(|bin| DepthRow {
             bin,
             students: Count::default(),
             models: Count::default(),
+            tab: Count::default(),
             tasks: Vec::new(),
         })
         .collect();
@@ -143,6 +153,10 @@ pub fn by_depth(attempts: &[Attempt], models: &BTreeMap<String, Vec<bool>>) -> V
             for &pass in models.get(&a.task_id).map_or(&[][..], Vec::as_slice) {
                 row.models.n += 1;
                 row.models.passed += usize::from(pass);
+            }
+            for t in tab.iter().filter(|t| t.task_id == a.task_id) {
+                row.tab.n += 1;
+                row.tab.passed += usize::from(t.pass);
             }
         }
     }
@@ -211,15 +225,18 @@ mod tests {
         let attempts = [a("x", 0.05, true), a("x", 0.05, false), a("y", 0.55, true)];
         let models =
             BTreeMap::from([("x".to_string(), vec![false]), ("y".to_string(), vec![true, false])]);
-        let rows = by_depth(&attempts, &models);
+        // The model in the tab answered x's round twice and a task the
+        // class never tried (not counted).
+        let tab = [a("x", 0.05, false), a("x", 0.05, true), a("z", 0.95, true)];
+        let rows = by_depth(&attempts, &models, &tab);
         assert_eq!(rows.len(), 2);
         assert_eq!(
-            (rows[0].bin, rows[0].students, rows[0].models),
-            (0, Count { passed: 1, n: 2 }, Count { passed: 0, n: 1 })
+            (rows[0].bin, rows[0].students, rows[0].models, rows[0].tab),
+            (0, Count { passed: 1, n: 2 }, Count { passed: 0, n: 1 }, Count { passed: 1, n: 2 })
         );
         assert_eq!(
-            (rows[1].bin, rows[1].students, rows[1].models),
-            (5, Count { passed: 1, n: 1 }, Count { passed: 1, n: 2 })
+            (rows[1].bin, rows[1].students, rows[1].models, rows[1].tab),
+            (5, Count { passed: 1, n: 1 }, Count { passed: 1, n: 2 }, Count::default())
         );
     }
 }

@@ -116,13 +116,53 @@ pub async fn post(req: &HttpRequest, timeout_ms: u32) -> Result<HttpReply, Trans
     let v = call("chat", &[req.body.as_str().into(), timeout_ms.into()])
         .await
         .map_err(|e| TransportError::NoStatus(e.to_string()))?;
-    if flag(&v, "timeout") {
+    reply_of(&v)
+}
+
+/// How far an answer being written is: the text so far, and while the
+/// prompt is read, how many of its tokens are.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Writing {
+    pub text: String,
+    /// Prompt tokens read so far, and of how many (llama.cpp's
+    /// `prompt_progress`), until the first token is written.
+    pub prompt: Option<(u32, u32)>,
+}
+
+/// [`post`], with the answer streamed to `on_text` as it is written; the
+/// reply in the end is the one [`post`] gets (the same tokens, gathered by
+/// tab-model.js), read by the core as any reply.
+pub async fn post_streaming(
+    req: &HttpRequest,
+    timeout_ms: u32,
+    on_text: impl Fn(Writing) + 'static,
+) -> Result<HttpReply, TransportError> {
+    let callback = Closure::<dyn Fn(JsValue)>::new(move |v: JsValue| {
+        let processed = js_sys::Reflect::get(&v, &"processed".into()).ok().and_then(|x| x.as_f64());
+        let total = js_sys::Reflect::get(&v, &"total".into()).ok().and_then(|x| x.as_f64());
+        on_text(Writing {
+            text: text(&v, "text").unwrap_or_default(),
+            prompt: processed.zip(total).map(|(p, t)| (p as u32, t as u32)),
+        });
+    });
+    let f: &JsValue = callback.as_ref();
+    let v = call("chat", &[req.body.as_str().into(), timeout_ms.into(), f.clone()])
+        .await
+        .map_err(|e| TransportError::NoStatus(e.to_string()));
+    // The engine calls back only while the request is answered: the
+    // closure may go now.
+    drop(callback);
+    reply_of(&v?)
+}
+
+fn reply_of(v: &JsValue) -> Result<HttpReply, TransportError> {
+    if flag(v, "timeout") {
         return Err(TransportError::Timeout);
     }
-    if let Some(why) = text(&v, "noStatus") {
+    if let Some(why) = text(v, "noStatus") {
         return Err(TransportError::NoStatus(why));
     }
-    let status = num(&v, "status") as u16;
-    let body = text(&v, "body").unwrap_or_default();
+    let status = num(v, "status") as u16;
+    let body = text(v, "body").unwrap_or_default();
     Ok(HttpReply { status, retry_after: None, body })
 }

@@ -30,7 +30,8 @@
 //! to Web Workers; `build_ladder` the same tasks at several lengths, for
 //! download), `scoring` (option re-score, import),
 //! `curate` (read a folder/archive, curate, descriptions by a model),
-//! `tab_model` (load a model into this tab),
+//! `tab_model` (load a model into this tab), `tab_answer` (the model in
+//! this tab answers one task while the page watches),
 //! with `fetch` (download / read a file with progress) and `digest`
 //! (SHA-256 in slices) as steps they share.
 
@@ -55,6 +56,7 @@ pub mod reviewers;
 pub mod run;
 pub mod runs;
 pub mod scoring;
+pub mod tab_answer;
 pub mod tab_model;
 pub mod tokenizer;
 

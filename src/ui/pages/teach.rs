@@ -6,7 +6,12 @@
 //! with the similarity step by step. The attempts are compared with the
 //! loaded model answers on the same tasks, by depth, and can be downloaded
 //! as a model-outputs file that `repoqa score` scores the same way.
-//! Dataset text and typed answers are rendered as text.
+//! With a model loaded in this tab (Run → "In this tab"), the model answers
+//! each round too (issue 54): the official prompt of the round's task, in
+//! the round's window, written where the class can watch it (presenter
+//! mode included), scored by the same scorer once the round is over, and
+//! counted beside the class by depth.
+//! Dataset text, typed answers and the model's answer are rendered as text.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,6 +27,7 @@ use repoqa::scoring::score::Evaluation;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::engine;
+use crate::ui::browser::tab_model::{self, Writing};
 use crate::ui::browser::time::now_ms;
 use crate::ui::components::charts::DepthChart;
 use crate::ui::components::markdown::Markdown;
@@ -29,15 +35,48 @@ use crate::ui::components::verdict_steps::VerdictSteps;
 use crate::ui::format::{self, thousands};
 use crate::ui::jobs::anatomy::{rebuild, Rebuild};
 use crate::ui::jobs::build::build_queued;
-use crate::ui::jobs::use_runner;
+use crate::ui::jobs::run::use_model_run;
+use crate::ui::jobs::tab_answer;
+use crate::ui::jobs::{use_runner, Runner};
 use crate::ui::state::answers::score_one;
 use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::route::task_href;
+use crate::ui::state::run::{use_run_state, RunState, TabModel};
 use crate::ui::state::{use_state, AppState};
 use crate::ui::storage::local;
 
 /// Where the attempts are kept between visits (small: no code contexts).
 const KEY_ATTEMPTS: &str = "repoqa-exercise-attempts";
+/// Where the in-tab model's answers to the rounds are kept.
+const KEY_TAB_ATTEMPTS: &str = "repoqa-exercise-tab-attempts";
+
+/// The in-tab model's answer to one round, as an attempt (never a pick),
+/// with the model's name.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct TabAttempt {
+    model: String,
+    attempt: Attempt,
+}
+
+/// The in-tab model on the round that started at `round` (its start time).
+#[derive(Clone)]
+enum TabLive {
+    Off,
+    Writing { round: f64, model: String, writing: Writing },
+    Done { round: f64, model: String, ended: Box<Ended>, speed: Option<String> },
+    Failed { round: f64, model: String, why: String },
+}
+
+impl TabLive {
+    fn round(&self) -> Option<f64> {
+        match self {
+            TabLive::Off => None,
+            TabLive::Writing { round, .. }
+            | TabLive::Done { round, .. }
+            | TabLive::Failed { round, .. } => Some(*round),
+        }
+    }
+}
 
 /// One round: the task as the class sees it, what can be picked, when it
 /// started, and how it ended.
@@ -58,20 +97,123 @@ struct Ended {
     output: Option<repoqa::report::ModelOutput>,
 }
 
-fn load_attempts() -> Vec<Attempt> {
-    local::get(KEY_ATTEMPTS)
-        .ok()
-        .flatten()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+/// A list kept under `key` (empty when none is, or it cannot be read).
+fn load<T: serde::de::DeserializeOwned>(key: &str) -> Vec<T> {
+    local::get(key).ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
 }
 
 fn save_attempts(attempts: &[Attempt]) {
-    if let Ok(json) = serde_json::to_string(attempts) {
-        if let Err(e) = local::set(KEY_ATTEMPTS, &json) {
+    save(KEY_ATTEMPTS, attempts);
+}
+
+fn save<T: serde::Serialize>(key: &str, list: &[T]) {
+    if let Ok(json) = serde_json::to_string(list) {
+        if let Err(e) = local::set(key, &json) {
             leptos::logging::warn!("attempts not saved: {e}");
         }
     }
+}
+
+/// The model loaded in this tab, if one is: its name as runs record it.
+fn tab_model_name(rs: RunState) -> Option<String> {
+    rs.tab.with(|t| match t {
+        TabModel::Ready(l) => Some(repoqa::llm::in_tab::model_name(&l.name)),
+        _ => None,
+    })
+}
+
+/// The model in this tab answers the round that started at `started`
+/// (task `task` in a window of `size` tokens, as the class sees it); `live` follows it, and its answer
+/// is scored and kept in `kept` once written. A later round's answer
+/// replaces this one's view (this one is stopped when it starts).
+fn tab_answers(
+    state: AppState,
+    (rs, model_line): (RunState, Runner),
+    (task, size, started): (Arc<Task>, usize, f64),
+    model: String,
+    live: RwSignal<TabLive>,
+    kept: RwSignal<Vec<TabAttempt>>,
+) {
+    let (max_tokens, timeout_s) = rs.form.with_untracked(|f| {
+        (
+            f.settings.sampling.max_tokens.unwrap_or(repoqa::llm::wire::DEFAULT_MAX_NEW_TOKENS),
+            f.timeout_s,
+        )
+    });
+    let timeout_ms = (timeout_s * 1000.0).clamp(1000.0, 86_400_000.0) as u32;
+    let this = move |l: &TabLive| l.round() == Some(started);
+    live.set(TabLive::Writing {
+        round: started,
+        model: model.clone(),
+        writing: Writing::default(),
+    });
+    spawn_local(async move {
+        let name = model.clone();
+        let on_text = move |writing: Writing| {
+            live.try_update(|l| {
+                if this(l) {
+                    *l = TabLive::Writing { round: started, model: name.clone(), writing };
+                }
+            });
+        };
+        let result = tab_answer::answer(
+            model_line,
+            task.clone(),
+            model.clone(),
+            max_tokens,
+            timeout_ms,
+            on_text,
+        )
+        .await;
+        let seconds = (now_ms() - started) / 1000.0;
+        let end = match result {
+            Ok(reply) => {
+                let text = reply.answer.text.clone();
+                let (output, scored) = score(state, &task, &text).await;
+                let t = state.settings.with_untracked(|s| s.threshold);
+                let (pass, similarity, best_target, evaluation) = match scored {
+                    Ok(e) => (e.passes(t), e.best_similarity, e.best_target.clone(), Some(e)),
+                    Err(e) => {
+                        let why = format!("Cannot score the model's answer: {e}");
+                        live.try_update(|l| {
+                            if this(l) {
+                                *l = TabLive::Failed { round: started, model: model.clone(), why };
+                            }
+                        });
+                        return;
+                    }
+                };
+                let attempt = Attempt {
+                    task_id: task.task_id(),
+                    position_ratio: task.position_ratio,
+                    code_context_size: size,
+                    picked: None,
+                    reply: text,
+                    pass,
+                    similarity,
+                    best_target,
+                    seconds,
+                };
+                kept.try_update(|k| {
+                    k.push(TabAttempt { model: model.clone(), attempt: attempt.clone() })
+                });
+                kept.with_untracked(|k| save(KEY_TAB_ATTEMPTS, k));
+                let speed = reply.timing.map(|t| t.words());
+                TabLive::Done {
+                    round: started,
+                    model: model.clone(),
+                    ended: Box::new(Ended { attempt, evaluation, output }),
+                    speed,
+                }
+            }
+            Err(e) => TabLive::Failed { round: started, model: model.clone(), why: e.to_string() },
+        };
+        live.try_update(|l| {
+            if this(l) {
+                *l = end;
+            }
+        });
+    });
 }
 
 /// Score `reply` to the round's task with the real scorer (the compute
@@ -126,7 +268,22 @@ pub fn TeachPage() -> impl IntoView {
     let chosen = RwSignal::new(String::new());
     let round = RwSignal::new(None::<Round>);
     let error = RwSignal::new(None::<String>);
-    let attempts = RwSignal::new(load_attempts());
+    let attempts = RwSignal::new(load::<Attempt>(KEY_ATTEMPTS));
+    // The model in this tab: whether it answers the rounds, its answers,
+    // and the one being written.
+    let rs = use_run_state();
+    let model_line = use_model_run().runner;
+    let ask_tab = RwSignal::new(true);
+    let tab_attempts = RwSignal::new(load::<TabAttempt>(KEY_TAB_ATTEMPTS));
+    let tab_live = RwSignal::new(TabLive::Off);
+    on_cleanup(move || {
+        // The class left: the model stops writing for it.
+        if matches!(tab_live.try_get_untracked(), Some(TabLive::Writing { .. })) {
+            spawn_local(async {
+                let _ = tab_model::stop().await;
+            });
+        }
+    });
     let now = RwSignal::new(now_ms());
     let tick = set_interval_with_handle(move || now.set(now_ms()), Duration::from_millis(250)).ok();
     on_cleanup(move || {
@@ -249,13 +406,50 @@ pub fn TeachPage() -> impl IntoView {
                         Ok(c) => c,
                         Err(e) => return error.set(Some(e)),
                     };
+                    let started_ms = now_ms();
                     round.set(Some(Round {
-                        task,
+                        task: task.clone(),
                         choices,
-                        started_ms: now_ms(),
+                        started_ms,
                         limit_s,
                         ended: None,
                     }));
+                    // The model in this tab answers this round too (the
+                    // last round's answer, if still being written, stops).
+                    let model = tab_model_name(rs).filter(|_| ask_tab.get_untracked());
+                    let writing = matches!(tab_live.get_untracked(), TabLive::Writing { .. });
+                    if writing {
+                        let _ = tab_model::stop().await;
+                    }
+                    match model {
+                        Some(m) => {
+                            // The stopped answer's job ends first; another job
+                            // on the line (a Run) is not waited for.
+                            if writing {
+                                while model_line.busy_untracked() {
+                                    crate::ui::browser::time::sleep_ms(50).await;
+                                }
+                            }
+                            if model_line.busy_untracked() {
+                                tab_live.set(TabLive::Failed {
+                                    round: started_ms,
+                                    model: m,
+                                    why: "The model in this tab is busy with a run on the Run page: it answers the rounds once that run ends or is cancelled.".into(),
+                                });
+                            } else {
+                                let size = r.code_context_size;
+                                tab_answers(
+                                    state,
+                                    (rs, model_line),
+                                    (task, size, started_ms),
+                                    m,
+                                    tab_live,
+                                    tab_attempts,
+                                );
+                            }
+                        }
+                        None => tab_live.set(TabLive::Off),
+                    }
                 }
                 Err(e) => error.set(Some(e.to_string())),
             }
@@ -265,6 +459,32 @@ pub fn TeachPage() -> impl IntoView {
     let clear = move |_| {
         attempts.set(Vec::new());
         save_attempts(&[]);
+        tab_attempts.set(Vec::new());
+        save::<TabAttempt>(KEY_TAB_ATTEMPTS, &[]);
+    };
+    // The in-tab model's last answer to each task, as the official outputs
+    // file (named after the model).
+    let download_tab = move |_| {
+        let tasks = state.tasks.get_untracked();
+        let (last, model): (BTreeMap<String, String>, Option<String>) = tab_attempts
+            .with_untracked(|a| {
+                (
+                    a.iter()
+                        .map(|t| (t.attempt.task_id.clone(), t.attempt.reply.clone()))
+                        .collect(),
+                    a.last().map(|t| t.model.clone()),
+                )
+            });
+        let model = model.unwrap_or_else(|| "in-tab-model".into());
+        match repoqa::scoring::answers::outputs_jsonl(&tasks, &last) {
+            Ok(text) => {
+                let name = format!("{}-in-tab.jsonl", repoqa::naming::model_file_stem(&model));
+                if let Err(e) = download_text(&name, "application/x-ndjson", &text) {
+                    error.set(Some(e.to_string()));
+                }
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
     };
     let download = move |_| {
         // The last attempt of each task, in the tasks' order, as the
@@ -315,18 +535,22 @@ pub fn TeachPage() -> impl IntoView {
                 <button type="button" class="primary" id="exercise-start" on:click=start
                     disabled=move || round.with(|r| r.as_ref().is_some_and(|r| r.ended.is_none()))>"New round"</button>
             </div>
+            <TabToggle ask_tab=ask_tab/>
             {move || building.get().then(|| view! {
                 <p class="muted" id="exercise-building" role="status"><span class="spinner" aria-hidden="true"></span>" Building the tasks of the loaded dataset first…"</p>
             })}
             {move || error.get().map(|e| view! { <p class="fail" id="exercise-error">{e}</p> })}
-            {move || round.get().map(|r| view! { <RoundView round=r now=now finish=finish/> })}
+            {move || round.get().map(|r| view! { <RoundView round=r now=now finish=finish tab=tab_live/> })}
         </section>
         <section class="card" id="exercise-results">
             <h2>"The class against the models"</h2>
-            <ByDepth attempts=attempts/>
+            <ByDepth attempts=attempts tab=tab_attempts/>
             <Attempts attempts=attempts/>
             <p class="row">
                 <button type="button" id="exercise-download" on:click=download disabled=move || attempts.with(Vec::is_empty)>"Download the class's answers (model outputs JSONL)"</button>
+                {move || tab_attempts.with(|a| !a.is_empty()).then(|| view! {
+                    <button type="button" id="exercise-tab-download" on:click=download_tab>"Download the in-tab model's answers (model outputs JSONL)"</button>
+                })}
                 <button type="button" id="exercise-clear" on:click=clear disabled=move || attempts.with(Vec::is_empty)>"Forget the attempts"</button>
             </p>
             <p class="muted small">"The file holds each task's last answer as the official harness writes model outputs; "<code>"repoqa score --model-output-path FILE --dataset-path DATASET"</code>" scores it the same way."</p>
@@ -339,6 +563,7 @@ fn RoundView(
     round: Round,
     now: RwSignal<f64>,
     finish: impl Fn(Option<String>, String) + Copy + Send + Sync + 'static,
+    tab: RwSignal<TabLive>,
 ) -> impl IntoView {
     let task = round.task.clone();
     let ended = round.ended.clone();
@@ -419,6 +644,10 @@ fn RoundView(
             <p class="exercise-timer" id="exercise-timer" aria-live="off">{move || if done { "Round over".to_string() } else { timer() }}</p>
             {result}
             <div class="desc"><strong>"The description"</strong><Markdown text=task.description.trim().to_string()/></div>
+            {move || {
+                let live = tab.get();
+                (live.round() == Some(started)).then(|| view! { <TabPanel live=live round_over=done/> })
+            }}
             <p class="muted small">{format!("{} functions below; click the one described ({} tokens of {}).", round.choices.len(), thousands(task.code_context_ntokens), task.repo)}</p>
             <pre class="prompt exercise-code" id="exercise-code" tabindex="0" aria-label="the code context">{parts}</pre>
             <details>
@@ -437,7 +666,7 @@ fn RoundView(
 /// Students and models by depth: the models are the answers loaded on
 /// Results and the runs of the SCORES files loaded on the Leaderboard.
 #[component]
-fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
+fn ByDepth(attempts: RwSignal<Vec<Attempt>>, tab: RwSignal<Vec<TabAttempt>>) -> impl IntoView {
     let state = use_state();
     let board = expect_context::<LeaderboardState>();
     move || {
@@ -476,14 +705,28 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                 }
             }
         });
-        let rows = exercise::by_depth(&list, &models);
+        let (tab_list, tab_models): (Vec<Attempt>, std::collections::BTreeSet<String>) =
+            tab.with(|t| {
+                (
+                    t.iter().map(|t| t.attempt.clone()).collect(),
+                    t.iter().map(|t| t.model.clone()).collect(),
+                )
+            });
+        let rows = exercise::by_depth(&list, &models, &tab_list);
+        let with_tab = rows.iter().any(|r| r.tab.n > 0);
         let mut class = [Count::default(); DEPTH_BINS];
         let mut model = [Count::default(); DEPTH_BINS];
+        let mut in_tab = [Count::default(); DEPTH_BINS];
         for r in &rows {
             class[r.bin] = r.students;
             model[r.bin] = r.models;
+            in_tab[r.bin] = r.tab;
         }
-        let series = vec![("the class".to_string(), class), ("models".to_string(), model)];
+        let mut series = vec![("the class".to_string(), class), ("models".to_string(), model)];
+        if with_tab {
+            series.push(("the model in this tab".to_string(), in_tab));
+        }
+        let tab_names = tab_models.into_iter().collect::<Vec<_>>().join(", ");
         let rate = |c: repoqa::scoring::breakdown::Count| match c.rate() {
             Some(r) => format!("{}/{} ({:.0}%)", c.passed, c.n, 100.0 * r),
             None => "—".to_string(),
@@ -492,14 +735,18 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
             <DepthChart id="exercise" title=format!("Pass rate at threshold {t} by needle depth: the class and the models, on the same tasks") series=series/>
             <div class="table-scroll" tabindex="0" role="region" aria-label="students and models by depth">
             <table class="grid" id="exercise-by-depth">
-                <thead><tr><th>"Needle depth"</th><th>"The class"</th><th>{format!("Models ({}, same tasks)", format::count(runs, "run", "runs"))}</th><th>"Tasks"</th></tr></thead>
+                <thead><tr><th>"Needle depth"</th><th>"The class"</th><th>{format!("Models ({}, same tasks)", format::count(runs, "run", "runs"))}</th>
+                    {with_tab.then(|| view! { <th id="exercise-tab-column">{format!("In this tab ({tab_names}, same rounds)")}</th> })}
+                    <th>"Tasks"</th></tr></thead>
                 <tbody>
                     {rows.into_iter().map(|r| view! {
                         <tr data-bin=r.bin.to_string() data-students=format!("{}/{}", r.students.passed, r.students.n)
-                            data-models=format!("{}/{}", r.models.passed, r.models.n)>
+                            data-models=format!("{}/{}", r.models.passed, r.models.n)
+                            data-tab=format!("{}/{}", r.tab.passed, r.tab.n)>
                             <td>{depth_bin_label(r.bin)}</td>
                             <td>{rate(r.students)}</td>
                             <td>{rate(r.models)}</td>
+                            {with_tab.then(|| view! { <td>{rate(r.tab)}</td> })}
                             <td>{r.tasks.iter().map(|id| {
                                 let name = id.rsplit("::").next().unwrap_or(id).to_string();
                                 view! { <a href=task_href(id) class="task-link">{name}</a>" " }
@@ -509,7 +756,7 @@ fn ByDepth(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                 </tbody>
             </table>
             </div>
-            {(runs == 0).then(|| view! {
+            {(runs == 0 && !with_tab).then(|| view! {
                 <p class="muted" id="exercise-no-models">
                     "No model to set the class against yet: score a model's answers on "<a href="#results">"Results"</a>
                     " (Try the demo's sample answers there), or load the published runs on the "<a href="#leaderboard">"Leaderboard"</a>
@@ -540,4 +787,99 @@ fn Attempts(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
             </details>
         })
     }
+}
+
+/// Whether the model loaded in this tab answers the rounds; or where to
+/// load one.
+#[component]
+fn TabToggle(ask_tab: RwSignal<bool>) -> impl IntoView {
+    let rs = use_run_state();
+    move || {
+        match tab_model_name(rs) {
+        Some(model) => {
+            let tokens = rs.form.with(|f| {
+                f.settings.sampling.max_tokens.unwrap_or(repoqa::llm::wire::DEFAULT_MAX_NEW_TOKENS)
+            });
+            view! {
+                <p class="row" id="exercise-tab-toggle">
+                    <label><input type="checkbox" id="exercise-tab" prop:checked=move || ask_tab.get()
+                        on:change=move |ev| ask_tab.set(event_target_checked(&ev))/>
+                    {format!(" {model}, loaded in this tab, answers each round too: the official prompt of the round's task, greedy, up to {} new tokens (set on Run).", thousands(tokens as usize))}</label>
+                </p>
+            }
+            .into_any()
+        }
+        None => view! {
+            <p class="muted small" id="exercise-tab-none">"To set the class against a real model, load a small one in this tab on "<a href="#run">"Run"</a>" (provider \"In this tab\"): it then answers each round while the class watches."</p>
+        }
+        .into_any(),
+    }
+    }
+}
+
+/// The in-tab model on this round: the prompt being read, the answer as
+/// it is written, and once the round is over its verdict (before, the
+/// class would see whether to trust it).
+#[component]
+fn TabPanel(live: TabLive, round_over: bool) -> impl IntoView {
+    let (model, state, status, text, verdict) = match live {
+        TabLive::Off => return ().into_any(),
+        TabLive::Writing { model, writing, .. } => {
+            let status = match (writing.text.is_empty(), writing.prompt) {
+                (true, Some((done, total))) if done < total => format!(
+                    "Reading the prompt: {} of {} tokens…",
+                    thousands(done as usize),
+                    thousands(total as usize)
+                ),
+                (true, _) => "Reading the prompt…".to_string(),
+                (false, _) => format!(
+                    "Writing… ({} characters so far)",
+                    thousands(writing.text.chars().count())
+                ),
+            };
+            let state = if writing.text.is_empty() { "reading" } else { "writing" };
+            (model, state, status, writing.text, None)
+        }
+        TabLive::Done { model, ended, speed, .. } => {
+            let a = &ended.attempt;
+            let status = format!(
+                "Answered in {:.1} s{}.",
+                a.seconds,
+                speed.map(|s| format!(": {s}")).unwrap_or_default()
+            );
+            let verdict = if round_over {
+                let closest = match &a.best_target {
+                    Some(b) => format!(
+                        " Closest needle: {b} (similarity {}).",
+                        format::similarity(a.similarity)
+                    ),
+                    None => " No function in its answer.".to_string(),
+                };
+                Some(view! {
+                    <p id="exercise-tab-result" data-pass=a.pass.to_string()
+                        data-similarity=repoqa::python::json::float_repr(a.similarity)>
+                        <span class=if a.pass { "pass big" } else { "fail big" }>{if a.pass { "PASS" } else { "FAIL" }}</span>
+                        {format!(" The model in this tab.{closest}")}
+                    </p>
+                }
+                .into_any())
+            } else {
+                Some(view! { <p class="muted" id="exercise-tab-wait">"It has answered; its verdict is shown when the round is over."</p> }.into_any())
+            };
+            (model, "done", status, a.reply.clone(), verdict)
+        }
+        TabLive::Failed { model, why, .. } => (model, "failed", why, String::new(), None),
+    };
+    let class = if state == "failed" { "fail" } else { "muted" };
+    view! {
+        <section class="exercise-tab" id="exercise-tab-panel" data-state=state aria-label="the model in this tab">
+            <h3>{format!("The model in this tab: {model}")}</h3>
+            <p class=class id="exercise-tab-status" role="status">{status}</p>
+            {verdict}
+            {(!text.is_empty()).then(|| view! {
+                <pre class="prompt exercise-tab-text" id="exercise-tab-text" tabindex="0" aria-label="the model's answer">{text}</pre>
+            })}
+        </section>
+    }
+    .into_any()
 }

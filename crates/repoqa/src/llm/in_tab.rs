@@ -26,6 +26,24 @@ pub const MAX_MODEL_BYTES: u64 = 2 << 30;
 /// tokens with the instructions) and its answer fit, in little memory.
 pub const DEFAULT_WINDOW: u32 = 4096;
 
+/// How the model in the tab is asked outside a Run (Teach's rounds): the
+/// official request in the OpenAI format to [`BASE_URL`], greedy
+/// (temperature 0, one sample, no system message: upstream's sampling),
+/// at most `max_tokens` new tokens, as `model` (the loaded file's name).
+pub fn endpoint(model: &str, max_tokens: u32) -> super::wire::Endpoint {
+    super::wire::Endpoint {
+        provider: super::wire::Provider::OpenAi,
+        base_url: BASE_URL.to_string(),
+        model: model.to_string(),
+        sampling: super::wire::Sampling {
+            max_tokens: Some(max_tokens),
+            ..super::wire::Sampling::default()
+        },
+        from_browser: true,
+        ..super::wire::Endpoint::default()
+    }
+}
+
 /// The smallest and largest window the page offers (tokens).
 pub const MIN_WINDOW: u32 = 512;
 pub const MAX_WINDOW: u32 = 32_768;
@@ -132,6 +150,34 @@ pub struct Timing {
     pub generated_per_second: f64,
 }
 
+impl Timing {
+    /// One answer's work in words: "631 prompt tokens read at 35.5
+    /// tokens/s, 48 written at 12.0 tokens/s".
+    pub fn words(&self) -> String {
+        format!(
+            "{} prompt tokens read at {:.1} tokens/s, {} written at {:.1} tokens/s",
+            super::plan::thousands(self.prompt_tokens as u64),
+            self.prompt_per_second,
+            super::plan::thousands(self.generated_tokens as u64),
+            self.generated_per_second
+        )
+    }
+}
+
+/// The `timings` llama.cpp's server puts in a reply `body` (the tab's
+/// engine does too), if it has them.
+pub fn timing_of(body: &str) -> Option<Timing> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let t = v.get("timings")?;
+    let n = |k: &str| t.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+    Some(Timing {
+        prompt_tokens: n("prompt_n"),
+        prompt_per_second: n("prompt_per_second"),
+        generated_tokens: n("predicted_n"),
+        generated_per_second: n("predicted_per_second"),
+    })
+}
+
 /// The seconds `n` tokens took at `per_s` tokens a second (0 when unknown).
 fn secs(n: f64, per_s: f64) -> f64 {
     if per_s > 0.0 {
@@ -173,6 +219,36 @@ mod tests {
         assert!(!is_tab("http://tab://x"));
         assert!(!is_tab("tab:"));
         assert!(!is_tab(""));
+    }
+
+    #[test]
+    fn outside_a_run_the_tab_is_asked_greedily_with_the_official_request() {
+        let e = endpoint("SmolLM2-135M", 256);
+        assert_eq!(e.validate(), Ok(()));
+        let req = e.request("the prompt");
+        assert!(is_tab(&req.url), "{}", req.url);
+        let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+        assert_eq!(body["model"], "SmolLM2-135M");
+        assert_eq!(body["temperature"], 0.0);
+        assert_eq!(body["max_tokens"], 256);
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([{"role": "user", "content": "the prompt"}])
+        );
+    }
+
+    #[test]
+    fn a_reply_s_timings_are_read_when_it_has_them() {
+        let body = r#"{"choices":[],"timings":{"prompt_n":631,"prompt_per_second":35.5,"predicted_n":48,"predicted_per_second":12.0}}"#;
+        let t = timing_of(body).unwrap();
+        assert_eq!((t.prompt_tokens, t.generated_tokens), (631.0, 48.0));
+        assert_eq!(speed_line(&[t]).unwrap(), "1 answer in this tab: prompt 35.5 tokens/s, generated 12.0 tokens/s, 21.8 s per answer.");
+        assert_eq!(
+            t.words(),
+            "631 prompt tokens read at 35.5 tokens/s, 48 written at 12.0 tokens/s"
+        );
+        assert_eq!(timing_of(r#"{"choices":[]}"#), None);
+        assert_eq!(timing_of("not json"), None);
     }
 
     #[test]
