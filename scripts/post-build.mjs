@@ -50,7 +50,7 @@ function stampServiceWorker(dir) {
   // engine, the tokenizer, the demos, the published SCORES files, the in-tab
   // model and its engine) is kept when a visit uses it, or all at once when
   // the visitor asks (sw.js).
-  const shell = files.filter((f) => !/^(assets|demo|published|wllama)\//.test(f) && !ENGINE.test(f) && f !== 'engine-worker.js' && f !== 'tab-model.js');
+  const shell = files.filter((f) => !/^(assets|demo|published|wllama)\//.test(f) && !ENGINE.test(f) && f !== 'engine-worker.js' && f !== 'tab-model.js' && f !== 'model-store.js');
   const sizes = Object.fromEntries(files.map((f) => [name(f), fs.statSync(path.join(dir, f)).size]));
   const precache = { version, files: files.map(name), shell: shell.map(name), sizes };
   if (stampConst(dir, 'sw.js', 'PRECACHE', precache)) {

@@ -161,6 +161,20 @@ window.repoqaTabModel = {
   stats: async () => (tabModel ? (await tabModel).stats() : []),
 };
 
+// For the page (src/ui/browser/model_store.rs): models kept in this
+// browser for the in-tab model. Fetched when the page first asks.
+let modelStore = null;
+const store = () => (modelStore ??= import('./model-store.js'));
+window.repoqaModelStore = {
+  list: async () => (await store()).list(),
+  file: async (name) => (await store()).file(name),
+  forget: async (name) => (await store()).forget(name),
+  estimate: async () => (await store()).estimate(),
+  keep: async (blob, name, onProgress) => (await store()).keep(blob, name, onProgress),
+  fetchKeep: async (url, name, maxBytes, onProgress) => (await store()).fetchKeep(url, name, maxBytes, onProgress),
+  stop: async () => (modelStore ? (await modelStore).stop() : undefined),
+};
+
 const bindings = await import(boot.dataset.repoqaJs).catch((e) => failed(`loading ${boot.dataset.repoqaJs}`, e));
 
 // Compiled with the download streaming in (the loading screen counts it).

@@ -9,6 +9,7 @@
 //     streaming (the same tokens), and the verdict the page gives equals
 //     `repoqa score` on the model's answers as the page downloads them;
 //   - the class and the model are counted side by side by depth;
+//   - "Stop the model" ends its part of a round, nothing kept;
 //   - with the box unticked, a round is the class's alone.
 // Screenshots of the round at 1280 and 390 px, light and dark.
 import { test, before, after } from 'node:test';
@@ -151,6 +152,20 @@ test('the model in this tab answers a round while the class watches, scored as r
   assert.equal(row.tab, `${shown.pass ? 1 : 0}/1`);
   assert.match(await page.textContent('#exercise-tab-column'), new RegExp(`In this tab \\(${MODEL}, same rounds\\)`));
   assert.equal(await page.$$eval('#chart-exercise-svg g.series[data-series="the model in this tab"] circle.point', (c) => c.length), 1);
+
+  // Stop the model: a round whose answer the teacher stops ends the
+  // model's part there, with nothing kept.
+  await page.click('#exercise-start');
+  await page.waitForSelector('#exercise-round[data-state="running"]', { timeout: 60000 });
+  await page.waitForSelector('#exercise-tab-stop');
+  const t1 = Date.now();
+  await page.click('#exercise-tab-stop');
+  await page.waitForSelector('#exercise-tab-panel[data-state="failed"]', { timeout: 300000 });
+  assert.match(await page.textContent('#exercise-tab-status'), /^Cancelled: .* stopped writing\.$/);
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('repoqa-exercise-tab-attempts')).length), 1, 'a stopped answer is not kept');
+  console.log(`stopped while reading the prompt: the model's part ended ${((Date.now() - t1) / 1000).toFixed(1)} s later`);
+  await page.click('#exercise-reveal');
+  await page.waitForSelector('#exercise-round[data-state="done"]');
 
   // Unticked: the next round is the class's alone, the tab is not asked.
   const before = (await page.evaluate(() => window.__asked)).length;

@@ -3,9 +3,8 @@
 //! and keeping the rest when the visitor asks.
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
+use super::boot_api::BootApi;
 use crate::ui::error::UiError;
 
 /// What the offline copy holds, in the build's files and their bytes as
@@ -33,23 +32,12 @@ pub async fn keep_all(on_progress: impl Fn(f64, f64) + 'static) -> Result<Kept, 
 }
 
 async fn call(method: &str, arg: &JsValue) -> Result<Kept, UiError> {
-    const WHAT: &str = "The offline copy";
-    let api = js_sys::Reflect::get(&js_sys::global(), &"repoqaOffline".into())
-        .ok()
-        .filter(|v| v.is_object())
-        .ok_or_else(|| {
-            UiError::invalid("this page was started without boot.js, so it has no offline copy")
-        })?;
-    let f: js_sys::Function = js_sys::Reflect::get(&api, &method.into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| UiError::invalid(format!("boot.js offers no offline {method}")))?;
-    let promise: js_sys::Promise = f
-        .call1(&api, arg)
-        .map_err(|e| UiError::js(WHAT, &e))?
-        .dyn_into()
-        .map_err(|e| UiError::js(WHAT, &e))?;
-    let v = JsFuture::from(promise).await.map_err(|e| UiError::js(WHAT, &e))?;
+    const API: BootApi = BootApi {
+        global: "repoqaOffline",
+        what: "The offline copy",
+        missing: "this page was started without boot.js, so it has no offline copy",
+    };
+    let v = API.call(method, std::slice::from_ref(arg)).await?;
     let num =
         |k: &str| js_sys::Reflect::get(&v, &k.into()).ok().and_then(|x| x.as_f64()).unwrap_or(0.0);
     Ok(Kept {

@@ -6,12 +6,12 @@
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use repoqa::llm::in_tab::Timing;
 use repoqa::llm::wire::TransportError;
 use repoqa::llm::{HttpReply, HttpRequest};
 
+use super::boot_api::BootApi;
 use crate::ui::error::UiError;
 
 /// A model loaded in the tab, as the engine reports it.
@@ -32,32 +32,14 @@ pub struct Loaded {
     pub load_ms: f64,
 }
 
-const WHAT: &str = "The model in this tab";
-
-fn api() -> Result<JsValue, UiError> {
-    js_sys::Reflect::get(&js_sys::global(), &"repoqaTabModel".into())
-        .ok()
-        .filter(|v| v.is_object())
-        .ok_or_else(|| {
-            UiError::invalid(
-                "this page was started without boot.js, so it cannot run a model in the tab",
-            )
-        })
-}
+const API: BootApi = BootApi {
+    global: "repoqaTabModel",
+    what: "The model in this tab",
+    missing: "this page was started without boot.js, so it cannot run a model in the tab",
+};
 
 async fn call(method: &str, args: &[JsValue]) -> Result<JsValue, UiError> {
-    let api = api()?;
-    let f: js_sys::Function = js_sys::Reflect::get(&api, &method.into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| UiError::invalid(format!("boot.js offers no in-tab {method}")))?;
-    let args: js_sys::Array = args.iter().collect();
-    let promise: js_sys::Promise = f
-        .apply(&api, &args)
-        .map_err(|e| UiError::js(WHAT, &e))?
-        .dyn_into()
-        .map_err(|e| UiError::js(WHAT, &e))?;
-    JsFuture::from(promise).await.map_err(|e| UiError::js(WHAT, &e))
+    API.call(method, args).await
 }
 
 fn num(v: &JsValue, k: &str) -> f64 {

@@ -1,8 +1,8 @@
 //! The model in this tab answers one task while the page watches (Teach's
 //! rounds): the official request for the task (`in_tab::endpoint`: greedy,
 //! the OpenAI format, the loaded file's name), streamed as it is written,
-//! on the model-run job line (so it shows its Cancel, and a Run cannot ask
-//! the tab at the same time). The reply in the end is read by the core as
+//! on the model-run job line (a Run cannot ask the tab at the same time;
+//! the line's Cancel — Teach's "Stop the model" — stops the answer). The reply in the end is read by the core as
 //! any server's (`wire::read_reply`): what is scored is what a Run would
 //! have stored.
 

@@ -5,7 +5,9 @@
 //! within what a tab can hold, a window in range and within the model's
 //! training), then the engine is fetched and the model loaded;
 //! the form's model name becomes the file's. A Cancel while loading lets
-//! the model go once it is in.
+//! the model go once it is in. A model can be kept in this browser
+//! (`browser::model_store`: copied on Load, or fetched from an address),
+//! so a reload or the next visit loads it without picking it again.
 
 use leptos::prelude::*;
 use repoqa::llm::gguf::{self, GgufError, GgufInfo};
@@ -14,7 +16,7 @@ use repoqa::llm::in_tab;
 use super::run::use_model_run;
 use super::Job;
 use crate::ui::browser::fetch::read_blob;
-use crate::ui::browser::tab_model;
+use crate::ui::browser::{model_store, tab_model};
 use crate::ui::error::UiError;
 use crate::ui::state::run::{RunState, TabModel};
 
@@ -55,8 +57,17 @@ pub async fn read_header(file: &web_sys::File) -> Result<GgufInfo, String> {
 }
 
 /// Load `file` (whose header said `trained` tokens of window, if it said)
-/// with a window of `window` tokens.
-pub fn load(rs: RunState, file: web_sys::File, window: u32, trained: Option<u64>) {
+/// with a window of `window` tokens; with `keep`, the file is kept in this
+/// browser first (when there is room: a model that cannot be kept still
+/// loads, and the line says why it was not kept); `kept` is called once it
+/// is.
+pub fn load(
+    rs: RunState,
+    file: web_sys::File,
+    (window, trained): (u32, Option<u64>),
+    keep: bool,
+    kept: impl Fn() + 'static,
+) {
     let name = file.name();
     let bytes = file.size();
     if let Some(why) =
@@ -75,6 +86,20 @@ pub fn load(rs: RunState, file: web_sys::File, window: u32, trained: Option<u64>
     rs.tab.set(TabModel::Loading { name: name.clone(), bytes });
     let what = format!("Loading {name} ({}) into this tab", in_tab::megabytes(bytes as u64));
     runner.spawn(Job::new(what).shown_on(&["run"]), move |ctx| async move {
+        let not_kept = if keep {
+            let why = keep_file(&ctx, &file).await.err();
+            if why.is_none() {
+                kept();
+            }
+            if ctx.cancelled() {
+                rs.tab.set(TabModel::None);
+                return Err(UiError::cancelled(format!("Cancelled: {name} was not loaded.")));
+            }
+            ctx.progress(format!("Loading {name} into this tab"), 0, 0);
+            why
+        } else {
+            None
+        };
         match tab_model::load(&file, window).await {
             Ok(loaded) => {
                 if ctx.cancelled() {
@@ -88,7 +113,12 @@ pub fn load(rs: RunState, file: web_sys::File, window: u32, trained: Option<u64>
                     leptos::logging::warn!("form not saved: {e}");
                 }
                 let secs = loaded.load_ms / 1000.0;
-                ctx.done(format!("{model} is loaded in this tab ({secs:.1} s)."));
+                let kept = match (keep, not_kept) {
+                    (false, _) => String::new(),
+                    (true, None) => " It is kept in this browser for the next visit.".to_string(),
+                    (true, Some(why)) => format!(" It was not kept in this browser: {why}"),
+                };
+                ctx.done(format!("{model} is loaded in this tab ({secs:.1} s).{kept}"));
                 rs.tab.set(TabModel::Ready(loaded));
                 Ok(())
             }
@@ -97,6 +127,79 @@ pub fn load(rs: RunState, file: web_sys::File, window: u32, trained: Option<u64>
                 rs.tab.set(TabModel::Failed(why.clone()));
                 Err(UiError::invalid(why))
             }
+        }
+    });
+}
+
+/// Keep `file` in this browser (`browser::model_store`), the copy's
+/// progress on the line; why not, if it cannot be (no room, no private
+/// file system).
+async fn keep_file(ctx: &super::Ctx, file: &web_sys::File) -> Result<(), String> {
+    let name = file.name();
+    let bytes = file.size();
+    let (usage, quota) = model_store::estimate().await.map_err(|e| e.to_string())?;
+    if quota > 0.0 && usage + bytes > quota {
+        return Err(format!(
+            "{name} ({}) does not fit in the {} this browser lets this site keep ({} used)",
+            in_tab::megabytes(bytes as u64),
+            in_tab::megabytes(quota as u64),
+            in_tab::megabytes(usage as u64)
+        ));
+    }
+    let line = ctx.clone();
+    let what = format!("Keeping {name} in this browser");
+    let on_progress =
+        move |done: f64, total: f64| line.progress(what.clone(), done as usize, total as usize);
+    model_store::keep(file, on_progress).await.map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Fetch the model at `url` (a server that allows this page) into this
+/// browser, on the model-run line with its progress; `done` gets the kept
+/// file. The address names the file (`in_tab::url_file_name`); a file over
+/// what a tab can hold, or one that does not start as a GGUF does, stops
+/// the download there.
+pub fn fetch(url: String, done: impl Fn(Result<web_sys::File, String>) + 'static) {
+    let name = match in_tab::url_file_name(&url) {
+        Ok(n) => n,
+        Err(why) => return done(Err(why)),
+    };
+    let runner = use_model_run().runner;
+    if runner.busy_untracked() {
+        return done(Err(
+            "a run or a load is under way: wait for it, or cancel it, then fetch".into()
+        ));
+    }
+    let what = format!("Fetching {name} into this browser");
+    runner.spawn(Job::new(what.clone()).shown_on(&["run"]), move |ctx| async move {
+        let line = ctx.clone();
+        let stopping = std::cell::Cell::new(false);
+        let on_progress = move |got: f64, total: f64| {
+            if line.cancelled() && !stopping.replace(true) {
+                leptos::task::spawn_local(async {
+                    let _ = model_store::stop().await;
+                });
+            }
+            line.progress(what.clone(), got as usize, total as usize);
+        };
+        let fetched =
+            model_store::fetch_keep(&url, &name, in_tab::MAX_MODEL_BYTES, on_progress).await;
+        let result = match fetched {
+            Ok(k) => model_store::file(&k.name).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Ok(f) = &result {
+            ctx.done(format!(
+                "{name} ({}) is kept in this browser: press Load.",
+                in_tab::megabytes(f.size() as u64)
+            ));
+        }
+        let cancelled = ctx.cancelled();
+        let error = result.as_ref().err().cloned();
+        done(result);
+        match (cancelled, error) {
+            (true, _) => Err(UiError::cancelled(format!("Cancelled: {name} was not kept."))),
+            (false, Some(e)) => Err(UiError::invalid(e)),
+            (false, None) => Ok(()),
         }
     });
 }

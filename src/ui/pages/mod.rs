@@ -12,6 +12,7 @@ pub mod leaderboard;
 pub mod paired;
 pub mod results;
 pub mod run;
+pub mod run_tab;
 pub mod task_view;
 pub mod tasks;
 pub mod teach;

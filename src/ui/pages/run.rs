@@ -8,7 +8,6 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
-use repoqa::llm::gguf::GgufInfo;
 use repoqa::llm::in_tab;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
@@ -26,7 +25,7 @@ use crate::ui::jobs::batch::{export_batch, import_batch};
 use crate::ui::jobs::run::{start, start_at_lengths, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
-use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState, TabModel};
+use crate::ui::state::run::{log_text, use_run_state, RunForm, RunState};
 use crate::ui::state::runs::with_answers_of;
 use crate::ui::state::settings;
 use crate::ui::state::use_state;
@@ -65,137 +64,13 @@ pub fn RunPage() -> impl IntoView {
                 <p class="warning" id="run-interrupted">"A run was under way when this page was left. The answers that arrived are kept; press Run to ask only the rest."</p>
             })}
             <RunSettingsForm/>
-            {move || in_tab_on.get().then(|| view! { <TabModelSettings/> })}
+            {move || in_tab_on.get().then(|| view! { <super::run_tab::TabModelSettings/> })}
             <RunControls/>
             <RunNotices/>
         </section>
         <BatchFiles/>
         <FailedTasks/>
         <TableCard set=set/>
-    }
-}
-
-/// The model in this tab: pick a GGUF file (its size shown, or why it is
-/// refused, before anything is loaded), the window, Load; what was loaded
-/// and how many threads it runs on. The engine is fetched only on Load
-/// (`jobs::tab_model`); the runner then asks it like any server.
-#[component]
-fn TabModelSettings() -> impl IntoView {
-    let rs = use_run_state();
-    let busy = move || use_model_run().runner.busy();
-    let picked = RwSignal::new_local(None::<web_sys::File>);
-    // The picked file's header: None while it is read.
-    let header = RwSignal::new(None::<Result<GgufInfo, String>>);
-    let window = RwSignal::new(in_tab::DEFAULT_WINDOW);
-    let on_file = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|l| l.get(0)) else { return };
-        header.set(None);
-        picked.set(Some(file.clone()));
-        leptos::task::spawn_local(async move {
-            let read = crate::ui::jobs::tab_model::read_header(&file).await;
-            // A file picked since is the one that counts.
-            if picked.with_untracked(|p| p.as_ref().is_some_and(|p| p == &file)) {
-                if let Err(why) = &read {
-                    rs.tab.set(TabModel::Failed(why.clone()));
-                } else if rs.tab.with_untracked(|t| matches!(t, TabModel::Failed(_))) {
-                    rs.tab.set(TabModel::None);
-                }
-                header.set(Some(read));
-            }
-        });
-    };
-    let trained = move || {
-        header.with(|h| h.as_ref().and_then(|h| h.as_ref().ok()).and_then(|i| i.context_length))
-    };
-    let picked_line = move || {
-        let f = picked.get()?;
-        Some(match header.get() {
-            None => format!("Reading what {} says of itself…", f.name()),
-            Some(Ok(info)) => in_tab::describe(&f.name(), f.size() as u64, &info),
-            Some(Err(_)) => format!("{}: {}", f.name(), in_tab::megabytes(f.size() as u64)),
-        })
-    };
-    // llama.cpp's own timings of the answers given here, after each answer.
-    let speed = RwSignal::new(None::<String>);
-    Effect::new(move |_| {
-        let _answers = rs.log.with(Vec::len);
-        if !rs.tab.with(|t| matches!(t, TabModel::Ready(_))) {
-            return;
-        }
-        leptos::task::spawn_local(async move {
-            let t = crate::ui::browser::tab_model::timings().await;
-            speed.set(in_tab::speed_line(&t));
-        });
-    });
-    let on_load = move |_| {
-        if let Some(f) = picked.get_untracked() {
-            crate::ui::jobs::tab_model::load(rs, f, window.get_untracked(), trained());
-        }
-    };
-    let state = move || {
-        rs.tab.with(|t| match t {
-            TabModel::None => "none",
-            TabModel::Loading { .. } => "loading",
-            TabModel::Ready(_) => "ready",
-            TabModel::Failed(_) => "failed",
-        })
-    };
-    let status = move || {
-        rs.tab.with(|t| match t {
-            TabModel::None => "No model is loaded in this tab.".to_string(),
-            TabModel::Loading { name, bytes } => format!(
-                "Loading {name} ({})… the first time, the engine (about 10 MB) is fetched too.",
-                in_tab::megabytes(*bytes as u64)
-            ),
-            TabModel::Ready(m) => {
-                let threads = if m.threads == 1 {
-                    if m.isolated { "1 thread".to_string() } else {
-                        "1 thread: this page is not cross-origin isolated, so the engine cannot share memory between threads (a host that sends Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp lets it use every core)".to_string()
-                    }
-                } else {
-                    format!("{} threads", m.threads)
-                };
-                let template = if m.chat_template { "" } else { " It carries no chat template: llama.cpp's default is used." };
-                format!(
-                    "Loaded {} ({}): window {} tokens (trained with {}); {threads}.{template}",
-                    m.name,
-                    in_tab::megabytes(m.bytes as u64),
-                    format::thousands(m.window as usize),
-                    format::thousands(m.trained_window as usize)
-                )
-            }
-            TabModel::Failed(why) => why.clone(),
-        })
-    };
-    view! {
-        <fieldset id="run-tab" class="tab-model">
-            <legend>"The model in this tab"</legend>
-            <p class="note" id="run-tab-note">
-                {in_tab::NOT_A_LEADERBOARD_ENTRY}
-                " llama.cpp, compiled to WebAssembly, runs a GGUF model on this computer's processor: no key, no server, nothing sent anywhere. "
-                "Each task gets the official request through the model's chat template, greedy. For a small model to see whole prompts, build the tasks at Mini-SNF (2,048 tokens) on the Dataset page."
-            </p>
-            <div class="row wrap">
-                <label>"GGUF file "
-                    <input type="file" id="run-tab-file" accept=".gguf" disabled=busy on:change=on_file/>
-                </label>
-                <label>"Window (tokens) "
-                    <input type="number" id="run-tab-window" min=in_tab::MIN_WINDOW step="512"
-                        max=move || trained().map_or(u64::from(in_tab::MAX_WINDOW), |t| t.min(u64::from(in_tab::MAX_WINDOW)))
-                        prop:value=move || window.get().to_string()
-                        on:change=move |ev| {
-                            if let Ok(n) = event_target_value(&ev).trim().parse::<u32>() { window.set(n) }
-                        }/>
-                </label>
-                <button type="button" id="run-tab-load"
-                    disabled=move || busy() || !header.with(|h| matches!(h, Some(Ok(_))))
-                    on:click=on_load>"Load"</button>
-            </div>
-            {move || picked_line().map(|l| view! { <p class="small" id="run-tab-picked">{l}</p> })}
-            <p id="run-tab-status" data-state=state class=move || match state() { "failed" => "fail", "ready" => "pass", _ => "" }>{status}</p>
-            {move || speed.get().map(|l| view! { <p class="small" id="run-tab-speed">{l}</p> })}
-        </fieldset>
     }
 }
 

@@ -75,6 +75,33 @@ pub fn refuse_file(name: &str, bytes: u64) -> Option<String> {
     None
 }
 
+/// The file name a model fetched from `url` is kept under: the address's
+/// last path segment, decoded (`…/resolve/main/SmolLM2-135M.Q4_1.gguf?download=true`
+/// → `SmolLM2-135M.Q4_1.gguf`); or why the address cannot be fetched (not
+/// http or https, no file name, not a `.gguf`).
+pub fn url_file_name(url: &str) -> Result<String, String> {
+    let u = url.trim();
+    let rest = ["https://", "http://"]
+        .iter()
+        .find_map(|s| u.get(..s.len()).filter(|p| p.eq_ignore_ascii_case(s)).map(|_| &u[s.len()..]))
+        .ok_or_else(|| {
+            format!("{u}: an address starting with https:// (or http:// on this machine)")
+        })?;
+    let path = rest.split(['?', '#']).next().unwrap_or("");
+    let (_host, path) = path.split_once('/').unwrap_or((path, ""));
+    let last = path.rsplit('/').next().unwrap_or("");
+    let name = percent_encoding::percent_decode_str(last).decode_utf8_lossy().trim().to_string();
+    if name.is_empty() || name.contains(['/', '\\']) {
+        return Err(format!("{u}: the address names no file (it should end in a .gguf file name)"));
+    }
+    if !name.to_ascii_lowercase().ends_with(".gguf") {
+        return Err(format!(
+            "{u}: {name} is not a GGUF file (llama.cpp's model format, name ending in .gguf)"
+        ));
+    }
+    Ok(name)
+}
+
 /// The model name the run records carry for a file: its name without
 /// `.gguf` (`SmolLM2-135M-Instruct.Q4_1.gguf` → `SmolLM2-135M-Instruct.Q4_1`).
 pub fn model_name(file_name: &str) -> String {
@@ -249,6 +276,23 @@ mod tests {
         );
         assert_eq!(timing_of(r#"{"choices":[]}"#), None);
         assert_eq!(timing_of("not json"), None);
+    }
+
+    #[test]
+    fn a_fetched_model_is_kept_under_the_address_s_file_name() {
+        let hf = "https://huggingface.co/org/m/resolve/main/SmolLM2-135M.Q4_1.gguf?download=true";
+        assert_eq!(url_file_name(hf), Ok("SmolLM2-135M.Q4_1.gguf".to_string()));
+        assert_eq!(
+            url_file_name(" http://127.0.0.1:8080/a/b%20c.GGUF#x "),
+            Ok("b c.GGUF".to_string())
+        );
+        assert!(url_file_name("ftp://x/m.gguf").unwrap_err().contains("https://"));
+        assert!(url_file_name("https://example.com/").unwrap_err().contains("names no file"));
+        assert!(url_file_name("https://example.com").unwrap_err().contains("names no file"));
+        assert!(url_file_name("https://example.com/m.bin").unwrap_err().contains("not a GGUF"));
+        assert!(url_file_name("https://example.com/a%2Fb.gguf")
+            .unwrap_err()
+            .contains("names no file"));
     }
 
     #[test]
