@@ -8,6 +8,9 @@
 #                             check, and the headless-Chromium tests
 #   scripts/test.sh --quick   formatting, native clippy, the core's unit tests and
 #                             the integration tests that take under ~10 s
+#   scripts/test.sh --slow    the tests too slow for the full tier (about a quarter
+#                             of an hour on two cores): the model in the tab over ten
+#                             mini-SNF tasks against llama.cpp's native server
 #
 # Every run ends with a table of phase times, the five slowest test binaries and
 # the number of tests passed, and writes one line to target/test-status:
@@ -19,7 +22,8 @@ tier=full
 case "${1:-}" in
   "") ;;
   --quick) tier=quick ;;
-  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+  --slow) tier=slow ;;
+  *) echo "usage: scripts/test.sh [--quick | --slow]" >&2; exit 2 ;;
 esac
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 logs=$(mktemp -d /tmp/repoqa-test.XXXXXX)
@@ -133,6 +137,17 @@ if [ "$tier" = quick ]; then
   only_modules="${quick_tests[*]}"
   phase "cargo test (quick integration tests)" run_tests -p repoqa-web -p repoqa-cli -p repoqa --test ui_layers --test it
   only_modules=""
+  exit 0
+fi
+
+if [ "$tier" = slow ]; then
+  phase "setup" scripts/setup.sh
+  source scripts/env.sh
+  phase "cargo build (the CLI the tests compare with)" cargo build --locked -p repoqa-cli
+  phase "trunk build --release --offline" trunk build --release --offline
+  phase "slow browser tests (headless Chromium)" \
+    bash -c 'cd tests/browser && REPOQA_BIN="$1" node --test --test-concurrency=1 --test-force-exit tab-faithful.slow.mjs 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
+    "$target_dir/debug/repoqa" "$logs/browser.log"
   exit 0
 fi
 

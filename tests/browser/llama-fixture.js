@@ -81,3 +81,61 @@ export async function loadAndBuild(page, base, file, size, tasks) {
   await page.click('#build-tasks');
   await page.waitForSelector(`#build-stats[data-tasks="${tasks}"]`, { timeout: 180000 });
 }
+
+/** `body` (a request the tab answered) sent to the native server at `url`
+ *  as `model`, but with no repeat penalty (llama-cpp-python's server
+ *  applies 1.1 unless told; llama.cpp's own server and the tab, none), and
+ *  `extra`. */
+export async function askNative(url, model, body, extra = {}) {
+  const res = await fetch(url + '/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...JSON.parse(body), model, repeat_penalty: 1.0, ...extra }),
+  });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+/** An outputs file's first answer of each task, by needle name. */
+export function outputs(file) {
+  return new Map(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.name, o.output[0]]));
+}
+
+/** The log-probabilities both engines are asked for. */
+export const LOGPROBS = { logprobs: true, top_logprobs: 5 };
+
+/** Ask the tab and the native server (`url`, as `model`) `body` with their
+ *  top token probabilities, and compare the replies ([`compareChoices`]). */
+export async function compareEngines(page, body, url, model) {
+  const native = await askNative(url, model, body, LOGPROBS);
+  const tabReply = await page.evaluate((b) => window.repoqaTabModel.chat(b, 600000), JSON.stringify({ ...JSON.parse(body), ...LOGPROBS }));
+  assert.equal(tabReply.status, 200, tabReply.body);
+  return compareChoices(JSON.parse(tabReply.body).choices[0], native.choices[0]);
+}
+
+/** Two replies' choices, each with log-probabilities: the tab's text, and
+ *  where the replies part (`k`, null if nowhere), what each chose there and
+ *  the log-probability each gave the other's choice; `drift`, how far the
+ *  engines' log-probabilities of the same token after the same text are
+ *  apart (the largest gap over the tokens both wrote). */
+export function compareChoices(tabChoice, nativeChoice) {
+  const a = tabChoice.logprobs.content;
+  const b = nativeChoice.logprobs.content;
+  let k = 0;
+  let drift = 0;
+  while (k < a.length && k < b.length && a[k].token === b[k].token) {
+    drift = Math.max(drift, Math.abs(a[k].logprob - b[k].logprob));
+    k += 1;
+  }
+  const tabText = tabChoice.message.content;
+  if (k === a.length && k === b.length) return { tabText, k: null, tokens: k, drift };
+  assert.ok(k < a.length && k < b.length, `one reply is a prefix of the other (${a.length} and ${b.length} tokens)`);
+  const of = (entry, token) => entry.top_logprobs.find((t) => t.token === token)?.logprob ?? -Infinity;
+  const rank = (entry, token) => entry.top_logprobs.findIndex((t) => t.token === token);
+  const [tabOfNative, nativeOfTab] = [of(a[k], b[k].token), of(b[k], a[k].token)];
+  drift = Math.max(drift, Math.abs(a[k].logprob - nativeOfTab), Math.abs(tabOfNative - b[k].logprob));
+  // How far each engine put the other's choice below its own (a near-tie:
+  // less than the engines' own difference can tip).
+  const gaps = [a[k].logprob - tabOfNative, b[k].logprob - nativeOfTab];
+  return { tabText, k, drift, gaps, tab: a[k], native: b[k], tabOfNative, nativeOfTab, ranks: [rank(a[k], b[k].token), rank(b[k], a[k].token)] };
+}

@@ -12,7 +12,7 @@
 //   - the same requests answered by llama.cpp's native server
 //     (llama-cpp-python) from the same GGUF: each reply equal to the tab's,
 //     or the first token where they part named, with both engines'
-//     log-probabilities showing the two choices tied there.
+//     log-probabilities showing the two choices all but tied there.
 // Prints the per-task timings (prompt and generated tokens per second).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import path from 'node:path';
 import { saveViewports, DIST } from './browser.js';
 import { open, cliScoresOfExport } from './results-fixture.js';
 import { idbDump, setField, runAndWait, finished } from './run-fixture.js';
-import { startLlama, demoSubset, loadAndBuild, gguf } from './llama-fixture.js';
+import { startLlama, demoSubset, loadAndBuild, gguf, compareEngines, outputs } from './llama-fixture.js';
 
 const NATIVE = 'SmolLM2-native';
 const TAB = path.basename(gguf()).replace(/\.gguf$/i, '');
@@ -169,66 +169,21 @@ test('a GGUF is checked, shown, loaded with threads; tasks answered in the tab e
   let same = 0;
   for (const [i, body] of bodies.entries()) {
     const name = records[i].task_id.split('::').at(-1);
-    const d = await compareEngines(page, body);
+    const d = await compareEngines(page, body, llama.url, NATIVE);
     assert.equal(d.tabText, tabOut.get(name), `${name}: the tab answered the same request differently`);
     assert.ok(d.drift < DRIFT, `${name}: the engines' log-probabilities are ${d.drift.toFixed(3)} apart`);
     if (d.k === null) { same += 1; console.log(`  ${name}: identical (${d.tokens} tokens; log-probabilities at most ${d.drift.toFixed(3)} apart)`); continue; }
     console.log(`  ${name}: the same for ${d.k} tokens (log-probabilities at most ${d.drift.toFixed(3)} apart); then a near-tie: `
       + `tab ${JSON.stringify(d.tab.token)} (${d.tab.logprob.toFixed(4)}) over ${JSON.stringify(d.native.token)} (${d.tabOfNative.toFixed(4)}), `
       + `native ${JSON.stringify(d.native.token)} (${d.native.logprob.toFixed(4)}) over ${JSON.stringify(d.tab.token)} (${d.nativeOfTab.toFixed(4)})`);
-    // Where they part, the two leading candidates of both engines: a
-    // near-tie that the engines' difference (under DRIFT) tips either way.
-    assert.deepEqual(d.ranks, [1, 1], `${name}: at token ${d.k} each engine's choice is not the other's second`);
+    // Where they part, a near-tie the engines' difference (under DRIFT)
+    // tips either way: each engine's choice among the other's candidates,
+    // below the other's own choice by less than DRIFT.
+    assert.ok(d.ranks.every((r) => r >= 1), `${name}: at token ${d.k} one engine's choice is not among the other's candidates`);
+    assert.ok(d.gaps.every((g) => g >= 0 && g < DRIFT), `${name}: at token ${d.k} the choices are ${d.gaps.map((g) => g.toFixed(3))} apart, not a near-tie`);
   }
   console.log(`tab vs native llama.cpp: ${same} of ${TASKS} replies identical`);
 });
-
-/** `body` (a request the tab answered) sent to the native server as is,
- *  but with no repeat penalty (llama.cpp's default), and `extra`. */
-async function askNative(body, extra = {}) {
-  const res = await fetch(llama.url + '/v1/chat/completions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...JSON.parse(body), model: NATIVE, repeat_penalty: 1.0, ...extra }),
-  });
-  assert.equal(res.status, 200);
-  return res.json();
-}
-
-/** An outputs file's first answer of each task, by needle name. */
-function outputs(file) {
-  return new Map(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.name, o.output[0]]));
-}
-
-/** Ask the tab and the native server `body` with their top token
- *  probabilities: the tab's text, and where the two replies part (`k`,
- *  null if nowhere), what each chose there and the log-probability each
- *  gave the other's choice. */
-async function compareEngines(page, body) {
-  const extra = { logprobs: true, top_logprobs: 5 };
-  const native = await askNative(body, extra);
-  const tabReply = await page.evaluate((b) => window.repoqaTabModel.chat(b, 600000), JSON.stringify({ ...JSON.parse(body), ...extra }));
-  assert.equal(tabReply.status, 200, tabReply.body);
-  const tabChoice = JSON.parse(tabReply.body).choices[0];
-  const a = tabChoice.logprobs.content;
-  const b = native.choices[0].logprobs.content;
-  let k = 0;
-  // How far the two engines' log-probabilities of the same token, after the
-  // same text, are apart: the largest gap over the tokens both wrote.
-  let drift = 0;
-  while (k < a.length && k < b.length && a[k].token === b[k].token) {
-    drift = Math.max(drift, Math.abs(a[k].logprob - b[k].logprob));
-    k += 1;
-  }
-  const tabText = tabChoice.message.content;
-  if (k === a.length && k === b.length) return { tabText, k: null, tokens: k, drift };
-  assert.ok(k < a.length && k < b.length, `one reply is a prefix of the other (${a.length} and ${b.length} tokens)`);
-  const of = (entry, token) => entry.top_logprobs.find((t) => t.token === token)?.logprob ?? -Infinity;
-  const rank = (entry, token) => entry.top_logprobs.findIndex((t) => t.token === token);
-  const [tabOfNative, nativeOfTab] = [of(a[k], b[k].token), of(b[k], a[k].token)];
-  drift = Math.max(drift, Math.abs(a[k].logprob - nativeOfTab), Math.abs(tabOfNative - b[k].logprob));
-  return { tabText, k, drift, tab: a[k], native: b[k], tabOfNative, nativeOfTab, ranks: [rank(a[k], b[k].token), rank(b[k], a[k].token)] };
-}
 
 test('a prompt longer than the window is refused per task with the reason, at once', async () => {
   const { page, srv } = fx;
