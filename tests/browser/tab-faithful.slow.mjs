@@ -21,14 +21,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { open, cliScoresOfExport } from './results-fixture.js';
 import { idbDump, setField, runAndWait } from './run-fixture.js';
-import { startLlama, demoSubset, loadAndBuild, gguf, askNative, compareChoices, outputs, LOGPROBS } from './llama-fixture.js';
+import { startLlama, demoSubset, loadAndBuild, gguf, askNative, compareChoices, outputs, tabLoaded, LOGPROBS, NATIVE, DRIFT } from './llama-fixture.js';
 
-const NATIVE = 'SmolLM2-native';
 const TAB = path.basename(gguf()).replace(/\.gguf$/i, '');
 const TASKS = 10;
 const SIZE = 2048;
 const MAX_NEW = 64;
-const DRIFT = 0.5;
 
 let fx;
 let llama;
@@ -50,9 +48,7 @@ test(`${TASKS} mini-SNF tasks at ${SIZE} tokens answered in the tab equal llama.
   await page.waitForSelector('#run-tab-load:not([disabled])');
   await page.uncheck('#run-tab-keep');
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  const status = await page.textContent('#run-tab-status');
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', status);
+  const status = await tabLoaded(page);
   console.log(status);
   await setField(page, '#run-max-new-tokens', MAX_NEW);
   await setField(page, '#run-concurrency', 1);

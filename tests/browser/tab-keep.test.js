@@ -17,7 +17,7 @@ import path from 'node:path';
 import { saveViewports } from './browser.js';
 import { open } from './results-fixture.js';
 import { idbDump, setField, runAndWait } from './run-fixture.js';
-import { demoSubset, loadAndBuild, gguf } from './llama-fixture.js';
+import { demoSubset, loadAndBuild, gguf, tabLoaded } from './llama-fixture.js';
 
 const NAME = path.basename(gguf());
 let fx;
@@ -91,8 +91,7 @@ test('a GGUF fetched from an address is kept; after a reload the run resumes wit
   assert.equal(await page.isDisabled('#run-tab-keep'), true, 'a kept model is not kept again');
   await setField(page, '#run-tab-window', 2048);
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', await page.textContent('#run-tab-status'));
+  await tabLoaded(page);
   await saveViewports(page, '#run-tab', 'tab-keep');
 
   // A run of two tasks, reloaded once the first answer is stored.
@@ -116,8 +115,7 @@ test('a GGUF fetched from an address is kept; after a reload the run resumes wit
   await page.waitForSelector('#run-tab-load:not([disabled])');
   await setField(page, '#run-tab-window', 2048);
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', await page.textContent('#run-tab-status'));
+  await tabLoaded(page);
   assert.equal(models.requests.length, fetched, 'the kept model was not fetched again');
   await page.evaluate(() => {
     const api = window.repoqaTabModel;
@@ -141,8 +139,7 @@ test('a GGUF fetched from an address is kept; after a reload the run resumes wit
   await page.waitForSelector('#run-tab-load:not([disabled])');
   assert.equal(await page.isChecked('#run-tab-keep'), true);
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready');
+  await tabLoaded(page);
   await page.waitForSelector(`#run-tab-kept li[data-name="${NAME}"]`);
   assert.deepEqual(await kept(page), [{ name: NAME, bytes }]);
   assert.match(await page.textContent('#run-message'), /is loaded in this tab .*It is kept in this browser for the next visit\./);

@@ -21,18 +21,13 @@ import path from 'node:path';
 import { saveViewports, DIST } from './browser.js';
 import { open, cliScoresOfExport } from './results-fixture.js';
 import { idbDump, setField, runAndWait, finished } from './run-fixture.js';
-import { startLlama, demoSubset, loadAndBuild, gguf, compareEngines, outputs } from './llama-fixture.js';
+import { startLlama, demoSubset, loadAndBuild, gguf, compareEngines, outputs, tabLoaded, NATIVE, DRIFT } from './llama-fixture.js';
 
-const NATIVE = 'SmolLM2-native';
 const TAB = path.basename(gguf()).replace(/\.gguf$/i, '');
 // Small enough that three tasks take a minute or two in the tab on two cores.
 const TASKS = 3;
 const SIZE = 512;
 const MAX_NEW = 48;
-// The tab's and the native build's log-probabilities of the same token
-// after the same text differ by less than this (their kernels and versions
-// differ; a wrong template, tokenizer or weight would put them far apart).
-const DRIFT = 0.5;
 
 let fx;
 let llama;
@@ -105,9 +100,7 @@ test('a GGUF is checked, shown, loaded with threads; tasks answered in the tab e
   assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the page is cross-origin isolated');
   const t0 = Date.now();
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  const status = await page.textContent('#run-tab-status');
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', status);
+  const status = await tabLoaded(page);
   console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${status}`);
   assert.match(status, /window 4,096 tokens \(trained with 8,192\); 2 threads\./);
   assert.equal(await page.inputValue('#run-model'), TAB);
@@ -197,8 +190,7 @@ test('a prompt longer than the window is refused per task with the reason, at on
   await page.setInputFiles('#run-tab-file', gguf());
   await setField(page, '#run-tab-window', 1024);
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  assert.match(await page.textContent('#run-tab-status'), /window 1,024 tokens/);
+  assert.match(await tabLoaded(page), /window 1,024 tokens/);
   await setField(page, '#run-max-retries', 2);
   await page.waitForSelector('#run-selection[data-selected="2"]');
   const t0 = Date.now();

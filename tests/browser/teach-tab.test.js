@@ -20,7 +20,7 @@ import path from 'node:path';
 import { saveViewports } from './browser.js';
 import { open, BIN } from './results-fixture.js';
 import { setField } from './run-fixture.js';
-import { demoSubset, loadAndBuild, gguf } from './llama-fixture.js';
+import { demoSubset, loadAndBuild, gguf, tabLoaded } from './llama-fixture.js';
 
 const MODEL = path.basename(gguf()).replace(/\.gguf$/i, '');
 const MAX_NEW = 48;
@@ -50,8 +50,7 @@ test('the model in this tab answers a round while the class watches, scored as r
   await page.setInputFiles('#run-tab-file', gguf());
   await setField(page, '#run-tab-window', 2048);
   await page.click('#run-tab-load');
-  await page.waitForSelector('#run-tab-status:is([data-state="ready"], [data-state="failed"])', { timeout: 180000 });
-  assert.equal(await page.getAttribute('#run-tab-status', 'data-state'), 'ready', await page.textContent('#run-tab-status'));
+  await tabLoaded(page);
   await setField(page, '#run-max-new-tokens', MAX_NEW);
 
   await page.evaluate(() => { location.hash = '#teach'; });
