@@ -18,6 +18,8 @@ let loaded = null; // what was loaded (load()'s answer)
 let queue = Promise.resolve(); // one request at a time, in order
 let current = null; // the AbortController of the request being answered
 const timings = []; // llama.cpp's timings of each answer, in order
+// Prompt tokens read per step of the engine's loop (see load()).
+const BATCH = 128;
 
 /** The threads a cross-origin-isolated page can use (llama.cpp's
  *  multi-thread build needs SharedArrayBuffer); one otherwise. wllama's
@@ -36,8 +38,11 @@ export async function load(file, nCtx) {
   const t0 = performance.now();
   // CPU only (n_gpu_layers 0): the same kernels whatever the browser, so
   // an answer does not depend on the visitor's GPU. One sequence at a
-  // time, as the runner asks them.
-  await w.loadModel([file], { n_ctx: nCtx, n_threads: threads(), n_gpu_layers: 0, n_parallel: 1, seed: 0 });
+  // time, as the runner asks them. The prompt is read BATCH tokens per
+  // step of llama.cpp's server loop, and a Stop or Cancel is seen between
+  // steps: with llama.cpp's default (2,048) a whole prompt was one step, so
+  // Stop waited until it was read (30 s for 1,081 tokens on two cores).
+  await w.loadModel([file], { n_ctx: nCtx, n_threads: threads(), n_gpu_layers: 0, n_parallel: 1, seed: 0, n_batch: BATCH, n_ubatch: BATCH });
   const meta = w.getModelMetadata();
   engine = w;
   loaded = {

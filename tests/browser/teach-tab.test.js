@@ -153,14 +153,21 @@ test('the model in this tab answers a round while the class watches, scored as r
   assert.equal(await page.$$eval('#chart-exercise-svg g.series[data-series="the model in this tab"] circle.point', (c) => c.length), 1);
 
   // Stop the model: a round whose answer the teacher stops ends the
-  // model's part there, with nothing kept.
+  // model's part there, with nothing kept. Pressed while the prompt is
+  // read, it is seen between two of the engine's prompt steps: the model
+  // never starts writing.
+  const answersBefore = (await page.evaluate(() => window.repoqaTabModel.stats())).length;
+  await page.evaluate(() => { window.__statuses = []; });
   await page.click('#exercise-start');
   await page.waitForSelector('#exercise-round[data-state="running"]', { timeout: 60000 });
-  await page.waitForSelector('#exercise-tab-stop');
+  await page.waitForSelector('#exercise-tab-panel[data-state="reading"] #exercise-tab-stop', { timeout: 60000 });
   const t1 = Date.now();
   await page.click('#exercise-tab-stop');
   await page.waitForSelector('#exercise-tab-panel[data-state="failed"]', { timeout: 300000 });
   assert.match(await page.textContent('#exercise-tab-status'), /^Cancelled: .* stopped writing\.$/);
+  const seen = await page.evaluate(() => window.__statuses);
+  assert.ok(!seen.some((st) => /^Writing/.test(st)), `the model began writing before the stop took effect: ${seen.join(' | ')}`);
+  assert.equal((await page.evaluate(() => window.repoqaTabModel.stats())).length, answersBefore, 'the engine finished an answer after Stop');
   assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('repoqa-exercise-tab-attempts')).length), 1, 'a stopped answer is not kept');
   console.log(`stopped while reading the prompt: the model's part ended ${((Date.now() - t1) / 1000).toFixed(1)} s later`);
   await page.click('#exercise-reveal');

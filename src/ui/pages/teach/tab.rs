@@ -250,7 +250,7 @@ pub(super) fn TabPanel(live: TabLive, round_over: bool) -> impl IntoView {
                         spawn_local(async {
                             let _ = tab_model::stop().await;
                         });
-                    }>{move || if model_line.cancelling() { "Stopping… (a prompt being read is read first)" } else { "Stop the model" }}</button></p>
+                    }>{move || if model_line.cancelling() { "Stopping…" } else { "Stop the model" }}</button></p>
             })}
             {verdict}
             {(!text.is_empty()).then(|| view! {
