@@ -1,6 +1,6 @@
 // Teach against the model in this tab (issue 54, item 3): SmolLM2-135M's
 // GGUF loaded on the Run page ("In this tab"), then a "Be the model" round
-// in a 1,024-token window, in headless Chromium served cross-origin
+// in a 512-token window (a round the model answers in about 20 s), in headless Chromium served cross-origin
 // isolated (threads):
 //   - the model answers the round as the class watches: the prompt being
 //     read, then the answer growing token by token, rendered as text;
@@ -74,7 +74,7 @@ test('the model in this tab answers a round while the class watches, scored as r
     api.chat = (body, ms, onText) => { window.__asked.push({ body, streamed: typeof onText === 'function' }); return chat(body, ms, onText); };
   });
 
-  await page.selectOption('#exercise-size', '1024');
+  await page.selectOption('#exercise-size', '512');
   await page.selectOption('#exercise-limit', '0');
   const task = await page.$eval('#exercise-task option:nth-child(2)', (o) => o.value);
   await page.selectOption('#exercise-task', task);
@@ -102,7 +102,7 @@ test('the model in this tab answers a round while the class watches, scored as r
   assert.ok(texts.length >= 3, `the answer was shown growing (${texts.length} views)`);
   for (const t of texts) assert.ok(final.startsWith(t), `a view that is not a beginning of the answer: ${JSON.stringify(t)}`);
   assert.ok(statuses.some((s) => /^Writing… \(\d+ characters so far\)$/.test(s)), statuses.join(' | '));
-  console.log(`round at 1,024 tokens: first token after ${firstToken.toFixed(1)} s, answered in ${secs.toFixed(1)} s, shown in ${texts.length} steps; ${await page.textContent('#exercise-tab-status')}`);
+  console.log(`round at 512 tokens: first token after ${firstToken.toFixed(1)} s, answered in ${secs.toFixed(1)} s, shown in ${texts.length} steps; ${await page.textContent('#exercise-tab-status')}`);
 
   // The class gives up: both verdicts shown.
   await page.click('#exercise-reveal');

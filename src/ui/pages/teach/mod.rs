@@ -393,7 +393,7 @@ pub fn TeachPage() -> impl IntoView {
                 </select></span>
                 <span class="control"><label for="exercise-size">"Window"</label>
                 <select id="exercise-size" on:change=move |ev| if let Ok(n) = event_target_value(&ev).parse() { size.set(n) }>
-                    {[1024usize, 2048, 4096, 8192].into_iter().map(|n| view! {
+                    {[512usize, 1024, 2048, 4096, 8192].into_iter().map(|n| view! {
                         <option value=n.to_string() selected=n == 2048>{format!("{} tokens", thousands(n))}</option>
                     }).collect_view()}
                 </select></span>
