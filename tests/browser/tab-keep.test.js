@@ -63,7 +63,7 @@ async function fetchModel(page, url) {
 test('a GGUF fetched from an address is kept; after a reload the run resumes with it, no file picked again', async () => {
   const { page, srv } = fx;
   const dataset = demoSubset(2, 0, '-keep', path.join(fx.work, 'keep.json'));
-  await loadAndBuild(page, srv.url, dataset, 512, 2);
+  await loadAndBuild(page, srv.url, dataset, 256, 2);
   await page.evaluate(() => { location.hash = '#run'; });
   await page.waitForSelector('#run-card');
   await page.selectOption('#run-preset', 'tab');
