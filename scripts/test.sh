@@ -91,41 +91,67 @@ phase() {
   current=""
 }
 
-# Test binaries run one at a time from the package root, as `cargo test` runs
-# them (same output), each timed. Arguments select them as cargo's do. A
-# crate's `it` binary (tests/it/main.rs, its files as modules) runs module by
-# module, each in a process of its own and timed as `it::<file>`, as when the
-# files were binaries of their own; with `only_modules` set (a space-separated
-# list), only those modules run.
+# Test binaries run from the package root, as `cargo test` runs them (same
+# output), each timed, REPOQA_TEST_JOBS of them at a time (2 by default: a
+# module that waits on one process, the official Python harness or a
+# server, leaves a core to the next one). Arguments select them as cargo's
+# do. A crate's `it` binary (tests/it/main.rs, its files as modules) runs
+# module by module, each in a process of its own and timed as
+# `it::<file>`, as when the files were binaries of their own; with
+# `only_modules` set (a space-separated list), only those modules run. Each
+# process's output is printed whole when it ends; a failure is named at the
+# end and fails the phase once every started process has ended.
 run_tests() {
   cargo test --locked --no-run "$@" 2>&1 | tee "$logs/build.log"
   local exe name
-  grep -E '^ +Executable ' "$logs/build.log" | sed -E 's/^ +Executable (.*) \((.*)\)$/\1|\2/' |
-    while IFS='|' read -r name exe; do
-      case "$exe" in /*) ;; *) exe="$root/$exe" ;; esac
-      if [[ "$name" == tests/it/main.rs ]]; then
-        local tests module
-        tests=$("$exe" --list --format terse | sed -n 's/: test$//p')
-        for module in $(printf '%s\n' "$tests" | sed -n 's/::.*//p' | sort -u); do
-          if [ -n "${only_modules:-}" ] && [[ " $only_modules " != *" $module "* ]]; then
-            continue
-          fi
-          # shellcheck disable=SC2046 # one argument per test name
-          run_binary "it::$module" "$exe" --exact $(printf '%s\n' "$tests" | grep "^$module::")
-        done
-      else
-        run_binary "$name" "$exe"
-      fi
-    done
+  : >"$logs/jobs"
+  while IFS='|' read -r name exe; do
+    case "$exe" in /*) ;; *) exe="$root/$exe" ;; esac
+    if [[ "$name" == tests/it/main.rs ]]; then
+      local tests module
+      tests=$("$exe" --list --format terse | sed -n 's/: test$//p')
+      for module in $(printf '%s\n' "$tests" | sed -n 's/::.*//p' | sort -u); do
+        if [ -n "${only_modules:-}" ] && [[ " $only_modules " != *" $module "* ]]; then
+          continue
+        fi
+        printf 'it::%s\t%s\t--exact %s\n' "$module" "$exe" "$(printf '%s\n' "$tests" | grep "^$module::" | tr '\n' ' ')" >>"$logs/jobs"
+      done
+    else
+      printf '%s\t%s\t\n' "$name" "$exe" >>"$logs/jobs"
+    fi
+  done < <(grep -E '^ +Executable ' "$logs/build.log" | sed -E 's/^ +Executable (.*) \((.*)\)$/\1|\2/')
+  local max="${REPOQA_TEST_JOBS:-2}" label args
+  rm -f "$logs/failed"
+  while IFS=$'\t' read -r label exe args; do
+    while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n || true; done
+    # shellcheck disable=SC2086 # one argument per test name
+    run_binary "$label" "$exe" $args </dev/null &
+  done <"$logs/jobs"
+  wait
+  if [ -s "$logs/failed" ]; then
+    echo "FAILED: $(tr '\n' ' ' <"$logs/failed")" >&2
+    return 1
+  fi
 }
 
-# run_binary LABEL EXE ARGS...: one test process, its output kept and timed.
+# run_binary LABEL EXE ARGS...: one test process, timed; its output kept and
+# printed whole when it ends (one at a time), a failure noted in
+# $logs/failed.
 run_binary() {
-  local label="$1" exe="$2" t0; shift 2
+  local label="$1" exe="$2" t0 rc=0; shift 2
+  local log="$logs/cargo-$(basename "$exe")-${label//[^A-Za-z0-9_]/_}.log"
   t0=$(date +%s)
-  "$exe" "$@" 2>&1 | tee "$logs/cargo-$(basename "$exe")-${label//[^A-Za-z0-9_]/_}.log" ||
-    { echo "FAILED: $label" >&2; exit 1; }
+  "$exe" "$@" >"$log" 2>&1 || rc=$?
   echo "$(( $(date +%s) - t0 )) $label" >>"$logs/binaries"
+  {
+    flock 9
+    echo "--- $label ($(( $(date +%s) - t0 )) s)"
+    cat "$log"
+  } 9>"$logs/print.lock"
+  if [ "$rc" != 0 ]; then
+    echo "FAILED: $label (exit $rc)" >&2
+    echo "$label" >>"$logs/failed"
+  fi
 }
 
 if [ "$tier" = quick ]; then
