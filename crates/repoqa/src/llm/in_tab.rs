@@ -139,10 +139,14 @@ pub const MAX_HEADER_BYTES: usize = 64 << 20;
 /// The first slice of a file read for its header.
 pub const FIRST_HEADER_READ: usize = 1 << 20;
 
-/// A model file's size as the page says it ("98.4 MB"): the unit model
-/// hubs list files in.
+/// A model file's size as the page says it ("98.4 MB", "10,849.6 MB"):
+/// the unit model hubs list files in, its whole part grouped by thousands
+/// as the page's other counts are.
 pub fn megabytes(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
+    // Tenths of a megabyte, rounded half up as `{:.1}` rounds them (exact
+    // in integers: no float to print).
+    let tenths = bytes / 100_000 + u64::from(bytes % 100_000 >= 50_000);
+    format!("{}.{} MB", super::plan::thousands(tenths / 10), tenths % 10)
 }
 
 /// What the page says of a GGUF file before loading it: `file`'s name and
@@ -238,6 +242,18 @@ pub fn speed_line(timings: &[Timing]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_megabytes_with_their_thousands_grouped() {
+        assert_eq!(megabytes(98_362_432), "98.4 MB");
+        assert_eq!(megabytes(10_849_600_000), "10,849.6 MB");
+        assert_eq!(megabytes(2 << 30), "2,147.5 MB");
+        assert_eq!(megabytes(0), "0.0 MB");
+        assert_eq!(megabytes(49_999), "0.0 MB");
+        assert_eq!(megabytes(50_000), "0.1 MB");
+        assert_eq!(megabytes(999_950_000), "1,000.0 MB");
+        assert_eq!(megabytes(u64::MAX), "18,446,744,073,709.6 MB");
+    }
 
     #[test]
     fn the_tab_scheme_is_recognised_only_at_the_start() {
