@@ -89,4 +89,4 @@ function stampBoot(dir, engine) {
 // boot.js first: the worker's version covers every file as it is served.
 stampBoot(dir, nameEngine(dir));
 stampServiceWorker(dir);
-if (!process.env.TRUNK_PROFILE || process.env.TRUNK_PROFILE === 'release') precompress(dir);
+if (!process.env.TRUNK_PROFILE || process.env.TRUNK_PROFILE === 'release') await precompress(dir);
