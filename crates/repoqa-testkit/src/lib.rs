@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod model_server;
+mod oracle_memo;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -115,8 +116,33 @@ pub fn stats_oracle_python() -> PathBuf {
     venv_python("stats-oracle")
 }
 
-/// [`run_oracle`] with another oracle venv's Python.
+/// [`run_oracle`] with another oracle venv's Python. An output the same
+/// official code printed before on the same inputs is read back instead of
+/// computed again (`oracle_memo`: the key covers the venv, the oracle
+/// scripts, the arguments and the files they name, the standard input and
+/// the tokenizer; `REPOQA_ORACLE_CACHE=off` runs every oracle).
 pub fn run_oracle_with(
+    python: PathBuf,
+    script: &str,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+) -> Vec<u8> {
+    if !oracle_memo::enabled() {
+        return run_oracle_uncached(python, script, args, stdin);
+    }
+    let key = oracle_memo::key(&python, script, args, stdin);
+    if let Some(out) = oracle_memo::recall(&key) {
+        eprintln!("oracle {script} {}: output read back (oracle-results/{key})", args.join(" "));
+        return out;
+    }
+    let out = run_oracle_uncached(python, script, args, stdin);
+    oracle_memo::keep(&key, &out);
+    out
+}
+
+/// Run an oracle script, never reading a kept output: for an oracle that
+/// measures time (a benchmark's figure is of this run or none).
+pub fn run_oracle_uncached(
     python: PathBuf,
     script: &str,
     args: &[&str],

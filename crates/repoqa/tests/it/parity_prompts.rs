@@ -308,8 +308,9 @@ fn prompts_at_every_length_of_a_ladder_match_the_official_harness() {
     }
     let has_nul =
         dataset.languages.values().flatten().any(|r| r.content.values().any(|t| t.contains('\0')));
-    let dir = std::env::temp_dir().join(format!("repoqa-ladder-parity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    // A folder of the checkout's (not one named by the process): the
+    // oracle's outputs are kept by the path they were given (oracle_memo).
+    let dir = common::scratch("parity_prompts_ladder");
     let cut = dir.join("two-needles.json");
     std::fs::write(&cut, dataset.to_json_string()).expect("write the cut dataset");
     let cut_str = cut.to_str().expect("UTF-8 path").to_string();
