@@ -121,14 +121,26 @@ run_tests() {
       printf '%s\t%s\t\n' "$name" "$exe" >>"$logs/jobs"
     fi
   done < <(grep -E '^ +Executable ' "$logs/build.log" | sed -E 's/^ +Executable (.*) \((.*)\)$/\1|\2/')
+  # Longest first, by each process's seconds in the last run here
+  # ($target_dir/test-times; one not timed yet counts as the longest): two
+  # lanes then end together, not with the longest started last.
+  local times="$target_dir/test-times"
+  awk -F '\t' -v times="$times" '
+    BEGIN { while ((getline line < times) > 0) { split(line, f, "\t"); secs[f[2]] = f[1] } }
+    { printf "%s\t%s\n", ($1 in secs ? secs[$1] : 1e9), $0 }' "$logs/jobs" |
+    sort -t $'\t' -k1,1gr -s | cut -f2- >"$logs/jobs.sorted"
+  touch "$logs/times"
   local max="${REPOQA_TEST_JOBS:-2}" label args
   rm -f "$logs/failed"
   while IFS=$'\t' read -r label exe args; do
     while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n || true; done
     # shellcheck disable=SC2086 # one argument per test name
     run_binary "$label" "$exe" $args </dev/null &
-  done <"$logs/jobs"
+  done <"$logs/jobs.sorted"
   wait
+  # This run's times, for the next run's order (the other tier's kept).
+  mkdir -p "$target_dir"
+  { cat "$logs/times"; cat "$times" 2>/dev/null || true; } | awk -F '\t' '!seen[$2]++' >"$times.new" && mv "$times.new" "$times"
   if [ -s "$logs/failed" ]; then
     echo "FAILED: $(tr '\n' ' ' <"$logs/failed")" >&2
     return 1
@@ -145,6 +157,7 @@ run_binary() {
   "$exe" "$@" >"$log" 2>&1 || rc=$?
   local secs=$(( $(date +%s) - t0 ))
   echo "$secs $label" >>"$logs/binaries"
+  printf '%s\t%s\n' "$secs" "$label" >>"$logs/times"
   {
     flock 9
     echo "--- $label ($secs s)"
