@@ -26,6 +26,8 @@ case "${1:-}" in
   *) echo "usage: scripts/test.sh [--quick | --slow]" >&2; exit 2 ;;
 esac
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
+# The browser build's target folder (Trunk, and clippy for wasm32): see below.
+wasm_target="$target_dir/wasm-build"
 logs=$(mktemp -d /tmp/repoqa-test.XXXXXX)
 t_start=$(date +%s)
 phase_names=()
@@ -49,6 +51,11 @@ slowest_browser_tests() {
 finish() {
   local rc=$? now; now=$(date +%s)
   set +e
+  if [ -n "${trunk_pid:-}" ]; then
+    kill -- -"$trunk_pid" 2>/dev/null
+    echo "(the background trunk build was stopped; its output so far:)"
+    cat "$logs/trunk.log" 2>/dev/null
+  fi
   if [ -n "$current" ]; then
     phase_names+=("$current (failed)"); phase_secs+=($((now - t_phase)))
   fi
@@ -132,12 +139,22 @@ run_tests() {
   touch "$logs/times"
   local max="${REPOQA_TEST_JOBS:-2}" label args
   rm -f "$logs/failed"
+  # Only this function's own processes are counted and waited for (the
+  # browser build runs in the background meanwhile).
+  local lanes=() pid live
   while IFS=$'\t' read -r label exe args; do
-    while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n || true; done
+    while :; do
+      live=()
+      for pid in "${lanes[@]}"; do kill -0 "$pid" 2>/dev/null && live+=("$pid"); done
+      lanes=("${live[@]}")
+      [ "${#lanes[@]}" -lt "$max" ] && break
+      wait -n "${lanes[@]}" || true
+    done
     # shellcheck disable=SC2086 # one argument per test name
     run_binary "$label" "$exe" $args </dev/null &
+    lanes+=("$!")
   done <"$logs/jobs.sorted"
-  wait
+  for pid in "${lanes[@]}"; do wait "$pid" || true; done
   # This run's times, for the next run's order (the other tier's kept).
   mkdir -p "$target_dir"
   { cat "$logs/times"; cat "$times" 2>/dev/null || true; } | awk -F '\t' '!seen[$2]++' >"$times.new" && mv "$times.new" "$times"
@@ -185,7 +202,7 @@ if [ "$tier" = slow ]; then
   phase "setup" scripts/setup.sh
   source scripts/env.sh
   phase "cargo build (the CLI the tests compare with)" cargo build --locked -p repoqa-cli
-  phase "trunk build --release --offline" trunk build --release --offline
+  phase "trunk build --release --offline" env CARGO_TARGET_DIR="$wasm_target" trunk build --release --offline
   phase "slow browser tests (headless Chromium)" \
     bash -c 'cd tests/browser && REPOQA_BIN="$1" node --test --test-concurrency=1 --test-force-exit tab-faithful.slow.mjs 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
     "$target_dir/debug/repoqa" "$logs/browser.log"
@@ -198,12 +215,30 @@ source scripts/env.sh
 # Fast failures first: formatting and lints (native, and the wasm32 UI).
 phase "cargo fmt --check" cargo fmt --check
 phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
-# In the browser build's profile: its build scripts (the C grammars) and proc
-# macros are then built once for both this and Trunk's build below.
-phase "cargo clippy (wasm32 page and engine)" cargo clippy --locked --target wasm32-unknown-unknown --profile wasm-release --bin repoqa-web --bin repoqa-engine -- -D warnings
+# The browser build has a target folder of its own ($wasm_target), so that
+# Trunk builds beside the native tests (Cargo lets one build at a time use a
+# target folder, and each of the two builds has a stretch on one core: fat
+# LTO, wasm-opt). Its clippy goes there too, in the browser build's profile:
+# the build scripts (the C grammars) and proc macros are then built once for
+# both this and Trunk's build.
+phase "cargo clippy (wasm32 page and engine)" env CARGO_TARGET_DIR="$wasm_target" cargo clippy --locked --target wasm32-unknown-unknown --profile wasm-release --bin repoqa-web --bin repoqa-engine -- -D warnings
+echo; echo "==> trunk build --release --offline (started; runs beside the native tests)"
+t_trunk=$(date +%s)
+# A session of its own, so that a failure here stops all of it (finish).
+CARGO_TARGET_DIR="$wasm_target" setsid trunk build --release --offline >"$logs/trunk.log" 2>&1 </dev/null &
+trunk_pid=$!
 phase "cargo test (unit + parity against the official harness)" run_tests
 phase "cargo test --doc" bash -c 'cargo test --locked --doc 2>&1 | tee "$1"; exit "${PIPESTATUS[0]}"' _ "$logs/cargo-doc.log"
-phase "trunk build --release --offline" trunk build --release --offline
+# wait_trunk: the background build's end; its output, and its own time.
+wait_trunk() {
+  local rc=0
+  wait "$trunk_pid" || rc=$?
+  trunk_pid=""
+  cat "$logs/trunk.log"
+  echo "trunk build: $(( $(date +%s) - t_trunk )) s from its start, beside the native tests (exit $rc)"
+  return "$rc"
+}
+phase "trunk build --release --offline (what was left after the native tests)" wait_trunk
 phase "wasm import check and page weight" node scripts/check-wasm.mjs dist
 # The browser tests compare the page with the CLI built by `cargo test` above
 # (its tests run that binary), not a release build of its own: the same code,
