@@ -46,18 +46,12 @@ fn dir() -> PathBuf {
 /// The key of one oracle call.
 pub(crate) fn key(python: &Path, script: &str, args: &[&str], stdin: Option<&[u8]>) -> String {
     let mut h = Sha256::new();
-    let mut field = |tag: &str, bytes: &[u8]| {
-        h.update(tag.as_bytes());
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
-    };
+    let mut field = framed(&mut h);
     let venv = python.parent().and_then(Path::parent).unwrap_or(python);
     let venv = std::fs::canonicalize(venv).unwrap_or_else(|_| venv.to_path_buf());
     field("venv", venv.as_os_str().as_encoded_bytes());
     field("pyvenv.cfg", &std::fs::read(venv.join("pyvenv.cfg")).unwrap_or_default());
-    for sources in ["tests/oracle", "tests/corpus"] {
-        tree(&crate::root().join(sources), &mut field);
-    }
+    field("sources and tokenizer", fixed_part());
     field("script", script.as_bytes());
     // A path in the checkout is named from the checkout's top (CI's clones
     // live in different folders); its content is in the key either way.
@@ -69,9 +63,39 @@ pub(crate) fn key(python: &Path, script: &str, args: &[&str], stdin: Option<&[u8
             tree(p, &mut field);
         }
     }
-    field("stdin", stdin.unwrap_or(b"\xff no stdin"));
-    field("tokenizer", &std::fs::read(crate::tokenizer_path()).unwrap_or_default());
+    match stdin {
+        Some(bytes) => field("stdin", bytes),
+        None => field("no stdin", b""),
+    }
+    drop(field);
     format!("{:x}", h.finalize())
+}
+
+/// A field of a key: its tag, its length, its bytes (so that no two
+/// different sequences of fields hash the same bytes).
+fn framed(h: &mut Sha256) -> impl FnMut(&str, &[u8]) + '_ {
+    |tag, bytes| {
+        h.update(tag.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+}
+
+/// The digest of what every call reads and no test changes while it runs:
+/// the oracle scripts, the corpus scripts and the tokenizer (about 2 MB),
+/// hashed once per test process instead of once per call.
+fn fixed_part() -> &'static [u8] {
+    static DIGEST: OnceLock<Vec<u8>> = OnceLock::new();
+    DIGEST.get_or_init(|| {
+        let mut h = Sha256::new();
+        let mut field = framed(&mut h);
+        for sources in ["tests/oracle", "tests/corpus"] {
+            tree(&crate::root().join(sources), &mut field);
+        }
+        field("tokenizer", &std::fs::read(crate::tokenizer_path()).unwrap_or_default());
+        drop(field);
+        h.finalize().to_vec()
+    })
 }
 
 /// A file's bytes, or a folder's entries in name order (each name, then its

@@ -143,8 +143,9 @@ pub const FIRST_HEADER_READ: usize = 1 << 20;
 /// the unit model hubs list files in, its whole part grouped by thousands
 /// as the page's other counts are.
 pub fn megabytes(bytes: u64) -> String {
-    // Tenths of a megabyte, rounded half up as `{:.1}` rounds them (exact
-    // in integers: no float to print).
+    // Tenths of a megabyte, rounded half up, in integers: `{:.1}` of
+    // bytes / 1e6 as a float may round a size ending in 50,000 bytes either
+    // way (the tie is not exact in binary).
     let tenths = bytes / 100_000 + u64::from(bytes % 100_000 >= 50_000);
     format!("{}.{} MB", super::plan::thousands(tenths / 10), tenths % 10)
 }
