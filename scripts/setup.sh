@@ -57,7 +57,15 @@ finish_background() {
   rm -rf "$bg_logs"
   [ "$failed" = 0 ]
 }
-trap 'kill "${bg_pids[@]}" 2>/dev/null || true' EXIT
+# Setup stopped early (a step failed, or Ctrl-C): the background installs
+# stop too, with what they started (cargo's rustc, pip's compiler), so that
+# none goes on writing into the cache or holding the lock (fd 9) after it.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap 'for p in "${bg_pids[@]}"; do kill_tree "$p"; done; rm -rf "$bg_logs"' EXIT
 
 # link TARGET LINK: LINK points at TARGET (a folder an older checkout left in
 # its place is removed first).
@@ -211,7 +219,6 @@ if ! cached stats-oracle "$(hash_of "$req")"; then
   "$item/bin/pip" install -q --disable-pip-version-check -r "$req"
   done_item
 fi
-
 
 # --- Browser test driver (playwright-core; the browser is Debian's) ---------
 lock="tests/browser/package-lock.json"
