@@ -107,19 +107,26 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   step "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
+# The two tools are built for this machine's scripts, not for speed: their
+# run time here is seconds, their build minutes. So: opt-level 1, no LTO, 16
+# codegen units (Trunk's release profile asks for fat LTO and one unit), and
+# no TLS stack (ring's C and assembly), since Trunk runs --offline here and
+# nothing downloads; of wasm-bindgen's binaries only `wasm-bindgen`, which
+# Trunk calls. Each builds in a temporary folder of its own (cargo install's
+# default): with CARGO_TARGET_DIR set, as CI sets it, the two shared one
+# build folder, whose lock let one build at a time.
+rust_tool() {
+  env -u CARGO_TARGET_DIR CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --no-default-features "$@"
+}
 if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
   # 0.22 needs a newer rustc than this machine's.
-  # Trunk's release profile asks for fat LTO and one codegen unit; without
-  # them it builds in 302 s instead of 358 s on a 2-core machine (measured
-  # with `cargo install --root`, sources already downloaded), and builds
-  # the app the same.
-  background "cargo install trunk 0.21" env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo install trunk --version "^0.21" --locked
+  background "cargo install trunk 0.21" rust_tool trunk --version "^0.21" --locked
 fi
 wbg=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
   # Without --locked: its lockfile pins a webpki-roots release the registry no longer serves.
-  background "cargo install wasm-bindgen-cli $wbg" cargo install wasm-bindgen-cli --version "$wbg" --force
+  background "cargo install wasm-bindgen-cli $wbg" rust_tool wasm-bindgen-cli --version "$wbg" --bin wasm-bindgen --force
 fi
 
 # --- A real model server (crates/repoqa-cli/tests/it/run_real_model.rs): llama.cpp's OpenAI-
