@@ -51,11 +51,6 @@ slowest_browser_tests() {
 finish() {
   local rc=$? now; now=$(date +%s)
   set +e
-  if [ -n "${setup_pid:-}" ]; then
-    kill -- -"$setup_pid" 2>/dev/null
-    echo "(the background setup was stopped; its output so far:)"
-    cat "$logs/setup.log" 2>/dev/null
-  fi
   if [ -n "${trunk_pid:-}" ]; then
     kill -- -"$trunk_pid" 2>/dev/null
     echo "(the background trunk build was stopped; its output so far:)"
@@ -214,34 +209,12 @@ if [ "$tier" = slow ]; then
   exit 0
 fi
 
-# Setup in the background: on a new machine it takes minutes (its long
-# installs), and the native lints and test build need nothing it installs,
-# so they go on meanwhile; on a set-up machine it ends in seconds and the
-# order is as before. Its output is printed when it ends.
-echo; echo "==> setup (started; runs beside the native lints)"
-t_setup=$(date +%s)
-setsid scripts/setup.sh >"$logs/setup.log" 2>&1 </dev/null &
-setup_pid=$!
-# wait_setup: setup's end; its output, and its own time.
-wait_setup() {
-  local rc=0
-  wait "$setup_pid" || rc=$?
-  setup_pid=""
-  cat "$logs/setup.log"
-  echo "setup: $(( $(date +%s) - t_setup )) s from its start (exit $rc)"
-  return "$rc"
-}
+phase "setup" scripts/setup.sh
+source scripts/env.sh
 
 # Fast failures first: formatting and lints (native, and the wasm32 UI).
 phase "cargo fmt --check" cargo fmt --check
 phase "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
-if kill -0 "$setup_pid" 2>/dev/null; then
-  # Still installing (a new machine): the native test build meanwhile
-  # (run_tests below then finds it built).
-  phase "cargo test --no-run (the native test build, beside setup)" cargo test --locked --no-run
-fi
-phase "setup (what was left)" wait_setup
-source scripts/env.sh
 # The browser build has a target folder of its own ($wasm_target), so that
 # Trunk builds beside the native tests (Cargo lets one build at a time use a
 # target folder, and each of the two builds has a stretch on one core: fat
