@@ -9,18 +9,22 @@ export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 export const DIST = process.env.REPOQA_DIST || path.join(ROOT, 'dist');
 export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
 
-/** `serviceWorkers: 'block'` for a test that routes the app's own files
+const LAUNCH = {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
+
+/** A browser context with a profile of its own on disk: what a visitor's
+ *  browser keeps between visits (the offline copy, a stored model, the
+ *  storage quota of a real profile), closed and removed by `close()`.
+ *  `serviceWorkers: 'block'` for a test that routes the app's own files
  *  (`page.route`): requests answered by the app's service worker (sw.js)
  *  never reach a page's routes. */
 export async function launch({ serviceWorkers = 'allow' } = {}) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'repoqa-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    serviceWorkers,
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const context = await chromium.launchPersistentContext(userDataDir, { serviceWorkers, ...LAUNCH });
   // Each profile holds a whole offline copy of the app (about 240 MB with
   // its caches): left behind, a few hundred runs fill the disk, and then the
   // service worker's install fails for want of quota. It is removed once the
@@ -53,9 +57,33 @@ export async function openPage(context) {
   return { page, problems };
 }
 
-/** A fresh browser profile (empty IndexedDB) for test `t`, closed after it. */
-export async function freshPage(t, options = {}) {
-  const context = await launch(options);
+// One headless Chromium per test file (node --test runs each file in a
+// process of its own), started by the first `freshPage` and ended with the
+// process (Playwright kills the browsers it launched when node exits).
+// Starting a browser with a profile on disk costs about a second under load;
+// a new context in a running browser about a third of that (measured on two
+// cores: 1,381 ms against 427 ms).
+let sharedBrowser = null;
+
+/** A fresh, empty browser context for test `t` (no cookies, storage,
+ *  service worker or cache of any other test: an incognito context of the
+ *  file's one browser), closed after it. `{ persistent: true }` gives it a
+ *  browser and profile of its own instead (`launch`): what every test that
+ *  builds tasks needs, because in an incognito context the compute engine's
+ *  build workers fail to start ("a build worker failed: WebAssembly
+ *  compilation aborted: Network error: Response body loading was aborted",
+ *  seen in build-workers and workflow on 2026-12-03; the page's own engine
+ *  and a real profile start them). That is a fault of the app in a private
+ *  window, left to fix in the app; the tests of it use a real profile until
+ *  then. */
+export async function freshPage(t, { persistent = false, ...options } = {}) {
+  let context;
+  if (persistent) {
+    context = await launch(options);
+  } else {
+    sharedBrowser ??= chromium.launch(LAUNCH);
+    context = await (await sharedBrowser).newContext({ serviceWorkers: options.serviceWorkers ?? 'allow' });
+  }
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
   return { context, page, problems };
