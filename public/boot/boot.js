@@ -11,7 +11,8 @@ const boot = document.querySelector('script[data-repoqa-js]');
 const SIZES = null;
 // The compute engine's files (stamped by scripts/post-build.mjs: its wasm
 // and wasm-bindgen module, hashed), for src/ui/browser/engine.rs. The page
-// never loads them itself: its engine workers do (engine-worker.js).
+// compiles the engine's wasm there when it first needs the engine and never
+// runs it: its engine workers do (engine-worker.js).
 const ENGINE = null;
 window.repoqaEngine = ENGINE;
 

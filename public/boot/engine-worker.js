@@ -1,7 +1,8 @@
 // The compute engine's worker (src/engine/main.rs): it loads the engine's
 // wasm (never the page's), then answers the page's messages in order:
-// - init {js, wasm, tokenizer?, origin?} → ready | failed (the wasm's URL:
-//   the browser compiles a module once and keeps the code for the others)
+// - init {js, module, tokenizer?, origin?} → ready | failed (module: the
+//   engine's wasm as a WebAssembly.Module, compiled once by the page,
+//   src/ui/browser/engine.rs, so no worker downloads or compiles it)
 // - share {id, message}: build a repo's tasks (the build pool,
 //   src/ui/jobs/build_pool.rs) → task {id, json}… then done | error
 // - curate {id, job, paths, blobs}: a curation (src/ui/jobs/curate.rs, a
@@ -19,7 +20,7 @@ onmessage = async (event) => {
   if (m.kind === 'init') {
     try {
       bindings = await import(m.js);
-      await bindings.default({ module_or_path: m.wasm });
+      await bindings.default({ module_or_path: m.module });
       if (m.tokenizer) bindings.repoqa_engine_tokenizer(m.tokenizer, m.origin);
       postMessage({ kind: 'ready' });
     } catch (err) {

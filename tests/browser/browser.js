@@ -67,23 +67,14 @@ let sharedBrowser = null;
 
 /** A fresh, empty browser context for test `t` (no cookies, storage,
  *  service worker or cache of any other test: an incognito context of the
- *  file's one browser), closed after it. `{ persistent: true }` gives it a
- *  browser and profile of its own instead (`launch`): what every test that
- *  builds tasks needs, because in an incognito context the compute engine's
- *  build workers fail to start ("a build worker failed: WebAssembly
- *  compilation aborted: Network error: Response body loading was aborted",
- *  seen in build-workers and workflow on 2026-12-03; the page's own engine
- *  and a real profile start them). That is a fault of the app in a private
- *  window, left to fix in the app; the tests of it use a real profile until
- *  then. */
-export async function freshPage(t, { persistent = false, ...options } = {}) {
-  let context;
-  if (persistent) {
-    context = await launch(options);
-  } else {
-    sharedBrowser ??= chromium.launch(LAUNCH);
-    context = await (await sharedBrowser).newContext({ serviceWorkers: options.serviceWorkers ?? 'allow' });
-  }
+ *  file's one browser), closed after it. An incognito context is a private
+ *  window: the app's compute engine starts in it too, because the page
+ *  compiles the engine's wasm once and hands the module to every engine
+ *  worker (src/ui/browser/engine.rs). `{ serviceWorkers: 'block' }` keeps
+ *  the app's service worker out. */
+export async function freshPage(t, { serviceWorkers = 'allow' } = {}) {
+  sharedBrowser ??= chromium.launch(LAUNCH);
+  const context = await (await sharedBrowser).newContext({ serviceWorkers });
   t.after(() => context.close());
   const { page, problems } = await openPage(context);
   return { context, page, problems };

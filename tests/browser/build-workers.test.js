@@ -73,7 +73,7 @@ async function buildAndDownload(page) {
 }
 
 test('realistic corpus, positional_padding: built by workers, Cancel stops them, tasks = CLI', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   const warnings = [];
   page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
   await prepare(page, REALISTIC, 'positional_padding');
@@ -112,7 +112,7 @@ test('realistic corpus, positional_padding: built by workers, Cancel stops them,
 });
 
 test('demo, no_padding, workers forced: tasks = CLI', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await page.addInitScript(() => { globalThis.__repoqaBuildWorkers = 'always'; });
   await prepare(page, null, 'no_padding');
   const { stats, text, file } = await buildAndDownload(page);
@@ -131,7 +131,7 @@ test('a length ladder on the Tasks page: a file per length = `repoqa prompts --c
     return { name, bytes: fs.readFileSync(path.join(dir, name)) };
   };
   for (const how of ['always', 'never']) {
-    const { page, problems } = await freshPage(t, { persistent: true });
+    const { page, problems } = await freshPage(t);
     await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
     await prepare(page, null, 'none');
     await page.click('#ladder-build summary');
@@ -172,7 +172,7 @@ test('a length ladder on the Tasks page: a file per length = `repoqa prompts --c
 
 test('an engine that cannot load: the build fails and says why, for a pool and for the page\'s engine', async (t) => {
   for (const how of ['always', 'never']) {
-    const { page, problems } = await freshPage(t, { persistent: true, serviceWorkers: 'block' });
+    const { page, problems } = await freshPage(t, { serviceWorkers: 'block' });
     await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
     await page.route('**/engine-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
     await prepare(page, null, 'positional_padding');
@@ -203,7 +203,7 @@ test('a task that cannot be built: the same message from the workers as from the
   fs.writeFileSync(broken, JSON.stringify(ds));
   const messages = [];
   for (const how of ['always', 'never']) {
-    const { page } = await freshPage(t, { persistent: true });
+    const { page } = await freshPage(t);
     await page.addInitScript((h) => { globalThis.__repoqaBuildWorkers = h; }, how);
     await prepare(page, broken, 'none');
     await page.click('#build-tasks');

@@ -24,7 +24,7 @@ const tokenizerRequests = (urls) => urls.filter((u) => u.endsWith('/assets/token
 test('served under a sub-path: the app loads, builds the demo and restores it, every request under that path', async (t) => {
   const srv = await serveDir(DIST, { prefix: '/sub/repoqa/' });
   t.after(() => srv.server.close());
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   const log = watchRequests(page);
 
   await page.goto(srv.url + '#tasks');
@@ -61,7 +61,7 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
   // Relative asset paths: nothing in the HTML points at the site root.
   assert.doesNotMatch(html, /(href|src|data-repoqa-js|data-repoqa-wasm)="\//, 'an asset path from the site root');
 
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   const log = watchRequests(page);
   // Hold the wasm back: the HTML's own loading screen is what shows.
   let release;
@@ -103,7 +103,7 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
 test('when the wasm cannot be fetched, the loading screen says the app could not start', async (t) => {
   const srv = await serveDir(DIST);
   t.after(() => srv.server.close());
-  const { page } = await freshPage(t, { persistent: true });
+  const { page } = await freshPage(t);
   await page.route('**/*.wasm', (route) => route.abort());
   await page.goto(srv.url);
   await page.waitForSelector('#boot-message.fail', { timeout: 30000 });

@@ -57,7 +57,7 @@ async function buildAndDownload(page, count) {
 }
 
 test('tokenizer from a file, then from another site by URL: prompts = CLI with that tokenizer; kept on reload', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   const builtin = cliPrompts(DEMO, TOKENIZER);
   const chars = cliPrompts(DEMO, CHARS);
   assert.ok(!builtin.equals(chars), 'the test tokenizer must change the prompts');
@@ -122,7 +122,7 @@ test('tokenizer from a file, then from another site by URL: prompts = CLI with t
 });
 
 test('a dataset dropped on the drop zone (gzip) loads, builds prompts = CLI, and is kept on reload', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   // The demo without its python repos, so it is told apart from the demo.
   const ds = JSON.parse(fs.readFileSync(DEMO, 'utf8'));
   delete ds.python;
@@ -164,7 +164,7 @@ test('a dataset dropped on the drop zone (gzip) loads, builds prompts = CLI, and
 });
 
 test('copy prompt puts exactly the prompt on the clipboard', async (t) => {
-  const { context, page, problems } = await freshPage(t, { persistent: true });
+  const { context, page, problems } = await freshPage(t);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url.replace(/\/$/, '') });
   const tasks = cliPrompts(DEMO, TOKENIZER).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   await gotoApp(page, '#tasks');

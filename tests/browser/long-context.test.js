@@ -47,7 +47,7 @@ function stripGeometry(page) {
 }
 
 test('the realistic corpus at 128k: built responsively, equal to the CLI, its anatomy readable', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await gotoApp(page, srv.url, '#dataset');
   await page.waitForSelector('#dataset-summary, #dataset-error', { timeout: 60000 });
   await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60000 });

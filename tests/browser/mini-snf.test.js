@@ -25,7 +25,7 @@ after(() => {
 });
 
 test('mini-SNF: one click sets 2,048 tokens and the tasks equal `repoqa prompts --code-context-size 2048`', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await gotoApp(page, srv.url, '#dataset');
   if (!(await page.$('#dataset-summary'))) await page.click('#load-demo');
   await page.waitForSelector('#dataset-summary', { timeout: 60000 });

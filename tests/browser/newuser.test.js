@@ -54,7 +54,7 @@ async function fitsWidth(page) {
 }
 
 test('first visit: sample answers, details in view, words not internals, names, charts, 390 px', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });
   await build(page);
 
@@ -184,7 +184,7 @@ test('first visit: sample answers, details in view, words not internals, names, 
 });
 
 test('same dataset compressed keeps the tasks; names show; wrong files say where they go', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });
   await build(page);
   const built = Number(await page.getAttribute('#task-count', 'data-count'));
@@ -242,7 +242,7 @@ test('same dataset compressed keeps the tasks; names show; wrong files say where
 });
 
 test('cleaning modes: every task view finds its needle; navigation lands at the top and comes back', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });
   await build(page);
   for (const mode of ['positional_padding', 'no_padding']) {
@@ -316,7 +316,7 @@ async function inViewport(page, selector) {
 }
 
 test('Results opens with the score: pass@1 at the threshold, n, the interval, what fails, the charts one move away', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   for (const [width, height, scheme] of [[1280, 800, 'light'], [390, 844, 'dark']]) {
     await page.setViewportSize({ width, height });
     await page.emulateMedia({ colorScheme: scheme });
@@ -382,7 +382,7 @@ test('Results opens with the score: pass@1 at the threshold, n, the interval, wh
 });
 
 test('Try the demo: one click on Home builds the 60 tasks, scores the sample answers and opens Results', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });
   await gotoApp(page, '#');
   await page.waitForSelector('#try-demo:not([disabled])[aria-disabled="false"]', { timeout: 60000 });

@@ -64,7 +64,7 @@ function promptOf(task) {
 }
 
 test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from IndexedDB', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await gotoApp(page, '#tasks');
   await waitDataset(page, 'demo (repoqa-demo.json)');
   await watchProgress(page);
@@ -141,7 +141,7 @@ test('demo: build 60 tasks, view one, download JSONL = CLI, reload restores from
 });
 
 test('realistic corpus (180 tasks): the page answers clicks while building', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await loadFile(page, REALISTIC);
   await page.waitForFunction(() => document.querySelector('#dataset-origin')?.textContent === 'realistic.json',
     null, { timeout: 120000 });
@@ -243,7 +243,7 @@ test('realistic corpus (180 tasks): the page answers clicks while building', asy
 });
 
 test('cancel mid-build keeps the page usable and builds nothing', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   await loadFile(page, REALISTIC);
   await page.waitForFunction(() => document.querySelector('#dataset-origin')?.textContent === 'realistic.json',
     null, { timeout: 120000 });
@@ -268,7 +268,7 @@ test('cancel mid-build keeps the page usable and builds nothing', async (t) => {
 });
 
 test('bad inputs name the problem', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   const demo = fs.readFileSync(DEMO);
   const gz = zlib.gzipSync(demo);
   const cases = [
@@ -332,7 +332,7 @@ test('bad inputs name the problem', async (t) => {
 });
 
 test('a 200 MB dataset: the page stays responsive and shows a clear result', async (t) => {
-  const { page, problems } = await freshPage(t, { persistent: true });
+  const { page, problems } = await freshPage(t);
   // The demo plus 40 python repos of 5 MB each, no needles (the official
   // dataset has 50 repos): read one repo per step, the page must answer
   // clicks throughout.

@@ -6,9 +6,13 @@
 //! types as JSON), after giving it the dataset and tokenizer those need.
 //!
 //! Where the engine's files are is stamped into boot.js by
-//! scripts/post-build.mjs (`window.repoqaEngine`). A worker that cannot
-//! start fails every waiting request with the reason, and the next request
-//! starts a new one.
+//! scripts/post-build.mjs (`window.repoqaEngine`). The page compiles the
+//! engine's wasm once ([`EngineFiles::init`]) and posts the compiled module
+//! to every engine worker (this one, the build pool's, curation's): a
+//! worker never downloads the wasm itself, so a private window (no disk
+//! cache) does not fetch it once per worker, and a build's workers start
+//! without compiling it again. A worker that cannot start fails every
+//! waiting request with the reason, and the next request starts a new one.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -72,6 +76,58 @@ impl EngineFiles {
             script: resolve(SCRIPT, &boot)?,
         })
     }
+
+    /// The message that starts an engine worker (`init` in
+    /// engine-worker.js): the wasm-bindgen module's URL, the engine's wasm
+    /// compiled (once for the page) and `extra` fields.
+    pub async fn init(&self, extra: &[(&str, JsValue)]) -> Result<JsValue, UiError> {
+        let module = compiled(&self.wasm).await?;
+        let mut fields = vec![("kind", "init".into()), ("js", self.js.as_str().into())];
+        fields.push(("module", module));
+        fields.extend_from_slice(extra);
+        Ok(js_object(&fields))
+    }
+}
+
+thread_local! {
+    /// The engine's wasm being compiled or compiled (a `WebAssembly.Module`),
+    /// and its URL; forgotten if the compile failed, so the next start
+    /// tries again.
+    static MODULE: RefCell<Option<(String, js_sys::Promise)>> = const { RefCell::new(None) };
+}
+
+/// The engine's wasm at `url`, compiled once for the page.
+async fn compiled(url: &str) -> Result<JsValue, UiError> {
+    let held = MODULE.with(|m| m.borrow().clone()).filter(|(u, _)| u == url);
+    let promise = match held {
+        Some((_, p)) => p,
+        None => {
+            let p = wasm_bindgen_futures::future_to_promise(compile(url.to_string()));
+            MODULE.with(|m| *m.borrow_mut() = Some((url.to_string(), p.clone())));
+            p
+        }
+    };
+    JsFuture::from(promise).await.map_err(|e| {
+        MODULE.with(|m| m.borrow_mut().take());
+        UiError::js(format!("compiling the engine ({url})"), &e)
+    })
+}
+
+/// Compile the wasm at `url` as it downloads; from its bytes when the
+/// server does not send it as application/wasm (as boot.js does the page's).
+async fn compile(url: String) -> Result<JsValue, JsValue> {
+    let window = web_sys::window().ok_or_else(|| JsValue::from_str("no window"))?;
+    let streamed = js_sys::WebAssembly::compile_streaming(&window.fetch_with_str(&url));
+    if let Ok(module) = JsFuture::from(streamed).await {
+        return Ok(module);
+    }
+    let response: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(&url)).await?.dyn_into()?;
+    if !response.ok() {
+        return Err(JsValue::from_str(&format!("the server answered {}", response.status())));
+    }
+    let bytes = JsFuture::from(response.array_buffer()?).await?;
+    JsFuture::from(js_sys::WebAssembly::compile(&bytes)).await
 }
 
 type Pending = Rc<RefCell<HashMap<u32, (js_sys::Function, js_sys::Function)>>>;
@@ -158,12 +214,16 @@ fn start() -> Result<Rc<Client>, UiError> {
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let init = js_object(&[
-        ("kind", "init".into()),
-        ("js", files.js.as_str().into()),
-        ("wasm", files.wasm.as_str().into()),
-    ]);
-    worker.post_message(&init).map_err(|e| UiError::js("starting the engine", &e))?;
+    let (w, p) = (worker.clone(), pending.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let posted = match files.init(&[]).await {
+            Ok(init) => w.post_message(&init).map_err(|e| UiError::js("starting the engine", &e)),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = posted {
+            fail_all(&p, &format!("the engine could not load: {e}"));
+        }
+    });
     Ok(Rc::new(Client {
         worker,
         next_id: Cell::new(START + 1),

@@ -82,16 +82,13 @@ pub async fn build_in_workers(
 ) -> Result<Vec<Built>, PoolError> {
     let unavailable = |e: UiError| PoolError::Unavailable(e.to_string());
     let files = EngineFiles::find().map_err(unavailable)?;
-    let workers = Workers::start(&files.script, n).map_err(unavailable)?;
     let tok = js_sys::Uint8Array::from(tokenizer.0);
+    let init = files
+        .init(&[("tokenizer", tok.into()), ("origin", tokenizer.1.into())])
+        .await
+        .map_err(unavailable)?;
+    let workers = Workers::start(&files.script, n).map_err(unavailable)?;
     for i in 0..workers.len() {
-        let init = js_object(&[
-            ("kind", "init".into()),
-            ("js", files.js.as_str().into()),
-            ("wasm", files.wasm.as_str().into()),
-            ("tokenizer", tok.clone().into()),
-            ("origin", tokenizer.1.into()),
-        ]);
         workers.post(i, &init).map_err(unavailable)?;
     }
 

@@ -454,12 +454,8 @@ async fn curate(
     let job = CurateJob { options: opts.clone(), descriptions: descriptions.clone() };
     let job = serde_json::to_string(&job)?;
     let engine = EngineFiles::find()?;
+    let init = engine.init(&[]).await?;
     let worker = Workers::start(&engine.script, 1)?;
-    let init = js_object(&[
-        ("kind", "init".into()),
-        ("js", engine.js.as_str().into()),
-        ("wasm", engine.wasm.as_str().into()),
-    ]);
     worker.post(0, &init)?;
     let stopped = || {
         UiError::cancelled(format!(
