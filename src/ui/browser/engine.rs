@@ -82,8 +82,8 @@ impl EngineFiles {
     /// compiled (once for the page) and `extra` fields.
     pub async fn init(&self, extra: &[(&str, JsValue)]) -> Result<JsValue, UiError> {
         let module = compiled(&self.wasm).await?;
-        let mut fields = vec![("kind", "init".into()), ("js", self.js.as_str().into())];
-        fields.push(("module", module));
+        let mut fields =
+            vec![("kind", "init".into()), ("js", self.js.as_str().into()), ("module", module)];
         fields.extend_from_slice(extra);
         Ok(js_object(&fields))
     }
@@ -154,14 +154,17 @@ thread_local! {
     static NEXT_DATASET: Cell<u32> = const { Cell::new(1) };
 }
 
-/// Fail every waiting request (and the start) with `why`, and forget the
-/// worker: the next request starts another.
+/// Fail every waiting request (and the start) of the worker whose requests
+/// are `pending` with `why`, and forget that worker if it is the running
+/// one: the next request starts another. (A worker's start can fail after
+/// an error already replaced it: the new one is kept.)
 fn fail_all(pending: &Pending, why: &str) {
     let waiting: Vec<_> = pending.borrow_mut().drain().collect();
     for (_, (_, reject)) in waiting {
         let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(why));
     }
-    let Some(client) = CLIENT.with(|c| c.borrow_mut().take()) else { return };
+    let ours = |c: &mut Rc<Client>| Rc::ptr_eq(&c.pending, pending);
+    let Some(client) = CLIENT.with(|c| c.borrow_mut().take_if(ours)) else { return };
     client.worker.terminate();
     // Called from the worker's own handlers: they are dropped (with the
     // client) after they return, never while they run.
