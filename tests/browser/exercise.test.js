@@ -51,6 +51,24 @@ test('a pick is scored as repoqa score scores it, and the class is set against t
   await page.evaluate(() => window.scrollBy(0, 200));
   const timer = await page.$eval('#exercise-timer', (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, h: window.innerHeight }; });
   assert.ok(timer.top >= 0 && timer.bottom <= timer.h, `timer in view: ${JSON.stringify(timer)}`);
+  // What the page scrolls to stops below the timer, not under it: a jump
+  // to a function, and keyboard focus on one the timer would cover.
+  const below = () => page.evaluate(() => {
+    const c = document.activeElement?.classList.contains('choice') ? document.activeElement : document.querySelector('#exercise-code .choice');
+    const t = document.querySelector('#exercise-timer').getBoundingClientRect();
+    const r = c.getBoundingClientRect();
+    return { choice: c.dataset.name, top: r.top, bottom: r.bottom, timerBottom: t.bottom, h: innerHeight };
+  });
+  await page.$eval('#exercise-code .choice', (b) => b.scrollIntoView({ block: 'start' }));
+  let shown = await below();
+  assert.ok(shown.top >= shown.timerBottom, `a function scrolled to is below the timer: ${JSON.stringify(shown)}`);
+  // The first function half under the timer, then reached with Tab.
+  await page.evaluate(() => window.scrollBy(0, 20 + document.querySelector('#exercise-code .choice').getBoundingClientRect().top - document.querySelector('#exercise-timer').getBoundingClientRect().bottom));
+  await page.$eval('#exercise-code', (e) => e.focus({ preventScroll: true }));
+  await page.keyboard.press('Tab');
+  shown = await below();
+  assert.equal(await page.evaluate(() => document.activeElement.classList.contains('choice')), true, 'Tab reaches the first function');
+  assert.ok(shown.top >= shown.timerBottom && shown.top < shown.h, `the focused function is not under the timer: ${JSON.stringify(shown)}`);
   await page.click('#exercise-round details > summary');
   await page.fill('#exercise-answer', 'def nothing():\n    return 0\n');
   await page.click('#exercise-submit');
