@@ -16,6 +16,26 @@ import { demoAndModelServer, setField, runAndWait, configure, idbDump } from './
 
 let fx;
 let srv;
+
+/** Screenshots of `sel` scrolled into view at 1280 and 390 px, light and
+ * dark, each checked to lie inside the viewport's width; back to 1280
+ * light after. */
+async function screenshots(page, sel, name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.locator(sel).scrollIntoViewIfNeeded();
+      // Two frames: the new colours and width painted.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const box = await page.locator(sel).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width + 1, `${sel} inside the viewport at ${width}: ${JSON.stringify(box)}`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${scheme}-${width}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
 before(async () => { ({ fx, srv } = await demoAndModelServer()); });
 after(async () => { await fx?.close(); srv?.stop(); });
 
@@ -30,19 +50,7 @@ test('a model that thinks then answers right scores 100 %; a budget spent on thi
   await page.waitForSelector('#run-reasoning-note[data-thinking="true"]');
   assert.match(await page.textContent('#run-reasoning-note'),
     /NOT UPSTREAM: asked as a reasoning model \(Qwen3 \(thinking models\) reasons by default.*a thinking budget of 16,384 tokens \+ 1,024 for the answer/);
-  await page.locator('#run-reasoning-settings').scrollIntoViewIfNeeded();
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.locator('#run-reasoning-settings').scrollIntoViewIfNeeded();
-      // Two frames: the new colours and width painted.
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      await page.screenshot({ path: path.join(ARTIFACTS, `run-reasoning-${scheme}-${width}.png`) });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await screenshots(page, '#run-reasoning-settings', 'run-reasoning');
   assert.equal(await runAndWait(page), 'done');
   await page.waitForSelector('#run-no-failed');
   const reqs = await srv.get('/requests');
@@ -129,4 +137,71 @@ test('a model that thinks then answers right scores 100 %; a budget spent on thi
   assert.match(await page.textContent('#task-reasoning summary'), /The model's thinking.*not part of the answer, not scored/);
   assert.equal(await page.getAttribute('#task-reasoning', 'open'), null, 'folded');
   assert.deepEqual(fx.problems.filter((p) => !/Failed to load resource|CORS policy|net::/.test(p)), [], 'console errors or panics');
+});
+
+// The Effort list: every documented value, those the model does not take
+// (by the table of models) disabled and saying so; a value the model does
+// not take, left from another model, is refused on the page before any
+// request, naming the values it takes; a value it takes is sent as its API
+// takes it (here GPT-5's `minimal` as reasoning_effort).
+test('the effort list offers every documented value the model takes, and refuses another before a request', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true });
+  await page.goto(fx.srv.url + '#run');
+  await page.waitForSelector('#run-card');
+  await configure(page, srv, { provider: 'openai', language: 'go' });
+  const options = () => page.$$eval('#run-reasoning-effort option',
+    (os) => os.map((o) => [o.value, o.disabled, o.textContent.trim()]));
+  await setField(page, '#run-model', 'gpt-5');
+  await page.waitForFunction(() => document.querySelector('#run-reasoning-effort option[value="none"]')?.disabled === true);
+  assert.deepEqual(await options(), [
+    ['', false, "the model's default"],
+    ['none', true, 'none (not taken by OpenAI GPT-5)'],
+    ['minimal', false, 'minimal'],
+    ['low', false, 'low'],
+    ['medium', false, 'medium'],
+    ['high', false, 'high'],
+    ['xhigh', true, 'xhigh (not taken by OpenAI GPT-5)'],
+  ]);
+  await setField(page, '#run-model', 'gpt-5.2');
+  await page.waitForFunction(() => document.querySelector('#run-reasoning-effort option[value="xhigh"]')?.disabled === false);
+  assert.deepEqual((await options()).filter(([, disabled]) => disabled),
+    [['minimal', true, 'minimal (not taken by OpenAI GPT-5.2 and later)']]);
+  await page.selectOption('#run-reasoning-effort', 'xhigh');
+  await page.waitForFunction(() => /effort xhigh \(reasoning_effort=xhigh\)/.test(document.querySelector('#run-reasoning-note')?.textContent || ''));
+  assert.equal(await page.$eval('#run-reasoning-effort', (s) => s.value), 'xhigh');
+  // Another model that does not take it: said at once, next to the list, in the warning's colour.
+  await setField(page, '#run-model', 'gpt-5');
+  await page.waitForSelector('#run-effort-problem');
+  assert.equal(await page.textContent('#run-effort-problem'),
+    'Effort xhigh: OpenAI GPT-5 (gpt-5) does not take it; it takes minimal, low, medium, high (the table of models checked 2026-11-27)');
+  const colour = await page.$eval('#run-effort-problem', (e) => getComputedStyle(e).borderLeftColor);
+  assert.equal(colour, 'rgb(217, 119, 6)', 'the warning colour');
+  await screenshots(page, '#run-effort-problem', 'run-effort');
+  // Run anyway: refused before any request.
+  await page.click('#run-start');
+  await page.waitForFunction(() => /Effort xhigh: OpenAI GPT-5 \(gpt-5\) does not take it/.test(document.querySelector('#run-message')?.textContent || ''));
+  assert.match(await page.textContent('#run-message'), /Effort xhigh: OpenAI GPT-5 \(gpt-5\) does not take it; it takes minimal, low, medium, high/);
+  assert.equal(await page.getAttribute('#run-message', 'class'), 'fail');
+  assert.equal((await srv.get('/requests')).length, 0, 'no request sent');
+  // A value it takes: the refusal goes; GPT-5.2's none is sent by name,
+  // with no room for thinking (the server thinks 0 tokens at none).
+  await page.selectOption('#run-reasoning-effort', 'minimal');
+  await page.waitForFunction(() => !document.querySelector('#run-effort-problem'));
+  await setField(page, '#run-model', 'gpt-5.2');
+  await page.selectOption('#run-reasoning-effort', 'none');
+  await page.waitForFunction(() => /no thinking \+ 1,024 for the answer, effort none \(reasoning_effort=none\)/.test(document.querySelector('#run-reasoning-note')?.textContent || ''));
+  assert.equal(await runAndWait(page), 'done');
+  await page.waitForSelector('#run-no-failed');
+  const reqs = await srv.get('/requests');
+  assert.equal(reqs.length, 10);
+  for (const r of reqs) {
+    assert.equal(r.body.reasoning_effort, 'none');
+    assert.equal(r.body.max_completion_tokens, 1024);
+  }
+  // Gemini 3 Pro on Google's API: low and high only.
+  await configure(page, srv, { provider: 'google', language: 'go' });
+  await setField(page, '#run-model', 'gemini-3-pro-preview');
+  await page.waitForFunction(() => document.querySelector('#run-reasoning-effort option[value="medium"]')?.disabled === true);
+  assert.deepEqual((await options()).filter(([, d]) => !d).map(([v]) => v), ['', 'low', 'high']);
 });

@@ -91,6 +91,15 @@ len(text) // 3):
       finishReason MAX_TOKENS; includeThoughts: a part {"thought": true}
       first; usageMetadata.thoughtsTokenCount. thinkingLevel and
       thinkingBudget together are a 400.
+Effort values, as each provider documents them (a value a model does not
+take is a 400; none thinks 0 tokens): OpenAI `reasoning_effort`: o-series
+low/medium/high, gpt-5-pro high, gpt-5.1-codex-max low..xhigh, gpt-5.1
+none/low/medium/high, gpt-5.2 and later none/low/medium/high/xhigh, gpt-5
+minimal/low/medium/high; an open-weight thinker's server (vLLM) takes
+low/medium/high only. Anthropic `thinking: {"type": "disabled"}` answers
+without thinking. Google `thinkingLevel`: gemini-3-flash minimal/low/
+medium/high, other gemini-3 low/high; `thinkingBudget: 0` is a 400 on
+gemini-2.5-pro (it only works in thinking mode).
 
 CoReQA QA generation (`repoqa coreqa build`, no file needed): a question
 prompt ("## Issue title" ... "## Issue description") gets
@@ -353,6 +362,30 @@ def bad_request(fmt, message, code):
     return (400, {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}})
 
 
+def openai_efforts(bare):
+    """The reasoning_effort values an OpenAI-format model takes."""
+    if bare.startswith("gpt-5-pro"):
+        return ["high"]
+    if bare.startswith("gpt-5.1-codex-max"):
+        return ["low", "medium", "high", "xhigh"]
+    if bare.startswith("gpt-5.1"):
+        return ["none", "low", "medium", "high"]
+    if bare.startswith("gpt-5."):
+        return ["none", "low", "medium", "high", "xhigh"]
+    if bare.startswith("gpt-5"):
+        return ["minimal", "low", "medium", "high"]
+    return ["low", "medium", "high"]
+
+
+def gemini_levels(bare):
+    return ["minimal", "low", "medium", "high"] if bare.startswith("gemini-3-flash") else ["low", "high"]
+
+
+def refused_effort(fmt, value, allowed):
+    quoted = ", ".join(f"'{v}'" for v in allowed)
+    return bad_request(fmt, f"Unsupported value: 'reasoning_effort' does not support '{value}' with this model. Supported values are: {quoted}.", "unsupported_value")
+
+
 def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
     """(status, body) as a reasoning model answers, or None for another model."""
     bare = (model or "").rsplit("/", 1)[-1].lower()
@@ -360,7 +393,12 @@ def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
     thought = found[5] if len(found) > 5 else "Weighing the question against what I know."
     atoks = max(1, len(answer) // 3)
     if fmt == "openai":
+        effort = req.get("reasoning_effort")
         if THINKERS_OPENAI.match(bare):
+            if effort is not None and effort not in openai_efforts(bare):
+                return refused_effort(fmt, effort, openai_efforts(bare))
+            if effort == "none":
+                think_tokens = 0
             if "max_tokens" in req:
                 return bad_request(fmt, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "unsupported_parameter")
             if "temperature" in req and req["temperature"] != 1:
@@ -376,6 +414,8 @@ def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
             body["choices"][0]["message"]["reasoning_content"] = thought
             body["usage"]["completion_tokens_details"] = {"reasoning_tokens": think_tokens}
             return (200, body)
+        if effort is not None and effort not in ("low", "medium", "high") and (INLINE.match(bare) or bare.startswith("deepseek")):
+            return (400, {"object": "error", "message": f"1 validation error: reasoning_effort: Input should be 'low', 'medium' or 'high' (got '{effort}')", "type": "BadRequestError", "code": 400})
         opener = None
         if INLINE.match(bare):
             opener = "<think>\n"
@@ -395,6 +435,10 @@ def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
         thinking = req.get("thinking")
         if not thinking:
             return None
+        if thinking.get("type") == "disabled":
+            # A thinker told not to think: the right answer, no thinking blocks.
+            body = anthropic_ok(model, answer, ptoks, atoks)
+            return (200, body)
         budget = thinking.get("budget_tokens", 0)
         max_tokens = req.get("max_tokens", 0)
         if thinking.get("type") != "enabled" or budget < 1024:
@@ -425,6 +469,10 @@ def reasoning_reply(fmt, model, req, found, ptoks, think_tokens):
         tc = config.get("thinkingConfig", {})
         if "thinkingLevel" in tc and "thinkingBudget" in tc:
             return bad_request(fmt, "You can only set only one of thinking budget and thinking level.", None)
+        if "thinkingLevel" in tc and tc["thinkingLevel"] not in gemini_levels(bare):
+            return bad_request(fmt, f"Thinking level {tc['thinkingLevel']} is not supported for this model. Supported levels: {', '.join(gemini_levels(bare))}.", None)
+        if tc.get("thinkingBudget") == 0 and bare.startswith("gemini-2.5-pro"):
+            return bad_request(fmt, "Budget 0 is invalid. This model only works in thinking mode.", None)
         budget = tc.get("thinkingBudget", -1)
         used = think_tokens if budget in (-1, None) or "thinkingLevel" in tc else min(think_tokens, budget)
         limit = config.get("maxOutputTokens")

@@ -79,7 +79,9 @@ pub struct ApiArgs {
     pub reasoning: ReasoningMode,
     /// NOT UPSTREAM: how hard a reasoning model thinks: sent as
     /// reasoning_effort (OpenAI format) or thinkingLevel (Gemini 3), else
-    /// a thinking budget of 4,096 / 16,384 / 32,768 tokens (default medium's).
+    /// a thinking budget of 0 / 1,024 / 4,096 / 16,384 / 32,768 / 65,536
+    /// tokens (default medium's). A value the model does not take (by the
+    /// table of models) is refused before any request.
     #[arg(long, value_enum)]
     pub reasoning_effort: Option<Effort>,
     /// NOT UPSTREAM: tokens for the thinking, beside --max-new-tokens (the

@@ -12,7 +12,9 @@ use repoqa::llm::in_tab;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
-use repoqa::llm::reasoning::{Effort, ReasoningMode};
+use repoqa::llm::reasoning::{
+    check_effort, efforts_of, family_of, Effort, Front, ReasoningMode, EFFORTS,
+};
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
 use repoqa::llm::wire::Provider;
 use repoqa::report::Protocol;
@@ -268,12 +270,28 @@ fn RunSettingsForm() -> impl IntoView {
                             let e = event_target_value(&ev).parse::<Effort>().ok();
                             edit(&|f| f.settings.reasoning.effort = e)
                         }>
-                        <option value="">"the model's default"</option>
-                        <option value="low">"low"</option>
-                        <option value="medium">"medium"</option>
-                        <option value="high">"high"</option>
+                        // Every effort; those the model's family does not take (by the
+                        // table of models) shown and disabled, saying so.
+                        {move || {
+                            let (model, chosen) = form.with(|f| (f.settings.model.clone(), f.settings.reasoning.effort));
+                            let takes = efforts_of(&model);
+                            let family = family_of(&model).map(|f| f.label);
+                            let default = view! { <option value="" selected=chosen.is_none()>"the model's default"</option> };
+                            let efforts = EFFORTS.iter().map(|e| {
+                                let taken = takes.contains(e);
+                                let text = match family {
+                                    Some(f) if !taken => format!("{e} (not taken by {f})"),
+                                    _ => e.to_string(),
+                                };
+                                view! { <option value=e.name() disabled=!taken selected=chosen == Some(*e)>{text}</option> }
+                            }).collect_view();
+                            (default, efforts)
+                        }}
                     </select>
                 </label>
+                {move || form.with(|f| check_effort(&f.settings.model, &f.settings.reasoning, Front::Page).err()).map(|e| view! {
+                    <p class="warning small" id="run-effort-problem" role="alert">{e}</p>
+                })}
                 <label>"Thinking budget (tokens; blank: the effort's, 16,384 for medium) "
                     <input type="number" id="run-reasoning-budget" min="0" step="1024" placeholder="16384"
                         prop:value=move || form.with(|f| f.settings.reasoning.budget.map(|n| n.to_string()).unwrap_or_default())

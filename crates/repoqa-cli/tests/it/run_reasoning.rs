@@ -16,7 +16,7 @@ use repoqa_testkit::model_server::ModelServer;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const SIZE: &str = "2048";
 const TASKS: &str = "8";
@@ -39,6 +39,18 @@ fn server() -> ModelServer {
 /// `repoqa run` of `model` over `backend`, 8 sampled tasks, with `extra` flags.
 /// (pass@1 in SCORES is a fraction: 1.0 is every task.)
 fn run(server: &ModelServer, backend: &str, model: &str, dir: &Path, extra: &[&str]) -> Output {
+    run_tasks(server, backend, model, dir, TASKS, extra)
+}
+
+/// `run` over `tasks` sampled tasks.
+fn run_tasks(
+    server: &ModelServer,
+    backend: &str,
+    model: &str,
+    dir: &Path,
+    tasks: &str,
+    extra: &[&str],
+) -> Output {
     let base = if backend == "google" { server.url("/v1beta") } else { server.url("/v1") };
     let mut c = crate::repoqa_command();
     c.env("REPOQA_TOKENIZER", common::tokenizer_path())
@@ -48,7 +60,7 @@ fn run(server: &ModelServer, backend: &str, model: &str, dir: &Path, extra: &[&s
         .args(["run", "--model", model, "--backend", backend, "--base-url", &base])
         .arg("--dataset-path")
         .arg(demo())
-        .args(["--code-context-size", SIZE, "--tasks", TASKS, "--retry-base-ms", "10"])
+        .args(["--code-context-size", SIZE, "--tasks", tasks, "--retry-base-ms", "10"])
         .arg("--result-dir")
         .arg(dir)
         .args(extra);
@@ -239,4 +251,170 @@ fn the_official_request_to_an_o_series_model_stops_the_run_saying_what_to_do() {
         let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["model", "messages", "max_tokens", "temperature", "n"], "{b}");
     }
+}
+
+/// What a request carries: JSON pointer → value (null: absent).
+type Wanted = Vec<(&'static str, Value)>;
+
+#[test]
+fn every_documented_effort_is_sent_as_each_api_takes_it_and_any_other_refused_before_a_request() {
+    // A thinking of 500 tokens fits the smallest effort's budget (1,024).
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo().to_str().unwrap(), "--think-tokens", "500"],
+    );
+
+    // (backend, model, effort, what the request carries: JSON pointer → value, null: absent)
+    let n = Value::Null;
+    let cases: Vec<(&str, &str, &str, Wanted)> = vec![
+        (
+            "openai",
+            "gpt-5.2",
+            "none",
+            vec![("/reasoning_effort", json!("none")), ("/max_completion_tokens", json!(1024))],
+        ),
+        (
+            "openai",
+            "gpt-5.2",
+            "low",
+            vec![("/reasoning_effort", json!("low")), ("/max_completion_tokens", json!(5120))],
+        ),
+        (
+            "openai",
+            "gpt-5.2",
+            "medium",
+            vec![("/reasoning_effort", json!("medium")), ("/max_completion_tokens", json!(17408))],
+        ),
+        (
+            "openai",
+            "gpt-5.2",
+            "high",
+            vec![("/reasoning_effort", json!("high")), ("/max_completion_tokens", json!(33792))],
+        ),
+        (
+            "openai",
+            "gpt-5.2",
+            "xhigh",
+            vec![
+                ("/reasoning_effort", json!("xhigh")),
+                ("/max_completion_tokens", json!(66560)),
+                ("/temperature", n.clone()),
+            ],
+        ),
+        (
+            "openai",
+            "gpt-5-mini",
+            "minimal",
+            vec![("/reasoning_effort", json!("minimal")), ("/max_completion_tokens", json!(2048))],
+        ),
+        // An open-weight thinker: the budget only (its server refuses "minimal").
+        (
+            "openai",
+            "Qwen/Qwen3-8B",
+            "minimal",
+            vec![("/max_tokens", json!(2048)), ("/reasoning_effort", n.clone())],
+        ),
+        (
+            "anthropic",
+            "claude-sonnet-4-5",
+            "none",
+            vec![
+                ("/thinking", json!({"type": "disabled"})),
+                ("/max_tokens", json!(1024)),
+                ("/temperature", json!(0.0)),
+            ],
+        ),
+        (
+            "anthropic",
+            "claude-sonnet-4-5",
+            "minimal",
+            vec![
+                ("/thinking/budget_tokens", json!(1024)),
+                ("/max_tokens", json!(2048)),
+                ("/temperature", n.clone()),
+            ],
+        ),
+        (
+            "anthropic",
+            "claude-opus-4-1",
+            "xhigh",
+            vec![("/thinking/budget_tokens", json!(64000)), ("/max_tokens", json!(65024))],
+        ),
+        (
+            "google",
+            "gemini-2.5-flash",
+            "none",
+            vec![
+                ("/generationConfig/thinkingConfig/thinkingBudget", json!(0)),
+                ("/generationConfig/maxOutputTokens", json!(1024)),
+            ],
+        ),
+        (
+            "google",
+            "gemini-2.5-pro",
+            "xhigh",
+            vec![("/generationConfig/thinkingConfig/thinkingBudget", json!(32768))],
+        ),
+        (
+            "google",
+            "gemini-3-flash-preview",
+            "minimal",
+            vec![
+                ("/generationConfig/thinkingConfig/thinkingLevel", json!("minimal")),
+                ("/generationConfig/thinkingConfig/thinkingBudget", n.clone()),
+            ],
+        ),
+        (
+            "google",
+            "gemini-3-pro-preview",
+            "low",
+            vec![("/generationConfig/thinkingConfig/thinkingLevel", json!("low"))],
+        ),
+    ];
+    for (backend, model, effort, want) in &cases {
+        server.control(&json!({"reset": true}));
+        let dir = tmpdir(&format!("effort-{}-{effort}", stem(model)));
+        let o = run_tasks(&server, backend, model, &dir, "2", &["--reasoning-effort", effort]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{model} {effort}: {err}");
+        assert_eq!(pass_at_08(&scores(&dir, model)), 1.0, "{model} {effort}: {err}");
+        let sent = bodies(&server, model);
+        assert_eq!(sent.len(), 2, "{model} {effort}");
+        for b in &sent {
+            for (ptr, v) in want {
+                assert_eq!(
+                    b.pointer(ptr).unwrap_or(&Value::Null),
+                    v,
+                    "{model} {effort} {ptr}: {b}"
+                );
+            }
+        }
+        // The run records what was asked, in the provider's own terms.
+        let log = runlog(&dir, model);
+        let r = &log[0]["params"]["reasoning"];
+        assert_eq!(r["effort"], *effort, "{model}: {r}");
+        assert!(r["control"].as_str().is_some_and(|c| !c.is_empty()), "{model}: {r}");
+    }
+    // A value the model does not take: refused before any request, naming those it takes.
+    let refused: &[(&str, &str, &str, &str)] = &[
+        ("openai", "gpt-5-mini", "none", "it takes minimal, low, medium, high"),
+        ("openai", "gpt-5.1", "xhigh", "it takes none, low, medium, high"),
+        ("openai", "o3", "minimal", "it takes low, medium, high"),
+        ("google", "gemini-2.5-pro", "none", "it takes minimal, low, medium, high, xhigh"),
+        ("google", "gemini-3-pro-preview", "medium", "it takes low, high"),
+        ("openai", "deepseek-reasoner", "none", "it takes minimal, low, medium, high, xhigh"),
+    ];
+    server.control(&json!({"reset": true}));
+    for (backend, model, effort, takes) in refused {
+        let dir = tmpdir(&format!("refused-{}-{effort}", stem(model)));
+        let o = run_tasks(&server, backend, model, &dir, "2", &["--reasoning-effort", effort]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{model} {effort}: {err}");
+        assert!(err.contains(&format!("--reasoning-effort {effort}:")), "{err}");
+        assert!(
+            err.contains(takes) && err.contains("the table of models checked 2026-11-27"),
+            "{err}"
+        );
+    }
+    assert_eq!(server.requests().len(), 0, "nothing was sent for a refused effort");
 }

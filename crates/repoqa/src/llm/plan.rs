@@ -209,6 +209,9 @@ pub struct PlanSettings {
     /// A reasoning model's thinking budget per task (0: not asked to
     /// think), counted apart in the tokens and the cost.
     pub thinking_budget: u32,
+    /// Where the thinking budget comes from ("effort xhigh", "the budget
+    /// given", …), None when the model is not asked to think.
+    pub thinking_basis: Option<String>,
     /// The thinking tokens per answer the run log saw for this model
     /// (mean, answers counted), the real figure after a run.
     pub observed_thinking: Option<(f64, usize)>,
@@ -283,9 +286,11 @@ impl PlanSettings {
             .collect();
         let observed_thinking = (!thinking.is_empty())
             .then(|| (thinking.iter().sum::<u64>() as f64 / thinking.len() as f64, thinking.len()));
+        let asked = endpoint.thinking();
         Ok(PlanSettings {
             max_new_tokens: endpoint.sampling.max_tokens.unwrap_or(0),
-            thinking_budget: endpoint.thinking().map_or(0, |t| t.budget),
+            thinking_budget: asked.map_or(0, |t| t.budget),
+            thinking_basis: asked.map(|t| t.basis(endpoint.reasoning.budget)),
             observed_thinking,
             window,
             price,
@@ -398,13 +403,16 @@ impl RunPlan {
     /// The plan as lines of text (the CLI prints them; the page lists them).
     pub fn lines(&self) -> Vec<String> {
         let s = &self.settings;
+        let basis = s.thinking_basis.as_deref().map(|b| format!(" ({b})")).unwrap_or_default();
         let per_task = if s.thinking_budget > 0 {
             format!(
-                "{} per task: {} for the thinking + {} for the answer",
+                "{} per task: {} for the thinking{basis} + {} for the answer",
                 thousands(u64::from(s.thinking_budget) + u64::from(s.max_new_tokens)),
                 thousands(u64::from(s.thinking_budget)),
                 thousands(u64::from(s.max_new_tokens))
             )
+        } else if s.thinking_basis.is_some() {
+            format!("{} per task{basis}", s.max_new_tokens)
         } else {
             format!("{} per task", s.max_new_tokens)
         };
@@ -510,6 +518,7 @@ mod tests {
         let settings = PlanSettings {
             max_new_tokens: 1024,
             thinking_budget: 0,
+            thinking_basis: None,
             observed_thinking: None,
             window: Some(Window { tokens: 8192, source: "the server's /props".into() }),
             price: preset_price("gpt-4o-2024-08-06"),
@@ -566,13 +575,35 @@ mod tests {
         let p = make_plan(&[t("a", 1000), t("b", 1000)], &s);
         assert_eq!((p.max_output_tokens, p.max_thinking_tokens), (2 * 9_024, 16_000));
         let text = p.lines().join("\n");
-        assert!(text.contains("at most 18,048 completion tokens (9,024 per task: 8,000 for the thinking + 1,024 for the answer)"), "{text}");
+        assert!(text.contains("at most 18,048 completion tokens (9,024 per task: 8,000 for the thinking (the thinking budget given) + 1,024 for the answer)"), "{text}");
         assert!(text.contains("thinking so far: 3,000 tokens per answer on average"), "{text}");
         assert!(
             text.contains(
                 "+ at most $0.02 for the answers + at most $0.13 for the thinking = at most $0.15"
             ),
             "{text}"
+        );
+        // Each effort's thinking counted, in tokens and in dollars.
+        let mut gpt = Endpoint::new(super::super::wire::Provider::OpenAi, "gpt-5.2");
+        gpt.sampling.max_tokens = Some(1_024);
+        let mut seen = Vec::new();
+        for e in super::super::reasoning::EFFORTS {
+            gpt.reasoning.effort = Some(*e);
+            let s = PlanSettings::new(&gpt, 4, &given, None, &[]).unwrap();
+            let p = make_plan(&[t("a", 1000), t("b", 1000)], &s);
+            assert_eq!(p.max_thinking_tokens, 2 * u64::from(e.budget()), "{e}");
+            seen.push((p.max_thinking_tokens, p.lines()[0].clone()));
+        }
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+        assert!(seen[0].1.ends_with("(1024 per task (effort none: no thinking))"), "{}", seen[0].1);
+        assert!(seen[5].1.contains("66,560 per task: 65,536 for the thinking (effort xhigh, sent as reasoning_effort=xhigh) + 1,024 for the answer"), "{}", seen[5].1);
+        gpt.model = "gemini-3-pro-preview".into();
+        gpt.provider = super::super::wire::Provider::Google;
+        gpt.reasoning.effort = None;
+        let s = PlanSettings::new(&gpt, 4, &given, None, &[]).unwrap();
+        assert_eq!(
+            s.thinking_basis.as_deref(),
+            Some("thinking level high's room, the model's default")
         );
         // A window that holds the prompt and the answer but not the thinking.
         let tight =

@@ -50,34 +50,63 @@ pub enum ReasoningMode {
     Off,
 }
 
-/// `--reasoning-effort`: how hard the model thinks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// `--reasoning-effort`: how hard the model thinks, on one scale that
+/// [`Thinking::resolve`] maps onto each provider's own control: OpenAI's
+/// `reasoning_effort` (sent by name), Gemini 3's `thinkingLevel` (the same
+/// name), and a token budget where the API takes one (Anthropic's
+/// `budget_tokens`, Gemini 2.5's `thinkingBudget`, an open-weight
+/// thinker's raised `max_tokens`; [`Effort::budget`]). Which values a
+/// model takes is the family table's ([`Family::efforts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Effort {
+    /// No thinking (GPT-5.1 and later, where it is the default; thinking
+    /// turned off where a budget API allows it).
+    None,
+    /// GPT-5's and Gemini 3 Flash's lowest level.
+    Minimal,
     Low,
     Medium,
     High,
+    /// The newest OpenAI models' highest level.
+    Xhigh,
 }
+
+/// Every effort, lowest first.
+pub const EFFORTS: &[Effort] = <Effort as strum::VariantArray>::VARIANTS;
+
+/// Every effort that thinks.
+const THINKING: &[Effort] =
+    &[Effort::Minimal, Effort::Low, Effort::Medium, Effort::High, Effort::Xhigh];
 
 impl Effort {
     /// The thinking budget an effort stands for where the API takes a
-    /// number of tokens (Anthropic, Gemini 2.5) and where the request needs
-    /// room for the thinking (OpenAI's `max_completion_tokens`): within
-    /// each family's documented range ([`Family::budget`]).
+    /// number of tokens (Anthropic, Gemini 2.5, open-weight thinkers) and
+    /// where the request needs room for the thinking (OpenAI's
+    /// `max_completion_tokens`, Gemini 3's `maxOutputTokens`): within each
+    /// family's documented range ([`Family::budget`]); `none` is 0.
     pub fn budget(self) -> u32 {
         match self {
+            Effort::None => 0,
+            Effort::Minimal => 1_024,
             Effort::Low => 4_096,
             Effort::Medium => 16_384,
             Effort::High => 32_768,
+            Effort::Xhigh => 65_536,
         }
     }
 
     pub fn name(self) -> &'static str {
         self.into()
     }
+}
+
+/// `a, b, c` of the efforts' names.
+pub fn names(efforts: &[Effort]) -> String {
+    efforts.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
 }
 
 /// The effort whose budget a reasoning model gets when neither an effort
@@ -114,6 +143,19 @@ pub enum Style {
     OpenWeight,
 }
 
+/// How a family's effort reaches the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Control {
+    /// By name: OpenAI's `reasoning_effort` (on the OpenAI format; on
+    /// Google's own API a Gemini 3 `thinkingLevel`).
+    Named,
+    /// As a token budget only ([`Effort::budget`]): Anthropic's
+    /// `budget_tokens`, Gemini 2.5's `thinkingBudget`, an open-weight
+    /// thinker's `max_tokens` (whose servers refuse unknown efforts).
+    Budget,
+}
+
 /// A family of models known to reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Family {
@@ -133,8 +175,16 @@ pub struct Family {
     /// The documented thinking budget range (tokens); an effort's budget is
     /// kept inside it. A `--reasoning-budget` is sent as given.
     pub budget: (u32, u32),
-    /// Gemini 3's `thinkingLevel` values, lowest first (empty: a budget).
-    pub levels: &'static [&'static str],
+    /// The efforts it takes, lowest first: the provider's documented
+    /// `reasoning_effort` or `thinkingLevel` values where it takes a name;
+    /// where it takes a budget, every effort with one in its range (and
+    /// `none` where thinking can be turned off). Any other is refused
+    /// before a request is sent.
+    pub efforts: &'static [Effort],
+    /// How its effort is sent.
+    pub control: Control,
+    /// Gemini 3: its efforts are `thinkingLevel`s on Google's API.
+    pub levels: bool,
     /// Its chat template opens the `<think>` block in the prompt, so the
     /// reply holds the thinking and its closing `</think>` only.
     pub opens_think_in_prompt: bool,
@@ -148,18 +198,69 @@ const OPENAI: Family = Family {
     style: Style::OpenAi,
     by_default: true,
     budget: (1, 100_000),
-    levels: &[],
+    efforts: &[Effort::Low, Effort::Medium, Effort::High],
+    control: Control::Named,
+    levels: false,
     opens_think_in_prompt: false,
 };
 
+/// A family whose effort is a budget: every effort that thinks.
+const BUDGETED: Family = Family { efforts: THINKING, control: Control::Budget, ..OPENAI };
+
+/// A family whose effort is a budget and whose thinking can be turned off.
+const BUDGETED_OR_OFF: Family = Family { efforts: EFFORTS, ..BUDGETED };
+
+/// An open-weight thinker served on the OpenAI format: `max_tokens` holds
+/// the thinking and the answer; it always thinks.
+const OPEN_WEIGHT: Family =
+    Family { style: Style::OpenWeight, opens_think_in_prompt: true, ..BUDGETED };
+
 /// Known reasoning families, checked on [`TABLE_CHECKED`] against
-/// platform.openai.com/docs/guides/reasoning, docs.anthropic.com
-/// (extended thinking), ai.google.dev/gemini-api/docs/thinking,
-/// api-docs.deepseek.com and docs.vllm.ai (reasoning outputs). The first
-/// match wins (so Flash-Lite comes before Flash).
+/// platform.openai.com/docs/guides/reasoning and the API reference's
+/// `reasoning_effort`, docs.anthropic.com (extended thinking),
+/// ai.google.dev/gemini-api/docs/thinking, api-docs.deepseek.com and
+/// docs.vllm.ai (reasoning outputs). The first match wins (so Flash-Lite
+/// comes before Flash, GPT-5.1 before GPT-5).
 pub const FAMILIES: &[Family] = &[
     OPENAI,
-    Family { id: "gpt-5", label: "OpenAI GPT-5", starts: &["gpt-5"], except: &["-chat"], ..OPENAI },
+    Family {
+        id: "gpt-5-pro",
+        label: "OpenAI GPT-5 pro",
+        starts: &["gpt-5-pro", "gpt-5.1-pro"],
+        efforts: &[Effort::High],
+        ..OPENAI
+    },
+    Family {
+        id: "gpt-5.1-codex-max",
+        label: "OpenAI GPT-5.1-Codex-Max",
+        starts: &["gpt-5.1-codex-max"],
+        efforts: &[Effort::Low, Effort::Medium, Effort::High, Effort::Xhigh],
+        ..OPENAI
+    },
+    Family {
+        id: "gpt-5.1",
+        label: "OpenAI GPT-5.1",
+        starts: &["gpt-5.1"],
+        except: &["-chat"],
+        efforts: &[Effort::None, Effort::Low, Effort::Medium, Effort::High],
+        ..OPENAI
+    },
+    Family {
+        id: "gpt-5.2",
+        label: "OpenAI GPT-5.2 and later",
+        starts: &["gpt-5."],
+        except: &["-chat"],
+        efforts: &[Effort::None, Effort::Low, Effort::Medium, Effort::High, Effort::Xhigh],
+        ..OPENAI
+    },
+    Family {
+        id: "gpt-5",
+        label: "OpenAI GPT-5",
+        starts: &["gpt-5"],
+        except: &["-chat"],
+        efforts: &[Effort::Minimal, Effort::Low, Effort::Medium, Effort::High],
+        ..OPENAI
+    },
     Family {
         id: "gpt-oss",
         label: "OpenAI gpt-oss (open weights)",
@@ -182,14 +283,15 @@ pub const FAMILIES: &[Family] = &[
         // Thinking is asked for, never on by default.
         by_default: false,
         budget: (ANTHROPIC_MIN_BUDGET, 64_000),
-        ..OPENAI
+        ..BUDGETED_OR_OFF
     },
     Family {
         id: "gemini-2.5-pro",
         label: "Gemini 2.5 Pro",
         starts: &["gemini-2.5-pro"],
+        // Its thinking cannot be turned off.
         budget: (128, 32_768),
-        ..OPENAI
+        ..BUDGETED
     },
     Family {
         id: "gemini-2.5-flash-lite",
@@ -198,21 +300,22 @@ pub const FAMILIES: &[Family] = &[
         // Flash-Lite does not think unless given a budget.
         by_default: false,
         budget: (512, 24_576),
-        ..OPENAI
+        ..BUDGETED_OR_OFF
     },
     Family {
         id: "gemini-2.5-flash",
         label: "Gemini 2.5 Flash",
         starts: &["gemini-2.5-flash"],
         budget: (0, 24_576),
-        ..OPENAI
+        ..BUDGETED_OR_OFF
     },
     Family {
         id: "gemini-3-flash",
         label: "Gemini 3 Flash",
         starts: &["gemini-3-flash", "gemini-3.0-flash"],
         budget: (1, 32_768),
-        levels: &["minimal", "low", "medium", "high"],
+        efforts: &[Effort::Minimal, Effort::Low, Effort::Medium, Effort::High],
+        levels: true,
         ..OPENAI
     },
     Family {
@@ -220,17 +323,16 @@ pub const FAMILIES: &[Family] = &[
         label: "Gemini 3",
         starts: &["gemini-3"],
         budget: (1, 32_768),
-        levels: &["low", "high"],
+        efforts: &[Effort::Low, Effort::High],
+        levels: true,
         ..OPENAI
     },
     Family {
         id: "deepseek-reasoner",
         label: "DeepSeek reasoner / R1 and its distills",
         starts: &["deepseek-reasoner", "deepseek-r1"],
-        style: Style::OpenWeight,
         budget: (1, 65_536),
-        opens_think_in_prompt: true,
-        ..OPENAI
+        ..OPEN_WEIGHT
     },
     Family {
         id: "qwen3",
@@ -238,20 +340,10 @@ pub const FAMILIES: &[Family] = &[
         starts: &["qwen3"],
         // The 2507 Instruct and the Coder models do not think.
         except: &["instruct", "coder"],
-        style: Style::OpenWeight,
         budget: (1, 38_912),
-        opens_think_in_prompt: true,
-        ..OPENAI
+        ..OPEN_WEIGHT
     },
-    Family {
-        id: "qwq",
-        label: "QwQ",
-        starts: &["qwq"],
-        style: Style::OpenWeight,
-        budget: (1, 32_768),
-        opens_think_in_prompt: true,
-        ..OPENAI
-    },
+    Family { id: "qwq", label: "QwQ", starts: &["qwq"], budget: (1, 32_768), ..OPEN_WEIGHT },
 ];
 
 /// `model` as the table matches it: lower case, without `models/` or an
@@ -273,20 +365,24 @@ pub fn family_of(model: &str) -> Option<&'static Family> {
 /// How a request asks a model to reason (None: the official request).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thinking {
+    /// The API asked.
+    pub provider: Provider,
     pub family: Option<&'static Family>,
     /// The OpenAI format's form of the request.
     pub style: Style,
-    /// Tokens for the thinking, beside the answer's budget.
+    /// Tokens for the thinking, beside the answer's budget (0: none).
     pub budget: u32,
-    /// Sent where the API takes an effort (set by the user only).
+    /// Set by the user only.
     pub effort: Option<Effort>,
-    /// Gemini 3's `thinkingLevel` (from the effort, when no budget is given).
+    /// Gemini 3's `thinkingLevel` on Google's API (from the effort, when no
+    /// budget is given).
     pub level: Option<&'static str>,
 }
 
 impl Thinking {
     /// Whether `model` at `provider` is asked as a reasoning model under
-    /// `settings`, and how.
+    /// `settings`, and how. An effort the family does not take is refused
+    /// earlier, by [`check_effort`].
     pub fn resolve(
         provider: Provider,
         model: &str,
@@ -306,24 +402,76 @@ impl Thinking {
         if !on {
             return None;
         }
-        let effort_budget = settings.effort.unwrap_or(DEFAULT_EFFORT).budget();
-        let budget = settings.budget.unwrap_or_else(|| match family {
-            Some(f) => effort_budget.clamp(f.budget.0, f.budget.1),
-            None => effort_budget,
-        });
-        let level = match (provider, family, settings.budget, settings.effort) {
-            (Provider::Google, Some(f), None, effort) if !f.levels.is_empty() => {
-                Some(level_for(f.levels, effort.unwrap_or(DEFAULT_EFFORT)))
+        let level = match (provider, family, settings.budget) {
+            (Provider::Google, Some(f), None) if f.levels => {
+                Some(settings.effort.unwrap_or_else(|| nearest(f.efforts, DEFAULT_EFFORT)))
             }
             _ => None,
         };
+        // The effort whose budget gives the thinking room: the one asked,
+        // else Gemini 3's default level, else the default effort.
+        let effort = settings.effort.or(level).unwrap_or(DEFAULT_EFFORT);
+        let budget = settings.budget.unwrap_or_else(|| match (effort, family) {
+            (Effort::None, _) => 0,
+            (_, Some(f)) => effort.budget().clamp(f.budget.0, f.budget.1),
+            (_, None) => effort.budget(),
+        });
         Some(Thinking {
+            provider,
             family,
             style: family.map_or(Style::OpenAi, |f| f.style),
             budget,
             effort: settings.effort,
-            level,
+            level: level.map(Effort::name),
         })
+    }
+
+    /// Thinking asked to stay off (effort `none`): OpenAI's
+    /// `reasoning_effort: "none"`, Anthropic's `thinking: disabled`,
+    /// Gemini 2.5's `thinkingBudget: 0`.
+    pub fn off(&self) -> bool {
+        self.effort == Some(Effort::None)
+    }
+
+    /// The effort sent by name as OpenAI's `reasoning_effort` (on the
+    /// OpenAI format, to a model that takes one by name or to OpenAI's
+    /// own form; never to an open-weight thinker whose effort is a budget).
+    pub fn sent_effort(&self) -> Option<Effort> {
+        let named =
+            self.family.is_none_or(|f| f.control == Control::Named || f.style == Style::OpenAi);
+        (self.provider == Provider::OpenAi && named).then_some(self.effort).flatten()
+    }
+
+    /// The provider's own control as the request sets it, for the run's
+    /// record and the fronts' summary.
+    pub fn control(&self) -> String {
+        match (self.provider, self.level, self.sent_effort()) {
+            (Provider::Google, Some(level), _) => format!("thinkingLevel={level}"),
+            (Provider::Google, None, _) => format!("thinkingBudget={}", self.budget),
+            (Provider::Anthropic, _, _) if self.off() => "thinking disabled".to_string(),
+            (Provider::Anthropic, _, _) => format!("thinking.budget_tokens={}", self.budget),
+            (Provider::OpenAi, _, Some(e)) => format!("reasoning_effort={e}"),
+            (Provider::OpenAi, _, None) if self.style == Style::OpenAi => {
+                format!("max_completion_tokens raised by {}", self.budget)
+            }
+            (Provider::OpenAi, _, None) => format!("max_tokens raised by {}", self.budget),
+        }
+    }
+
+    /// Where its budget comes from, for the plan's lines (`given`: the
+    /// budget the user gave): that budget, the effort's (each effort
+    /// stands for a budget, [`Effort::budget`], kept in the family's
+    /// range), Gemini 3's level's, or the default effort's.
+    pub fn basis(&self, given: Option<u32>) -> String {
+        match (given, self.effort, self.level) {
+            (Some(_), _, _) => "the thinking budget given".to_string(),
+            (None, Some(Effort::None), _) => "effort none: no thinking".to_string(),
+            (None, Some(e), _) => format!("effort {e}, sent as {}", self.control()),
+            (None, None, Some(level)) => {
+                format!("thinking level {level}'s room, the model's default")
+            }
+            (None, None, None) => format!("the default effort {DEFAULT_EFFORT}'s budget"),
+        }
     }
 
     /// What a run records about it.
@@ -333,20 +481,49 @@ impl Thinking {
             budget: self.budget,
             effort: self.effort,
             level: self.level.map(str::to_string),
+            control: Some(self.control()),
         }
     }
 }
 
-/// The level of `levels` for `effort`: the same name, else the nearest
-/// above it, else the highest.
-fn level_for(levels: &'static [&'static str], effort: Effort) -> &'static str {
-    let order = ["minimal", "low", "medium", "high"];
-    let want = order.iter().position(|l| *l == effort.name()).unwrap_or(2);
-    order[want..]
-        .iter()
-        .find_map(|l| levels.iter().find(|x| *x == l).copied())
-        .or_else(|| levels.last().copied())
-        .unwrap_or("high")
+/// `want` if `efforts` holds it, else the nearest above it, else the
+/// highest.
+fn nearest(efforts: &[Effort], want: Effort) -> Effort {
+    efforts.iter().copied().find(|e| *e >= want).or(efforts.last().copied()).unwrap_or(want)
+}
+
+/// The efforts `model` takes: its family's, or every one for a model the
+/// table does not know (sent as given).
+pub fn efforts_of(model: &str) -> &'static [Effort] {
+    family_of(model).map_or(EFFORTS, |f| f.efforts)
+}
+
+/// Whether `settings` asks `model` for an effort it takes. A value the
+/// table of models says it does not take is refused before any request,
+/// naming the values it takes, rather than sent to fail with a 400 per
+/// task.
+pub fn check_effort(model: &str, settings: &ReasoningSettings, front: Front) -> Result<(), String> {
+    let Some(effort) = settings.effort.filter(|_| settings.mode != ReasoningMode::Off) else {
+        return Ok(());
+    };
+    if let (Effort::None, Some(b @ 1..)) = (effort, settings.budget) {
+        return Err(format!(
+            "{} none asks for no thinking and {} {} for some: give one of them",
+            front.effort(),
+            front.budget(),
+            group(u64::from(b))
+        ));
+    }
+    match family_of(model) {
+        Some(f) if !f.efforts.contains(&effort) => Err(format!(
+            "{} {effort}: {} ({}) does not take it; it takes {} (the table of models checked {TABLE_CHECKED})",
+            front.effort(),
+            f.label,
+            model.trim(),
+            names(f.efforts)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The reasoning part of a run's recorded parameters.
@@ -360,6 +537,10 @@ pub struct ThinkingParams {
     pub effort: Option<Effort>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<String>,
+    /// The provider's own control as the request set it
+    /// ([`Thinking::control`]); absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<String>,
 }
 
 /// A reply's content with an inline thinking block taken out.
@@ -431,6 +612,13 @@ pub enum Front {
 }
 
 impl Front {
+    /// The setting that picks the effort.
+    pub fn effort(self) -> &'static str {
+        match self {
+            Front::Cli => "--reasoning-effort",
+            Front::Page => "Effort",
+        }
+    }
     fn budget(self) -> &'static str {
         match self {
             Front::Cli => "--reasoning-budget",
@@ -549,7 +737,13 @@ mod tests {
         assert_eq!(id("o4-mini-2025-04-16"), Some("openai-o"));
         assert_eq!(id("openai/o3-mini"), Some("openai-o"));
         assert_eq!(id("gpt-5-mini"), Some("gpt-5"));
-        assert_eq!(id("gpt-5.1"), Some("gpt-5"));
+        assert_eq!(id("gpt-5.1"), Some("gpt-5.1"));
+        assert_eq!(id("gpt-5.1-codex-max"), Some("gpt-5.1-codex-max"));
+        assert_eq!(id("gpt-5.2"), Some("gpt-5.2"));
+        assert_eq!(id("openai/gpt-5.2-2025-12-11"), Some("gpt-5.2"));
+        assert_eq!(id("gpt-5-pro"), Some("gpt-5-pro"));
+        assert_eq!(id("gpt-5-nano"), Some("gpt-5"));
+        assert_eq!(id("gpt-5.1-chat-latest"), None);
         assert_eq!(id("gpt-5-chat-latest"), None);
         assert_eq!(id("gpt-4o"), None);
         assert_eq!(id("models/gemini-2.5-pro"), Some("gemini-2.5-pro"));
@@ -616,6 +810,97 @@ mod tests {
         );
         let s = ReasoningSettings { budget: Some(2_000), ..auto };
         assert_eq!(Thinking::resolve(Provider::Google, "gemini-3-pro", &s).unwrap().level, None);
+    }
+
+    #[test]
+    fn each_effort_maps_onto_the_provider_s_own_control() {
+        let with = |effort| ReasoningSettings { effort: Some(effort), ..Default::default() };
+        let t = |p, m: &str, e| Thinking::resolve(p, m, &with(e)).unwrap();
+        // OpenAI: the name as reasoning_effort, the budget as room.
+        let g = t(Provider::OpenAi, "gpt-5", Effort::Minimal);
+        assert_eq!((g.sent_effort(), g.budget), (Some(Effort::Minimal), 1_024));
+        assert_eq!(g.control(), "reasoning_effort=minimal");
+        let g = t(Provider::OpenAi, "gpt-5.2", Effort::Xhigh);
+        assert_eq!(
+            (g.budget, g.params().control.as_deref()),
+            (65_536, Some("reasoning_effort=xhigh"))
+        );
+        let g = t(Provider::OpenAi, "gpt-5.1", Effort::None);
+        assert_eq!((g.off(), g.budget, g.control().as_str()), (true, 0, "reasoning_effort=none"));
+        // Gemini 3 on Google's API: the name as thinkingLevel, its budget as room.
+        let g = t(Provider::Google, "gemini-3-flash-preview", Effort::Minimal);
+        assert_eq!(
+            (g.level, g.budget, g.control().as_str()),
+            (Some("minimal"), 1_024, "thinkingLevel=minimal")
+        );
+        let g = Thinking::resolve(Provider::Google, "gemini-3-pro-preview", &Default::default())
+            .unwrap();
+        assert_eq!((g.level, g.budget), (Some("high"), 32_768), "Gemini 3's default: high");
+        // …and on the OpenAI format (OpenRouter, Google's compatible API), reasoning_effort.
+        let g = t(Provider::OpenAi, "google/gemini-3-pro-preview", Effort::Low);
+        assert_eq!((g.level, g.control().as_str()), (None, "reasoning_effort=low"));
+        // Budgets: Anthropic and Gemini 2.5 in their ranges, off where it can be.
+        let c = t(Provider::Anthropic, "claude-sonnet-4-5", Effort::Xhigh);
+        assert_eq!((c.budget, c.control().as_str()), (64_000, "thinking.budget_tokens=64000"));
+        let c = t(Provider::Anthropic, "claude-sonnet-4-5", Effort::None);
+        assert_eq!((c.off(), c.control().as_str()), (true, "thinking disabled"));
+        let g = t(Provider::Google, "gemini-2.5-flash", Effort::None);
+        assert_eq!((g.budget, g.control().as_str()), (0, "thinkingBudget=0"));
+        let g = t(Provider::Google, "gemini-2.5-pro", Effort::Minimal);
+        assert_eq!(g.budget, 1_024);
+        let g = t(Provider::Google, "gemini-2.5-flash-lite", Effort::Minimal);
+        assert_eq!(g.budget, 1_024);
+        // An open-weight thinker: a budget only, no reasoning_effort its server would refuse.
+        let q = t(Provider::OpenAi, "Qwen/Qwen3-8B", Effort::Minimal);
+        assert_eq!((q.sent_effort(), q.control().as_str()), (None, "max_tokens raised by 1024"));
+        let o = t(Provider::OpenAi, "gpt-oss-120b", Effort::Low);
+        assert_eq!(o.sent_effort(), Some(Effort::Low));
+    }
+
+    #[test]
+    fn an_effort_a_model_does_not_take_is_refused_naming_those_it_takes() {
+        let with = |effort| ReasoningSettings { effort: Some(effort), ..Default::default() };
+        let check = |m: &str, e| check_effort(m, &with(e), Front::Cli);
+        assert_eq!(
+            check("gpt-5-mini", Effort::None).unwrap_err(),
+            "--reasoning-effort none: OpenAI GPT-5 (gpt-5-mini) does not take it; it takes minimal, low, medium, high (the table of models checked 2026-11-27)"
+        );
+        assert!(check("gpt-5-mini", Effort::Minimal).is_ok());
+        assert!(check("gpt-5.1", Effort::Minimal)
+            .unwrap_err()
+            .contains("it takes none, low, medium, high"));
+        assert!(check("gpt-5.1", Effort::Xhigh).is_err());
+        assert!(check("gpt-5.2", Effort::Xhigh).is_ok() && check("gpt-5.2", Effort::None).is_ok());
+        assert!(check("o3", Effort::Minimal).unwrap_err().contains("it takes low, medium, high"));
+        assert!(check("gpt-5-pro", Effort::Medium).unwrap_err().contains("it takes high ("));
+        assert!(check("gemini-3-pro-preview", Effort::Medium)
+            .unwrap_err()
+            .contains("Gemini 3 (gemini-3-pro-preview) does not take it; it takes low, high"));
+        assert!(check("gemini-3-flash", Effort::Minimal).is_ok());
+        assert!(check("gemini-2.5-pro", Effort::None)
+            .unwrap_err()
+            .contains("it takes minimal, low, medium, high, xhigh"));
+        assert!(
+            check("gemini-2.5-flash", Effort::None).is_ok()
+                && check("claude-opus-4-1", Effort::None).is_ok()
+        );
+        assert!(check("deepseek-reasoner", Effort::None).is_err());
+        // A model the table does not know takes any value, sent as given.
+        assert!(EFFORTS.iter().all(|e| check("my-finetune", *e).is_ok()));
+        assert_eq!(efforts_of("my-finetune"), EFFORTS);
+        // --reasoning off sends none of it; none with a budget is a contradiction.
+        let off = ReasoningSettings { mode: ReasoningMode::Off, ..with(Effort::Xhigh) };
+        assert!(check_effort("gpt-5", &off, Front::Cli).is_ok());
+        let both = ReasoningSettings { budget: Some(2_048), ..with(Effort::None) };
+        assert_eq!(
+            check_effort("gpt-5.1", &both, Front::Page).unwrap_err(),
+            "Effort none asks for no thinking and the thinking budget 2,048 for some: give one of them"
+        );
+        // Every family's efforts are in order and each has a budget inside its range.
+        for f in FAMILIES {
+            assert!(f.efforts.windows(2).all(|w| w[0] < w[1]), "{}", f.id);
+            assert!(!f.efforts.is_empty(), "{}", f.id);
+        }
     }
 
     #[test]

@@ -42,10 +42,14 @@ pub(super) fn body(p: &Parts) -> Value {
     b.insert("messages".into(), json!([{"role": "user", "content": prompt}]));
     match &thinking {
         // With thinking on, no temperature may be set.
-        Some(t) => {
+        Some(t) if !t.off() => {
             b.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": t.budget}));
         }
-        None => {
+        // Effort `none`: thinking said off, the official temperature kept.
+        off => {
+            if off.is_some() {
+                b.insert("thinking".into(), json!({"type": "disabled"}));
+            }
             if let Some(t) = s.temperature {
                 b.insert("temperature".into(), json!(t));
             }

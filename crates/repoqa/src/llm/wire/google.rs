@@ -53,8 +53,10 @@ pub(super) fn body(p: &Parts) -> Value {
             Some(level) => tc.insert("thinkingLevel".into(), json!(level)),
             None => tc.insert("thinkingBudget".into(), json!(t.budget)),
         };
-        // The thought summaries go to the run log.
-        tc.insert("includeThoughts".into(), json!(true));
+        // The thought summaries go to the run log (none with thinking off).
+        if !t.off() {
+            tc.insert("includeThoughts".into(), json!(true));
+        }
         config.insert("thinkingConfig".into(), Value::Object(tc));
     }
     let mut b = Map::new();

@@ -396,13 +396,15 @@ impl Endpoint {
             _ => "a thinking budget or effort is set".to_string(),
         };
         let how = match t.level {
+            _ if t.off() => "no thinking".to_string(),
             Some(level) => format!("thinking level {level}"),
             None => format!(
                 "a thinking budget of {} tokens",
                 super::plan::thousands(u64::from(t.budget))
             ),
         };
-        let effort = t.effort.map(|e| format!(", effort {e}")).unwrap_or_default();
+        let effort =
+            t.effort.map(|e| format!(", effort {e} ({})", t.control())).unwrap_or_default();
         format!(
             "NOT UPSTREAM: asked as a reasoning model ({why}): {how} + {} for the answer{effort}; {off} sends upstream's request",
             super::plan::thousands(u64::from(self.answer_budget()))
@@ -464,8 +466,12 @@ impl Endpoint {
         if self.sampling.n == Some(0) {
             return Err("the number of samples must be at least 1".into());
         }
+        reasoning::check_effort(&self.model, &self.reasoning, self.front())?;
         if let Some(t) = self.thinking() {
-            if self.provider == Provider::Anthropic && t.budget < reasoning::ANTHROPIC_MIN_BUDGET {
+            if self.provider == Provider::Anthropic
+                && !t.off()
+                && t.budget < reasoning::ANTHROPIC_MIN_BUDGET
+            {
                 return Err(format!(
                     "Anthropic's thinking budget is at least {} tokens, not {} (or ask without thinking: {})",
                     reasoning::ANTHROPIC_MIN_BUDGET,

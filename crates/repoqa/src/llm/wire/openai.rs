@@ -55,7 +55,7 @@ pub(super) fn body(p: &Parts) -> Value {
             }
         }
     }
-    if let Some(e) = thinking.and_then(|t| t.effort) {
+    if let Some(e) = thinking.and_then(|t| t.sent_effort()) {
         b.insert("reasoning_effort".into(), json!(e.name()));
     }
     if let Some(n) = s.n {

@@ -304,6 +304,68 @@ fn reasoning(mode: reasoning::ReasoningMode) -> ReasoningSettings {
 }
 
 #[test]
+fn every_effort_is_sent_as_each_api_takes_it() {
+    use reasoning::Effort;
+    // OpenAI: the name, with room for it in max_completion_tokens.
+    let mut gpt = settings(Provider::OpenAi);
+    gpt.model = "gpt-5.2".into();
+    for (e, room) in [(Effort::None, 1024), (Effort::Low, 5120), (Effort::Xhigh, 66_560)] {
+        gpt.reasoning.effort = Some(e);
+        let b = body(&gpt.request("P"));
+        assert_eq!(
+            (b["reasoning_effort"].clone(), b["max_completion_tokens"].clone()),
+            (json!(e.name()), json!(room))
+        );
+        assert!(b.get("temperature").is_none() && b.get("max_tokens").is_none(), "{b}");
+    }
+    gpt.model = "gpt-5".into();
+    assert!(gpt
+        .validate()
+        .unwrap_err()
+        .contains("does not take it; it takes minimal, low, medium, high"));
+    // Anthropic: none says thinking is off and keeps the official temperature.
+    let mut claude = settings(Provider::Anthropic);
+    claude.model = "claude-sonnet-4-5".into();
+    claude.reasoning.effort = Some(Effort::None);
+    assert_eq!(claude.validate(), Ok(()));
+    assert_eq!(
+        body(&claude.request("P")),
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 1024,
+               "messages": [{"role": "user", "content": "P"}],
+               "thinking": {"type": "disabled"}, "temperature": 0.0})
+    );
+    claude.reasoning.effort = Some(Effort::Minimal);
+    assert_eq!(
+        body(&claude.request("P"))["thinking"],
+        json!({"type": "enabled", "budget_tokens": 1024})
+    );
+    // Gemini 2.5 Flash: a budget of 0; Gemini 3: the level by name.
+    let mut gemini = settings(Provider::Google);
+    gemini.model = "gemini-2.5-flash".into();
+    gemini.reasoning.effort = Some(Effort::None);
+    assert_eq!(
+        body(&gemini.request("P"))["generationConfig"],
+        json!({"candidateCount": 1, "maxOutputTokens": 1024, "temperature": 0.0,
+               "thinkingConfig": {"thinkingBudget": 0}})
+    );
+    gemini.model = "gemini-3-flash-preview".into();
+    gemini.reasoning.effort = Some(Effort::Minimal);
+    assert_eq!(
+        body(&gemini.request("P"))["generationConfig"]["thinkingConfig"],
+        json!({"thinkingLevel": "minimal", "includeThoughts": true})
+    );
+    gemini.model = "gemini-3-pro-preview".into();
+    assert!(gemini.validate().unwrap_err().contains("it takes low, high"));
+    // The record says what was asked.
+    gemini.reasoning.effort = Some(Effort::Low);
+    let r = gemini.params().reasoning.unwrap();
+    assert_eq!(
+        (r.effort, r.level.as_deref(), r.control.as_deref()),
+        (Some(Effort::Low), Some("low"), Some("thinkingLevel=low"))
+    );
+}
+
+#[test]
 fn a_reasoning_model_is_asked_as_each_provider_documents() {
     use reasoning::{Effort, ReasoningMode};
     // OpenAI o-series and GPT-5: max_completion_tokens, no temperature.
