@@ -171,7 +171,7 @@ test('verify: a tampered published file is rejected and pinpointed, like the CLI
   assert.ok(derived.every((d) => d.kind === 'cell' && d.derived === 'true' && d.mismatch === 'false' && ['all', 'rust'].includes(d.row)));
   assert.equal(await page.$$eval('#verify-findings > li', (lis) => lis.length), 3, 'the record, the edited cell, and typescript 0.0 written as 1 by JSON.stringify');
   assert.match(await page.textContent('#verify-verdict'),
-    /^Not verified: 3 mismatches, and 22 table cells that follow from them\. claude-3-opus-20240229: pass@1 at 0\.8 \d+\.\d % in the file [=≠] \d+\.\d % recomputed from its 500 tasks\.$/);
+    /^claude-3-opus-20240229 — not verified: 3 mismatches, and 22 table cells that follow from them\. pass@1 at 0\.8: \d+\.\d % in the file [=≠] \d+\.\d % recomputed from its 500 tasks\.$/);
   // The verdict lands in view with the focus (read out), the numbers beside it.
   await page.waitForFunction(() => document.activeElement?.id === 'verify-verdict', null, { timeout: 10000 }).catch(() => {});
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'verify-verdict');
@@ -243,6 +243,69 @@ test('verify the published files the app ships with: a picker on Verify, a "veri
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Walk round 2, majors 1 and 2: a reviewer who clicks a row's "verify" sees
+// the verdict of that row's model first, with its numbers, inside the first
+// screen (1280 × 800 and 390 × 844) and with the focus; the rows arrive
+// together, so a click cannot land on a row that moved.
+for (const [width, height] of [[1280, 800], [390, 844]]) {
+  test(`verify from a leaderboard row at ${width} px: that model's verdict and numbers on the first screen, with the focus`, async () => {
+    const { page, problems } = await openPage(context);
+    await page.setViewportSize({ width, height });
+    await gotoApp(page, srv.url, '#leaderboard');
+    await page.waitForSelector('#lb-load-published');
+    // Every row count the table shows while it fills, and whether a row moved.
+    await page.evaluate(() => {
+      window.__rowCounts = [];
+      const seen = () => {
+        const rows = [...document.querySelectorAll('#lb-table tbody tr')].map((tr) => tr.dataset.model);
+        const last = window.__rowCounts.at(-1);
+        if (!last || last.join('|') !== rows.join('|')) window.__rowCounts.push(rows);
+      };
+      new MutationObserver(seen).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.click('#lb-load-published');
+    await page.waitForFunction(() => document.querySelectorAll('#lb-table tbody tr').length === 30
+      && /Loaded 30 published files/.test(document.querySelector('#lb-status')?.textContent || ''), null, { timeout: 60000 });
+    const counts = await page.evaluate(() => window.__rowCounts.map((r) => r.length));
+    assert.deepEqual(counts.filter((n) => n > 0), [30], `the rows arrive together, never a partial table re-sorted: ${counts}`);
+    const model = 'gpt-3.5-turbo-0125';
+    const button = page.locator(`#lb-table tr[data-model="${model}"] button.lb-verify`);
+    await button.scrollIntoViewIfNeeded();
+    await button.click();
+    await page.waitForFunction(() => location.hash === '#verify', null, { timeout: 10000 });
+    await page.waitForSelector('#verify-verdict[data-ok="true"]', { timeout: 30000 });
+    assert.equal(await page.getAttribute('#verify-verdict', 'data-models'), model, 'the row clicked is the model verified');
+    const verdict = await page.textContent('#verify-verdict');
+    assert.match(verdict, new RegExp(`^${model.replace(/\./g, '\\.')} — verified, no mismatch\\. pass@1 at 0\\.8: \\d+\\.\\d % in the file = \\d+\\.\\d % recomputed from its 500 tasks\\.$`), verdict);
+    assert.equal(await page.getAttribute('#verify-verdict', 'class'), 'pass');
+    assert.equal(await page.$eval('#verify-verdict', (e) => getComputedStyle(e).color), await page.$eval('#verify-verdict', (e) => {
+      const probe = document.createElement('span'); probe.className = 'pass'; document.body.append(probe);
+      const c = getComputedStyle(probe).color; probe.remove(); return c;
+    }), 'the colour a pass has');
+    await page.waitForFunction(() => document.activeElement?.id === 'verify-verdict', null, { timeout: 10000 }).catch(() => {});
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'verify-verdict', 'the focus is on the verdict');
+    // The verdict and the recomputed table (all and each language) are in the viewport.
+    const inView = async (sel) => page.$eval(sel, (e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth + 1;
+    });
+    assert.ok(await inView('#verify-verdict'), 'the verdict is on the first screen');
+    const rows = await page.$$eval(`.verify-numbers[data-model="${model}"] tbody tr`, (trs) => trs.map((tr) => tr.dataset.row));
+    assert.ok(rows[0] === 'all' && rows.length >= 6, `all, then each language: ${rows}`);
+    // Each row whole (the file's number, the recomputed one, same or not), every language.
+    assert.ok(await inView(`.verify-numbers[data-model="${model}"] tbody tr[data-row="all"]`), 'the recomputed pass@1 is on the first screen');
+    assert.ok(await inView(`.verify-numbers[data-model="${model}"] tbody tr:last-child`), 'every language on the first screen');
+    assert.equal(await page.$eval(`.verify-numbers[data-model="${model}"] tbody tr[data-row="all"] td:last-child`, (td) => td.textContent), 'same');
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `verify-from-row-${scheme}-${width}.png`) });
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
 
 /** A new page of the app at `hash`, 1280 px wide. */
 async function pageAt(hash) {

@@ -79,7 +79,7 @@ pub fn load_published(st: LeaderboardState) {
     spawn_local(async move {
         let r = async {
             let names = published_names().await?;
-            let mut added = 0;
+            let mut read = Vec::with_capacity(names.len());
             for (i, name) in names.iter().enumerate() {
                 st.status.set(Some(Ok(format!(
                     "Loading the published results: {} of {}…",
@@ -88,8 +88,12 @@ pub fn load_published(st: LeaderboardState) {
                 ))));
                 let bytes = fetch_bytes(&format!("{PUBLISHED}{name}")).await?;
                 let file = scores(&bytes, name)?;
-                added += usize::from(st.add(format!("published/{name}"), file, &bytes));
+                read.push((format!("published/{name}"), file, bytes));
             }
+            // All at once: the rows appear together and never move while
+            // the files arrive (a click meant for one row cannot land on
+            // another).
+            let added = st.add_all(read);
             Ok::<(usize, usize), UiError>((names.len(), added))
         }
         .await;
@@ -121,7 +125,7 @@ fn is_scores_name(name: &str) -> bool {
 /// the folder, so `ntoken_<N>/` gives its length).
 pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
     spawn_local(async move {
-        let mut loaded = 0;
+        let mut read = Vec::new();
         let mut skipped = 0;
         let mut errors = Vec::new();
         for f in files {
@@ -136,10 +140,11 @@ pub fn load_files(st: LeaderboardState, files: Vec<web_sys::File>) {
             }
             .await;
             match r {
-                Ok((file, bytes)) => loaded += usize::from(st.add(name, file, &bytes)),
+                Ok((file, bytes)) => read.push((name, file, bytes)),
                 Err(e) => errors.push(e.to_string()),
             }
         }
+        let loaded = st.add_all(read);
         let others = match skipped {
             0 => String::new(),
             n => format!(
@@ -179,6 +184,7 @@ pub fn recompute(vs: VerifyState) {
     if let Some((dname, d)) = vs.chosen_dataset() {
         verify::add_dataset_check(&mut report, &file, &d, &dname);
     }
+    vs.focus_pending.set(true);
     vs.report.set(Some(report));
 }
 
@@ -374,6 +380,7 @@ pub fn rescore(vs: VerifyState, runner: Runner) {
             format!("Re-scored {total} tasks: {}.", report.verdict_text()),
             !report.ok(),
         );
+        vs.focus_pending.set(true);
         vs.report.set(Some(report));
         Ok(())
     });

@@ -54,9 +54,13 @@ pub fn VerifyPage() -> impl IntoView {
     };
     let loaded_name = move || app.dataset.with(|d| d.as_ref().map(|d| d.origin.clone()));
 
+    let has_report = move || vs.report.with(Option::is_some);
     view! {
+        // The verdict first: a file verified from another page (a
+        // Leaderboard row) opens on it, the form below for another file.
+        <ReportCard/>
         <section class="card" id="verify">
-            <h2>"Verify a reported score"</h2>
+            <h2>{move || if has_report() { "Verify another file" } else { "Verify a reported score" }}</h2>
             <p>
                 "Drop a " <code>"-SCORES.json"</code> ": its pass@1 table is recomputed from its per-task records and each record is checked. "
                 "Add the dataset to compare its needles, and the model outputs JSONL to re-score every task here in the page, offline. "
@@ -94,9 +98,6 @@ pub fn VerifyPage() -> impl IntoView {
                     " the scores were made with --ignore-comments"
                 </label>
             </div>
-            {move || vs.loaded_unrelated.get().map(|n| view! {
-                <p class="muted" id="verify-loaded-unrelated">{format!("The dataset {n} holds none of this file's repositories, so its needles were not compared. Drop the file's dataset to compare them.")}</p>
-            })}
             <PublishedPicker/>
             <DropZone id="verify-drop" label="Drop the SCORES file, the outputs (.jsonl) and the dataset here" on_drop=on_drop/>
             <div class="row">
@@ -109,7 +110,6 @@ pub fn VerifyPage() -> impl IntoView {
             {move || vs.error.get().map(|e| view! { <p class="fail error-box" id="verify-error" role="alert">{e}</p> })}
         </section>
         <BundleCard/>
-        <ReportCard/>
     }
 }
 
@@ -217,7 +217,9 @@ fn percent(x: f64) -> String {
 }
 
 /// The verdict's numbers in words: each model's overall pass@1 at the
-/// official threshold, the file's and the one recomputed from its records.
+/// official threshold, the file's and the one recomputed from its records
+/// (named by model when the file holds several; the verdict names them
+/// first).
 fn headline_words(models: &[ModelSummary]) -> String {
     models
         .iter()
@@ -225,15 +227,24 @@ fn headline_words(models: &[ModelSummary]) -> String {
             let all = m.headline.iter().find(|p| p.row == "all")?;
             let file = all.in_file.map_or("no number".to_string(), percent);
             let sign = if all.agrees() { "=" } else { "≠" };
+            let who = if models.len() > 1 { format!("{}: ", m.model) } else { String::new() };
             Some(format!(
-                "{}: pass@1 at {HEADLINE_KEY} {file} in the file {sign} {} recomputed from its {} tasks.",
-                m.model,
+                "{who}pass@1 at {HEADLINE_KEY}: {file} in the file {sign} {} recomputed from its {} tasks.",
                 percent(all.recomputed),
                 format::thousands(all.n)
             ))
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The models a report verified, as its verdict names them first.
+fn models_named(models: &[ModelSummary]) -> String {
+    match models {
+        [] => "This file".to_string(),
+        [one] => one.model.clone(),
+        many => many.iter().map(|m| m.model.as_str()).collect::<Vec<_>>().join(", "),
+    }
 }
 
 /// The file's table beside the recomputed one, at the official threshold,
@@ -251,7 +262,7 @@ fn numbers_table(models: &[ModelSummary]) -> impl IntoView {
                     view! {
                         <tr data-model=m.model.clone() data-row=p.row.clone() data-agrees=ok.to_string()>
                             <th scope="row">{p.row.clone()}</th>
-                            <td class="n">{format::thousands(p.n)}</td>
+                            <td class="n wide-only">{format::thousands(p.n)}</td>
                             <td class="n">{p.in_file.map_or("—".to_string(), percent)}</td>
                             <td class="n">{percent(p.recomputed)}</td>
                             <td class=if ok { "pass" } else { "fail" }>{if ok { "same" } else { "differs" }}</td>
@@ -265,7 +276,7 @@ fn numbers_table(models: &[ModelSummary]) -> impl IntoView {
                 <p class="verify-numbers-title">{title}</p>
                 <div class="table-scroll" tabindex="0" role="region" aria-label=label>
                     <table class="grid compact verify-numbers" data-model=m.model.clone()>
-                        <thead><tr><th>"Row"</th><th class="n">"Tasks"</th><th class="n">"In the file"</th><th class="n">"Recomputed"</th><th>"Same?"</th></tr></thead>
+                        <thead><tr><th>"Row"</th><th class="n wide-only">"Tasks"</th><th class="n">"In the file"</th><th class="n">"Recomputed"</th><th>"Same?"</th></tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
@@ -287,12 +298,13 @@ fn ReportCard() -> impl IntoView {
         };
         status.set(res.err().map(|e| e.to_string()));
     };
-    // A new verdict (Verify it, a dropped file, a Leaderboard row's verify)
-    // is brought into view with the focus, so a screen reader reads it; the
-    // report already there when the page opens is left where it is.
-    Effect::new(move |prev: Option<()>| {
-        let has = vs.report.with(Option::is_some);
-        if prev.is_some() && has {
+    // A new verdict (Verify it, a dropped file, a Leaderboard row's verify,
+    // made before this page was drawn) is brought into view with the
+    // focus, so a screen reader reads it; a report looked at before is
+    // left where it is when the page opens again.
+    Effect::new(move |_| {
+        if vs.report.with(Option::is_some) && vs.focus_pending.get() {
+            vs.focus_pending.set(false);
             focus_into_view("verify-verdict");
         }
     });
@@ -300,12 +312,13 @@ fn ReportCard() -> impl IntoView {
         vs.report.get().map(|r| {
             let ok = r.ok();
             let verdict = if ok && r.findings.is_empty() {
-                "Verified: no mismatch.".to_string()
+                "verified, no mismatch.".to_string()
             } else if ok {
-                format!("Verified: no mismatch ({}, notes only).", format::count(r.findings.len(), "finding", "findings"))
+                format!("verified, no mismatch ({}, notes only).", format::count(r.findings.len(), "finding", "findings"))
             } else {
-                format!("Not verified: {}.", r.verdict_text())
+                format!("not verified: {}.", r.verdict_text())
             };
+            let who = models_named(&r.models);
             let checks = r.summary_text().lines().take_while(|l| !l.starts_with("MISMATCH") && !l.starts_with("note")).map(|l| view! { <li>{l.to_string()}</li> }).collect_view();
             let grouped = r.grouped();
             let hidden = grouped.len().saturating_sub(SHOWN_FINDINGS);
@@ -315,7 +328,11 @@ fn ReportCard() -> impl IntoView {
                 <section class="card" id="verify-report">
                     <h2>"Report"</h2>
                     <p id="verify-verdict" tabindex="-1" data-ok=ok.to_string() data-mismatches=r.mismatches()
-                        class=if ok { "pass" } else { "fail" } role="status">{verdict}" "{headline_words(&r.models)}</p>
+                        data-models=who.clone()
+                        class=if ok { "pass" } else { "fail" } role="status"><strong class="verify-who">{who.clone()}</strong>" — "{verdict}" "{headline_words(&r.models)}</p>
+                    {move || vs.loaded_unrelated.get().map(|n| view! {
+                        <p class="notice" id="verify-loaded-unrelated">{format!("Needles not compared: the dataset {n} holds none of this file's repositories. Drop the file's dataset in the form below to compare them.")}</p>
+                    })}
                     {numbers_table(&r.models)}
                     <ul id="verify-checks">{checks}</ul>
                     <ul id="verify-findings" class="findings">{items}</ul>

@@ -240,12 +240,21 @@ impl LeaderboardState {
     /// Add a parsed file (`bytes`: as read) unless one of that name is
     /// already there.
     pub fn add(&self, source: String, file: ScoresFile, bytes: &[u8]) -> bool {
-        let mut added = false;
-        let sha256 = repoqa::input::identity::sha256_hex(bytes);
+        self.add_all(vec![(source, file, bytes.to_vec())]) == 1
+    }
+
+    /// Add files read together in one change, so the table is drawn once
+    /// with all of them and no row moves under the pointer while it fills;
+    /// how many were new.
+    pub fn add_all(&self, files: Vec<(String, ScoresFile, Vec<u8>)>) -> usize {
+        let mut added = 0;
         self.files.update(|fs| {
-            if !fs.iter().any(|f| f.source == source) {
-                fs.push(LoadedScores { source, file: Arc::new(file), sha256, answers: None });
-                added = true;
+            for (source, file, bytes) in files {
+                if !fs.iter().any(|f| f.source == source) {
+                    let sha256 = repoqa::input::identity::sha256_hex(&bytes);
+                    fs.push(LoadedScores { source, file: Arc::new(file), sha256, answers: None });
+                    added += 1;
+                }
             }
         });
         added
@@ -273,6 +282,11 @@ pub struct VerifyState {
     pub loaded_unrelated: RwSignal<Option<String>>,
     pub ignore_comments: RwSignal<bool>,
     pub report: RwSignal<Option<Report>>,
+    /// A new verdict not yet brought into view with the focus (set with
+    /// each report; the Verify page takes it when the verdict is drawn,
+    /// also when the verdict was made from another page, a Leaderboard
+    /// row's "verify").
+    pub focus_pending: RwSignal<bool>,
     pub error: RwSignal<Option<String>>,
     /// A result bundle given (its SCORES and outputs are set from it too).
     pub bundle: RwSignal<Option<(String, Arc<Bundle>)>>,
@@ -290,6 +304,7 @@ impl VerifyState {
             loaded_unrelated: RwSignal::new(None),
             ignore_comments: RwSignal::new(false),
             report: RwSignal::new(None),
+            focus_pending: RwSignal::new(false),
             bundle: RwSignal::new(None),
             error: RwSignal::new(None),
             app,
