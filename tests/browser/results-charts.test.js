@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS } from './browser.js';
-import { answeredDemo, cliScoresOfExport } from './results-fixture.js';
+import { answeredDemo, cliScoresOfExport, open, buildDemo } from './results-fixture.js';
 
 let fx;
 before(async () => { fx = await answeredDemo(); });
@@ -52,4 +52,43 @@ test('the detail of an exact answer lists every candidate, the needle first, no 
   assert.equal(cands[0], tasks[0].name);
   assert.equal(await page.locator('#detail-diff .diff-add, #detail-diff .diff-del').count(), 0);
   assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
+});
+
+// Walk round 2, major 5: the demo's 12 sample answers sit at depths 5-45 %;
+// the 48 unanswered tasks are not failures in a chart (they drew every bin
+// past 50 % at 0 %, a depth effect that is not there), and the depth axis
+// says what it plots: the task's position ratio.
+test('charts count the answered tasks only, say so, and name the depth they plot', async () => {
+  const fx2 = await open();
+  try {
+    const { page } = fx2;
+    await buildDemo(fx2);
+    await page.goto(fx2.srv.url + '#results');
+    await page.click('#load-samples');
+    await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+    await page.waitForSelector('#charts-answered-only');
+    assert.equal(await page.getAttribute('#charts-answered-only', 'data-answered'), '12');
+    assert.equal(await page.getAttribute('#charts-answered-only', 'data-left-out'), '48');
+    assert.match(await page.textContent('#charts-answered-only'),
+      /^The charts count the 12 answered tasks only; the 48 unanswered tasks are left out \(the table above counts them as failures, as repoqa run does\)\./);
+    // Points only where answered tasks are; no bin past 50 % drawn at 0 %.
+    const points = await page.$$eval('[data-chart="depth"] circle.point', (cs) => cs.map((c) => ({ ...c.dataset })));
+    assert.ok(points.length > 0);
+    assert.ok(points.every((p) => Number(p.bin) < 5 && Number(p.n) > 0), JSON.stringify(points));
+    const cells = await page.$$eval('[data-chart="heatmap"] rect.cell', (cs) => cs.map((c) => ({ ...c.dataset })));
+    const late = cells.filter((c) => Number(c.bin) >= 5);
+    assert.ok(late.length > 0 && late.every((c) => c.n === '0' && c.value === ''), JSON.stringify(late));
+    // The 'all' bar over the answered tasks, not over the 60.
+    const n = Number(await page.getAttribute('[data-chart="language"] rect.bar[data-series="all"]', 'data-n'));
+    assert.equal(n, 12);
+    // What the depth axis is.
+    assert.match(await page.textContent('#chart-depth-title'), /by needle depth \(the task's position ratio\)$/);
+    assert.match(await page.textContent('#depth-note'), /aims the needle's middle at that share of the token budget/);
+    assert.match(await page.textContent('[data-chart="depth"] svg'), /needle position ratio bin \(%\)/);
+    await page.locator('#charts-card').scrollIntoViewIfNeeded();
+    await page.locator('#charts-card').screenshot({ path: path.join(ARTIFACTS, 'results-charts-answered-only-1280.png') });
+    assert.deepEqual(fx2.problems, [], 'console errors or panics in the page');
+  } finally {
+    await fx2.close();
+  }
 });

@@ -33,6 +33,13 @@ const MT: f64 = 16.0;
 const MB: f64 = 40.0;
 const FONT: &str = "system-ui, sans-serif";
 
+/// The depth charts' x axis: what is plotted is each task's
+/// `position_ratio` (the SCORES file's `needle_position`), binned by tenths.
+const DEPTH_AXIS: &str = "needle position ratio bin (%)";
+
+/// What the depth axis is, and is not.
+const DEPTH_NOTE: &str = "Depth is each task's position ratio (upstream's needle_position): the builder aims the needle's middle at that share of the token budget. Where the needle sits in the prompt can differ: by half the needle's length, and by much more when the repository has less code than the budget (as in the demo's short contexts).";
+
 /// Series colours: Okabe–Ito's seven (distinguishable with colour
 /// blindness), then five of Paul Tol's, so that twelve series never share a
 /// colour; `all` is drawn in near-black and thicker.
@@ -153,8 +160,9 @@ pub fn Charts(
         let thr_labels: Vec<String> = THRESHOLD_KEYS.iter().map(|k| k.to_string()).collect();
         view! {
             <div class="charts">
-                <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (% of the context before the needle)")>
-                    {line_chart("depth", depth_lines, depth_labels, "needle depth bin (%)")}
+                <ChartFrame id="depth" title=format!("Pass rate at threshold {threshold} by needle depth (the task's position ratio)")>
+                    {line_chart("depth", depth_lines, depth_labels, DEPTH_AXIS)}
+                    <p class="note" id="depth-note">{DEPTH_NOTE}</p>
                 </ChartFrame>
                 <ChartFrame id="language" title=format!("Pass rate at threshold {threshold} by {rows}")>
                     {bar_chart(&shown, rows)}
@@ -194,7 +202,7 @@ pub fn DepthChart(
     let labels: Vec<String> = (0..DEPTH_BINS).map(|b| format!("{}", b * 10)).collect();
     view! {
         <ChartFrame id=id title=title>
-            {line_chart(id, lines, labels, "needle depth bin (%)")}
+            {line_chart(id, lines, labels, DEPTH_AXIS)}
         </ChartFrame>
     }
 }
@@ -514,7 +522,7 @@ fn heatmap(id: &'static str, langs: Vec<(String, [Count; DEPTH_BINS])>) -> impl 
             <rect x="0" y="0" width=W height=height fill="#ffffff"/>
             {cells}
             {xl}
-            <text x=left + cw * 5.0 y=height - 8.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">"needle depth bin (%); cell = pass rate (%)"</text>
+            <text x=left + cw * 5.0 y=height - 8.0 text-anchor="middle" font-size="12" font-family=FONT fill="#1d2330">"position ratio bin (%); cell = pass rate (%)"</text>
         </svg>
     }
 }

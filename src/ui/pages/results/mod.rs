@@ -18,6 +18,7 @@ mod task_list;
 
 use leptos::prelude::*;
 use repoqa::scoring::breakdown::breakdown;
+use repoqa::scoring::run::group_results;
 
 use self::answers::AnswersCard;
 use self::audit::AuditCard;
@@ -32,6 +33,7 @@ use self::task_list::{TaskDetail, TaskList};
 use crate::ui::components::charts::Charts;
 use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
+use crate::ui::format;
 use crate::ui::jobs::scoring::ImportReport;
 use crate::ui::pages::paired::PairedCard;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
@@ -105,8 +107,32 @@ pub fn ResultsPage() -> impl IntoView {
                 if s.results.is_empty() || s.items.is_empty() {
                     view! { <p class="muted" id="charts-empty">"Charts appear once answers are scored."</p> }.into_any()
                 } else {
-                    let series = breakdown(&s.results, threshold);
-                    view! { <Charts series=series threshold=threshold hidden=hidden_series/> }.into_any()
+                    // The answered tasks only: an unanswered task counted as a
+                    // failure would draw a depth effect that is not there (a
+                    // bin of unanswered tasks at 0 %). The table still counts
+                    // them as `repoqa run` does.
+                    let answered = group_results(s.items.iter().filter_map(|t| match (&t.output, &t.result) {
+                        (Ok(o), Ok(e)) => Some((o, e)),
+                        _ => None,
+                    }));
+                    let n: usize = answered.values().map(Vec::len).sum();
+                    let (left_out, in_table) = s.unanswered.as_ref().map_or((0, false), |u| {
+                        (u.tasks.len(), u.scoring == repoqa::report::UnansweredScoring::Failures)
+                    });
+                    let table = if in_table { "the table above counts them as failures, as repoqa run does" } else { "the table above leaves them out too" };
+                    let series = breakdown(&answered, threshold);
+                    view! {
+                        {(left_out > 0).then(|| view! {
+                            <p class="notice" id="charts-answered-only" data-answered=n data-left-out=left_out>
+                                {format!(
+                                    "The charts count the {} only; the {} left out ({table}). A bin with no answered task is left blank, not drawn at 0 %.",
+                                    format::count(n, "answered task", "answered tasks"),
+                                    format::count(left_out, "unanswered task is", "unanswered tasks are"),
+                                )}
+                            </p>
+                        })}
+                        <Charts series=series threshold=threshold hidden=hidden_series/>
+                    }.into_any()
                 }
             }}
         </section>
