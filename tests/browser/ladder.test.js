@@ -263,14 +263,29 @@ test('runs in the page at two lengths: each kept as its own run, "Run at each le
     const pick = (ls) => ls.map((l) => [l.ntoken, l.pass, l.passed, l.n]);
     assert.deepEqual(pick(shown.lengths), cli[0].lengths.map((x) => [x.ntoken, x['pass@1'], x.passed, x.n]));
 
-    // The current run sent from Results too: still one file per length in the ladder.
+    // The current run sent from Results too, twice: still one row and one
+    // ladder point per length (walk round 2, major 4: six rows before).
     await page.goto(app.url + '#results');
-    await page.click('#export-to-leaderboard');
-    await page.waitForSelector('#export-status a[href="#leaderboard"]');
+    for (let i = 0; i < 2; i++) {
+      await page.click('#export-to-leaderboard');
+      await page.waitForSelector('#export-status a[href="#leaderboard"]');
+    }
     const both = await boardSources(page, app.url);
-    assert.ok(both.includes('your answers/ntoken_2048/org_slash_test-model-SCORES.json'), JSON.stringify(both));
+    assert.deepEqual(both.filter((s) => s.includes('test-model')).sort(),
+      ['1024', '2048'].map((n) => `runs in this browser/ntoken_${n}/org_slash_test-model-SCORES.json`), JSON.stringify(both));
     assert.deepEqual(pick((await pageLadder(page, 0.8)).lengths), pick(shown.lengths));
     assert.equal(await page.$('#lb-ladder-card .error-box, #lb-ladder-card .fail'), null);
+
+    // After a reload, straight to the Leaderboard (Results not opened): the
+    // runs kept here reach it on their own, and so does their ladder.
+    await page.goto(app.url + '#leaderboard');
+    await page.reload();
+    await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+    assert.deepEqual(pick((await pageLadder(page, 0.8)).lengths), pick(shown.lengths));
+    const after = await page.$$eval('#lb-table tbody tr', (trs) => trs.map((tr) => tr.dataset.source));
+    assert.deepEqual(after.filter((s) => s.includes('test-model')).sort(),
+      ['1024', '2048'].map((n) => `runs in this browser/ntoken_${n}/org_slash_test-model-SCORES.json`));
+    await saveViewports(page, '#lb-ladder-card section.ladder', 'ladder-after-reload');
 
     // Switched back to the 1024 run: its answers, said to be of another length.
     await page.goto(app.url + '#results');

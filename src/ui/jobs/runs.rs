@@ -18,7 +18,9 @@ use crate::ui::error::UiError;
 use crate::ui::state::answers::{score_answers_settled, scores_file_of};
 use crate::ui::state::reviewers::{LeaderboardState, RUNS_SOURCE};
 use crate::ui::state::run::RunState;
-use crate::ui::state::runs::{current_owner, parse_run_key, shelved_answers, switch_run};
+use crate::ui::state::runs::{
+    current_owner, parse_run_key, runs_kept, shelved_answers, switch_run,
+};
 use crate::ui::state::AppState;
 
 /// Score the kept answers of `model` at `ntoken` into the cache (nothing
@@ -62,6 +64,61 @@ pub fn switch_to(
             .await;
         done(r);
     });
+}
+
+/// Keep every run kept in this browser on the Leaderboard's list from the
+/// page that calls it (Results, the Leaderboard: so a ladder run shows on
+/// the Leaderboard without Results being opened first, also after a
+/// reload), whenever two runs or more are kept; again when one gains
+/// answers or what their SCORES depend on changes (the Run page's
+/// selection, the scoring options, the tasks). When the page opens with
+/// every run already on the list, as it is, nothing is redone.
+/// `busy`: a model run is under way (tracked; its runs go on when it ends).
+pub fn keep_runs_on_board(
+    app: AppState,
+    rs: RunState,
+    runner: Runner,
+    busy: impl Fn() -> bool + 'static,
+) {
+    let lb = expect_context::<LeaderboardState>();
+    let kept = Memo::new(move |_| {
+        app.scoring.model_name.track();
+        rs.shelf.track();
+        rs.log.track();
+        let mut r = runs_kept(app, rs);
+        r.sort();
+        r
+    });
+    let selection = Memo::new(move |_| rs.form.with(|f| f.selection.clone()));
+    Effect::new(move |prev: Option<()>| {
+        let n = kept.with(Vec::len);
+        selection.track();
+        app.scoring.unanswered.track();
+        app.scoring.options.track();
+        app.tasks.track();
+        if n >= 2 && rs.restored.get() && !busy() {
+            untrack(|| {
+                if prev.is_none() && on_board_already(app, rs, lb) {
+                    return;
+                }
+                put_runs_on_board(app, rs, runner, lb)
+            });
+        }
+    });
+}
+
+/// Whether every run kept here is on the Leaderboard's list with the
+/// answers it has now.
+fn on_board_already(app: AppState, rs: RunState, lb: LeaderboardState) -> bool {
+    let mut answers = vec![app.answers.get_untracked()];
+    rs.shelf.with_untracked(|s| answers.extend(s.iter().map(|r| r.answers.clone())));
+    lb.files.with_untracked(|fs| {
+        answers.iter().filter(|a| !a.is_empty()).all(|a| {
+            fs.iter().any(|f| {
+                f.source.starts_with(RUNS_SOURCE) && f.answers.as_deref().is_some_and(|x| x == a)
+            })
+        })
+    })
 }
 
 /// Every run kept in this browser, the current one too, among the

@@ -23,10 +23,15 @@ use crate::ui::format::thousands;
 use crate::ui::jobs::reviewers::{
     leaderboard_evidence, load_files, load_published, load_url, verify_file,
 };
+use crate::ui::jobs::run::use_model_run;
+use crate::ui::jobs::runs::keep_runs_on_board;
 use crate::ui::jobs::use_runner;
 use crate::ui::pages::ladder::LadderCard;
 use crate::ui::pages::paired::PairedCard;
-use crate::ui::state::reviewers::{LeaderboardState, VerifyState};
+use crate::ui::state::answers::ensure_answers_restored;
+use crate::ui::state::reviewers::{once_each, LeaderboardState, VerifyState};
+use crate::ui::state::run::use_run_state;
+use crate::ui::state::use_state;
 
 #[component]
 pub fn LeaderboardPage() -> impl IntoView {
@@ -34,16 +39,18 @@ pub fn LeaderboardPage() -> impl IntoView {
     let url = RwSignal::new(String::new());
     // Each file's own table is checked once per file set; the threshold
     // slider only recounts (`Leaderboard::at_threshold`).
+    // Each run once (a run kept here and the same run sent from Results are one row).
     let checked = Memo::new(move |_| {
         st.files.with(|files| {
-            Leaderboard::from_files(files.iter().map(|f| (f.source.as_str(), &*f.file)), 0.8).ok()
+            Leaderboard::from_files(once_each(files).map(|f| (f.source.as_str(), &*f.file)), 0.8)
+                .ok()
         })
     });
     let board = Memo::new(move |_| {
         let files = st.files.get();
         let t = st.threshold.get();
         let (key, desc) = st.sort.get();
-        let pairs = files.iter().map(|f| (f.source.as_str(), &*f.file));
+        let pairs = once_each(&files).map(|f| (f.source.as_str(), &*f.file));
         let mut b = checked
             .with(|c| match c {
                 Some(c) => c.at_threshold(pairs, t),
@@ -63,6 +70,12 @@ pub fn LeaderboardPage() -> impl IntoView {
     // The intervals column: computed on the job line whenever the files,
     // the threshold or the level change while it is shown.
     let runner = use_runner();
+    // The runs kept in this browser (a ladder run's lengths among them)
+    // reach this page on their own, once each.
+    let (app, rs, model_run) = (use_state(), use_run_state(), use_model_run());
+    ensure_answers_restored(app);
+    rs.restore();
+    keep_runs_on_board(app, rs, runner, move || model_run.runner.busy());
     let show_ci = RwSignal::new(st.ci_level.get_untracked().is_some());
     let level = RwSignal::new(st.ci_level.get_untracked().unwrap_or(0.95));
     Effect::new(move |_| {

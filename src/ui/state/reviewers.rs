@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use repoqa::input::dataset::Dataset;
-use repoqa::report::{LineError, ModelOutput, ScoresFile};
+use repoqa::report::{LineError, ModelOutput, ModelScores, ScoresFile};
 use repoqa::review::bundle::Bundle;
 use repoqa::review::evidence::EvidenceTable;
 use repoqa::review::ladder::{depth_of_path, ntoken_of_path, Ladder, DEFAULT_FRACTION};
@@ -77,6 +77,35 @@ pub const SENT_SOURCE: &str = "your answers";
 /// runs (and so in "Two runs, task by task"; `jobs::runs`).
 pub const RUNS_SOURCE: &str = "runs in this browser";
 
+/// `files` with each run once: the current answers sent from Results
+/// ([`SENT_SOURCE`]) are left out where a run kept in this browser
+/// ([`RUNS_SOURCE`]) is the same model's at the same length, or at any
+/// length when the sent file names none (one run, not two rows, however
+/// often "Add to the Leaderboard" was pressed).
+pub fn once_each(files: &[LoadedScores]) -> impl Iterator<Item = &LoadedScores> {
+    let kept: Vec<(Vec<&String>, Option<usize>)> = files
+        .iter()
+        .filter(|f| f.source.starts_with(RUNS_SOURCE))
+        .map(|f| (f.file.models.keys().collect(), ntoken_of_path(&f.source)))
+        .collect();
+    files.iter().filter(move |f| {
+        if !f.source.starts_with(SENT_SOURCE) {
+            return true;
+        }
+        let models: Vec<&String> = f.file.models.keys().collect();
+        let at = ntoken_of_path(&f.source);
+        !kept.iter().any(|(m, n)| *m == models && (at.is_none() || *n == at))
+    })
+}
+
+/// Two SCORES files equal but for their models' `eval_date`.
+fn same_but_date(a: &ScoresFile, b: &ScoresFile) -> bool {
+    a.models.len() == b.models.len()
+        && a.models.iter().zip(&b.models).all(|((ma, sa), (mb, sb))| {
+            ma == mb && (ModelScores { eval_date: sb.eval_date.clone(), ..sa.clone() }) == *sb
+        })
+}
+
 /// A loaded file at its length: `(ntoken, source, file)`.
 pub type AtLength = (usize, String, Arc<ScoresFile>);
 
@@ -128,10 +157,7 @@ impl LeaderboardState {
     /// file: one run, not two files at one length.
     pub fn at_lengths(&self) -> Vec<AtLength> {
         self.files.with_untracked(|fs| {
-            let kept: std::collections::HashSet<&str> =
-                fs.iter().filter_map(|f| f.source.strip_prefix(RUNS_SOURCE)).collect();
-            fs.iter()
-                .filter(|f| !f.source.strip_prefix(SENT_SOURCE).is_some_and(|r| kept.contains(r)))
+            once_each(fs)
                 .filter_map(|f| {
                     Some((ntoken_of_path(&f.source)?, f.source.clone(), f.file.clone()))
                 })
@@ -227,6 +253,18 @@ impl LeaderboardState {
         file: ScoresFile,
         answers: std::collections::BTreeMap<String, String>,
     ) {
+        // The same run again (only its eval_date new): nothing changes, so
+        // nothing drawn from the list (the ladder, the table) is redrawn.
+        let unchanged = self.files.with_untracked(|fs| {
+            fs.iter().any(|f| {
+                f.source == source
+                    && f.answers.as_deref() == Some(&answers)
+                    && same_but_date(&f.file, &file)
+            })
+        });
+        if unchanged {
+            return;
+        }
         let text = file.to_python_json();
         let sha256 = repoqa::input::identity::sha256_hex(text.as_bytes());
         let loaded =

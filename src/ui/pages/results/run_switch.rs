@@ -8,10 +8,9 @@ use leptos::prelude::*;
 use crate::ui::error::UiError;
 use crate::ui::format::thousands;
 use crate::ui::jobs::run::use_model_run;
-use crate::ui::jobs::runs::{put_runs_on_board, switch_to};
+use crate::ui::jobs::runs::{keep_runs_on_board, switch_to};
 use crate::ui::jobs::scoring::ImportReport;
 use crate::ui::jobs::use_runner;
-use crate::ui::state::reviewers::LeaderboardState;
 use crate::ui::state::run::use_run_state;
 use crate::ui::state::runs::{runs_kept, KeptRun};
 use crate::ui::state::use_state;
@@ -34,25 +33,7 @@ pub fn RunSwitch(import_report: RwSignal<Option<Result<ImportReport, UiError>>>)
     });
     // Several runs: each on the Leaderboard's list, so "Two runs, task by
     // task" compares any two of them (again when one gains answers).
-    let lb = expect_context::<LeaderboardState>();
-    let kept = Memo::new(move |_| {
-        let mut r = runs.get();
-        r.sort();
-        r
-    });
-    // What their SCORES depend on besides the answers: the Run page's
-    // selection (read back after a reload), the scoring options, the tasks.
-    let selection = Memo::new(move |_| rs.form.with(|f| f.selection.clone()));
-    Effect::new(move |_| {
-        let n = kept.with(Vec::len);
-        selection.track();
-        app.scoring.unanswered.track();
-        app.scoring.options.track();
-        app.tasks.track();
-        if n >= 2 && rs.restored.get() && !model_run.runner.busy() {
-            untrack(|| put_runs_on_board(app, rs, runner, lb));
-        }
-    });
+    keep_runs_on_board(app, rs, runner, move || model_run.runner.busy());
     let on_change = move |ev: leptos::ev::Event| {
         let key = event_target_value(&ev);
         let model = crate::ui::state::runs::parse_run_key(&key).0;
