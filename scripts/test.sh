@@ -38,7 +38,7 @@ current=""
 # the quick tier runs them besides the unit tests.
 quick_tests=(cli_options demo_dataset name_match_replies
   leaderboard_published curate_archive llm_describe run_cli verify_tampered fuzz
-  parity_bleu parity_grammar sample_answers hostile_cli module_graph)
+  parity_bleu parity_grammar sample_answers sample_ladder hostile_cli module_graph)
 
 # slowest_browser_tests LOG: the five slowest top-level tests of node's TAP
 # output (each `ok N - name` is followed by `---` and its `duration_ms`).

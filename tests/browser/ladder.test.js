@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, saveViewports, DIST } from './browser.js';
+import { launch, openPage, gotoApp, saveViewports, DIST, ROOT } from './browser.js';
 import { BIN, DEMO, open } from './results-fixture.js';
 import { startModelServer, configure, runAndWait, idbDump, setField, KEY, MODEL } from './run-fixture.js';
 
@@ -160,6 +160,35 @@ test('a depth grid (`repoqa run --depths`): the grid and pooled lengths in the p
   await saveViewports(one.page, '#lb-ladder-card section.ladder', 'ladder-grid-one-length');
   assert.deepEqual(one.problems, []);
   await one.page.close();
+});
+
+// Walk round 2, major 6: a visitor with no API sees a ladder: the sample
+// one shipped with the app (scripts/sample_ladder.py), labelled as not a
+// model's, drawn as `repoqa ladder` computes it from the shipped folder.
+test('the sample ladder: one click, labelled as a sample, the ladder `repoqa ladder` makes of the shipped files', async () => {
+  const { page, problems } = await openPage(context);
+  await gotoApp(page, srv.url, '#leaderboard');
+  assert.match(await page.textContent('#ladder-empty'), /No model is loaded at two lengths/);
+  assert.match(await page.textContent('#lb-ladder-card'), /written by this project \(not a model's replies\)/);
+  await page.click('#lb-load-sample-ladder');
+  const shown = await pageLadder(page, 0.8);
+  assertEqualToCli(shown, cliLadder(0.8, path.join(ROOT, 'public', 'demo', 'sample-ladder')));
+  assert.equal(shown.model, 'SAMPLE-ladder-not-a-model');
+  assert.deepEqual(shown.lengths.map((l) => l.ntoken), [1024, 2048, 4096]);
+  assert.match(await page.textContent('#lb-status'), /^Loaded the sample ladder \(SAMPLE-ladder-not-a-model\): answers written by this project/);
+  assert.match(await page.textContent('#lb-ladder-card .ladder-effective'), /^Effective context length: 2,048 tokens\./);
+  const rows = await page.$$eval('#lb-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.model, tr.dataset.ntoken]));
+  assert.deepEqual(rows.map(([, n]) => n).sort(), ['1024', '2048', '4096']);
+  assert.ok(rows.every(([m]) => m === 'SAMPLE-ladder-not-a-model'));
+  // The CI column's dashes say why.
+  assert.match(await page.textContent('#lb-ladder-card .ladder-no-repo-ci'), /needs two repositories or more in every language/);
+  // A second click adds nothing.
+  await page.click('#lb-load-sample-ladder');
+  await page.waitForFunction(() => /^Loaded the sample ladder/.test(document.querySelector('#lb-status')?.textContent || ''));
+  assert.equal(await page.$$eval('#lb-table tbody tr', (trs) => trs.length), 3);
+  await saveViewports(page, '#lb-ladder-card section.ladder', 'ladder-sample');
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 /** The demo built in the page at `size` tokens (a new build, waited for). */

@@ -103,6 +103,35 @@ pub fn load_published(st: LeaderboardState) {
     });
 }
 
+/// Where the sample ladder is served (Trunk copies `public/demo/`), its
+/// lengths, and its model's name: SAMPLE answers written by this project
+/// (`scripts/sample_ladder.py`), not a model's.
+pub const SAMPLE_LADDER: &str = "demo/sample-ladder/";
+pub const SAMPLE_LADDER_LENGTHS: [usize; 3] = [1024, 2048, 4096];
+pub const SAMPLE_LADDER_MODEL: &str = "SAMPLE-ladder-not-a-model";
+
+/// Load the sample ladder (its three lengths at once, each in its length's
+/// `ntoken_<N>/` folder, so the ladder card draws it).
+pub fn load_sample_ladder(st: LeaderboardState) {
+    st.status.set(Some(Ok("Loading the sample ladder…".into())));
+    spawn_local(async move {
+        let r = async {
+            let mut read = Vec::new();
+            for n in SAMPLE_LADDER_LENGTHS {
+                let path = format!("ntoken_{n}/{SAMPLE_LADDER_MODEL}-SCORES.json");
+                let bytes = fetch_bytes(&format!("{SAMPLE_LADDER}{path}")).await?;
+                let file = scores(&bytes, &path)?;
+                read.push((format!("sample ladder/{path}"), file, bytes));
+            }
+            Ok::<usize, UiError>(st.add_all(read))
+        }
+        .await;
+        st.status.set(Some(r.map(|_| {
+            format!("Loaded the sample ladder ({SAMPLE_LADDER_MODEL}): answers written by this project at three lengths, not a model's replies.")
+        }).map_err(|e| e.to_string())));
+    });
+}
+
 /// What loading the `total` published files said, `added` of them new.
 fn published_status((total, added): (usize, usize)) -> String {
     let files = count(total, "published file", "published files");

@@ -17,7 +17,7 @@ use crate::ui::browser::dom::{folder_picker, picked_files};
 use crate::ui::components::charts::LadderCharts;
 use crate::ui::format::thousands;
 use crate::ui::jobs::ladder::{ladder_evidence, LADDER_LEVEL};
-use crate::ui::jobs::reviewers::load_files;
+use crate::ui::jobs::reviewers::{load_files, load_sample_ladder};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::reviewers::LeaderboardState;
 
@@ -55,6 +55,10 @@ pub fn LadderCard() -> impl IntoView {
                 ", the longest length up to which every length keeps at least the share below of the model's pass@1 at its shortest length. "
                 "Pick the result directory of " <code>"repoqa run --code-context-size 4096,8192,16384"</code>
                 " (its " <code>"ntoken_<N>"</code> " folders say each file's length), or send your answers here from Results after building at each length."
+            </p>
+            <p>
+                <button type="button" id="lb-load-sample-ladder" on:click=move |_| load_sample_ladder(st)>"Load the sample ladder"</button>
+                " — SAMPLE answers to the demo at 1,024, 2,048 and 4,096 tokens, written by this project (not a model's replies), to see what a ladder shows."
             </p>
             <div class="row load-options">
                 <label class="file-pick">"Result directory: "
@@ -180,6 +184,9 @@ fn ladder_section(l: &Ladder, threshold: &str) -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {l.rungs.iter().all(|r| r.all.by_repo.is_none()).then(|| view! {
+                <p class="note ladder-no-repo-ci">"– in the CI column: an interval by repository needs two repositories or more in every language, and these runs have one in some (the demo has one per language). Each pass@1's Wilson and by-task intervals are in its tooltip."</p>
+            })}
             {(!l.grid.is_empty()).then(|| depth_grid(l, threshold))}
         </section>
     }

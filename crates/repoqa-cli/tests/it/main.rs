@@ -27,6 +27,7 @@ mod parity_score;
 mod run_cli;
 mod run_real_model;
 mod run_reasoning;
+mod sample_ladder;
 mod stats_scipy;
 mod verify_published;
 mod verify_tampered;
