@@ -408,6 +408,23 @@ test('Ask needs only the address and key of the Run page; the judge starts empty
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
 });
 
+// Walk round 2 (minor): Ask with the defaults (no model, no key) says
+// where it would send the question and that a model server must answer
+// there, or a provider's key be given, not only "Name the model".
+test('Ask with no model server or key says one is needed, and where', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#coreqa');
+  await page.waitForSelector('#cq-ask');
+  await page.selectOption('#cq-ask-step', 'answer');
+  await page.click('#cq-ask-start');
+  await page.waitForFunction(() => /Name the model/.test(document.querySelector('#cq-ask-message')?.textContent || ''), null, { timeout: 10000 });
+  assert.match(await page.textContent('#cq-ask-message'),
+    /^Name the model to ask in this card's model field \(or on the Run page\)\. Ask sends it to the API set on the Run page: OpenAI-compatible at http:\/\/127\.0\.0\.1:\d+\/v1\. A model server must be running there \(llama\.cpp's server, vLLM, Ollama: set its Base URL\), or give a provider's API format and API key/);
+  assert.equal(await page.getAttribute('#cq-ask-progress', 'data-state'), 'failed');
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
+});
+
 test('questions and reference answers written from an issues export, as repoqa coreqa build writes them', async (t) => {
   const { page, problems } = await freshPage(t);
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -297,6 +297,9 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
     assert.ok(await inView(`.verify-numbers[data-model="${model}"] tbody tr[data-row="all"]`), 'the recomputed pass@1 is on the first screen');
     assert.ok(await inView(`.verify-numbers[data-model="${model}"] tbody tr:last-child`), 'every language on the first screen');
     assert.equal(await page.$eval(`.verify-numbers[data-model="${model}"] tbody tr[data-row="all"] td:last-child`, (td) => td.textContent), 'same');
+    // Re-scoring is not offered without the outputs, and says so beside the button.
+    assert.equal(await page.getAttribute('#verify-rescore', 'disabled'), '');
+    assert.match(await page.textContent('#verify-rescore-why'), /needs the model outputs JSONL above/);
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -186,6 +186,25 @@ test('Test connection: a refused test prompt is a failure, in red, never "connec
   assert.ok(r > g, `a refusal is drawn in the failure colour, not ${status.color}`);
 });
 
+// Walk round 2 (minor): a reply over several lines is quoted as a person
+// reads it, in the pass colour, never with a literal \n.
+test('Test connection: a reply is quoted on one line, in the pass colour', async () => {
+  const { page } = fx;
+  await srv.control({ reset: true, faults: {}, test_reply: '```\nOK\n```\n\nReady.' });
+  try {
+    await configure(page, srv, { provider: 'openai', language: 'java' });
+    await page.click('#run-test-connection');
+    await page.waitForSelector('#run-connection-status[data-ok="true"]:not(:empty)');
+    await page.waitForFunction(() => /^Connected/.test(document.querySelector('#run-connection-status')?.textContent || ''));
+    const status = await page.$eval('#run-connection-status', (e) => ({ text: e.textContent, cls: e.className }));
+    assert.match(status.text, /^Connected: .* replied “``` OK ``` Ready\.”\.$/);
+    assert.ok(!status.text.includes('\\n'), status.text);
+    assert.equal(status.cls, 'pass');
+  } finally {
+    await srv.control({ test_reply: null });
+  }
+});
+
 test('a server that gives no HTTP status to the whole first wave stops the run at once with the CORS advice', async () => {
   const { page } = fx;
   await srv.control({ reset: true, faults: {}, cors: false });

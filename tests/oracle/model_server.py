@@ -273,6 +273,9 @@ class State:
         self.args = args
         self.tasks = tasks
         self.cors = not args.no_cors
+        # The reply to a prompt that is no task (Test connection's), when
+        # set by /control {"test_reply": …}; None: a 400 as before.
+        self.test_reply = None
         self.faults = {}
         for spec in args.fault:
             name, kinds = spec.split("=", 1)
@@ -654,6 +657,8 @@ def make_handler(state):
                         state.cors = bool(ctl["cors"])
                     if "models" in ctl:
                         state.args.models = ctl["models"]
+                    if "test_reply" in ctl:
+                        state.test_reply = ctl["test_reply"]
                 return self.send(200, {"ok": True})
             if state.args.zero:
                 with state.lock:
@@ -712,6 +717,8 @@ def make_handler(state):
                 return self.send(401, {"type": "error", "error": {"type": "authentication_error", "message": "CORS requests must set 'anthropic-dangerous-direct-browser-access' header"}})
             if state.args.model is not None and model != state.args.model:
                 return self.send(*error_body(fmt, "404"))
+            if not found and state.test_reply is not None and fmt == "openai":
+                return self.send(200, openai_ok(model, state.test_reply, len(prompt) // 3, 3))
             if not found:
                 return self.send(400, {"error": {"message": "test server: no known task in the prompt"}})
             ptoks = len(prompt) // 3

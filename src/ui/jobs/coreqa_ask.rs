@@ -114,9 +114,19 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
         form.model.trim().to_string()
     };
     if model.is_empty() {
-        return runner.show(Line::Failed(
-            "Name the model to ask in this card's model field (or on the Run page).".into(),
-        ));
+        // Say where Ask would send it, and that a model must answer there:
+        // a server running at that address, or a provider with a key.
+        let keyed = endpoint.api_key.as_deref().is_some_and(|k| !k.trim().is_empty());
+        let behind = if keyed {
+            String::new()
+        } else {
+            " A model server must be running there (llama.cpp's server, vLLM, Ollama: set its Base URL), or give a provider's API format and API key (OpenAI, Anthropic, Google Gemini) on the Run page.".to_string()
+        };
+        return runner.show(Line::Failed(format!(
+            "Name the model to ask in this card's model field (or on the Run page). Ask sends it to the API set on the Run page: {} at {}.{behind}",
+            endpoint.provider.label(),
+            endpoint.base_url_shown(),
+        )));
     }
     endpoint.model = model.clone();
     if let Err(e) = endpoint.validate() {

@@ -13,7 +13,7 @@ use leptos::task::spawn_local;
 use repoqa::llm::presets::NO_STATUS;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStats};
 use repoqa::llm::runlog::{plan_run, TaskSelection};
-use repoqa::llm::snippet;
+use repoqa::llm::snippet_line;
 use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 use repoqa::report::Task;
 
@@ -536,10 +536,10 @@ pub fn test_connection(rs: RunState) {
             Outcome::Answer(a) => (
                 true,
                 format!(
-                    "Connected: {} at {} replied {:?}.",
+                    "Connected: {} at {} replied “{}”.",
                     settings.model.trim(),
                     settings.base_url_shown(),
-                    snippet(&a.text)
+                    snippet_line(&a.text)
                 ),
             ),
             // Reached and keyed, but refused: a run's requests would be

@@ -102,9 +102,17 @@ pub fn VerifyPage() -> impl IntoView {
             <DropZone id="verify-drop" label="Drop the SCORES file, the outputs (.jsonl) and the dataset here" on_drop=on_drop/>
             <div class="row">
                 <button type="button" id="verify-rescore" on:click=move |_| rescore(vs, runner)
+                    aria-describedby="verify-rescore-why"
                     disabled=move || runner.busy() || vs.scores.with(Option::is_none) || vs.outputs.with(Option::is_none)>
                     "Re-score every task"
                 </button>
+                // Why it cannot be pressed yet, beside it.
+                <span class="muted" id="verify-rescore-why">{move || match (vs.scores.with(Option::is_some), vs.outputs.with(Option::is_some)) {
+                    (false, false) => " needs the SCORES file and the model outputs JSONL above",
+                    (false, true) => " needs the SCORES file above",
+                    (true, false) => " needs the model outputs JSONL above (the answers to re-score)",
+                    (true, true) => "",
+                }}</span>
             </div>
             <Progress/>
             {move || vs.error.get().map(|e| view! { <p class="fail error-box" id="verify-error" role="alert">{e}</p> })}

@@ -188,6 +188,12 @@ fn retry(after: &Option<String>) -> String {
     after.as_ref().map(|s| format!(" (Retry-After: {s})")).unwrap_or_default()
 }
 
+/// [`snippet`] on one line, each run of white space (line breaks too) one
+/// space: a reply quoted in a sentence, as a person reads it.
+pub fn snippet_line(text: &str) -> String {
+    snippet(text).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The first 200 characters of a text, for error messages.
 pub fn snippet(text: &str) -> String {
     let t = text.trim();
@@ -505,6 +511,12 @@ mod tests {
         let e = reply_content(&s, &status(200, r#"{"choices": [{"finish_reason": "stop"}]}"#))
             .unwrap_err();
         assert!(e.to_string().contains("empty content, finish_reason \"stop\""), "{e}");
+    }
+
+    #[test]
+    fn a_reply_quoted_in_a_sentence_is_one_line() {
+        assert_eq!(snippet_line("```\nOK\n```\n\n  Ready."), "``` OK ``` Ready.");
+        assert_eq!(snippet_line("OK"), "OK");
     }
 
     #[test]
