@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { saveScreenshot } from './browser.js';
-import { open, buildDemo, typeAnswers, importRest, fence } from './results-fixture.js';
+import { open, buildDemo, typeAnswers, importRest, fence, sampleAnswered } from './results-fixture.js';
 
 let fx;
 before(async () => { fx = await open(); });
@@ -79,4 +79,33 @@ test('typed and imported answers: verdicts, line errors, UTF-8, inert text', asy
   assert.equal(await page.evaluate(() => window.__xss), undefined, 'results detail executed the answer');
   await saveScreenshot(page, 'results-page.png');
   assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
+});
+
+// Walk round 2 (minor): the sample answers' name ("SAMPLE-answers-not-a-
+// model", written by this project) stays with the samples only: answers of
+// the visitor's own, pasted after a Clear or beside the samples, are no
+// longer labelled as the project's.
+test('pasted answers are not labelled as the project\'s samples', async () => {
+  const fx2 = await sampleAnswered();
+  try {
+    const { page } = fx2;
+    assert.equal(await page.inputValue('#model-name'), 'SAMPLE-answers-not-a-model');
+    // Cleared: nobody's answers.
+    await page.click('#clear-answers');
+    await page.click('#clear-confirm-yes');
+    await page.waitForSelector('#load-samples');
+    assert.equal(await page.inputValue('#model-name'), 'model');
+    // Samples again, then a line of the visitor's pasted beside them.
+    await page.click('#load-samples');
+    await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+    assert.equal(await page.inputValue('#model-name'), 'SAMPLE-answers-not-a-model');
+    const id = await page.$eval('tr.task-row:not([data-answered="true"])', (tr) => tr.dataset.taskId).catch(() => null)
+      || (await page.$$eval('tr.task-row', (trs) => trs.map((tr) => tr.dataset.taskId)))[0];
+    await page.fill('#import-text', JSON.stringify({ task_id: id, output: 'my own answer' }));
+    await page.click('#import-pasted');
+    await page.waitForFunction(() => document.querySelector('#model-name')?.value === 'model', null, { timeout: 30000 });
+    assert.deepEqual(fx2.problems, [], 'console errors or panics in the page');
+  } finally {
+    await fx2.close();
+  }
 });

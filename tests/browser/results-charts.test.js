@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS } from './browser.js';
-import { answeredDemo, cliScoresOfExport, open, buildDemo } from './results-fixture.js';
+import { answeredDemo, cliScoresOfExport, sampleAnswered } from './results-fixture.js';
 
 let fx;
 before(async () => { fx = await answeredDemo(); });
@@ -59,13 +59,9 @@ test('the detail of an exact answer lists every candidate, the needle first, no 
 // past 50 % at 0 %, a depth effect that is not there), and the depth axis
 // says what it plots: the task's position ratio.
 test('charts count the answered tasks only, say so, and name the depth they plot', async () => {
-  const fx2 = await open();
+  const fx2 = await sampleAnswered();
   try {
     const { page } = fx2;
-    await buildDemo(fx2);
-    await page.goto(fx2.srv.url + '#results');
-    await page.click('#load-samples');
-    await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
     await page.waitForSelector('#charts-answered-only');
     assert.equal(await page.getAttribute('#charts-answered-only', 'data-answered'), '12');
     assert.equal(await page.getAttribute('#charts-answered-only', 'data-left-out'), '48');

@@ -163,6 +163,17 @@ export async function answeredDemo() {
   return fx;
 }
 
+/** The demo built and the 12 sample answers loaded on Results ("Load
+ *  sample answers"), on a page of its own. */
+export async function sampleAnswered() {
+  const fx = await open();
+  await buildDemo(fx);
+  await fx.page.goto(fx.srv.url + '#results');
+  await fx.page.click('#load-samples');
+  await fx.page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+  return fx;
+}
+
 /** The page's outputs export scored by the CLI (on `dataset`, the demo
  *  unless given): its SCORES text and model record. */
 export async function cliScoresOfExport(fx, dataset = DEMO, name = 'model.jsonl') {

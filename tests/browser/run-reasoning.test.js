@@ -154,6 +154,8 @@ test('the effort list offers every documented value the model takes, and refuses
     (os) => os.map((o) => [o.value, o.disabled, o.textContent.trim()]));
   await setField(page, '#run-model', 'gpt-5');
   await page.waitForFunction(() => document.querySelector('#run-reasoning-effort option[value="none"]')?.disabled === true);
+  // Which control of this API each setting is (walk round 2, minor).
+  assert.match(await page.textContent('#run-effort-controls'), /^OpenAI-compatible: the effort is sent as reasoning_effort/);
   assert.deepEqual(await options(), [
     ['', false, "the model's default"],
     ['none', true, 'none (not taken by OpenAI GPT-5)'],
@@ -199,9 +201,14 @@ test('the effort list offers every documented value the model takes, and refuses
     assert.equal(r.body.reasoning_effort, 'none');
     assert.equal(r.body.max_completion_tokens, 1024);
   }
+  // Reasoning off for GPT-5: the page says OpenAI refuses upstream's request for it.
+  await page.selectOption('#run-reasoning', 'off');
+  await page.waitForFunction(() => /OpenAI's API refuses both for it \(HTTP 400\): Reasoning: on asks it as one/.test(document.querySelector('#run-reasoning-note')?.textContent || ''));
+  await page.selectOption('#run-reasoning', 'auto');
   // Gemini 3 Pro on Google's API: low and high only.
   await configure(page, srv, { provider: 'google', language: 'go' });
   await setField(page, '#run-model', 'gemini-3-pro-preview');
   await page.waitForFunction(() => document.querySelector('#run-reasoning-effort option[value="medium"]')?.disabled === true);
   assert.deepEqual((await options()).filter(([, d]) => !d).map(([v]) => v), ['', 'low', 'high']);
+  assert.match(await page.textContent('#run-effort-controls'), /^Gemini 3: the effort is sent as thinkingLevel/);
 });

@@ -21,6 +21,16 @@ pub const SAMPLE_ANSWERS_URL: &str = "demo/sample-answers.jsonl";
 /// The model name they are recorded under: it says what they are.
 pub const SAMPLE_MODEL: &str = "SAMPLE-answers-not-a-model";
 
+/// Answers of the visitor's own (pasted, a file, or after Clear) are no
+/// project samples: the set is no longer named for them ("model", nobody's,
+/// until named).
+pub fn unname_samples(state: AppState) {
+    if state.scoring.model_name.with_untracked(|m| m == SAMPLE_MODEL) {
+        state.scoring.model_name.set(crate::ui::state::runs::UNNAMED.to_string());
+        persist_scoring(state.scoring);
+    }
+}
+
 /// Is the loaded dataset the built-in demo? (Tracked.)
 pub fn demo_loaded(state: AppState) -> bool {
     state.dataset.with(|d| d.as_ref().is_some_and(|d| d.origin.starts_with("demo")))

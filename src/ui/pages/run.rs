@@ -13,7 +13,7 @@ use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
 use repoqa::llm::progress::{duration_label, time_left_label};
 use repoqa::llm::reasoning::{
-    check_effort, efforts_of, family_of, Effort, Front, ReasoningMode, EFFORTS,
+    check_effort, controls, efforts_of, family_of, Effort, Front, ReasoningMode, EFFORTS,
 };
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
 use repoqa::llm::wire::Provider;
@@ -289,6 +289,7 @@ fn RunSettingsForm() -> impl IntoView {
                         }}
                     </select>
                 </label>
+                <p class="note" id="run-effort-controls">{move || form.with(|f| controls(f.settings.provider, &f.settings.model))}</p>
                 {move || form.with(|f| check_effort(&f.settings.model, &f.settings.reasoning, Front::Page).err()).map(|e| view! {
                     <p class="warning small" id="run-effort-problem" role="alert">{e}</p>
                 })}

@@ -346,6 +346,14 @@ pub const FAMILIES: &[Family] = &[
     Family { id: "qwq", label: "QwQ", starts: &["qwq"], budget: (1, 32_768), ..OPEN_WEIGHT },
 ];
 
+impl Family {
+    /// OpenAI's own reasoning models (o-series, GPT-5 and later), which
+    /// refuse the official request's `max_tokens` and temperature 0.
+    pub fn refuses_official_request(&self) -> bool {
+        self.id == "openai-o" || self.id.starts_with("gpt-5")
+    }
+}
+
 /// `model` as the table matches it: lower case, without `models/` or an
 /// `org/` prefix (OpenRouter's `openai/o3`, Hugging Face's `Qwen/Qwen3-8B`).
 fn bare_name(model: &str) -> String {
@@ -496,6 +504,31 @@ fn nearest(efforts: &[Effort], want: Effort) -> Effort {
 /// table does not know (sent as given).
 pub fn efforts_of(model: &str) -> &'static [Effort] {
     family_of(model).map_or(EFFORTS, |f| f.efforts)
+}
+
+/// Which of the provider's own controls the effort and the thinking
+/// budget set for `model` at `provider`, in a sentence for the fronts.
+pub fn controls(provider: Provider, model: &str) -> String {
+    let family = family_of(model);
+    match (provider, family) {
+        (Provider::Google, Some(f)) if f.levels => format!(
+            "{}: the effort is sent as thinkingLevel; a thinking budget, if given, is sent as thinkingBudget instead",
+            f.label
+        ),
+        (Provider::Google, _) => {
+            "Gemini: the effort picks thinkingBudget (none: 0, where thinking can be turned off); a thinking budget is sent as thinkingBudget".to_string()
+        }
+        (Provider::Anthropic, _) => {
+            "Anthropic: the effort picks thinking.budget_tokens (none: thinking disabled); a thinking budget is sent as budget_tokens".to_string()
+        }
+        (Provider::OpenAi, Some(f)) if f.style == Style::OpenWeight && f.control == Control::Budget => format!(
+            "{}: its servers take no effort, so the effort and the thinking budget raise max_tokens",
+            f.label
+        ),
+        (Provider::OpenAi, _) => {
+            "OpenAI-compatible: the effort is sent as reasoning_effort; the thinking budget is the room for the thinking in the output limit".to_string()
+        }
+    }
 }
 
 /// Whether `settings` asks `model` for an effort it takes. A value the
@@ -901,6 +934,24 @@ mod tests {
             assert!(f.efforts.windows(2).all(|w| w[0] < w[1]), "{}", f.id);
             assert!(!f.efforts.is_empty(), "{}", f.id);
         }
+    }
+
+    #[test]
+    fn each_api_s_controls_are_named() {
+        assert!(controls(Provider::OpenAi, "gpt-5").contains("reasoning_effort"));
+        assert!(controls(Provider::OpenAi, "Qwen/Qwen3-8B").contains("raise max_tokens"));
+        assert!(controls(Provider::Google, "gemini-3-pro-preview")
+            .starts_with("Gemini 3: the effort is sent as thinkingLevel"));
+        assert!(controls(Provider::Google, "gemini-2.5-flash").contains("picks thinkingBudget"));
+        assert!(controls(Provider::Anthropic, "claude-sonnet-4-5").contains("budget_tokens"));
+    }
+
+    #[test]
+    fn openai_s_own_reasoning_models_refuse_the_official_request() {
+        let refuses = |m: &str| family_of(m).is_some_and(|f| f.refuses_official_request());
+        assert!(refuses("o3") && refuses("gpt-5") && refuses("gpt-5.2") && refuses("gpt-5-pro"));
+        assert!(!refuses("gemini-2.5-pro") && !refuses("Qwen/Qwen3-8B") && !refuses("gpt-oss-20b"));
+        assert!(!refuses("gpt-4o"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::ui::browser::dom::{focus_into_view, picked_files};
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::fetch::read_blob;
 use crate::ui::error::UiError;
-use crate::ui::jobs::demo::{demo_loaded, import_samples};
+use crate::ui::jobs::demo::{demo_loaded, import_samples, unname_samples};
 use crate::ui::jobs::scoring::{import_answers, ImportReport};
 use crate::ui::jobs::use_runner;
 use crate::ui::state::answers::persist_answers;
@@ -44,7 +44,10 @@ pub fn AnswersCard(
                 return report(Err(UiError::invalid(format!("{name}: {hint}"))));
             }
             match String::from_utf8(bytes) {
-                Ok(t) => import_answers(state, runner, t, name, report),
+                Ok(t) => {
+                    unname_samples(state);
+                    import_answers(state, runner, t, name, report)
+                }
                 Err(e) => {
                     let at = e.utf8_error().valid_up_to();
                     let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -57,6 +60,7 @@ pub fn AnswersCard(
     };
     let on_paste_import = move |_| {
         let t = pasted.get_untracked();
+        unname_samples(state);
         import_answers(state, runner, t, "pasted text".to_string(), report);
     };
     let export_outputs = move |_| {
@@ -104,6 +108,7 @@ pub fn AnswersCard(
     let really_clear = move |_| {
         state.answers.update(|a| a.clear());
         state.answers.with_untracked(persist_answers);
+        unname_samples(state);
         confirming.set(false);
         focus_into_view("import-text");
     };

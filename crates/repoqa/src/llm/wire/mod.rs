@@ -375,6 +375,18 @@ impl Endpoint {
         let family = reasoning::family_of(&self.model);
         let Some(t) = self.thinking() else {
             return match (family, self.reasoning.mode) {
+                // OpenAI's reasoning models refuse the official request's
+                // max_tokens and temperature 0: said before a run, not after
+                // the first 400.
+                (Some(f), reasoning::ReasoningMode::Off)
+                    if f.refuses_official_request() && self.provider == Provider::OpenAi =>
+                {
+                    format!(
+                        "asked the official way (upstream's request: max_tokens and temperature 0), as a model that does not reason; {} ({}) reasons, and OpenAI's API refuses both for it (HTTP 400): {on} asks it as one",
+                        f.label,
+                        self.model.trim()
+                    )
+                }
                 (_, reasoning::ReasoningMode::Off) => {
                     "asked the official way (upstream's request), as a model that does not reason".to_string()
                 }

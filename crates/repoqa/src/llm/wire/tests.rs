@@ -391,6 +391,8 @@ fn a_reasoning_model_is_asked_as_each_provider_documents() {
                "max_tokens": 1024, "temperature": 0.0, "n": 1})
     );
     assert_eq!(o3.params().reasoning, None);
+    // …said before a run: OpenAI refuses it for a reasoning model.
+    assert!(o3.reasoning_summary().contains("OpenAI o-series (o3) reasons, and OpenAI's API refuses both for it (HTTP 400): --reasoning on asks it as one"), "{}", o3.reasoning_summary());
     // An open-weight thinker keeps max_tokens (raised) and the temperature.
     let mut qwen = settings(Provider::OpenAi);
     qwen.model = "Qwen/Qwen3-8B".into();
