@@ -90,6 +90,12 @@ test('pasted answers are not labelled as the project\'s samples', async () => {
   try {
     const { page } = fx2;
     assert.equal(await page.inputValue('#model-name'), 'SAMPLE-answers-not-a-model');
+    // The summary says how many of them pass, and never "0 ms".
+    const passing = Number(await page.getAttribute('#answer-summary', 'data-passing'));
+    assert.equal(passing, Number(await page.getAttribute('#score-headline', 'data-passed')), 'the headline\'s count (unanswered tasks never pass)');
+    const summary = await page.textContent('#answer-summary');
+    assert.match(summary, new RegExp(`^12 of 60 tasks answered; ${passing} of them pass at 0\\.8; the import scored 12 answer\\(s\\) in (under 1|\\d+) ms\\.$`), summary);
+    assert.doesNotMatch(summary, / 0 ms/);
     // Cleared: nobody's answers.
     await page.click('#clear-answers');
     await page.click('#clear-confirm-yes');

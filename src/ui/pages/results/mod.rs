@@ -40,6 +40,16 @@ use crate::ui::state::answers::{ensure_answers_restored, score_set};
 use crate::ui::state::run::RunState;
 use crate::ui::state::use_state;
 
+/// A time in milliseconds as the summary says it: "under 1 ms" rather than
+/// "0 ms", which reads as if nothing was done.
+fn ms_words(ms: f64) -> String {
+    if ms < 1.0 {
+        "under 1 ms".to_string()
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
 #[component]
 pub fn ResultsPage() -> impl IntoView {
     let state = use_state();
@@ -72,12 +82,22 @@ pub fn ResultsPage() -> impl IntoView {
                     view! { <p class="notice" id="results-no-tasks">"No tasks are built yet: load a dataset and build the tasks first. Answers are matched to tasks by id (language::repo::name)."</p> }.into_any()
                 } else {
                     let s = set.get();
+                    let threshold = state.settings.with(|st| st.threshold);
+                    // How many of the answers pass, beside how many there are
+                    // (an import says what it brought, not only that it came).
+                    let passing = (s.pending == 0 && !s.items.is_empty())
+                        .then(|| s.items.iter().filter(|t| t.passes(threshold)).count());
+                    let passing_words = passing.map(|p| {
+                        format!("{p} of them pass at {}; ", repoqa::review::leaderboard::fmt_threshold(threshold))
+                    });
                     view! {
-                        <p id="answer-summary">
+                        <p id="answer-summary" data-passing=passing>
                             {format!("{} of {n} tasks answered; ", s.items.len())}
+                            {passing_words}
                             {match state.scoring.last_scoring.get() {
-                                Some((what, k, ms)) => format!("{what} scored {k} answer(s) in {ms:.0} ms."),
-                                None => format!("scored in {:.0} ms.", s.ms),
+                                Some((what, k, ms)) => format!("{what} scored {k} answer(s) in {}.", ms_words(ms)),
+                                None if s.rescored == 0 => "every score read from this browser's cache.".to_string(),
+                                None => format!("scored {} in {}.", format::count(s.rescored, "answer", "answers"), ms_words(s.ms)),
                             }}
                         </p>
                     }.into_any()
