@@ -11,31 +11,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { saveScreenshot, ARTIFACTS } from './browser.js';
+import { saveScreenshot, saveViewports, ARTIFACTS } from './browser.js';
 import { demoAndModelServer, setField, runAndWait, configure, idbDump } from './run-fixture.js';
 
 let fx;
 let srv;
 
-/** Screenshots of `sel` scrolled into view at 1280 and 390 px, light and
- * dark, each checked to lie inside the viewport's width; back to 1280
- * light after. */
+/** `saveViewports`' screenshots of `sel`, after checking that at 390 px it
+ *  lies inside the viewport's width (no panel off to the right). */
 async function screenshots(page, sel, name) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.locator(sel).scrollIntoViewIfNeeded();
-      // Two frames: the new colours and width painted.
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const box = await page.locator(sel).boundingBox();
-      assert.ok(box && box.x >= 0 && box.x + box.width <= width + 1, `${sel} inside the viewport at ${width}: ${JSON.stringify(box)}`);
-      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${scheme}-${width}.png`) });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator(sel).scrollIntoViewIfNeeded();
+  const box = await page.locator(sel).boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= 391, `${sel} inside the viewport at 390 px: ${JSON.stringify(box)}`);
+  await saveViewports(page, sel, name);
 }
+
 before(async () => { ({ fx, srv } = await demoAndModelServer()); });
 after(async () => { await fx?.close(); srv?.stop(); });
 

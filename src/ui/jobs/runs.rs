@@ -110,14 +110,15 @@ pub fn keep_runs_on_board(
 /// Whether every run kept here is on the Leaderboard's list with the
 /// answers it has now.
 fn on_board_already(app: AppState, rs: RunState, lb: LeaderboardState) -> bool {
-    let mut answers = vec![app.answers.get_untracked()];
-    rs.shelf.with_untracked(|s| answers.extend(s.iter().map(|r| r.answers.clone())));
     lb.files.with_untracked(|fs| {
-        answers.iter().filter(|a| !a.is_empty()).all(|a| {
-            fs.iter().any(|f| {
-                f.source.starts_with(RUNS_SOURCE) && f.answers.as_deref().is_some_and(|x| x == a)
-            })
-        })
+        let on = |a: &BTreeMap<String, String>| {
+            a.is_empty()
+                || fs
+                    .iter()
+                    .any(|f| f.source.starts_with(RUNS_SOURCE) && f.answers.as_deref() == Some(a))
+        };
+        app.answers.with_untracked(on)
+            && rs.shelf.with_untracked(|s| s.iter().all(|r| on(&r.answers)))
     })
 }
 
