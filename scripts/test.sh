@@ -80,6 +80,12 @@ finish() {
   native=$(cat "$logs"/cargo-*.log 2>/dev/null | awk '/^test result: /{n += $4} END {print n + 0}')
   browser=$(cat "$logs"/browser.log 2>/dev/null | awk '/^# pass /{n += $3} END {print n + 0}')
   echo "==> tests passed: $native native, $browser browser ($tier tier)"
+  # Last, where a tail of this output shows it: why each browser test failed
+  # (node's TAP block of every `not ok`, its error and where), 60 lines at most.
+  if grep -q '^ *not ok ' "$logs/browser.log" 2>/dev/null; then
+    echo "==> failed browser tests, with their errors"
+    awk '/^ *not ok [0-9]+ - /{on = 1} on {print} on && /^ *\.\.\.$/{on = 0}' "$logs/browser.log" | head -60
+  fi
   mkdir -p "$root/target"
   printf '%s %s %s %s\n' "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" \
     "$tier" "$status" "$total" >"$root/target/test-status"
