@@ -210,7 +210,7 @@ if [ "$tier" = slow ]; then
   phase "cargo build (the CLI the tests compare with)" cargo build --locked -p repoqa-cli
   phase "trunk build --release --offline" env CARGO_TARGET_DIR="$wasm_target" trunk build --release --offline
   phase "slow browser tests (headless Chromium)" \
-    bash -c 'cd tests/browser && REPOQA_BIN="$1" node --test --test-concurrency=1 --test-force-exit tab-faithful.slow.mjs 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
+    bash -c 'cd tests/browser && REPOQA_BIN="$1" node --test --test-concurrency=1 --test-force-exit tab-faithful.slow.mjs tab-threads.slow.mjs 2>&1 | tee "$2"; exit "${PIPESTATUS[0]}"' _ \
     "$target_dir/debug/repoqa" "$logs/browser.log"
   exit 0
 fi

@@ -22,12 +22,24 @@
 // - Only GET requests for files of this build under the app's own path are
 //   kept; anything else (a model API, another site, a POST, a file the
 //   user gave) never reaches the cache.
+// - Threads for the model in the tab on any host: every response it gives
+//   the page carries Cross-Origin-Opener-Policy: same-origin and
+//   Cross-Origin-Embedder-Policy: require-corp, the two headers that make a
+//   page cross-origin isolated (SharedArrayBuffer, so llama.cpp's threads),
+//   which many static hosts cannot send. A visit the worker serves is
+//   isolated; the first, which it does not, is told by the page that a
+//   reload gives threads. The app loads nothing from other sites without
+//   CORS, so require-corp blocks nothing it uses.
 // - Activate: the caches of older builds at this same path are dropped
 //   (another app or deploy on the same origin keeps its own). A new build's
 //   worker takes over when the pages of the old one are closed, never in
 //   the middle of a visit (no skipWaiting()); it then claims the pages
 //   without a worker (a first visit), so what they fetch next is kept.
 const PRECACHE = null;
+// Add the two headers of cross-origin isolation (see isolated()); a host
+// whose own additions to the page load other sites' files without CORS
+// sets this to false (docs/hosting.md).
+const ISOLATE = true;
 
 const SCOPE = new URL(self.registration.scope);
 const PREFIX = `repoqa-web ${SCOPE.pathname} `;
@@ -83,8 +95,19 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(req.url);
   const f = buildFile(url, req.mode === 'navigate');
   if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return;
-  event.respondWith(networkFirst(event, req, f));
+  const served = networkFirst(event, req, f);
+  event.respondWith(ISOLATE ? served.then(isolated) : served);
 });
+
+/** `res` with the two headers of cross-origin isolation added (a response
+ *  whose headers cannot be read, or that has none to carry, as it is). */
+function isolated(res) {
+  if (!res || res.status === 0 || res.type === 'opaqueredirect') return res;
+  const headers = new Headers(res.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
 
 async function networkFirst(event, req, f) {
   let res;
@@ -148,6 +171,8 @@ async function status(cache) {
   const bytes = (fs) => fs.reduce((n, f) => n + (PRECACHE.sizes[f] || 0), 0);
   return {
     kind: 'status',
+    // Pages this worker serves are cross-origin isolated (see isolated()).
+    isolates: ISOLATE,
     keptFiles: PRECACHE.files.length - rest.length,
     keptBytes: bytes(PRECACHE.files) - bytes(rest),
     missingFiles: rest.length,

@@ -6,10 +6,12 @@
 // the engine.
 //
 // The page speaks to it as to any OpenAI-compatible server (the runner's
-// requests, retries, run log and resume are the same): `chat(body, ms)`
-// takes the Chat Completions request the core built and gives back what a
-// server would, `{ status, body }`, or `{ timeout: true }`, or
-// `{ noStatus: why }`. The engine embeds llama.cpp's own server code, so the
+// requests, run log and resume are the same): `chat(body, ms)` takes the
+// Chat Completions request the core built and gives back what a server
+// would, `{ status, body }`, or `{ timeout: true }`, or `{ noStatus: why }`.
+// The page asks with no timeout (ms 0) and no retries: a model in the tab
+// is no server that drops a request, and a slow answer is still being
+// written (repoqa::llm::in_tab::PACE_NOTE); Cancel stops it. The engine embeds llama.cpp's own server code, so the
 // request goes through the GGUF's chat template as llama-server would.
 import { Wllama } from './wllama/index.js';
 
@@ -78,10 +80,11 @@ export function stats() { return timings.slice(); }
 const fail = (status, message, type) => ({ status, body: JSON.stringify({ error: { message, type } }) });
 
 /** One Chat Completions request (`body`, the JSON text), answered after
- *  those before it; `timeoutMs` as a server's client would give up. With
- *  `onText`, the answer is streamed as it is written: `onText({ text,
- *  processed, total })` is called with the text so far (and, while the
- *  prompt is read, how many of its tokens are), and the reply given back
+ *  those before it; `timeoutMs` as a server's client would give up (0:
+ *  never). With `onText`, the answer is streamed as it is written:
+ *  `onText({ text, processed, total, written })` is called with the text
+ *  so far, the tokens written so far (the stream's pieces), and while the
+ *  prompt is read, how many of its tokens are; the reply given back
  *  in the end is the one a request without streaming gets: the same
  *  tokens, gathered. */
 export function chat(body, timeoutMs, onText) {
@@ -98,6 +101,7 @@ async function streamed(params, onText) {
   let reasoning = '';
   let last = null;
   let finish = null;
+  let written = 0;
   await engine.createChatCompletion({
     ...params,
     stream: true,
@@ -109,10 +113,11 @@ async function streamed(params, onText) {
       const delta = (choice && choice.delta) || {};
       if (typeof delta.content === 'string') text += delta.content;
       if (typeof delta.reasoning_content === 'string') reasoning += delta.reasoning_content;
+      if (typeof delta.content === 'string' || typeof delta.reasoning_content === 'string') written += 1;
       if (choice && choice.finish_reason) finish = choice.finish_reason;
       const p = chunk.prompt_progress;
       try {
-        onText({ text, processed: p ? p.processed : null, total: p ? p.total : null });
+        onText({ text, processed: p ? p.processed : null, total: p ? p.total : null, written });
       } catch (e) { /* the page's view failing must not stop the answer */ }
     },
   });
@@ -136,7 +141,9 @@ async function answer(text, timeoutMs, onText) {
   const ctl = new AbortController();
   current = ctl;
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; ctl.abort(new DOMException('timed out', 'TimeoutError')); }, Math.max(1, timeoutMs));
+  const timer = timeoutMs > 0
+    ? setTimeout(() => { timedOut = true; ctl.abort(new DOMException('timed out', 'TimeoutError')); }, timeoutMs)
+    : null;
   try {
     const params = {
       messages: req.messages,
@@ -169,7 +176,7 @@ async function answer(text, timeoutMs, onText) {
     }
     return fail(500, `the model in this tab failed: ${message}`, 'inference_error');
   } finally {
-    clearTimeout(timer);
+    if (timer !== null) clearTimeout(timer);
     if (current === ctl) current = null;
   }
 }

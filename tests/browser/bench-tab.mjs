@@ -46,13 +46,11 @@ async function inTab(isolate) {
     const status = await page.textContent('#run-tab-status');
     if (!/^Loaded/.test(status)) throw new Error(status);
     await setField(page, '#run-max-new-tokens', maxNew);
-    await setField(page, '#run-concurrency', 1);
-    await setField(page, '#run-timeout', 3600);
     await page.evaluate(() => {
       const api = window.repoqaTabModel;
       const chat = api.chat;
       window.__bodies = [];
-      api.chat = (body, ms) => { window.__bodies.push(body); return chat(body, ms); };
+      api.chat = (body, ms, onText) => { window.__bodies.push(body); return chat(body, ms, onText); };
     });
     const state = await runAndWait(page, '#run-start', 3600000);
     if (state !== 'done') throw new Error(`the run ended ${state}: ${await page.textContent('#run-message')}`);

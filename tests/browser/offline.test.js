@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { launch, openPage, saveScreenshot, waitOrExplain, DIST, ROOT } from './browser.js';
+import { launch, openPage, saveScreenshot, saveViewports, waitOrExplain, DIST, ROOT } from './browser.js';
 
 const PUBLISHED = path.join(ROOT, 'tests', 'fixtures', 'published-scores');
 
@@ -388,4 +388,35 @@ test('a new deploy: the next visit runs it whole, and offline afterwards runs it
   assert.match(scripts[0], /v2\.js$/);
   const keys = Object.keys(await cacheContents(third.page, srv.url));
   assert.deepEqual(keys, [`repoqa-web / ${precache(v2).version}`]);
+});
+
+test('threads on a host that sends no isolation headers: the first visit says a reload gives them, and after it the page is isolated', async (t) => {
+  const srv = await serveFor(t, DIST);
+  const context = await launch();
+  t.after(() => context.close());
+  const { page, problems } = await openPage(context);
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  assert.equal(await page.evaluate(() => crossOriginIsolated), false, 'the test host sends no isolation headers');
+  await page.selectOption('#run-preset', 'tab');
+  await page.waitForSelector('#run-tab[data-reload-isolates="yes"]', { timeout: 60000 });
+  const threads = Math.min(Math.max(os.cpus().length, 1), 8);
+  const notice = await page.textContent('#run-tab-threads');
+  assert.match(notice, new RegExp(`^This visit runs the model on one thread: the host sends no cross-origin isolation headers.* reload to run on ${threads} threads\\.`));
+  await saveViewports(page, '#run-tab-threads', 'tab-threads');
+  await page.locator('#run-tab-reload').scrollIntoViewIfNeeded();
+  assert.ok(await page.locator('#run-tab-reload').isVisible());
+  await Promise.all([page.waitForEvent('load'), page.click('#run-tab-reload')]);
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  // Served by the app's worker with the two headers: isolated, threads possible.
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the reload did not make the page cross-origin isolated');
+  assert.equal(await page.evaluate(() => typeof SharedArrayBuffer), 'function');
+  await page.waitForSelector('#run-tab[data-reload-isolates="no"]', { timeout: 30000 });
+  assert.equal(await page.isVisible('#run-tab-threads'), false, 'the notice stays once the page is isolated');
+  // The app still works isolated: its self-check (the compute engine's
+  // worker: tokenizer and grammars) passes.
+  await page.goto(srv.url + '#about');
+  await page.waitForSelector('#selfcheck:not([data-status="loading"])', { timeout: 60000 });
+  assert.equal(await page.getAttribute('#selfcheck', 'data-status'), 'ok');
+  assert.deepEqual(problems, []);
 });

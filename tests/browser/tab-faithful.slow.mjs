@@ -51,9 +51,6 @@ test(`${TASKS} mini-SNF tasks at ${SIZE} tokens answered in the tab equal llama.
   const status = await tabLoaded(page);
   console.log(status);
   await setField(page, '#run-max-new-tokens', MAX_NEW);
-  await setField(page, '#run-concurrency', 1);
-  await setField(page, '#run-timeout', 3600);
-  await setField(page, '#run-max-retries', 0);
   await page.waitForSelector(`#run-selection[data-selected="${TASKS}"]`);
   // The runner's requests as they are, each also asking for the tokens'
   // log-probabilities (the reply's text is the same; the runner reads only

@@ -96,8 +96,6 @@ test('a GGUF fetched from an address is kept; after a reload the run resumes wit
 
   // A run of two tasks, reloaded once the first answer is stored.
   await setField(page, '#run-max-new-tokens', 8);
-  await setField(page, '#run-concurrency', 1);
-  await setField(page, '#run-max-retries', 0);
   await page.waitForSelector('#run-selection[data-selected="2"]');
   await page.click('#run-start');
   await page.waitForFunction(() => Number(document.querySelector('#run-progress')?.dataset.done) >= 1, null, { timeout: 300000 });

@@ -114,22 +114,51 @@ test('a GGUF is checked, shown, loaded with threads; tasks answered in the tab e
   assert.deepEqual(await page.evaluate(() => window.__violations), [], 'the engine broke the page\'s policy');
   await saveViewports(page, '#run-tab', 'tab-model');
 
+  // No server: no address, key, reasoning switch, pacing or price to set;
+  // what is done instead is said, and the answer limit is the tab's.
+  for (const sel of ['#run-provider', '#run-base-url', '#run-key', '#run-remember-key', '#run-reasoning-settings',
+    '#run-concurrency', '#run-timeout', '#run-max-retries', '#run-retry-base', '#run-price-in', '#run-price-out', '#run-rate-limit', '#run-confirm-above']) {
+    assert.equal(await page.isVisible(sel), false, `${sel} is shown for the model in this tab`);
+  }
+  assert.match(await page.textContent('#run-tab-pace'), /^One answer at a time, no timeout and no retries/);
+  assert.equal(await page.inputValue('#run-max-new-tokens'), '512', 'the tab\'s answer limit');
+  assert.match(await page.textContent('#run-tab-limit-note'), /starts at 512 tokens, not upstream's 1,024/);
+  for (const sel of ['#run-tab-pace', '#run-tab-limit-note', '#run-tab-cost']) assert.equal(await page.isVisible(sel), true, sel);
+  // A plan asks no server (there is none: a request to tab:// broke the page's policy).
+  await page.click('#run-plan');
+  await page.waitForSelector('#run-plan-box');
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], 'the plan asked tab://');
+
   await setField(page, '#run-max-new-tokens', MAX_NEW);
-  await setField(page, '#run-concurrency', 1);
-  await setField(page, '#run-timeout', 600);
-  await setField(page, '#run-max-retries', 0);
   await page.waitForSelector(`#run-selection[data-selected="${TASKS}"]`);
-  // The requests the runner hands the tab, kept to ask both engines again.
+  // The requests the runner hands the tab, kept to ask both engines again;
+  // and every line of the progress shown while the tab answers.
   await page.evaluate(() => {
     const api = window.repoqaTabModel;
     const chat = api.chat;
     window.__tabBodies = [];
-    api.chat = (body, ms) => { window.__tabBodies.push(body); return chat(body, ms); };
+    window.__tabAsks = [];
+    api.chat = (body, ms, onText) => {
+      window.__tabBodies.push(body);
+      window.__tabAsks.push({ ms, streamed: typeof onText === 'function' });
+      return chat(body, ms, onText);
+    };
+    window.__progress = [];
+    new MutationObserver(() => {
+      const p = document.querySelector('#run-tab-progress');
+      if (p && p.textContent !== window.__progress.at(-1)) window.__progress.push(p.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
   const t1 = Date.now();
   assert.equal(await runAndWait(page, '#run-start', 900000), 'done');
   const bodies = await page.evaluate(() => window.__tabBodies);
   assert.equal(bodies.length, TASKS);
+  assert.deepEqual(await page.evaluate(() => window.__tabAsks), Array(TASKS).fill({ ms: 0, streamed: true }), 'asked with no timeout, streamed');
+  const progress = await page.evaluate(() => window.__progress);
+  assert.ok(progress.some((l) => /^Reading the prompt: \d+ of [\d,]+ tokens \(/.test(l)), `no prompt progress: ${progress.slice(0, 3)}`);
+  assert.ok(progress.some((l) => /^Writing the answer: \d+ tokens? at [\d.…]+ tokens\/s; the prompt took [\d.]+ s\.$/.test(l)), `no writing progress: ${progress.slice(-3)}`);
+  assert.equal(await page.isVisible('#run-tab-progress'), false, 'the progress line stays after the run');
+  console.log(`progress shown while the tab answered (${progress.length} lines), e.g. ${progress.find((l) => /^Reading/.test(l))} / ${progress.at(-1)}`);
   const secs = (Date.now() - t1) / 1000;
   const records = (await idbDump(page))['run-log'].trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(records.length, TASKS);
@@ -195,7 +224,6 @@ test('a prompt longer than the window is refused per task with the reason, at on
   await setField(page, '#run-tab-window', 1024);
   await page.click('#run-tab-load');
   assert.match(await tabLoaded(page), /window 1,024 tokens/);
-  await setField(page, '#run-max-retries', 2);
   await page.waitForSelector('#run-selection[data-selected="2"]');
   const t0 = Date.now();
   assert.equal(await runAndWait(page, '#run-start', 600000), 'done');
@@ -228,7 +256,7 @@ test('Cancel stops the answer the tab is writing: the run ends, the task is left
     const api = window.repoqaTabModel;
     const chat = api.chat;
     window.__asked = 0;
-    api.chat = (body, ms) => { window.__asked += 1; return chat(body, ms); };
+    api.chat = (body, ms, onText) => { window.__asked += 1; return chat(body, ms, onText); };
   });
   const answersBefore = (await page.evaluate(() => window.repoqaTabModel.stats())).length;
   const before = await finished(page);

@@ -200,14 +200,15 @@ pub async fn read_blob(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, UiEr
 /// or a network failure, and in a browser the latter includes a server
 /// that does not allow this page's origin (CORS), which `fetch` cannot
 /// tell apart from a server that is down. A request to the model in this
-/// tab (`repoqa::llm::in_tab`) goes to it instead (`tab_model::post`).
+/// tab (`repoqa::llm::in_tab`) goes to it instead (`tab_model::post`, no
+/// timeout).
 pub async fn post_model_request(
     req: &repoqa::llm::HttpRequest,
     timeout_ms: u32,
 ) -> Result<repoqa::llm::HttpReply, TransportError> {
     // The model in this tab: not a network address.
     if repoqa::llm::in_tab::is_tab(&req.url) {
-        return super::tab_model::post(req, timeout_ms).await;
+        return super::tab_model::post(req).await;
     }
     let failed = |e: gloo_net::Error| {
         let text = e.to_string();

@@ -15,6 +15,9 @@ pub struct Kept {
     pub kept_bytes: f64,
     pub missing_files: usize,
     pub missing_bytes: f64,
+    /// The pages the worker serves are cross-origin isolated (it adds the
+    /// two headers: threads for the model in the tab on any host).
+    pub isolates: bool,
 }
 
 /// What is kept now. Waits for the service worker's install on a first
@@ -31,6 +34,22 @@ pub async fn keep_all(on_progress: impl Fn(f64, f64) + 'static) -> Result<Kept, 
     kept
 }
 
+/// This page is cross-origin isolated (the engine of the model in the tab
+/// can run threads).
+pub fn isolated() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"crossOriginIsolated".into()).ok())
+        .and_then(|x| x.as_bool())
+        .unwrap_or(false)
+}
+
+/// This page is not cross-origin isolated, and a reload would make it so
+/// (the offline worker is set up and adds the headers the host did not
+/// send). Waits for the worker's install on a first visit.
+pub async fn reload_isolates() -> bool {
+    !isolated() && status().await.is_ok_and(|k| k.isolates)
+}
+
 async fn call(method: &str, arg: &JsValue) -> Result<Kept, UiError> {
     const API: BootApi = BootApi {
         global: "repoqaOffline",
@@ -45,5 +64,9 @@ async fn call(method: &str, arg: &JsValue) -> Result<Kept, UiError> {
         kept_bytes: num("keptBytes"),
         missing_files: num("missingFiles") as usize,
         missing_bytes: num("missingBytes"),
+        isolates: js_sys::Reflect::get(&v, &"isolates".into())
+            .ok()
+            .and_then(|x| x.as_bool())
+            .unwrap_or(false),
     })
 }

@@ -93,22 +93,30 @@ pub async fn timings() -> Vec<Timing> {
 }
 
 /// One model request to the tab's model, answered as a server would
-/// (`fetch::post_model_request` sends requests to the in-tab base URL here).
-pub async fn post(req: &HttpRequest, timeout_ms: u32) -> Result<HttpReply, TransportError> {
-    let v = call("chat", &[req.body.as_str().into(), timeout_ms.into()])
+/// (`fetch::post_model_request` sends requests to the in-tab base URL here),
+/// with no timeout: a model in the tab is no server that drops a request,
+/// and a slow answer is still being written (`in_tab::PACE_NOTE`); [`stop`]
+/// ends it.
+pub async fn post(req: &HttpRequest) -> Result<HttpReply, TransportError> {
+    let v = call("chat", &[req.body.as_str().into(), NO_TIMEOUT.into()])
         .await
         .map_err(|e| TransportError::NoStatus(e.to_string()))?;
     reply_of(&v)
 }
 
-/// How far an answer being written is: the text so far, and while the
-/// prompt is read, how many of its tokens are.
+/// tab-model.js's `chat` with this many milliseconds never gives up.
+const NO_TIMEOUT: u32 = 0;
+
+/// How far an answer being written is: the text so far, the tokens
+/// written, and while the prompt is read, how many of its tokens are.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Writing {
     pub text: String,
     /// Prompt tokens read so far, and of how many (llama.cpp's
     /// `prompt_progress`), until the first token is written.
     pub prompt: Option<(u32, u32)>,
+    /// Tokens written so far (the stream's pieces).
+    pub written: u32,
 }
 
 /// [`post`], with the answer streamed to `on_text` as it is written; the
@@ -116,7 +124,6 @@ pub struct Writing {
 /// tab-model.js), read by the core as any reply.
 pub async fn post_streaming(
     req: &HttpRequest,
-    timeout_ms: u32,
     on_text: impl Fn(Writing) + 'static,
 ) -> Result<HttpReply, TransportError> {
     let callback = Closure::<dyn Fn(JsValue)>::new(move |v: JsValue| {
@@ -125,10 +132,11 @@ pub async fn post_streaming(
         on_text(Writing {
             text: text(&v, "text").unwrap_or_default(),
             prompt: processed.zip(total).map(|(p, t)| (p as u32, t as u32)),
+            written: num(&v, "written") as u32,
         });
     });
     let f: &JsValue = callback.as_ref();
-    let v = call("chat", &[req.body.as_str().into(), timeout_ms.into(), f.clone()])
+    let v = call("chat", &[req.body.as_str().into(), NO_TIMEOUT.into(), f.clone()])
         .await
         .map_err(|e| TransportError::NoStatus(e.to_string()));
     // The engine calls back only while the request is answered: the

@@ -16,7 +16,7 @@ use repoqa::llm::in_tab;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats, RunStep};
 use repoqa::llm::schedule::{RunLimit, RunPace, ScheduleConfig};
 use repoqa::llm::wire::{read_models, read_total_slots, Endpoint, TransportError};
-use repoqa::llm::HttpReply;
+use repoqa::llm::{HttpReply, HttpRequest};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
@@ -46,8 +46,13 @@ pub fn endpoint_unchecked(rs: RunState) -> Endpoint {
 
 /// The Run page's pacing, checked as the CLI checks its flags (one core
 /// rule, `RunPace::check`); the message names the form's field. Also the
-/// timeout per request in milliseconds.
+/// timeout per request in milliseconds. The model in this tab is asked
+/// its own way whatever the fields say (`in_tab::schedule`: one at a time,
+/// no retries; no timeout, which its requests never get).
 pub fn pace_of(rs: RunState) -> Result<(ScheduleConfig, u32), UiError> {
+    if rs.form.with_untracked(|f| in_tab::is_tab(&f.settings.base_url)) {
+        return Ok((in_tab::schedule(), 0));
+    }
     let pace = rs.form.with_untracked(|f| RunPace {
         concurrency: f.concurrency,
         timeout_s: f.timeout_s,
@@ -229,8 +234,13 @@ pub async fn ask_all<T: RunItem>(
         match run.next(now_ms()) {
             RunStep::Send { task, request, .. } => {
                 let inbox = inbox.clone();
+                let progress = sink.session().rs.tab_progress;
                 spawn_local(async move {
-                    let reply = post_model_request(&request, timeout_ms).await;
+                    let reply = if in_tab::is_tab(&request.url) {
+                        tab_reply(&request, progress).await
+                    } else {
+                        post_model_request(&request, timeout_ms).await
+                    };
                     inbox.deliver((task, reply));
                 });
             }
@@ -242,6 +252,33 @@ pub async fn ask_all<T: RunItem>(
             RunStep::Done => return AskEnd::Ended,
         }
     }
+}
+
+/// One request to the model in this tab, streamed so that `progress`
+/// follows it (prompt tokens read, tokens written, how fast); the reply in
+/// the end is the one a request without streaming gets.
+async fn tab_reply(
+    request: &HttpRequest,
+    progress: RwSignal<Option<in_tab::Progress>>,
+) -> Result<HttpReply, TransportError> {
+    let start = now_ms();
+    progress.set(Some(in_tab::Progress::default()));
+    let first = std::cell::Cell::new(None::<f64>);
+    let reply = tab_model::post_streaming(request, move |w| {
+        let elapsed_ms = now_ms() - start;
+        if w.written > 0 && first.get().is_none() {
+            first.set(Some(elapsed_ms));
+        }
+        progress.try_set(Some(in_tab::Progress {
+            read: w.prompt,
+            written: w.written,
+            elapsed_ms,
+            first_token_ms: first.get(),
+        }));
+    })
+    .await;
+    progress.try_set(None);
+    reply
 }
 
 /// The counts of an ended run, for its job line: "3 answered, 1 failed,

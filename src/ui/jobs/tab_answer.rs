@@ -25,16 +25,15 @@ pub struct TabReply {
 }
 
 /// Ask the model loaded as `model` to answer `task` (on `runner`, the
-/// model-run line), at most `max_tokens`
-/// new tokens, `timeout_ms` at most; `on_text` sees the answer as it is
-/// written. Cancel on the job line stops the answer (llama.cpp checks
+/// model-run line), at most `max_tokens` new tokens, with no timeout (a
+/// model in the tab is no server: `in_tab::PACE_NOTE`); `on_text` sees the
+/// answer as it is written. Cancel on the job line stops the answer (llama.cpp checks
 /// between tokens, so a prompt being read is read first).
 pub async fn answer(
     runner: Runner,
     task: Arc<Task>,
     model: String,
     max_tokens: u32,
-    timeout_ms: u32,
     on_text: impl Fn(Writing) + 'static,
 ) -> Result<TabReply, UiError> {
     let endpoint = in_tab::endpoint(&model, max_tokens);
@@ -45,7 +44,7 @@ pub async fn answer(
             let request = endpoint.request(&task.prompt());
             let watch = ctx.clone();
             let stopping = std::cell::Cell::new(false);
-            let reply = tab_model::post_streaming(&request, timeout_ms, move |w| {
+            let reply = tab_model::post_streaming(&request, move |w| {
                 if watch.cancelled() && !stopping.replace(true) {
                     spawn_local(async {
                         let _ = tab_model::stop().await;

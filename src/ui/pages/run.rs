@@ -16,7 +16,7 @@ use repoqa::llm::reasoning::{
     check_effort, controls, efforts_of, family_of, Effort, Front, ReasoningMode, EFFORTS,
 };
 use repoqa::llm::runlog::{failed_tasks, select_tasks, RunLog};
-use repoqa::llm::wire::Provider;
+use repoqa::llm::wire::{self, Provider};
 use repoqa::report::Protocol;
 
 use super::results::table::TableCard;
@@ -46,10 +46,6 @@ pub fn RunPage() -> impl IntoView {
     rs.restore();
     let set = Memo::new(move |_| score_set(app));
     let busy = move || use_model_run().runner.busy();
-    // A memo: the model-in-tab settings are made once when the preset is
-    // chosen, not again at each change of the form (the file picked and
-    // the window typed are theirs).
-    let in_tab_on = Memo::new(move |_| rs.form.with(|f| in_tab::is_tab(&f.settings.base_url)));
 
     view! {
         <section class="card" id="run-card">
@@ -66,7 +62,6 @@ pub fn RunPage() -> impl IntoView {
                 <p class="warning" id="run-interrupted">"A run was under way when this page was left. The answers that arrived are kept; press Run to ask only the rest."</p>
             })}
             <RunSettingsForm/>
-            {move || in_tab_on.get().then(|| view! { <super::run_tab::TabModelSettings/> })}
             <RunControls/>
             <RunNotices/>
         </section>
@@ -149,6 +144,14 @@ fn RunSettingsForm() -> impl IntoView {
             (picked.len(), answered)
         })
     };
+    // The model in this tab: no server, so no address, key, reasoning
+    // switch, pacing or price to set (its own panel and notes instead).
+    let tab = move || form.with(|f| in_tab::is_tab(&f.settings.base_url));
+    // A memo: the model-in-tab panel is made once when the preset is
+    // chosen, not again at each change of the form (the file picked and
+    // the window typed are its own). It comes right after "Where": picking
+    // the model is the next step.
+    let in_tab_on = Memo::new(move |_| tab());
     let on_preset = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
         if let Some(p) = presets::preset(&id) {
@@ -158,6 +161,17 @@ fn RunSettingsForm() -> impl IntoView {
                 forget_no_status();
             }
             edit(&|f| {
+                // The tab's smaller answer limit (in_tab::ANSWER_LIMIT_NOTE)
+                // in place of upstream's, and back, unless one was typed.
+                let (was, now) = (in_tab::is_tab(&f.settings.base_url), in_tab::is_tab(p.base_url));
+                let (official, small) =
+                    (Some(wire::DEFAULT_MAX_NEW_TOKENS), Some(in_tab::DEFAULT_MAX_NEW_TOKENS));
+                let limit = &mut f.settings.sampling.max_tokens;
+                if now && !was && *limit == official {
+                    *limit = small;
+                } else if was && !now && *limit == small {
+                    *limit = official;
+                }
                 f.preset = p.id.to_string();
                 f.settings.provider = p.provider;
                 f.settings.base_url = p.base_url.to_string();
@@ -174,7 +188,7 @@ fn RunSettingsForm() -> impl IntoView {
                         {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"API format "
+                <label hidden=tab>"API format "
                     <select id="run-provider" prop:value=move || form.with(|f| f.settings.provider.name().to_string())
                         on:change=move |ev| {
                             if let Some(p) = Provider::from_name(&event_target_value(&ev)) {
@@ -187,7 +201,7 @@ fn RunSettingsForm() -> impl IntoView {
                         <option value="google">"Google Gemini generateContent"</option>
                     </select>
                 </label>
-                <label>"Base URL "
+                <label hidden=tab>"Base URL "
                     <input type="url" id="run-base-url" placeholder=move || form.with(|f| f.settings.provider.default_base_url())
                         prop:value=move || form.with(|f| f.settings.base_url.clone())
                         on:change=move |ev| {
@@ -210,7 +224,7 @@ fn RunSettingsForm() -> impl IntoView {
                         }).collect_view()
                     }}
                 </datalist>
-                <label>"API key "
+                <label hidden=tab>"API key "
                     <input type="password" id="run-key" autocomplete="off" placeholder=move || {
                         let needs = form.with(|f| presets::preset(&f.preset).is_some_and(|p| p.needs_key));
                         if needs { "required" } else { "(none for a local server)" }
@@ -221,16 +235,17 @@ fn RunSettingsForm() -> impl IntoView {
                             if let Err(e) = rs.save_form() { leptos::logging::warn!("key not remembered: {e}"); }
                         }/>
                 </label>
-                <label class="check">
+                <label class="check" hidden=tab>
                     <input type="checkbox" id="run-remember-key" prop:checked=move || form.with(|f| f.remember_key)
                         on:change=move |ev| { let on = event_target_checked(&ev); edit(&|f| f.remember_key = on) }/>
                     " remember the key on this device"
                 </label>
-                {move || form.with(|f| f.remember_key).then(|| view! {
+                {move || (form.with(|f| f.remember_key) && !tab()).then(|| view! {
                     <p class="warning small" id="run-remember-warning">"The key will be stored unencrypted in this browser's localStorage, readable by anyone using this profile and by any script on this page's origin. Untick to forget it."</p>
                 })}
-                <p class="note">"The key stays in memory unless you tick the box; it is sent only to this URL and never written to answers, run records, exports or the address bar."</p>
+                <p class="note" hidden=tab>"The key stays in memory unless you tick the box; it is sent only to this URL and never written to answers, run records, exports or the address bar."</p>
             </fieldset>
+            {move || in_tab_on.get().then(|| view! { <super::run_tab::TabModelSettings/> })}
             <fieldset>
                 <legend>"Request"</legend>
                 <label>"Max new tokens "
@@ -238,6 +253,7 @@ fn RunSettingsForm() -> impl IntoView {
                         prop:value=move || form.with(|f| f.settings.sampling.max_tokens.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 1.0) { edit(&|f| f.settings.sampling.max_tokens = Some(n as u32)) } }/>
                 </label>
+                <p class="note" id="run-tab-limit-note" hidden=move || !tab()>{in_tab::ANSWER_LIMIT_NOTE}</p>
                 <label>"System message "
                     <textarea id="run-system" rows="2" placeholder="none (as upstream)"
                         prop:value=move || form.with(|f| f.settings.sampling.system_message.clone().unwrap_or_default())
@@ -252,7 +268,7 @@ fn RunSettingsForm() -> impl IntoView {
                         }></textarea>
                 </label>
             </fieldset>
-            <fieldset id="run-reasoning-settings">
+            <fieldset id="run-reasoning-settings" hidden=tab>
                 <legend>"Reasoning"</legend>
                 <label>"Reasoning "
                     <select id="run-reasoning" prop:value=move || form.with(|f| f.settings.reasoning.mode.to_string())
@@ -317,22 +333,23 @@ fn RunSettingsForm() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Scheduling"</legend>
-                <label>"Concurrency "
+                <p class="note" id="run-tab-pace" hidden=move || !tab()>{in_tab::PACE_NOTE}</p>
+                <label hidden=tab>"Concurrency "
                     <input type="number" id="run-concurrency" min="1" max="256" step="1"
                         prop:value=move || form.with(|f| f.concurrency.to_string())
                         on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.concurrency = n as usize) } }/>
                 </label>
-                <label>"Timeout per request (s) "
+                <label hidden=tab>"Timeout per request (s) "
                     <input type="number" id="run-timeout" min="1" step="1"
                         prop:value=move || form.with(|f| f.timeout_s.to_string())
                         on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.timeout_s = n) } }/>
                 </label>
-                <label>"Retries (429, 5xx, drops, timeouts) "
+                <label hidden=tab>"Retries (429, 5xx, drops, timeouts) "
                     <input type="number" id="run-max-retries" min="0" step="1"
                         prop:value=move || form.with(|f| f.max_retries.to_string())
                         on:change=move |ev| { if let Some(n) = num(&ev).filter(|n| *n >= 0.0) { edit(&|f| f.max_retries = n as u32) } }/>
                 </label>
-                <label>"First retry delay (ms) "
+                <label hidden=tab>"First retry delay (ms) "
                     <input type="number" id="run-retry-base" min="0" step="100"
                         prop:value=move || form.with(|f| f.retry_base_ms.to_string())
                         on:change=move |ev| { if let Some(n) = num(&ev) { edit(&|f| f.retry_base_ms = n) } }/>
@@ -393,27 +410,28 @@ fn RunSettingsForm() -> impl IntoView {
                         prop:value=move || form.with(|f| f.plan.context_window.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 1.0).map(|n| n as usize); edit(&|f| f.plan.context_window = n) }/>
                 </label>
-                <label>"USD per million input tokens "
+                <label hidden=tab>"USD per million input tokens "
                     <input type="number" id="run-price-in" min="0" step="any" placeholder=move || price_hint(true)
                         prop:value=move || form.with(|f| f.plan.price_in.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.plan.price_in = n) }/>
                 </label>
-                <label>"USD per million output tokens "
+                <label hidden=tab>"USD per million output tokens "
                     <input type="number" id="run-price-out" min="0" step="any" placeholder=move || price_hint(false)
                         prop:value=move || form.with(|f| f.plan.price_out.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.plan.price_out = n) }/>
                 </label>
-                <label>"Rate limit (requests per minute) "
+                <label hidden=tab>"Rate limit (requests per minute) "
                     <input type="number" id="run-rate-limit" min="0" step="any" placeholder="none"
                         prop:value=move || form.with(|f| f.plan.rate_limit_rpm.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n > 0.0); edit(&|f| f.plan.rate_limit_rpm = n) }/>
                 </label>
-                <label>"Ask before a run that may cost over (USD) "
+                <label hidden=tab>"Ask before a run that may cost over (USD) "
                     <input type="number" id="run-confirm-above" min="0" step="any" placeholder="never ask"
                         prop:value=move || form.with(|f| f.confirm_above.map(|n| n.to_string()).unwrap_or_default())
                         on:change=move |ev| { let n = num(&ev).filter(|n| *n >= 0.0); edit(&|f| f.confirm_above = n) }/>
                 </label>
-                <p class="muted">{format!("A window left blank is the server's, if it says (llama.cpp's /props). Prices left blank come from a table of list prices as published in {PRICES_AS_OF}: estimates, to check against the provider's page. Plan counts every prompt's tokens before a single request.")}</p>
+                <p class="note" id="run-tab-cost" hidden=move || !tab()>"Nothing to pay and no rate limit: the model runs on this computer."</p>
+                <p class="muted" hidden=tab>{format!("A window left blank is the server's, if it says (llama.cpp's /props). Prices left blank come from a table of list prices as published in {PRICES_AS_OF}: estimates, to check against the provider's page. Plan counts every prompt's tokens before a single request.")}</p>
             </fieldset>
         </div>
     }
@@ -486,6 +504,12 @@ fn RunControls() -> impl IntoView {
                 })}
             </span>
         </div>
+        // The model in this tab's answer as it goes (each token moves it;
+        // not a live region, which would read every token aloud).
+        {move || rs.tab_progress.get().filter(|_| runner.busy()).map(|p| view! {
+            <p id="run-tab-progress" class="small" data-written=p.written
+                data-read=p.read.map(|r| r.0).unwrap_or_default()>{p.words()}</p>
+        })}
         <p id="run-message" class=move || line.get().class() data-flawed=move || matches!(line.get(), Line::Flawed(_)).to_string()>
             {move || match line.get() {
                 Line::Running { .. } if runner.paused() => match rs.live.with(|l| l.in_flight) {

@@ -11,6 +11,7 @@ use repoqa::llm::gguf::GgufInfo;
 use repoqa::llm::in_tab;
 
 use crate::ui::browser::model_store::{self, Kept};
+use crate::ui::browser::offline;
 use crate::ui::format;
 use crate::ui::jobs::run::use_model_run;
 use crate::ui::jobs::tab_model;
@@ -134,6 +135,15 @@ pub fn TabModelSettings() -> impl IntoView {
             speed.set(in_tab::speed_line(&t));
         });
     });
+    // One thread for want of the host's headers, and a reload would give
+    // more (the app's offline worker adds them): say so before a load.
+    // None until known (the offline worker's install, on a first visit).
+    let can_reload = RwSignal::new(None::<bool>);
+    leptos::task::spawn_local(async move {
+        let more = offline::reload_isolates().await;
+        let _ = can_reload.try_set(Some(more));
+    });
+    let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
     let on_load = move |_| {
         if let Some(f) = picked.get_untracked() {
             let keep = keep.get_untracked() && !from_store.get_untracked();
@@ -176,13 +186,22 @@ pub fn TabModelSettings() -> impl IntoView {
         })
     };
     view! {
-        <fieldset id="run-tab" class="tab-model">
+        <fieldset id="run-tab" class="tab-model"
+            data-reload-isolates=move || can_reload.get().map_or("unknown", |r| if r { "yes" } else { "no" })>
             <legend>"The model in this tab"</legend>
             <p class="note" id="run-tab-note">
                 {in_tab::NOT_A_LEADERBOARD_ENTRY}
                 " llama.cpp, compiled to WebAssembly, runs a GGUF model on this computer's processor: no key, no server, nothing sent anywhere. "
                 "Each task gets the official request through the model's chat template, greedy. For a small model to see whole prompts, build the tasks at Mini-SNF (2,048 tokens) on the Dataset page."
             </p>
+            {move || (can_reload.get() == Some(true) && in_tab::threads(cores) > 1).then(|| view! {
+                <p class="notice" id="run-tab-threads">
+                    {in_tab::reload_for_threads(in_tab::threads(cores))}" "
+                    <button type="button" id="run-tab-reload" disabled=busy
+                        on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.location().reload(); } }>
+                        "Reload with threads"</button>
+                </p>
+            })}
             <div class="row wrap">
                 <label>"GGUF file "
                     <input type="file" id="run-tab-file" accept=".gguf" disabled=busy on:change=on_file/>

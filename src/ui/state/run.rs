@@ -171,6 +171,10 @@ pub struct RunState {
     pub length: RwSignal<Option<usize>>,
     /// The model in this tab (not kept over a reload: the file is picked again).
     pub tab: RwSignal<TabModel>,
+    /// How far the answer the model in this tab is writing for a run is;
+    /// None when it writes none (a signal of its own: it moves with each
+    /// token, and nothing else on the page needs to follow it).
+    pub tab_progress: RwSignal<Option<repoqa::llm::in_tab::Progress>>,
 }
 
 impl Default for RunState {
@@ -194,6 +198,7 @@ impl RunState {
             shelf: RwSignal::new(Vec::new()),
             length: RwSignal::new(None),
             tab: RwSignal::new(TabModel::None),
+            tab_progress: RwSignal::new(None),
         }
     }
 

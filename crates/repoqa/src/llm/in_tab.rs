@@ -44,6 +44,109 @@ pub fn endpoint(model: &str, max_tokens: u32) -> super::wire::Endpoint {
     }
 }
 
+/// The answer limit ("Max new tokens") a run in this tab starts with, in
+/// place of upstream's 1,024 ([`ANSWER_LIMIT_NOTE`] says why; NOT
+/// UPSTREAM, and each run record keeps the `max_tokens` it was asked with).
+pub const DEFAULT_MAX_NEW_TOKENS: u32 = 512;
+
+/// Why a run in this tab starts with [`DEFAULT_MAX_NEW_TOKENS`].
+pub const ANSWER_LIMIT_NOTE: &str =
+    "In this tab the answer limit starts at 512 tokens, not upstream's 1,024 (not upstream): \
+     a small model that misses the function often writes until the limit, and at the few \
+     tokens a second a tab writes on one thread, 1,024 tokens take five minutes or more per \
+     task. 512 holds the demo's longest needle (1,443 characters, about 400 tokens); raise \
+     it for longer functions. Each run record keeps the limit it was asked with.";
+
+/// How a run asks the model in this tab, whatever the Scheduling fields
+/// say ([`PACE_NOTE`]): one answer at a time (the engine writes one), no
+/// retries; and, by the page, no timeout.
+pub fn schedule() -> super::schedule::ScheduleConfig {
+    super::schedule::ScheduleConfig {
+        concurrency: 1,
+        max_retries: 0,
+        ..super::schedule::ScheduleConfig::default()
+    }
+}
+
+/// What the Run page says in place of its Scheduling fields for the tab.
+pub const PACE_NOTE: &str =
+    "One answer at a time, no timeout and no retries: a model in this tab is not a server \
+     that can be busy or drop a request. A slow answer is still being written (its progress \
+     shows below, as it goes), a greedy answer asked again is the same answer, and a failure \
+     is the model's. Cancel stops the answer being written.";
+
+/// How far the answer being written in this tab is, from the engine's
+/// stream: what the page shows while a task is answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Prompt tokens read so far, and of how many (llama.cpp's
+    /// `prompt_progress`), until the first token is written.
+    pub read: Option<(u32, u32)>,
+    /// Tokens written so far (the stream's pieces).
+    pub written: u32,
+    /// Milliseconds since the request was handed to the engine.
+    pub elapsed_ms: f64,
+    /// Milliseconds from then to the first token written, once written.
+    pub first_token_ms: Option<f64>,
+}
+
+impl Progress {
+    /// In words: "Reading the prompt: 512 of 2,011 tokens (41.0 tokens/s),
+    /// 12 s so far." / "Writing the answer: 37 tokens at 4.1 tokens/s;
+    /// the prompt took 49.2 s."
+    pub fn words(&self) -> String {
+        let rate = |n: f64, ms: f64| {
+            if ms >= 500.0 {
+                format!("{:.1} tokens/s", n * 1000.0 / ms)
+            } else {
+                "… tokens/s".to_string()
+            }
+        };
+        match self.first_token_ms {
+            Some(first) if self.written > 0 => format!(
+                "Writing the answer: {} at {}; the prompt took {:.1} s.",
+                if self.written == 1 {
+                    "1 token".to_string()
+                } else {
+                    format!("{} tokens", super::plan::thousands(u64::from(self.written)))
+                },
+                rate(f64::from(self.written), self.elapsed_ms - first),
+                first / 1000.0
+            ),
+            _ => match self.read {
+                Some((done, total)) if total > 0 => format!(
+                    "Reading the prompt: {} of {} tokens ({}), {:.0} s so far.",
+                    super::plan::thousands(u64::from(done)),
+                    super::plan::thousands(u64::from(total)),
+                    rate(f64::from(done), self.elapsed_ms),
+                    self.elapsed_ms / 1000.0
+                ),
+                _ => format!("Reading the prompt, {:.0} s so far.", self.elapsed_ms / 1000.0),
+            },
+        }
+    }
+}
+
+/// The threads the engine runs on in a cross-origin-isolated page with
+/// `cores` logical cores (the browser's `hardwareConcurrency`): all of
+/// them, up to 8 (public/boot/tab-model.js; one in a page that is not
+/// isolated).
+pub fn threads(cores: u32) -> u32 {
+    cores.clamp(1, 8)
+}
+
+/// What the page says when it runs on one thread for want of the host's
+/// headers and a reload would give it `threads` (the app's offline worker
+/// adds the headers to the pages it serves).
+pub fn reload_for_threads(threads: u32) -> String {
+    format!(
+        "This visit runs the model on one thread: the host sends no cross-origin isolation \
+         headers, so the engine cannot share memory between threads. The app's offline copy \
+         adds them to the pages it serves: reload to run on {threads} threads. Answers, runs and models kept in this browser \
+         stay; a file picked without keeping it is picked again."
+    )
+}
+
 /// The smallest and largest window the page offers (tokens).
 pub const MIN_WINDOW: u32 = 512;
 pub const MAX_WINDOW: u32 = 32_768;
@@ -367,6 +470,75 @@ mod tests {
         assert_eq!(
             describe("q.gguf", 1_000_000, &bare),
             "q.gguf: a model (qwen2), 1.0 MB; the file does not say its window; no chat template (llama.cpp's default is used)."
+        );
+    }
+
+    #[test]
+    fn a_run_in_the_tab_has_one_request_no_retries_and_a_smaller_limit() {
+        let c = schedule();
+        assert_eq!((c.concurrency, c.max_retries), (1, 0));
+        const { assert!(DEFAULT_MAX_NEW_TOKENS < super::super::wire::DEFAULT_MAX_NEW_TOKENS) };
+        assert!(ANSWER_LIMIT_NOTE.contains(&DEFAULT_MAX_NEW_TOKENS.to_string()));
+    }
+
+    /// The demo's longest needle, which the note names, fits the limit,
+    /// counted by the project's tokenizer (CodeLlama's, as the contexts
+    /// are; a small model's own vocabulary counts code alike within a
+    /// few tens of tokens).
+    #[test]
+    fn the_tab_s_answer_limit_holds_the_demo_s_longest_needle() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/demo/repoqa-demo.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let d: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let bytes = std::fs::read(crate::code::tokenize::default_tokenizer_path()).unwrap();
+        let tok = crate::code::tokenize::Tokenizer::from_json_bytes(&bytes, "default").unwrap();
+        let (mut longest, mut most) = (0, 0);
+        for repos in d.as_object().unwrap().values() {
+            for r in repos.as_array().unwrap() {
+                for n in r["needles"].as_array().unwrap() {
+                    let code = r["content"][n["path"].as_str().unwrap()].as_str().unwrap();
+                    let (a, b) =
+                        (n["start_byte"].as_u64().unwrap(), n["end_byte"].as_u64().unwrap());
+                    let needle = &code.as_bytes()[a as usize..b as usize];
+                    longest = longest.max(b - a);
+                    most = most.max(tok.count(std::str::from_utf8(needle).unwrap()).unwrap());
+                }
+            }
+        }
+        assert_eq!(longest, 1443, "the note names the demo's longest needle");
+        assert!((350..=450).contains(&most), "about 400 tokens, as the note says: {most}");
+        assert!(most + 64 < DEFAULT_MAX_NEW_TOKENS as usize);
+    }
+
+    #[test]
+    fn threads_are_the_cores_up_to_eight_and_a_reload_says_how_many() {
+        assert_eq!((threads(0), threads(2), threads(64)), (1, 2, 8));
+        assert!(reload_for_threads(2).contains("reload to run on 2 threads"));
+    }
+
+    #[test]
+    fn progress_says_what_the_engine_is_doing() {
+        let p = Progress::default();
+        assert_eq!(p.words(), "Reading the prompt, 0 s so far.");
+        let reading = Progress { read: Some((512, 2011)), elapsed_ms: 12_500.0, ..p };
+        assert_eq!(
+            reading.words(),
+            "Reading the prompt: 512 of 2,011 tokens (41.0 tokens/s), 12 s so far."
+        );
+        let writing = Progress {
+            read: None,
+            written: 37,
+            elapsed_ms: 58_200.0,
+            first_token_ms: Some(49_200.0),
+        };
+        assert_eq!(
+            writing.words(),
+            "Writing the answer: 37 tokens at 4.1 tokens/s; the prompt took 49.2 s."
+        );
+        let one = Progress { written: 1, elapsed_ms: 49_300.0, ..writing };
+        assert_eq!(
+            one.words(),
+            "Writing the answer: 1 token at … tokens/s; the prompt took 49.2 s."
         );
     }
 

@@ -73,13 +73,9 @@ pub(super) fn tab_answers(
     live: RwSignal<TabLive>,
     kept: RwSignal<Vec<TabAttempt>>,
 ) {
-    let (max_tokens, timeout_s) = rs.form.with_untracked(|f| {
-        (
-            f.settings.sampling.max_tokens.unwrap_or(repoqa::llm::wire::DEFAULT_MAX_NEW_TOKENS),
-            f.timeout_s,
-        )
+    let max_tokens = rs.form.with_untracked(|f| {
+        f.settings.sampling.max_tokens.unwrap_or(repoqa::llm::in_tab::DEFAULT_MAX_NEW_TOKENS)
     });
-    let timeout_ms = (timeout_s * 1000.0).clamp(1000.0, 86_400_000.0) as u32;
     let this = move |l: &TabLive| l.round() == Some(started);
     live.set(TabLive::Writing {
         round: started,
@@ -95,15 +91,8 @@ pub(super) fn tab_answers(
                 }
             });
         };
-        let result = tab_answer::answer(
-            model_line,
-            task.clone(),
-            model.clone(),
-            max_tokens,
-            timeout_ms,
-            on_text,
-        )
-        .await;
+        let result =
+            tab_answer::answer(model_line, task.clone(), model.clone(), max_tokens, on_text).await;
         let seconds = (now_ms() - started) / 1000.0;
         let end = match result {
             Ok(reply) => {

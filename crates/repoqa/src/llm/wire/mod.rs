@@ -294,9 +294,12 @@ impl Endpoint {
 
     /// The GET request for a llama.cpp server's properties (`/props` at
     /// the server's root; its `total_slots` is how many requests it
-    /// answers at a time). None for the Anthropic and Google formats.
+    /// answers at a time). None for the Anthropic and Google formats and
+    /// the model in this tab.
     pub fn props_request(&self) -> Option<HttpRequest> {
-        if self.provider != Provider::OpenAi {
+        // The model in this tab is no server: nothing to ask (a request to
+        // `tab://` would only break the page's Content-Security-Policy).
+        if self.provider != Provider::OpenAi || super::in_tab::is_tab(&self.base_url()) {
             return None;
         }
         let base = self.base_url();

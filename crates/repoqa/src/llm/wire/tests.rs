@@ -36,6 +36,8 @@ fn a_llama_cpp_server_says_how_many_requests_it_answers_at_a_time() {
     e.base_url = "http://h:8080/v1/chat/completions".into();
     assert_eq!(e.props_request().unwrap().url, "http://h:8080/props");
     assert!(Endpoint::new(Provider::Anthropic, "m").props_request().is_none());
+    e.base_url = crate::llm::in_tab::BASE_URL.into();
+    assert!(e.props_request().is_none(), "the model in this tab is no server to ask");
     let props = r#"{"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1}"#;
     assert_eq!(read_total_slots(props), Some(1));
     assert_eq!(read_total_slots(r#"{"total_slots": "x"}"#), None);
