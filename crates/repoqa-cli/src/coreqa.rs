@@ -9,11 +9,15 @@
 
 use std::path::PathBuf;
 
+use repoqa::coreqa::answer::read_answers;
 use repoqa::coreqa::breakdown::breakdowns;
 use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::read_judge_lines;
+use repoqa::coreqa::pairwise::read_pair_lines;
+use repoqa::coreqa::pce::Discrepancy;
 use repoqa::coreqa::qa::read_qa;
+use repoqa::coreqa::report::report;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
 use repoqa::coreqa::whole_repo::repo_markdown;
@@ -163,6 +167,39 @@ pub enum CoreqaCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The CoReQA evaluator's tables (the paper's Tables V and IV): per
+    /// model and context setting, then per language, each criterion's mean
+    /// ± standard deviation over the answer runs, PCE against a baseline
+    /// model, the answers' BLEU and the share of judgments at each of the
+    /// five levels
+    Report {
+        /// The QA file the answers were to.
+        #[arg(long)]
+        qa: PathBuf,
+        /// A judgments file of `repoqa coreqa judge` (repeated for several).
+        #[arg(long, required = true)]
+        judgments: Vec<PathBuf>,
+        /// An answers file of `repoqa coreqa answer`, for the BLEU column
+        /// (repeated for several).
+        #[arg(long)]
+        answers: Vec<PathBuf>,
+        /// A judgments file of `repoqa coreqa pairwise`, for PCE (repeated
+        /// for several settings).
+        #[arg(long)]
+        pairwise: Vec<PathBuf>,
+        /// The model PCE is against (50.0 by construction; the paper's is
+        /// DeepSeek-V2).
+        #[arg(long)]
+        baseline: Option<String>,
+        /// How a win in one order and a tie in the other counts in PCE: a
+        /// tie (the paper does not say; our default) or the decided verdict.
+        #[arg(long, default_value = "tie", value_parser = ["tie", "decided"])]
+        pce_discrepancy: String,
+        /// Print {"baseline", "discrepancy", "overall", "by_language",
+        /// "notes"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The prompts `repoqa coreqa prompt` prints.
@@ -253,6 +290,41 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
                 outln!("{}", serde_json::to_string(&b).unwrap_or_default());
             } else {
                 out!("{}", b.render_text());
+            }
+        }
+        CoreqaCommand::Report {
+            qa,
+            judgments,
+            answers,
+            pairwise,
+            baseline,
+            pce_discrepancy,
+            json,
+        } => {
+            let items = read_qa(&fs_read(&qa, "QA file")?, &qa.display().to_string())?;
+            let mut judged = Vec::new();
+            for path in &judgments {
+                let text = fs_read_text(path, "judgments file")?;
+                judged.extend(read_judge_lines(&text, &path.display().to_string(), false)?);
+            }
+            let mut answered = Vec::new();
+            for path in &answers {
+                let text = fs_read_text(path, "answers file")?;
+                answered.extend(read_answers(&text, &path.display().to_string(), false)?);
+            }
+            let mut pairs = Vec::new();
+            for path in &pairwise {
+                let text = fs_read_text(path, "pairwise judgments file")?;
+                pairs.extend(read_pair_lines(&text, &path.display().to_string(), false)?);
+            }
+            // clap allows only the two names.
+            let rule = Discrepancy::from_name(&pce_discrepancy).unwrap_or_default();
+            let r = report(&items, &judged, &answered, &pairs, baseline.as_deref(), rule);
+            if json {
+                // Finite figures and strings: serializing cannot fail.
+                outln!("{}", serde_json::to_string(&r).unwrap_or_default());
+            } else {
+                out!("{}", r.render_text());
             }
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {

@@ -426,20 +426,29 @@ fn elo_by_hand(games: &[(usize, usize, f64)]) -> [f64; 2] {
     r
 }
 
-#[test]
-fn pairs_are_judged_in_both_orders_and_rated() {
-    let dir = common::scratch("coreqa-pairwise");
-    let (good, weak, pairs) =
-        (dir.join("good.jsonl"), dir.join("weak.jsonl"), dir.join("pairs.jsonl"));
-    for f in [&good, &weak, &pairs] {
+/// Fresh files `names` in a scratch folder `dir` (with their run logs
+/// gone), a test model server on the demo's questions, and the good and
+/// weak models' answers in the none setting (the first two files).
+fn two_models_answered(dir: &str, names: &[&str]) -> (Vec<PathBuf>, ModelServer) {
+    let dir = common::scratch(dir);
+    let files: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    for f in &files {
         let _ = std::fs::remove_file(f);
         let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
     }
     let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
-    for (model, out) in [("good-model", &good), ("weak-model", &weak)] {
+    for (model, out) in [("good-model", &files[0]), ("weak-model", &files[1])] {
         let o = answer(&server, model, "none", out);
         assert!(o.status.success(), "{}", text(&o));
     }
+    (files, server)
+}
+
+#[test]
+fn pairs_are_judged_in_both_orders_and_rated() {
+    let (files, server) =
+        two_models_answered("coreqa-pairwise", &["good.jsonl", "weak.jsonl", "pairs.jsonl"]);
+    let [good, weak, pairs] = [&files[0], &files[1], &files[2]];
     // On question 4 the judge always prefers the answer shown first, and
     // one reply on question 2 has no verdict (asked again).
     server.control(&json!({"reset": true, "faults": {
@@ -449,9 +458,9 @@ fn pairs_are_judged_in_both_orders_and_rated() {
     let qa = qa();
     let args = ["pairwise", "--qa", qa.to_str().unwrap(), "--model", "judge-model"];
     let files = ["--answers", good.to_str().unwrap(), "--answers", weak.to_str().unwrap()];
-    let o = ask(&server, &pairs, &[&args[..], &files[..], &["--json"]].concat());
+    let o = ask(&server, pairs, &[&args[..], &files[..], &["--json"]].concat());
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(lines(&pairs).len(), 8, "4 questions × 2 orders");
+    assert_eq!(lines(pairs).len(), 8, "4 questions × 2 orders");
     assert_eq!(server.requests().len(), 9, "one retry");
     let c: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(c["judgments"], 8);
@@ -595,4 +604,100 @@ fn the_pre_filter_drops_issues_before_any_question_is_written() {
     // The prompt is printed.
     let o = repoqa(&["coreqa", "prompt", "prefilter"]);
     assert!(String::from_utf8_lossy(&o.stdout).ends_with("Verdict: keep\nVerdict: drop\n"));
+}
+
+/// Issue 80: the evaluator's tables from the files of one run against the
+/// test model server — two models answer, the judge grades each answer
+/// twice, pairs are judged in both orders (on question 4 the judge prefers
+/// whichever answer it sees first: the verdict flips with the order), and
+/// `coreqa report --baseline weak-model` gives Table V's row of each model
+/// with the figures the server's fixed scores give, worked out by hand.
+#[test]
+fn the_evaluator_s_tables_come_from_a_run_s_files() {
+    let names = ["good.jsonl", "weak.jsonl", "judged.jsonl", "pairs.jsonl"];
+    let (files, server) = two_models_answered("coreqa-report", &names);
+    let [good, weak, judged, pairs] = [&files[0], &files[1], &files[2], &files[3]];
+    let o = judge(&server, &[good, weak], judged, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    server.control(
+        &json!({"reset": true, "faults": {"pair:dtolnay/semver#4": ["prefera", "prefera"]}}),
+    );
+    let qa = qa();
+    let args = ["pairwise", "--qa", qa.to_str().unwrap(), "--model", "judge-model"];
+    let files = ["--answers", good.to_str().unwrap(), "--answers", weak.to_str().unwrap()];
+    let o = ask(&server, pairs, &[&args[..], &files[..]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+
+    let (q, j, p) = (qa.to_str().unwrap(), judged.to_str().unwrap(), pairs.to_str().unwrap());
+    let (g, w) = (good.to_str().unwrap(), weak.to_str().unwrap());
+    let args = ["coreqa", "report", "--qa", q, "--judgments", j, "--answers", g, "--answers", w];
+    let more = ["--pairwise", p, "--baseline", "weak-model"];
+    let o = repoqa(&[&args[..], &more[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["baseline"], "weak-model");
+    assert_eq!(r["by_language"], json!([]), "one language: Table V only");
+    let row = |m: &str| {
+        r["overall"].as_array().unwrap().iter().find(|x| x["model"] == m).unwrap().clone()
+    };
+    let (good_row, weak_row) = (row("good-model"), row("weak-model"));
+    let ms = |v: &Value, c: &str| {
+        (v["criteria"][c]["mean"].as_f64().unwrap(), v["criteria"][c]["std"].as_f64().unwrap())
+    };
+    // The server: 7/5/8/8 for an answer the reference starts with (the good
+    // model without context), 2/2/4/6 otherwise; its second judgment of an
+    // answer adds 1 to accuracy. One run: the spread is over the two
+    // judgments' means.
+    assert_eq!(ms(&good_row, "accuracy"), (7.5, 0.5));
+    assert_eq!(ms(&good_row, "completeness"), (5.0, 0.0));
+    assert_eq!(ms(&good_row, "relevance"), (8.0, 0.0));
+    assert_eq!(ms(&weak_row, "accuracy"), (2.5, 0.5));
+    assert_eq!(ms(&weak_row, "clarity"), (6.0, 0.0));
+    // Levels: the good model's accuracy is 7 or 8 (level 7-8) every time;
+    // the weak model's 2 or 3, half in each of the two lowest levels.
+    assert_eq!(good_row["levels"]["criteria"]["accuracy"], json!([0, 0, 0, 8, 0]));
+    assert_eq!(weak_row["levels"]["criteria"]["accuracy"], json!([4, 4, 0, 0, 0]));
+    // PCE against the weak model: 3 questions won in both orders, question
+    // 4 a tie (the verdict flips with the order): 100 × (3 + ½) / 4 = 87.5.
+    let pce = &good_row["pce"];
+    assert_eq!(
+        (
+            pce["pce"].as_f64(),
+            pce["comparisons"].as_u64(),
+            pce["wins"].as_u64(),
+            pce["ties"].as_u64()
+        ),
+        (Some(87.5), Some(4), Some(3), Some(1))
+    );
+    assert_eq!(
+        (weak_row["pce"]["pce"].as_f64(), weak_row["pce"]["baseline"].as_bool()),
+        (Some(50.0), Some(true))
+    );
+    assert!(good_row["bleu"].as_f64().unwrap() > weak_row["bleu"].as_f64().unwrap());
+    // The text form: the table, the baseline's mark, the choice labelled.
+    let o = repoqa(&[&args[..], &more[..]].concat());
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        t.starts_with(
+            "Table V's shape: per model and context setting (1 run of answers, mean ± SD)\n"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("good-model") && t.contains("7.50 ± 0.50") && t.contains("87.5"), "{t}");
+    assert!(
+        t.contains("50.0*") && t.contains("* weak-model: the baseline, 50.0 by construction."),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "counts as a tie (the paper does not say; --pce-discrepancy decided counts it a win)"
+        ),
+        "{t}"
+    );
+    // --pce-discrepancy decided: the same here (no win met a tie).
+    let o = repoqa(&[&args[..], &more[..], &["--json", "--pce-discrepancy", "decided"]].concat());
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(d["discrepancy"], "decided");
+    let o = repoqa(&[&args[..], &["--pce-discrepancy", "sometimes"]].concat());
+    assert!(!o.status.success());
 }

@@ -1,7 +1,16 @@
 //! CoReQA's judge: a second model grades each answer against the question's
 //! reference answer on the paper's four criteria (accuracy, completeness,
-//! relevance, clarity), each 1 to 10 in five levels of two points, thinking
-//! step by step first ([`JUDGE_TEMPLATE`], editable: [`judge_prompt`]).
+//! relevance, clarity), each 1 to 10 in five levels of two points
+//! ([`super::levels`]: accuracy's levels in the paper's words, the others'
+//! worded the same way), thinking step by step first ([`JUDGE_TEMPLATE`],
+//! editable: [`judge_prompt`]).
+//!
+//! One prompt asks all four criteria, where the paper designs a prompt per
+//! criterion (not published): the paper does not give its prompts; we ask
+//! the four at once, so an answer costs one judge request per repetition,
+//! not four, and the judge reads the reference once for all four; each
+//! criterion keeps its own definition, chain-of-thought step and levels in
+//! the prompt. A template of one's own (`--template`) can ask differently.
 //!
 //! A reply must end with the four score lines (`Accuracy: 7`, …; Markdown
 //! emphasis and `/10` allowed); the text before them is the judge's
@@ -46,16 +55,16 @@ pub const CRITERIA: [&str; 4] = ["accuracy", "completeness", "relevance", "clari
 pub const JUDGE_TEMPLATE: &str = "\
 You are a strict and fair judge of answers to questions about the code repository {{repository}}. \
 The question comes from a GitHub issue; the reference answer was written from the issue's discussion. \
-Grade the candidate answer against the reference answer on four criteria, each from 1 to 10 in five levels of two points:
+Grade the candidate answer on four criteria, each from 1 to 10 in five levels of two points (a higher score is better):
 
-Accuracy: are the facts, causes and code in the candidate answer correct, as the reference answer shows?
-  1-2: wrong or misleading throughout. 3-4: mostly wrong, with a correct detail. 5-6: partly correct, with notable errors. 7-8: correct apart from minor errors. 9-10: entirely correct.
-Completeness: does the candidate answer cover every point the reference answer makes?
-  1-2: none of them. 3-4: a few, but not the main one. 5-6: the main point, but several others are missing. 7-8: nearly all of them. 9-10: all of them.
-Relevance: does the candidate answer address this question, without digressions?
-  1-2: it is about something else. 3-4: it touches the question but is mostly off topic. 5-6: on topic, with much that does not help. 7-8: on topic, with little that does not help. 9-10: everything in it serves the question.
-Clarity: is the candidate answer clear, well organised and easy to act on?
-  1-2: incomprehensible. 3-4: hard to follow. 5-6: understandable with effort. 7-8: clear, with small lapses. 9-10: clear, concise and well organised.
+Accuracy: the factual correctness of the candidate answer compared with the reference answer. Verify each fact it states and check the accuracy of what it quotes (code, names, versions, messages).
+  1-2: the generated answer is mostly incorrect. 3-4: the generated answer contains significant factual errors. 5-6: the generated answer has some factual errors but is primarily accurate. 7-8: the generated answer has minor inaccuracies but is overall correct. 9-10: the generated answer is factually correct and has no errors.
+Completeness: whether the candidate answer covers all aspects of the question. Work out the key points of the reference answer, then find any critical point the candidate answer leaves out.
+  1-2: the generated answer misses most of the reference answer's key points. 3-4: the generated answer misses significant key points. 5-6: the generated answer covers the main point but misses some key points. 7-8: the generated answer misses only minor points. 9-10: the generated answer covers every key point of the reference answer.
+Relevance: whether the candidate answer addresses the core concern of the question. Work out the question's core concern, then decide whether the candidate answer addresses it directly and stays on topic.
+  1-2: the generated answer is mostly off topic. 3-4: the generated answer addresses the question's core concern only in part. 5-6: the generated answer addresses the core concern but strays from it at times. 7-8: the generated answer addresses the core concern with minor digressions. 9-10: the generated answer addresses the core concern directly and stays on topic.
+Clarity: whether the candidate answer is easy to understand. Judge the clarity of its logic and the simplicity of its wording, compared with the reference answer.
+  1-2: the generated answer is mostly hard to understand. 3-4: the generated answer has significant lapses of logic or wording. 5-6: the generated answer is understandable but at times unclear. 7-8: the generated answer is clear with minor lapses. 9-10: the generated answer is clear, logical and simple to follow.
 
 ## Question
 
@@ -566,6 +575,14 @@ mod tests {
             r#"{{"id": "{id}", "repository": "a/b", "language": "{lang}", "question": "Why {{{{answer}}}}?", "reference_answer": "Because x."}}"#
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn the_prompt_shows_each_criterion_s_five_levels_in_the_levels_words() {
+        for (c, name) in CRITERIA.iter().enumerate() {
+            let line = super::super::levels::prompt_line(c);
+            assert!(JUDGE_TEMPLATE.contains(&format!("\n  {line}\n")), "{name}: {line}");
+        }
     }
 
     #[test]
