@@ -321,3 +321,62 @@ test('issues come from the GitHub API and questions are written in the page', as
   await saveScreenshot(page, 'coreqa-issues-390.png');
   assert.deepEqual(problems.filter((p) => !p.includes('403')), []);
 });
+
+function cliReport(baseline, rule = 'tie') {
+  return JSON.parse(execFileSync(BIN, ['coreqa', 'report', '--qa', DEMO_QA,
+    '--judgments', path.join(DEMO, 'judge-scores.jsonl'),
+    '--answers', path.join(DEMO, 'answers-good-model.jsonl'), '--answers', path.join(DEMO, 'answers-weak-model.jsonl'),
+    '--pairwise', path.join(DEMO, 'pairwise-none.jsonl'), '--baseline', baseline, '--pce-discrepancy', rule, '--json'], { encoding: 'utf8' }));
+}
+
+test('the paper\'s tables on the page equal repoqa coreqa report: mean ± SD, PCE against the chosen baseline, BLEU, the five levels', async (t) => {
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoApp(page, srv.url, '#coreqa');
+  await page.waitForSelector('#cq-report-empty');
+  await page.click('#cq-load-demo');
+  await page.waitForSelector('#cq-report-overall');
+  await page.waitForFunction(() => document.querySelectorAll('#cq-loaded li').length === 6);
+  const rowsOf = (id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => ({
+    model: tr.dataset.model, setting: tr.dataset.setting, language: tr.dataset.language, pce: tr.dataset.pce,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  const check = async (baseline) => {
+    const cli = cliReport(baseline);
+    for (const [id, want] of [['cq-report-overall', cli.overall], ['cq-report-languages', cli.by_language]]) {
+      const got = await rowsOf(id);
+      assert.deepEqual(got.map((r) => [r.model, r.setting, r.language]), want.map((r) => [r.model, r.setting, r.language]), id);
+      for (const [i, r] of want.entries()) {
+        const cells = got[i].cells.slice(id === 'cq-report-languages' ? 1 : 0);
+        ['accuracy', 'completeness', 'relevance', 'clarity'].forEach((c, k) => shows(cells[3 + k].replace(' ± ', '±'), r.criteria[c], `${id} ${r.model} ${r.setting} ${c}`));
+        // One decimal of the CLI's figure (Rust rounds a tie to even, JS up).
+        const oneDecimal = (text, want, what) => (want == null ? assert.equal(text, '–', what)
+          : assert.ok(Math.abs(Number(text) - want) <= 0.0501, `${what}: ${text} for ${want}`));
+        if (r.pce?.baseline) assert.equal(cells[7], '50.0 (baseline)', `${id} ${r.model} ${r.setting} PCE`);
+        else oneDecimal(cells[7], r.pce?.pce, `${id} ${r.model} ${r.setting} PCE`);
+        oneDecimal(cells[8], r.bleu == null ? null : r.bleu * 100, `${id} ${r.model} ${r.setting} BLEU`);
+      }
+    }
+    return cli;
+  };
+  // The first model of the verdicts is the baseline until another is chosen.
+  assert.equal(await page.inputValue('#cq-report-baseline'), 'good-model');
+  let cli = await check('good-model');
+  const weakNone = cli.overall.find((r) => r.model === 'weak-model' && r.setting === 'none');
+  assert.ok(weakNone.pce.pce < 50, `the weak model loses to the good one: ${JSON.stringify(weakNone.pce)}`);
+  await page.selectOption('#cq-report-baseline', 'weak-model');
+  await page.waitForSelector('#cq-report-overall tr[data-model="weak-model"][data-setting="none"] td.pce:text("50.0 (baseline)")');
+  cli = await check('weak-model');
+  // The level chart: each model and setting's accuracy shares, as the CLI counts them.
+  for (const r of cli.overall) {
+    const n = r.levels.criteria.accuracy.reduce((a, b) => a + b, 0);
+    const shares = await page.$$eval(`#cq-levels-chart g[data-model="${r.model}"][data-setting="${r.setting}"] rect[data-criterion="accuracy"]`,
+      (rects) => rects.map((x) => [x.dataset.level, Number(x.dataset.share)]));
+    const want = r.levels.criteria.accuracy.map((c, i) => [['1-2', '3-4', '5-6', '7-8', '9-10'][i], 100 * c / n]).filter(([, s]) => s > 0);
+    assert.deepEqual(shares.map(([l, s]) => [l, s.toFixed(1)]), want.map(([l, s]) => [l, s.toFixed(1)]), `${r.model} ${r.setting}`);
+  }
+  assert.match(await page.textContent('#cq-report-notes'), /counts as a tie \(the paper does not say/);
+  await saveViewports(page, '#cq-report', 'coreqa-report');
+  await saveViewports(page, '#cq-levels-chart', 'coreqa-levels');
+  assert.deepEqual(problems, []);
+});

@@ -259,17 +259,17 @@ pub async fn ask_all<T: RunItem>(
 /// the end is the one a request without streaming gets.
 async fn tab_reply(
     request: &HttpRequest,
-    progress: RwSignal<Option<in_tab::Progress>>,
+    progress: RwSignal<Option<in_tab::TabProgress>>,
 ) -> Result<HttpReply, TransportError> {
     let start = now_ms();
-    progress.set(Some(in_tab::Progress::default()));
+    progress.set(Some(in_tab::TabProgress::default()));
     let first = std::cell::Cell::new(None::<f64>);
     let reply = tab_model::post_streaming(request, move |w| {
         let elapsed_ms = now_ms() - start;
         if w.written > 0 && first.get().is_none() {
             first.set(Some(elapsed_ms));
         }
-        progress.try_set(Some(in_tab::Progress {
+        progress.try_set(Some(in_tab::TabProgress {
             read: w.prompt,
             written: w.written,
             elapsed_ms,

@@ -123,6 +123,7 @@ pub fn CoreqaPage() -> impl IntoView {
         </section>
         <super::coreqa_ask::AskCard/>
         <JudgeCard/>
+        <super::coreqa_report::ReportCard/>
         <BreakdownCard/>
         <PairwiseCard/>
         <QuestionsCard/>

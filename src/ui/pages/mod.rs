@@ -4,6 +4,7 @@
 pub mod about;
 pub mod coreqa;
 pub mod coreqa_ask;
+pub mod coreqa_report;
 pub mod curate;
 pub mod dataset;
 pub mod home;

@@ -174,7 +174,7 @@ pub struct RunState {
     /// How far the answer the model in this tab is writing for a run is;
     /// None when it writes none (a signal of its own: it moves with each
     /// token, and nothing else on the page needs to follow it).
-    pub tab_progress: RwSignal<Option<repoqa::llm::in_tab::Progress>>,
+    pub tab_progress: RwSignal<Option<repoqa::llm::in_tab::TabProgress>>,
 }
 
 impl Default for RunState {

@@ -72,7 +72,7 @@ impl Discrepancy {
 
 /// The outcome of one comparison, for the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum PairOutcome {
     Win,
     Tie,
     Loss,
@@ -81,7 +81,11 @@ pub enum Outcome {
 /// One comparison's outcome for the model from its two verdicts: `shown_first`
 /// the verdict with the model's answer first, `shown_second` with the
 /// baseline's first.
-pub fn outcome(shown_first: Preference, shown_second: Preference, rule: Discrepancy) -> Outcome {
+pub fn outcome(
+    shown_first: Preference,
+    shown_second: Preference,
+    rule: Discrepancy,
+) -> PairOutcome {
     // Each verdict from the model's side: +1 a win, 0 a tie, -1 a loss.
     let side = |p: Preference, model_first: bool| -> i8 {
         match (p, model_first) {
@@ -96,16 +100,16 @@ pub fn outcome(shown_first: Preference, shown_second: Preference, rule: Discrepa
         // Agreement, or a flip with the order (+1 and -1): a tie when they
         // cancel.
         return match a.signum() {
-            1 if a == b => Outcome::Win,
-            -1 if a == b => Outcome::Loss,
-            _ => Outcome::Tie,
+            1 if a == b => PairOutcome::Win,
+            -1 if a == b => PairOutcome::Loss,
+            _ => PairOutcome::Tie,
         };
     }
     // One decided, one tie.
     match rule {
-        Discrepancy::Tie => Outcome::Tie,
-        Discrepancy::Decided if sum > 0 => Outcome::Win,
-        Discrepancy::Decided => Outcome::Loss,
+        Discrepancy::Tie => PairOutcome::Tie,
+        Discrepancy::Decided if sum > 0 => PairOutcome::Win,
+        Discrepancy::Decided => PairOutcome::Loss,
     }
 }
 
@@ -195,9 +199,9 @@ pub fn against_baseline(
                 (Some(a), Some(b)) => {
                     row.comparisons += 1;
                     match outcome(*a, *b, rule) {
-                        Outcome::Win => row.wins += 1,
-                        Outcome::Tie => row.ties += 1,
-                        Outcome::Loss => row.losses += 1,
+                        PairOutcome::Win => row.wins += 1,
+                        PairOutcome::Tie => row.ties += 1,
+                        PairOutcome::Loss => row.losses += 1,
                     }
                 }
                 _ => row.one_order += 1,
@@ -313,7 +317,7 @@ pub(crate) mod tests {
         assert_eq!((decided.wins, decided.ties, decided.losses), (2, 0, 1));
         assert!((decided.pce.unwrap() - 200.0 / 3.0).abs() < 1e-12);
         // The outcome rule, seen from the model, in every case.
-        use Outcome::{Loss, Tie as T, Win};
+        use PairOutcome::{Loss, Tie as T, Win};
         for (a, b, tie_rule, decided_rule) in [
             (First, Second, Win, Win),
             (Second, First, Loss, Loss),

@@ -7,7 +7,7 @@
 //! levels ([`super::levels`]). Built from the judge's table
 //! ([`super::judge::summarize`]), PCE ([`super::pce`]) and the levels: the
 //! CLI's `repoqa coreqa report` and the page's CoReQA results show the same
-//! [`Report`].
+//! [`CoreqaReport`].
 
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +60,7 @@ pub struct ReportRow {
 
 /// The tables.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Report {
+pub struct CoreqaReport {
     /// The model PCE is against, if one was named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
@@ -84,7 +84,7 @@ pub fn report(
     pairs: &[PairLine],
     baseline: Option<&str>,
     rule: Discrepancy,
-) -> Report {
+) -> CoreqaReport {
     let rows = summarize(qa, judged, answers);
     let pce = baseline.map(|b| against_baseline(qa, pairs, b, rule)).unwrap_or_default();
     let language = |id: &str| {
@@ -192,7 +192,7 @@ pub fn report(
                 .to_string(),
         ),
     }
-    Report {
+    CoreqaReport {
         baseline: baseline.map(str::to_string),
         discrepancy: rule,
         overall,
@@ -206,7 +206,7 @@ fn cell(m: &MeanStd) -> String {
     format!("{:.2} ± {:.2}", m.mean, m.std)
 }
 
-impl Report {
+impl CoreqaReport {
     /// The tables as text, for the terminal.
     pub fn render_text(&self) -> String {
         let mut out = String::new();

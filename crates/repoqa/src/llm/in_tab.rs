@@ -78,7 +78,7 @@ pub const PACE_NOTE: &str =
 /// How far the answer being written in this tab is, from the engine's
 /// stream: what the page shows while a task is answered.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Progress {
+pub struct TabProgress {
     /// Prompt tokens read so far, and of how many (llama.cpp's
     /// `prompt_progress`), until the first token is written.
     pub read: Option<(u32, u32)>,
@@ -90,7 +90,7 @@ pub struct Progress {
     pub first_token_ms: Option<f64>,
 }
 
-impl Progress {
+impl TabProgress {
     /// In words: "Reading the prompt: 512 of 2,011 tokens (41.0 tokens/s),
     /// 12 s so far." / "Writing the answer: 37 tokens at 4.1 tokens/s;
     /// the prompt took 49.2 s."
@@ -518,14 +518,14 @@ mod tests {
 
     #[test]
     fn progress_says_what_the_engine_is_doing() {
-        let p = Progress::default();
+        let p = TabProgress::default();
         assert_eq!(p.words(), "Reading the prompt, 0 s so far.");
-        let reading = Progress { read: Some((512, 2011)), elapsed_ms: 12_500.0, ..p };
+        let reading = TabProgress { read: Some((512, 2011)), elapsed_ms: 12_500.0, ..p };
         assert_eq!(
             reading.words(),
             "Reading the prompt: 512 of 2,011 tokens (41.0 tokens/s), 12 s so far."
         );
-        let writing = Progress {
+        let writing = TabProgress {
             read: None,
             written: 37,
             elapsed_ms: 58_200.0,
@@ -535,7 +535,7 @@ mod tests {
             writing.words(),
             "Writing the answer: 37 tokens at 4.1 tokens/s; the prompt took 49.2 s."
         );
-        let one = Progress { written: 1, elapsed_ms: 49_300.0, ..writing };
+        let one = TabProgress { written: 1, elapsed_ms: 49_300.0, ..writing };
         assert_eq!(
             one.words(),
             "Writing the answer: 1 token at … tokens/s; the prompt took 49.2 s."
