@@ -196,9 +196,14 @@ pub struct GenerateArgs {
     /// coreqa prompt reference` prints the default.
     #[arg(long)]
     reference_template: Option<PathBuf>,
-    /// Sampling temperature (default 0).
+    /// Sampling temperature of the pre-filter and the questions (default 0).
     #[arg(long)]
     temperature: Option<f64>,
+    /// Sampling temperature of the reference answers (the paper's 0.8,
+    /// "diverse reference answers"); each QA item records it as
+    /// "reference_temperature".
+    #[arg(long, default_value_t = repoqa::coreqa::generate::REFERENCE_TEMPERATURE)]
+    reference_temperature: f64,
     #[arg(long)]
     tokenizer: Option<PathBuf>,
     /// The QA file to write (JSON Lines); the questions go first to
@@ -574,7 +579,12 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     })?;
     repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
     let oname = a.output.display().to_string();
-    let job = Asking { output: &a.output, what: "QA items", ..job };
+    let job = Asking {
+        output: &a.output,
+        what: "QA items",
+        temperature: Some(a.reference_temperature),
+        ..job
+    };
     let asked_references = ask_items(&job, &references, |text| {
         Ok(read_qa(text.as_bytes(), &oname)?.into_iter().map(|q| q.id).collect())
     });

@@ -337,6 +337,9 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                     Some(CoreqaFile::Qa(items)) => items.iter().map(|q| q.id.clone()).collect(),
                     _ => HashSet::new(),
                 };
+                // The paper writes reference answers at 0.8 (as `coreqa build`).
+                let mut endpoint = endpoint;
+                endpoint.sampling.temperature = Some(repoqa::coreqa::generate::REFERENCE_TEMPERATURE);
                 job.ask(endpoint, config, &references, &done).await
             }
         }

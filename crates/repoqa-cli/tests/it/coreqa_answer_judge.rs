@@ -536,12 +536,17 @@ fn a_qa_file_is_built_from_the_issues_the_filters_keep() {
     assert_eq!(qa[0]["issue_url"], "https://github.com/acme/widget/issues/8");
     assert_eq!(qa[0]["issue"]["number"], 8);
     assert_eq!(qa[0]["question"], q8["question"]);
+    // Issue 80: the temperatures each file was made at, in the file: the
+    // questions at the default 0, the reference answers at the paper's 0.8.
+    assert!(questions.iter().all(|q| q["temperature"] == 0.0), "{questions:?}");
+    assert!(qa.iter().all(|q| q["reference_temperature"] == 0.8), "{qa:?}");
 
-    // Fixed: the rerun asks the one reference left, nothing else.
+    // Fixed: the rerun asks the one reference left, nothing else, at 0.8.
     server.control(&json!({"reset": true, "faults": {}}));
     let o = ask(&server, &out, &args);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(server.requests().len(), 1);
+    assert_eq!(server.requests()[0]["body"]["temperature"], 0.8);
     assert_eq!(lines(&out).len(), 3);
     // The file is a QA file `answer` reads.
     let o = repoqa(&[
@@ -628,6 +633,10 @@ fn the_evaluator_s_tables_come_from_a_run_s_files() {
     let o = ask(&server, pairs, &[&args[..], &files[..]].concat());
     assert!(o.status.success(), "{}", text(&o));
 
+    // Each file records the temperature and runs it was made with.
+    assert!(lines(good).iter().all(|l| l["temperature"] == 0.2 && l["runs"] == 1));
+    assert!(lines(judged).iter().all(|l| l["temperature"] == 0.2 && l["repetitions"] == 2));
+    assert!(lines(pairs).iter().all(|l| l["temperature"] == 0.2));
     let (q, j, p) = (qa.to_str().unwrap(), judged.to_str().unwrap(), pairs.to_str().unwrap());
     let (g, w) = (good.to_str().unwrap(), weak.to_str().unwrap());
     let args = ["coreqa", "report", "--qa", q, "--judgments", j, "--answers", g, "--answers", w];

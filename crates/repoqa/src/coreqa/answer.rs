@@ -19,6 +19,7 @@ use super::splitter::{RecursiveSplitter, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SI
 use super::whole_repo::{fence_language, fenced, repo_markdown};
 use super::{chunk_files, question_context, Bm25Tokenize, Chunk, CoreqaError, TextFile};
 use crate::llm::run::RunItem;
+use crate::llm::wire::RequestParams;
 
 /// What the answering model is given besides the question.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -115,6 +116,8 @@ pub struct AnswerItem {
     pub model: String,
     /// Which sample of this question and setting, from 1 (`--runs`).
     pub run: u32,
+    /// How many samples are asked of each question and setting.
+    pub runs: u32,
     pub prompt: String,
     /// The prompt's token count (the truncation check's reference).
     pub prompt_ntokens: usize,
@@ -151,13 +154,15 @@ impl RunItem for AnswerItem {
     fn prompt_ntokens(&self) -> usize {
         self.prompt_ntokens
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
         let line = AnswerLine {
             question_id: self.question_id.clone(),
             setting: self.setting,
             model: self.model.clone(),
             run: self.run,
             answer: reply.to_string(),
+            temperature: Some(asked.temperature),
+            runs: Some(self.runs),
         };
         super::jsonl_line(&line)
     }
@@ -299,6 +304,7 @@ pub fn answer_items(
                     setting,
                     model: setup.model.to_string(),
                     run,
+                    runs: setup.runs.max(1),
                     prompt_ntokens,
                     prompt: prompt.clone(),
                 });
@@ -345,6 +351,14 @@ pub struct AnswerLine {
     #[serde(default = "first_run", skip_serializing_if = "is_first_run")]
     pub run: u32,
     pub answer: String,
+    /// The sampling temperature the reply was asked at (absent in files
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// How many runs were asked of each question and setting (absent in
+    /// files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u32>,
 }
 
 impl AnswerLine {
@@ -439,6 +453,7 @@ mod tests {
     fn answers_round_trip_and_a_cut_last_line_is_dropped_on_resume() {
         let item = AnswerItem {
             run: 1,
+            runs: 5,
             question_id: "a/b#1".into(),
             setting: ContextSetting::Retrieval,
             model: "m".into(),
@@ -446,10 +461,12 @@ mod tests {
             prompt_ntokens: 1,
         };
         assert_eq!(item.task_id(), "a/b#1::retrieval");
-        let line = item.output_line("the answer").unwrap();
+        let mut asked = crate::llm::wire::Endpoint::default().params();
+        asked.temperature = 0.2;
+        let line = item.output_line("the answer", &asked).unwrap();
         assert_eq!(
             line,
-            "{\"question_id\":\"a/b#1\",\"setting\":\"retrieval\",\"model\":\"m\",\"answer\":\"the answer\"}\n"
+            "{\"question_id\":\"a/b#1\",\"setting\":\"retrieval\",\"model\":\"m\",\"answer\":\"the answer\",\"temperature\":0.2,\"runs\":5}\n"
         );
         let text = format!("{line}{{\"question_id\": \"cut");
         assert_eq!(read_answers(&text, "f", true).unwrap().len(), 1);

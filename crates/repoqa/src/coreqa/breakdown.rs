@@ -283,6 +283,8 @@ mod tests {
 
     fn judged(q: &str, model: &str, repetition: u32, scores: [u8; 4]) -> JudgeLine {
         JudgeLine {
+            repetitions: None,
+            temperature: None,
             run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,

@@ -20,6 +20,7 @@ use super::judge::fill_template;
 use super::qa::QaItem;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
+use crate::llm::wire::RequestParams;
 
 /// The default question prompt: `{{repository}}`, `{{title}}` and
 /// `{{description}}` are filled in.
@@ -135,6 +136,10 @@ pub struct QuestionLine {
     pub repository: String,
     pub number: u64,
     pub question: String,
+    /// The sampling temperature the reply was asked at (absent in files
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 impl QuestionLine {
@@ -191,15 +196,24 @@ impl RunItem for QuestionItem {
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         not_blank(reply)
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
         let line = QuestionLine {
             repository: self.repository.clone(),
             number: self.number,
             question: question_text(reply, &self.snippets),
+            temperature: Some(asked.temperature),
         };
         super::jsonl_line(&line)
     }
 }
+
+/// The temperature reference answers are written at by default: the
+/// paper's 0.8 (§VI: "diverse reference answers").
+pub const REFERENCE_TEMPERATURE: f64 = 0.8;
+
+/// The field of each QA item `build` writes that records the temperature
+/// its reference answer was written at.
+pub const REFERENCE_TEMPERATURE_FIELD: &str = "reference_temperature";
 
 /// Read a questions file, leaving out a cut last line when `resuming`.
 pub fn read_questions(
@@ -304,8 +318,10 @@ impl RunItem for ReferenceItem {
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         not_blank(reply)
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
-        let qa = QaItem { reference_answer: reply.trim().to_string(), ..self.qa.clone() };
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
+        let mut qa = QaItem { reference_answer: reply.trim().to_string(), ..self.qa.clone() };
+        // Kept among the item's other fields, which readers keep as they are.
+        qa.rest.insert(REFERENCE_TEMPERATURE_FIELD.into(), asked.temperature.into());
         super::jsonl_line(&qa)
     }
 }
@@ -342,7 +358,9 @@ mod tests {
         assert!(qs[0]
             .prompt
             .contains("## Issue title\n\nSpin fails\n\n## Issue description\n\nIt fails:\n```py"));
-        let line = qs[0].output_line("Why does spin fail?").unwrap();
+        let line = qs[0]
+            .output_line("Why does spin fail?", &crate::llm::wire::Endpoint::default().params())
+            .unwrap();
         let q = read_questions(&line, "f", false).unwrap();
         assert_eq!(q[0].question, "Why does spin fail?\n\n```py\nspin(0)\n```");
         assert!(qs[0].check_reply("  ").is_err());
@@ -350,7 +368,9 @@ mod tests {
             reference_items("a/b", &issues, &q, Some("python"), REFERENCE_TEMPLATE, |_| 5).unwrap();
         assert!(rs[0].prompt.contains("## Issue labels\n\nbug\n"));
         assert!(rs[0].prompt.contains("### Comment 1 (3 positive reactions)\n\nUse spin(1)."));
-        let line = rs[0].output_line("Call spin(1).\n").unwrap();
+        let line = rs[0]
+            .output_line("Call spin(1).\n", &crate::llm::wire::Endpoint::default().params())
+            .unwrap();
         let qa = super::super::qa::read_qa(line.as_bytes(), "f").unwrap();
         assert_eq!(qa[0].id, "a/b#7");
         assert_eq!(qa[0].reference_answer, "Call spin(1).");

@@ -43,6 +43,7 @@ use super::answer::{first_run, is_first_run, AnswerLine, ContextSetting};
 use super::qa::QaItem;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
+use crate::llm::wire::RequestParams;
 
 /// The judge's sampling temperature in the paper.
 pub const JUDGE_TEMPERATURE: f64 = 0.2;
@@ -236,6 +237,8 @@ pub struct JudgeItem {
     pub run: u32,
     /// From 1.
     pub repetition: u32,
+    /// How many times each answer is judged.
+    pub repetitions: u32,
     /// The judge model (recorded in the line).
     pub judge: String,
     pub prompt: String,
@@ -273,7 +276,7 @@ impl RunItem for JudgeItem {
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         read_verdict(reply).map(|_| ())
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
         let v = read_verdict(reply)?;
         let line = JudgeLine {
             question_id: self.question_id.clone(),
@@ -284,6 +287,8 @@ impl RunItem for JudgeItem {
             judge: self.judge.clone(),
             scores: v.scores,
             reasoning: v.reasoning,
+            temperature: Some(asked.temperature),
+            repetitions: Some(self.repetitions),
         };
         super::jsonl_line(&line)
     }
@@ -302,6 +307,14 @@ pub struct JudgeLine {
     pub judge: String,
     pub scores: Criteria<u8>,
     pub reasoning: String,
+    /// The sampling temperature the reply was asked at (absent in files
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// How many times each answer is judged (absent in files written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
 }
 
 impl JudgeLine {
@@ -336,6 +349,7 @@ pub fn judge_items(
                 model: a.model.clone(),
                 run: a.run,
                 repetition,
+                repetitions,
                 judge: judge.to_string(),
                 prompt: prompt.clone(),
                 prompt_ntokens,
@@ -625,6 +639,8 @@ mod tests {
     fn the_table_averages_questions_then_repetitions() {
         let qa = [qa("q1", "python"), qa("q2", "go")];
         let line = |q: &str, rep: u32, a: u8| JudgeLine {
+            repetitions: None,
+            temperature: None,
             run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,
@@ -652,6 +668,8 @@ mod tests {
     fn with_several_runs_the_spread_is_over_the_runs() {
         let qa = [qa("q1", "python"), qa("q2", "python")];
         let line = |q: &str, run: u32, rep: u32, a: u8| JudgeLine {
+            repetitions: None,
+            temperature: None,
             run,
             question_id: q.into(),
             setting: ContextSetting::None,
@@ -676,6 +694,8 @@ mod tests {
         // BLEU: a question answered in two runs counts both (its reference
         // once, something else once: the mean of 1 and the other's).
         let answer = |q: &str, run: u32, text: &str| AnswerLine {
+            runs: None,
+            temperature: None,
             question_id: q.into(),
             setting: ContextSetting::None,
             model: "m".into(),

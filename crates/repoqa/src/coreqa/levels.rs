@@ -126,6 +126,8 @@ mod tests {
     #[test]
     fn the_distribution_counts_every_judgment_once_per_criterion() {
         let line = |a, c, r, l| JudgeLine {
+            repetitions: None,
+            temperature: None,
             question_id: "q".into(),
             setting: ContextSetting::None,
             model: "m".into(),

@@ -21,6 +21,7 @@ use super::judge::fill_template;
 use super::qa::QaItem;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
+use crate::llm::wire::RequestParams;
 
 /// The default pairwise judge prompt. `{{repository}}`, `{{question}}`,
 /// `{{reference_answer}}`, `{{answer_a}}` and `{{answer_b}}` are filled in.
@@ -117,7 +118,7 @@ impl RunItem for PairItem {
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         read_preference(reply).map(|_| ())
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
         let (verdict, reasoning) = read_preference(reply)?;
         let line = PairLine {
             judgment: Judgment {
@@ -129,6 +130,7 @@ impl RunItem for PairItem {
             setting: self.setting,
             judge: self.judge.clone(),
             reasoning,
+            temperature: Some(asked.temperature),
         };
         super::jsonl_line(&line)
     }
@@ -142,6 +144,10 @@ pub struct PairLine {
     pub setting: ContextSetting,
     pub judge: String,
     pub reasoning: String,
+    /// The sampling temperature the reply was asked at (absent in files
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 impl PairLine {
@@ -272,6 +278,8 @@ mod tests {
             })
             .to_vec();
         let line = |q: &str, m: &str| AnswerLine {
+            runs: None,
+            temperature: None,
             run: 1,
             question_id: q.into(),
             setting: ContextSetting::None,
@@ -306,7 +314,9 @@ mod tests {
         let none = pair_items(&qa, &answers, ContextSetting::Whole, "j", PAIRWISE_TEMPLATE, |_| 1)
             .unwrap();
         assert!(none.is_empty());
-        let line = items[0].output_line("fine\nVerdict: B").unwrap();
+        let line = items[0]
+            .output_line("fine\nVerdict: B", &crate::llm::wire::Endpoint::default().params())
+            .unwrap();
         let back = read_pair_lines(&line, "f", false).unwrap();
         assert_eq!(back[0].judgment.verdict, Preference::Second);
         assert_eq!(back[0].reasoning, "fine");

@@ -228,6 +228,7 @@ pub(crate) mod tests {
     /// A pairwise line of question `q` in the none setting.
     pub(crate) fn line(q: &str, first: &str, second: &str, verdict: Preference) -> PairLine {
         PairLine {
+            temperature: None,
             judgment: Judgment {
                 question_id: q.into(),
                 first: first.into(),

@@ -19,6 +19,7 @@ use super::issues::{Comment, Issue};
 use super::judge::fill_template;
 use super::CoreqaError;
 use crate::llm::run::RunItem;
+use crate::llm::wire::RequestParams;
 
 /// The default pre-filter prompt: `{{repository}}`, `{{title}}`,
 /// `{{description}}` and `{{comments}}` are filled in. The reply ends with
@@ -68,6 +69,10 @@ pub struct PrefilterLine {
     pub keep: bool,
     /// The reply without its verdict line.
     pub reasons: String,
+    /// The sampling temperature the reply was asked at (absent in files
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 impl PrefilterLine {
@@ -143,7 +148,7 @@ impl RunItem for PrefilterItem {
                 .to_string()
         })
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
         self.check_reply(reply)?;
         let (keep, reasons) = parse_verdict(reply).unwrap_or_default();
         let line = PrefilterLine {
@@ -152,6 +157,7 @@ impl RunItem for PrefilterItem {
             model: self.model.clone(),
             keep,
             reasons,
+            temperature: Some(asked.temperature),
         };
         super::jsonl_line(&line)
     }
@@ -258,11 +264,17 @@ mod tests {
         assert!(p.ends_with("Verdict: keep\nVerdict: drop\n"), "{p}");
         assert_eq!(items[0].task_id(), "acme/widget#7");
         assert!(items[0].check_reply("Looks fine.").is_err());
-        let line = items[0].output_line("Answered by a maintainer.\nVerdict: keep").unwrap();
+        let line = items[0]
+            .output_line(
+                "Answered by a maintainer.\nVerdict: keep",
+                &crate::llm::wire::Endpoint::default().params(),
+            )
+            .unwrap();
         let back = read_prefilter(&line, "f", false).unwrap();
         assert_eq!(
             back,
             [PrefilterLine {
+                temperature: Some(0.0),
                 repository: "acme/widget".into(),
                 number: 7,
                 model: "m".into(),

@@ -283,6 +283,8 @@ mod tests {
 
     fn judged(q: &str, model: &str, run: u32, rep: u32, s: [u8; 4]) -> JudgeLine {
         JudgeLine {
+            repetitions: None,
+            temperature: None,
             question_id: q.into(),
             setting: ContextSetting::None,
             model: model.into(),

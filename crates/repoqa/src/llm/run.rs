@@ -11,7 +11,7 @@
 
 use super::runlog::{RecordContext, RecordStatus, RunRecord};
 use super::schedule::{ScheduleConfig, ScheduleStep, Scheduler, Verdict};
-use super::wire::{read_reply, Endpoint, Outcome, TransportError};
+use super::wire::{read_reply, Endpoint, Outcome, RequestParams, TransportError};
 use super::{HttpReply, HttpRequest};
 use crate::report;
 use crate::report::Task;
@@ -25,8 +25,10 @@ pub trait RunItem {
     fn prompt(&self) -> String;
     /// Its own token count, for the truncation check ([`super::wire::Usage::looks_truncated`]).
     fn prompt_ntokens(&self) -> usize;
-    /// The outputs line that keeps `reply`, with its newline.
-    fn output_line(&self, reply: &str) -> Result<String, String>;
+    /// The outputs line that keeps `reply`, with its newline; `asked` is
+    /// what the request was asked with (a line of one's own format records
+    /// its temperature; upstream's RepoQA line does not).
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String>;
     /// Whether the reply is one this item can use; an unusable one (a
     /// judge's reply without its scores) is asked again like a malformed
     /// body, then reported as failed with this reason, never guessed at.
@@ -47,7 +49,7 @@ impl RunItem for Task {
     fn prompt_ntokens(&self) -> usize {
         self.code_context_ntokens
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
+    fn output_line(&self, reply: &str, _asked: &RequestParams) -> Result<String, String> {
         report::output_line(self, &[reply.to_string()]).map_err(|e| e.to_string())
     }
 }
@@ -63,8 +65,8 @@ impl<T: RunItem> RunItem for std::sync::Arc<T> {
     fn prompt_ntokens(&self) -> usize {
         T::prompt_ntokens(self)
     }
-    fn output_line(&self, reply: &str) -> Result<String, String> {
-        T::output_line(self, reply)
+    fn output_line(&self, reply: &str, asked: &RequestParams) -> Result<String, String> {
+        T::output_line(self, reply, asked)
     }
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         T::check_reply(self, reply)
@@ -264,7 +266,7 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
         let ctx = RecordContext { settings: &self.settings, time };
         match self.scheduler.complete(task, outcome, now_ms) {
             Verdict::Answered(a) => {
-                let output_line = match t.output_line(&a.text) {
+                let output_line = match t.output_line(&a.text, &self.settings.params()) {
                     Ok(l) => l,
                     // A task serializes; were it not to, say so as a failure.
                     Err(e) => {
@@ -591,7 +593,7 @@ mod tests {
         fn prompt_ntokens(&self) -> usize {
             1
         }
-        fn output_line(&self, reply: &str) -> Result<String, String> {
+        fn output_line(&self, reply: &str, _: &RequestParams) -> Result<String, String> {
             Ok(format!("{reply}\n"))
         }
         fn check_reply(&self, reply: &str) -> Result<(), String> {
