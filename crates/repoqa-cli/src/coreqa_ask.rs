@@ -136,10 +136,18 @@ struct JudgingArgs {
 pub struct JudgeArgs {
     #[command(flatten)]
     judging: JudgingArgs,
-    /// Times each answer is judged (the paper averages 2; its robustness
-    /// check takes 5).
-    #[arg(long, default_value_t = 2)]
-    repetitions: u32,
+    /// Times each answer is judged (default 2, the paper's average; 5
+    /// with --stability, its robustness check).
+    #[arg(long)]
+    repetitions: Option<u32>,
+    /// The judge's stability (the paper's Table VI): judge a seeded sample
+    /// of N of the answers (the paper's 200), each 5 times, and print the
+    /// mean and the standard deviation of each answer's judgments.
+    #[arg(long, value_name = "N")]
+    stability: Option<usize>,
+    /// The seed of the --stability sample.
+    #[arg(long, default_value_t = repoqa::coreqa::stability::STABILITY_SEED, requires = "stability")]
+    stability_seed: u64,
     /// Print the table as JSON.
     #[arg(long)]
     json: bool,
@@ -369,14 +377,23 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
 }
 
 pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
-    if a.repetitions == 0 {
+    use repoqa::coreqa::stability::{sample_answers, stability, STABILITY_REPETITIONS};
+    let repetitions =
+        a.repetitions.unwrap_or(if a.stability.is_some() { STABILITY_REPETITIONS } else { 2 });
+    if repetitions == 0 {
         return Err(CliError::usage("--repetitions must be at least 1"));
     }
+    if a.stability == Some(0) {
+        return Err(CliError::usage("--stability must sample at least 1 answer"));
+    }
     let j = &a.judging;
-    let inputs = JudgeInputs::load(j, JUDGE_TEMPLATE)?;
+    let mut inputs = JudgeInputs::load(j, JUDGE_TEMPLATE)?;
+    if let Some(n) = a.stability {
+        inputs.answers = sample_answers(&inputs.answers, n, a.stability_seed);
+    }
     let (qa, answers) = (&inputs.qa, &inputs.answers);
     let items = inputs.items(|count| {
-        judge_items(qa, answers, a.repetitions, &j.api.model, &inputs.template, count)
+        judge_items(qa, answers, repetitions, &j.api.model, &inputs.template, count)
     })?;
     let name = j.output.display().to_string();
     let judged_so_far = |text: &str| -> Result<Vec<JudgeLine>, CliError> {
@@ -388,7 +405,17 @@ pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
     });
     // The table of what is judged so far, whether or not all of it is.
     let judged = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
-    print_table(&summarize(qa, &judged, answers), &judged, a.json);
+    if a.stability.is_some() {
+        let rows = stability(qa, &judged, answers);
+        if a.json {
+            // Finite figures and strings: serializing cannot fail.
+            outln!("{}", serde_json::to_string(&rows).unwrap_or_default());
+        } else {
+            out!("{}", repoqa::coreqa::stability::render_text(&rows));
+        }
+    } else {
+        print_table(&summarize(qa, &judged, answers), &judged, a.json);
+    }
     asked
 }
 

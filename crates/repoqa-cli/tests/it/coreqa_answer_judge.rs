@@ -710,3 +710,38 @@ fn the_evaluator_s_tables_come_from_a_run_s_files() {
     let o = repoqa(&[&args[..], &["--pce-discrepancy", "sometimes"]].concat());
     assert!(!o.status.success());
 }
+
+/// Issue 80, Table VI: `judge --stability 3` judges a seeded sample of three
+/// answers five times each; per answer the server's accuracy goes 7, 8, 7,
+/// 8, 7 (its k-th judgment of one answer adds k % 2): mean 7.4, population
+/// deviation √0.24.
+#[test]
+fn the_judge_s_stability_is_a_sample_judged_five_times() {
+    let names = ["good.jsonl", "weak.jsonl", "stable.jsonl"];
+    let (files, server) = two_models_answered("coreqa-stability", &names);
+    let (good, stable) = (&files[0], &files[2]);
+    let o = judge(&server, &[good], stable, &["--stability", "3", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let judged = lines(stable);
+    assert_eq!(judged.len(), 15, "3 answers × 5");
+    assert!(judged.iter().all(|l| l["repetitions"] == 5));
+    let mut questions: Vec<&str> =
+        judged.iter().map(|l| l["question_id"].as_str().unwrap()).collect();
+    questions.dedup();
+    assert_eq!(questions.len(), 3);
+    let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &rows[0];
+    assert_eq!((row["answers"].as_u64(), row["repetitions"].as_u64()), (Some(3), Some(5)));
+    let acc = &row["criteria"]["accuracy"];
+    assert!((acc["mean"].as_f64().unwrap() - 7.4).abs() < 1e-12, "{row}");
+    assert!((acc["std"].as_f64().unwrap() - 0.24f64.sqrt()).abs() < 1e-12, "{row}");
+    assert_eq!(row["criteria"]["completeness"], json!({"mean": 5.0, "std": 0.0}));
+    // The same seed samples the same answers: a rerun asks nothing.
+    let before = server.requests().len();
+    let o = judge(&server, &[good], stable, &["--stability", "3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests().len(), before);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.starts_with("Table VI's shape: the judge's stability"), "{t}");
+    assert!(t.contains("7.40 ± 0.49"), "{t}");
+}

@@ -22,6 +22,7 @@ pub mod prefilter;
 pub mod qa;
 pub mod report;
 pub mod splitter;
+pub mod stability;
 pub mod text_dir;
 pub mod whole_repo;
 
