@@ -103,7 +103,8 @@ gemini-2.5-pro (it only works in thinking mode).
 
 CoReQA QA generation (`repoqa coreqa build`, no file needed): a question
 prompt ("## Issue title" ... "## Issue description") gets
-'How do I resolve the problem "<title>"?' (fault name "question:<title>");
+'How do I resolve the problem "<title>"?' (fault name "question:<title>"),
+after a line of reasoning and "Question: " when the prompt asks for that line;
 a reference prompt (with "## Issue comments") gets "The maintainers
 answered: <first line of the first comment>" (fault name
 "reference:<title>"); a pre-filter prompt (`build --prefilter`: the issue,
@@ -184,7 +185,12 @@ class Coreqa:
                 comments = prompt.split("\n## Issue comments\n\n", 1)[1] + "\n"
                 first = between(comments, "positive reactions)\n\n", "\n") or "(no comments)"
                 return ("coreqa", "", "reference:" + title, f"The maintainers answered: {first}")
-            return ("coreqa", "", "question:" + title, f'How do I resolve the problem "{title}"?')
+            # The default question prompt asks for reasoning, then a line
+            # "Question: ..." (a prompt of one's own may ask for the question alone).
+            q = f'How do I resolve the problem "{title}"?'
+            if "\"Question:\"" in prompt:
+                return ("coreqa", "", "question:" + title, f"The reporter hit a problem: {title}.\n\nQuestion: {q}")
+            return ("coreqa", "", "question:" + title, q)
         if not self.by_question:
             return None
         if "\n## Answer A\n\n" in prompt:

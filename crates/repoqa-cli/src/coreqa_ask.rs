@@ -204,9 +204,15 @@ pub struct GenerateArgs {
     /// coreqa prompt reference` prints the default.
     #[arg(long)]
     reference_template: Option<PathBuf>,
-    /// Sampling temperature of the pre-filter and the questions (default 0).
+    /// Sampling temperature of the pre-filter (default 0) and the questions
+    /// (default 0.8 with several --samples, 0 with one).
     #[arg(long)]
     temperature: Option<f64>,
+    /// Questions sampled per issue (the paper's self-consistency; it does
+    /// not give K): the one whose words overlap the others' most is kept,
+    /// and every QA item records all of them.
+    #[arg(long, default_value_t = repoqa::coreqa::generate::QUESTION_SAMPLES)]
+    samples: u32,
     /// Sampling temperature of the reference answers (the paper's 0.8,
     /// "diverse reference answers"); each QA item records it as
     /// "reference_temperature".
@@ -583,17 +589,21 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
             ppath.display()
         );
     }
-    let questions =
-        counted(&tok, |count| question_items(repository, &issues, &question_template, count))?;
+    if !(1..=20).contains(&a.samples) {
+        return Err(CliError::usage("--samples: a whole number from 1 to 20"));
+    }
+    let questions = counted(&tok, |count| {
+        question_items(repository, &issues, &question_template, a.samples, count)
+    })?;
 
     let qpath = PathBuf::from(questions_file_name(&a.output.to_string_lossy()));
     let qname = qpath.display().to_string();
     let job = Asking {
         label: "coreqa build",
         api: &a.api,
-        temperature: a.temperature,
         output: &qpath,
         what: "questions",
+        temperature: Some(repoqa::coreqa::generate::question_temperature(a.samples, a.temperature)),
         only_failed: a.only_failed,
     };
     let asked_questions = ask_items(&job, &questions, |text| {
@@ -602,7 +612,15 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     let written = read_questions(&fs_read_text(&qpath, "questions")?, &qname, true)?;
     let language = a.language.as_deref();
     let mut references = counted(&tok, |count| {
-        reference_items(repository, &issues, &written, language, &reference_template, count)
+        reference_items(
+            repository,
+            &issues,
+            &written,
+            a.samples,
+            language,
+            &reference_template,
+            count,
+        )
     })?;
     repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
     let oname = a.output.display().to_string();

@@ -306,8 +306,11 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         return Ok(());
                     }
                 }
+                // The paper's self-consistency, as `coreqa build` samples by
+                // default: QUESTION_SAMPLES samples at QUESTION_TEMPERATURE.
+                let samples = repoqa::coreqa::generate::QUESTION_SAMPLES;
                 let questions = counted(&ctx, app, |count| {
-                    question_items(repository, &issues, &form.question_template, count)
+                    question_items(repository, &issues, &form.question_template, samples, count)
                 }).await?;
                 let qname = questions_file_name(&output);
                 let written = |st: CoreqaState| match st.file(&qname).as_deref() {
@@ -316,7 +319,10 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 };
                 let done: HashSet<String> = written(st).iter().map(|q| q.id()).collect();
                 let asked = Asking { output: &qname, ..job };
-                asked.ask(endpoint.clone(), config, &questions, &done).await?;
+                let mut sampling = endpoint.clone();
+                sampling.sampling.temperature =
+                    Some(repoqa::coreqa::generate::question_temperature(samples, None));
+                asked.ask(sampling, config, &questions, &done).await?;
                 if !session.current() || ctx.cancelled() {
                     return Ok(());
                 }
@@ -327,6 +333,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         repository,
                         &issues,
                         &written,
+                        samples,
                         language,
                         &form.reference_template,
                         count,

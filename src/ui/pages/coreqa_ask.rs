@@ -327,7 +327,14 @@ pub fn AskCard() -> impl IntoView {
                 </Show>
                 <p class="muted" id="cq-ask-kept">{kept_note}
                     ". A question is written from each kept issue's title and description (its code snippets attached as they are), "
-                    "then a reference answer from the question, the labels, title, description and comments."</p>
+                    "then a reference answer from the question, the labels, title, description and comments. "
+                    {format!(
+                        "As the paper does, the model reasons first and ends with its question; {} questions are sampled per issue at temperature {} and the one whose words overlap the others' most is kept, all of them recorded (as repoqa coreqa build --samples {}); reference answers are written at {}.",
+                        repoqa::coreqa::generate::QUESTION_SAMPLES,
+                        repoqa::coreqa::generate::QUESTION_TEMPERATURE,
+                        repoqa::coreqa::generate::QUESTION_SAMPLES,
+                        repoqa::coreqa::generate::REFERENCE_TEMPERATURE
+                    )}</p>
                 {prompt_editor(form, "cq-ask-question", "The question prompt (editable)", |f| &f.question_template, |f| &mut f.question_template, QUESTION_TEMPLATE)}
                 {prompt_editor(form, "cq-ask-reference", "The reference-answer prompt (editable)", |f| &f.reference_template, |f| &mut f.reference_template, REFERENCE_TEMPLATE)}
             </Show>

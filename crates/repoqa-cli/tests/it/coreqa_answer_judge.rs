@@ -519,8 +519,11 @@ fn a_qa_file_is_built_from_the_issues_the_filters_keep() {
     assert!(t.contains("acme/widget: 10 issues, removed by the filters: pull_request 1, not_closed 1, label 1, no_code 1, image 1, few_positive 1, points_elsewhere 1; kept 3"), "{t}");
     assert!(t.contains("acme/widget#10 (") && t.contains("gave up after 3 attempts"), "{t}");
     let questions = lines(&dir.join("qa.questions.jsonl"));
-    assert_eq!(questions.len(), 3);
-    let q8 = questions.iter().find(|q| q["number"] == 8).unwrap();
+    assert_eq!(questions.len(), 9, "3 issues × 3 samples (the paper's self-consistency)");
+    let q8 = questions.iter().find(|q| q["number"] == 8 && q.get("sample").is_none()).unwrap();
+    // The model reasoned first; the question came after "Question:".
+    assert_eq!(q8["reasoning"], "The reporter hit a problem: Issue 8.");
+    assert_eq!(q8["samples"], 3);
     assert_eq!(
         q8["question"],
         "How do I resolve the problem \"Issue 8\"?\n\n```python\nwidget.spin(0)\n```"
@@ -536,10 +539,14 @@ fn a_qa_file_is_built_from_the_issues_the_filters_keep() {
     assert_eq!(qa[0]["issue_url"], "https://github.com/acme/widget/issues/8");
     assert_eq!(qa[0]["issue"]["number"], 8);
     assert_eq!(qa[0]["question"], q8["question"]);
-    // Issue 80: the temperatures each file was made at, in the file: the
-    // questions at the default 0, the reference answers at the paper's 0.8.
-    assert!(questions.iter().all(|q| q["temperature"] == 0.0), "{questions:?}");
+    // Issue 80: the temperatures each file was made at, in the file: three
+    // question samples at 0.8, the reference answers at the paper's 0.8.
+    assert!(questions.iter().all(|q| q["temperature"] == 0.8), "{questions:?}");
     assert!(qa.iter().all(|q| q["reference_temperature"] == 0.8), "{qa:?}");
+    // Every sample recorded with the QA item, and which was kept (the test
+    // server's samples are alike: the first).
+    assert_eq!(qa[0]["question_samples"].as_array().map(Vec::len), Some(3));
+    assert_eq!(qa[0]["question_sample"], 1);
 
     // Fixed: the rerun asks the one reference left, nothing else, at 0.8.
     server.control(&json!({"reset": true, "faults": {}}));
@@ -585,10 +592,11 @@ fn the_pre_filter_drops_issues_before_any_question_is_written() {
     assert_eq!(nine["keep"], false);
     assert_eq!(nine["reasons"], "The discussion leaves it open.");
     assert_eq!(nine["model"], "writer");
-    let numbers: Vec<u64> = lines(&dir.join("qa.questions.jsonl"))
+    let mut numbers: Vec<u64> = lines(&dir.join("qa.questions.jsonl"))
         .iter()
         .map(|q| q["number"].as_u64().unwrap())
         .collect();
+    numbers.dedup();
     assert_eq!(numbers, [8, 10], "no question for the dropped issue");
     let qa = lines(&out);
     assert_eq!(qa.len(), 2);
@@ -599,8 +607,8 @@ fn the_pre_filter_drops_issues_before_any_question_is_written() {
             "{item}"
         );
     }
-    // 3 verdicts (one asked twice), 2 questions, 2 references.
-    assert_eq!(server.requests().len(), 8);
+    // 3 verdicts (one asked twice), 2 × 3 question samples, 2 references.
+    assert_eq!(server.requests().len(), 12);
     // A rerun asks nothing.
     server.control(&json!({"reset": true, "faults": {}}));
     let o = ask(&server, &out, &args);
