@@ -61,6 +61,9 @@ in order, then answers); NAME "*" means every request:
            request: the judge's reply is malformed; a pre-filter's has no
            verdict)
   prefera  a pairwise judge reply preferring answer A whatever it says
+  cut      the first half of the normal reply, ended at the token limit
+           (finish_reason "length", stop_reason "max_tokens", finishReason
+           "MAX_TOKENS")
 --zero answers every request at once with a fixed reply (benchmarks).
 
 Reasoning models, chosen by the model name as each provider's are (a RepoQA
@@ -784,6 +787,8 @@ def make_handler(state):
                 text = "The first answer is better.\n\nVerdict: A"
             if kind == "trunc":
                 ptoks = 50
+            if kind == "cut":
+                text = text[: max(1, len(text) // 2)]
             thinking = reasoning_reply(fmt, model, req, found, ptoks, state.args.think_tokens)
             if thinking is not None:
                 status, body = thinking
@@ -793,6 +798,13 @@ def make_handler(state):
                         state.answered[tid] = state.answered.get(tid, 0) + 1
                 return self.send(status, body, cors=kind != "nocors")
             body = OK[fmt]("other-model-9" if kind == "othermodel" else model, text, ptoks, max(1, len(text) // 3))
+            if kind == "cut":
+                if fmt == "openai":
+                    body["choices"][0]["finish_reason"] = "length"
+                elif fmt == "anthropic":
+                    body["stop_reason"] = "max_tokens"
+                else:
+                    body["candidates"][0]["finishReason"] = "MAX_TOKENS"
             with state.lock:
                 tid = f"{found[0]}::{found[1]}::{found[2]}"
                 state.answered[tid] = state.answered.get(tid, 0) + 1

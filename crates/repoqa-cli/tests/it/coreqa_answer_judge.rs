@@ -753,3 +753,28 @@ fn the_judge_s_stability_is_a_sample_judged_five_times() {
     assert!(t.starts_with("Table VI's shape: the judge's stability"), "{t}");
     assert!(t.contains("7.40 ± 0.49"), "{t}");
 }
+
+/// Issue 80: an answer cut at the token limit is never stored as a whole
+/// one: its task fails, saying what to raise; a rerun asks only it.
+#[test]
+fn a_cut_answer_is_reported_not_stored() {
+    let dir = common::scratch("coreqa-cut");
+    let out = dir.join("cut.jsonl");
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(out.with_extension("runlog.jsonl"));
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    server.control(&json!({"faults": {"answer:dtolnay/semver#2": ["cut", "cut", "cut"]}}));
+    let o = answer(&server, "good-model", "none", &out);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("dtolnay/semver#2::none") && t.contains("the reply was cut at the token limit (finish reason \"length\"): an incomplete reply is not stored as a whole one; raise --max-new-tokens"), "{t}");
+    let stored: Vec<String> =
+        lines(&out).iter().map(|l| l["question_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(stored, ["dtolnay/semver#1", "dtolnay/semver#3", "dtolnay/semver#4"]);
+    assert_eq!(server.requests().len(), 4, "asked once: cut again if asked again");
+    server.control(&json!({"reset": true, "faults": {}}));
+    let o = answer(&server, "good-model", "none", &out);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(lines(&out).len(), 4);
+}

@@ -145,6 +145,9 @@ pub(crate) fn is_first_run(run: &u32) -> bool {
 }
 
 impl RunItem for AnswerItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         answer_id(&self.question_id, self.setting, self.run)
     }

@@ -350,6 +350,9 @@ impl QuestionItem {
 }
 
 impl RunItem for QuestionItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         sample_id(&self.repository, self.number, self.sample)
     }
@@ -485,6 +488,9 @@ pub fn reference_items(
 }
 
 impl RunItem for ReferenceItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         self.qa.id.clone()
     }

@@ -264,6 +264,9 @@ pub fn judgment_id(
 }
 
 impl RunItem for JudgeItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         judgment_id(&self.question_id, self.setting, &self.model, self.run, self.repetition)
     }
@@ -629,6 +632,15 @@ mod tests {
             .unwrap_err()
             .contains("not a score from 1 to 10"));
         assert!(read_verdict("").unwrap_err().starts_with("the judge's reply does not end"));
+        // Two scores for one criterion (issue 80): never one of them picked.
+        let e = read_verdict("Accuracy: 7\nAccuracy: 8\nRelevance: 9\nClarity: 7").unwrap_err();
+        assert!(e.contains("missing completeness"), "{e}");
+        assert!(read_verdict("Accuracy: 7 or 8\nCompleteness: 6\nRelevance: 9\nClarity: 7")
+            .unwrap_err()
+            .contains("not a score from 1 to 10"));
+        assert!(read_verdict("Accuracy: 0\nCompleteness: 6\nRelevance: 9\nClarity: 7")
+            .unwrap_err()
+            .contains("not a score from 1 to 10"));
         assert_eq!(
             Criteria { accuracy: 8, completeness: 6, relevance: 9, clarity: 7 }.overall(),
             7.5

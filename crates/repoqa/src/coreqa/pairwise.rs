@@ -106,6 +106,9 @@ pub fn pair_id(question_id: &str, setting: ContextSetting, first: &str, second: 
 }
 
 impl RunItem for PairItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         pair_id(&self.question_id, self.setting, &self.first, &self.second)
     }

@@ -133,6 +133,9 @@ pub fn parse_verdict(reply: &str) -> Option<(bool, String)> {
 }
 
 impl RunItem for PrefilterItem {
+    fn whole_replies_only(&self) -> bool {
+        true
+    }
     fn task_id(&self) -> String {
         qa_id(&self.repository, self.number)
     }

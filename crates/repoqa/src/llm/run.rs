@@ -35,6 +35,13 @@ pub trait RunItem {
     fn check_reply(&self, _reply: &str) -> Result<(), String> {
         Ok(())
     }
+    /// A reply cut at the token limit is never stored as if it were whole:
+    /// the task fails, saying what to raise (CoReQA's answers, judgments
+    /// and questions). False for a RepoQA task, whose cut reply upstream
+    /// stores and the scores list as cut.
+    fn whole_replies_only(&self) -> bool {
+        false
+    }
 }
 
 /// A RepoQA task: upstream's outputs line (the task's fields and
@@ -70,6 +77,9 @@ impl<T: RunItem> RunItem for std::sync::Arc<T> {
     }
     fn check_reply(&self, reply: &str) -> Result<(), String> {
         T::check_reply(self, reply)
+    }
+    fn whole_replies_only(&self) -> bool {
+        T::whole_replies_only(self)
     }
 }
 
@@ -247,6 +257,15 @@ impl<'t, T: RunItem> BenchmarkRun<'t, T> {
                 }
             }
             Outcome::Answer(a) => match t.check_reply(&a.text) {
+                // Usable, but cut: an item that keeps only whole replies
+                // fails, saying so (a cut answer is never stored as whole).
+                Ok(()) if a.cut() && t.whole_replies_only() => Outcome::TaskFailed {
+                    reason: format!(
+                        "the reply was cut at the token limit (finish reason {:?}): an incomplete reply is not stored as a whole one; raise {} and ask it again",
+                        a.finish_reason.as_deref().unwrap_or(""),
+                        self.settings.front().raise_output(self.settings.thinking().is_some())
+                    ),
+                },
                 Ok(()) => Outcome::Answer(a),
                 // Cut at the token limit: asked again it would be cut
                 // again, so it fails now, saying so (not "malformed").
@@ -650,5 +669,56 @@ mod tests {
             panic!("answered")
         };
         assert_eq!(output_line, "ok then\n");
+    }
+
+    /// An item that keeps whole replies only.
+    struct Whole;
+    impl RunItem for Whole {
+        fn task_id(&self) -> String {
+            "whole".into()
+        }
+        fn prompt(&self) -> String {
+            "P".into()
+        }
+        fn prompt_ntokens(&self) -> usize {
+            1
+        }
+        fn output_line(&self, reply: &str, _: &RequestParams) -> Result<String, String> {
+            Ok(format!("{reply}\n"))
+        }
+        fn whole_replies_only(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_cut_reply_is_never_stored_as_whole_where_only_whole_ones_count() {
+        let config = ScheduleConfig { max_retries: 3, backoff_base_ms: 0.0, ..Default::default() };
+        let cut = HttpReply {
+            status: 200,
+            retry_after: None,
+            body: json!({"choices": [{"message": {"content": "The cause is"}, "finish_reason": "length"}]}).to_string(),
+        };
+        let items = [Whole];
+        let mut run =
+            BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &items, &[0], config, 1);
+        run.next(0.0);
+        let RunEvent::Failed { record, .. } = run.complete(0, Ok(&cut), 1.0, "T".into()) else {
+            panic!("a cut reply failed at once, not stored")
+        };
+        let why = record.reason.unwrap();
+        assert!(why.starts_with("the reply was cut at the token limit (finish reason \"length\"): an incomplete reply is not stored"), "{why}");
+        assert!(why.ends_with("raise --max-new-tokens and ask it again"), "{why}");
+        // A RepoQA task keeps its cut reply, as upstream does.
+        let tasks = [Picky];
+        let mut run =
+            BenchmarkRun::new(Endpoint::new(Provider::OpenAi, "m"), &tasks, &[0], config, 1);
+        run.next(0.0);
+        let okcut = HttpReply {
+            status: 200,
+            retry_after: None,
+            body: json!({"choices": [{"message": {"content": "ok but cut"}, "finish_reason": "length"}]}).to_string(),
+        };
+        assert!(matches!(run.complete(0, Ok(&okcut), 1.0, "T".into()), RunEvent::Answered { .. }));
     }
 }
