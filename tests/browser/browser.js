@@ -4,8 +4,11 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+// fileURLToPath, not URL.pathname: a checkout whose path has a space (or any
+// character a URL escapes) is found where it is.
+export const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = process.env.REPOQA_DIST || path.join(ROOT, 'dist');
 export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
 

@@ -14,8 +14,9 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const HERE = path.dirname(new URL(import.meta.url).pathname);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The files that run a model. */
 export const MODEL_FILES = ['tab-model.test.js', 'teach-tab.test.js', 'tab-keep.test.js', 'run-real.test.js'];
