@@ -9,6 +9,8 @@
 //! CLI's `repoqa coreqa report` and the page's CoReQA results show the same
 //! [`CoreqaReport`].
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 use super::answer::{AnswerLine, ContextSetting};
@@ -18,8 +20,8 @@ use super::pairwise::PairLine;
 use super::pce::{against_baseline, Discrepancy, PceRow};
 use super::qa::QaItem;
 
-/// A model's PCE in one row.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A model's PCE in one row (the default: not compared, no PCE).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PceCell {
     /// 100 × (wins + ½ ties) / comparisons; 50.0 for the baseline itself;
     /// None without a comparison.
@@ -32,6 +34,27 @@ pub struct PceCell {
     pub losses: usize,
     /// Pairs judged in one order only (not comparisons).
     pub one_order: usize,
+}
+
+impl PceCell {
+    /// The baseline's own cell: 50.0 by construction.
+    fn of_baseline() -> PceCell {
+        PceCell { pce: Some(50.0), baseline: true, ..PceCell::default() }
+    }
+}
+
+impl From<&PceRow> for PceCell {
+    fn from(p: &PceRow) -> PceCell {
+        PceCell {
+            pce: p.pce,
+            baseline: false,
+            comparisons: p.comparisons,
+            wins: p.wins,
+            ties: p.ties,
+            losses: p.losses,
+            one_order: p.one_order,
+        }
+    }
 }
 
 /// One row: a model in one context setting, over one language or all.
@@ -87,19 +110,12 @@ pub fn report(
 ) -> CoreqaReport {
     let rows = summarize(qa, judged, answers);
     let pce = baseline.map(|b| against_baseline(qa, pairs, b, rule)).unwrap_or_default();
-    let language = |id: &str| {
-        qa.iter()
-            .find(|q| q.id == id)
-            .and_then(|q| q.language.as_deref())
-            .unwrap_or("unknown")
-            .to_string()
-    };
-    let several = {
-        let mut langs: Vec<String> = judged.iter().map(|j| language(&j.question_id)).collect();
-        langs.sort();
-        langs.dedup();
-        langs.len() > 1
-    };
+    // Each question's language, looked up once per judgment (not by a scan
+    // of the QA file: a real set holds thousands of both).
+    let languages: HashMap<&str, &str> =
+        qa.iter().map(|q| (q.id.as_str(), q.language.as_deref().unwrap_or("unknown"))).collect();
+    let language = |id: &str| languages.get(id).copied().unwrap_or("unknown");
+    let several = judged.iter().map(|j| language(&j.question_id)).collect::<HashSet<_>>().len() > 1;
     let make = |r: &JudgeRow| -> ReportRow {
         let mine = judged.iter().filter(|j| {
             j.model == r.model
@@ -108,41 +124,15 @@ pub fn report(
         });
         let cell = baseline.map(|b| {
             if r.model == b {
-                PceCell {
-                    pce: Some(50.0),
-                    baseline: true,
-                    comparisons: 0,
-                    wins: 0,
-                    ties: 0,
-                    losses: 0,
-                    one_order: 0,
-                }
+                PceCell::of_baseline()
             } else {
-                let found: Option<&PceRow> = pce.iter().find(|p| {
-                    p.model == r.model
-                        && p.setting == r.setting
-                        && (p.language == r.language || (!several && r.language != "all"))
-                });
-                found.map_or(
-                    PceCell {
-                        pce: None,
-                        baseline: false,
-                        comparisons: 0,
-                        wins: 0,
-                        ties: 0,
-                        losses: 0,
-                        one_order: 0,
-                    },
-                    |p| PceCell {
-                        pce: p.pce,
-                        baseline: false,
-                        comparisons: p.comparisons,
-                        wins: p.wins,
-                        ties: p.ties,
-                        losses: p.losses,
-                        one_order: p.one_order,
-                    },
-                )
+                // PCE's rows are per language and over all exactly as the
+                // judge's table's are.
+                pce.iter()
+                    .find(|p| {
+                        p.model == r.model && p.setting == r.setting && p.language == r.language
+                    })
+                    .map_or_else(PceCell::default, PceCell::from)
             }
         });
         ReportRow {
