@@ -376,6 +376,17 @@ test('the paper\'s tables on the page equal repoqa coreqa report: mean ± SD, PC
     assert.deepEqual(shares.map(([l, s]) => [l, s.toFixed(1)]), want.map(([l, s]) => [l, s.toFixed(1)]), `${r.model} ${r.setting}`);
   }
   assert.match(await page.textContent('#cq-report-notes'), /counts as a tie \(the paper does not say/);
+  // On a phone the level chart fits its card whole: the highest level's
+  // bars and legend are in view, not off to the right.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#cq-levels-chart').scrollIntoViewIfNeeded();
+  const fit = await page.evaluate(() => {
+    const svg = document.querySelector('#cq-levels-chart svg').getBoundingClientRect();
+    const card = document.querySelector('#cq-report').getBoundingClientRect();
+    return { svg: svg.right, card: card.right, width: innerWidth };
+  });
+  assert.ok(fit.svg <= fit.card && fit.svg <= fit.width, `the level chart runs past its card at 390 px: ${JSON.stringify(fit)}`);
+  await page.setViewportSize({ width: 1280, height: 900 });
   await saveViewports(page, '#cq-report', 'coreqa-report');
   await saveViewports(page, '#cq-levels-chart', 'coreqa-levels');
   assert.deepEqual(problems, []);
