@@ -160,6 +160,11 @@ pub struct PairwiseArgs {
     /// The context setting whose answers are compared.
     #[arg(long, value_enum, default_value_t = ContextSetting::None)]
     setting: ContextSetting,
+    /// Compare the first N answer runs only (run r of one model with run r
+    /// of the other); by default every run both models answered, so PCE
+    /// has the paper's spread over five runs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    runs: Option<u32>,
     /// Shuffles for the Elo interval.
     #[arg(long, default_value_t = repoqa::coreqa::elo::BOOTSTRAP_ROUNDS)]
     bootstrap: usize,
@@ -503,8 +508,9 @@ pub fn pairwise(a: PairwiseArgs) -> Result<(), CliError> {
     let j = &a.judging;
     let inputs = JudgeInputs::load(j, PAIRWISE_TEMPLATE)?;
     let (qa, answers) = (&inputs.qa, &inputs.answers);
-    let items = inputs
-        .items(|count| pair_items(qa, answers, a.setting, &j.api.model, &inputs.template, count))?;
+    let items = inputs.items(|count| {
+        pair_items(qa, answers, a.setting, a.runs, &j.api.model, &inputs.template, count)
+    })?;
     if items.is_empty() {
         return Err(CliError::usage(format!(
             "no question has answers from two models in the {} setting: give --answers files of two or more models",

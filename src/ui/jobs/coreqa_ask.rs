@@ -248,7 +248,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let template = form.pairwise_template.clone();
                 let setting = form.pair_setting;
                 let items = counted(&ctx, app, |count| {
-                    pair_items(&qa, &answers, setting, &model, &template, count)
+                    pair_items(&qa, &answers, setting, None, &model, &template, count)
                 }).await?;
                 if items.is_empty() {
                     return Err(UiError::invalid(format!(

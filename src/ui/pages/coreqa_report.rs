@@ -23,11 +23,7 @@ fn ms(m: MeanStd) -> String {
 }
 
 fn pce_text(p: &Option<PceCell>) -> String {
-    match p {
-        Some(PceCell { baseline: true, .. }) => "50.0 (baseline)".to_string(),
-        Some(PceCell { pce: Some(v), .. }) => format!("{v:.1}"),
-        _ => "–".to_string(),
-    }
+    p.as_ref().map_or("–".to_string(), |p| p.text(" (baseline)"))
 }
 
 #[component]
@@ -73,7 +69,7 @@ pub fn ReportCard() -> impl IntoView {
                 Some(r) => view! {
                     <p class="muted">
                         "As the CoReQA paper reports its results (Tables V and IV): each criterion's mean ± standard deviation over the answer runs, "
-                        "PCE (pairwise comparison against a baseline model, 50.0 by construction), and the answers' BLEU beside the judge's figures. "
+                        "PCE (pairwise comparison against a baseline model, 50.0 by construction; with several answer runs, the mean ± SD of each run's PCE), and the answers' BLEU beside the judge's figures. "
                         "The same figures as "<code>"repoqa coreqa report"</code>"."
                     </p>
                     <div class="row wrap">

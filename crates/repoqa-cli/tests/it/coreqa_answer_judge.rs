@@ -778,3 +778,84 @@ fn a_cut_answer_is_reported_not_stored() {
     assert_eq!(server.requests().len(), 1);
     assert_eq!(lines(&out).len(), 4);
 }
+
+/// Issue 80: with answers in several runs, pairwise compares run r of one
+/// model with run r of the other, and the report's PCE is the mean ± SD
+/// of the runs' PCE. Two runs; on question 4 the judge prefers the answer
+/// it sees first in run 1 only (a tie there): run 1's PCE is
+/// 100 × (3 + ½) / 4 = 87.5, run 2's 100.0, so 93.75 ± 6.25.
+#[test]
+fn pce_over_answer_runs_has_a_mean_and_a_spread() {
+    let dir = common::scratch("coreqa-pce-runs");
+    let names = ["good.jsonl", "weak.jsonl", "pairs.jsonl", "pairs-first.jsonl"];
+    let files: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    for f in &files {
+        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(f.with_extension("runlog.jsonl"));
+    }
+    let server = ModelServer::start(&common::root(), &["--coreqa", qa().to_str().unwrap()]);
+    let (qa, repo) = (qa(), semver());
+    for (model, out) in [("good-model", &files[0]), ("weak-model", &files[1])] {
+        let args = ["answer", "--qa", qa.to_str().unwrap(), "--repo", repo.to_str().unwrap()];
+        let more = ["--setting", "none", "--model", model, "--runs", "2"];
+        let o = ask(&server, out, &[&args[..], &more[..]].concat());
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // Items go question by question, run by run, the good model's answer
+    // first then the weak one's: the two faults fall on run 1 of question 4.
+    server.control(
+        &json!({"reset": true, "faults": {"pair:dtolnay/semver#4": ["prefera", "prefera"]}}),
+    );
+    let (good, weak) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+    let args = ["pairwise", "--qa", qa.to_str().unwrap(), "--model", "judge-model"];
+    let answers = ["--answers", good, "--answers", weak];
+    let o = ask(&server, &files[2], &[&args[..], &answers[..]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let pairs = lines(&files[2]);
+    assert_eq!(pairs.len(), 16, "4 questions × 2 runs × 2 orders");
+    assert_eq!(pairs.iter().filter(|l| l["run"] == 2).count(), 8);
+    assert_eq!(server.requests().len(), 16);
+    // --runs 1: the first run's pairs only (the same faults again).
+    server.control(
+        &json!({"reset": true, "faults": {"pair:dtolnay/semver#4": ["prefera", "prefera"]}}),
+    );
+    let o = ask(&server, &files[3], &[&args[..], &answers[..], &["--runs", "1"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(lines(&files[3]).len(), 8);
+
+    // The judge's table gives the report its rows.
+    let judged = dir.join("judged.jsonl");
+    let _ = std::fs::remove_file(&judged);
+    let _ = std::fs::remove_file(judged.with_extension("runlog.jsonl"));
+    let o = judge(&server, &[&files[0], &files[1]], &judged, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    let report = |pairs: &Path, json: bool| -> Output {
+        let (p, j) = (pairs.to_str().unwrap(), judged.to_str().unwrap());
+        let args = ["coreqa", "report", "--qa", qa.to_str().unwrap(), "--judgments", j];
+        let more = ["--pairwise", p, "--baseline", "weak-model"];
+        let o =
+            repoqa(&[&args[..], &more[..], if json { &["--json"][..] } else { &[][..] }].concat());
+        assert!(o.status.success(), "{}", text(&o));
+        o
+    };
+    let good_pce = |pairs: &Path| -> Value {
+        let r: Value = serde_json::from_slice(&report(pairs, true).stdout).unwrap();
+        let rows = r["overall"].as_array().unwrap();
+        rows.iter().find(|x| x["model"] == "good-model").unwrap()["pce"].clone()
+    };
+    let p = good_pce(&files[2]);
+    let counts = |p: &Value| {
+        ["comparisons", "wins", "ties", "losses", "runs"].map(|k| p[k].as_u64().unwrap())
+    };
+    assert_eq!(counts(&p), [8, 7, 1, 0, 2], "{p}");
+    assert_eq!((p["pce"].as_f64(), p["pce_sd"].as_f64()), (Some(93.75), Some(6.25)), "{p}");
+    let t = String::from_utf8_lossy(&report(&files[2], false).stdout).to_string();
+    let good_line = t.lines().find(|l| l.starts_with("none") && l.contains("good-model")).unwrap();
+    assert!(good_line.contains(" ± 6.2"), "{t}");
+    assert!(t.contains("run r of each model is compared with run r of the baseline"), "{t}");
+    // The first run only: one PCE, no spread.
+    let p = good_pce(&files[3]);
+    assert_eq!(counts(&p), [4, 3, 1, 0, 1], "{p}");
+    assert_eq!((p["pce"].as_f64(), p.get("pce_sd")), (Some(87.5), None), "{p}");
+}

@@ -20,6 +20,7 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::answer::{first_run, is_first_run};
 use crate::seeded::SplitMix64;
 
 pub const INITIAL_RATING: f64 = 1000.0;
@@ -45,6 +46,10 @@ pub struct Judgment {
     pub first: String,
     pub second: String,
     pub verdict: Preference,
+    /// Which answer run of both models was compared, from 1 (absent for the
+    /// first: files written before runs compared the first run only).
+    #[serde(default = "first_run", skip_serializing_if = "is_first_run")]
+    pub run: u32,
 }
 
 impl Judgment {
@@ -150,23 +155,23 @@ pub struct PositionBias {
 }
 
 pub fn position_bias(judgments: &[Judgment]) -> PositionBias {
-    // (question, first, second) → the first's score.
-    let mut seen: IndexMap<(&str, &str, &str), f64> = IndexMap::new();
+    // (question, run, first, second) → the first's score.
+    let mut seen: IndexMap<(&str, u32, &str, &str), f64> = IndexMap::new();
     let mut bias = PositionBias::default();
     for j in judgments {
-        if seen.insert((&j.question_id, &j.first, &j.second), j.first_score()).is_some() {
+        if seen.insert((&j.question_id, j.run, &j.first, &j.second), j.first_score()).is_some() {
             bias.unpaired += 1;
         }
     }
-    for (&(q, a, b), &score) in &seen {
+    for (&(q, run, a, b), &score) in &seen {
         // Count each pair once, from the order that sorts first.
         if a > b {
-            if !seen.contains_key(&(q, b, a)) {
+            if !seen.contains_key(&(q, run, b, a)) {
                 bias.unpaired += 1;
             }
             continue;
         }
-        let Some(&other) = seen.get(&(q, b, a)) else {
+        let Some(&other) = seen.get(&(q, run, b, a)) else {
             bias.unpaired += 1;
             continue;
         };
@@ -335,7 +340,13 @@ mod tests {
     use super::*;
 
     fn j(q: &str, first: &str, second: &str, verdict: Preference) -> Judgment {
-        Judgment { question_id: q.into(), first: first.into(), second: second.into(), verdict }
+        Judgment {
+            question_id: q.into(),
+            first: first.into(),
+            second: second.into(),
+            verdict,
+            run: 1,
+        }
     }
 
     #[test]

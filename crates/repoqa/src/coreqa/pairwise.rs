@@ -11,6 +11,10 @@
 //! judgments file that `repoqa coreqa compare` reads ([`PairLine`]: the
 //! fields of [`super::elo::Judgment`] plus the setting, the judge and its
 //! reasoning).
+//!
+//! Answers sampled several times (`coreqa answer --runs`, the paper's five
+//! runs) are compared run by run: run r of one model with run r of the
+//! other, so PCE has a value per run and a spread ([`super::pce`]).
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -95,14 +99,27 @@ pub struct PairItem {
     pub setting: ContextSetting,
     pub first: String,
     pub second: String,
+    /// The answer run compared (run r of both models), from 1.
+    pub run: u32,
     pub judge: String,
     pub prompt: String,
     pub prompt_ntokens: usize,
 }
 
-/// `question_id::setting::first::second`.
-pub fn pair_id(question_id: &str, setting: ContextSetting, first: &str, second: &str) -> String {
-    format!("{question_id}::{setting}::{first}::{second}")
+/// `question_id::setting::first::second` for the first run (the id of
+/// files written before runs), then `…::second::run2` and so on.
+pub fn pair_id(
+    question_id: &str,
+    setting: ContextSetting,
+    first: &str,
+    second: &str,
+    run: u32,
+) -> String {
+    if run <= 1 {
+        format!("{question_id}::{setting}::{first}::{second}")
+    } else {
+        format!("{question_id}::{setting}::{first}::{second}::run{run}")
+    }
 }
 
 impl RunItem for PairItem {
@@ -110,7 +127,7 @@ impl RunItem for PairItem {
         true
     }
     fn task_id(&self) -> String {
-        pair_id(&self.question_id, self.setting, &self.first, &self.second)
+        pair_id(&self.question_id, self.setting, &self.first, &self.second, self.run)
     }
     fn prompt(&self) -> String {
         self.prompt.clone()
@@ -129,6 +146,7 @@ impl RunItem for PairItem {
                 first: self.first.clone(),
                 second: self.second.clone(),
                 verdict,
+                run: self.run,
             },
             setting: self.setting,
             judge: self.judge.clone(),
@@ -156,41 +174,46 @@ pub struct PairLine {
 impl PairLine {
     pub fn id(&self) -> String {
         let j = &self.judgment;
-        pair_id(&j.question_id, self.setting, &j.first, &j.second)
+        pair_id(&j.question_id, self.setting, &j.first, &j.second, j.run)
     }
 }
 
 /// The pairwise requests for the answers in `setting`: for each question
 /// (in QA file order), each pair of models that answered it (models in the
-/// order they first appear in `answers`), the earlier model first, then
-/// the other order. This is the fixed order Elo is played in. Of answers
-/// sampled several times (`coreqa answer --runs`), the first run's are
-/// compared.
+/// order they first appear in `answers`), each run both models answered
+/// (run r of one with run r of the other, runs in order; the first `runs`
+/// only, when given), the earlier model first, then the other order. This
+/// is the fixed order Elo is played in.
 pub fn pair_items(
     qa: &[QaItem],
     answers: &[AnswerLine],
     setting: ContextSetting,
+    runs: Option<u32>,
     judge: &str,
     template: &str,
     mut count_tokens: impl FnMut(&str) -> usize,
 ) -> Result<Vec<PairItem>, CoreqaError> {
-    // question -> model -> answer (the last line wins, as a rerun's would).
-    let mut by_question: IndexMap<&str, IndexMap<&str, &str>> = IndexMap::new();
+    // (question, run) -> model -> answer (the last line wins, as a rerun's would).
+    let mut by_question: IndexMap<(&str, u32), IndexMap<&str, &str>> = IndexMap::new();
     let mut models: IndexMap<&str, ()> = IndexMap::new();
-    for a in answers.iter().filter(|a| a.setting == setting && a.run == 1) {
+    let wanted = |run: u32| runs.is_none_or(|n| run <= n);
+    for a in answers.iter().filter(|a| a.setting == setting && wanted(a.run)) {
         if !qa.iter().any(|q| q.id == a.question_id) {
             return Err(CoreqaError::UnknownQuestion { id: a.question_id.clone() });
         }
         models.insert(a.model.as_str(), ());
         by_question
-            .entry(a.question_id.as_str())
+            .entry((a.question_id.as_str(), a.run))
             .or_default()
             .insert(a.model.as_str(), a.answer.as_str());
     }
     let models: Vec<&str> = models.into_keys().collect();
+    let mut all_runs: Vec<u32> = by_question.keys().map(|&(_, r)| r).collect();
+    all_runs.sort_unstable();
+    all_runs.dedup();
     let mut items = Vec::new();
-    for q in qa {
-        let Some(answered) = by_question.get(q.id.as_str()) else { continue };
+    for (q, &run) in qa.iter().flat_map(|q| all_runs.iter().map(move |r| (q, r))) {
+        let Some(answered) = by_question.get(&(q.id.as_str(), run)) else { continue };
         for (i, a) in models.iter().enumerate() {
             for b in &models[i + 1..] {
                 let (Some(text_a), Some(text_b)) = (answered.get(a), answered.get(b)) else {
@@ -210,6 +233,7 @@ pub fn pair_items(
                         setting,
                         first: first.to_string(),
                         second: second.to_string(),
+                        run,
                         judge: judge.to_string(),
                         prompt_ntokens: count_tokens(&prompt),
                         prompt,
@@ -298,7 +322,8 @@ mod tests {
             line("q2", "m2"),
         ];
         let items =
-            pair_items(&qa, &answers, ContextSetting::None, "j", PAIRWISE_TEMPLATE, |_| 1).unwrap();
+            pair_items(&qa, &answers, ContextSetting::None, None, "j", PAIRWISE_TEMPLATE, |_| 1)
+                .unwrap();
         let ids: Vec<String> = items.iter().map(|i| i.task_id()).collect();
         assert_eq!(
             ids,
@@ -314,8 +339,9 @@ mod tests {
             ]
         );
         assert!(items[1].prompt.contains("## Answer A\n\nm2 on q1\n\n## Answer B\n\nm1 on q1\n"));
-        let none = pair_items(&qa, &answers, ContextSetting::Whole, "j", PAIRWISE_TEMPLATE, |_| 1)
-            .unwrap();
+        let none =
+            pair_items(&qa, &answers, ContextSetting::Whole, None, "j", PAIRWISE_TEMPLATE, |_| 1)
+                .unwrap();
         assert!(none.is_empty());
         let line = items[0]
             .output_line("fine\nVerdict: B", &crate::llm::wire::Endpoint::default().params())
@@ -333,5 +359,58 @@ mod tests {
         }];
         let ordered = in_item_order(shuffled.into_iter().rev().collect(), &items);
         assert_eq!(ordered[0].judgment.first, "m1");
+    }
+
+    #[test]
+    fn runs_are_compared_run_by_run() {
+        let qa: Vec<QaItem> = vec![serde_json::from_str(
+            r#"{"id": "q1", "repository": "r", "question": "Q", "reference_answer": "R"}"#,
+        )
+        .unwrap()];
+        let line = |m: &str, run: u32| AnswerLine {
+            runs: Some(3),
+            temperature: Some(0.2),
+            run,
+            question_id: "q1".into(),
+            setting: ContextSetting::None,
+            model: m.into(),
+            answer: format!("{m} run {run}"),
+        };
+        // m2 has no third run: run 3 has no pair.
+        let answers = [line("m1", 1), line("m1", 2), line("m1", 3), line("m2", 2), line("m2", 1)];
+        let ids = |runs: Option<u32>| -> Vec<String> {
+            pair_items(&qa, &answers, ContextSetting::None, runs, "j", PAIRWISE_TEMPLATE, |_| 1)
+                .unwrap()
+                .iter()
+                .map(|i| i.task_id())
+                .collect()
+        };
+        assert_eq!(
+            ids(None),
+            [
+                "q1::none::m1::m2",
+                "q1::none::m2::m1",
+                "q1::none::m1::m2::run2",
+                "q1::none::m2::m1::run2",
+            ]
+        );
+        assert_eq!(ids(Some(1)), ["q1::none::m1::m2", "q1::none::m2::m1"]);
+        let items =
+            pair_items(&qa, &answers, ContextSetting::None, None, "j", PAIRWISE_TEMPLATE, |_| 1)
+                .unwrap();
+        assert!(items[2].prompt.contains("## Answer A\n\nm1 run 2\n\n## Answer B\n\nm2 run 2\n"));
+        // The run is kept in the line, and a file's line without one is run 1.
+        let params = crate::llm::wire::Endpoint::default().params();
+        let lines: Vec<PairLine> = items
+            .iter()
+            .map(|i| i.output_line("Verdict: A", &params).unwrap())
+            .flat_map(|l| read_pair_lines(&l, "f", false).unwrap())
+            .collect();
+        assert_eq!(lines.iter().map(|l| l.judgment.run).collect::<Vec<_>>(), [1, 1, 2, 2]);
+        assert_eq!(lines[3].id(), "q1::none::m2::m1::run2");
+        // Each run's two orders make one pair for the position bias.
+        let judgments: Vec<_> = lines.iter().map(|l| l.judgment.clone()).collect();
+        let bias = super::super::elo::position_bias(&judgments);
+        assert_eq!((bias.contradiction, bias.unpaired), (2, 0));
     }
 }

@@ -18,6 +18,12 @@
 //!   count it a tie** ([`Discrepancy::Tie`]); `--pce-discrepancy decided`
 //!   lets the decided verdict stand ([`Discrepancy::Decided`]).
 //!
+//! With answers sampled several times (the paper's five runs), run r of
+//! the model is compared with run r of the baseline, the PCE is worked out
+//! per run, and the row gives its mean and population standard deviation
+//! over the runs (the paper's "average and standard deviation over five
+//! trials"); the counts are summed over the runs.
+//!
 //! So the baseline scores 50.0 by construction (it is not compared with
 //! itself: its row says so), a model that always wins 100.0, one that
 //! always ties 50.0, and a judge with an order bias only (the first answer
@@ -31,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::ContextSetting;
 use super::elo::Preference;
+use super::judge::MeanStd;
 use super::pairwise::PairLine;
 use super::qa::QaItem;
 
@@ -128,8 +135,15 @@ pub struct PceRow {
     pub losses: usize,
     /// Pairs judged in one order only: not comparisons, counted apart.
     pub one_order: usize,
-    /// 100 × (wins + ½ ties) / comparisons; None without a comparison.
+    /// The answer runs with a comparison.
+    pub runs: usize,
+    /// The mean over the runs of 100 × (wins + ½ ties) / comparisons (one
+    /// run: that run's); None without a comparison.
     pub pce: Option<f64>,
+    /// The population standard deviation of the runs' PCE; None with fewer
+    /// than two runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pce_sd: Option<f64>,
 }
 
 impl PceRow {
@@ -144,7 +158,9 @@ impl PceRow {
             ties: 0,
             losses: 0,
             one_order: 0,
+            runs: 0,
             pce: None,
+            pce_sd: None,
         }
     }
 }
@@ -166,9 +182,9 @@ pub fn against_baseline(
 ) -> Vec<PceRow> {
     let language: HashMap<&str, &str> =
         qa.iter().map(|q| (q.id.as_str(), q.language.as_deref().unwrap_or("unknown"))).collect();
-    // (model, setting, question) -> (verdict with the model first, with the baseline first)
+    // (model, setting, question, run) -> (verdict with the model first, with the baseline first)
     type Pair = (Option<Preference>, Option<Preference>);
-    let mut pairs: BTreeMap<(&str, ContextSetting, &str), Pair> = BTreeMap::new();
+    let mut pairs: BTreeMap<(&str, ContextSetting, &str, u32), Pair> = BTreeMap::new();
     for l in lines {
         let j = &l.judgment;
         let (model, model_first) = if j.second == baseline && j.first != baseline {
@@ -178,7 +194,7 @@ pub fn against_baseline(
         } else {
             continue;
         };
-        let e = pairs.entry((model, l.setting, j.question_id.as_str())).or_default();
+        let e = pairs.entry((model, l.setting, j.question_id.as_str(), j.run)).or_default();
         // The last verdict of a pair and order counts (a file holds one).
         if model_first {
             e.0 = Some(j.verdict);
@@ -188,7 +204,10 @@ pub fn against_baseline(
     }
     let mut languages: BTreeMap<(&str, ContextSetting), BTreeSet<&str>> = BTreeMap::new();
     let mut rows: BTreeMap<(&str, ContextSetting, &str), PceRow> = BTreeMap::new();
-    for ((model, setting, question), (first, second)) in &pairs {
+    // Per row, per run: (wins, ties, comparisons).
+    let mut per_run: BTreeMap<(&str, ContextSetting, &str), BTreeMap<u32, [usize; 3]>> =
+        BTreeMap::new();
+    for ((model, setting, question, run), (first, second)) in &pairs {
         let lang = language.get(question).copied().unwrap_or("unknown");
         languages.entry((model, *setting)).or_default().insert(lang);
         for l in [lang, "all"] {
@@ -198,9 +217,18 @@ pub fn against_baseline(
             match (first, second) {
                 (Some(a), Some(b)) => {
                     row.comparisons += 1;
+                    let tally =
+                        per_run.entry((model, *setting, l)).or_default().entry(*run).or_default();
+                    tally[2] += 1;
                     match outcome(*a, *b, rule) {
-                        PairOutcome::Win => row.wins += 1,
-                        PairOutcome::Tie => row.ties += 1,
+                        PairOutcome::Win => {
+                            row.wins += 1;
+                            tally[0] += 1;
+                        }
+                        PairOutcome::Tie => {
+                            row.ties += 1;
+                            tally[1] += 1;
+                        }
                         PairOutcome::Loss => row.losses += 1,
                     }
                 }
@@ -212,8 +240,19 @@ pub fn against_baseline(
         .filter(|((model, setting, l), _)| {
             *l != "all" || languages.get(&(*model, *setting)).is_some_and(|s| s.len() > 1)
         })
-        .map(|(_, mut row)| {
-            row.pce = pce_of(row.wins, row.ties, row.comparisons);
+        .map(|(key, mut row)| {
+            let values: Vec<f64> = per_run
+                .get(&key)
+                .into_iter()
+                .flat_map(|runs| runs.values())
+                .filter_map(|&[w, t, n]| pce_of(w, t, n))
+                .collect();
+            row.runs = values.len();
+            if !values.is_empty() {
+                let spread = MeanStd::of(&values);
+                row.pce = Some(spread.mean);
+                row.pce_sd = (values.len() > 1).then_some(spread.std);
+            }
             row
         })
         .collect()
@@ -234,6 +273,7 @@ pub(crate) mod tests {
                 first: first.into(),
                 second: second.into(),
                 verdict,
+                run: 1,
             },
             setting: ContextSetting::None,
             judge: "j".into(),
@@ -346,5 +386,37 @@ pub(crate) mod tests {
             rows.iter().map(|r| (r.language.as_str(), r.pce)).collect();
         assert_eq!(got, [("all", Some(75.0)), ("go", Some(100.0)), ("python", Some(50.0))]);
         assert_eq!(pce_of(0, 0, 0), None);
+    }
+
+    #[test]
+    fn with_several_runs_the_pce_is_the_mean_of_the_runs_and_their_spread() {
+        let in_run = |r: u32, lines: [PairLine; 2]| {
+            lines.map(|mut l| {
+                l.judgment.run = r;
+                l
+            })
+        };
+        let mut lines: Vec<PairLine> = Vec::new();
+        // Run 1: two wins (100.0). Run 2: a win and a tie (75.0). Run 3: one
+        // loss (0.0), q2 judged in one order only.
+        lines.extend(in_run(1, both("q1", First, Second)));
+        lines.extend(in_run(1, both("q2", First, Second)));
+        lines.extend(in_run(2, both("q1", First, Second)));
+        lines.extend(in_run(2, both("q2", Tie, Tie)));
+        lines.extend(in_run(3, both("q1", Second, First)));
+        lines.push(in_run(3, both("q2", First, Second))[0].clone());
+        let r = pce(&lines, Discrepancy::Tie);
+        // Counts summed over the runs; PCE the mean of 100, 75 and 0.
+        assert_eq!(
+            (r.comparisons, r.wins, r.ties, r.losses, r.one_order, r.runs),
+            (5, 3, 1, 1, 1, 3)
+        );
+        assert!((r.pce.unwrap() - 175.0 / 3.0).abs() < 1e-12);
+        // Population SD: deviations 41.67, 16.67, −58.33.
+        let mean = 175.0 / 3.0;
+        let sd = ((100.0f64 - mean).powi(2) + (75.0 - mean).powi(2) + mean.powi(2)) / 3.0;
+        assert!((r.pce_sd.unwrap() - sd.sqrt()).abs() < 1e-9, "{r:?}");
+        // One run: no spread.
+        assert_eq!(pce(&lines[..4], Discrepancy::Tie).pce_sd, None);
     }
 }

@@ -34,12 +34,29 @@ pub struct PceCell {
     pub losses: usize,
     /// Pairs judged in one order only (not comparisons).
     pub one_order: usize,
+    /// The answer runs compared (PCE is their mean).
+    #[serde(default)]
+    pub runs: usize,
+    /// The runs' PCE population standard deviation (two runs or more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pce_sd: Option<f64>,
 }
 
 impl PceCell {
     /// The baseline's own cell: 50.0 by construction.
     fn of_baseline() -> PceCell {
         PceCell { pce: Some(50.0), baseline: true, ..PceCell::default() }
+    }
+
+    /// "61.9", "61.9 ± 3.2" over several runs, the baseline's "50.0" and
+    /// `baseline_mark`, or "–" without a comparison.
+    pub fn text(&self, baseline_mark: &str) -> String {
+        match (self.baseline, self.pce, self.pce_sd) {
+            (true, _, _) => format!("50.0{baseline_mark}"),
+            (false, Some(p), Some(sd)) => format!("{p:.1} ± {sd:.1}"),
+            (false, Some(p), None) => format!("{p:.1}"),
+            (false, None, _) => "–".to_string(),
+        }
     }
 }
 
@@ -53,6 +70,8 @@ impl From<&PceRow> for PceCell {
             ties: p.ties,
             losses: p.losses,
             one_order: p.one_order,
+            runs: p.runs,
+            pce_sd: p.pce_sd,
         }
     }
 }
@@ -170,7 +189,7 @@ pub fn report(
     match baseline {
         Some(b) => {
             notes.push(format!(
-                "PCE: 100 × (wins + ½ ties) / comparisons against the baseline {b} (50.0 by construction), each comparison one question's pair judged in both orders, a verdict that flips with the order a tie; {}. Pairwise judgments compare the first run's answers.",
+                "PCE: 100 × (wins + ½ ties) / comparisons against the baseline {b} (50.0 by construction), each comparison one question's pair judged in both orders, a verdict that flips with the order a tie; {}. With several answer runs, run r of each model is compared with run r of the baseline and the PCE is the mean ± population SD of the runs' PCE.",
                 rule.label()
             ));
             if !pairs.iter().any(|p| p.judgment.first == b || p.judgment.second == b) {
@@ -202,21 +221,17 @@ impl CoreqaReport {
         let mut out = String::new();
         let header = |out: &mut String, first: &str| {
             out.push_str(&format!(
-                "{first:<12} {:<28} {:>13} {:>13} {:>13} {:>13} {:>7} {:>6}  levels of accuracy (1-2 … 9-10, %)\n",
+                "{first:<12} {:<28} {:>13} {:>13} {:>13} {:>13} {:>12} {:>6}  levels of accuracy (1-2 … 9-10, %)\n",
                 "model", "Acc.", "Cmpt.", "Rel.", "Clarity", "PCE", "BLEU"
             ));
         };
         let line = |out: &mut String, first: &str, r: &ReportRow| {
-            let pce = match &r.pce {
-                Some(PceCell { baseline: true, .. }) => "50.0*".to_string(),
-                Some(PceCell { pce: Some(p), .. }) => format!("{p:.1}"),
-                _ => "–".to_string(),
-            };
+            let pce = r.pce.as_ref().map_or("–".to_string(), |p| p.text("*"));
             let bleu = r.bleu.map_or("–".to_string(), |b| format!("{:.1}", b * 100.0));
             let levels: Vec<String> =
                 r.levels.shares(0).iter().map(|s| format!("{s:.0}")).collect();
             out.push_str(&format!(
-                "{first:<12} {:<28} {:>13} {:>13} {:>13} {:>13} {pce:>7} {bleu:>6}  {}\n",
+                "{first:<12} {:<28} {:>13} {:>13} {:>13} {:>13} {pce:>12} {bleu:>6}  {}\n",
                 r.model,
                 cell(&r.criteria.accuracy),
                 cell(&r.criteria.completeness),
