@@ -499,3 +499,112 @@ test('the pre-filter screens the issues first, as `repoqa coreqa build --prefilt
   await saveViewports(page, '#cq-ask-prefilter', 'coreqa-prefilter');
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|net::ERR/.test(p)), []);
 });
+
+test('the judge\'s stability check (Table VI) and PCE over answer runs, asked from the page, equal the CLI\'s', async (t) => {
+  const server = await startModelServer(['--coreqa', QA, '--key', KEY]);
+  t.after(() => server.stop());
+  const { page, problems } = await freshPage(t);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await configureApi(page, server);
+  await page.setInputFiles('#cq-files', QA);
+  await page.waitForFunction(() => /^Loaded semver-qa\.jsonl/.test(document.querySelector('#cq-status')?.textContent), null, { timeout: 10000 });
+  const dir = fs.mkdtempSync(path.join(work, 'stability-'));
+  // Two models answer every question twice (2 runs), as the CLI does.
+  await page.selectOption('#cq-ask-step', 'answer');
+  await setField(page, '#cq-ask-runs', 2);
+  const answers = {};
+  let files;
+  for (const m of ['good-model', 'weak-model']) {
+    await setField(page, '#cq-ask-model', m);
+    assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+    files = await savedFiles(page);
+    answers[m] = path.join(dir, `answers-${m}.jsonl`);
+    assert.deepEqual(files[`answers-${m}.jsonl`], cli(['answer', '--qa', QA, '--model', m, '--runs', '2'], answers[m], server), m);
+  }
+  const given = ['--answers', answers['good-model'], '--answers', answers['weak-model']];
+
+  // The stability check: 3 of the 16 answers, each judged 5 times, into a
+  // file of its own; the repetitions field shows the check's 5.
+  await page.selectOption('#cq-ask-step', 'judge');
+  await setField(page, '#cq-ask-model', 'judge-model');
+  await setField(page, '#cq-ask-stability', 3);
+  // The test judge alternates its scores of one answer: each side starts
+  // from a fresh count.
+  const fresh = () => server.control({ reset: true, faults: {} });
+  await fresh();
+  assert.equal(await page.inputValue('#cq-ask-reps'), '5');
+  assert.ok(await page.isDisabled('#cq-ask-reps'));
+  assert.equal(await page.textContent('#cq-ask-output'), 'judge-stability-judge-model.jsonl');
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 15 answered, 0 failed/);
+  files = await savedFiles(page);
+  const stable = path.join(dir, 'stability.jsonl');
+  await fresh();
+  assert.deepEqual(files['judge-stability-judge-model.jsonl'],
+    cli(['judge', '--qa', QA, ...given, '--model', 'judge-model', '--stability', '3'], stable, server));
+  assert.ok(files['judge-stability-judge-model.jsonl'].every((l) => JSON.parse(l).stability_seed === 42));
+  assert.match(await page.textContent('#cq-loaded'), /judge-stability-judge-model\.jsonl — the judge's stability check, 15 record/);
+  // The judge's scores: the stability field emptied, twice per answer.
+  await setField(page, '#cq-ask-stability', '');
+  assert.ok(!(await page.isDisabled('#cq-ask-reps')));
+  assert.equal(await page.textContent('#cq-ask-output'), 'judge-judge-model.jsonl');
+  await fresh();
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 32 answered, 0 failed/);
+  const judged = path.join(dir, 'judged.jsonl');
+  await fresh();
+  files = await savedFiles(page);
+  assert.deepEqual(files['judge-judge-model.jsonl'], cli(['judge', '--qa', QA, ...given, '--model', 'judge-model'], judged, server));
+
+  // Pairwise over both runs: on question 4 the judge prefers the answer it
+  // sees first in run 1 only (the first two requests of that question), so
+  // the runs' PCE differ.
+  const faults = { reset: true, faults: { 'pair:dtolnay/semver#4': ['prefera', 'prefera'] } };
+  await server.control(faults);
+  await page.selectOption('#cq-ask-step', 'pairwise');
+  assert.equal(await ask(page), 'done', await page.textContent('#cq-ask-message'));
+  assert.match(await page.textContent('#cq-ask-message'), /^Done: 16 answered, 0 failed/);
+  await server.control(faults);
+  const pairs = path.join(dir, 'pairs.jsonl');
+  files = await savedFiles(page);
+  assert.deepEqual(files['pairwise-judge-model-none.jsonl'], cli(['pairwise', '--qa', QA, ...given, '--model', 'judge-model'], pairs, server));
+
+  // The report: Table V without the check, Table VI of it, PCE mean ± SD,
+  // each equal to `repoqa coreqa report --json` given the same files.
+  const report = JSON.parse(execFileSync(BIN, ['coreqa', 'report', '--qa', QA, '--judgments', judged, '--judgments', stable,
+    ...given, '--pairwise', pairs, '--baseline', 'weak-model', '--json'], { encoding: 'utf8' }));
+  await page.selectOption('#cq-report-baseline', 'weak-model');
+  await page.waitForSelector('#cq-report-overall tr[data-model="weak-model"] td.pce:text("50.0 (baseline)")');
+  const good = report.overall.find((r) => r.model === 'good-model');
+  assert.equal(good.pce.runs, 2);
+  assert.equal(good.pce.pce, 93.75);
+  assert.equal(good.pce.pce_sd, 6.25);
+  const pceCell = await page.textContent('#cq-report-overall tr[data-model="good-model"] td.pce');
+  assert.match(pceCell, /^93\.[78] ± 6\.[23]$/, 'the PCE cell shows the runs\' mean ± SD');
+  const overall = await page.$$eval('#cq-report-overall tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.equal(overall.length, report.overall.length);
+  for (const [i, r] of report.overall.entries()) {
+    assert.equal(overall[i][2], String(r.questions), `${r.model}: Table V counts the scores' questions only`);
+    ['accuracy', 'completeness', 'relevance', 'clarity'].forEach((c, k) => {
+      const [mean, sd] = overall[i][3 + k].split(' ± ').map(Number);
+      assert.ok(Math.abs(mean - r.criteria[c].mean) <= 0.0051 && Math.abs(sd - r.criteria[c].std) <= 0.0051, `${r.model} ${c}: ${overall[i][3 + k]}`);
+    });
+  }
+  assert.ok(report.stability.length > 0);
+  const six = await page.$$eval('#cq-report-stability tbody tr', (trs) => trs.map((tr) => ({
+    model: tr.dataset.model, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+  assert.deepEqual(six.map((r) => r.model), report.stability.map((r) => r.model));
+  for (const [i, r] of report.stability.entries()) {
+    assert.deepEqual(six[i].cells.slice(2, 4), [String(r.answers), String(r.repetitions)]);
+    ['accuracy', 'completeness', 'relevance', 'clarity'].forEach((c, k) => {
+      const [mean, sd] = six[i].cells[4 + k].split(' ± ').map(Number);
+      assert.ok(Math.abs(mean - r.criteria[c].mean) <= 0.0051 && Math.abs(sd - r.criteria[c].std) <= 0.0051, `Table VI ${r.model} ${c}: ${six[i].cells[4 + k]}`);
+    });
+  }
+  // The judge table above (the scores) leaves the check out too.
+  const judgeModels = await page.$$eval('#cq-judge-table tbody tr', (trs) => trs.map((tr) => tr.dataset.model));
+  assert.deepEqual([...new Set(judgeModels)].sort(), ['good-model', 'weak-model']);
+  await page.locator('#cq-report-stability').scrollIntoViewIfNeeded();
+  await saveViewports(page, '#cq-report', 'coreqa-report-stability');
+  assert.deepEqual(problems, []);
+});

@@ -388,7 +388,9 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
 }
 
 pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
-    use repoqa::coreqa::stability::{sample_answers, stability, STABILITY_REPETITIONS};
+    use repoqa::coreqa::stability::{
+        sample_answers, stability, stability_items, StabilitySample, STABILITY_REPETITIONS,
+    };
     let repetitions =
         a.repetitions.unwrap_or(if a.stability.is_some() { STABILITY_REPETITIONS } else { 2 });
     if repetitions == 0 {
@@ -399,13 +401,20 @@ pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
     }
     let j = &a.judging;
     let mut inputs = JudgeInputs::load(j, JUDGE_TEMPLATE)?;
-    if let Some(n) = a.stability {
-        inputs.answers = sample_answers(&inputs.answers, n, a.stability_seed);
+    let sample =
+        a.stability.map(|n| StabilitySample { answers: n, seed: a.stability_seed, repetitions });
+    let items = {
+        let (qa, answers) = (&inputs.qa, &inputs.answers);
+        inputs.items(|count| match &sample {
+            Some(s) => stability_items(qa, answers, s, &j.api.model, &inputs.template, count),
+            None => judge_items(qa, answers, repetitions, &j.api.model, &inputs.template, count),
+        })?
+    };
+    if let Some(s) = &sample {
+        // The table's BLEU is of the sampled answers.
+        inputs.answers = sample_answers(&inputs.answers, s.answers, s.seed);
     }
     let (qa, answers) = (&inputs.qa, &inputs.answers);
-    let items = inputs.items(|count| {
-        judge_items(qa, answers, repetitions, &j.api.model, &inputs.template, count)
-    })?;
     let name = j.output.display().to_string();
     let judged_so_far = |text: &str| -> Result<Vec<JudgeLine>, CliError> {
         let lines = read_judge_lines(text, &name, true)?;
@@ -595,8 +604,11 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
             ppath.display()
         );
     }
-    if !(1..=20).contains(&a.samples) {
-        return Err(CliError::usage("--samples: a whole number from 1 to 20"));
+    use repoqa::coreqa::generate::MAX_QUESTION_SAMPLES;
+    if !(1..=MAX_QUESTION_SAMPLES).contains(&a.samples) {
+        return Err(CliError::usage(format!(
+            "--samples: a whole number from 1 to {MAX_QUESTION_SAMPLES}"
+        )));
     }
     let questions = counted(&tok, |count| {
         question_items(repository, &issues, &question_template, a.samples, count)

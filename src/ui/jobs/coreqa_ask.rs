@@ -24,6 +24,7 @@ use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
 use repoqa::coreqa::pairwise::pair_items;
 use repoqa::coreqa::prefilter::{prefilter_file_name, prefilter_items, PrefilterLine};
 use repoqa::coreqa::qa::questions_file_name;
+use repoqa::coreqa::stability::{stability_items, StabilitySample};
 use repoqa::coreqa::text_dir::split_repositories;
 use repoqa::coreqa::TextFile;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
@@ -46,6 +47,7 @@ pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String 
     let m = naming::model_file_stem(model);
     match form.step {
         AskStep::Answer => format!("answers-{m}.jsonl"),
+        AskStep::Judge if form.stability > 0 => format!("judge-stability-{m}.jsonl"),
         AskStep::Judge => format!("judge-{m}.jsonl"),
         AskStep::Pairwise => format!("pairwise-{m}-{}.jsonl", form.pair_setting),
         AskStep::Build => {
@@ -153,7 +155,14 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 }
             }
         }
-        AskStep::Build => {}
+        AskStep::Build => {
+            use repoqa::coreqa::generate::{MAX_QUESTION_SAMPLES, QUESTION_SAMPLES};
+            if !(1..=MAX_QUESTION_SAMPLES).contains(&form.samples) {
+                return runner.show(Line::Failed(format!(
+                    "Question samples: a whole number from 1 to {MAX_QUESTION_SAMPLES} (default {QUESTION_SAMPLES}; 1 writes one question per issue)."
+                )));
+            }
+        }
     }
     let (config, timeout) = match pace_of(rs) {
         Ok(p) => p,
@@ -229,8 +238,12 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let answers = st.answers_untracked();
                 let template = form.judge_template.clone();
                 let reps = form.repetitions.max(1);
-                let items = counted(&ctx, app, |count| {
-                    judge_items(&qa, &answers, reps, &model, &template, count)
+                let check = (form.stability > 0).then(|| StabilitySample::of(form.stability as usize));
+                let items = counted(&ctx, app, |count| match &check {
+                    // The judge's stability check (Table VI), as `coreqa
+                    // judge --stability N` draws and marks it.
+                    Some(s) => stability_items(&qa, &answers, s, &model, &template, count),
+                    None => judge_items(&qa, &answers, reps, &model, &template, count),
                 }).await?;
                 if items.is_empty() {
                     return Err(UiError::invalid("No answers to judge: answer the questions first (or load answers files)."));
@@ -306,9 +319,9 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         return Ok(());
                     }
                 }
-                // The paper's self-consistency, as `coreqa build` samples by
-                // default: QUESTION_SAMPLES samples at QUESTION_TEMPERATURE.
-                let samples = repoqa::coreqa::generate::QUESTION_SAMPLES;
+                // The paper's self-consistency, as `coreqa build --samples`:
+                // the form's samples (QUESTION_SAMPLES by default).
+                let samples = form.samples;
                 let questions = counted(&ctx, app, |count| {
                     question_items(repository, &issues, &form.question_template, samples, count)
                 }).await?;

@@ -11,6 +11,7 @@ use repoqa::coreqa::judge::JUDGE_TEMPLATE;
 use repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE;
 use repoqa::coreqa::prefilter::PREFILTER_TEMPLATE;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+use repoqa::coreqa::stability::{STABILITY_REPETITIONS, STABILITY_SEED};
 
 use crate::ui::browser::dom::{folder_picker, picked_files};
 use crate::ui::components::progress::{run_state, PauseCancel};
@@ -260,13 +261,30 @@ pub fn AskCard() -> impl IntoView {
                 <div class="row wrap">
                     <label>"Repetitions "
                         <input type="number" id="cq-ask-reps" min="1" max="20"
-                            prop:value=move || form.with(|f| f.repetitions.to_string())
+                            disabled=move || form.with(|f| f.stability > 0)
+                            prop:value=move || form.with(|f| if f.stability > 0 { STABILITY_REPETITIONS } else { f.repetitions }.to_string())
                             on:input=move |ev| {
                                 let n = event_target_value(&ev).trim().parse().unwrap_or(1);
                                 form.update(|f| f.repetitions = n);
                             }/>
                     </label>
                     <span class="muted">"The paper judges each answer twice (5 for its robustness check), at temperature 0.2."</span>
+                </div>
+                <div class="row wrap">
+                    <label>"Stability check: judge a sample of "
+                        <input type="number" id="cq-ask-stability" min="0" max="100000" step="1" placeholder="off"
+                            prop:value=move || form.with(|f| if f.stability == 0 { String::new() } else { f.stability.to_string() })
+                            on:input=move |ev| {
+                                let n = event_target_value(&ev).trim().parse().unwrap_or(0);
+                                form.update(|f| f.stability = n);
+                            }/>
+                        {format!(" answers {STABILITY_REPETITIONS} times each")}
+                    </label>
+                    <span class="muted" id="cq-ask-stability-note">{format!(
+                        "The paper's Table VI: 200 answers, each judged {STABILITY_REPETITIONS} times, to show how much the judge's score of one answer moves. \
+                         Empty: the judge's scores. The sample is drawn with seed {STABILITY_SEED} from the answers loaded, as repoqa coreqa judge --stability N draws it; \
+                         its judgments go to their own file, and the tables below show them as Table VI, apart from the scores."
+                    )}</span>
                 </div>
                 {prompt_editor(form, "cq-ask-judge", "The judge's prompt (editable)", |f| &f.judge_template, |f| &mut f.judge_template, JUDGE_TEMPLATE)}
             </Show>
@@ -328,13 +346,28 @@ pub fn AskCard() -> impl IntoView {
                 <p class="muted" id="cq-ask-kept">{kept_note}
                     ". A question is written from each kept issue's title and description (its code snippets attached as they are), "
                     "then a reference answer from the question, the labels, title, description and comments. "
-                    {format!(
-                        "As the paper does, the model reasons first and ends with its question; {} questions are sampled per issue at temperature {} and the one whose words overlap the others' most is kept, all of them recorded (as repoqa coreqa build --samples {}); reference answers are written at {}.",
-                        repoqa::coreqa::generate::QUESTION_SAMPLES,
-                        repoqa::coreqa::generate::QUESTION_TEMPERATURE,
-                        repoqa::coreqa::generate::QUESTION_SAMPLES,
-                        repoqa::coreqa::generate::REFERENCE_TEMPERATURE
-                    )}</p>
+                    {move || {
+                        let k = form.with(|f| f.samples);
+                        let t = repoqa::coreqa::generate::question_temperature(k.max(1), None);
+                        format!(
+                            "As the paper does, the model reasons first and ends with its question; {k} question(s) are sampled per issue at temperature {t} and the one whose words overlap the others' most is kept, all of them recorded (as repoqa coreqa build --samples {k}); reference answers are written at {}.",
+                            repoqa::coreqa::generate::REFERENCE_TEMPERATURE
+                        )
+                    }}</p>
+                <div class="row wrap">
+                    <label>"Question samples per issue "
+                        <input type="number" id="cq-ask-samples" min="1" max=repoqa::coreqa::generate::MAX_QUESTION_SAMPLES step="1"
+                            prop:value=move || form.with(|f| if f.samples == 0 { String::new() } else { f.samples.to_string() })
+                            on:input=move |ev| {
+                                let n = event_target_value(&ev).trim().parse().unwrap_or(0);
+                                form.update(|f| f.samples = n);
+                            }/>
+                    </label>
+                    <span class="muted">{format!(
+                        "The paper samples several and keeps the most consistent; it does not say how many: we default to {} (1: one question per issue, at temperature 0).",
+                        repoqa::coreqa::generate::QUESTION_SAMPLES
+                    )}</span>
+                </div>
                 {prompt_editor(form, "cq-ask-question", "The question prompt (editable)", |f| &f.question_template, |f| &mut f.question_template, QUESTION_TEMPLATE)}
                 {prompt_editor(form, "cq-ask-reference", "The reference-answer prompt (editable)", |f| &f.reference_template, |f| &mut f.reference_template, REFERENCE_TEMPLATE)}
             </Show>

@@ -9,6 +9,7 @@ use repoqa::coreqa::judge::{MeanStd, CRITERIA};
 use repoqa::coreqa::levels::RANGES;
 use repoqa::coreqa::pce::Discrepancy;
 use repoqa::coreqa::report::{report, CoreqaReport, PceCell, ReportRow};
+use repoqa::coreqa::stability::StabilityRow;
 
 use crate::ui::state::coreqa::CoreqaState;
 
@@ -49,7 +50,9 @@ pub fn ReportCard() -> impl IntoView {
     };
     let rule = RwSignal::new(Discrepancy::Tie);
     let tables = Memo::new(move |_| {
-        let judged = st.judged();
+        // The stability check's judgments too: the report makes Table VI of
+        // them and leaves them out of the others.
+        let judged = st.judged_with_checks();
         (!judged.is_empty()).then(|| {
             report(
                 &st.questions(),
@@ -114,6 +117,7 @@ fn report_tables(r: &CoreqaReport) -> impl IntoView {
             {table("cq-report-languages", &r.by_language, true)}
         })}
         {levels_chart(&r.overall)}
+        {(!r.stability.is_empty()).then(|| stability_table(&r.stability))}
         <ul class="muted small" id="cq-report-notes">
             {r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
         </ul>
@@ -146,6 +150,39 @@ fn table(id: &'static str, rows: &[ReportRow], by_language: bool) -> impl IntoVi
                     <th>"setting"</th><th>"model"</th><th class="n">"questions"</th>
                     <th class="n">"Acc."</th><th class="n">"Cmpt."</th><th class="n">"Rel."</th><th class="n">"Clarity"</th>
                     <th class="n">"PCE"</th><th class="n">"BLEU ×100"</th>
+                </tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Table VI: the judge's stability check, per model and setting.
+fn stability_table(rows: &[StabilityRow]) -> impl IntoView {
+    let body = rows
+        .iter()
+        .map(|r| {
+            view! {
+                <tr data-model=r.model.clone() data-setting=r.setting.to_string()>
+                    <td class="key">{r.setting.to_string()}</td>
+                    <td class="key">{r.model.clone()}</td>
+                    <td class="n">{r.answers}</td>
+                    <td class="n">{r.repetitions}</td>
+                    {(0..4).map(|c| view! { <td class="n">{ms(r.criteria.get(c))}</td> }).collect_view()}
+                    <td class="n bleu">{r.bleu.map_or("–".to_string(), |b| format!("{:.1}", b * 100.0))}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h3>"The judge's stability (Table VI)"</h3>
+        <p class="muted">"Each answer of the sample judged several times: per criterion, the mean of the answers' mean scores ± the mean of their standard deviations (the paper: around 0.55 over five judgments)."</p>
+        <div class="table-scroll" tabindex="0" role="region" aria-label="the judge's stability">
+            <table class="grid" id="cq-report-stability">
+                <thead><tr>
+                    <th>"setting"</th><th>"model"</th><th class="n">"answers"</th><th class="n">"judged"</th>
+                    <th class="n">"Acc."</th><th class="n">"Cmpt."</th><th class="n">"Rel."</th><th class="n">"Clarity"</th>
+                    <th class="n">"BLEU ×100"</th>
                 </tr></thead>
                 <tbody>{body}</tbody>
             </table>

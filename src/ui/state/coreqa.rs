@@ -66,6 +66,12 @@ pub struct AskForm {
     pub temperature: Option<f64>,
     /// Times each answer is judged.
     pub repetitions: u32,
+    /// The judge's stability check (`coreqa judge --stability N`): answers
+    /// sampled, each judged five times; 0: the judge's scores.
+    pub stability: u32,
+    /// Question samples per issue, the most consistent kept
+    /// (`coreqa build --samples`; 0: not a number, refused on Ask).
+    pub samples: u32,
     /// The setting whose answers are compared pairwise.
     pub pair_setting: ContextSetting,
     pub judge_template: String,
@@ -92,6 +98,8 @@ impl Default for AskForm {
             runs: repoqa::coreqa::answer::ANSWER_RUNS,
             temperature: Some(repoqa::coreqa::answer::ANSWER_TEMPERATURE),
             repetitions: 2,
+            stability: 0,
+            samples: repoqa::coreqa::generate::QUESTION_SAMPLES,
             pair_setting: ContextSetting::None,
             judge_template: repoqa::coreqa::judge::JUDGE_TEMPLATE.to_string(),
             pairwise_template: repoqa::coreqa::pairwise::PAIRWISE_TEMPLATE.to_string(),
@@ -214,7 +222,15 @@ impl CoreqaState {
         )
     }
 
+    /// The judge's scores (the stability check's judgments left out).
     pub fn judged(&self) -> Vec<JudgeLine> {
+        let mut all = self.judged_with_checks();
+        all.retain(|j| j.stability_seed.is_none());
+        all
+    }
+
+    /// Every judgment, the stability check's too (the report splits them).
+    pub fn judged_with_checks(&self) -> Vec<JudgeLine> {
         self.collect(|f| if let CoreqaFile::Judgments(v) = f { v.clone() } else { Vec::new() })
     }
 

@@ -752,6 +752,38 @@ fn the_judge_s_stability_is_a_sample_judged_five_times() {
     let t = String::from_utf8_lossy(&o.stdout);
     assert!(t.starts_with("Table VI's shape: the judge's stability"), "{t}");
     assert!(t.contains("7.40 ± 0.49"), "{t}");
+    // Each line names the sample's seed: `coreqa report` given the check
+    // beside the judge's scores makes Table VI of it and leaves it out of
+    // Table V (whose figures are the scores' alone).
+    assert!(judged.iter().all(|l| l["stability_seed"] == 42), "{judged:?}");
+    let scores = files[0].with_file_name("scores.jsonl");
+    let _ = std::fs::remove_file(&scores);
+    let _ = std::fs::remove_file(scores.with_extension("runlog.jsonl"));
+    let o = judge(&server, &[good], &scores, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(lines(&scores).iter().all(|l| l.get("stability_seed").is_none()));
+    let (q, g) = (qa(), good.to_str().unwrap());
+    let args = ["coreqa", "report", "--qa", q.to_str().unwrap(), "--answers", g, "--json"];
+    let alone = repoqa(&[&args[..], &["--judgments", scores.to_str().unwrap()]].concat());
+    let both = ["--judgments", scores.to_str().unwrap(), "--judgments", stable.to_str().unwrap()];
+    let with = repoqa(&[&args[..], &both[..]].concat());
+    assert!(alone.status.success() && with.status.success(), "{}", text(&with));
+    let (alone, with): (Value, Value) = (
+        serde_json::from_slice(&alone.stdout).unwrap(),
+        serde_json::from_slice(&with.stdout).unwrap(),
+    );
+    assert_eq!(alone["overall"], with["overall"], "the check is not in Table V");
+    assert!(alone.get("stability").is_none());
+    assert_eq!(
+        with["stability"], rows,
+        "Table VI: the check's rows, as judge --stability gives them"
+    );
+    let o = repoqa(&[&args[..args.len() - 1], &both[..]].concat());
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        t.contains("\nTable VI's shape: the judge's stability") && t.contains("7.40 ± 0.49"),
+        "{t}"
+    );
 }
 
 /// Issue 80: an answer cut at the token limit is never stored as a whole

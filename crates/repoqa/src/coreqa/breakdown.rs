@@ -284,6 +284,7 @@ mod tests {
     fn judged(q: &str, model: &str, repetition: u32, scores: [u8; 4]) -> JudgeLine {
         JudgeLine {
             repetitions: None,
+            stability_seed: None,
             temperature: None,
             run: 1,
             question_id: q.into(),

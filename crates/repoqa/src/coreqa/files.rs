@@ -39,6 +39,11 @@ impl CoreqaFile {
         match self {
             CoreqaFile::Qa(_) => "QA file",
             CoreqaFile::Answers(_) => "answers",
+            CoreqaFile::Judgments(v)
+                if !v.is_empty() && v.iter().all(|j| j.stability_seed.is_some()) =>
+            {
+                "the judge's stability check"
+            }
             CoreqaFile::Judgments(_) => "judge scores",
             CoreqaFile::Pairs(_) => "pairwise verdicts",
             CoreqaFile::Questions(_) => "questions without answers",

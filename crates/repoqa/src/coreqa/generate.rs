@@ -106,6 +106,9 @@ pub const QUESTION_MARKER: &str = "Question:";
 /// consistent with the others kept ([`choose_question`]).
 pub const QUESTION_SAMPLES: u32 = 3;
 
+/// The most question samples per issue (`coreqa build --samples`).
+pub const MAX_QUESTION_SAMPLES: u32 = 20;
+
 /// The temperature several question samples are drawn at by default (the
 /// paper's generation temperature, §VI); one sample is asked greedily.
 pub const QUESTION_TEMPERATURE: f64 = 0.8;

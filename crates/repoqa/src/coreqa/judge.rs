@@ -243,6 +243,9 @@ pub struct JudgeItem {
     pub judge: String,
     pub prompt: String,
     pub prompt_ntokens: usize,
+    /// Of the judge's stability check: the seed its sample of answers was
+    /// drawn with ([`super::stability`]); None for the judge's scores.
+    pub stability_seed: Option<u64>,
 }
 
 /// The id a judgment is known by in the run log:
@@ -292,6 +295,7 @@ impl RunItem for JudgeItem {
             reasoning: v.reasoning,
             temperature: Some(asked.temperature),
             repetitions: Some(self.repetitions),
+            stability_seed: self.stability_seed,
         };
         super::jsonl_line(&line)
     }
@@ -318,6 +322,11 @@ pub struct JudgeLine {
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
+    /// A judgment of the judge's stability check (Table VI), not a score:
+    /// the seed its sample of answers was drawn with. Tables IV and V leave
+    /// these lines out; Table VI is made of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stability_seed: Option<u64>,
 }
 
 impl JudgeLine {
@@ -356,6 +365,7 @@ pub fn judge_items(
                 judge: judge.to_string(),
                 prompt: prompt.clone(),
                 prompt_ntokens,
+                stability_seed: None,
             });
         }
     }
@@ -652,6 +662,7 @@ mod tests {
         let qa = [qa("q1", "python"), qa("q2", "go")];
         let line = |q: &str, rep: u32, a: u8| JudgeLine {
             repetitions: None,
+            stability_seed: None,
             temperature: None,
             run: 1,
             question_id: q.into(),
@@ -681,6 +692,7 @@ mod tests {
         let qa = [qa("q1", "python"), qa("q2", "python")];
         let line = |q: &str, run: u32, rep: u32, a: u8| JudgeLine {
             repetitions: None,
+            stability_seed: None,
             temperature: None,
             run,
             question_id: q.into(),

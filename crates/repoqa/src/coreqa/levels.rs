@@ -127,6 +127,7 @@ mod tests {
     fn the_distribution_counts_every_judgment_once_per_criterion() {
         let line = |a, c, r, l| JudgeLine {
             repetitions: None,
+            stability_seed: None,
             temperature: None,
             question_id: "q".into(),
             setting: ContextSetting::None,

@@ -64,6 +64,8 @@ pub enum CoreqaError {
     DuplicateJudgment { id: String },
     #[error("{message}")]
     Setting { message: String },
+    #[error("a stability check judges at least 1 answer at least twice (asked: {answers} answer(s), {repetitions} time(s) each)")]
+    StabilitySample { answers: usize, repetitions: u32 },
     #[error("GitHub: {message}")]
     GitHub { message: String },
     #[error("{path}: not a GitHub issues export ({message})")]

@@ -19,6 +19,7 @@ use super::levels::{distribution, Distribution};
 use super::pairwise::PairLine;
 use super::pce::{against_baseline, Discrepancy, PceRow};
 use super::qa::QaItem;
+use super::stability::{split_checks, stability, StabilityRow};
 
 /// A model's PCE in one row (the default: not compared, no PCE).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -112,6 +113,10 @@ pub struct CoreqaReport {
     /// there are several).
     pub overall: Vec<ReportRow>,
     pub by_language: Vec<ReportRow>,
+    /// Table VI's rows, from the stability check's judgments among those
+    /// given (`coreqa judge --stability N`); empty without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stability: Vec<StabilityRow>,
     /// What the tables rest on and the choices made where the paper is
     /// silent, to print under them.
     pub notes: Vec<String>,
@@ -127,6 +132,8 @@ pub fn report(
     baseline: Option<&str>,
     rule: Discrepancy,
 ) -> CoreqaReport {
+    let (checks, scores) = split_checks(judged);
+    let judged = &scores[..];
     let rows = summarize(qa, judged, answers);
     let pce = baseline.map(|b| against_baseline(qa, pairs, b, rule)).unwrap_or_default();
     // Each question's language, looked up once per judgment (not by a scan
@@ -201,11 +208,19 @@ pub fn report(
                 .to_string(),
         ),
     }
+    let stability = stability(qa, &checks, answers);
+    if !stability.is_empty() {
+        notes.push(format!(
+            "Table VI: the judge's stability check ({} judgments of a seeded sample of answers, each judged several times; left out of the tables above): per model and setting, the mean of the answers' mean scores ± the mean of their standard deviations.",
+            checks.len()
+        ));
+    }
     CoreqaReport {
         baseline: baseline.map(str::to_string),
         discrepancy: rule,
         overall,
         by_language,
+        stability,
         notes,
     }
 }
@@ -265,6 +280,10 @@ impl CoreqaReport {
         if let Some(b) = &self.baseline {
             out.push_str(&format!("\n* {b}: the baseline, 50.0 by construction.\n"));
         }
+        if !self.stability.is_empty() {
+            out.push('\n');
+            out.push_str(&super::stability::render_text(&self.stability));
+        }
         out.push('\n');
         for n in &self.notes {
             out.push_str(&format!("- {n}\n"));
@@ -289,6 +308,7 @@ mod tests {
     fn judged(q: &str, model: &str, run: u32, rep: u32, s: [u8; 4]) -> JudgeLine {
         JudgeLine {
             repetitions: None,
+            stability_seed: None,
             temperature: None,
             question_id: q.into(),
             setting: ContextSetting::None,

@@ -5,15 +5,19 @@
 //! of those deviations (the paper: "around 0.55 standard deviation five
 //! times running"), beside the answers' BLEU. The paper samples 200
 //! question-answer pairs; `coreqa judge --stability N` samples N answers
-//! ([`sample_answers`]) and judges each five times.
+//! ([`sample_answers`]) and judges each five times ([`stability_items`]).
+//! Those judgments carry the sample's seed (`stability_seed`), so a
+//! report given them beside the judge's scores makes Table VI of them and
+//! leaves them out of Tables IV and V ([`split_checks`]).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::answer::{AnswerLine, ContextSetting};
-use super::judge::{Criteria, JudgeLine, MeanStd};
+use super::judge::{judge_items, Criteria, JudgeItem, JudgeLine, MeanStd};
 use super::qa::QaItem;
+use super::CoreqaError;
 use crate::seeded::SplitMix64;
 
 /// Judgments of each sampled answer (the paper's five).
@@ -35,6 +39,53 @@ pub fn sample_answers(answers: &[AnswerLine], n: usize, seed: u64) -> Vec<Answer
     let mut picked: Vec<usize> = order.into_iter().take(n).collect();
     picked.sort_unstable();
     picked.into_iter().map(|i| answers[i].clone()).collect()
+}
+
+/// What a stability check judges: `answers` of the answers, drawn with
+/// `seed`, each judged `repetitions` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StabilitySample {
+    pub answers: usize,
+    pub seed: u64,
+    pub repetitions: u32,
+}
+
+impl StabilitySample {
+    /// `answers` answers at the paper's five judgments each, the default seed.
+    pub fn of(answers: usize) -> StabilitySample {
+        StabilitySample { answers, seed: STABILITY_SEED, repetitions: STABILITY_REPETITIONS }
+    }
+}
+
+/// The stability check's judging requests: the sample of `answers`, each
+/// judged `sample.repetitions` times, marked with the sample's seed. No
+/// answer, or a sample of none, is refused.
+pub fn stability_items(
+    qa: &[QaItem],
+    answers: &[AnswerLine],
+    sample: &StabilitySample,
+    judge: &str,
+    template: &str,
+    count_tokens: impl FnMut(&str) -> usize,
+) -> Result<Vec<JudgeItem>, CoreqaError> {
+    if sample.answers == 0 || sample.repetitions < 2 {
+        return Err(CoreqaError::StabilitySample {
+            answers: sample.answers,
+            repetitions: sample.repetitions,
+        });
+    }
+    let picked = sample_answers(answers, sample.answers, sample.seed);
+    let mut items = judge_items(qa, &picked, sample.repetitions, judge, template, count_tokens)?;
+    for item in &mut items {
+        item.stability_seed = Some(sample.seed);
+    }
+    Ok(items)
+}
+
+/// `judged` split into the stability check's lines and the judge's
+/// scores, each in file order.
+pub fn split_checks(judged: &[JudgeLine]) -> (Vec<JudgeLine>, Vec<JudgeLine>) {
+    judged.iter().cloned().partition(|j| j.stability_seed.is_some())
 }
 
 /// One row of the stability table: a model in one setting.
@@ -168,6 +219,7 @@ mod tests {
             reasoning: String::new(),
             temperature: None,
             repetitions: None,
+            stability_seed: None,
         }
     }
 
@@ -197,5 +249,39 @@ mod tests {
         assert_eq!(r.criteria.clarity, MeanStd { mean: 5.0, std: 0.0 });
         assert!(render_text(&rows).contains("5.50 ± 0.50"));
         assert!(stability(&[], &[judged("q3", 1, 9)], &[]).is_empty(), "judged once: no row");
+    }
+
+    #[test]
+    fn a_check_s_items_are_its_sample_judged_n_times_and_marked_with_the_seed() {
+        let qa: Vec<QaItem> = (1..=6)
+            .map(|i| {
+                serde_json::from_value(serde_json::json!({
+                    "id": format!("q{i}"), "repository": "o/r", "question": "?", "reference_answer": "!"
+                }))
+                .unwrap()
+            })
+            .collect();
+        let all: Vec<AnswerLine> = (1..=6).map(|i| answer(&format!("q{i}"), 1)).collect();
+        let t = super::super::judge::JUDGE_TEMPLATE;
+        let items = stability_items(&qa, &all, &StabilitySample::of(2), "j", t, |_| 1).unwrap();
+        assert_eq!(items.len(), 10, "2 answers × 5");
+        let picked = sample_answers(&all, 2, STABILITY_SEED);
+        assert!(items.iter().all(|i| picked.iter().any(|a| a.question_id == i.question_id)));
+        assert!(items.iter().all(|i| i.stability_seed == Some(STABILITY_SEED)));
+        for bad in [
+            StabilitySample { answers: 0, ..StabilitySample::of(1) },
+            StabilitySample { repetitions: 1, ..StabilitySample::of(1) },
+        ] {
+            let e = stability_items(&qa, &all, &bad, "j", t, |_| 1).unwrap_err().to_string();
+            assert!(
+                e.starts_with("a stability check judges at least 1 answer at least twice"),
+                "{e}"
+            );
+        }
+        // A line of the check is told from a score by its seed.
+        let mut check = judged("q1", 1, 5);
+        check.stability_seed = Some(7);
+        let (checks, scores) = split_checks(&[judged("q1", 1, 5), check.clone()]);
+        assert_eq!((checks, scores.len()), (vec![check], 1));
     }
 }
