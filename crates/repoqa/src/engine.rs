@@ -15,7 +15,6 @@
 //! knows which are held) and one tokenizer.
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use crate::code::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::code::tokenize::Tokenizer;
@@ -32,25 +31,9 @@ use crate::review::verify::Differing;
 use crate::scoring::score::{Evaluation, Explanation, ScoreOptions, Scorer};
 use crate::step::Stepper;
 
-#[derive(Debug, Error)]
-pub enum EngineError {
-    #[error(
-        "the engine does not hold dataset {asked} this request was made for (it holds {held:?})"
-    )]
-    NoDataset { asked: u32, held: Vec<u32> },
-    #[error("the engine has no tokenizer yet (it is sent before a request that needs it)")]
-    NoTokenizer,
-    #[error("the engine could not read a request: {0}")]
-    BadRequest(String),
-    #[error(
-        "The loaded dataset has no needle {name} in {path} of {repo}: load the dataset these tasks were built from."
-    )]
-    NoSuchNeedle { name: String, path: String, repo: String },
-    #[error(
-        "The needle's text was not found in this context, so the prompt cannot be cut around it."
-    )]
-    NeedleNotFound,
-}
+/// The engine's own errors (defined with the core's [`crate::Error`], so
+/// the error module does not import the engine).
+pub use crate::error::EngineError;
 
 /// What the engine is asked to compute.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -52,9 +52,32 @@ pub enum Error {
     #[error("{0}")]
     Bundle(#[from] crate::review::bundle::BundleError),
     #[error("{0}")]
-    Engine(#[from] crate::engine::EngineError),
+    Engine(#[from] crate::error::EngineError),
     #[error("{0}")]
     Gguf(#[from] crate::llm::gguf::GgufError),
+}
+
+/// What the compute engine ([`crate::engine`]) refuses: a request for a
+/// dataset or tokenizer it does not hold, a request it cannot read, a
+/// needle the dataset lacks.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error(
+        "the engine does not hold dataset {asked} this request was made for (it holds {held:?})"
+    )]
+    NoDataset { asked: u32, held: Vec<u32> },
+    #[error("the engine has no tokenizer yet (it is sent before a request that needs it)")]
+    NoTokenizer,
+    #[error("the engine could not read a request: {0}")]
+    BadRequest(String),
+    #[error(
+        "The loaded dataset has no needle {name} in {path} of {repo}: load the dataset these tasks were built from."
+    )]
+    NoSuchNeedle { name: String, path: String, repo: String },
+    #[error(
+        "The needle's text was not found in this context, so the prompt cannot be cut around it."
+    )]
+    NeedleNotFound,
 }
 
 /// Calls `$m!(…)` with every error type of the core that converts into
@@ -87,7 +110,7 @@ macro_rules! for_each_error_type {
             $crate::llm::batch::BatchError,
             $crate::review::compare::CompareError,
             $crate::review::bundle::BundleError,
-            $crate::engine::EngineError,
+            $crate::error::EngineError,
             $crate::llm::gguf::GgufError
         );
     };

@@ -146,8 +146,8 @@ impl RateLimit {
         let (left, of) = (self.remaining?, self.limit?);
         Some(format!(
             "{} of {} requests left this hour",
-            crate::llm::plan::thousands(left),
-            crate::llm::plan::thousands(of)
+            crate::llm::progress::thousands(left),
+            crate::llm::progress::thousands(of)
         ))
     }
 }
@@ -174,13 +174,13 @@ pub fn capped_note(read: usize, last_page: Option<usize>) -> String {
     let of = match last_page {
         Some(n) => format!(
             "GitHub lists about {} ({n} pages of {PER_PAGE})",
-            crate::llm::plan::thousands((n * PER_PAGE) as u64)
+            crate::llm::progress::thousands((n * PER_PAGE) as u64)
         ),
         None => "GitHub lists more".to_string(),
     };
     format!(
         "Not all of them: these are the newest {}; {of}, and a fetch reads at most {MAX_ISSUE_PAGES} pages, so the older ones are not in this export",
-        crate::llm::plan::thousands(read as u64)
+        crate::llm::progress::thousands(read as u64)
     )
 }
 
@@ -193,7 +193,7 @@ pub fn cut_comments_note(cut: &[u64]) -> Option<String> {
     let list: Vec<String> = cut.iter().map(|n| format!("#{n}")).collect();
     Some(format!(
         "Comments past the first {} of {} are not read.",
-        crate::llm::plan::thousands((MAX_COMMENT_PAGES * PER_PAGE) as u64),
+        crate::llm::progress::thousands((MAX_COMMENT_PAGES * PER_PAGE) as u64),
         list.join(", ")
     ))
 }

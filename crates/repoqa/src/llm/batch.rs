@@ -19,8 +19,8 @@ use thiserror::Error;
 
 use super::run::{BenchmarkRun, RunEvent, RunItem, RunStep};
 use super::schedule::ScheduleConfig;
+use super::wire::HttpReply;
 use super::wire::{Endpoint, Provider, TransportError};
-use super::HttpReply;
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum BatchError {

@@ -7,14 +7,8 @@
 //! (`public/boot/tab-model.js`). A way to watch a small real model do the
 //! task, not a leaderboard entry ([`NOT_A_LEADERBOARD_ENTRY`]).
 
-/// The base URL of the in-tab model: not a network address, so a request
-/// to it never leaves the page (the page routes it to the engine).
-pub const BASE_URL: &str = "tab://this-tab/v1";
-
-/// Whether `url` (a base URL or a request URL) is the in-tab model's.
-pub fn is_tab(url: &str) -> bool {
-    url.trim_start().get(..6).is_some_and(|s| s.eq_ignore_ascii_case("tab://"))
-}
+/// The base URL of the in-tab model (`wire` routes by it).
+pub use super::wire::{is_tab, TAB_BASE_URL as BASE_URL};
 
 /// The largest GGUF file the tab takes: the engine reads the file into one
 /// ArrayBuffer, whose size browsers cap at 2 GiB (a larger model would
@@ -108,7 +102,7 @@ impl TabProgress {
                 if self.written == 1 {
                     "1 token".to_string()
                 } else {
-                    format!("{} tokens", super::plan::thousands(u64::from(self.written)))
+                    format!("{} tokens", super::progress::thousands(u64::from(self.written)))
                 },
                 rate(f64::from(self.written), self.elapsed_ms - first),
                 first / 1000.0
@@ -116,8 +110,8 @@ impl TabProgress {
             _ => match self.read {
                 Some((done, total)) if total > 0 => format!(
                     "Reading the prompt: {} of {} tokens ({}), {:.0} s so far.",
-                    super::plan::thousands(u64::from(done)),
-                    super::plan::thousands(u64::from(total)),
+                    super::progress::thousands(u64::from(done)),
+                    super::progress::thousands(u64::from(total)),
                     rate(f64::from(done), self.elapsed_ms),
                     self.elapsed_ms / 1000.0
                 ),
@@ -250,7 +244,7 @@ pub fn megabytes(bytes: u64) -> String {
     // bytes / 1e6 as a float may round a size ending in 50,000 bytes either
     // way (the tie is not exact in binary).
     let tenths = bytes / 100_000 + u64::from(bytes % 100_000 >= 50_000);
-    format!("{}.{} MB", super::plan::thousands(tenths / 10), tenths % 10)
+    format!("{}.{} MB", super::progress::thousands(tenths / 10), tenths % 10)
 }
 
 /// What the page says of a GGUF file before loading it: `file`'s name and
@@ -261,7 +255,7 @@ pub fn describe(file: &str, bytes: u64, info: &super::gguf::GgufInfo) -> String 
     what.extend(info.file_type.clone());
     let window = info.context_length.map_or_else(
         || "the file does not say its window".to_string(),
-        |n| format!("trained window {} tokens", super::plan::thousands(n)),
+        |n| format!("trained window {} tokens", super::progress::thousands(n)),
     );
     let template = if info.chat_template {
         "a chat template"
@@ -291,9 +285,9 @@ impl Timing {
     pub fn words(&self) -> String {
         format!(
             "{} prompt tokens read at {:.1} tokens/s, {} written at {:.1} tokens/s",
-            super::plan::thousands(self.prompt_tokens as u64),
+            super::progress::thousands(self.prompt_tokens as u64),
             self.prompt_per_second,
-            super::plan::thousands(self.generated_tokens as u64),
+            super::progress::thousands(self.generated_tokens as u64),
             self.generated_per_second
         )
     }

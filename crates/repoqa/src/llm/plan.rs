@@ -7,6 +7,7 @@
 //! (`repoqa run --plan`) and the Run page show the same text ([`RunPlan::lines`]).
 
 use super::progress::duration_label;
+pub use super::progress::thousands;
 use super::run::RunItem;
 use super::runlog::{RecordStatus, RunRecord};
 use super::wire::{read_total_slots, Endpoint};
@@ -370,19 +371,6 @@ pub fn make_plan(tasks: &[PlanTask], settings: &PlanSettings) -> RunPlan {
         thinking_cost,
         time_ms,
     }
-}
-
-/// `1234567` as "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Dollars with cents, or more digits under a cent.

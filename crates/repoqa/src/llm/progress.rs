@@ -38,6 +38,19 @@ pub fn time_left_label(elapsed_ms: f64, done: usize, total: usize) -> String {
     }
 }
 
+/// `1234567` as "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

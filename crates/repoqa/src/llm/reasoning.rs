@@ -26,8 +26,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::plan::thousands as group;
-use super::wire::Provider;
+use super::progress::thousands as group;
+use super::provider::Provider;
 
 /// The day the family table and the budgets below were checked against
 /// each provider's documentation.

@@ -1,8 +1,13 @@
-//! The core's shape, read from its source: its top-level modules (the
-//! entries of `src/lib.rs`) import each other without a cycle, so each can
-//! be read knowing only what it uses; and no two public types share a
-//! name, so a name says which one is meant. Test modules (`#[cfg(test)]`
-//! and what follows it in a file) do not count.
+//! The core's shape, read from its source: its modules import each other
+//! without a cycle — the top-level modules (the entries of `src/lib.rs`),
+//! and inside every module that is a folder, its children and the folder's
+//! own `mod.rs` — so each can be read knowing only what it uses; and no two
+//! public types share a name, so a name says which one is meant. Paths are
+//! resolved as the compiler does: `crate::…`, `super::…` (from the file's
+//! place), `self::…`, groups `{a, b::c}`, and a name `lib.rs` re-exports
+//! (`crate::Error` is `error`'s). A folder's `mod.rs` re-exporting its
+//! children (`pub use child::X`) is its facade, not an import. Test modules
+//! (`#[cfg(test)]` and what follows it in a file) do not count.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,41 +19,219 @@ fn code_before_tests(text: &str) -> String {
     text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
 }
 
-/// The top-level modules a text names through `crate::X` (also in
-/// `crate::{X, Y::…}` groups).
-fn crate_modules(code: &str) -> BTreeSet<String> {
-    let ident = |s: &str| -> String {
-        s.trim().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
-    };
-    let mut found = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            found.extend(group.split(',').map(ident).filter(|m| !m.is_empty()));
-        } else {
-            let m = ident(rest);
-            if !m.is_empty() {
-                found.insert(m);
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The paths in `rest` after a `::` (a path, or a `{…}` group of paths),
+/// each as its segments.
+fn paths_after(rest: &str) -> Vec<Vec<String>> {
+    let rest = rest.trim_start();
+    if let Some(group) = rest.strip_prefix('{') {
+        // Split the group at its top-level commas.
+        let (mut depth, mut items, mut cur) = (0usize, Vec::new(), String::new());
+        for c in group.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(c);
+        }
+        items.push(cur);
+        return items.iter().flat_map(|item| one_path(item.trim(), Vec::new())).collect();
+    }
+    one_path(rest, vec![Vec::new()])
+}
+
+/// The paths of `text` that starts with a name (`a`, `a::b`, `a::{b, c}`);
+/// `bare` when it does not start with one.
+fn one_path(text: &str, bare: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let head: String = text.chars().take_while(|c| is_ident(*c)).collect();
+    if head.is_empty() {
+        return bare;
+    }
+    match text[head.len()..].strip_prefix("::") {
+        Some(more) => paths_after(more)
+            .into_iter()
+            .map(|mut p| {
+                p.insert(0, head.clone());
+                p
+            })
+            .collect(),
+        None => vec![vec![head]],
+    }
+}
+
+/// The module path of a file under `src/`: `llm/wire/reply.rs` is
+/// `[llm, wire, reply]`, `llm/mod.rs` is `[llm]`, `lib.rs` is `[]`.
+fn module_of(rel: &str) -> Vec<String> {
+    let stem = rel.trim_end_matches(".rs");
+    let stem = stem.strip_suffix("/mod").unwrap_or(stem);
+    if stem == "lib" || stem == "mod" {
+        return Vec::new();
+    }
+    stem.split('/').map(str::to_string).collect()
+}
+
+/// Every absolute module path `code` (in the module `here`) names through
+/// `crate::`, `super::` or `self::`.
+fn named_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for prefix in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(prefix) {
+            // A whole word: not `my_crate::` or the second `super::` of `super::super::`.
+            if at > 0 && (is_ident(bytes[at - 1] as char) || code[..at].ends_with("::")) {
+                continue;
+            }
+            let mut base: Vec<String> = match prefix {
+                "crate::" => Vec::new(),
+                "self::" => here.to_vec(),
+                _ => here[..here.len().saturating_sub(1)].to_vec(),
+            };
+            let mut rest = &code[at + prefix.len()..];
+            while let Some(more) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = more;
+            }
+            for p in paths_after(rest) {
+                let mut full = base.clone();
+                full.extend(p);
+                out.push(full);
             }
         }
     }
-    found
+    out
 }
 
-/// Top-level module → the other top-level modules it imports.
-fn graph(files: &[(String, String)]) -> Graph {
-    let mut g = Graph::new();
+/// The folders that are modules (`x/mod.rs`) and their children's names.
+fn folders(files: &[(String, String)]) -> BTreeMap<Vec<String>, BTreeSet<String>> {
+    let mut out: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for (rel, _) in files {
+        if rel.ends_with("/mod.rs") {
+            out.entry(module_of(rel)).or_default();
+        }
+    }
+    for (rel, _) in files {
+        let m = module_of(rel);
+        if let Some((last, parent)) = m.split_last() {
+            if let Some(children) = out.get_mut(parent) {
+                children.insert(last.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The names `lib.rs` re-exports (`pub use error::Error;`) and their module.
+fn reexports(files: &[(String, String)]) -> BTreeMap<String, String> {
+    let lib = files.iter().find(|(rel, _)| rel == "lib.rs").map(|(_, t)| code_before_tests(t));
+    let mut out = BTreeMap::new();
+    for line in lib.unwrap_or_default().lines() {
+        if let Some(path) = line.trim().strip_prefix("pub use ") {
+            for p in paths_after(path.trim_end_matches(';')) {
+                if let (Some(first), Some(last)) = (p.first(), p.last()) {
+                    out.insert(last.clone(), first.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The modules declared only for tests (`#[cfg(test)] mod tests;`): their
+/// files are tests, not the module's code.
+fn test_modules(files: &[(String, String)]) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
     for (rel, text) in files {
-        let top = rel.split('/').next().unwrap_or("").trim_end_matches(".rs").to_string();
-        if top == "lib" {
+        let here = module_of(rel);
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for w in lines.windows(2) {
+            if w[0] == "#[cfg(test)]" {
+                if let Some(name) = w[1].strip_prefix("mod ").and_then(|m| m.strip_suffix(';')) {
+                    let mut m = here.clone();
+                    m.push(name.to_string());
+                    out.insert(m);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The module graphs: `""` → the top-level modules' graph; a folder's
+/// path (`"llm"`, `"llm::wire"`) → the graph of its children and its
+/// `mod.rs` (the node named as the folder).
+fn graphs(files: &[(String, String)]) -> BTreeMap<String, Graph> {
+    let folders = folders(files);
+    let reexported = reexports(files);
+    let tops: BTreeSet<String> =
+        files.iter().filter_map(|(rel, _)| module_of(rel).first().cloned()).collect();
+    let tests = test_modules(files);
+    let mut out: BTreeMap<String, Graph> = BTreeMap::new();
+    for (rel, text) in files {
+        let here = module_of(rel);
+        let Some(top) = here.first() else { continue };
+        if tests.contains(&here) {
             continue;
         }
-        let uses = crate_modules(&code_before_tests(text));
-        let entry = g.entry(top.clone()).or_default();
-        entry.extend(uses.into_iter().filter(|m| *m != top));
+        let code = code_before_tests(text);
+        let is_facade = rel.ends_with("/mod.rs");
+        // Top level: every path's first segment (a re-exported name is its module's).
+        let mut uses = BTreeSet::new();
+        for p in named_paths(&code, &here) {
+            let Some(first) = p.first() else { continue };
+            let m = reexported.get(first).unwrap_or(first);
+            if tops.contains(m) && m != top {
+                uses.insert(m.clone());
+            }
+        }
+        out.entry(String::new()).or_default().entry(top.clone()).or_default().extend(uses);
+        // Each folder the file is in (or whose mod.rs it is).
+        for (folder, children) in &folders {
+            if !here.starts_with(folder) {
+                continue;
+            }
+            let name = folder.join("::");
+            let node_of = |p: &[String]| -> Option<String> {
+                if !p.starts_with(folder) {
+                    return None;
+                }
+                Some(match p.get(folder.len()) {
+                    Some(c) if children.contains(c) => format!("{name}::{c}"),
+                    _ => name.clone(),
+                })
+            };
+            let Some(me) = node_of(&here) else { continue };
+            let facade = is_facade && me == name;
+            let g = out.entry(name.clone()).or_default();
+            let mut edges = BTreeSet::new();
+            for line in code.lines() {
+                let t = line.trim_start();
+                if facade && (t.starts_with("pub use ") || t.starts_with("pub(crate) use ")) {
+                    continue;
+                }
+                for p in named_paths(line, &here) {
+                    if let Some(n) = node_of(&p).filter(|n| *n != me) {
+                        edges.insert(n);
+                    }
+                }
+            }
+            g.entry(me).or_default().extend(edges);
+        }
     }
-    g
+    out
+}
+
+/// The top-level graph alone.
+fn graph(files: &[(String, String)]) -> Graph {
+    graphs(files).remove("").unwrap_or_default()
 }
 
 /// A cycle of modules, if there is one.
@@ -96,18 +279,32 @@ fn core_files() -> Vec<(String, String)> {
 #[test]
 fn core_modules_import_each_other_without_a_cycle() {
     let files = core_files();
-    let g = graph(&files);
+    let all = graphs(&files);
+    let g = &all[""];
     // The reader saw the stages: each imports the one below it.
-    let edge = |a: &str, b: &str| g.get(a).is_some_and(|uses| uses.contains(b));
+    let edge = |g: &Graph, a: &str, b: &str| g.get(a).is_some_and(|uses| uses.contains(b));
     assert!(g.len() > 10, "{g:?}");
     for (a, b) in
         [("review", "scoring"), ("prompt", "scoring"), ("scoring", "report"), ("input", "code")]
     {
-        assert!(edge(a, b), "{a} -> {b} not seen: {g:?}");
+        assert!(edge(g, a, b), "{a} -> {b} not seen: {g:?}");
     }
-    if let Some(cycle) = find_cycle(&g) {
-        panic!("the core's modules import each other in a circle: {}", cycle.join(" -> "));
-    }
+    // … `crate::Error` as error's, and the folders' insides.
+    assert!(edge(g, "engine", "error"), "engine -> error (crate::Error) not seen");
+    assert!(edge(&all["llm"], "llm::run", "llm::wire"), "llm::run -> llm::wire not seen");
+    assert!(all.contains_key("llm::wire") && all.contains_key("coreqa"), "{:?}", all.keys());
+    let cycles: Vec<String> = all
+        .iter()
+        .filter_map(|(name, g)| {
+            let c = find_cycle(g)?;
+            Some(format!("{}: {}", if name.is_empty() { "crate" } else { name }, c.join(" -> ")))
+        })
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "the core's modules import each other in a circle:\n{}",
+        cycles.join("\n")
+    );
 }
 
 #[test]
@@ -124,6 +321,47 @@ fn the_cycle_check_sees_a_cycle() {
         find_cycle(&graph(&with_cycle)),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
+    // A name lib.rs re-exports is its module's: `crate::Error` is error's.
+    let planted = vec![
+        (
+            "lib.rs".to_string(),
+            "pub mod engine;\npub mod error;\npub use error::Error;\n".to_string(),
+        ),
+        ("engine.rs".to_string(), "fn f() -> crate::Error { todo!() }\n".to_string()),
+        ("error.rs".to_string(), "pub enum Error { E(crate::engine::E) }\n".to_string()),
+    ];
+    assert_eq!(
+        find_cycle(&graph(&planted)),
+        Some(vec!["engine".into(), "error".into(), "engine".into()])
+    );
+    // Inside a folder: a child that uses its mod.rs's items while the
+    // mod.rs's own code uses the child (super::, nested groups); the
+    // mod.rs's re-exports are its facade and make no edge.
+    let folder = |mod_rs: &str| {
+        vec![
+            ("llm/mod.rs".to_string(), mod_rs.to_string()),
+            (
+                "llm/wire/mod.rs".to_string(),
+                "use super::HttpRequest;\n#[cfg(test)]\nmod tests;\n".to_string(),
+            ),
+            (
+                "llm/wire/reply.rs".to_string(),
+                "use super::super::{plan::{thousands}, x};\n".to_string(),
+            ),
+            ("llm/plan.rs".to_string(), "pub fn thousands() {}\n".to_string()),
+            // A test module's file is not the folder's code.
+            ("llm/wire/tests.rs".to_string(), "use crate::llm::HttpRequest;\n".to_string()),
+        ]
+    };
+    let g = graphs(&folder(
+        "pub mod plan;\npub mod wire;\npub use wire::Endpoint;\npub struct HttpRequest;\n",
+    ));
+    assert_eq!(find_cycle(&g["llm"]), None, "{:?}", g["llm"]);
+    assert!(g["llm"]["llm::wire"].contains("llm::plan"), "{:?}", g["llm"]);
+    let g = graphs(&folder(
+        "pub mod wire;\npub struct HttpRequest;\nfn f() { wire::g(); self::wire::h() }\n",
+    ));
+    assert_eq!(find_cycle(&g["llm"]), Some(vec!["llm".into(), "llm::wire".into(), "llm".into()]));
 }
 
 #[test]

@@ -17,16 +17,21 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::provider::Provider;
 use super::reasoning::{self, Front, ReasoningSettings, Thinking, ThinkingParams};
-use super::HttpRequest;
 
 mod anthropic;
 mod google;
+mod http;
 mod openai;
 mod reply;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use self::http::api_message;
+pub use self::http::{
+    redirect_reason, snippet, snippet_line, HttpReply, HttpRequest, MAX_REPLY_BYTES,
+};
 pub(crate) use self::reply::{answer_list, answer_of, answer_place, no_answer};
 use self::reply::{count, joined, text_or_empty};
 pub use self::reply::{
@@ -62,63 +67,14 @@ impl Parts<'_> {
     }
 }
 
-/// Which API the server speaks (`--backend`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[derive(strum::IntoStaticStr, strum::Display, strum::EnumString, strum::VariantArray)]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Provider {
-    /// OpenAI Chat Completions, and every server that copies it (vLLM,
-    /// SGLang, TGI, Ollama, llama.cpp, LM Studio, OpenRouter…).
-    #[default]
-    #[cfg_attr(feature = "cli", value(name = "openai"))]
-    OpenAi,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Google Gemini `generateContent`.
-    Google,
-}
+/// The base URL of the model in the page's tab ([`super::in_tab`]): not a
+/// network address, so a request to it never leaves the page (the page
+/// routes it to the engine).
+pub const TAB_BASE_URL: &str = "tab://this-tab/v1";
 
-impl Provider {
-    pub const ALL: &[Provider] = <Provider as strum::VariantArray>::VARIANTS;
-
-    /// The `--backend` value (also `Display` and `FromStr`).
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn from_name(name: &str) -> Option<Provider> {
-        name.trim().parse().ok()
-    }
-
-    /// The public API's base URL.
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "https://api.openai.com/v1",
-            Provider::Anthropic => "https://api.anthropic.com/v1",
-            Provider::Google => "https://generativelanguage.googleapis.com/v1beta",
-        }
-    }
-
-    /// The environment variables the CLI reads the key from, in order
-    /// (upstream reads `ANTHROPIC_KEY`; the SDK's own name is accepted too).
-    pub fn key_env(self) -> &'static [&'static str] {
-        match self {
-            Provider::OpenAi => &["OPENAI_API_KEY"],
-            Provider::Anthropic => &["ANTHROPIC_API_KEY", "ANTHROPIC_KEY"],
-            Provider::Google => &["GOOGLE_API_KEY"],
-        }
-    }
-
-    /// The API's name for people, in messages.
-    pub fn label(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "OpenAI-compatible",
-            Provider::Anthropic => "Anthropic",
-            Provider::Google => "Google Gemini",
-        }
-    }
+/// Whether `url` (a base URL or a request URL) is the in-tab model's.
+pub fn is_tab(url: &str) -> bool {
+    url.trim_start().get(..6).is_some_and(|s| s.eq_ignore_ascii_case("tab://"))
 }
 
 /// Official default of `--max-new-tokens`.
@@ -299,7 +255,7 @@ impl Endpoint {
     pub fn props_request(&self) -> Option<HttpRequest> {
         // The model in this tab is no server: nothing to ask (a request to
         // `tab://` would only break the page's Content-Security-Policy).
-        if self.provider != Provider::OpenAi || super::in_tab::is_tab(&self.base_url()) {
+        if self.provider != Provider::OpenAi || is_tab(&self.base_url()) {
             return None;
         }
         let base = self.base_url();
@@ -415,14 +371,14 @@ impl Endpoint {
             Some(level) => format!("thinking level {level}"),
             None => format!(
                 "a thinking budget of {} tokens",
-                super::plan::thousands(u64::from(t.budget))
+                super::progress::thousands(u64::from(t.budget))
             ),
         };
         let effort =
             t.effort.map(|e| format!(", effort {e} ({})", t.control())).unwrap_or_default();
         format!(
             "NOT UPSTREAM: asked as a reasoning model ({why}): {how} + {} for the answer{effort}; {off} sends upstream's request",
-            super::plan::thousands(u64::from(self.answer_budget()))
+            super::progress::thousands(u64::from(self.answer_budget()))
         )
     }
 
@@ -453,7 +409,7 @@ impl Endpoint {
     /// What must be set before a request is worth sending.
     pub fn validate(&self) -> Result<(), String> {
         let base = self.base_url();
-        if super::in_tab::is_tab(&base) {
+        if is_tab(&base) {
             if !self.from_browser {
                 return Err(format!(
                     "the base URL {base:?} is the page's model in the tab; here, give a server's \

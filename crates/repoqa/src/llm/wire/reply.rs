@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{anthropic, google, openai, redact_url, Endpoint, Provider};
+use super::{api_message, snippet, HttpReply};
 use crate::llm::reasoning;
-use crate::llm::{api_message, snippet, HttpReply};
 
 /// Tokens the API says it used.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,7 +202,7 @@ pub fn read_reply(settings: &Endpoint, reply: Result<&HttpReply, &TransportError
         }
         Err(TransportError::Redirect { status, location }) => {
             return Outcome::Stop {
-                reason: crate::llm::redirect_reason(&url, *status, location.as_deref()),
+                reason: super::redirect_reason(&url, *status, location.as_deref()),
             }
         }
     };
