@@ -455,9 +455,9 @@ fn the_core_names_no_front_dependency() {
 }
 
 /// The core's context-building internals a front must not use: every
-/// front builds tasks through `repoqa::prompt::settings::BuildSettings` (its
-/// `task_specs`, `build_tasks`, `builder` and `repo_shares`), so one set
-/// of settings makes one set of tasks whichever front asks. The compiler
+/// front builds tasks through `repoqa::api::build::BuildPlan` (its `check`,
+/// `build` and `shares`; `BuildSettings::builder` for a single task), so
+/// one set of settings makes one set of tasks whichever front asks. The compiler
 /// enforces it: these are `pub(crate)` unless the core's `internals`
 /// feature is on, which only the core's own tests turn on (they set the
 /// non-official options `strip_nul` and `fix_suffix_cleaning`; see

@@ -3,14 +3,14 @@
 // - init {js, module, tokenizer?, origin?} → ready | failed (module: the
 //   engine's wasm as a WebAssembly.Module, compiled once by the page,
 //   src/ui/browser/engine.rs, so no worker downloads or compiles it)
-// - share {id, message}: build a repo's tasks (the build pool,
-//   src/ui/jobs/build_pool.rs) → task {id, json}… then done | error
 // - curate {id, job, paths, blobs}: a curation (src/ui/jobs/curate.rs, a
 //   worker of its own) → progress {id, done, total}… then reply {id, reply}
 //   | error {id, error}
 // - tokenizer {id, bytes, origin}, dataset {id, dataset, bytes, origin},
-//   call {id, request}: the page's engine client (src/ui/browser/engine.rs)
-//   → reply {id, reply?} | error {id, error}
+//   call {id, request}: the engine's one protocol (a request of
+//   repoqa::engine, JSON), from the page's engine client
+//   (src/ui/browser/engine.rs) and the build pool (src/ui/jobs/build_pool.rs,
+//   a repo's share of a build each) → reply {id, reply?} | error {id, error}
 let bindings = null;
 
 const message = (err) => String((err && err.message) || err);
@@ -29,20 +29,7 @@ onmessage = async (event) => {
     return;
   }
   if (!bindings) {
-    postMessage({ kind: 'error', id: m.id, built: 0, error: 'the engine is not loaded (no init message)' });
-    return;
-  }
-  if (m.kind === 'share') {
-    let built = 0;
-    try {
-      bindings.repoqa_engine_build(m.message, (json) => {
-        built += 1;
-        postMessage({ kind: 'task', id: m.id, json });
-      });
-      postMessage({ kind: 'done', id: m.id });
-    } catch (err) {
-      postMessage({ kind: 'error', id: m.id, built, error: message(err) });
-    }
+    postMessage({ kind: 'error', id: m.id, error: 'the engine is not loaded (no init message)' });
     return;
   }
   if (m.kind === 'curate') {

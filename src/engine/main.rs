@@ -4,12 +4,11 @@
 //! downloads, compiles or waits for them. The page's wasm (`src/main.rs`)
 //! links none of this; it sends requests.
 //!
-//! Three kinds of work come in: a share of a task build (the build pool,
-//! `repoqa::prompt::context::build_share`, one task's JSON line at a time), a
-//! curation (`repoqa::engine::curate`, in a worker of its own, with
-//! progress), and a request of [`repoqa::engine`] (score, explain, count,
-//! anatomy, audit, self-check), answered as JSON by the core's own
-//! [`Engine`].
+//! Two kinds of work come in: a request of [`repoqa::engine`] (a share of a
+//! task build, score, explain, count, anatomy, audit, self-check), answered
+//! as JSON by the core's own [`Engine`] — the page's engine worker and the
+//! build pool's workers alike — and a curation (`repoqa::engine::curate`,
+//! in a worker of its own, with progress).
 
 #[cfg(target_arch = "wasm32")]
 mod exports {
@@ -17,7 +16,6 @@ mod exports {
 
     use repoqa::curate::SourceFile;
     use repoqa::engine::{curate, CurateJob, Engine};
-    use repoqa::prompt::context::build_share;
     use wasm_bindgen::prelude::*;
 
     thread_local! {
@@ -77,27 +75,6 @@ mod exports {
         })
         .map_err(|e| JsError::new(&e.to_string()))?;
         serde_json::to_string(&report).map_err(|e| JsError::new(&e.to_string()))
-    }
-
-    /// Build the tasks of one share message, calling `on_task` with each
-    /// task's JSON line in order. Throws the build error (after the tasks
-    /// built before it).
-    #[wasm_bindgen]
-    pub fn repoqa_engine_build(message: &str, on_task: &js_sys::Function) -> Result<(), JsError> {
-        ENGINE.with(|e| {
-            let engine = e.borrow();
-            let tok = engine.tokenizer().map_err(|e| JsError::new(&e.to_string()))?;
-            let mut posted: Result<(), JsValue> = Ok(());
-            let built = build_share(message, tok, |json| {
-                if posted.is_ok() {
-                    posted = on_task.call1(&JsValue::NULL, &JsValue::from_str(&json)).map(|_| ());
-                }
-            });
-            if let Err(e) = posted {
-                return Err(JsError::new(&format!("posting a task failed: {e:?}")));
-            }
-            built.map_err(|e| JsError::new(&e.error.to_string()))
-        })
     }
 }
 

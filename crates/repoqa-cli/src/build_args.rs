@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use repoqa::api::build::{BuildPlan, BuildPlanError};
 use repoqa::code::tokenize::Tokenizer;
 use repoqa::input::dataset::Dataset;
 use repoqa::prompt::context::{CommentMode, TaskSpec};
@@ -168,14 +169,12 @@ pub fn select_tasks(
     for name in settings.filter.unknown_names(dataset) {
         eprintln!("repoqa: note: the dataset {} has no {name}", dataset_path.display());
     }
-    let specs = settings.task_specs(dataset)?;
-    if specs.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: no tasks: the selected languages and repos have no needles",
-            dataset_path.display()
-        )));
-    }
-    Ok(specs)
+    // The core's plan says what is built, or why nothing is (the page
+    // checks the same plan); the message names the dataset here.
+    BuildPlan::new(settings.clone()).check(dataset).map_err(|e| match e {
+        BuildPlanError::NoTasks => CliError::usage(format!("{}: {e}", dataset_path.display())),
+        other => other.into(),
+    })
 }
 
 /// Build the tasks of `specs` with `settings` on `threads` threads,
@@ -202,11 +201,11 @@ pub fn build_tasks_at(
     depth: Option<f64>,
     label: &str,
 ) -> Result<Vec<Task>, CliError> {
-    let tasks =
-        settings.build_tasks_at(dataset, specs, tokenizer, threads, depth, |done, total| {
-            if done % 10 == 0 || done == total {
-                progress::count(&format!("{label} {done}/{total} tasks"), done == total);
-            }
-        })?;
+    let plan = BuildPlan { settings: settings.clone(), depth };
+    let tasks = plan.build(dataset, specs, tokenizer, threads, |done, total| {
+        if done % 10 == 0 || done == total {
+            progress::count(&format!("{label} {done}/{total} tasks"), done == total);
+        }
+    })?;
     Ok(tasks)
 }

@@ -55,8 +55,9 @@ pub enum Request {
     TokenizerInfo,
     /// Token counts of `texts`, in order.
     Count { texts: Vec<String> },
-    /// The tasks of a build share (`context::repo_shares`), as JSON lines.
-    Build { message: String },
+    /// The tasks of one repo's share of a build (`api::build`), as JSON
+    /// lines.
+    Build { share: Box<crate::api::build::BuildShare> },
     /// `task` built again with `settings` at another depth and window
     /// (`repoqa prompts --position-ratio R --code-context-size S`).
     Rebuild { dataset: u32, settings: BuildSettings, task: Box<Task>, at: Placement },
@@ -235,12 +236,11 @@ impl Engine {
                 let counts = texts.iter().map(|x| t.count(x)).collect::<Result<Vec<_>, _>>()?;
                 Reply::Count { counts }
             }
-            Request::Build { message } => {
+            Request::Build { share } => {
                 let mut tasks = Vec::new();
-                let built =
-                    crate::prompt::context::build_share(&message, self.tokenizer()?, |json| {
-                        tasks.push(json)
-                    });
+                let built = crate::api::build::build_share(&share, self.tokenizer()?, |json| {
+                    tasks.push(json)
+                });
                 Reply::Build { tasks, error: built.err().map(|e| e.error.to_string()) }
             }
             Request::Rebuild { dataset, settings, task, at } => {
@@ -440,11 +440,12 @@ mod tests {
         let tok = crate::code::tokenize::test_tokenizer();
         let settings = BuildSettings::default();
         let specs = settings.task_specs(&dataset).unwrap();
-        let share = settings.repo_shares(&dataset, &specs).remove(0);
+        let plan = crate::api::build::BuildPlan::new(settings.clone());
+        let share = plan.shares(&dataset, &specs).remove(0).share;
         let mut direct = Vec::new();
-        crate::prompt::context::build_share(&share.message, tok, |j| direct.push(j)).unwrap();
+        crate::api::build::build_share(&share, tok, |j| direct.push(j)).unwrap();
         let Reply::Build { tasks, error } =
-            through_json(&mut engine, &Request::Build { message: share.message.clone() })
+            through_json(&mut engine, &Request::Build { share: Box::new(share) })
         else {
             panic!("not a Build reply")
         };

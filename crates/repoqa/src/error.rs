@@ -55,6 +55,8 @@ pub enum Error {
     Engine(#[from] crate::error::EngineError),
     #[error("{0}")]
     Gguf(#[from] crate::llm::gguf::GgufError),
+    #[error("{0}")]
+    BuildPlan(#[from] crate::api::build::BuildPlanError),
 }
 
 /// What the compute engine ([`crate::engine`]) refuses: a request for a
@@ -111,7 +113,8 @@ macro_rules! for_each_error_type {
             $crate::review::compare::CompareError,
             $crate::review::bundle::BundleError,
             $crate::error::EngineError,
-            $crate::llm::gguf::GgufError
+            $crate::llm::gguf::GgufError,
+            $crate::api::build::BuildPlanError
         );
     };
 }

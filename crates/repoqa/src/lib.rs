@@ -6,6 +6,7 @@
 //!
 //! | module     | what it computes |
 //! |------------|------------------|
+//! | `api`      | the front door: a checked plan per use case both fronts map to (`build`: task prompts) |
 //! | `code`     | languages and tokens: `lang` (grammars, the official queries), `tokenize` (a HF `tokenizer.json`'s counts), `selfcheck` (both work here) |
 //! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
 //! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol`, `agent` |
@@ -29,6 +30,7 @@
 
 #![warn(unreachable_pub)]
 
+pub mod api;
 pub mod code;
 pub mod coreqa;
 pub mod curate;

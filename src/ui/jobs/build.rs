@@ -1,5 +1,6 @@
-//! Building the tasks in the compute engine (the core's `ContextBuilder`,
-//! `repoqa::prompt::context::build_share`): a large build in a pool of Web Workers
+//! Building the tasks in the compute engine: the page's settings as the
+//! core's `repoqa::api::build::BuildPlan` (the plan `repoqa prompts` builds),
+//! checked, and its shares built by the engine's `Request::Build`: a large build in a pool of Web Workers
 //! (`build_pool`), a small one in the page's own engine worker a repo at a
 //! time, so the page keeps answering clicks and Cancel works either way.
 //! Built tasks are cached in IndexedDB under (dataset digest, prompt
@@ -8,8 +9,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use repoqa::api::build::{BuildPlan, RepoShare};
 use repoqa::engine::{Reply, Request};
-use repoqa::prompt::context::RepoShare;
 use repoqa::report::Task;
 use wasm_bindgen::JsValue;
 
@@ -136,12 +137,8 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     let settings = state.settings.get_untracked();
     let dataset = loaded.dataset.clone();
     let build_settings = settings.build.clone();
-    let specs = build_settings.task_specs(&dataset)?;
-    if specs.is_empty() {
-        return Err(UiError::invalid(
-            "No tasks: the selected languages and repos have no needles.",
-        ));
-    }
+    let plan = BuildPlan::new(build_settings.clone());
+    let specs = plan.check(&dataset)?;
     let total = specs.len();
     // The cache file, a task's JSON per line, handed to the browser a task
     // at a time (one 35 MB string at the end was a long stop of the page).
@@ -156,7 +153,7 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
     ctx.restart_slice_stats();
     let t0 = now_ms();
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
-    let shares = build_settings.repo_shares(&dataset, &specs);
+    let shares = plan.shares(&dataset, &specs);
     let (built, workers) = build_shares(ctx, state, &shares, total, cancelled).await?;
     for b in built {
         if !tasks.is_empty() {
@@ -205,13 +202,15 @@ pub(super) async fn build_shares(
     total: usize,
     cancelled: impl Fn(usize) -> UiError,
 ) -> Result<(Vec<build_pool::Built>, usize), UiError> {
-    let workers = build_pool::worker_count(shares);
+    let requests = build_pool::requests(shares)?;
+    let workers = build_pool::worker_count(&requests);
     if workers == 0 {
         tokenizer::ensure_in_engine(ctx, state).await?;
         return Ok((build_in_engine(ctx, shares, total, cancelled).await?, 0));
     }
     let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
-    match build_pool::build_in_workers(ctx, shares, total, workers, (&bytes, &origin), cancelled)
+    let tok = (&bytes[..], origin.as_str());
+    match build_pool::build_in_workers(ctx, shares, &requests, total, workers, tok, cancelled)
         .await
     {
         Ok(built) => Ok((built, workers)),
@@ -232,7 +231,7 @@ async fn build_in_engine(
 ) -> Result<Vec<build_pool::Built>, UiError> {
     let mut built = Vec::with_capacity(total);
     for share in shares {
-        let request = Request::Build { message: share.message.clone() };
+        let request = Request::Build { share: Box::new(share.share.clone()) };
         let (tasks, error) = match ctx.wait_for(engine::call(&request)).await? {
             Reply::Build { tasks, error } => (tasks, error),
             _ => return Err(UiError::invalid("the engine answered another question than a build")),

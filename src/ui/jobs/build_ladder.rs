@@ -7,6 +7,7 @@
 //! files.
 
 use leptos::prelude::*;
+use repoqa::api::build::BuildPlan;
 use repoqa::report;
 use wasm_bindgen::JsValue;
 
@@ -46,12 +47,8 @@ async fn build_ladder(ctx: &Ctx, state: AppState, lengths: &[usize]) -> Result<(
     for (i, &n) in lengths.iter().enumerate() {
         let mut s = settings.clone();
         s.code_context_size = n;
-        let specs = s.task_specs(&loaded.dataset)?;
-        if specs.is_empty() {
-            return Err(UiError::invalid(
-                "No tasks: the selected languages and repos have no needles.",
-            ));
-        }
+        let plan = BuildPlan::new(s.clone());
+        let specs = plan.check(&loaded.dataset)?;
         let total = specs.len();
         let kept = state.ladder.with_untracked(|l| {
             l.iter().map(|f| thousands(f.ntoken)).collect::<Vec<_>>().join(", ")
@@ -78,7 +75,7 @@ async fn build_ladder(ctx: &Ctx, state: AppState, lengths: &[usize]) -> Result<(
             total,
         );
         ctx.turn().await.map_err(|_| cancelled(0))?;
-        let shares = s.repo_shares(&loaded.dataset, &specs);
+        let shares = plan.shares(&loaded.dataset, &specs);
         let (built, _) = build_shares(ctx, state, &shares, total, &cancelled).await?;
         // The official tasks JSONL (`json.dumps(task)` a line), written a
         // task at a time between turns of the page.

@@ -1,6 +1,7 @@
 //! The build job's workers: a build's repos shared out to a few Web Workers
-//! (public/boot/engine-worker.js, the compute engine's wasm running
-//! `repoqa::prompt::context::build_share`, the core the page and the CLI build with), one repo at a time each, and the
+//! (public/boot/engine-worker.js, the compute engine's wasm answering the
+//! engine's one protocol: a `Request::Build` of each repo's share of
+//! `repoqa::api::build::BuildPlan`, the plan the CLI builds too), one repo at a time each, and the
 //! tasks gathered back in spec order. The cores work together and the page
 //! only reads the tasks back, so no parse ever blocks it.
 //!
@@ -10,7 +11,8 @@
 
 use std::sync::Arc;
 
-use repoqa::prompt::context::RepoShare;
+use repoqa::api::build::RepoShare;
+use repoqa::engine::{Reply, Request};
 use repoqa::report::Task;
 use wasm_bindgen::JsValue;
 
@@ -56,18 +58,29 @@ const SMALL_BUILD_BYTES: usize = 1 << 20;
 /// How many workers a build of `shares` gets (0: build in the page): the
 /// machine's cores, for a build that is not small. The browser tests set
 /// `globalThis.__repoqaBuildWorkers` to "always" or "never" to choose.
-pub fn worker_count(shares: &[RepoShare]) -> usize {
+pub fn worker_count(requests: &[String]) -> usize {
     let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-    let n = (cores as usize).clamp(1, MAX_WORKERS).min(shares.len());
+    let n = (cores as usize).clamp(1, MAX_WORKERS).min(requests.len());
     let forced = js_sys::Reflect::get(&js_sys::global(), &"__repoqaBuildWorkers".into())
         .ok()
         .and_then(|v| v.as_string());
     match forced.as_deref() {
         Some("always") => n,
         Some("never") => 0,
-        _ if shares.iter().map(|s| s.message.len()).sum::<usize>() < SMALL_BUILD_BYTES => 0,
+        _ if requests.iter().map(String::len).sum::<usize>() < SMALL_BUILD_BYTES => 0,
         _ => n,
     }
+}
+
+/// Each share as the engine's request to build it (JSON), in order.
+pub fn requests(shares: &[RepoShare]) -> Result<Vec<String>, UiError> {
+    shares
+        .iter()
+        .map(|s| {
+            let request = Request::Build { share: Box::new(s.share.clone()) };
+            serde_json::to_string(&request).map_err(|e| UiError::invalid(e.to_string()))
+        })
+        .collect()
 }
 
 /// Build `shares` (covering `total` specs) in `n` workers. `cancelled(done)`
@@ -75,6 +88,7 @@ pub fn worker_count(shares: &[RepoShare]) -> usize {
 pub async fn build_in_workers(
     ctx: &Ctx,
     shares: &[RepoShare],
+    requests: &[String],
     total: usize,
     n: usize,
     tokenizer: (&[u8], &str),
@@ -110,9 +124,9 @@ pub async fn build_in_workers(
             return Ok(());
         }
         let msg = js_object(&[
-            ("kind", "share".into()),
+            ("kind", "call".into()),
             ("id", JsValue::from_f64(*next_share as f64)),
-            ("message", share.message.as_str().into()),
+            ("request", requests[*next_share].as_str().into()),
         ]);
         workers.post(w, &msg)?;
         busy[w] = Some(*next_share);
@@ -143,33 +157,51 @@ pub async fn build_in_workers(
         };
         match field_str(&data, "kind").as_str() {
             "ready" => dispatch(w, &mut next_share, &mut busy, &error)?,
-            "task" => {
+            "reply" => {
                 let Some(id) = share_of(&data) else { continue };
-                let i = shares[id].specs.start + received[id];
-                received[id] += 1;
-                let json = field_str(&data, "json");
-                let task: Task = serde_json::from_str(&json).map_err(|e| {
-                    UiError::invalid(format!(
-                        "Building task {} failed: a worker sent back {e}",
-                        i + 1
-                    ))
-                })?;
-                if let Some(slot) = slots.get_mut(i) {
-                    *slot = Some(Built { task: Arc::new(task), json });
-                    done += 1;
+                let start = shares[id].specs.start;
+                let reply: Reply =
+                    serde_json::from_str(&field_str(&data, "reply")).map_err(|e| {
+                        UiError::invalid(format!(
+                            "Building task {} failed: a worker's reply could not be read: {e}",
+                            start + 1
+                        ))
+                    })?;
+                let Reply::Build { tasks, error: failed } = reply else {
+                    return Err(PoolError::Failed(UiError::invalid(
+                        "a build worker answered another question than a build",
+                    )));
+                };
+                for (k, json) in tasks.into_iter().enumerate() {
+                    let task: Task = serde_json::from_str(&json).map_err(|e| {
+                        UiError::invalid(format!(
+                            "Building task {} failed: a worker sent back {e}",
+                            start + k + 1
+                        ))
+                    })?;
+                    if let Some(slot) = slots.get_mut(start + k) {
+                        *slot = Some(Built { task: Arc::new(task), json });
+                        done += 1;
+                    }
+                    received[id] += 1;
                 }
+                if let Some(why) = failed {
+                    let at = start + received[id];
+                    if error.as_ref().is_none_or(|(j, _)| at < *j) {
+                        error = Some((at, why));
+                    }
+                }
+                busy[w] = None;
                 // `tick` shows the count only at the end of a slice, and
                 // waiting for workers starts new slices: show it now.
                 ctx.count(done, total);
                 ctx.tick(done, total).await.map_err(|_| cancelled(done))?;
-            }
-            "done" => {
-                busy[w] = None;
                 dispatch(w, &mut next_share, &mut busy, &error)?;
             }
             "error" => {
+                // The request itself was refused (no tokenizer, unreadable).
                 let Some(id) = share_of(&data) else { continue };
-                let at = shares[id].specs.start + field_num(&data, "built").unwrap_or(0.0) as usize;
+                let at = shares[id].specs.start;
                 if error.as_ref().is_none_or(|(j, _)| at < *j) {
                     error = Some((at, field_str(&data, "error")));
                 }

@@ -12,7 +12,7 @@ use crate::code::lang::Language;
 use crate::code::tokenize::Tokenizer;
 use crate::input::dataset::Dataset;
 use crate::prompt::context::{
-    self, CommentMode, ContextBuilder, ContextError, ContextOptions, RepoShare, TaskSpec,
+    self, CommentMode, ContextBuilder, ContextError, ContextOptions, TaskSpec,
 };
 use crate::report::{Protocol, Task};
 use crate::scoring::score::ScoreOptions;
@@ -148,22 +148,10 @@ impl BuildSettings {
 
     /// Build the tasks of `specs` (from [`BuildSettings::task_specs`]) with
     /// these settings on up to `threads` threads (one on wasm32), in spec
-    /// order; `progress(done, total)` on the calling thread. The one way
-    /// every front builds a task set: `prompts`, `run`, `audit`, the page.
-    pub fn build_tasks(
-        &self,
-        dataset: &Dataset,
-        specs: &[TaskSpec],
-        tokenizer: &Tokenizer,
-        threads: usize,
-        progress: impl FnMut(usize, usize),
-    ) -> Result<Vec<Task>, ContextError> {
-        self.build_tasks_at(dataset, specs, tokenizer, threads, None, progress)
-    }
-
-    /// [`BuildSettings::build_tasks`] with every needle at `depth` (a
-    /// `position_ratio` from 0 to 1, NOT UPSTREAM: a depth grid's row, the
-    /// task view's slider); `None` is the official `(i + 0.5) / n`.
+    /// order, every needle at `depth` (a `position_ratio` from 0 to 1, NOT
+    /// UPSTREAM: a depth grid's row, the task view's slider; `None` is the
+    /// official `(i + 0.5) / n`); `progress(done, total)` on the calling
+    /// thread. The fronts build through `api::build::BuildPlan`.
     pub fn build_tasks_at(
         &self,
         dataset: &Dataset,
@@ -185,13 +173,6 @@ impl BuildSettings {
         tokenizer: &'t Tokenizer,
     ) -> ContextBuilder<'d, 't> {
         ContextBuilder::new(dataset, self.context_options(), tokenizer)
-    }
-
-    /// The build of `specs` with these settings as one message per repo,
-    /// for builders that share no memory with the caller (the page's Web
-    /// Workers, `context::build_share`).
-    pub fn repo_shares(&self, dataset: &Dataset, specs: &[TaskSpec]) -> Vec<RepoShare> {
-        context::repo_shares(dataset, specs, &self.context_options())
     }
 
     /// The options answers to these tasks are scored with, from the ones a

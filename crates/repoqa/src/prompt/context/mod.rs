@@ -22,7 +22,6 @@ mod clean;
 mod count;
 pub mod depth;
 mod locate;
-mod share;
 mod threads;
 mod walk;
 
@@ -38,11 +37,9 @@ use count::Counter;
 pub use count::{text_count, LineCounter};
 pub use locate::{locate_needle, locate_needle_any_mode, placed_needle_text};
 #[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
-pub use share::repo_shares;
-pub use share::{build_share, RepoShare, ShareError};
-#[cfg_attr(not(feature = "internals"), visibility::make(pub(crate)))]
 pub use threads::build_tasks_threaded;
 pub use threads::default_threads;
+pub(crate) use threads::repo_runs;
 use walk::{make_code_context, Prepared};
 
 /// `INSTRUCTION` of search_needle_function.py.
@@ -84,9 +81,6 @@ pub enum ContextError {
     Utf8 { language: String, repo: String, needle: String },
     #[error("unknown comment mode {0:?} (expected none, positional_padding or no_padding)")]
     UnknownCommentMode(String),
-    /// A build message (`share`) that this version did not write.
-    #[error("not a build message of this version: {0}")]
-    BadShare(String),
 }
 
 impl ContextError {

@@ -110,7 +110,7 @@ pub fn build_tasks_threaded(
 
 /// The specs cut into runs of one repo each (a builder keeps a repo's
 /// line counts between its needles).
-pub(super) fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn repo_runs(specs: &[TaskSpec]) -> Vec<std::ops::Range<usize>> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         match runs.last_mut() {

@@ -1,0 +1,9 @@
+//! The core's front door: one module per use case, each a serde-able,
+//! checked plan both fronts map their flags or forms to, so a use case is
+//! assembled once (see ARCHITECTURE.md, "Entry points").
+//!
+//! | module | the use case |
+//! |---|---|
+//! | `build` | task prompts from a dataset: [`build::BuildPlan`] |
+
+pub mod build;
