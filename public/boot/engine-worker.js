@@ -3,14 +3,14 @@
 // - init {js, module, tokenizer?, origin?} → ready | failed (module: the
 //   engine's wasm as a WebAssembly.Module, compiled once by the page,
 //   src/ui/browser/engine.rs, so no worker downloads or compiles it)
-// - curate {id, job, paths, blobs}: a curation (src/ui/jobs/curate.rs, a
-//   worker of its own) → progress {id, done, total}… then reply {id, reply}
-//   | error {id, error}
-// - tokenizer {id, bytes, origin}, dataset {id, dataset, bytes, origin},
-//   call {id, request}: the engine's one protocol (a request of
-//   repoqa::engine, JSON), from the page's engine client
-//   (src/ui/browser/engine.rs) and the build pool (src/ui/jobs/build_pool.rs,
-//   a repo's share of a build each) → reply {id, reply?} | error {id, error}
+// - tokenizer {id, bytes, origin}, dataset {id, dataset, bytes, origin}:
+//   what the engine holds between requests → reply {id} | error {id, error}
+// - call {id, request, paths?, blobs?}: the engine's one protocol (a
+//   request of repoqa::engine, JSON, with the files it reads), from the
+//   page's engine client (src/ui/browser/engine.rs), the build pool
+//   (src/ui/jobs/build_pool.rs, a repo's share of a build each) and a
+//   curation (src/ui/jobs/curate.rs, a worker of its own)
+//   → progress {id, done, total}… then reply {id, reply} | error {id, error}
 let bindings = null;
 
 const message = (err) => String((err && err.message) || err);
@@ -32,16 +32,6 @@ onmessage = async (event) => {
     postMessage({ kind: 'error', id: m.id, error: 'the engine is not loaded (no init message)' });
     return;
   }
-  if (m.kind === 'curate') {
-    try {
-      const reply = bindings.repoqa_engine_curate(m.job, m.paths, m.blobs, (done, total) =>
-        postMessage({ kind: 'progress', id: m.id, done, total }));
-      postMessage({ kind: 'reply', id: m.id, reply });
-    } catch (err) {
-      postMessage({ kind: 'error', id: m.id, error: message(err) });
-    }
-    return;
-  }
   try {
     if (m.kind === 'tokenizer') {
       bindings.repoqa_engine_tokenizer(m.bytes, m.origin);
@@ -50,7 +40,9 @@ onmessage = async (event) => {
       bindings.repoqa_engine_dataset(m.dataset, m.bytes, m.origin);
       postMessage({ kind: 'reply', id: m.id });
     } else if (m.kind === 'call') {
-      postMessage({ kind: 'reply', id: m.id, reply: bindings.repoqa_engine_call(m.request) });
+      const progress = (done, total) => postMessage({ kind: 'progress', id: m.id, done, total });
+      const reply = bindings.repoqa_engine_call(m.request, m.paths || [], m.blobs || [], progress);
+      postMessage({ kind: 'reply', id: m.id, reply });
     } else {
       postMessage({ kind: 'error', id: m.id, error: `unknown message kind ${m.kind}` });
     }

@@ -4,18 +4,18 @@
 //! downloads, compiles or waits for them. The page's wasm (`src/main.rs`)
 //! links none of this; it sends requests.
 //!
-//! Two kinds of work come in: a request of [`repoqa::engine`] (a share of a
-//! task build, score, explain, count, anatomy, audit, self-check), answered
-//! as JSON by the core's own [`Engine`] — the page's engine worker and the
-//! build pool's workers alike — and a curation (`repoqa::engine::curate`,
-//! in a worker of its own, with progress).
+//! One kind of work comes in: a request of [`repoqa::engine`] (a share of a
+//! task build, a curation with its files, score, explain, count, anatomy,
+//! audit, self-check), answered as JSON by the core's own [`Engine`] — the
+//! page's engine worker, the build pool's workers and a curation's worker
+//! alike — with progress where the work is long.
 
 #[cfg(target_arch = "wasm32")]
 mod exports {
     use std::cell::RefCell;
 
     use repoqa::curate::SourceFile;
-    use repoqa::engine::{curate, CurateJob, Engine};
+    use repoqa::engine::{Engine, Inputs};
     use wasm_bindgen::prelude::*;
 
     thread_local! {
@@ -39,26 +39,19 @@ mod exports {
     }
 
     /// Answer a request (JSON) with its reply (JSON); throws the error.
+    /// `paths[i]` names the bytes `blobs[i]` (a `Uint8Array`): the files a
+    /// request reads (a curation's), none for most; `on_progress(done,
+    /// total)` as long work goes on. The engine's one entry point
+    /// ([`Engine::handle_with`]), whichever worker calls it.
     #[wasm_bindgen]
-    pub fn repoqa_engine_call(request: &str) -> Result<String, JsError> {
-        ENGINE.with(|e| e.borrow_mut().handle_json(request)).map_err(|e| JsError::new(&e))
-    }
-
-    /// Curate a repository: `job` is a [`CurateJob`] (JSON), `paths[i]`
-    /// names the bytes `blobs[i]` (a `Uint8Array`). `on_progress(done,
-    /// total)` after each file of the function analysis; the report as
-    /// JSON, or throws the curation's error.
-    #[wasm_bindgen]
-    pub fn repoqa_engine_curate(
-        job: &str,
+    pub fn repoqa_engine_call(
+        request: &str,
         paths: Vec<String>,
         blobs: js_sys::Array,
         on_progress: &js_sys::Function,
     ) -> Result<String, JsError> {
-        let job: CurateJob = serde_json::from_str(job)
-            .map_err(|e| JsError::new(&format!("the engine could not read the curation: {e}")))?;
         if paths.len() != blobs.length() as usize {
-            return Err(JsError::new("the curation's paths and files do not pair up"));
+            return Err(JsError::new("the request's paths and files do not pair up"));
         }
         let files: Vec<SourceFile> = paths
             .into_iter()
@@ -66,15 +59,17 @@ mod exports {
             .map(|(path, blob)| SourceFile::new(path, js_sys::Uint8Array::new(&blob).to_vec()))
             .collect();
         drop(blobs);
-        let report = curate(&files, &job, |done, total| {
+        let mut progress = |done: usize, total: usize| {
             let _ = on_progress.call2(
                 &JsValue::NULL,
                 &JsValue::from_f64(done as f64),
                 &JsValue::from_f64(total as f64),
             );
-        })
-        .map_err(|e| JsError::new(&e.to_string()))?;
-        serde_json::to_string(&report).map_err(|e| JsError::new(&e.to_string()))
+        };
+        let inputs = Inputs { files: &files, progress: &mut progress };
+        ENGINE
+            .with(|e| e.borrow_mut().handle_json_with(request, inputs))
+            .map_err(|e| JsError::new(&e))
     }
 }
 

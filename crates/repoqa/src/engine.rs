@@ -73,6 +73,18 @@ pub enum Request {
     BestOptions { dataset: u32, differing: Box<Differing> },
     /// `exercise::choices`: the functions a student can pick in `task`.
     Choices { dataset: u32, task: Box<Task> },
+    /// `curate`: a repository curated from the files given with the
+    /// request ([`Inputs::files`]), a file of the function analysis at a
+    /// time, with progress.
+    Curate { job: Box<CurateJob> },
+}
+
+/// What comes with a request besides its JSON: bytes (a curation's files)
+/// and where progress goes. The page's worker hands both over with every
+/// call; most requests use neither.
+pub struct Inputs<'a> {
+    pub files: &'a [SourceFile],
+    pub progress: &'a mut dyn FnMut(usize, usize),
 }
 
 /// Where a needle is in a task's code context: a byte range, and the
@@ -143,6 +155,9 @@ pub enum Reply {
     },
     Choices {
         choices: Vec<Choice>,
+    },
+    Curate {
+        report: Box<CurateReport>,
     },
 }
 
@@ -224,9 +239,28 @@ impl Engine {
             .build_placed(&spec)?)
     }
 
-    /// Compute what `request` asks for.
+    /// Compute what `request` asks for (with no bytes beside it).
     pub fn handle(&mut self, request: Request) -> Result<Reply, crate::Error> {
+        self.handle_with(request, Inputs { files: &[], progress: &mut |_, _| {} })
+    }
+
+    /// Compute what `request` asks for with `inputs`: the one entry point
+    /// of the engine, whichever worker calls it.
+    pub fn handle_with(
+        &mut self,
+        request: Request,
+        inputs: Inputs<'_>,
+    ) -> Result<Reply, crate::Error> {
         Ok(match request {
+            Request::Curate { job } => {
+                if inputs.files.is_empty() {
+                    return Err(EngineError::BadRequest(
+                        "a curation came without the repository's files".into(),
+                    )
+                    .into());
+                }
+                Reply::Curate { report: Box::new(curate(inputs.files, &job, inputs.progress)?) }
+            }
             Request::TokenizerInfo => {
                 let t = self.tokenizer()?;
                 Reply::TokenizerInfo { origin: t.origin.clone(), vocab_size: t.vocab_size() }
@@ -330,9 +364,18 @@ impl Engine {
     /// [`Engine::handle`] of a JSON request, the reply as JSON; an error
     /// (the request unreadable, no dataset, …) as its message.
     pub fn handle_json(&mut self, request: &str) -> Result<String, String> {
+        self.handle_json_with(request, Inputs { files: &[], progress: &mut |_, _| {} })
+    }
+
+    /// [`Engine::handle_with`] of a JSON request, the reply as JSON.
+    pub fn handle_json_with(
+        &mut self,
+        request: &str,
+        inputs: Inputs<'_>,
+    ) -> Result<String, String> {
         let request: Request = serde_json::from_str(request)
             .map_err(|e| EngineError::BadRequest(e.to_string()).to_string())?;
-        let reply = self.handle(request).map_err(|e| e.to_string())?;
+        let reply = self.handle_with(request, inputs).map_err(|e| e.to_string())?;
         // The reply's types are strings, numbers and lists: serialising cannot fail.
         serde_json::to_string(&reply).map_err(|e| e.to_string())
     }
@@ -540,15 +583,27 @@ mod tests {
         let job = CurateJob { options: CurateOptions::new(language, &repo.repo), descriptions };
         let job: CurateJob =
             serde_json::from_str(&serde_json::to_string(&job).unwrap()).expect("the job reads");
+        // The engine's one entry point: the request as JSON, the files and
+        // a progress callback beside it, the reply as JSON.
         let mut seen = Vec::new();
-        let report = curate(&files, &job, |d, t| seen.push((d, t))).expect("it curates");
-        let back: CurateReport =
-            serde_json::from_str(&serde_json::to_string(&report).unwrap()).expect("it reads");
+        let request =
+            serde_json::to_string(&Request::Curate { job: Box::new(job.clone()) }).unwrap();
+        let mut engine = Engine::new();
+        let mut progress = |d, t| seen.push((d, t));
+        let reply = engine
+            .handle_json_with(&request, Inputs { files: &files, progress: &mut progress })
+            .expect("it curates");
+        let Reply::Curate { report: back } = serde_json::from_str(&reply).expect("it reads") else {
+            panic!("not a curation's reply: {reply:.200}")
+        };
+        let e = engine.handle_json(&request).expect_err("no files");
+        assert!(e.contains("a curation came without the repository's files"), "{e}");
         let direct =
             crate::curate::curate_repo(&files, &job.options, &job.descriptions).expect("curates");
         // Equal as written (a read-back record also knows its key order).
         let written = |r: &CurateReport| serde_json::to_string(r).unwrap();
         assert_eq!(written(&back), written(&direct));
+        let back = *back;
         assert_eq!((&back.warnings, &back.stats), (&direct.warnings, &direct.stats));
         assert!(!back.repo.needles.is_empty());
         assert_eq!(seen.last().map(|(d, t)| d == t), Some(true), "{seen:?}");

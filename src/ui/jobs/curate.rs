@@ -16,7 +16,7 @@ use repoqa::curate::{
     ArchiveContents, ArchiveLimits, ArchiveRead, CurateOptions, CurateReport, Descriptions,
     SourceFile, DEFAULT_MAX_INPUT_BYTES,
 };
-use repoqa::engine::CurateJob;
+use repoqa::engine::{CurateJob, Reply, Request};
 use repoqa::input::dataset::Dataset;
 use repoqa::step::{Step, Stepper};
 
@@ -452,7 +452,7 @@ async fn curate(
     language: Language,
 ) -> Result<CurateReport, UiError> {
     let job = CurateJob { options: opts.clone(), descriptions: descriptions.clone() };
-    let job = serde_json::to_string(&job)?;
+    let request = serde_json::to_string(&Request::Curate { job: Box::new(job) })?;
     let engine = EngineFiles::find()?;
     let init = engine.init(&[]).await?;
     let worker = Workers::start(&engine.script, 1)?;
@@ -477,9 +477,9 @@ async fn curate(
                     blobs.push(&js_sys::Uint8Array::from(f.bytes.as_slice()));
                 }
                 let msg = js_object(&[
-                    ("kind", "curate".into()),
+                    ("kind", "call".into()),
                     ("id", JsValue::from_f64(1.0)),
-                    ("job", job.as_str().into()),
+                    ("request", request.as_str().into()),
                     ("paths", paths.into()),
                     ("blobs", blobs.into()),
                 ]);
@@ -495,9 +495,16 @@ async fn curate(
                 );
             }
             "reply" => {
-                return serde_json::from_str(&field_str(&data, "reply")).map_err(|e| {
-                    UiError::invalid(format!("the engine's curation could not be read: {e}"))
-                });
+                let reply: Reply =
+                    serde_json::from_str(&field_str(&data, "reply")).map_err(|e| {
+                        UiError::invalid(format!("the engine's curation could not be read: {e}"))
+                    })?;
+                return match reply {
+                    Reply::Curate { report } => Ok(*report),
+                    _ => Err(UiError::invalid(
+                        "the engine answered another question than a curation",
+                    )),
+                };
             }
             "error" => return Err(UiError::invalid(field_str(&data, "error"))),
             "failed" => {
