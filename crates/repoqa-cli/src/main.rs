@@ -28,6 +28,7 @@ mod ask;
 mod audit;
 mod build_args;
 mod bundle;
+mod call_graph;
 mod compare;
 mod coreqa;
 mod coreqa_ask;
@@ -205,6 +206,10 @@ enum Command {
     /// Curate a repository into a RepoQA dataset repo (upstream semantics):
     /// files, dependencies, functions, 10 needles, descriptions.
     Curate(Box<CurateArgs>),
+    /// NOT UPSTREAM: each repository's static call graph, as the call-path
+    /// task reads it from the dataset (docs/call-path.md): a line per
+    /// repository, or every node and edge with --json.
+    CallGraph(call_graph::CallGraphArgs),
     /// Ask a model every task over its API (OpenAI-compatible, Anthropic,
     /// Google), resumably, then score the outputs like `repoqa score`.
     Run(Box<run::RunArgs>),
@@ -311,6 +316,7 @@ fn main() -> ExitCode {
         Command::AgentExport(args) => agent::export(args, inflate),
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args, inflate),
+        Command::CallGraph(args) => call_graph::run(args, inflate),
         Command::Run(args) => run::run(*args, inflate),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report_html::run(*args),

@@ -7,6 +7,7 @@
 //! | module     | what it computes |
 //! |------------|------------------|
 //! | `api`      | the front door: a checked plan per use case both fronts map to (`build`: task prompts) |
+//! | `callpath` | the call-path task (NOT UPSTREAM): `graph` (a repository's call graph from the dataset) |
 //! | `code`     | languages and tokens: `lang` (grammars, the official queries), `tokenize` (a HF `tokenizer.json`'s counts), `selfcheck` (both work here) |
 //! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
 //! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol`, `agent` |
@@ -31,6 +32,7 @@
 #![warn(unreachable_pub)]
 
 pub mod api;
+pub mod callpath;
 pub mod code;
 pub mod coreqa;
 pub mod curate;

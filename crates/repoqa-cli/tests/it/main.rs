@@ -11,6 +11,7 @@
 //! another, and times it, as when they were binaries of their own.
 
 mod bundle_verify;
+mod call_graph;
 mod cli_options;
 mod coreqa_answer_judge;
 mod coreqa_compare;

@@ -199,6 +199,28 @@ impl CommentKinds {
     }
 }
 
+/// Call `visit` on every node of `tree`, parents before children (document
+/// order), until it returns false.
+pub(crate) fn pre_order<'t>(tree: &'t Tree, mut visit: impl FnMut(tree_sitter::Node<'t>) -> bool) {
+    let mut cursor = tree.walk();
+    loop {
+        if !visit(cursor.node()) {
+            return;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// A byte range `[start, end)` of a capture in the parsed source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
@@ -286,26 +308,10 @@ impl Grammar {
     /// Pre-order walk calling `found` for each node the FUNCTION_QUERY
     /// matches, until it returns false.
     fn walk_functions(&self, tree: &Tree, mut found: impl FnMut(Span) -> bool) {
-        let mut cursor = tree.walk();
-        loop {
-            let node = cursor.node();
-            if self.is_function(node)
-                && !found(Span { start: node.start_byte(), end: node.end_byte() })
-            {
-                return;
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+        pre_order(tree, |node| {
+            !self.is_function(node)
+                || found(Span { start: node.start_byte(), end: node.end_byte() })
+        });
     }
 
     /// Does `node` match this language's FUNCTION_QUERY pattern?

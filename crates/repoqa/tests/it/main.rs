@@ -11,6 +11,7 @@
 
 mod anatomy_counts;
 mod audit_prompts;
+mod callpath_oracle;
 mod demo_dataset;
 mod explain_steps;
 mod function_walk;

@@ -1,0 +1,539 @@
+//! A repository's static call graph, from the dataset alone (NOT UPSTREAM:
+//! the call-path task, docs/call-path.md). Nodes are the repository's
+//! function records (`functions`: file, name, lines), with the class,
+//! `impl` or type that encloses them where there is one. An edge A → B
+//! means A's lines hold a call whose callee's last identifier is B's name,
+//! and B's name is unique among the repository's function records
+//! (upstream's `is_unique`: a name two records share makes no edge, it is
+//! listed in [`CallGraph::ambiguous`]). Context- and flow-insensitive, as
+//! upstream's unfinished `interprocedural` branch defines it.
+//!
+//! A call belongs to the innermost function record whose lines hold it (a
+//! nested function that is a record of its own owns its calls; a closure or
+//! lambda that is not a record lends them to the function around it). What
+//! counts as a call, per language, by tree-sitter's node kinds
+//! ([`callee_name`]):
+//!
+//! | language | calls | the callee's name |
+//! |---|---|---|
+//! | Python | `call` | `f(…)` → f, `x.f(…)` → f |
+//! | Java | `method_invocation`, `object_creation_expression` | `f(…)`, `x.f(…)` → f; `new T(…)` → T |
+//! | TypeScript | `call_expression`, `new_expression` | `f(…)`, `x.f(…)` → f; `new T(…)` → T |
+//! | Rust | `call_expression` (method calls too) | `f(…)`, `m::f(…)`, `T::f(…)`, `x.f(…)`, `f::<T>(…)` → f |
+//! | Go | `call_expression` | `f(…)`, `pkg.f(…)`, `x.f(…)` → f |
+//! | C++ | `call_expression`, `new_expression` | `f(…)`, `x.f(…)`, `x->f(…)`, `ns::f(…)`, `f<T>(…)` → f; `new T(…)` → T |
+//!
+//! Not counted: a call through a value (`fs[0](…)`, `(get())(…)`, a
+//! function pointer or a callback passed in), Rust macros and the calls
+//! inside their arguments (tree-sitter keeps a macro's arguments as
+//! tokens), decorators that are not written as calls, and dynamic dispatch
+//! beyond the name (`x.f()` names every `f`, so it makes an edge only when
+//! one record is called `f`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::code::lang::{GrammarError, Language};
+use crate::input::dataset::Repo;
+
+/// A function record of the repository.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FunctionNode {
+    pub path: String,
+    pub name: String,
+    /// The class, `impl` or type around it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Lines `[start_line, end_line)`, 0-based, as the record gives them.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// The call graph of one repository.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CallGraph {
+    /// In dataset order: files in `functions` order, records in order.
+    pub nodes: Vec<FunctionNode>,
+    /// `edges[a]`: the nodes `a` calls, sorted, each once.
+    pub edges: Vec<Vec<usize>>,
+    /// Names that two or more records share: calls to them make no edge.
+    pub ambiguous: BTreeSet<String>,
+}
+
+impl CallGraph {
+    /// Every edge as (caller, callee) node indexes, callers in order.
+    pub fn edge_list(&self) -> Vec<(usize, usize)> {
+        self.edges.iter().enumerate().flat_map(|(a, bs)| bs.iter().map(move |&b| (a, b))).collect()
+    }
+}
+
+/// One repository's graph, named.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RepoGraph {
+    pub language: Language,
+    pub repo: String,
+    #[serde(flatten)]
+    pub graph: CallGraph,
+}
+
+/// The call graph of every repository of `dataset` in `languages` (all
+/// when empty), in file order.
+pub fn dataset_graphs(
+    dataset: &crate::input::dataset::Dataset,
+    languages: &[Language],
+) -> Result<Vec<RepoGraph>, GrammarError> {
+    let mut out = Vec::new();
+    for (key, repos) in &dataset.languages {
+        let language = Language::from_name(key)?;
+        if !languages.is_empty() && !languages.contains(&language) {
+            continue;
+        }
+        for repo in repos {
+            out.push(RepoGraph {
+                language,
+                repo: repo.repo.clone(),
+                graph: call_graph(repo, language)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The call graph of `repo`, a repository in `language`. A file that does
+/// not parse is an error naming it.
+pub fn call_graph(repo: &Repo, language: Language) -> Result<CallGraph, GrammarError> {
+    let mut nodes = Vec::new();
+    // Per file: the node indexes of its records.
+    let mut per_file: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (path, records) in &repo.functions {
+        let mut ids = Vec::new();
+        for f in records {
+            ids.push(nodes.len());
+            nodes.push(FunctionNode {
+                path: path.clone(),
+                name: f.name.clone(),
+                class: None,
+                start_line: f.start_line,
+                end_line: f.end_line.max(f.start_line + 1),
+            });
+        }
+        per_file.push((path.as_str(), ids));
+    }
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &nodes {
+        *count.entry(n.name.as_str()).or_default() += 1;
+    }
+    let unique: BTreeMap<String, usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| count.get(n.name.as_str()) == Some(&1))
+        .map(|(i, n)| (n.name.clone(), i))
+        .collect();
+    let ambiguous: BTreeSet<String> =
+        count.iter().filter(|(_, c)| **c > 1).map(|(n, _)| n.to_string()).collect();
+
+    let grammar = language.grammar();
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); nodes.len()];
+    for (path, ids) in &per_file {
+        let Some(text) = repo.content.get(*path) else { continue };
+        let tree = grammar.parse(text.as_bytes())?;
+        let source = text.as_bytes();
+        // One walk: the function node starting on each line (the innermost
+        // of a line's, for the records' classes) and the calls.
+        let mut starts: BTreeMap<usize, tree_sitter::Node> = BTreeMap::new();
+        pre_order(&tree, |node| {
+            if grammar.is_function(node) || is_method_like(language, node) {
+                starts.insert(node.start_position().row, node);
+            }
+            let Some(callee) = callee_name(language, node, source) else { return };
+            let line = node.start_position().row;
+            // The innermost record holding the call: the latest start.
+            let owner = ids
+                .iter()
+                .copied()
+                .filter(|&i| nodes[i].start_line <= line && line < nodes[i].end_line)
+                .max_by_key(|&i| (nodes[i].start_line, std::cmp::Reverse(nodes[i].end_line)));
+            if let (Some(a), Some(&b)) = (owner, unique.get(callee)) {
+                edges[a].insert(b);
+            }
+        });
+        for &i in ids {
+            nodes[i].class = starts
+                .get(&nodes[i].start_line)
+                .and_then(|f| enclosing_class(language, *f, source));
+        }
+    }
+    Ok(CallGraph {
+        nodes,
+        edges: edges.into_iter().map(|s| s.into_iter().collect()).collect(),
+        ambiguous,
+    })
+}
+
+/// Call `visit` on every node of `tree`, parents before children.
+fn pre_order<'t>(tree: &'t tree_sitter::Tree, mut visit: impl FnMut(tree_sitter::Node<'t>)) {
+    crate::code::lang::pre_order(tree, |n| {
+        visit(n);
+        true
+    });
+}
+
+/// The text of `node`, if it is UTF-8.
+fn text<'s>(node: tree_sitter::Node, source: &'s [u8]) -> Option<&'s str> {
+    std::str::from_utf8(source.get(node.start_byte()..node.end_byte())?).ok()
+}
+
+/// The last identifier of a callee expression: `f`, `x.f`, `m::f`,
+/// `f::<T>`, `f<T>` → f; anything else (a call through a value) → None.
+fn last_name<'s>(node: tree_sitter::Node, source: &'s [u8]) -> Option<&'s str> {
+    let field = |f: &str| node.child_by_field_name(f);
+    match node.kind() {
+        "identifier" | "field_identifier" | "property_identifier" | "type_identifier" => {
+            text(node, source)
+        }
+        // Python `x.f`, C++'s and Go's selectors, TS `x.f`, Rust `x.f`.
+        "attribute" => last_name(field("attribute")?, source),
+        "member_expression" => last_name(field("property")?, source),
+        "selector_expression" => last_name(field("field")?, source),
+        "field_expression" => last_name(field("field")?, source),
+        // Rust `m::f`, C++ `ns::f`.
+        "scoped_identifier" | "qualified_identifier" | "scoped_type_identifier" => {
+            last_name(field("name")?, source)
+        }
+        // Rust `f::<T>`, C++ `f<T>`, Java/TS generic types.
+        "generic_function" => last_name(field("function")?, source),
+        "template_function" | "template_type" => last_name(field("name")?, source),
+        "generic_type" => {
+            let mut c = node.walk();
+            let first = node.named_children(&mut c).next()?;
+            last_name(first, source)
+        }
+        _ => None,
+    }
+}
+
+/// If `node` is a call, its callee's last identifier (the table above).
+pub fn callee_name<'s>(
+    language: Language,
+    node: tree_sitter::Node,
+    source: &'s [u8],
+) -> Option<&'s str> {
+    let field = |f: &str| node.child_by_field_name(f);
+    let callee = match (language, node.kind()) {
+        (Language::Python, "call") => field("function")?,
+        (Language::Java, "method_invocation") => field("name")?,
+        (Language::Java, "object_creation_expression") => field("type")?,
+        (Language::TypeScript, "call_expression") => field("function")?,
+        (Language::TypeScript, "new_expression") => field("constructor")?,
+        (Language::Rust | Language::Go | Language::Cpp, "call_expression") => field("function")?,
+        (Language::Cpp, "new_expression") => field("type")?,
+        _ => return None,
+    };
+    last_name(callee, source)
+}
+
+/// The class, `impl` or type around the function node `f`: its nearest
+/// enclosing class-like node (a Go method: its receiver's type).
+fn enclosing_class(language: Language, f: tree_sitter::Node, source: &[u8]) -> Option<String> {
+    if language == Language::Go {
+        let recv = f.child_by_field_name("receiver")?;
+        let mut found = None;
+        pre_order_node(recv, &mut |n| {
+            if found.is_none() && n.kind() == "type_identifier" {
+                found = text(n, source).map(str::to_string);
+            }
+        });
+        return found;
+    }
+    let mut p = f.parent();
+    while let Some(n) = p {
+        let name = match (language, n.kind()) {
+            (Language::Python, "class_definition")
+            | (
+                Language::Java,
+                "class_declaration"
+                | "interface_declaration"
+                | "enum_declaration"
+                | "record_declaration",
+            )
+            | (Language::TypeScript, "class_declaration" | "abstract_class_declaration")
+            | (Language::Cpp, "class_specifier" | "struct_specifier") => {
+                n.child_by_field_name("name")
+            }
+            (Language::Rust, "impl_item") => n.child_by_field_name("type"),
+            (Language::Rust, "trait_item") => n.child_by_field_name("name"),
+            _ => None,
+        };
+        if let Some(name) = name {
+            return last_name(name, source).or_else(|| text(name, source)).map(str::to_string);
+        }
+        p = n.parent();
+    }
+    None
+}
+
+/// Function nodes the function query does not match but records hold:
+/// Go methods, TypeScript methods, C++ functions with a qualified name.
+fn is_method_like(language: Language, n: tree_sitter::Node) -> bool {
+    matches!(
+        (language, n.kind()),
+        (Language::Go, "method_declaration")
+            | (Language::TypeScript, "method_definition")
+            | (Language::Cpp, "function_definition")
+            | (Language::Java, "constructor_declaration")
+    )
+}
+
+/// [`pre_order`] from `node`.
+fn pre_order_node<'t>(node: tree_sitter::Node<'t>, visit: &mut impl FnMut(tree_sitter::Node<'t>)) {
+    visit(node);
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        pre_order_node(child, visit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::dataset::Dataset;
+
+    /// A repository of `files` whose function records are every function
+    /// node of the files (as a curation finds them), in file order.
+    fn repo(language: Language, files: &[(&str, &str)]) -> Repo {
+        let grammar = language.grammar();
+        let mut functions = serde_json::Map::new();
+        for (path, text) in files {
+            let tree = grammar.parse(text.as_bytes()).expect("parses");
+            let mut records = Vec::new();
+            pre_order(&tree, |n| {
+                if !(grammar.is_function(n) || is_method_like(language, n)) {
+                    return;
+                }
+                let name = n
+                    .child_by_field_name("name")
+                    .or_else(|| {
+                        let d = n.child_by_field_name("declarator")?;
+                        d.child_by_field_name("declarator")
+                    })
+                    .and_then(|x| {
+                        last_name(x, text.as_bytes()).or_else(|| super::text(x, text.as_bytes()))
+                    });
+                let Some(name) = name else { return };
+                records.push(serde_json::json!({
+                    "name": name,
+                    "start_line": n.start_position().row,
+                    "end_line": n.end_position().row + 1,
+                    "start_byte": n.start_byte(), "end_byte": n.end_byte(),
+                }));
+            });
+            functions.insert(path.to_string(), records.into());
+        }
+        let content: serde_json::Map<String, serde_json::Value> =
+            files.iter().map(|(p, t)| (p.to_string(), (*t).into())).collect();
+        let v = serde_json::json!({language.name(): [{"repo": "o/r", "content": content,
+            "dependency": {}, "functions": functions, "needles": []}]});
+        let d = Dataset::from_bytes(v.to_string().as_bytes(), "test").expect("reads");
+        d.languages[language.name()][0].clone()
+    }
+
+    /// The edges as "caller -> callee" names (class-qualified where there
+    /// is a class), sorted.
+    fn edges(language: Language, files: &[(&str, &str)]) -> Vec<String> {
+        let g = call_graph(&repo(language, files), language).expect("graph");
+        let name = |i: usize| {
+            let n = &g.nodes[i];
+            match &n.class {
+                Some(c) => format!("{c}.{}", n.name),
+                None => n.name.clone(),
+            }
+        };
+        let mut out: Vec<String> =
+            g.edge_list().into_iter().map(|(a, b)| format!("{} -> {}", name(a), name(b))).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn python_calls_methods_recursion_and_nested_functions() {
+        let a = "\
+import b
+
+def main(x):
+    helper(x)
+    b.Parser().parse(x)
+    return [render(y) for y in x]
+
+def helper(x):
+    if x:
+        return helper(x[1:])
+    def inner():
+        return render(x)
+    return inner
+";
+        let b = "\
+class Parser:
+    def parse(self, x):
+        return self.tokens(x)
+
+    def tokens(self, x):
+        f = lambda y: render(y)
+        return f(x)
+
+def render(y):
+    return str(y)
+";
+        assert_eq!(
+            edges(Language::Python, &[("a.py", a), ("b.py", b)]),
+            [
+                "Parser.parse -> Parser.tokens",
+                "Parser.tokens -> render",
+                "helper -> helper",
+                "inner -> render",
+                "main -> Parser.parse",
+                "main -> helper",
+                "main -> render",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_two_records_share_makes_no_edge() {
+        let a = "def run():\n    save()\n    load()\n\ndef save():\n    pass\n";
+        let b = "class Store:\n    def save(self):\n        pass\n\ndef load():\n    pass\n";
+        let g = call_graph(&repo(Language::Python, &[("a.py", a), ("b.py", b)]), Language::Python)
+            .expect("graph");
+        assert_eq!(g.ambiguous.iter().collect::<Vec<_>>(), ["save"]);
+        assert_eq!(edges(Language::Python, &[("a.py", a), ("b.py", b)]), ["run -> load"]);
+    }
+
+    #[test]
+    fn java_invocations_and_creations() {
+        let a = "\
+class App {
+    void start() {
+        Engine e = new Engine();
+        e.boot();
+        log(\"x\");
+    }
+    void log(String s) { System.out.println(s); }
+}
+class Engine {
+    void boot() { start2(); }
+    void start2() { boot(); }
+}
+";
+        assert_eq!(
+            edges(Language::Java, &[("App.java", a)]),
+            [
+                "App.start -> App.log",
+                "App.start -> Engine.boot",
+                "Engine.boot -> Engine.start2",
+                "Engine.start2 -> Engine.boot"
+            ]
+        );
+    }
+
+    #[test]
+    fn typescript_calls_methods_and_arrow_functions() {
+        let a = "\
+export function main(xs: number[]) {
+  const f = (x: number) => double(x);
+  return xs.map(f).map((x) => new Box(x).show());
+}
+function double(x: number) { return twice(x); }
+function twice(x: number) { return x * 2; }
+class Box {
+  constructor(private x: number) {}
+  show() { return twice(this.x); }
+}
+";
+        // `new Box(…)` names the class, which is no record (its
+        // constructor is one, named `constructor`).
+        assert_eq!(
+            edges(Language::TypeScript, &[("a.ts", a)]),
+            ["Box.show -> twice", "double -> twice", "main -> Box.show", "main -> double"]
+        );
+    }
+
+    #[test]
+    fn rust_paths_methods_generics_and_no_macros() {
+        let a = "\
+fn main() {
+    let p = Parser::new();
+    p.parse();
+    util::helper::<u8>();
+    println!(\"{}\", hidden());
+}
+struct Parser;
+impl Parser {
+    fn new() -> Parser { Parser }
+    fn parse(&self) { self.step(); }
+    fn step(&self) { self.parse(); }
+}
+fn hidden() -> u8 { 0 }
+mod util { pub fn helper<T>() {} }
+";
+        assert_eq!(
+            edges(Language::Rust, &[("a.rs", a)]),
+            [
+                "Parser.parse -> Parser.step",
+                "Parser.step -> Parser.parse",
+                "main -> Parser.new",
+                "main -> Parser.parse",
+                "main -> helper"
+            ]
+        );
+    }
+
+    #[test]
+    fn go_functions_methods_and_packages() {
+        let a = "\
+package main
+
+func main() {
+	s := NewServer()
+	s.Serve()
+	fmt.Println(helper())
+}
+
+func NewServer() *Server { return &Server{} }
+
+func (s *Server) Serve() { s.handle() }
+
+func (s *Server) handle() { go func() { helper() }() }
+
+func helper() int { return 1 }
+";
+        assert_eq!(
+            edges(Language::Go, &[("main.go", a)]),
+            [
+                "Server.Serve -> Server.handle",
+                "Server.handle -> helper",
+                "main -> NewServer",
+                "main -> Server.Serve",
+                "main -> helper"
+            ]
+        );
+    }
+
+    #[test]
+    fn cpp_calls_members_namespaces_and_templates() {
+        let a = "\
+int twice(int x) { return x * 2; }
+namespace util { int clamp(int x) { return twice(x); } }
+template <typename T> T id(T x) { return x; }
+int main() {
+    util::clamp(1);
+    id<int>(2);
+    auto f = [](int x) { return twice(x); };
+    return f(3);
+}
+";
+        assert_eq!(
+            edges(Language::Cpp, &[("a.cpp", a)]),
+            ["clamp -> twice", "main -> clamp", "main -> id", "main -> twice"]
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! The call-path task (NOT UPSTREAM; docs/call-path.md): given functions A
+//! and B of a repository, name the shortest chain of calls from A to B, or
+//! say there is none — the "more complex task" RepoQA's paper promised and
+//! upstream's `interprocedural` branch began.
+//!
+//! | module | what |
+//! |---|---|
+//! | `graph` | a repository's static call graph, from the dataset's `content` and `functions` |
+
+pub mod graph;

@@ -1,0 +1,64 @@
+//! The call-path task's call graph (NOT UPSTREAM) held to an independent
+//! one: for every Python repository of the demo and of the realistic
+//! corpus, `repoqa::callpath::graph` (tree-sitter) and
+//! `tests/oracle/call_graph.py` (Python's own `ast`) give the same edges
+//! on every file `ast` parses.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use repoqa::callpath::graph::call_graph;
+use repoqa::code::lang::Language;
+use repoqa::input::dataset::Dataset;
+use serde_json::Value;
+
+fn agree_on(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dataset = Dataset::from_bytes(&bytes, "test").expect("the dataset reads");
+    let out = repoqa_testkit::run_oracle("call_graph.py", &[path.to_str().unwrap()], None);
+    let oracle: Value = serde_json::from_slice(&out).expect("the oracle's JSON");
+    let mut edges = 0;
+    let repos = dataset.repos("python").expect("python repositories");
+    assert!(!repos.is_empty());
+    for repo in repos {
+        let g = call_graph(repo, Language::Python).expect("the graph");
+        let theirs = &oracle[&repo.repo];
+        let unparsed: BTreeSet<&str> =
+            theirs["unparsed"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        let want: BTreeSet<(usize, usize)> = theirs["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e[0].as_u64().unwrap() as usize, e[1].as_u64().unwrap() as usize))
+            .collect();
+        // Edges out of files `ast` did not parse are ours alone.
+        let got: BTreeSet<(usize, usize)> = g
+            .edge_list()
+            .into_iter()
+            .filter(|(a, _)| !unparsed.contains(g.nodes[*a].path.as_str()))
+            .collect();
+        let name = |i: usize| format!("{}::{}", g.nodes[i].path, g.nodes[i].name);
+        let only = |x: &BTreeSet<(usize, usize)>, y: &BTreeSet<(usize, usize)>| -> Vec<String> {
+            x.difference(y).map(|&(a, b)| format!("{} -> {}", name(a), name(b))).collect()
+        };
+        assert!(
+            got == want,
+            "{} ({}): ours only {:?}; the oracle's only {:?}",
+            repo.repo,
+            path.display(),
+            only(&got, &want),
+            only(&want, &got)
+        );
+        edges += got.len();
+    }
+    edges
+}
+
+#[test]
+fn python_call_graphs_equal_the_ast_oracle_on_the_demo_and_the_corpus() {
+    let demo = repoqa_testkit::root().join("public/demo/repoqa-demo.json");
+    let n = agree_on(&demo);
+    assert!(n > 5, "the demo's Python repository has {n} edges");
+    let n = agree_on(&repoqa_testkit::corpus_path());
+    assert!(n > 50, "the corpus's Python repositories have {n} edges");
+}
