@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use repoqa::callpath::graph::dataset_graphs;
+use repoqa::callpath::select::{dataset_tasks, Selection};
 use repoqa::code::lang::Language;
 
 use crate::error::CliError;
@@ -23,6 +24,19 @@ pub struct CallGraphArgs {
     /// Every node (file, class, name, lines) and edge as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also the call-path tasks each repository gives (seeded pairs; with
+    /// --json, every pair and its gold path).
+    #[arg(long)]
+    pub tasks: bool,
+    /// Tasks per repository.
+    #[arg(long, default_value_t = repoqa::callpath::select::TASKS_PER_REPO, requires = "tasks")]
+    pub tasks_per_repo: usize,
+    /// The lengths (calls from A to B) a path task may have.
+    #[arg(long, value_delimiter = ',', default_values_t = repoqa::callpath::select::PATH_LENGTHS, requires = "tasks", value_parser = clap::value_parser!(usize))]
+    pub path_lengths: Vec<usize>,
+    /// The share of no-path tasks (0 to 1).
+    #[arg(long, default_value_t = repoqa::callpath::select::NO_PATH_SHARE, requires = "tasks")]
+    pub no_path_share: f64,
 }
 
 pub fn run(a: CallGraphArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -30,13 +44,46 @@ pub fn run(a: CallGraphArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         a.languages.iter().map(|l| Language::from_name(l)).collect::<Result<Vec<_>, _>>()?;
     let dataset = load_dataset(&a.dataset_path, inflate)?;
     let graphs = dataset_graphs(&dataset, &languages)?;
+    if !(0.0..=1.0).contains(&a.no_path_share) {
+        return Err(CliError::usage(format!(
+            "--no-path-share {}: a share from 0 to 1",
+            a.no_path_share
+        )));
+    }
+    let selection = Selection {
+        tasks_per_repo: a.tasks_per_repo,
+        path_lengths: a.path_lengths.clone(),
+        no_path_share: a.no_path_share,
+    };
+    let tasks = if a.tasks { dataset_tasks(&graphs, &selection) } else { Vec::new() };
+    for (g, t) in graphs.iter().zip(&tasks) {
+        if t.shortfall.is_some() {
+            eprintln!(
+                "repoqa: warning: {} gives {} of the {} call-path tasks asked",
+                g.repo,
+                t.pairs.len(),
+                selection.tasks_per_repo
+            );
+        }
+    }
     if a.json {
+        let out: Vec<serde_json::Value> = graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let mut v = serde_json::to_value(g).unwrap_or_default();
+                if let Some(t) = tasks.get(i) {
+                    v["tasks"] = serde_json::to_value(t).unwrap_or_default();
+                }
+                v
+            })
+            .collect();
         // Strings and numbers: serializing cannot fail.
-        outln!("{}", serde_json::to_string(&graphs).unwrap_or_default());
+        outln!("{}", serde_json::to_string(&out).unwrap_or_default());
         return Ok(());
     }
     eprintln!("repoqa: note: NOT UPSTREAM: the call-path task's call graphs (docs/call-path.md)");
-    for g in &graphs {
+    for (i, g) in graphs.iter().enumerate() {
         let edges: usize = g.graph.edges.iter().map(Vec::len).sum();
         let callers = g.graph.edges.iter().filter(|e| !e.is_empty()).count();
         out!(
@@ -48,6 +95,26 @@ pub fn run(a: CallGraphArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             callers,
             g.graph.ambiguous.len()
         );
+        if let Some(t) = tasks.get(i) {
+            let name = |n: usize| {
+                let f = &g.graph.nodes[n];
+                format!("{} ({})", f.name, f.path)
+            };
+            for p in &t.pairs {
+                let what = match &p.no_path {
+                    None => {
+                        let names: Vec<&str> =
+                            p.path.iter().map(|&n| g.graph.nodes[n].name.as_str()).collect();
+                        format!("{} calls: {}", p.path.len() - 1, names.join(" -> "))
+                    }
+                    Some(why) => format!(
+                        "NO PATH ({})",
+                        serde_json::to_value(why).unwrap_or_default().as_str().unwrap_or("")
+                    ),
+                };
+                out!("    {} => {}: {what}\n", name(p.source), name(p.target));
+            }
+        }
     }
     Ok(())
 }

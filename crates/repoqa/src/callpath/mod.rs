@@ -6,5 +6,7 @@
 //! | module | what |
 //! |---|---|
 //! | `graph` | a repository's static call graph, from the dataset's `content` and `functions` |
+//! | `select` | which pairs of functions become tasks: seeded, 2–4 calls, a share of tempting no-path pairs |
 
 pub mod graph;
+pub mod select;

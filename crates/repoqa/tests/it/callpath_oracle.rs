@@ -62,3 +62,47 @@ fn python_call_graphs_equal_the_ast_oracle_on_the_demo_and_the_corpus() {
     let n = agree_on(&repoqa_testkit::corpus_path());
     assert!(n > 50, "the corpus's Python repositories have {n} edges");
 }
+
+/// Over every repository of the realistic corpus: each gold path is a path
+/// of the graph and a shortest one, 2 to 4 calls, between different files;
+/// each no-path task has no path and tempts as it says; the selection is
+/// the same twice.
+#[test]
+fn selected_tasks_over_the_corpus_are_valid_and_stable() {
+    use repoqa::callpath::graph::dataset_graphs;
+    use repoqa::callpath::select::{select, shortest_paths_len, Selection, Temptation};
+    let bytes = std::fs::read(repoqa_testkit::corpus_path()).unwrap();
+    let dataset = Dataset::from_bytes(&bytes, "corpus").unwrap();
+    let (mut paths, mut no_paths, mut short) = (0, 0, Vec::new());
+    for rg in dataset_graphs(&dataset, &[]).unwrap() {
+        let g = &rg.graph;
+        let seed = repoqa::curate::default_seed(&rg.repo);
+        let t = select(g, &Selection::default(), seed);
+        assert_eq!(select(g, &Selection::default(), seed), t, "{}", rg.repo);
+        if t.shortfall.is_some() {
+            short.push(format!("{} ({})", rg.repo, t.pairs.len()));
+        }
+        for p in &t.pairs {
+            assert_ne!(g.nodes[p.source].path, g.nodes[p.target].path, "{}: {p:?}", rg.repo);
+            match p.no_path {
+                None => {
+                    paths += 1;
+                    let calls = p.path.len() - 1;
+                    assert!((2..=4).contains(&calls), "{}: {p:?}", rg.repo);
+                    assert!(p.path.windows(2).all(|w| g.edges[w[0]].contains(&w[1])), "{p:?}");
+                    assert_eq!(shortest_paths_len(g, p.source, p.target), Some(calls), "{p:?}");
+                }
+                Some(why) => {
+                    no_paths += 1;
+                    assert_eq!(shortest_paths_len(g, p.source, p.target), None, "{p:?}");
+                    if why == Temptation::Reversed {
+                        assert!(shortest_paths_len(g, p.target, p.source).is_some(), "{p:?}");
+                    }
+                }
+            }
+        }
+    }
+    // 18 repositories: most give their 10 tasks.
+    assert!(paths > 100 && no_paths > 20, "{paths} path tasks, {no_paths} no-path tasks");
+    assert!(short.len() <= 6, "repositories with fewer tasks: {short:?}");
+}
