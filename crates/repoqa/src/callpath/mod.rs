@@ -7,6 +7,8 @@
 //! |---|---|
 //! | `graph` | a repository's static call graph, from the dataset's `content` and `functions` |
 //! | `select` | which pairs of functions become tasks: seeded, 2–4 calls, a share of tempting no-path pairs |
+//! | `verdict` | a reply read leniently and judged: a shortest path or `NO PATH` passes, every other answer named |
 
 pub mod graph;
 pub mod select;
+pub mod verdict;

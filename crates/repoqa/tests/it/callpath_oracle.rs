@@ -106,3 +106,37 @@ fn selected_tasks_over_the_corpus_are_valid_and_stable() {
     assert!(paths > 100 && no_paths > 20, "{paths} path tasks, {no_paths} no-path tasks");
     assert!(short.len() <= 6, "repositories with fewer tasks: {short:?}");
 }
+
+/// Stand-in models over every task of the corpus: one that answers the
+/// gold path (or NO PATH) passes every task; one that answers the gold path
+/// reversed passes none of the path tasks; garbage is unreadable, named.
+#[test]
+fn stand_in_answers_over_the_corpus_score_what_they_should() {
+    use repoqa::callpath::graph::dataset_graphs;
+    use repoqa::callpath::select::{dataset_tasks, Selection};
+    use repoqa::callpath::verdict::{judge, Verdict};
+    let bytes = std::fs::read(repoqa_testkit::corpus_path()).unwrap();
+    let dataset = Dataset::from_bytes(&bytes, "corpus").unwrap();
+    let graphs = dataset_graphs(&dataset, &[]).unwrap();
+    let tasks = dataset_tasks(&graphs, &Selection::default());
+    let mut n = 0;
+    for (rg, t) in graphs.iter().zip(&tasks) {
+        let g = &rg.graph;
+        for p in &t.pairs {
+            n += 1;
+            let names: Vec<&str> = p.path.iter().map(|&i| g.nodes[i].name.as_str()).collect();
+            let gold = if p.path.is_empty() { "NO PATH".to_string() } else { names.join(" -> ") };
+            assert_eq!(judge(g, p, &gold).1, Verdict::Pass, "{}: {gold}", rg.repo);
+            if !p.path.is_empty() {
+                let reversed: Vec<&str> = names.iter().rev().copied().collect();
+                assert!(!judge(g, p, &reversed.join("\n")).1.passed(), "{}: {reversed:?}", rg.repo);
+                assert_eq!(judge(g, p, "NO PATH").1, Verdict::MissedPath);
+            }
+            for garbage in ["", "\u{0}\u{feff}", "I am not sure.", &"x".repeat(10_000)] {
+                let v = judge(g, p, garbage).1;
+                assert!(!v.passed(), "{garbage:.20?}: {v:?}");
+            }
+        }
+    }
+    assert!(n > 150, "{n} tasks");
+}
