@@ -8,7 +8,9 @@
 //! | `graph` | a repository's static call graph, from the dataset's `content` and `functions` |
 //! | `select` | which pairs of functions become tasks: seeded, 2–4 calls, a share of tempting no-path pairs |
 //! | `verdict` | a reply read leniently and judged: a shortest path or `NO PATH` passes, every other answer named |
+//! | `score` | pass@1 overall, by language and path length; each verdict's count; `NO PATH` precision and recall |
 
 pub mod graph;
+pub mod score;
 pub mod select;
 pub mod verdict;

@@ -37,7 +37,7 @@ pub enum Reading {
 /// How a reply fared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+pub enum PathVerdict {
     /// A shortest path, or `NO PATH` where there is none.
     Pass,
     /// A path of the graph from the source to the target, longer than the
@@ -57,9 +57,9 @@ pub enum Verdict {
     Unreadable { reason: String },
 }
 
-impl Verdict {
+impl PathVerdict {
     pub fn passed(&self) -> bool {
-        *self == Verdict::Pass
+        *self == PathVerdict::Pass
     }
 }
 
@@ -145,32 +145,32 @@ pub fn read_reply(reply: &str) -> Result<Reading, String> {
 }
 
 /// Judge a reply to `task` on `graph`.
-pub fn judge(graph: &CallGraph, task: &PathPair, reply: &str) -> (Option<Reading>, Verdict) {
+pub fn judge(graph: &CallGraph, task: &PathPair, reply: &str) -> (Option<Reading>, PathVerdict) {
     let reading = match read_reply(reply) {
         Ok(r) => r,
-        Err(reason) => return (None, Verdict::Unreadable { reason }),
+        Err(reason) => return (None, PathVerdict::Unreadable { reason }),
     };
     let verdict = judge_reading(graph, task, &reading);
     (Some(reading), verdict)
 }
 
 /// Judge what was read.
-pub fn judge_reading(graph: &CallGraph, task: &PathPair, reading: &Reading) -> Verdict {
+pub fn judge_reading(graph: &CallGraph, task: &PathPair, reading: &Reading) -> PathVerdict {
     let names = match (reading, task.no_path.is_some()) {
-        (Reading::NoPath, true) => return Verdict::Pass,
-        (Reading::NoPath, false) => return Verdict::MissedPath,
+        (Reading::NoPath, true) => return PathVerdict::Pass,
+        (Reading::NoPath, false) => return PathVerdict::MissedPath,
         (Reading::Path(names), _) => names,
     };
     let source = &graph.nodes[task.source];
     let target = &graph.nodes[task.target];
     let (Some(first), Some(last)) = (names.first(), names.last()) else {
-        return Verdict::Unreadable { reason: "an empty path".into() };
+        return PathVerdict::Unreadable { reason: "an empty path".into() };
     };
     if *first != source.name || *last != target.name || names.len() < 2 {
         return if task.no_path.is_some() {
-            Verdict::ClaimedPath
+            PathVerdict::ClaimedPath
         } else {
-            Verdict::WrongEnds { first: first.clone(), last: last.clone() }
+            PathVerdict::WrongEnds { first: first.clone(), last: last.clone() }
         };
     }
     // Names → nodes: the ends are the task's; a name between them is the
@@ -192,16 +192,16 @@ pub fn judge_reading(graph: &CallGraph, task: &PathPair, reading: &Reading) -> V
                 Some(_) => {
                     // A shared name: no call reaches it by name.
                     let from = names[k - 1].clone();
-                    return Verdict::NotACall { from, to: name.clone() };
+                    return PathVerdict::NotACall { from, to: name.clone() };
                 }
-                None => return Verdict::UnknownName { name: name.clone() },
+                None => return PathVerdict::UnknownName { name: name.clone() },
             }
         };
         nodes.push(node);
     }
     for w in nodes.windows(2) {
         if !graph.edges[w[0]].contains(&w[1]) {
-            return Verdict::NotACall {
+            return PathVerdict::NotACall {
                 from: graph.nodes[w[0]].name.clone(),
                 to: graph.nodes[w[1]].name.clone(),
             };
@@ -209,14 +209,14 @@ pub fn judge_reading(graph: &CallGraph, task: &PathPair, reading: &Reading) -> V
     }
     if task.no_path.is_some() {
         // Cannot happen (a valid path contradicts the graph), said plainly.
-        return Verdict::ClaimedPath;
+        return PathVerdict::ClaimedPath;
     }
     let calls = nodes.len() - 1;
     let shortest = shortest_paths_len(graph, task.source, task.target).unwrap_or(calls);
     if calls == shortest {
-        Verdict::Pass
+        PathVerdict::Pass
     } else {
-        Verdict::Longer { calls, shortest }
+        PathVerdict::Longer { calls, shortest }
     }
 }
 
@@ -284,32 +284,35 @@ mod tests {
         let g = graph();
         let t = path_task();
         let j = |reply: &str| judge(&g, &t, reply).1;
-        assert_eq!(j("main -> parse -> lex -> read"), Verdict::Pass);
+        assert_eq!(j("main -> parse -> lex -> read"), PathVerdict::Pass);
         // A valid path, longer than the shortest.
         let mut g2 = graph();
         g2.edges[1].push(4);
         let longer = judge(&g2, &t, "main -> parse -> run -> lex -> read").1;
-        assert_eq!(longer, Verdict::Longer { calls: 4, shortest: 3 });
+        assert_eq!(longer, PathVerdict::Longer { calls: 4, shortest: 3 });
         // Any shortest path passes: main -> run -> lex -> read is as short.
-        assert_eq!(j("main\nrun\nlex\nread"), Verdict::Pass);
+        assert_eq!(j("main\nrun\nlex\nread"), PathVerdict::Pass);
         assert_eq!(
             j("main -> parse -> read"),
-            Verdict::NotACall { from: "parse".into(), to: "read".into() }
+            PathVerdict::NotACall { from: "parse".into(), to: "read".into() }
         );
-        assert_eq!(j("main -> nothing -> read"), Verdict::UnknownName { name: "nothing".into() });
+        assert_eq!(
+            j("main -> nothing -> read"),
+            PathVerdict::UnknownName { name: "nothing".into() }
+        );
         assert_eq!(
             j("read -> lex -> parse -> main"),
-            Verdict::WrongEnds { first: "read".into(), last: "main".into() }
+            PathVerdict::WrongEnds { first: "read".into(), last: "main".into() }
         );
-        assert_eq!(j("NO PATH"), Verdict::MissedPath);
-        assert!(matches!(j("¯\\_(ツ)_/¯ no idea"), Verdict::Unreadable { .. }));
+        assert_eq!(j("NO PATH"), PathVerdict::MissedPath);
+        assert!(matches!(j("¯\\_(ツ)_/¯ no idea"), PathVerdict::Unreadable { .. }));
         let no =
             PathPair { source: 3, target: 0, path: vec![], no_path: Some(Temptation::Reversed) };
-        assert_eq!(judge(&g, &no, "NO PATH").1, Verdict::Pass);
+        assert_eq!(judge(&g, &no, "NO PATH").1, PathVerdict::Pass);
         assert_eq!(
             judge(&g, &no, "read -> main").1,
-            Verdict::NotACall { from: "read".into(), to: "main".into() }
+            PathVerdict::NotACall { from: "read".into(), to: "main".into() }
         );
-        assert_eq!(judge(&g, &no, "lex -> read").1, Verdict::ClaimedPath);
+        assert_eq!(judge(&g, &no, "lex -> read").1, PathVerdict::ClaimedPath);
     }
 }

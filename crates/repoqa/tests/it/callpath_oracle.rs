@@ -114,7 +114,7 @@ fn selected_tasks_over_the_corpus_are_valid_and_stable() {
 fn stand_in_answers_over_the_corpus_score_what_they_should() {
     use repoqa::callpath::graph::dataset_graphs;
     use repoqa::callpath::select::{dataset_tasks, Selection};
-    use repoqa::callpath::verdict::{judge, Verdict};
+    use repoqa::callpath::verdict::{judge, PathVerdict};
     let bytes = std::fs::read(repoqa_testkit::corpus_path()).unwrap();
     let dataset = Dataset::from_bytes(&bytes, "corpus").unwrap();
     let graphs = dataset_graphs(&dataset, &[]).unwrap();
@@ -126,11 +126,11 @@ fn stand_in_answers_over_the_corpus_score_what_they_should() {
             n += 1;
             let names: Vec<&str> = p.path.iter().map(|&i| g.nodes[i].name.as_str()).collect();
             let gold = if p.path.is_empty() { "NO PATH".to_string() } else { names.join(" -> ") };
-            assert_eq!(judge(g, p, &gold).1, Verdict::Pass, "{}: {gold}", rg.repo);
+            assert_eq!(judge(g, p, &gold).1, PathVerdict::Pass, "{}: {gold}", rg.repo);
             if !p.path.is_empty() {
                 let reversed: Vec<&str> = names.iter().rev().copied().collect();
                 assert!(!judge(g, p, &reversed.join("\n")).1.passed(), "{}: {reversed:?}", rg.repo);
-                assert_eq!(judge(g, p, "NO PATH").1, Verdict::MissedPath);
+                assert_eq!(judge(g, p, "NO PATH").1, PathVerdict::MissedPath);
             }
             for garbage in ["", "\u{0}\u{feff}", "I am not sure.", &"x".repeat(10_000)] {
                 let v = judge(g, p, garbage).1;
