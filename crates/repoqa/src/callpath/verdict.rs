@@ -6,8 +6,9 @@
 //! each name possibly numbered (`1.`, `2)`), bulleted (`-`, `*`, `•`),
 //! quoted in backticks or bold (never underscores: `_private` is a name), followed by `()` or its arguments, or
 //! qualified (`Class.method`, `file.py::name`, `pkg/file.go:name` → the last
-//! identifier); a line of prose (words with spaces between them) is not. A
-//! line that says `NO PATH` (any case, with punctuation around it) answers
+//! identifier); a line of prose (words with spaces between them) is not,
+//! nor is a heading (a line ending in `:`), and a label before the answer on
+//! its line (`Path: a -> b`) is dropped. A line that says `NO PATH` (any case, with punctuation around it) answers
 //! that there is none. When a reply holds both, the last one given is the
 //! answer; a reply with neither is unreadable, named so.
 //!
@@ -119,6 +120,16 @@ pub fn read_reply(reply: &str) -> Result<Reading, String> {
         if t.is_empty() || t.starts_with("```") || t.starts_with("~~~") {
             continue;
         }
+        // Bold is read through; a heading ("Answer:", "The path:") is not a
+        // name; a label before the answer on its line ("Path: a -> b") is
+        // dropped.
+        let bold = t.replace("**", "");
+        let t = bold.trim();
+        if t.ends_with(':') && !t.ends_with("::") {
+            in_run = false;
+            continue;
+        }
+        let t = t.rsplit_once(": ").map_or(t, |(_, rest)| rest.trim());
         if says_no_path(t) {
             answer = Some(Reading::NoPath);
             in_run = false;
@@ -265,6 +276,10 @@ mod tests {
             p(&["main", "parse", "lex", "read"])
         );
         assert_eq!(read_reply("There is none.\n\n**NO PATH.**"), Ok(Reading::NoPath));
+        // Headings and labels are not names.
+        assert_eq!(read_reply("Answer:\nmain\nread"), p(&["main", "read"]));
+        assert_eq!(read_reply("**Path:** main -> read"), p(&["main", "read"]));
+        assert_eq!(read_reply("Answer: NO PATH"), Ok(Reading::NoPath));
         assert_eq!(read_reply("No path"), Ok(Reading::NoPath));
         assert_eq!(read_reply("`_helper` -> __init__"), p(&["_helper", "__init__"]));
         // The last answer given counts.
