@@ -536,4 +536,148 @@ int main() {
             ["clamp -> twice", "main -> clamp", "main -> id", "main -> twice"]
         );
     }
+
+    /// Third graphs per language: a name two functions share makes no edge
+    /// (overloads, same-name methods), a cycle across files is kept, a call
+    /// in a nested closure or lambda is its enclosing function's.
+    #[test]
+    fn python_cycles_across_files_decorators_and_shared_names() {
+        let a = "\
+from b import pong
+
+def ping(n):
+    return pong(n - 1) if n else 0
+
+@register(\"x\")
+def handler():
+    return list(map(lambda v: ping(v), [1]))
+
+def register(name):
+    return lambda f: f
+";
+        let b = "\
+def pong(n):
+    from a import ping
+    return ping(n)
+
+class A:
+    def close(self):
+        pass
+
+class B:
+    def close(self):
+        pass
+
+def shutdown(x):
+    x.close()
+";
+        // `@register(...)` is on the line before `def handler`: no record
+        // holds it, so it makes no edge; `close` is shared: no edge.
+        assert_eq!(
+            edges(Language::Python, &[("a.py", a), ("b.py", b)]),
+            ["handler -> ping", "ping -> pong", "pong -> ping"]
+        );
+    }
+
+    #[test]
+    fn java_overloads_share_a_name_and_lambdas_lend_their_calls() {
+        let a = "\
+class Io {
+    void write(int x) { flush(); }
+    void write(String s) { flush(); }
+    void flush() { }
+    void all(java.util.List<Integer> xs) {
+        xs.forEach(x -> write(x));
+        xs.forEach(x -> flush());
+    }
+}
+";
+        assert_eq!(
+            edges(Language::Java, &[("Io.java", a)]),
+            ["Io.all -> Io.flush", "Io.write -> Io.flush", "Io.write -> Io.flush"]
+        );
+    }
+
+    #[test]
+    fn typescript_same_name_methods_and_a_cycle_across_files() {
+        let a = "\
+export function even(n: number): boolean { return n === 0 ? true : odd(n - 1); }
+class Cat { speak() { return 'meow'; } }
+class Dog { speak() { return 'woof'; } }
+export function chorus(xs: Array<Cat | Dog>) { return xs.map((x) => x.speak()); }
+";
+        let b =
+            "export function odd(n: number): boolean { return n === 0 ? false : even(n - 1); }\n";
+        assert_eq!(
+            edges(Language::TypeScript, &[("a.ts", a), ("b.ts", b)]),
+            ["even -> odd", "odd -> even"]
+        );
+    }
+
+    #[test]
+    fn rust_same_name_methods_closures_and_trait_impls() {
+        let a = "\
+trait Draw { fn draw(&self); }
+struct A;
+struct B;
+impl Draw for A { fn draw(&self) { helper(); } }
+impl Draw for B { fn draw(&self) { helper(); } }
+fn helper() {}
+fn paint(xs: &[Box<dyn Draw>]) {
+    xs.iter().for_each(|x| x.draw());
+    let f = || helper();
+    f();
+}
+";
+        // Three records are called `draw` (the trait's, A's, B's): no edge.
+        assert_eq!(
+            edges(Language::Rust, &[("a.rs", a)]),
+            ["A.draw -> helper", "B.draw -> helper", "paint -> helper"]
+        );
+    }
+
+    #[test]
+    fn go_closures_recursion_and_same_name_methods() {
+        let a = "\
+package p
+
+type A struct{}
+type B struct{}
+
+func (a A) Close() error { return nil }
+func (b B) Close() error { return nil }
+
+func walk(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return walk(n - 1)
+}
+
+func run(xs []A) {
+	defer func() { walk(3) }()
+	for _, x := range xs {
+		x.Close()
+	}
+}
+";
+        assert_eq!(edges(Language::Go, &[("p.go", a)]), ["run -> walk", "walk -> walk"]);
+    }
+
+    #[test]
+    fn cpp_overloads_methods_and_a_cycle() {
+        let a = "\
+void log(int x) {}
+void log(const char* s) {}
+int pong(int n);
+int ping(int n) { log(n); return n ? pong(n - 1) : 0; }
+int pong(int n) { return ping(n); }
+struct Box { int size() { return ping(1); } };
+";
+        // `log` is overloaded (two records): no edge.
+        assert_eq!(
+            edges(Language::Cpp, &[("a.cpp", a)]),
+            ["Box.size -> ping", "ping -> pong", "pong -> ping"]
+        );
+    }
 }
