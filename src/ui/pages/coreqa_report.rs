@@ -5,7 +5,7 @@
 //! figures `repoqa coreqa report` prints.
 
 use leptos::prelude::*;
-use repoqa::coreqa::judge::{MeanStd, CRITERIA};
+use repoqa::coreqa::judge::CRITERIA;
 use repoqa::coreqa::levels::RANGES;
 use repoqa::coreqa::pce::Discrepancy;
 use repoqa::coreqa::report::{report, CoreqaReport, PceCell, ReportRow};
@@ -18,10 +18,6 @@ use crate::ui::state::coreqa::CoreqaState;
 /// dark ends, the text colour on the light middle).
 const LEVEL_FILL: [&str; 5] = ["#d7191c", "#fdae61", "#ffffbf", "#abd9e9", "#2c7bb6"];
 const LEVEL_INK: [&str; 5] = ["#ffffff", "#1d2330", "#1d2330", "#1d2330", "#ffffff"];
-
-fn ms(m: MeanStd) -> String {
-    format!("{:.2} ± {:.2}", m.mean, m.std)
-}
 
 fn pce_text(p: &Option<PceCell>) -> String {
     p.as_ref().map_or("–".to_string(), |p| p.text(" (baseline)"))
@@ -135,7 +131,7 @@ fn table(id: &'static str, rows: &[ReportRow], by_language: bool) -> impl IntoVi
                     <td class="key">{r.setting.to_string()}</td>
                     <td class="key">{r.model.clone()}</td>
                     <td class="n">{r.questions}</td>
-                    {(0..4).map(|c| view! { <td class="n">{ms(r.criteria.get(c))}</td> }).collect_view()}
+                    {(0..4).map(|c| view! { <td class="n">{r.criteria.get(c).label()}</td> }).collect_view()}
                     <td class="n pce">{pce_text(&r.pce)}</td>
                     <td class="n bleu">{r.bleu.map_or("–".to_string(), |b| format!("{:.1}", b * 100.0))}</td>
                 </tr>
@@ -168,7 +164,7 @@ fn stability_table(rows: &[StabilityRow]) -> impl IntoView {
                     <td class="key">{r.model.clone()}</td>
                     <td class="n">{r.answers}</td>
                     <td class="n">{r.repetitions}</td>
-                    {(0..4).map(|c| view! { <td class="n">{ms(r.criteria.get(c))}</td> }).collect_view()}
+                    {(0..4).map(|c| view! { <td class="n">{r.criteria.get(c).label()}</td> }).collect_view()}
                     <td class="n bleu">{r.bleu.map_or("–".to_string(), |b| format!("{:.1}", b * 100.0))}</td>
                 </tr>
             }

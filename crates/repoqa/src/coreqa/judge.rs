@@ -409,6 +409,11 @@ impl MeanStd {
         let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
         MeanStd { mean, std: var.sqrt() }
     }
+
+    /// "6.85 ± 0.04", as the paper's tables print a figure.
+    pub fn label(&self) -> String {
+        format!("{:.2} ± {:.2}", self.mean, self.std)
+    }
 }
 
 /// One row of the judge's table.

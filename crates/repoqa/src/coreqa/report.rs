@@ -225,11 +225,6 @@ pub fn report(
     }
 }
 
-/// "6.85 ± 0.04".
-fn cell(m: &MeanStd) -> String {
-    format!("{:.2} ± {:.2}", m.mean, m.std)
-}
-
 impl CoreqaReport {
     /// The tables as text, for the terminal.
     pub fn render_text(&self) -> String {
@@ -248,10 +243,10 @@ impl CoreqaReport {
             out.push_str(&format!(
                 "{first:<12} {:<28} {:>13} {:>13} {:>13} {:>13} {pce:>12} {bleu:>6}  {}\n",
                 r.model,
-                cell(&r.criteria.accuracy),
-                cell(&r.criteria.completeness),
-                cell(&r.criteria.relevance),
-                cell(&r.criteria.clarity),
+                MeanStd::label(&r.criteria.accuracy),
+                MeanStd::label(&r.criteria.completeness),
+                MeanStd::label(&r.criteria.relevance),
+                MeanStd::label(&r.criteria.clarity),
                 levels.join(" / ")
             ));
         };

@@ -174,7 +174,7 @@ pub fn render_text(rows: &[StabilityRow]) -> String {
         "setting", "model", "answers", "reps", "Acc.", "Cmpt.", "Rel.", "Clarity", "BLEU"
     ));
     for r in rows {
-        let c = |m: MeanStd| format!("{:.2} ± {:.2}", m.mean, m.std);
+        let c = |m: MeanStd| m.label();
         out.push_str(&format!(
             "{:<12} {:<28} {:>7} {:>5} {:>13} {:>13} {:>13} {:>13} {:>6}\n",
             r.setting.to_string(),
