@@ -57,6 +57,10 @@ pub enum Error {
     Gguf(#[from] crate::llm::gguf::GgufError),
     #[error("{0}")]
     BuildPlan(#[from] crate::api::build::BuildPlanError),
+    #[error("{0}")]
+    CallPathPlan(#[from] crate::api::callpath::CallPathPlanError),
+    #[error("{0}")]
+    CallPathBuild(#[from] crate::api::callpath::CallPathBuildError),
 }
 
 /// What the compute engine ([`crate::engine`]) refuses: a request for a
@@ -114,7 +118,9 @@ macro_rules! for_each_error_type {
             $crate::review::bundle::BundleError,
             $crate::error::EngineError,
             $crate::llm::gguf::GgufError,
-            $crate::api::build::BuildPlanError
+            $crate::api::build::BuildPlanError,
+            $crate::api::callpath::CallPathPlanError,
+            $crate::api::callpath::CallPathBuildError
         );
     };
 }

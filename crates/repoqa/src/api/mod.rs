@@ -5,5 +5,7 @@
 //! | module | the use case |
 //! |---|---|
 //! | `build` | task prompts from a dataset: [`build::BuildPlan`] |
+//! | `callpath` | call-path tasks from a dataset (NOT UPSTREAM): [`callpath::CallPathPlan`] |
 
 pub mod build;
+pub mod callpath;

@@ -48,6 +48,9 @@ pub struct FunctionNode {
     /// Lines `[start_line, end_line)`, 0-based, as the record gives them.
     pub start_line: usize,
     pub end_line: usize,
+    /// The record's byte range in its file.
+    pub start_byte: usize,
+    pub end_byte: usize,
 }
 
 /// The call graph of one repository.
@@ -116,6 +119,8 @@ pub fn call_graph(repo: &Repo, language: Language) -> Result<CallGraph, GrammarE
                 class: None,
                 start_line: f.start_line,
                 end_line: f.end_line.max(f.start_line + 1),
+                start_byte: f.start_byte,
+                end_byte: f.end_byte,
             });
         }
         per_file.push((path.as_str(), ids));

@@ -82,6 +82,13 @@ pub struct RepoTasks {
     /// Set when fewer than the tasks asked were found: how many were asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shortfall: Option<usize>,
+    /// Pairs passed over because their functions do not fit one window.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unfit: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Breadth-first distances (in calls) from one node, and each reached
@@ -117,6 +124,22 @@ pub fn shortest_paths_len(g: &CallGraph, a: usize, b: usize) -> Option<usize> {
 /// Select the tasks of one repository's graph; `seed` is the
 /// repository's (`curate::default_seed` of its name, by default).
 pub fn select(g: &CallGraph, selection: &Selection, seed: u64) -> RepoTasks {
+    match select_fitting(g, selection, seed, |_| Ok::<bool, std::convert::Infallible>(true)) {
+        Ok(t) => t,
+        Err(never) => match never {},
+    }
+}
+
+/// [`select`], taking only the pairs `fits` accepts (a window that holds
+/// every function of the pair's path, `crate::callpath::window`): a pair
+/// that does not fit is passed over for the next of its kind, and counted
+/// in [`RepoTasks::unfit`].
+pub fn select_fitting<E>(
+    g: &CallGraph,
+    selection: &Selection,
+    seed: u64,
+    mut fits: impl FnMut(&PathPair) -> Result<bool, E>,
+) -> Result<RepoTasks, E> {
     let n = g.nodes.len();
     let all: Vec<Reach> = (0..n).map(|a| bfs(g, a)).collect();
     let reaches = |a: usize, b: usize| all[a].dist[b].is_some();
@@ -156,34 +179,53 @@ pub fn select(g: &CallGraph, selection: &Selection, seed: u64) -> RepoTasks {
     let share = selection.no_path_share.clamp(0.0, 1.0);
     let want_no = ((selection.tasks_per_repo as f64) * share).round() as usize;
     let want_path = selection.tasks_per_repo - want_no.min(selection.tasks_per_repo);
+    let mut unfit = 0;
     // Path tasks, the lengths in turn.
     let mut pairs = Vec::new();
     let mut next = vec![0usize; by_length.len()];
     while pairs.len() < want_path {
         let before = pairs.len();
+        let mut left = false;
         for (k, list) in by_length.iter().enumerate() {
             if pairs.len() == want_path {
                 break;
             }
-            if let Some(&(a, b)) = list.get(next[k]) {
+            // The next pair of this length that fits.
+            while let Some(&(a, b)) = list.get(next[k]) {
                 next[k] += 1;
-                pairs.push(PathPair {
+                left = true;
+                let pair = PathPair {
                     source: a,
                     target: b,
                     path: path_to(&all[a].parent, a, b),
                     no_path: None,
-                });
+                };
+                if fits(&pair)? {
+                    pairs.push(pair);
+                    break;
+                }
+                unfit += 1;
             }
         }
-        if pairs.len() == before {
+        if pairs.len() == before && !left {
             break;
         }
     }
-    for &(a, b, why) in no_path.iter().take(want_no) {
-        pairs.push(PathPair { source: a, target: b, path: Vec::new(), no_path: Some(why) });
+    let mut taken = 0;
+    for &(a, b, why) in &no_path {
+        if taken == want_no {
+            break;
+        }
+        let pair = PathPair { source: a, target: b, path: Vec::new(), no_path: Some(why) };
+        if fits(&pair)? {
+            pairs.push(pair);
+            taken += 1;
+        } else {
+            unfit += 1;
+        }
     }
     let shortfall = (pairs.len() < selection.tasks_per_repo).then_some(selection.tasks_per_repo);
-    RepoTasks { pairs, shortfall }
+    Ok(RepoTasks { pairs, shortfall, unfit })
 }
 
 /// Fisher–Yates from the end, as the other seeded samples do.
@@ -236,6 +278,8 @@ mod tests {
                 class: None,
                 start_line: 0,
                 end_line: 1,
+                start_byte: 0,
+                end_byte: 0,
             })
             .collect::<Vec<_>>();
         let mut out = vec![Vec::new(); nodes.len()];

@@ -250,6 +250,8 @@ mod tests {
                 class: None,
                 start_line: 0,
                 end_line: 1,
+                start_byte: 0,
+                end_byte: 0,
             })
             .collect();
         CallGraph {

@@ -62,23 +62,7 @@ pub(crate) fn candidates<'a>(
 pub(crate) fn sample(candidates: &[(&str, &Function)], seed: u64) -> Vec<Needle> {
     let k = NEEDLES_PER_REPO.min(candidates.len());
     let picked = PyRandom::new(seed).sample(candidates, k).unwrap_or_default();
-    picked.into_iter().map(|(path, f)| needle_of(path, f)).collect()
-}
-
-fn needle_of(path: &str, f: &Function) -> Needle {
-    let mut n = Needle::default();
-    n.name = f.name.clone();
-    n.start_line = f.start_line;
-    n.end_line = f.end_line;
-    n.start_byte = f.start_byte;
-    n.end_byte = f.end_byte;
-    n.global_start_line = f.global_start_line;
-    n.global_end_line = f.global_end_line;
-    n.global_start_byte = f.global_start_byte;
-    n.global_end_byte = f.global_end_byte;
-    n.code_ratio = f.code_ratio.clone();
-    n.path = path.to_string();
-    n
+    picked.into_iter().map(|(path, f)| Needle::of_function(path, f)).collect()
 }
 
 #[cfg(test)]

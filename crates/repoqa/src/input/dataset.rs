@@ -120,6 +120,26 @@ pub struct Needle {
     key_order: Vec<String>,
 }
 
+impl Needle {
+    /// The record `f` of file `path` as a needle, without a description.
+    pub fn of_function(path: &str, f: &Function) -> Needle {
+        Needle {
+            name: f.name.clone(),
+            start_line: f.start_line,
+            end_line: f.end_line,
+            start_byte: f.start_byte,
+            end_byte: f.end_byte,
+            global_start_line: f.global_start_line,
+            global_end_line: f.global_end_line,
+            global_start_byte: f.global_start_byte,
+            global_end_byte: f.global_end_byte,
+            code_ratio: f.code_ratio.clone(),
+            path: path.to_string(),
+            ..Needle::default()
+        }
+    }
+}
+
 impl Dataset {
     /// Read a dataset from plain JSON or gzip-compressed JSON (detected by
     /// the gzip magic bytes). `origin` names the file in error messages.

@@ -140,3 +140,101 @@ fn stand_in_answers_over_the_corpus_score_what_they_should() {
     }
     assert!(n > 150, "{n} tasks");
 }
+
+/// Over every repository of the realistic corpus at 2k, 16k and 64k
+/// tokens: every function of each task's gold path (the source and the
+/// target of a no-path task) is inside its window whole, at the depth the
+/// task records; the gold paths are still valid and shortest; what a
+/// repository cannot give is said. A larger window fits more pairs.
+#[test]
+fn call_path_windows_over_the_corpus_hold_every_gold_function() {
+    use repoqa::api::callpath::CallPathPlan;
+    use repoqa::callpath::graph::dataset_graphs;
+    use repoqa::code::tokenize::Tokenizer;
+    let bytes = std::fs::read(repoqa_testkit::corpus_path()).unwrap();
+    let dataset = Dataset::from_bytes(&bytes, "corpus").unwrap();
+    let tok = Tokenizer::from_file(&repoqa_testkit::tokenizer_path()).expect("tokenizer");
+    let graphs = dataset_graphs(&dataset, &[]).unwrap();
+    let mut counts = Vec::new();
+    for size in [2048, 16384, 65536] {
+        let plan = CallPathPlan::new(size);
+        let repos = plan.check(&dataset).expect("plan");
+        let built = plan.build(&dataset, &repos, &tok, |_, _| {}).expect("builds");
+        for t in &built.tasks {
+            let rg = graphs
+                .iter()
+                .find(|g| g.repo == t.repo && g.language.name() == t.language)
+                .expect("repo");
+            let g = &rg.graph;
+            let repo = dataset.repo(&t.language, &t.repo).expect("repo");
+            let by_ref = |r: &repoqa::callpath::task::FunctionRef| {
+                g.nodes
+                    .iter()
+                    .position(|n| {
+                        n.name == r.name && n.path == r.file && n.start_line == r.start_line
+                    })
+                    .expect("the source and the target are records")
+            };
+            let by_name = |name: &str| g.nodes.iter().position(|n| n.name == name).expect("node");
+            let (a, b) = (by_ref(&t.source), by_ref(&t.target));
+            let nodes: Vec<usize> = if t.path.is_empty() {
+                vec![a, b]
+            } else {
+                let k = t.path.len() - 1;
+                (0..=k)
+                    .map(|i| {
+                        if i == 0 {
+                            a
+                        } else if i == k {
+                            b
+                        } else {
+                            by_name(&t.path[i])
+                        }
+                    })
+                    .collect()
+            };
+            assert_eq!(nodes.len(), t.depths.len(), "{}", t.id());
+            for (&n, depth) in nodes.iter().zip(&t.depths) {
+                let f = &g.nodes[n];
+                let text = &repo.content[&f.path][f.start_byte..f.end_byte];
+                assert!(
+                    t.code_context.contains(text),
+                    "{size}: {}: {} not in its window",
+                    t.id(),
+                    f.name
+                );
+                assert!((0.0..1.0).contains(depth), "{}: depth {depth}", t.id());
+            }
+            // SNF's own windows run over by up to ~1.5 % here (the `Path:`
+            // lines are not in the official budget): the same bound.
+            assert!(
+                t.code_context_ntokens <= size + size / 32,
+                "{size}: {} tokens",
+                t.code_context_ntokens
+            );
+            if let Some(calls) = t.path_calls() {
+                let p = &nodes;
+                assert!(p.windows(2).all(|w| g.edges[w[0]].contains(&w[1])), "{}", t.id());
+                assert_eq!(
+                    repoqa::callpath::select::shortest_paths_len(g, p[0], p[calls]),
+                    Some(calls)
+                );
+            }
+            assert!(t.prompt().contains(&t.question));
+        }
+        for s in &built.shortfalls {
+            assert!(s.given < s.asked, "{}", s.text());
+        }
+        let spread: f64 = built.tasks.iter().map(|t| t.depth_spread()).sum::<f64>()
+            / built.tasks.len().max(1) as f64;
+        eprintln!(
+            "{size}: {} tasks, {} repositories short ({} unfit pairs), mean depth spread {spread:.2}",
+            built.tasks.len(),
+            built.shortfalls.len(),
+            built.shortfalls.iter().map(|s| s.unfit).sum::<usize>()
+        );
+        counts.push(built.tasks.len());
+    }
+    assert!(counts[0] <= counts[1] && counts[1] <= counts[2], "{counts:?}");
+    assert!(counts[1] > 120, "{counts:?} tasks at 2k, 16k, 64k");
+}

@@ -30,7 +30,7 @@ use thiserror::Error;
 
 use crate::code::lang::{GrammarError, Language};
 use crate::code::tokenize::{Tokenizer, TokenizerError};
-use crate::input::dataset::Dataset;
+use crate::input::dataset::{Dataset, Needle};
 use crate::report::{Protocol, Task};
 
 use count::Counter;
@@ -310,21 +310,59 @@ impl<'d, 't> ContextBuilder<'d, 't> {
             repo_index: spec.repo_index,
             needle_index: spec.needle_index,
         };
-        let repos = self.dataset.repos(spec.language.name()).ok_or_else(missing)?;
+        let dataset = self.dataset;
+        let repos = dataset.repos(spec.language.name()).ok_or_else(missing)?;
         let repo = repos.get(spec.repo_index).ok_or_else(missing)?;
         let needle = repo.needles.get(spec.needle_index).ok_or_else(missing)?;
-        let same = matches!(&self.current, Some((l, r, _)) if *l == spec.language && *r == spec.repo_index);
-        if !same {
-            self.current = Some((
-                spec.language,
-                spec.repo_index,
-                Prepared::new(spec.language, repo, &self.options)?,
-            ));
-        }
-        let Some((_, _, prepared)) = self.current.as_mut() else { unreachable!("set above") };
         let position_ratio = self
             .position_ratio
             .unwrap_or((spec.needle_index as f64 + 0.5) / repo.needles.len() as f64);
+        self.place(spec.language, spec.repo_index, repo, needle, position_ratio)
+    }
+
+    /// NOT UPSTREAM (the call-path task, `crate::callpath::window`): the
+    /// context of repo `repo_index` of `language` around `function` — any
+    /// function record of the repo, as a needle without a description — at
+    /// `position_ratio`: the official builder's window and walk with
+    /// `function` in the needle's place.
+    pub fn build_around(
+        &mut self,
+        language: Language,
+        repo_index: usize,
+        function: &Needle,
+        position_ratio: f64,
+    ) -> Result<PlacedTask, ContextError> {
+        let dataset = self.dataset;
+        let repo =
+            dataset.repos(language.name()).and_then(|r| r.get(repo_index)).ok_or_else(|| {
+                ContextError::NoSuchTask {
+                    language: language.name().to_string(),
+                    repo_index,
+                    needle_index: 0,
+                }
+            })?;
+        self.place(language, repo_index, repo, function, position_ratio)
+    }
+
+    /// `len(tokenize(text))`, with the counts this builder has memoized.
+    pub fn count(&mut self, text: &str) -> Result<usize, TokenizerError> {
+        self.counter.text(text)
+    }
+
+    fn place(
+        &mut self,
+        language: Language,
+        repo_index: usize,
+        repo: &'d crate::input::dataset::Repo,
+        needle: &Needle,
+        position_ratio: f64,
+    ) -> Result<PlacedTask, ContextError> {
+        let same = matches!(&self.current, Some((l, r, _)) if *l == language && *r == repo_index);
+        if !same {
+            self.current =
+                Some((language, repo_index, Prepared::new(language, repo, &self.options)?));
+        }
+        let Some((_, _, prepared)) = self.current.as_mut() else { unreachable!("set above") };
         let ctx = make_code_context(
             prepared,
             &mut self.counter,
@@ -338,7 +376,7 @@ impl<'d, 't> ContextBuilder<'d, 't> {
         let task = Task {
             repo: repo.repo.clone(),
             name: needle.name.clone(),
-            language: spec.language.name().to_string(),
+            language: language.name().to_string(),
             path: needle.path.clone(),
             position_ratio,
             description: format!("\nFunction Description:{}\n", needle.description),

@@ -1,0 +1,229 @@
+//! Building call-path tasks (NOT UPSTREAM; docs/call-path.md): `repoqa
+//! prompts --task call-path` maps its flags to a [`CallPathPlan`], the page
+//! its form; both [`CallPathPlan::check`] it (one typed error, one message)
+//! and [`CallPathPlan::build`] it: each kept repository's call graph from
+//! the dataset, its pairs selected (seeded; only pairs whose functions fit
+//! one window of the plan's size), each task's window placed and its
+//! prompt written.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::callpath::graph::{call_graph, CallGraph};
+use crate::callpath::select::{select_fitting, PathPair, Selection};
+use crate::callpath::task::{self, CallPathTask, FunctionRef};
+use crate::callpath::window::{PathWindow, Windows};
+use crate::code::lang::{GrammarError, Language};
+use crate::code::tokenize::Tokenizer;
+use crate::input::dataset::Dataset;
+use crate::prompt::context::{ContextError, MAX_CODE_CONTEXT_SIZE};
+use crate::prompt::settings::{SettingsError, TaskFilter};
+
+/// A build of call-path tasks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathPlan {
+    pub code_context_size: usize,
+    #[serde(default)]
+    pub filter: TaskFilter,
+    #[serde(default)]
+    pub selection: Selection,
+}
+
+/// Why a call-path plan cannot be built.
+#[derive(Debug, Error)]
+pub enum CallPathPlanError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error("--tasks-per-repo 0: ask for one task per repository or more")]
+    NoTasksAsked,
+    #[error("--path-lengths: give one length or more, each of 1 call or more")]
+    PathLengths,
+    #[error("--no-path-share {0}: a share from 0 to 1")]
+    NoPathShare(f64),
+    #[error("no repository of the dataset is kept by the languages and repos asked")]
+    NoRepos,
+}
+
+/// Why a build failed.
+#[derive(Debug, Error)]
+pub enum CallPathBuildError {
+    #[error(transparent)]
+    Grammar(#[from] GrammarError),
+    #[error(transparent)]
+    Context(#[from] ContextError),
+}
+
+/// A kept repository: where it is in the dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RepoRef {
+    pub language: Language,
+    pub repo_index: usize,
+}
+
+/// A repository that gave fewer tasks than asked, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shortfall {
+    pub language: String,
+    pub repo: String,
+    pub given: usize,
+    pub asked: usize,
+    /// Pairs passed over because their functions do not fit one window.
+    pub unfit: usize,
+}
+
+impl Shortfall {
+    /// One line for a warning.
+    pub fn text(&self) -> String {
+        let unfit = if self.unfit > 0 {
+            format!(" ({} pairs' functions do not fit one window)", self.unfit)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} {} gives {} of the {} call-path tasks asked{unfit}",
+            self.language, self.repo, self.given, self.asked
+        )
+    }
+}
+
+/// What a build gives.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallPathBuild {
+    pub tasks: Vec<CallPathTask>,
+    pub shortfalls: Vec<Shortfall>,
+}
+
+impl CallPathPlan {
+    pub fn new(code_context_size: usize) -> CallPathPlan {
+        CallPathPlan {
+            code_context_size,
+            filter: TaskFilter::default(),
+            selection: Selection::default(),
+        }
+    }
+
+    /// The repositories the plan builds from, or why it cannot be built.
+    pub fn check(&self, dataset: &Dataset) -> Result<Vec<RepoRef>, CallPathPlanError> {
+        let n = self.code_context_size as u64;
+        if n == 0 || n > MAX_CODE_CONTEXT_SIZE as u64 {
+            return Err(SettingsError::ContextSize.into());
+        }
+        let s = &self.selection;
+        if s.tasks_per_repo == 0 {
+            return Err(CallPathPlanError::NoTasksAsked);
+        }
+        if s.path_lengths.is_empty() || s.path_lengths.contains(&0) {
+            return Err(CallPathPlanError::PathLengths);
+        }
+        if !(0.0..=1.0).contains(&s.no_path_share) {
+            return Err(CallPathPlanError::NoPathShare(s.no_path_share));
+        }
+        let languages = self.filter.language_list()?;
+        let mut out = Vec::new();
+        for (key, repos) in &dataset.languages {
+            let Ok(language) = Language::from_name(key) else { continue };
+            if languages.as_ref().is_some_and(|ls| !ls.contains(&language)) {
+                continue;
+            }
+            for (repo_index, repo) in repos.iter().enumerate() {
+                if self.filter.keeps_repo(key, &repo.repo) {
+                    out.push(RepoRef { language, repo_index });
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(CallPathPlanError::NoRepos);
+        }
+        Ok(out)
+    }
+
+    /// Build the tasks of `repos` (from [`CallPathPlan::check`]), in their
+    /// order; `progress(done, total)` after each repository.
+    pub fn build(
+        &self,
+        dataset: &Dataset,
+        repos: &[RepoRef],
+        tokenizer: &Tokenizer,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<CallPathBuild, CallPathBuildError> {
+        let mut windows = Windows::new(dataset, self.code_context_size, tokenizer);
+        let mut out = CallPathBuild::default();
+        for (done, r) in repos.iter().enumerate() {
+            let Some(repo) = dataset.repos(r.language.name()).and_then(|l| l.get(r.repo_index))
+            else {
+                continue;
+            };
+            let graph = call_graph(repo, r.language)?;
+            let seed = crate::curate::default_seed(&repo.repo);
+            let chosen = select_fitting(&graph, &self.selection, seed, |pair| {
+                let nodes = functions_of(pair);
+                Ok::<bool, ContextError>(
+                    windows.place(r.language, r.repo_index, &graph, &nodes, 0.0)?.is_some(),
+                )
+            })?;
+            let n = chosen.pairs.len();
+            for (i, pair) in chosen.pairs.iter().enumerate() {
+                let placement = (i as f64 + 0.5) / n as f64;
+                let nodes = functions_of(pair);
+                // Selection found it fits; a window is there to place.
+                let Some(w) = windows.place(r.language, r.repo_index, &graph, &nodes, placement)?
+                else {
+                    continue;
+                };
+                out.tasks.push(self.task(r.language, &repo.repo, &graph, pair, w));
+            }
+            let given = out.tasks.iter().filter(|t| t.repo == repo.repo).count();
+            if given < self.selection.tasks_per_repo {
+                out.shortfalls.push(Shortfall {
+                    language: r.language.name().to_string(),
+                    repo: repo.repo.clone(),
+                    given,
+                    asked: self.selection.tasks_per_repo,
+                    unfit: chosen.unfit,
+                });
+            }
+            progress(done + 1, repos.len());
+        }
+        Ok(out)
+    }
+
+    fn task(
+        &self,
+        language: Language,
+        repo: &str,
+        graph: &CallGraph,
+        pair: &PathPair,
+        w: PathWindow,
+    ) -> CallPathTask {
+        let source = FunctionRef::of(&graph.nodes[pair.source]);
+        let target = FunctionRef::of(&graph.nodes[pair.target]);
+        CallPathTask {
+            task: task::TASK.to_string(),
+            repo: repo.to_string(),
+            language: language.name().to_string(),
+            question: task::question(&source, &target),
+            source,
+            target,
+            path: pair.path.iter().map(|&n| graph.nodes[n].name.clone()).collect(),
+            no_path: pair.no_path,
+            depths: w.depths,
+            placement: w.placement,
+            code_context_size: self.code_context_size,
+            code_context_ntokens: w.code_context_ntokens,
+            instruction: task::INSTRUCTION.to_string(),
+            code_context: w.code_context,
+            template: task::TEMPLATE.to_string(),
+            protocol: task::LABEL.to_string(),
+        }
+    }
+}
+
+/// The functions a pair's window must hold: the gold path's, or the source
+/// and the target of a no-path task.
+fn functions_of(pair: &PathPair) -> Vec<usize> {
+    if pair.path.is_empty() {
+        vec![pair.source, pair.target]
+    } else {
+        pair.path.clone()
+    }
+}
