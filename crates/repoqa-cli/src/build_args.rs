@@ -65,6 +65,31 @@ pub struct BuildArgs {
     pub depths: Vec<f64>,
 }
 
+/// How call-path tasks are chosen (NOT UPSTREAM, docs/call-path.md): for
+/// `prompts --task call-path` and `call-graph --tasks`.
+#[derive(Args, Clone, Debug)]
+pub struct CallPathArgs {
+    /// Call-path tasks per repository.
+    #[arg(long, default_value_t = repoqa::callpath::select::TASKS_PER_REPO)]
+    pub tasks_per_repo: usize,
+    /// The lengths (calls from A to B) a call-path task may have.
+    #[arg(long, value_delimiter = ',', default_values_t = repoqa::callpath::select::PATH_LENGTHS, value_parser = clap::value_parser!(usize))]
+    pub path_lengths: Vec<usize>,
+    /// The share of no-path call-path tasks (0 to 1).
+    #[arg(long, default_value_t = repoqa::callpath::select::NO_PATH_SHARE)]
+    pub no_path_share: f64,
+}
+
+impl CallPathArgs {
+    pub fn selection(&self) -> repoqa::callpath::select::Selection {
+        repoqa::callpath::select::Selection {
+            tasks_per_repo: self.tasks_per_repo,
+            path_lengths: self.path_lengths.clone(),
+            no_path_share: self.no_path_share,
+        }
+    }
+}
+
 /// `--depths`: each a number from 0 to 1.
 fn depth_arg(text: &str) -> Result<f64, String> {
     repoqa::prompt::settings::parse_position_ratio(text).map_err(|e| e.to_string())

@@ -9,6 +9,7 @@ use repoqa::callpath::graph::dataset_graphs;
 use repoqa::callpath::select::{dataset_tasks, Selection};
 use repoqa::code::lang::Language;
 
+use crate::build_args::CallPathArgs;
 use crate::error::CliError;
 use crate::input::{load_dataset, InflateArgs};
 use crate::stdout::{out, outln};
@@ -28,15 +29,8 @@ pub struct CallGraphArgs {
     /// --json, every pair and its gold path).
     #[arg(long)]
     pub tasks: bool,
-    /// Tasks per repository.
-    #[arg(long, default_value_t = repoqa::callpath::select::TASKS_PER_REPO, requires = "tasks")]
-    pub tasks_per_repo: usize,
-    /// The lengths (calls from A to B) a path task may have.
-    #[arg(long, value_delimiter = ',', default_values_t = repoqa::callpath::select::PATH_LENGTHS, requires = "tasks", value_parser = clap::value_parser!(usize))]
-    pub path_lengths: Vec<usize>,
-    /// The share of no-path tasks (0 to 1).
-    #[arg(long, default_value_t = repoqa::callpath::select::NO_PATH_SHARE, requires = "tasks")]
-    pub no_path_share: f64,
+    #[command(flatten)]
+    pub selection: CallPathArgs,
 }
 
 pub fn run(a: CallGraphArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -44,17 +38,18 @@ pub fn run(a: CallGraphArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         a.languages.iter().map(|l| Language::from_name(l)).collect::<Result<Vec<_>, _>>()?;
     let dataset = load_dataset(&a.dataset_path, inflate)?;
     let graphs = dataset_graphs(&dataset, &languages)?;
-    if !(0.0..=1.0).contains(&a.no_path_share) {
+    let selection = a.selection.selection();
+    if !a.tasks && selection != Selection::default() {
+        return Err(CliError::usage(
+            "--tasks-per-repo, --path-lengths and --no-path-share choose the tasks of --tasks: give --tasks",
+        ));
+    }
+    if !(0.0..=1.0).contains(&selection.no_path_share) {
         return Err(CliError::usage(format!(
             "--no-path-share {}: a share from 0 to 1",
-            a.no_path_share
+            selection.no_path_share
         )));
     }
-    let selection = Selection {
-        tasks_per_repo: a.tasks_per_repo,
-        path_lengths: a.path_lengths.clone(),
-        no_path_share: a.no_path_share,
-    };
     let tasks = if a.tasks { dataset_tasks(&graphs, &selection) } else { Vec::new() };
     for (g, t) in graphs.iter().zip(&tasks) {
         if t.shortfall.is_some() {

@@ -29,6 +29,7 @@ mod audit;
 mod build_args;
 mod bundle;
 mod call_graph;
+mod call_path;
 mod compare;
 mod coreqa;
 mod coreqa_ask;
@@ -158,6 +159,15 @@ enum Command {
         allow_repeated_tasks: bool,
         #[command(flatten)]
         ci: intervals::CiArgs,
+        /// Which task the outputs answer: `call-path` (NOT UPSTREAM,
+        /// docs/call-path.md) judges each reply's chain of calls against
+        /// the dataset's call graph.
+        #[arg(long, value_enum, default_value = "snf")]
+        task: repoqa::api::TaskKind,
+        /// With --task call-path: print the scores as one JSON object
+        /// (`pass@1` the overall pass rate).
+        #[arg(long)]
+        json: bool,
     },
     /// Check a SCORES file: recompute its table from its results; with the
     /// outputs and dataset, re-score every task too.
@@ -263,25 +273,58 @@ fn main() -> ExitCode {
             skip_broken_lines,
             allow_repeated_tasks,
             ci,
-        } => score::run(
-            ScoreArgs {
-                outputs: model_output_path,
-                dataset: dataset_path,
-                options: ScoreOptions { ignore_comments, candidates },
-                model,
-                out,
-                overwrite,
-                train_size,
-                eval_date,
-                csv,
-                skip_broken_lines,
-                allow_repeated_tasks,
-                unanswered: None,
-                replies: Default::default(),
-                ci,
-            },
-            inflate,
-        ),
+            task,
+            json,
+        } => match task {
+            repoqa::api::TaskKind::CallPath => {
+                let snf_only = [
+                    (ignore_comments, "--ignore-comments"),
+                    (candidates != Candidates::Needles, "--candidates"),
+                    (train_size.is_some(), "--train-size"),
+                    (csv.is_some(), "--csv"),
+                    (skip_broken_lines, "--skip-broken-lines"),
+                    (allow_repeated_tasks, "--allow-repeated-tasks"),
+                ];
+                match snf_only.iter().find(|(given, _)| *given) {
+                    Some((_, flag)) => Err(error::CliError::usage(format!(
+                        "{flag} is for SNF outputs, not --task call-path"
+                    ))),
+                    None => input::dataset_path_or_env(dataset_path).and_then(|dataset| {
+                        call_path::score(
+                            call_path::CallPathScoreArgs {
+                                outputs: &model_output_path,
+                                dataset: &dataset,
+                                model,
+                                out,
+                                overwrite,
+                                eval_date,
+                                json,
+                            },
+                            inflate,
+                        )
+                    }),
+                }
+            }
+            repoqa::api::TaskKind::Snf => score::run(
+                ScoreArgs {
+                    outputs: model_output_path,
+                    dataset: dataset_path,
+                    options: ScoreOptions { ignore_comments, candidates },
+                    model,
+                    out,
+                    overwrite,
+                    train_size,
+                    eval_date,
+                    csv,
+                    skip_broken_lines,
+                    allow_repeated_tasks,
+                    unanswered: None,
+                    replies: Default::default(),
+                    ci,
+                },
+                inflate,
+            ),
+        },
         Command::Verify {
             scores,
             model_output_path,

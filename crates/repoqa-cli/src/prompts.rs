@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use repoqa::naming;
 use repoqa::report;
 
-use crate::build_args::{build_tasks_at, select_tasks, BuildArgs};
+use repoqa::api::TaskKind;
+
+use crate::build_args::{build_tasks_at, select_tasks, BuildArgs, CallPathArgs};
 use crate::error::{fs_write, refuse_overwriting_inputs, CliError};
 use crate::input::{load_dataset, InflateArgs};
 use crate::phases::Phases;
@@ -17,6 +19,13 @@ pub struct PromptsArgs {
     pub dataset_path: PathBuf,
     #[command(flatten)]
     pub build: BuildArgs,
+    /// Which task: RepoQA's Searching Needle Function, or the call-path
+    /// task (NOT UPSTREAM, docs/call-path.md: name the shortest chain of
+    /// calls from one function to another, or NO PATH).
+    #[arg(long, value_enum, default_value = "snf")]
+    pub task: TaskKind,
+    #[command(flatten)]
+    pub call_path: CallPathArgs,
     /// Output JSONL file (default: named after the dataset and settings,
     /// as the app names its download, e.g.
     /// repoqa-2024-04-20_ntoken_16384-tasks.jsonl).
@@ -54,6 +63,14 @@ fn depths(a: &PromptsArgs) -> Vec<Option<f64>> {
 }
 
 pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    if a.task == TaskKind::CallPath {
+        return call_path_prompts(&a, inflate);
+    }
+    if a.call_path.selection() != repoqa::callpath::select::Selection::default() {
+        return Err(CliError::usage(
+            "--tasks-per-repo, --path-lengths and --no-path-share choose call-path tasks: give --task call-path",
+        ));
+    }
     let lengths = a.build.lengths();
     let depths = depths(&a);
     if lengths.len() * depths.len() > 1 && a.out.is_some() {
@@ -109,6 +126,28 @@ pub fn run(a: PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         eprintln!("prompts: wrote {} tasks ({n} tokens{at}) to {}", specs.len(), out.display());
     }
     Ok(())
+}
+
+/// `--task call-path`: the flags SNF's prompts take that it does not are
+/// refused by name, the rest go to the call-path plan.
+fn call_path_prompts(a: &PromptsArgs, inflate: &InflateArgs) -> Result<(), CliError> {
+    let refused = [
+        (a.name_protocol, "--name-protocol"),
+        (a.position_ratio.is_some(), "--position-ratio"),
+        (!a.build.depths.is_empty(), "--depths"),
+        (
+            a.build.clean_ctx_comments != repoqa::prompt::context::CommentMode::None,
+            "--clean-ctx-comments",
+        ),
+        (a.build.control.is_some(), "--control"),
+        (a.build.protocol != repoqa::report::Protocol::Official, "--protocol"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        return Err(CliError::usage(format!(
+            "{flag} is for SNF tasks; the call-path task builds its windows one way (docs/call-path.md)"
+        )));
+    }
+    crate::call_path::prompts(&a.dataset_path, &a.build, &a.call_path, a.out.as_deref(), inflate)
 }
 
 /// `--out`, else the default name for these settings (the length, and a

@@ -61,6 +61,8 @@ pub enum Error {
     CallPathPlan(#[from] crate::api::callpath::CallPathPlanError),
     #[error("{0}")]
     CallPathBuild(#[from] crate::api::callpath::CallPathBuildError),
+    #[error("{0}")]
+    CallPathScore(#[from] crate::api::callpath::CallPathScoreError),
 }
 
 /// What the compute engine ([`crate::engine`]) refuses: a request for a
@@ -120,7 +122,8 @@ macro_rules! for_each_error_type {
             $crate::llm::gguf::GgufError,
             $crate::api::build::BuildPlanError,
             $crate::api::callpath::CallPathPlanError,
-            $crate::api::callpath::CallPathBuildError
+            $crate::api::callpath::CallPathBuildError,
+            $crate::api::callpath::CallPathScoreError
         );
     };
 }

@@ -217,6 +217,12 @@ pub fn tasks_file_name(dataset_origin: &str, settings: &BuildSettings) -> String
     format!("{}_{}-tasks.jsonl", dataset_stem(dataset_origin), settings_stem(settings))
 }
 
+/// The file of call-path tasks (NOT UPSTREAM) at `code_context_size`:
+/// `<dataset>_ntoken_<n>-call-path-tasks.jsonl`.
+pub fn call_path_tasks_file_name(dataset_origin: &str, code_context_size: usize) -> String {
+    format!("{}_ntoken_{code_context_size}-call-path-tasks.jsonl", dataset_stem(dataset_origin))
+}
+
 /// The file of tasks built with every needle at one depth (NOT UPSTREAM,
 /// `repoqa prompts --position-ratio`; the app's download of a rebuilt task):
 /// `tasks_file_name` with `_ratio_<r>` before `-tasks.jsonl`.

@@ -12,6 +12,7 @@
 
 mod bundle_verify;
 mod call_graph;
+mod call_path_task;
 mod cli_options;
 mod coreqa_answer_judge;
 mod coreqa_compare;

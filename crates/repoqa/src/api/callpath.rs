@@ -4,14 +4,17 @@
 //! and [`CallPathPlan::build`] it: each kept repository's call graph from
 //! the dataset, its pairs selected (seeded; only pairs whose functions fit
 //! one window of the plan's size), each task's window placed and its
-//! prompt written.
+//! prompt written. Its outputs are read ([`read_outputs`]) and scored
+//! against the dataset's graphs ([`score_outputs`]) the same way.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::callpath::graph::{call_graph, CallGraph};
+use crate::callpath::score::{score, CallPathScores, JudgedTask};
 use crate::callpath::select::{select_fitting, PathPair, Selection};
-use crate::callpath::task::{self, CallPathTask, FunctionRef};
+use crate::callpath::task::{self, CallPathOutput, CallPathTask, FunctionRef};
+use crate::callpath::verdict::{judge, PathVerdict, Reading};
 use crate::callpath::window::{PathWindow, Windows};
 use crate::code::lang::{GrammarError, Language};
 use crate::code::tokenize::Tokenizer;
@@ -44,6 +47,136 @@ pub enum CallPathPlanError {
     NoRepos,
 }
 
+/// Why outputs cannot be scored.
+#[derive(Debug, Error)]
+pub enum CallPathScoreError {
+    #[error(transparent)]
+    Grammar(#[from] GrammarError),
+    #[error("{origin}, line {line}: {message}")]
+    Line { origin: String, line: usize, message: String },
+    #[error("{origin}: no call-path task in it")]
+    Empty { origin: String },
+}
+
+/// One scored task: the verdict and what was read, with what the
+/// breakdowns need.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathResult {
+    pub id: String,
+    pub language: String,
+    pub repo: String,
+    /// Calls on the gold path; absent for a no-path task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_calls: Option<usize>,
+    pub depth_spread: f64,
+    pub code_context_size: usize,
+    /// What the reply was read as; absent when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Reading>,
+    #[serde(flatten)]
+    pub verdict: PathVerdict,
+}
+
+/// A scored outputs file: what `repoqa score --task call-path` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathScoresFile {
+    /// Always `call-path`.
+    pub task: String,
+    /// What the file is (NOT UPSTREAM), for a reader of the file alone.
+    pub protocol: String,
+    pub model: String,
+    pub eval_date: String,
+    #[serde(rename = "pass@1")]
+    pub pass_at_1: Option<f64>,
+    pub scores: CallPathScores,
+    pub results: Vec<CallPathResult>,
+}
+
+/// Read an outputs file of call-path tasks (JSONL, the rows plus
+/// `"output": [reply]`); a line that is not one is an error naming it.
+pub fn read_outputs(text: &str, origin: &str) -> Result<Vec<CallPathOutput>, CallPathScoreError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |message: String| CallPathScoreError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            message,
+        };
+        let row: CallPathOutput = serde_json::from_str(line)
+            .map_err(|e| at(format!("not a call-path task with its output ({e})")))?;
+        if row.task.task != task::TASK {
+            return Err(at(format!(
+                "a {:?} task, not a call-path one (score SNF outputs without --task)",
+                row.task.task
+            )));
+        }
+        out.push(row);
+    }
+    if out.is_empty() {
+        return Err(CallPathScoreError::Empty { origin: origin.to_string() });
+    }
+    Ok(out)
+}
+
+/// Judge each output against its repository's call graph in `dataset`
+/// (a reply is its `output`'s first string; none is an empty reply) and
+/// score them.
+pub fn score_outputs(
+    dataset: &Dataset,
+    outputs: &[CallPathOutput],
+    origin: &str,
+) -> Result<(CallPathScores, Vec<CallPathResult>), CallPathScoreError> {
+    let mut graphs: Vec<((String, String), CallGraph)> = Vec::new();
+    let mut judged = Vec::with_capacity(outputs.len());
+    let mut results = Vec::with_capacity(outputs.len());
+    for (i, o) in outputs.iter().enumerate() {
+        let t = &o.task;
+        let at = |message: String| CallPathScoreError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            message,
+        };
+        let key = (t.language.clone(), t.repo.clone());
+        let g = match graphs.iter().position(|(k, _)| *k == key) {
+            Some(k) => k,
+            None => {
+                let language = Language::from_name(&t.language).map_err(|e| at(e.to_string()))?;
+                let repo = dataset.repo(&t.language, &t.repo).ok_or_else(|| {
+                    at(format!("the dataset has no {} repository {}", t.language, t.repo))
+                })?;
+                graphs.push((key, call_graph(repo, language)?));
+                graphs.len() - 1
+            }
+        };
+        let graph = &graphs[g].1;
+        let pair = t.pair(graph).map_err(at)?;
+        let reply = o.output.first().map_or("", String::as_str);
+        let (reading, verdict) = judge(graph, &pair, reply);
+        judged.push(JudgedTask {
+            language: t.language.clone(),
+            path_calls: t.path_calls(),
+            said_no_path: reading == Some(Reading::NoPath),
+            verdict: verdict.clone(),
+            depth_spread: t.depth_spread(),
+            code_context_size: t.code_context_size,
+        });
+        results.push(CallPathResult {
+            id: t.id(),
+            language: t.language.clone(),
+            repo: t.repo.clone(),
+            path_calls: t.path_calls(),
+            depth_spread: t.depth_spread(),
+            code_context_size: t.code_context_size,
+            reading,
+            verdict,
+        });
+    }
+    Ok((score(&judged), results))
+}
+
 /// Why a build failed.
 #[derive(Debug, Error)]
 pub enum CallPathBuildError {
@@ -74,10 +207,10 @@ pub struct Shortfall {
 impl Shortfall {
     /// One line for a warning.
     pub fn text(&self) -> String {
-        let unfit = if self.unfit > 0 {
-            format!(" ({} pairs' functions do not fit one window)", self.unfit)
-        } else {
-            String::new()
+        let unfit = match self.unfit {
+            0 => String::new(),
+            1 => " (1 pair's functions do not fit one window)".to_string(),
+            n => format!(" ({n} pairs' functions do not fit one window)"),
         };
         format!(
             "{} {} gives {} of the {} call-path tasks asked{unfit}",

@@ -9,3 +9,16 @@
 
 pub mod build;
 pub mod callpath;
+
+use serde::{Deserialize, Serialize};
+
+/// Which task is built, run and scored: RepoQA's Searching Needle Function
+/// (the default), or the call-path task (NOT UPSTREAM, [`callpath`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum TaskKind {
+    #[default]
+    Snf,
+    CallPath,
+}

@@ -1,8 +1,8 @@
 //! The call-path task's scores from its verdicts (NOT UPSTREAM;
 //! docs/call-path.md): pass@1 overall, by language and by path length
 //! (`none` for the no-path tasks), the count of each verdict, and the
-//! no-path answers' precision and recall. The breakdowns by the spread of
-//! the path's depths and by context length come with the task's contexts.
+//! no-path answers' precision and recall, and by the spread of the path's
+//! depths in its window and by context length.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +19,9 @@ pub struct JudgedTask {
     pub verdict: PathVerdict,
     /// The reply answered `NO PATH`.
     pub said_no_path: bool,
+    /// The spread of the task's functions' depths in its window (0 to 1).
+    pub depth_spread: f64,
+    pub code_context_size: usize,
 }
 
 /// Tasks passed of tasks.
@@ -58,6 +61,11 @@ pub struct CallPathScores {
     pub by_language: BTreeMap<String, PassRate>,
     /// "2", "3", "4", … and "none" (the no-path tasks).
     pub by_path_length: BTreeMap<String, PassRate>,
+    /// By the spread of the path's depths in the window: "0-25%", …,
+    /// "75-100%" (how far apart the functions are).
+    pub by_depth_spread: BTreeMap<String, PassRate>,
+    /// By the context length (tokens) the tasks were built at.
+    pub by_context_length: BTreeMap<usize, PassRate>,
     /// Each verdict's count (`pass`, `longer`, `not_a_call`, …).
     pub verdicts: BTreeMap<String, usize>,
     pub no_path: NoPathAnswers,
@@ -71,6 +79,16 @@ fn verdict_name(v: &PathVerdict) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The quarter a depth spread (0 to 1) falls in.
+pub fn spread_bin(spread: f64) -> &'static str {
+    match spread {
+        s if s < 0.25 => "0-25%",
+        s if s < 0.5 => "25-50%",
+        s if s < 0.75 => "50-75%",
+        _ => "75-100%",
+    }
+}
+
 /// Score `tasks`.
 pub fn score(tasks: &[JudgedTask]) -> CallPathScores {
     let mut s = CallPathScores::default();
@@ -80,6 +98,8 @@ pub fn score(tasks: &[JudgedTask]) -> CallPathScores {
         s.by_language.entry(t.language.clone()).or_default().add(passed);
         let length = t.path_calls.map_or("none".to_string(), |c| c.to_string());
         s.by_path_length.entry(length).or_default().add(passed);
+        s.by_depth_spread.entry(spread_bin(t.depth_spread).to_string()).or_default().add(passed);
+        s.by_context_length.entry(t.code_context_size).or_default().add(passed);
         *s.verdicts.entry(verdict_name(&t.verdict)).or_default() += 1;
         if t.path_calls.is_none() {
             s.no_path.no_path_tasks += 1;
@@ -105,7 +125,14 @@ mod tests {
         verdict: PathVerdict,
         said_no_path: bool,
     ) -> JudgedTask {
-        JudgedTask { language: language.into(), path_calls: calls, verdict, said_no_path }
+        JudgedTask {
+            language: language.into(),
+            path_calls: calls,
+            verdict,
+            said_no_path,
+            depth_spread: calls.map_or(0.1, |c| c as f64 / 5.0),
+            code_context_size: if language == "go" { 2048 } else { 16384 },
+        }
     }
 
     #[test]
@@ -124,6 +151,12 @@ mod tests {
         assert_eq!(s.by_language["go"].pass_at_1.map(|p| (p * 1e6).round()), Some(33_333_333.0));
         assert_eq!((s.by_path_length["2"].passed, s.by_path_length["2"].total), (1, 2));
         assert_eq!(s.by_path_length["none"].pass_at_1, Some(50.0));
+        // Spreads 0.4, 0.6, 0.4, 0.1, 0.1.
+        assert_eq!(s.by_depth_spread["25-50%"].total, 2);
+        assert_eq!(s.by_depth_spread["50-75%"].passed, 0);
+        assert_eq!(s.by_depth_spread["0-25%"].pass_at_1, Some(50.0));
+        assert_eq!((s.by_context_length[&16384].passed, s.by_context_length[&16384].total), (1, 2));
+        assert_eq!(s.by_context_length[&2048].total, 3);
         assert_eq!(s.verdicts["pass"], 2);
         assert_eq!(s.verdicts["longer"], 1);
         assert_eq!(s.verdicts["missed_path"], 1);

@@ -16,7 +16,9 @@
 //! Candidates are listed in a fixed order (source, then target, in node
 //! order), shuffled by SplitMix64 from the seed, and the first are taken;
 //! lengths are taken in turn (2, 3, 4, 2, …) so the short ones do not crowd
-//! out the long. A repository that cannot give the tasks asked gives fewer
+//! out the long. A repository short of path tasks gets no-path tasks in
+//! the same share of what it gives (none when it gives no path task), so
+//! answering `NO PATH` everywhere never scores more than the share. A repository that cannot give the tasks asked gives fewer
 //! and says so ([`RepoTasks::shortfall`]), never silently none.
 
 use std::collections::VecDeque;
@@ -211,6 +213,14 @@ pub fn select_fitting<E>(
             break;
         }
     }
+    // A repository short of path tasks keeps the share: its no-path tasks
+    // are cut to match, so answering NO PATH everywhere never scores more
+    // than the share asked.
+    let want_no = if want_path > 0 && pairs.len() < want_path && share < 1.0 {
+        want_no.min((pairs.len() as f64 * share / (1.0 - share)).round() as usize)
+    } else {
+        want_no
+    };
     let mut taken = 0;
     for &(a, b, why) in &no_path {
         if taken == want_no {

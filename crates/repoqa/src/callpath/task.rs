@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::graph::FunctionNode;
-use super::select::Temptation;
+use super::graph::{CallGraph, FunctionNode};
+use super::select::{PathPair, Temptation};
 
 /// The value of every row's `task` field.
 pub const TASK: &str = "call-path";
@@ -42,6 +42,13 @@ impl FunctionRef {
             file: node.path.clone(),
             start_line: node.start_line,
         }
+    }
+
+    /// The node of `graph` this names.
+    pub fn node(&self, graph: &CallGraph) -> Option<usize> {
+        graph.nodes.iter().position(|n| {
+            n.name == self.name && n.path == self.file && n.start_line == self.start_line
+        })
     }
 
     /// `name` (in `file`), as the question says it.
@@ -116,6 +123,41 @@ impl CallPathTask {
             "{}::{}:{}->{}:{}",
             self.repo, self.source.file, self.source.name, self.target.file, self.target.name
         )
+    }
+}
+
+/// A task and the model's reply: a line of an outputs file (the task's row
+/// plus `"output": [reply]`, as upstream's SNF outputs are).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathOutput {
+    #[serde(flatten)]
+    pub task: CallPathTask,
+    pub output: Vec<String>,
+}
+
+impl CallPathTask {
+    /// The pair of `graph` this task asks about, or what of it the graph
+    /// lacks (the task was built from another dataset).
+    pub fn pair(&self, graph: &CallGraph) -> Result<PathPair, String> {
+        let missing = |f: &FunctionRef| {
+            format!(
+                "the dataset's {} has no function {} at line {}",
+                self.repo,
+                f.label(),
+                f.start_line + 1
+            )
+        };
+        let source = self.source.node(graph).ok_or_else(|| missing(&self.source))?;
+        let target = self.target.node(graph).ok_or_else(|| missing(&self.target))?;
+        let shortest = super::select::shortest_paths_len(graph, source, target);
+        if shortest != self.path_calls() {
+            return Err(format!(
+                "the task's gold path ({}) is not the dataset's shortest ({}): the task was built from another dataset",
+                self.path_calls().map_or("none".into(), |c| format!("{c} calls")),
+                shortest.map_or("none".into(), |c| format!("{c} calls"))
+            ));
+        }
+        Ok(PathPair { source, target, path: Vec::new(), no_path: self.no_path })
     }
 }
 

@@ -1,0 +1,205 @@
+//! `--task call-path` on `prompts` and `score` (NOT UPSTREAM,
+//! docs/call-path.md): the demo's tasks as JSONL rows, a stand-in model's
+//! outputs scored — the gold path passes every task, the reversed path
+//! none of the path tasks — and broken outputs refused by line.
+//!
+//!     cargo test -p repoqa-cli --test it call_path_task::
+
+use std::path::Path;
+use std::process::Output;
+
+use repoqa_testkit as common;
+use serde_json::Value;
+
+use crate::repoqa;
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The demo's call-path tasks at 2048 tokens, written to `dir`.
+fn demo_tasks(dir: &Path) -> Vec<Value> {
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let tok = common::tokenizer_path();
+    let out = dir.join("tasks.jsonl");
+    let o = repoqa(&[
+        "prompts",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--code-context-size",
+        "2048",
+        "--tokenizer",
+        tok.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("NOT UPSTREAM"), "{err}");
+    // A repository that gives fewer says so, with why.
+    assert!(err.contains("warning: rust dtolnay/semver gives "), "{err}");
+    std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON row"))
+        .collect()
+}
+
+/// Score an outputs file of `body` written to `dir/name` (`--json`, and
+/// `--overwrite` for a rerun).
+fn score_file(dir: &Path, name: &str, body: String) -> Output {
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    repoqa(&[
+        "score",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--model-output-path",
+        path.to_str().unwrap(),
+        "--json",
+        "--overwrite",
+    ])
+}
+
+/// Write `rows` with `output: [answer(row)]` and score them.
+fn score(dir: &Path, name: &str, rows: &[Value], answer: impl Fn(&Value) -> String) -> Output {
+    let mut lines = String::new();
+    for r in rows {
+        let mut r = r.clone();
+        r["output"] = Value::from(vec![answer(&r)]);
+        lines.push_str(&format!("{r}\n"));
+    }
+    score_file(dir, name, lines)
+}
+
+fn names(r: &Value) -> Vec<String> {
+    r["path"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn the_demo_s_call_path_tasks_and_a_stand_in_model_s_scores() {
+    let dir = common::scratch("call-path-task");
+    let rows = demo_tasks(&dir);
+    assert!(rows.len() >= 20, "{} tasks", rows.len());
+    let no_path = rows.iter().filter(|r| names(r).is_empty()).count();
+    // About the share asked (20 %), also where repositories are short of
+    // path tasks: answering NO PATH everywhere is no strategy.
+    assert!(no_path > 0 && no_path * 4 <= rows.len() + 4, "{no_path} of {}", rows.len());
+    for r in &rows {
+        assert_eq!(r["task"], "call-path");
+        assert_eq!(r["code_context_size"], 2048);
+        let path = names(r);
+        if !path.is_empty() {
+            assert_eq!(path.first().unwrap(), r["source"]["name"].as_str().unwrap());
+            assert_eq!(path.last().unwrap(), r["target"]["name"].as_str().unwrap());
+            assert_eq!(r["depths"].as_array().unwrap().len(), path.len());
+        } else {
+            assert!(r["no_path"].is_string(), "{r}");
+            assert_eq!(r["depths"].as_array().unwrap().len(), 2);
+        }
+        let q = r["question"].as_str().unwrap();
+        assert!(q.contains(r["source"]["name"].as_str().unwrap()), "{q}");
+        assert!(q.contains(r["target"]["file"].as_str().unwrap()), "{q}");
+        assert_eq!(r["template"], "instruction\ncode_context\nquestion\ninstruction");
+    }
+
+    // The gold path (NO PATH where there is none), numbered and arrowed
+    // as models write it: every task passes.
+    let gold = |r: &Value| {
+        let p = names(r);
+        if p.is_empty() {
+            "NO PATH".to_string()
+        } else {
+            format!(
+                "```\n{}\n```",
+                p.iter()
+                    .enumerate()
+                    .map(|(i, n)| format!("{}. {n}", i + 1))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        }
+    };
+    let o = score(&dir, "gold.jsonl", &rows, gold);
+    assert!(o.status.success(), "{}", text(&o));
+    let s: Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(s["task"], "call-path");
+    assert_eq!(s["pass@1"], 100.0, "{s}");
+    assert_eq!(s["scores"]["no_path"]["recall"], 1.0);
+    // The SCORES file beside the outputs, every result in it.
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("gold-SCORES.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["results"].as_array().unwrap().len(), rows.len());
+    assert!(file["protocol"].as_str().unwrap().contains("NOT UPSTREAM"));
+
+    // The reversed path: only the no-path tasks (answered NO PATH) pass.
+    let reversed = |r: &Value| {
+        let mut p = names(r);
+        p.reverse();
+        if p.is_empty() {
+            "NO PATH".into()
+        } else {
+            p.join(" -> ")
+        }
+    };
+    let o = score(&dir, "reversed.jsonl", &rows, reversed);
+    assert!(o.status.success(), "{}", text(&o));
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let want = 100.0 * no_path as f64 / rows.len() as f64;
+    assert!((s["pass@1"].as_f64().unwrap() - want).abs() < 1e-9, "{s}");
+    assert_eq!(s["scores"]["verdicts"]["pass"], no_path);
+
+    // As text: the breakdowns, each verdict named.
+    let o = score(&dir, "garbage.jsonl", &rows, |_| "I am not sure.".into());
+    assert!(o.status.success());
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["pass@1"], 0.0);
+    assert_eq!(s["scores"]["verdicts"]["unreadable"], rows.len());
+}
+
+#[test]
+fn broken_call_path_outputs_and_snf_flags_are_refused_by_name() {
+    let dir = common::scratch("call-path-broken");
+    let rows = demo_tasks(&dir);
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let score_file = |name: &str, body: String| score_file(&dir, name, body);
+    let mut good = rows[0].clone();
+    good["output"] = Value::from(vec!["NO PATH"]);
+    // Line 2 is cut.
+    let o = score_file("cut.jsonl", format!("{good}\n{{\"task\": \"call-path\", \"re\n"));
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("cut.jsonl, line 2: not a call-path task"), "{}", text(&o));
+    // An SNF outputs line.
+    let o = score_file("snf.jsonl", "{\"repo\": \"a\", \"output\": [\"x\"]}\n".into());
+    assert!(text(&o).contains("snf.jsonl, line 1"), "{}", text(&o));
+    // A task of a repository the dataset does not have.
+    let mut other = good.clone();
+    other["repo"] = "someone/else".into();
+    let o = score_file("other.jsonl", format!("{other}\n"));
+    assert!(text(&o).contains("line 1: the dataset has no "), "{}", text(&o));
+    // Empty.
+    let o = score_file("empty.jsonl", String::new());
+    assert!(text(&o).contains("no call-path task in it"), "{}", text(&o));
+    // SNF-only flags.
+    let o = repoqa(&[
+        "prompts",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--depths",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("--depths is for SNF tasks"), "{}", text(&o));
+    let o =
+        repoqa(&["prompts", "--dataset-path", demo.to_str().unwrap(), "--no-path-share", "0.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("give --task call-path"), "{}", text(&o));
+}
