@@ -64,6 +64,10 @@ in order, then answers); NAME "*" means every request:
   cut      the first half of the normal reply, ended at the token limit
            (finish_reason "length", stop_reason "max_tokens", finishReason
            "MAX_TOKENS")
+A call-path prompt ("Source function: `A` (in F)" … "Target function: `B`",
+`repoqa prompts --task call-path`) gets NO PATH when A's name has an even
+length, else "1. A\n2. B" (fault name "callpath:A").
+
 --zero answers every request at once with a fixed reply (benchmarks).
 
 Reasoning models, chosen by the model name as each provider's are (a RepoQA
@@ -160,6 +164,19 @@ def between(text, start, end):
     i += len(start)
     j = text.find(end, i)
     return None if j < 0 else text[i:j]
+
+
+def call_path_find(prompt):
+    """(lang, repo, fault name, reply) for a call-path prompt (NOT UPSTREAM,
+    `repoqa prompts --task call-path`), else None: no graph here, so the
+    reply is fixed by the source's name: NO PATH when its length is even,
+    else the source then the target, numbered (fault name "callpath:<source>")."""
+    source = between(prompt, "\nSource function: `", "`")
+    target = between(prompt, "\nTarget function: `", "`")
+    if source is None or target is None:
+        return None
+    reply = "NO PATH" if len(source) % 2 == 0 else f"1. {source}\n2. {target}"
+    return ("call-path", "", "callpath:" + source, reply)
 
 
 class Coreqa:
@@ -703,7 +720,7 @@ def make_handler(state):
                 prompt = contents[-1]["parts"][0].get("text") if contents else None
             found = None
             if isinstance(prompt, str):
-                found = state.coreqa.find(prompt, model) or state.tasks.find(prompt)
+                found = state.coreqa.find(prompt, model) or call_path_find(prompt) or state.tasks.find(prompt)
             name = found[2] if found else None
             kind = state.fault_for(name) if name else None
             with state.lock:

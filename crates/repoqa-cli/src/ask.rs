@@ -4,6 +4,7 @@
 //! every reply's line appended (and what produced it to the run log beside
 //! it) the moment it arrives, and a rerun resuming where the last stopped.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use clap::{Args, ValueEnum};
 
 use repoqa::llm::reasoning::{Effort, ReasoningMode, ReasoningSettings};
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStep};
-use repoqa::llm::runlog::{self, RunLog};
+use repoqa::llm::runlog::{self, RunLog, TaskSelection};
 use repoqa::llm::schedule::{self, RunLimit, RunPace};
 use repoqa::llm::wire::{self, Endpoint, Provider, Sampling, TransportError};
 use repoqa::llm::{HttpReply, HttpRequest};
@@ -583,4 +584,59 @@ pub fn ask_all<T: RunItem>(
         let _ = h.join();
     }
     Ok(asked)
+}
+
+/// What to ask and where its lines go: a run of items (CoReQA's requests,
+/// call-path tasks) into one output file and its run log.
+pub struct ItemsJob<'a> {
+    pub label: &'static str,
+    pub api: &'a ApiArgs,
+    /// Replaces the default sampling temperature when given.
+    pub temperature: Option<f64>,
+    pub output: &'a Path,
+    /// What the output holds, for messages.
+    pub what: &'static str,
+    /// Which items are asked (filter, sample, `--only-failed`).
+    pub selection: TaskSelection,
+}
+
+/// Ask `items` through the runner, writing to `job.output`; `answered`
+/// reads the ids an existing output file already holds.
+pub fn ask_items<T: RunItem>(
+    job: &ItemsJob<'_>,
+    items: &[T],
+    answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
+) -> Result<(), CliError> {
+    let ItemsJob { label, api, temperature, output, what, ref selection } = *job;
+    let mut config = pace_of(api)?;
+    let mut endpoint = endpoint_of(api)?;
+    if temperature.is_some() {
+        endpoint.sampling.temperature = temperature;
+    }
+    let mut files = RunFiles::open(label, output.to_path_buf(), what)?;
+    let done = answered(&files.outputs_text)?;
+    let ids: Vec<String> = items.iter().map(RunItem::task_id).collect();
+    let plan = runlog::plan_run(&ids, |id| done.contains(id), &files.log, selection);
+    report_plan(label, &plan, output, items.len());
+    let n = plan.todo.len();
+    announce(label, "request(s)", n, &endpoint, &mut config, api.timeout_s);
+    let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, seed());
+    let asked = if plan.todo.is_empty() {
+        Asked::default()
+    } else {
+        ask_all(label, &mut run, &ids, &mut files, api, plan.todo.len())?
+    };
+    let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
+    drop(files);
+    if let Some(e) = asked.stop_error(not_asked.len(), output) {
+        return Err(e);
+    }
+    if !asked.truncated.is_empty() {
+        eprintln!(
+            "{label}: WARNING: {} reply(ies) came from silently truncated prompts ({}): raise the server's context size and rerun them",
+            asked.truncated.len(),
+            asked.truncated.join(", ")
+        );
+    }
+    asked.unfinished(not_asked, never_asked(&plan, &ids))
 }

@@ -1,20 +1,28 @@
-//! `--task call-path` (NOT UPSTREAM, docs/call-path.md) on `prompts` and
-//! `score`: the flags mapped to the core's `api::callpath` plan, its tasks
-//! written as JSONL, a model's outputs scored into a SCORES file.
+//! `--task call-path` (NOT UPSTREAM, docs/call-path.md) on `prompts`, `run`
+//! and `score`: the flags mapped to the core's `api::callpath` plan, its
+//! tasks written as JSONL or asked through the runner, a model's outputs
+//! scored into a SCORES file.
 
 use std::path::{Path, PathBuf};
 
+use std::collections::HashSet;
+
 use repoqa::api::callpath::{
-    read_outputs, score_outputs, CallPathPlan, CallPathResult, CallPathScoresFile,
+    read_outputs, score_outputs, CallPathPlan, CallPathResult, CallPathScoresFile, RepoRef,
 };
 use repoqa::callpath::score::{CallPathScores, PassRate};
-use repoqa::callpath::task::LABEL;
+use repoqa::callpath::task::{CallPathOutput, CallPathTask, LABEL};
+use repoqa::code::tokenize::Tokenizer;
+use repoqa::input::dataset::Dataset;
+use repoqa::llm::runlog::{self, TaskSelection};
 use repoqa::prompt::settings::TaskFilter;
 
+use crate::ask::{ask_items, ItemsJob};
 use crate::build_args::{BuildArgs, CallPathArgs};
 use crate::error::{fs_read_text, fs_write, refuse_overwriting_inputs, CliError};
-use crate::input::{load_dataset, InflateArgs};
+use crate::input::{dataset_path_or_env, load_dataset, InflateArgs};
 use crate::progress;
+use crate::run::{Asking, RunArgs};
 use crate::stdout::outln;
 
 /// `repoqa prompts --task call-path`: a file of tasks per length.
@@ -37,15 +45,7 @@ pub fn prompts(
     let tok_path = build.tokenizer_path();
     let mut tok = None;
     for n in lengths {
-        let plan = CallPathPlan {
-            code_context_size: n,
-            filter: TaskFilter {
-                languages: build.languages.clone(),
-                repos: build.repos.clone(),
-                excluded_repos: Vec::new(),
-            },
-            selection: selection.selection(),
-        };
+        let plan = plan_of(build, selection, n);
         let repos = plan.check(&dataset)?;
         let out = out.map(Path::to_path_buf).unwrap_or_else(|| {
             PathBuf::from(repoqa::naming::call_path_tasks_file_name(
@@ -62,14 +62,9 @@ pub fn prompts(
             tok = Some(build.load_tokenizer()?);
         }
         let Some(tok) = tok.as_ref() else { continue };
-        let built = plan.build(&dataset, &repos, tok, |done, total| {
-            progress::count(&format!("call-path tasks: {done}/{total} repositories"), done == total)
-        })?;
-        for s in &built.shortfalls {
-            eprintln!("repoqa: warning: {}", s.text());
-        }
+        let built = build_tasks(&plan, &dataset, &repos, tok)?;
         let mut text = String::new();
-        for t in &built.tasks {
+        for t in &built {
             // Strings and numbers: serializing cannot fail.
             text.push_str(&serde_json::to_string(t).unwrap_or_default());
             text.push('\n');
@@ -80,11 +75,148 @@ pub fn prompts(
         fs_write(&out, text)?;
         eprintln!(
             "prompts: wrote {} call-path tasks ({n} tokens) to {}",
-            built.tasks.len(),
+            built.len(),
             out.display()
         );
     }
     Ok(())
+}
+
+/// The plan of the build flags and the selection at one length.
+fn plan_of(build: &BuildArgs, selection: &CallPathArgs, code_context_size: usize) -> CallPathPlan {
+    CallPathPlan {
+        code_context_size,
+        filter: TaskFilter {
+            languages: build.languages.clone(),
+            repos: build.repos.clone(),
+            excluded_repos: Vec::new(),
+        },
+        selection: selection.selection(),
+    }
+}
+
+/// Build `plan`'s tasks with a progress line, each shortfall warned of.
+fn build_tasks(
+    plan: &CallPathPlan,
+    dataset: &Dataset,
+    repos: &[RepoRef],
+    tok: &Tokenizer,
+) -> Result<Vec<CallPathTask>, CliError> {
+    let built = plan.build(dataset, repos, tok, |done, total| {
+        progress::count(&format!("call-path tasks: {done}/{total} repositories"), done == total)
+    })?;
+    for s in &built.shortfalls {
+        eprintln!("repoqa: warning: {}", s.text());
+    }
+    Ok(built.tasks)
+}
+
+/// `repoqa run --task call-path`: each length's tasks asked through the
+/// runner (retries, run log, resume, `--only-failed`, the task selection
+/// flags), the answers scored as `score --task call-path` scores them, a
+/// selected task left without an answer scored as a failure.
+pub fn run(a: &RunArgs, inflate: &InflateArgs, asking: &Asking) -> Result<(), CliError> {
+    let b = &a.build;
+    let refused = [
+        (!matches!(asking, Asking::Live), "a batch (export or import)"),
+        (a.plan.plan, "--plan"),
+        (!b.depths.is_empty(), "--depths"),
+        (
+            b.clean_ctx_comments != repoqa::prompt::context::CommentMode::None,
+            "--clean-ctx-comments",
+        ),
+        (b.control.is_some(), "--control"),
+        (b.protocol != repoqa::report::Protocol::Official, "--protocol"),
+        (!a.needles.is_empty(), "--needles"),
+        (a.eval_ignore_comments, "--eval-ignore-comments"),
+        (a.score_answered_only, "--score-answered-only"),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
+        return Err(CliError::usage(format!(
+            "{what} is not for --task call-path yet (docs/call-path.md)"
+        )));
+    }
+    let lengths = b.lengths();
+    if lengths.len() > 1 && a.model_output_path.is_some() {
+        return Err(CliError::usage(
+            "--model-output-path with several lengths: each writes its own file under --result-dir; give no --model-output-path",
+        ));
+    }
+    eprintln!("repoqa: note: {LABEL}");
+    let dataset_path = dataset_path_or_env(a.dataset_path.clone())?;
+    let dataset = load_dataset(&dataset_path, inflate)?;
+    let tok = b.load_tokenizer()?;
+    let mut left = Vec::new();
+    for n in lengths {
+        let plan = plan_of(b, &a.call_path, n);
+        let repos = plan.check(&dataset)?;
+        let tasks = build_tasks(&plan, &dataset, &repos, &tok)?;
+        let output = a.model_output_path.clone().unwrap_or_else(|| {
+            a.result_dir.join(repoqa::naming::call_path_run_outputs_path(n, &a.api.model))
+        });
+        let selection = TaskSelection {
+            filter: a.filter.clone().unwrap_or_default(),
+            needles: Vec::new(),
+            sample: a.tasks,
+            seed: a.seed,
+            max: a.max_tasks,
+            only_failed: a.only_failed,
+        };
+        let origin = output.display().to_string();
+        let job = ItemsJob {
+            label: "run",
+            api: &a.api,
+            temperature: None,
+            output: &output,
+            what: "call-path outputs",
+            selection: selection.clone(),
+        };
+        let asked = ask_items(&job, &tasks, |text| {
+            if text.trim().is_empty() {
+                return Ok(HashSet::new());
+            }
+            Ok(read_outputs(text, &origin)?.into_iter().map(|o| o.task.id()).collect())
+        });
+        // Score what is answered, the selected tasks without an answer as
+        // failures (an empty reply), as SNF's run does by default.
+        let text = fs_read_text(&output, "call-path outputs")?;
+        let mut outputs =
+            if text.trim().is_empty() { Vec::new() } else { read_outputs(&text, &origin)? };
+        let answered: HashSet<String> = outputs.iter().map(|o| o.task.id()).collect();
+        let ids: Vec<String> = tasks.iter().map(CallPathTask::id).collect();
+        let missing: Vec<usize> = runlog::select_tasks(&ids, &selection)
+            .into_iter()
+            .filter(|&i| !answered.contains(&ids[i]))
+            .collect();
+        if !missing.is_empty() {
+            eprintln!("run: {} selected task(s) have no answer: scored as failures", missing.len());
+        }
+        outputs.extend(
+            missing
+                .iter()
+                .map(|&i| CallPathOutput { task: tasks[i].clone(), output: vec![String::new()] }),
+        );
+        if !outputs.is_empty() {
+            let out = PathBuf::from(repoqa::naming::scores_path_for(
+                &origin,
+                repoqa::report::Protocol::Official,
+                true,
+            ));
+            let file = score_outputs_file(&dataset, &outputs, &origin, a.api.model.clone(), None)?;
+            write_scores(&file, &out, false)?;
+        }
+        match asked {
+            Err(CliError::TasksFailed { tasks }) => {
+                left.extend(tasks.into_iter().map(|t| format!("ntoken_{n}: {t}")))
+            }
+            r => r?,
+        }
+    }
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::TasksFailed { tasks: left })
+    }
 }
 
 /// What `repoqa score --task call-path` takes.
@@ -122,28 +254,45 @@ pub fn score(a: CallPathScoreArgs, inflate: &InflateArgs) -> Result<(), CliError
             out.display()
         )));
     }
-    let (scores, results) = score_outputs(&dataset, &outputs, &origin)?;
-    let file = CallPathScoresFile {
+    let file = score_outputs_file(&dataset, &outputs, &origin, model, a.eval_date)?;
+    write_scores(&file, &out, a.json)
+}
+
+/// Score `outputs` into a SCORES file's contents.
+fn score_outputs_file(
+    dataset: &Dataset,
+    outputs: &[CallPathOutput],
+    origin: &str,
+    model: String,
+    eval_date: Option<String>,
+) -> Result<CallPathScoresFile, CliError> {
+    let (scores, results) = score_outputs(dataset, outputs, origin)?;
+    Ok(CallPathScoresFile {
         task: repoqa::callpath::task::TASK.to_string(),
         protocol: LABEL.to_string(),
-        model: model.clone(),
-        eval_date: a.eval_date.unwrap_or_else(repoqa::report::now_eval_date),
+        model,
+        eval_date: eval_date.unwrap_or_else(repoqa::report::now_eval_date),
         pass_at_1: scores.overall.pass_at_1,
         scores,
         results,
-    };
+    })
+}
+
+/// Write the SCORES file and print its scores (as one JSON object with
+/// `json`).
+fn write_scores(file: &CallPathScoresFile, out: &Path, json: bool) -> Result<(), CliError> {
     // Strings, numbers and maps with string keys: cannot fail.
-    let json = serde_json::to_string_pretty(&file).unwrap_or_default();
-    fs_write(&out, format!("{json}\n"))?;
-    if a.json {
-        let mut summary = serde_json::to_value(&file).unwrap_or_default();
+    let text = serde_json::to_string_pretty(file).unwrap_or_default();
+    fs_write(out, format!("{text}\n"))?;
+    if json {
+        let mut summary = serde_json::to_value(file).unwrap_or_default();
         if let Some(m) = summary.as_object_mut() {
             m.remove("results");
         }
         outln!("{}", serde_json::to_string(&summary).unwrap_or_default());
     } else {
         eprintln!("repoqa: note: {LABEL}");
-        outln!("{}", render(&model, &file.scores, &file.results));
+        outln!("{}", render(&file.model, &file.scores, &file.results));
     }
     eprintln!("score: wrote {}", out.display());
     Ok(())

@@ -32,10 +32,10 @@ use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
 use repoqa::coreqa::{Bm25Tokenize, CoreqaError, RecursiveSplitter};
-use repoqa::llm::run::{BenchmarkRun, RunItem};
-use repoqa::llm::runlog::{self, TaskSelection};
+use repoqa::llm::run::RunItem;
+use repoqa::llm::runlog::TaskSelection;
 
-use crate::ask::{self, ApiArgs, Asked, RunFiles};
+use crate::ask::{ask_items, ApiArgs, ItemsJob};
 use crate::error::{fs_read, fs_read_text, CliError};
 use crate::stdout::{out, outln};
 
@@ -243,60 +243,6 @@ fn load_qa(path: &Path) -> Result<Vec<QaItem>, CliError> {
     Ok(read_qa(&fs_read(path, "QA file")?, &path.display().to_string())?)
 }
 
-/// What to ask and where its lines go.
-struct Asking<'a> {
-    label: &'static str,
-    api: &'a ApiArgs,
-    /// Replaces the default sampling temperature when given.
-    temperature: Option<f64>,
-    output: &'a Path,
-    /// What the output holds, for messages.
-    what: &'static str,
-    only_failed: bool,
-}
-
-/// Ask `items` through the runner, writing to `job.output`; `answered`
-/// reads the ids an existing output file already holds.
-fn ask_items<T: RunItem>(
-    job: &Asking<'_>,
-    items: &[T],
-    answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
-) -> Result<(), CliError> {
-    let Asking { label, api, temperature, output, what, only_failed } = *job;
-    let mut config = ask::pace_of(api)?;
-    let mut endpoint = ask::endpoint_of(api)?;
-    if temperature.is_some() {
-        endpoint.sampling.temperature = temperature;
-    }
-    let mut files = RunFiles::open(label, output.to_path_buf(), what)?;
-    let done = answered(&files.outputs_text)?;
-    let ids: Vec<String> = items.iter().map(RunItem::task_id).collect();
-    let selection = TaskSelection { only_failed, ..TaskSelection::default() };
-    let plan = runlog::plan_run(&ids, |id| done.contains(id), &files.log, &selection);
-    ask::report_plan(label, &plan, output, items.len());
-    let n = plan.todo.len();
-    ask::announce(label, "request(s)", n, &endpoint, &mut config, api.timeout_s);
-    let mut run = BenchmarkRun::new(endpoint, items, &plan.todo, config, ask::seed());
-    let asked = if plan.todo.is_empty() {
-        Asked::default()
-    } else {
-        ask::ask_all(label, &mut run, &ids, &mut files, api, plan.todo.len())?
-    };
-    let not_asked: Vec<String> = run.not_asked().into_iter().map(|i| ids[i].clone()).collect();
-    drop(files);
-    if let Some(e) = asked.stop_error(not_asked.len(), output) {
-        return Err(e);
-    }
-    if !asked.truncated.is_empty() {
-        eprintln!(
-            "{label}: WARNING: {} reply(ies) came from silently truncated prompts ({}): raise the server's context size and rerun them",
-            asked.truncated.len(),
-            asked.truncated.join(", ")
-        );
-    }
-    asked.unfinished(not_asked, ask::never_asked(&plan, &ids))
-}
-
 pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     let qa = load_qa(&a.qa)?;
     let tok = tokenizer(&a.tokenizer)?;
@@ -374,13 +320,13 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
         let lines = read_answers(text, &a.output.display().to_string(), true)?;
         Ok(lines.iter().filter(|l| l.model == model).map(AnswerLine::id).collect())
     };
-    let job = Asking {
+    let job = ItemsJob {
         label: "coreqa answer",
         api: &a.api,
         temperature: Some(a.temperature),
         output: &a.output,
         what: "answers",
-        only_failed: a.only_failed,
+        selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
     };
     ask_items(&job, &items, answered)?;
     eprintln!("coreqa answer: {} answer(s) in {}", items.len(), a.output.display());
@@ -476,13 +422,13 @@ impl JudgeInputs {
         items: &[T],
         answered: impl Fn(&str) -> Result<HashSet<String>, CliError>,
     ) -> Result<(), CliError> {
-        let job = Asking {
+        let job = ItemsJob {
             label,
             api: &a.api,
             temperature: Some(a.temperature),
             output: &a.output,
             what: "judgments",
-            only_failed: a.only_failed,
+            selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
         };
         ask_items(&job, items, answered)
     }
@@ -583,13 +529,13 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         })?;
         let ppath = PathBuf::from(prefilter_file_name(&a.output.to_string_lossy()));
         let pname = ppath.display().to_string();
-        let job = Asking {
+        let job = ItemsJob {
             label: "coreqa build",
             api: &a.api,
             temperature: a.temperature,
             output: &ppath,
             what: "pre-filter verdicts",
-            only_failed: a.only_failed,
+            selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
         };
         asked_prefilter = ask_items(&job, &items, |text| {
             Ok(read_prefilter(text, &pname, true)?.iter().map(PrefilterLine::id).collect())
@@ -616,13 +562,13 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
 
     let qpath = PathBuf::from(questions_file_name(&a.output.to_string_lossy()));
     let qname = qpath.display().to_string();
-    let job = Asking {
+    let job = ItemsJob {
         label: "coreqa build",
         api: &a.api,
         output: &qpath,
         what: "questions",
         temperature: Some(repoqa::coreqa::generate::question_temperature(a.samples, a.temperature)),
-        only_failed: a.only_failed,
+        selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
     };
     let asked_questions = ask_items(&job, &questions, |text| {
         Ok(read_questions(text, &qname, true)?.iter().map(QuestionLine::id).collect())
@@ -642,7 +588,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
     })?;
     repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
     let oname = a.output.display().to_string();
-    let job = Asking {
+    let job = ItemsJob {
         output: &a.output,
         what: "QA items",
         temperature: Some(a.reference_temperature),

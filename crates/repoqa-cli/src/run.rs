@@ -36,6 +36,13 @@ pub struct RunArgs {
     // What `prompts` takes to build the tasks, with the same defaults.
     #[command(flatten)]
     pub build: BuildArgs,
+    /// Which task: RepoQA's Searching Needle Function, or the call-path
+    /// task (NOT UPSTREAM, docs/call-path.md), whose outputs go to
+    /// <result-dir>/ntoken_<N>-call-path/.
+    #[arg(long, value_enum, default_value = "snf")]
+    pub task: repoqa::api::TaskKind,
+    #[command(flatten)]
+    pub call_path: build_args::CallPathArgs,
     /// Outputs go to <result-dir>/ntoken_<N>/<model, "/" as "_slash_">.jsonl
     /// (ntoken_<N>-corrected/ for --protocol corrected; a depth grid's row in
     /// ntoken_<N>/depth_<r>/).
@@ -118,6 +125,14 @@ pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
 /// its own `ntoken_<N>/` files. A length that leaves tasks unanswered
 /// does not stop the next; what every length left is named at the end.
 pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), CliError> {
+    if a.task == repoqa::api::TaskKind::CallPath {
+        return crate::call_path::run(&a, inflate, &asking);
+    }
+    if a.call_path.selection() != repoqa::callpath::select::Selection::default() {
+        return Err(CliError::usage(
+            "--tasks-per-repo, --path-lengths and --no-path-share choose call-path tasks: give --task call-path",
+        ));
+    }
     let lengths = a.build.lengths();
     let depths = a.build.depths();
     let grid = !a.build.depths.is_empty();

@@ -223,6 +223,13 @@ pub fn call_path_tasks_file_name(dataset_origin: &str, code_context_size: usize)
     format!("{}_ntoken_{code_context_size}-call-path-tasks.jsonl", dataset_stem(dataset_origin))
 }
 
+/// Where `repoqa run --task call-path` (NOT UPSTREAM) keeps a model's
+/// outputs inside its result folder: `ntoken_<size>-call-path/<model with /
+/// as _slash_>.jsonl`, beside SNF's `ntoken_<size>/`.
+pub fn call_path_run_outputs_path(code_context_size: usize, model: &str) -> String {
+    format!("ntoken_{code_context_size}-call-path/{}.jsonl", model.replace('/', "_slash_"))
+}
+
 /// The file of tasks built with every needle at one depth (NOT UPSTREAM,
 /// `repoqa prompts --position-ratio`; the app's download of a rebuilt task):
 /// `tasks_file_name` with `_ratio_<r>` before `-tasks.jsonl`.

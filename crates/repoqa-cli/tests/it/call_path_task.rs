@@ -203,3 +203,113 @@ fn broken_call_path_outputs_and_snf_flags_are_refused_by_name() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("give --task call-path"), "{}", text(&o));
 }
+
+/// `repoqa run --task call-path` against the project's test model server
+/// on 127.0.0.1: every request is a task's prompt, a fault is retried, a
+/// rerun asks nothing again, and the run's SCORES file equals `repoqa score
+/// --task call-path` on its outputs.
+#[test]
+fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
+    use repoqa_testkit::model_server::ModelServer;
+    let dir = common::scratch("call-path-run");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rows = demo_tasks(&dir);
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let (key, model) = ("sk-test-call-path-0123", "org/test-model");
+    // The first task's source gets a 500 then an answer.
+    let fault = format!("callpath:{}=500", rows[0]["source"]["name"].as_str().unwrap());
+    let server = ModelServer::start(
+        &common::root(),
+        &["--dataset", demo.to_str().unwrap(), "--key", key, "--model", model, "--fault", &fault],
+    );
+    let tok = common::tokenizer_path();
+    let base = server.url("/v1");
+    let results = dir.join("results");
+    let args = [
+        "run",
+        "--task",
+        "call-path",
+        "--model",
+        model,
+        "--backend",
+        "openai",
+        "--base-url",
+        &base,
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--code-context-size",
+        "2048",
+        "--tokenizer",
+        tok.to_str().unwrap(),
+        "--result-dir",
+        results.to_str().unwrap(),
+        "--retry-base-ms",
+        "50",
+    ];
+    let run = || crate::repoqa_command().args(args).env("OPENAI_API_KEY", key).output().unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let outputs = results.join("ntoken_2048-call-path/org_slash_test-model.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(&outputs)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), rows.len());
+    // Each request was a task's prompt: instruction, code, question, instruction.
+    let requests = server.requests();
+    assert_eq!(requests.len(), rows.len() + 1, "one retry");
+    for r in &requests {
+        let prompt = r["body"]["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let row = rows
+            .iter()
+            .find(|t| prompt.contains(t["question"].as_str().unwrap()))
+            .expect("a task's question");
+        let want = format!(
+            "{}{}{}{}",
+            row["instruction"].as_str().unwrap(),
+            row["code_context"].as_str().unwrap(),
+            row["question"].as_str().unwrap(),
+            row["instruction"].as_str().unwrap()
+        );
+        assert_eq!(prompt, want);
+    }
+    // The run's SCORES equal `score`'s on the same outputs.
+    let run_scores: Value = serde_json::from_str(
+        &std::fs::read_to_string(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let o = repoqa(&[
+        "score",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        demo.to_str().unwrap(),
+        "--model-output-path",
+        outputs.to_str().unwrap(),
+        "--out",
+        dir.join("again-SCORES.json").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let again: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(again["scores"], run_scores["scores"]);
+    assert_eq!(run_scores["model"], model);
+    // The server answers NO PATH for an even-length source name: those
+    // pass on the no-path tasks only; its two-name paths never pass.
+    let want = rows
+        .iter()
+        .filter(|r| names(r).is_empty() && r["source"]["name"].as_str().unwrap().len() % 2 == 0)
+        .count();
+    assert_eq!(run_scores["scores"]["overall"]["passed"], want);
+    // A rerun asks nothing again.
+    let before = server.requests().len();
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.requests().len(), before);
+}

@@ -161,6 +161,28 @@ impl CallPathTask {
     }
 }
 
+/// A call-path task asked through the runner (`repoqa run --task
+/// call-path`): its outputs line is the row plus `"output": [reply]`.
+impl crate::llm::run::RunItem for CallPathTask {
+    fn task_id(&self) -> String {
+        self.id()
+    }
+    fn prompt(&self) -> String {
+        CallPathTask::prompt(self)
+    }
+    fn prompt_ntokens(&self) -> usize {
+        self.code_context_ntokens
+    }
+    fn output_line(
+        &self,
+        reply: &str,
+        _asked: &crate::llm::wire::RequestParams,
+    ) -> Result<String, String> {
+        let line = CallPathOutput { task: self.clone(), output: vec![reply.to_string()] };
+        serde_json::to_string(&line).map(|s| s + "\n").map_err(|e| e.to_string())
+    }
+}
+
 /// The question between the code and the instruction.
 pub fn question(source: &FunctionRef, target: &FunctionRef) -> String {
     format!(
