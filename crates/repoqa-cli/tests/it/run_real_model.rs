@@ -5,6 +5,8 @@
 //!
 //! - three tasks of the demo at a 2,048-token context: answered, stored as
 //!   official outputs lines, scored like `repoqa score`;
+//! - three of the demo's call-path tasks (NOT UPSTREAM) at 2,048 tokens:
+//!   answered, scored as `repoqa score --task call-path` scores them;
 //! - a 16k-token prompt: the server's real 400 context-length error marks
 //!   the task failed with the reason, the run goes on, exit 3.
 //!
@@ -174,6 +176,54 @@ fn llama_cpp_server_with_smollm2() {
     let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
     assert_eq!(ours[MODEL]["scores"], theirs[MODEL]["scores"]);
     assert_eq!(ours[MODEL]["results"], theirs[MODEL]["results"]);
+
+    // The call-path task (NOT UPSTREAM): three of the demo's Python tasks
+    // at 2,048 tokens, answered by the real model; the run's scores equal
+    // `repoqa score --task call-path`'s on its outputs.
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let t0 = Instant::now();
+    let o = repoqa()
+        .args(["run", "--task", "call-path", "--model", MODEL, "--backend", "openai"])
+        .args(["--base-url", &format!("http://127.0.0.1:{}/v1", server.port)])
+        .arg("--dataset-path")
+        .arg(&demo)
+        .args(["--languages", "python", "--tasks", "3", "--seed", "1"])
+        .args(["--code-context-size", "2048", "--max-new-tokens", "128", "--concurrency", "1"])
+        .args(["--timeout-s", "600", "--max-retries", "1"])
+        .arg("--result-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    eprintln!("3 call-path tasks at 2,048 tokens: {:.1} s", t0.elapsed().as_secs_f64());
+    let outputs = dir.join(format!("ntoken_2048-call-path/{MODEL}.jsonl"));
+    let lines = std::fs::read_to_string(&outputs).unwrap();
+    assert_eq!(lines.lines().count(), 3);
+    for l in lines.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        eprintln!("  {} -> {}: {:?}", v["source"]["name"], v["target"]["name"], v["output"][0]);
+    }
+    let ours: Value = serde_json::from_str(
+        &std::fs::read_to_string(outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let o = repoqa()
+        .args(["score", "--task", "call-path", "--json", "--model", MODEL])
+        .arg("--dataset-path")
+        .arg(&demo)
+        .arg("--model-output-path")
+        .arg(&outputs)
+        .arg("--out")
+        .arg(dir.join("again-call-path-SCORES.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let theirs: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(ours["scores"], theirs["scores"]);
+    assert_eq!(ours["scores"]["overall"]["total"], 3);
+    eprintln!("  call-path pass@1 {}, verdicts {}", ours["pass@1"], ours["scores"]["verdicts"]);
 
     // A 16k-token prompt: the server's real context-length error fails the
     // task; the run goes on to the next and exits 3.
