@@ -2,8 +2,9 @@
 # Speed benchmark against the official Python harness (prints figures; not a
 # test): the native CLI, then the web app in headless Chromium on the same
 # inputs, and the scheduling overhead of `repoqa run` (tests/bench/
-# run_overhead.py) and of the Run page (tests/browser/bench-run.mjs), and the
-# model in the tab (tests/browser/bench-tab.mjs).
+# run_overhead.py) and of the Run page (tests/browser/bench-run.mjs), the
+# model in the tab (tests/browser/bench-tab.mjs), and the call-path task's
+# graphs and tasks against its ast oracle (tests/bench/call_path.py).
 # `--no-browser` skips the browser part; other arguments go to
 # tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks;
 # `--ladder 4096,131072` the lengths of the ladder's build timing).
@@ -19,6 +20,10 @@ scripts/setup.sh
 source scripts/env.sh
 cargo build --locked --release --bin repoqa
 .tools/oracle/bin/python tests/bench/bench.py --bin "${CARGO_TARGET_DIR:-target}/release/repoqa" "${args[@]}"
+
+echo
+echo "==> the call-path task (NOT UPSTREAM): graphs and tasks of 50 repositories, Python graphs against the ast oracle"
+.tools/oracle/bin/python tests/bench/call_path.py --bin "${CARGO_TARGET_DIR:-target}/release/repoqa"
 
 echo
 echo "==> BLEU throughput on function-sized pairs, native against the official Python"

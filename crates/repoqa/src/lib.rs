@@ -6,8 +6,8 @@
 //!
 //! | module     | what it computes |
 //! |------------|------------------|
-//! | `api`      | the front door: a checked plan per use case both fronts map to (`build`: task prompts) |
-//! | `callpath` | the call-path task (NOT UPSTREAM): `graph` (a repository's call graph from the dataset) |
+//! | `api`      | the front door: a checked plan per use case both fronts map to (`build`: task prompts; `callpath`: call-path tasks, their outputs scored) |
+//! | `callpath` | the call-path task (NOT UPSTREAM): `graph` (a repository's call graph from the dataset), `select`, `window`, `task`, `verdict`, `score` |
 //! | `code`     | languages and tokens: `lang` (grammars, the official queries), `tokenize` (a HF `tokenizer.json`'s counts), `selfcheck` (both work here) |
 //! | `input`    | what users give, read within limits: `dataset` (the RepoQA dataset file, official schema, file order), `identity`, `limits`, `sniff`, `input_file` (native) |
 //! | `prompt`   | the official prompt builder and what is read off a prompt: `context`, `settings`, `anatomy`, `audit`, `name_protocol`, `agent` |

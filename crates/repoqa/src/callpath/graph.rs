@@ -81,26 +81,56 @@ pub struct RepoGraph {
 }
 
 /// The call graph of every repository of `dataset` in `languages` (all
-/// when empty), in file order.
+/// when empty), in file order; natively on the machine's cores, a
+/// repository per thread at a time (parsing is most of the time), in
+/// wasm32 on the calling thread. The first error in file order is returned.
 pub fn dataset_graphs(
     dataset: &crate::input::dataset::Dataset,
     languages: &[Language],
 ) -> Result<Vec<RepoGraph>, GrammarError> {
-    let mut out = Vec::new();
-    for (key, repos) in &dataset.languages {
+    let mut repos = Vec::new();
+    for (key, list) in &dataset.languages {
         let language = Language::from_name(key)?;
         if !languages.is_empty() && !languages.contains(&language) {
             continue;
         }
-        for repo in repos {
-            out.push(RepoGraph {
-                language,
-                repo: repo.repo.clone(),
-                graph: call_graph(repo, language)?,
+        repos.extend(list.iter().map(|r| (language, r)));
+    }
+    let one = |&(language, repo): &(Language, &Repo)| -> Result<RepoGraph, GrammarError> {
+        Ok(RepoGraph { language, repo: repo.repo.clone(), graph: call_graph(repo, language)? })
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let threads = crate::prompt::context::default_threads().clamp(1, repos.len().max(1));
+        if threads > 1 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let mut slots: Vec<Option<Result<RepoGraph, GrammarError>>> =
+                (0..repos.len()).map(|_| None).collect();
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(r) = repos.get(i) else { break mine };
+                                mine.push((i, one(r)));
+                            }
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    match h.join() {
+                        Ok(mine) => mine.into_iter().for_each(|(i, g)| slots[i] = Some(g)),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
             });
+            // Every index was taken by one thread: every slot is filled.
+            return slots.into_iter().flatten().collect();
         }
     }
-    Ok(out)
+    repos.iter().map(one).collect()
 }
 
 /// The call graph of `repo`, a repository in `language`. A file that does
@@ -144,6 +174,19 @@ pub fn call_graph(repo: &Repo, language: Language) -> Result<CallGraph, GrammarE
         let Some(text) = repo.content.get(*path) else { continue };
         let tree = grammar.parse(text.as_bytes())?;
         let source = text.as_bytes();
+        // The innermost record holding each line (the latest start, then
+        // the earliest end): records laid down in that order, each over
+        // the lines before it.
+        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        let mut owner_of: Vec<Option<usize>> = vec![None; lines];
+        let mut order = ids.clone();
+        order.sort_by_key(|&i| (nodes[i].start_line, std::cmp::Reverse(nodes[i].end_line)));
+        for &i in &order {
+            let end = nodes[i].end_line.min(lines);
+            for slot in owner_of.iter_mut().take(end).skip(nodes[i].start_line) {
+                *slot = Some(i);
+            }
+        }
         // One walk: the function node starting on each line (the innermost
         // of a line's, for the records' classes) and the calls.
         let mut starts: BTreeMap<usize, tree_sitter::Node> = BTreeMap::new();
@@ -153,12 +196,7 @@ pub fn call_graph(repo: &Repo, language: Language) -> Result<CallGraph, GrammarE
             }
             let Some(callee) = callee_name(language, node, source) else { return };
             let line = node.start_position().row;
-            // The innermost record holding the call: the latest start.
-            let owner = ids
-                .iter()
-                .copied()
-                .filter(|&i| nodes[i].start_line <= line && line < nodes[i].end_line)
-                .max_by_key(|&i| (nodes[i].start_line, std::cmp::Reverse(nodes[i].end_line)));
+            let owner = owner_of.get(line).copied().flatten();
             if let (Some(a), Some(&b)) = (owner, unique.get(callee)) {
                 edges[a].insert(b);
             }
