@@ -219,6 +219,44 @@ pub fn run(a: &RunArgs, inflate: &InflateArgs, asking: &Asking) -> Result<(), Cl
     }
 }
 
+/// `repoqa verify` of a call-path SCORES file: its scores recomputed from
+/// its results; with the outputs and the dataset, every reply judged again.
+pub fn verify(
+    scores_path: &Path,
+    text: &str,
+    outputs: Option<&Path>,
+    dataset: Option<&Path>,
+    inflate: &InflateArgs,
+) -> Result<(), CliError> {
+    let source = scores_path.display().to_string();
+    let file = CallPathScoresFile::read(text, &source)?;
+    let rescored = match (outputs, dataset) {
+        (Some(o), Some(d)) => {
+            let origin = o.display().to_string();
+            let outputs = read_outputs(&fs_read_text(o, "--model-output-path")?, &origin)?;
+            let data = load_dataset(d, inflate)?;
+            Some(score_outputs(&data, &outputs, &origin)?.1)
+        }
+        _ => None,
+    };
+    let checks = repoqa::api::callpath::verify(&file, rescored.as_deref());
+    outln!(
+        "{source}: call-path scores of {} ({} tasks, pass@1 {}; {LABEL})",
+        file.model,
+        file.results.len(),
+        file.pass_at_1.map_or("–".into(), |p| format!("{p:.1}"))
+    );
+    for c in &checks {
+        outln!("  {} {}", if c.ok { "ok  " } else { "FAIL" }, c.text);
+    }
+    let bad = checks.iter().filter(|c| !c.ok).count();
+    if bad == 0 {
+        Ok(())
+    } else {
+        Err(CliError::Mismatches { file: source, count: bad })
+    }
+}
+
 /// What `repoqa score --task call-path` takes.
 pub struct CallPathScoreArgs<'a> {
     pub outputs: &'a Path,

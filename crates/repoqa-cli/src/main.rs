@@ -200,6 +200,11 @@ enum Command {
         allow_repeated_tasks: bool,
         #[command(flatten)]
         ci: intervals::CiArgs,
+        /// Which task the SCORES file is of (a call-path file, NOT
+        /// UPSTREAM, is known by its `task` field; `call-path` refuses any
+        /// other).
+        #[arg(long, value_enum, default_value = "snf")]
+        task: repoqa::api::TaskKind,
     },
     /// pass@1 per language and average at any threshold, from one or many
     /// SCORES files (the paper's Table 2 at 0.8).
@@ -335,6 +340,7 @@ fn main() -> ExitCode {
             skip_broken_lines,
             allow_repeated_tasks,
             ci,
+            task,
         } => match (bundle, scores, dataset_path) {
             (Some(b), _, Some(d)) => bundle::verify_bundle(&b, &d, tokenizer, inflate),
             (None, Some(s), d) if d.is_none() || model_output_path.is_some() => verify::run(
@@ -346,6 +352,7 @@ fn main() -> ExitCode {
                     skip_broken_lines,
                     allow_repeated_tasks,
                     ci,
+                    task,
                 },
                 inflate,
             ),

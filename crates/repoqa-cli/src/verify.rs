@@ -23,6 +23,9 @@ pub struct VerifyOptions {
     pub allow_repeated_tasks: bool,
     /// `--ci`: each model's pass@1 with its intervals after the findings.
     pub ci: CiArgs,
+    /// `--task`: a call-path file is known by its `task` field anyway;
+    /// `call-path` refuses any other file.
+    pub task: repoqa::api::TaskKind,
 }
 
 pub fn run(
@@ -32,11 +35,19 @@ pub fn run(
     o: VerifyOptions,
     inflate: &InflateArgs,
 ) -> Result<(), CliError> {
-    let VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci } = o;
+    let VerifyOptions { ignore_comments, skip_broken_lines, allow_repeated_tasks, ci, task } = o;
     let ci = ci.checked()?;
     // Plain or gzipped, as the leaderboard and the Verify page read it
     // (the published files are kept as `.json.gz`).
     let bytes = fs_read(scores_path, "scores file")?;
+    // A call-path SCORES file (NOT UPSTREAM) says so in its `task`.
+    if let Ok(text) = std::str::from_utf8(&bytes) {
+        let json = serde_json::from_str::<serde_json::Value>(text).unwrap_or_default();
+        let call_path = repoqa::api::callpath::CallPathScoresFile::is_one(&json);
+        if call_path || task == repoqa::api::TaskKind::CallPath {
+            return crate::call_path::verify(scores_path, text, outputs, dataset, inflate);
+        }
+    }
     let source = scores_path.display().to_string();
     let file = read_scores(&bytes, &source)?;
     let mut report = Report::of_file(&source, &file);

@@ -138,6 +138,53 @@ fn the_demo_s_call_path_tasks_and_a_stand_in_model_s_scores() {
     assert_eq!(file["results"].as_array().unwrap().len(), rows.len());
     assert!(file["protocol"].as_str().unwrap().contains("NOT UPSTREAM"));
 
+    // verify: the file alone, then every reply judged again; a tampered
+    // result and a tampered pass@1 are each named.
+    let demo = common::root().join("public/demo/repoqa-demo.json");
+    let scores = dir.join("gold-SCORES.json");
+    let verify = |scores: &Path, rescore: bool| {
+        let mut args = vec!["verify", "--scores", scores.to_str().unwrap()];
+        let outputs = dir.join("gold.jsonl");
+        if rescore {
+            args.extend([
+                "--model-output-path",
+                outputs.to_str().unwrap(),
+                "--dataset-path",
+                demo.to_str().unwrap(),
+            ]);
+        }
+        repoqa(&args)
+    };
+    for rescore in [false, true] {
+        let o = verify(&scores, rescore);
+        assert!(o.status.success(), "{}", text(&o));
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(said.contains("ok   the scores recomputed from the "), "{said}");
+        assert_eq!(said.contains("equals its reply judged again"), rescore, "{said}");
+    }
+    let mut forged = file.clone();
+    forged["results"][0]["verdict"] = "missed_path".into();
+    forged["pass@1"] = 90.0.into();
+    let forged_path = dir.join("forged-SCORES.json");
+    std::fs::write(&forged_path, forged.to_string()).unwrap();
+    let o = verify(&forged_path, true);
+    assert!(!o.status.success());
+    let said = String::from_utf8_lossy(&o.stdout);
+    let first = file["results"][0]["id"].as_str().unwrap();
+    assert!(said.contains("FAIL the scores recomputed from the"), "{said}");
+    assert!(said.contains("FAIL pass@1 90.0 is NOT the scores' overall 100.0"), "{said}");
+    assert!(
+        said.contains(&format!("FAIL {first}: the file says missed path"))
+            && said.contains("judged again: pass"),
+        "{said}"
+    );
+    // --task call-path on an SNF SCORES file: refused, named.
+    let snf = dir.join("snf-SCORES.json");
+    std::fs::write(&snf, "{\"m\": {\"scores\": {}}}").unwrap();
+    let o = repoqa(&["verify", "--task", "call-path", "--scores", snf.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("not a call-path SCORES file"), "{}", text(&o));
+
     // The reversed path: only the no-path tasks (answered NO PATH) pass.
     let reversed = |r: &Value| {
         let mut p = names(r);

@@ -56,6 +56,8 @@ pub enum CallPathScoreError {
     Line { origin: String, line: usize, message: String },
     #[error("{origin}: no call-path task in it")]
     Empty { origin: String },
+    #[error("{origin}: not a call-path SCORES file ({message})")]
+    ScoresFile { origin: String, message: String },
 }
 
 /// One scored task: the verdict and what was read, with what the
@@ -175,6 +177,140 @@ pub fn score_outputs(
         });
     }
     Ok((score(&judged), results))
+}
+
+impl CallPathScoresFile {
+    /// Read a call-path SCORES file (`repoqa score --task call-path`'s).
+    pub fn read(text: &str, origin: &str) -> Result<CallPathScoresFile, CallPathScoreError> {
+        let bad = |message: String| CallPathScoreError::ScoresFile {
+            origin: origin.to_string(),
+            message,
+        };
+        let file: CallPathScoresFile =
+            serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if file.task != task::TASK {
+            return Err(bad(format!("its task is {:?}", file.task)));
+        }
+        Ok(file)
+    }
+
+    /// Whether `json` is a call-path SCORES file (its `task` says so).
+    pub fn is_one(json: &serde_json::Value) -> bool {
+        json.get("task").and_then(|t| t.as_str()) == Some(task::TASK)
+    }
+}
+
+/// One check of a call-path SCORES file and what it found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathCheck {
+    pub ok: bool,
+    /// What was checked and, when it failed, what differs.
+    pub text: String,
+}
+
+/// The breakdowns' input of a scored result.
+fn judged_of(r: &CallPathResult) -> JudgedTask {
+    JudgedTask {
+        language: r.language.clone(),
+        path_calls: r.path_calls,
+        verdict: r.verdict.clone(),
+        said_no_path: r.reading == Some(Reading::NoPath),
+        depth_spread: r.depth_spread,
+        code_context_size: r.code_context_size,
+    }
+}
+
+/// Check a call-path SCORES file: its scores and pass@1 recomputed from its
+/// results; with `rescored` (its outputs judged again against the dataset,
+/// [`score_outputs`]), every result equal to the one judged again, by id.
+pub fn verify(
+    file: &CallPathScoresFile,
+    rescored: Option<&[CallPathResult]>,
+) -> Vec<CallPathCheck> {
+    let mut out = Vec::new();
+    let n = file.results.len();
+    let recomputed = score(&file.results.iter().map(judged_of).collect::<Vec<_>>());
+    out.push(CallPathCheck {
+        ok: recomputed == file.scores,
+        text: if recomputed == file.scores {
+            format!("the scores recomputed from the {n} results equal the file's")
+        } else {
+            format!(
+                "the scores recomputed from the {n} results differ: pass@1 {} ({} of {}), the file says {} ({} of {})",
+                pct(recomputed.overall.pass_at_1),
+                recomputed.overall.passed,
+                recomputed.overall.total,
+                pct(file.scores.overall.pass_at_1),
+                file.scores.overall.passed,
+                file.scores.overall.total
+            )
+        },
+    });
+    let same_head = file.pass_at_1 == file.scores.overall.pass_at_1;
+    out.push(CallPathCheck {
+        ok: same_head,
+        text: format!(
+            "pass@1 {} {} the scores' overall {}",
+            pct(file.pass_at_1),
+            if same_head { "is" } else { "is NOT" },
+            pct(file.scores.overall.pass_at_1)
+        ),
+    });
+    if let Some(again) = rescored {
+        let by_id: std::collections::HashMap<&str, &CallPathResult> =
+            again.iter().map(|r| (r.id.as_str(), r)).collect();
+        let mut differ = 0;
+        for r in &file.results {
+            let text = match by_id.get(r.id.as_str()) {
+                None => format!("{}: in the file, not in the outputs", r.id),
+                Some(a) if *a == r => continue,
+                Some(a) => format!(
+                    "{}: the file says {}, judged again: {}",
+                    r.id,
+                    verdict_label(&r.verdict),
+                    verdict_label(&a.verdict)
+                ),
+            };
+            differ += 1;
+            out.push(CallPathCheck { ok: false, text });
+        }
+        let file_ids: std::collections::HashSet<&str> =
+            file.results.iter().map(|r| r.id.as_str()).collect();
+        for a in again.iter().filter(|a| !file_ids.contains(a.id.as_str())) {
+            differ += 1;
+            out.push(CallPathCheck {
+                ok: false,
+                text: format!("{}: answered in the outputs, not in the file", a.id),
+            });
+        }
+        if differ == 0 {
+            out.push(CallPathCheck {
+                ok: true,
+                text: format!("every one of the {n} results equals its reply judged again"),
+            });
+        }
+    }
+    out
+}
+
+fn pct(p: Option<f64>) -> String {
+    p.map_or("–".into(), |p| format!("{p:.1}"))
+}
+
+/// A verdict as a line says it: its name and what it names.
+pub fn verdict_label(v: &PathVerdict) -> String {
+    match v {
+        PathVerdict::Pass => "pass".into(),
+        PathVerdict::Longer { calls, shortest } => {
+            format!("longer ({calls} calls, the shortest {shortest})")
+        }
+        PathVerdict::NotACall { from, to } => format!("not a call ({from} does not call {to})"),
+        PathVerdict::UnknownName { name } => format!("unknown name ({name})"),
+        PathVerdict::WrongEnds { first, last } => format!("wrong ends ({first} … {last})"),
+        PathVerdict::MissedPath => "missed path (NO PATH where one exists)".into(),
+        PathVerdict::ClaimedPath => "claimed path (a path where none exists)".into(),
+        PathVerdict::Unreadable { reason } => format!("unreadable ({reason})"),
+    }
 }
 
 /// Why a build failed.
