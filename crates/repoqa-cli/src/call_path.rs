@@ -257,6 +257,76 @@ pub fn verify(
     }
 }
 
+/// `repoqa ladder --task call-path`: every `ntoken_<N>-call-path/` run of
+/// `result_dir` (of `model`, or every model), pass@1 by length and by path
+/// length × length.
+pub fn ladder(result_dir: &Path, model: Option<&str>, json: bool) -> Result<(), CliError> {
+    let cannot = |e: std::io::Error| {
+        CliError::usage(format!("result directory {}: cannot list it: {e}", result_dir.display()))
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(result_dir)
+        .map_err(cannot)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            n.starts_with("ntoken_") && n.ends_with("-call-path") && p.is_dir()
+        })
+        .collect();
+    dirs.sort();
+    let mut files = Vec::new();
+    for d in &dirs {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(cannot)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with("-SCORES.json"))
+            .collect();
+        found.sort();
+        for p in found {
+            let file = CallPathScoresFile::read(
+                &fs_read_text(&p, "call-path SCORES file")?,
+                &p.display().to_string(),
+            )?;
+            if model.is_none_or(|m| m == file.model) {
+                files.push(file);
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::usage(format!(
+            "no call-path SCORES file{} under {}/ntoken_<N>-call-path/: run `repoqa run --task call-path --code-context-size 4096,16384 …` first",
+            model.map_or(String::new(), |m| format!(" of {m}")),
+            result_dir.display()
+        )));
+    }
+    let ladders = repoqa::api::callpath::ladders(&files);
+    if json {
+        outln!("{}", serde_json::to_string(&ladders).unwrap_or_default());
+        return Ok(());
+    }
+    eprintln!("repoqa: note: {LABEL}");
+    for l in &ladders {
+        outln!("Call-path pass@1 of {} by context length:", l.model);
+        let head: String = l.lengths.iter().map(|n| format!("{n:>16}")).collect();
+        outln!("  {:<12}{head}", "path (calls)");
+        let mut rows: Vec<(String, Vec<Option<&PassRate>>)> = l
+            .scores
+            .by_path_length_and_context
+            .iter()
+            .map(|(k, row)| (k.clone(), l.lengths.iter().map(|n| row.get(n)).collect()))
+            .collect();
+        rows.push((
+            "all".into(),
+            l.lengths.iter().map(|n| l.scores.by_context_length.get(n)).collect(),
+        ));
+        for (k, cells) in rows {
+            let cells: String =
+                cells.iter().map(|c| format!("{:>16}", c.map_or("–".into(), rate))).collect();
+            outln!("  {k:<12}{cells}");
+        }
+    }
+    Ok(())
+}
+
 /// What `repoqa score --task call-path` takes.
 pub struct CallPathScoreArgs<'a> {
     pub outputs: &'a Path,

@@ -40,6 +40,10 @@ pub struct LadderArgs {
     /// Print `{"threshold", "fraction", "models": [ladder…]}` (`Ladder::to_value`).
     #[arg(long)]
     json: bool,
+    /// Which task's runs: `call-path` (NOT UPSTREAM) reads the
+    /// `ntoken_<N>-call-path/` folders `repoqa run --task call-path` writes.
+    #[arg(long, value_enum, default_value = "snf")]
+    task: repoqa::api::TaskKind,
 }
 
 fn cannot_list(dir: &Path, e: &std::io::Error) -> CliError {
@@ -73,6 +77,9 @@ fn depth_dirs(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
 }
 
 pub fn run(a: LadderArgs) -> Result<(), CliError> {
+    if a.task == repoqa::api::TaskKind::CallPath {
+        return crate::call_path::ladder(&a.result_dir, a.model.as_deref(), a.json);
+    }
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     if !(a.fraction > 0.0 && a.fraction <= 1.0) {
         return Err(CliError::usage(format!(

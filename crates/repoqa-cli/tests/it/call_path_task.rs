@@ -359,4 +359,39 @@ fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
     let o = run();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(server.requests().len(), before);
+
+    // A second length, then the ladder of both: each length's column is
+    // that run's own scores.
+    let o = crate::repoqa_command()
+        .args(args.map(|a| if a == "2048" { "4096" } else { a }))
+        .env("OPENAI_API_KEY", key)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = repoqa(&[
+        "ladder",
+        "--task",
+        "call-path",
+        "--result-dir",
+        results.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let ladders: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let l = &ladders[0];
+    assert_eq!(l["model"], model);
+    assert_eq!(l["lengths"], serde_json::json!([2048, 4096]));
+    assert_eq!(l["scores"]["by_context_length"]["2048"], run_scores["scores"]["overall"]);
+    let at_4096: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            results.join("ntoken_4096-call-path/org_slash_test-model-SCORES.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(l["scores"]["by_context_length"]["4096"], at_4096["scores"]["overall"]);
+    let o = repoqa(&["ladder", "--task", "call-path", "--result-dir", results.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("Call-path pass@1 of org/test-model by context length:"), "{said}");
+    assert!(said.lines().any(|l| l.trim_start().starts_with("all ")), "{said}");
 }

@@ -313,6 +313,43 @@ pub fn verdict_label(v: &PathVerdict) -> String {
     }
 }
 
+/// A model's call-path runs at several context lengths side by side (a
+/// length ladder: `repoqa run --task call-path --code-context-size
+/// 4096,16384,…`): the scores over every length's results, whose
+/// `by_context_length` and `by_path_length_and_context` are the ladder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallPathLadder {
+    pub model: String,
+    /// The lengths run, ascending.
+    pub lengths: Vec<usize>,
+    pub scores: CallPathScores,
+}
+
+/// The ladders of `files` (SCORES files of any lengths and models), a
+/// model per ladder in the order first met.
+pub fn ladders(files: &[CallPathScoresFile]) -> Vec<CallPathLadder> {
+    let mut models: Vec<&str> = Vec::new();
+    for f in files {
+        if !models.contains(&f.model.as_str()) {
+            models.push(&f.model);
+        }
+    }
+    models
+        .into_iter()
+        .map(|m| {
+            let mine: Vec<&CallPathScoresFile> = files.iter().filter(|f| f.model == m).collect();
+            let judged: Vec<JudgedTask> =
+                mine.iter().flat_map(|f| f.results.iter().map(judged_of)).collect();
+            let scores = score(&judged);
+            CallPathLadder {
+                model: m.to_string(),
+                lengths: scores.by_context_length.keys().copied().collect(),
+                scores,
+            }
+        })
+        .collect()
+}
+
 /// Why a build failed.
 #[derive(Debug, Error)]
 pub enum CallPathBuildError {

@@ -66,6 +66,12 @@ pub struct CallPathScores {
     pub by_depth_spread: BTreeMap<String, PassRate>,
     /// By the context length (tokens) the tasks were built at.
     pub by_context_length: BTreeMap<usize, PassRate>,
+    /// Path length × depth spread: `[path length][spread bin]`.
+    #[serde(default)]
+    pub by_path_length_and_spread: BTreeMap<String, BTreeMap<String, PassRate>>,
+    /// Path length × context length (a ladder): `[path length][tokens]`.
+    #[serde(default)]
+    pub by_path_length_and_context: BTreeMap<String, BTreeMap<usize, PassRate>>,
     /// Each verdict's count (`pass`, `longer`, `not_a_call`, …).
     pub verdicts: BTreeMap<String, usize>,
     pub no_path: NoPathAnswers,
@@ -97,9 +103,14 @@ pub fn score(tasks: &[JudgedTask]) -> CallPathScores {
         s.overall.add(passed);
         s.by_language.entry(t.language.clone()).or_default().add(passed);
         let length = t.path_calls.map_or("none".to_string(), |c| c.to_string());
-        s.by_path_length.entry(length).or_default().add(passed);
-        s.by_depth_spread.entry(spread_bin(t.depth_spread).to_string()).or_default().add(passed);
+        let spread = spread_bin(t.depth_spread).to_string();
+        s.by_depth_spread.entry(spread.clone()).or_default().add(passed);
         s.by_context_length.entry(t.code_context_size).or_default().add(passed);
+        let row = s.by_path_length_and_spread.entry(length.clone()).or_default();
+        row.entry(spread).or_default().add(passed);
+        let row = s.by_path_length_and_context.entry(length.clone()).or_default();
+        row.entry(t.code_context_size).or_default().add(passed);
+        s.by_path_length.entry(length).or_default().add(passed);
         *s.verdicts.entry(verdict_name(&t.verdict)).or_default() += 1;
         if t.path_calls.is_none() {
             s.no_path.no_path_tasks += 1;
@@ -157,6 +168,11 @@ mod tests {
         assert_eq!(s.by_depth_spread["0-25%"].pass_at_1, Some(50.0));
         assert_eq!((s.by_context_length[&16384].passed, s.by_context_length[&16384].total), (1, 2));
         assert_eq!(s.by_context_length[&2048].total, 3);
+        // Path 2 at spread 0.4 twice (python pass, go missed), at 16k and 2k.
+        assert_eq!(s.by_path_length_and_spread["2"]["25-50%"].pass_at_1, Some(50.0));
+        assert_eq!(s.by_path_length_and_context["2"][&16384].passed, 1);
+        assert_eq!(s.by_path_length_and_context["2"][&2048].passed, 0);
+        assert_eq!(s.by_path_length_and_context["none"][&2048].total, 2);
         assert_eq!(s.verdicts["pass"], 2);
         assert_eq!(s.verdicts["longer"], 1);
         assert_eq!(s.verdicts["missed_path"], 1);
