@@ -16,6 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::api::callpath::{CallPathPlan, CallPathResult, Shortfall};
+use crate::callpath::score::CallPathScores;
+use crate::callpath::task::{CallPathOutput, CallPathTask};
 use crate::code::selfcheck::{GrammarCheck, TokenizerCheck};
 use crate::code::tokenize::Tokenizer;
 use crate::curate::{CurateError, CurateOptions, CurateReport, Curation, Descriptions, SourceFile};
@@ -77,6 +80,12 @@ pub enum Request {
     /// request ([`Inputs::files`]), a file of the function analysis at a
     /// time, with progress.
     Curate { job: Box<CurateJob> },
+    /// The call-path tasks (NOT UPSTREAM) `plan` builds from dataset
+    /// `dataset` (`api::callpath`), progress a repository at a time.
+    CallPathBuild { dataset: u32, plan: Box<CallPathPlan> },
+    /// `outputs` (call-path tasks with their replies) judged against
+    /// dataset `dataset`'s call graphs and scored (`api::callpath`).
+    CallPathScore { dataset: u32, outputs: Vec<CallPathOutput> },
 }
 
 /// What comes with a request besides its JSON: bytes (a curation's files)
@@ -158,6 +167,15 @@ pub enum Reply {
     },
     Curate {
         report: Box<CurateReport>,
+    },
+    /// The tasks, in the plan's order, and each repository that gave fewer.
+    CallPathBuild {
+        tasks: Vec<CallPathTask>,
+        shortfalls: Vec<Shortfall>,
+    },
+    CallPathScore {
+        scores: Box<CallPathScores>,
+        results: Vec<CallPathResult>,
     },
 }
 
@@ -260,6 +278,18 @@ impl Engine {
                     .into());
                 }
                 Reply::Curate { report: Box::new(curate(inputs.files, &job, inputs.progress)?) }
+            }
+            Request::CallPathBuild { dataset, plan } => {
+                let d = self.dataset(dataset)?;
+                let repos = plan.check(d)?;
+                let built = plan.build(d, &repos, self.tokenizer()?, inputs.progress)?;
+                Reply::CallPathBuild { tasks: built.tasks, shortfalls: built.shortfalls }
+            }
+            Request::CallPathScore { dataset, outputs } => {
+                let d = self.dataset(dataset)?;
+                let (scores, results) =
+                    crate::api::callpath::score_outputs(d, &outputs, "the page's answers")?;
+                Reply::CallPathScore { scores: Box::new(scores), results }
             }
             Request::TokenizerInfo => {
                 let t = self.tokenizer()?;
@@ -461,6 +491,45 @@ mod tests {
         };
         let direct = Scorer::new(&dataset, options).evaluate(&outputs[0]).unwrap();
         assert_eq!(evaluations, vec![Ok(direct)]);
+    }
+
+    /// Call-path tasks built and scored through the engine's JSON equal the
+    /// api's own: the page's answers score as the CLI's.
+    #[test]
+    fn call_path_build_and_score_through_json_equal_the_api() {
+        let (mut engine, dataset) = with_tokenizer();
+        let plan = CallPathPlan::new(2048);
+        let request = Request::CallPathBuild { dataset: 7, plan: Box::new(plan.clone()) };
+        let json = engine.handle_json(&serde_json::to_string(&request).unwrap()).unwrap();
+        let Reply::CallPathBuild { tasks, shortfalls } = serde_json::from_str(&json).unwrap()
+        else {
+            panic!("not a CallPathBuild reply")
+        };
+        let repos = plan.check(&dataset).unwrap();
+        let tok = engine.tokenizer().unwrap();
+        let direct = plan.build(&dataset, &repos, tok, |_, _| {}).unwrap();
+        assert_eq!((tasks.clone(), shortfalls), (direct.tasks, direct.shortfalls));
+        assert!(tasks.len() > 10);
+        let outputs: Vec<CallPathOutput> = tasks
+            .into_iter()
+            .map(|task| {
+                let reply =
+                    if task.path.is_empty() { "NO PATH".into() } else { task.path.join(" -> ") };
+                CallPathOutput { task, output: vec![reply] }
+            })
+            .collect();
+        let request = Request::CallPathScore { dataset: 7, outputs };
+        let json = engine.handle_json(&serde_json::to_string(&request).unwrap()).unwrap();
+        let Reply::CallPathScore { scores, results } = serde_json::from_str(&json).unwrap() else {
+            panic!("not a CallPathScore reply")
+        };
+        assert_eq!(scores.overall.pass_at_1, Some(100.0));
+        assert!(results.iter().all(|r| r.verdict.passed()));
+        // A plan that cannot be built says why, as the CLI does.
+        let bad = CallPathPlan { code_context_size: 0, ..CallPathPlan::new(2048) };
+        let request = Request::CallPathBuild { dataset: 7, plan: Box::new(bad) };
+        let err = engine.handle_json(&serde_json::to_string(&request).unwrap()).unwrap_err();
+        assert!(err.contains("context size"), "{err}");
     }
 
     fn with_tokenizer() -> (Engine, Dataset) {

@@ -65,16 +65,71 @@ pub struct CallPathScores {
     /// "75-100%" (how far apart the functions are).
     pub by_depth_spread: BTreeMap<String, PassRate>,
     /// By the context length (tokens) the tasks were built at.
+    #[serde(with = "token_keys")]
     pub by_context_length: BTreeMap<usize, PassRate>,
     /// Path length × depth spread: `[path length][spread bin]`.
     #[serde(default)]
     pub by_path_length_and_spread: BTreeMap<String, BTreeMap<String, PassRate>>,
     /// Path length × context length (a ladder): `[path length][tokens]`.
-    #[serde(default)]
+    #[serde(default, with = "token_keys_nested")]
     pub by_path_length_and_context: BTreeMap<String, BTreeMap<usize, PassRate>>,
     /// Each verdict's count (`pass`, `longer`, `not_a_call`, …).
     pub verdicts: BTreeMap<String, usize>,
     pub no_path: NoPathAnswers,
+}
+
+/// A map keyed by a token count, written with the counts as JSON's string
+/// keys and read back from them: JSON's own shape, which also reads inside
+/// an internally tagged enum (the engine's replies), where serde cannot
+/// turn a string key into a number by itself.
+mod token_keys {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<V: Serialize, S: Serializer>(
+        m: &BTreeMap<usize, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        m.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, V: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<usize, V>, D::Error> {
+        BTreeMap::<String, V>::deserialize(d)?
+            .into_iter()
+            .map(|(k, v)| {
+                k.parse::<usize>()
+                    .map(|k| (k, v))
+                    .map_err(|_| serde::de::Error::custom(format!("{k:?} is not a token count")))
+            })
+            .collect()
+    }
+}
+
+/// [`token_keys`] one level down.
+mod token_keys_nested {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::PassRate;
+
+    pub(super) fn serialize<S: Serializer>(
+        m: &BTreeMap<String, BTreeMap<usize, PassRate>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        m.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, BTreeMap<usize, PassRate>>, D::Error> {
+        #[derive(Deserialize)]
+        struct Row(#[serde(with = "super::token_keys")] BTreeMap<usize, PassRate>);
+        Ok(BTreeMap::<String, Row>::deserialize(d)?.into_iter().map(|(k, Row(r))| (k, r)).collect())
+    }
 }
 
 /// The verdict's name, as it is serialized.
