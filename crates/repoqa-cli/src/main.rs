@@ -258,6 +258,19 @@ enum Command {
     },
 }
 
+/// `repoqa run` (and a batch's export or import) of the task `--task`
+/// names: SNF's run, or the call-path task's (NOT UPSTREAM).
+fn run_task(
+    args: run::RunArgs,
+    inflate: &input::InflateArgs,
+    asking: run::Asking,
+) -> Result<(), error::CliError> {
+    match args.task {
+        repoqa::api::TaskKind::CallPath => call_path::run(&args, inflate, &asking),
+        repoqa::api::TaskKind::Snf => run::run_as(args, inflate, asking),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let inflate = &cli.inflate;
@@ -367,15 +380,15 @@ fn main() -> ExitCode {
         Command::AgentImport(args) => agent::import(args),
         Command::Curate(args) => curate::run(*args, inflate),
         Command::CallGraph(args) => call_graph::run(args, inflate),
-        Command::Run(args) => run::run(*args, inflate),
+        Command::Run(args) => run_task(*args, inflate, run::Asking::Live),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report_html::run(*args),
         Command::Bundle(args) => bundle::write(*args, inflate),
         Command::Batch(BatchCommand::Export { out, run }) => {
-            run::run_as(*run, inflate, run::Asking::Export(out))
+            run_task(*run, inflate, run::Asking::Export(out))
         }
         Command::Batch(BatchCommand::Import { results, errors, run }) => {
-            run::run_as(*run, inflate, run::Asking::Import { results, errors })
+            run_task(*run, inflate, run::Asking::Import { results, errors })
         }
         Command::Coreqa(command) => coreqa::run(command),
         Command::SelfCheck { tokenizer, json } => self_check::run(tokenizer, json),

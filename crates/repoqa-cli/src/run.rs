@@ -116,18 +116,11 @@ fn say_reply_notes(notes: &report::ReplyNotes, api: &ask::ApiArgs) {
     }
 }
 
-pub fn run(a: RunArgs, inflate: &InflateArgs) -> Result<(), CliError> {
-    run_as(a, inflate, Asking::Live)
-}
-
 /// `repoqa run`, its requests answered as `asking` says; with several
 /// `--code-context-size` lengths (a ladder), each length in turn, into
 /// its own `ntoken_<N>/` files. A length that leaves tasks unanswered
 /// does not stop the next; what every length left is named at the end.
 pub fn run_as(a: RunArgs, inflate: &InflateArgs, asking: Asking) -> Result<(), CliError> {
-    if a.task == repoqa::api::TaskKind::CallPath {
-        return crate::call_path::run(&a, inflate, &asking);
-    }
     if a.call_path.selection() != repoqa::callpath::select::Selection::default() {
         return Err(CliError::usage(
             "--tasks-per-repo, --path-lengths and --no-path-share choose call-path tasks: give --task call-path",

@@ -41,6 +41,7 @@ pub mod batch;
 pub mod build;
 pub mod build_ladder;
 pub mod build_pool;
+pub mod call_path;
 pub mod coreqa;
 pub mod coreqa_ask;
 pub mod curate;

@@ -2,6 +2,7 @@
 //! and starts jobs; it computes nothing itself.
 
 pub mod about;
+pub mod call_paths;
 pub mod coreqa;
 pub mod coreqa_ask;
 pub mod coreqa_report;

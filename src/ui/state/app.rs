@@ -49,6 +49,22 @@ pub struct AppState {
     pub ladder: RwSignal<Vec<LadderFile>>,
     /// True once the saved session (IndexedDB) has been restored.
     pub restored: RwSignal<bool>,
+    /// Which task the Tasks page shows: SNF, or call paths (NOT UPSTREAM).
+    pub task_kind: RwSignal<repoqa::api::TaskKind>,
+    /// The last call-path build (`jobs::call_path`).
+    pub call_paths: RwSignal<Option<Arc<CallPathBuilt>>>,
+}
+
+/// Call-path tasks built on the Tasks page (NOT UPSTREAM,
+/// `repoqa::api::callpath`): what `repoqa prompts --task call-path` writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallPathBuilt {
+    pub tasks: Vec<repoqa::callpath::task::CallPathTask>,
+    /// Each repository that gave fewer than asked, and why.
+    pub shortfalls: Vec<repoqa::api::callpath::Shortfall>,
+    pub code_context_size: usize,
+    /// The dataset file they were built from (the download's name).
+    pub origin: String,
 }
 
 /// One length of a ladder built on the Tasks page: its official tasks
@@ -101,6 +117,8 @@ impl AppState {
             build_stats: RwSignal::new(None),
             ladder: RwSignal::new(Vec::new()),
             restored: RwSignal::new(false),
+            task_kind: RwSignal::new(repoqa::api::TaskKind::Snf),
+            call_paths: RwSignal::new(None),
         }
     }
 }
