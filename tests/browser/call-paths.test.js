@@ -75,6 +75,30 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   assert.equal(download.suggestedFilename(), 'repoqa-demo_ntoken_2048-call-path-tasks.jsonl');
   assert.ok(fs.readFileSync(await download.path()).equals(fs.readFileSync(out)), 'the page\'s call-path tasks differ from repoqa prompts --task call-path');
 
+  // A model's answers: the gold path for even rows, the path reversed for
+  // odd ones (NO PATH where there is none). The page's scores equal
+  // `repoqa score --task call-path`'s, each task's verdict in its row.
+  const outputs = path.join(TMP, 'answers.jsonl');
+  fs.writeFileSync(outputs, cli.map((r, i) => {
+    const p = i % 2 === 0 ? r.path : [...r.path].reverse();
+    return JSON.stringify({ ...r, output: [p.length ? p.join('\n') : 'NO PATH'] });
+  }).join('\n') + '\n');
+  const cliScores = JSON.parse(execFileSync(BIN, ['score', '--task', 'call-path', '--dataset-path', DEMO,
+    '--model-output-path', outputs, '--out', path.join(TMP, 'answers-SCORES.json'), '--json'], { stdio: 'pipe' }).toString());
+  await page.setInputFiles('#call-path-outputs', outputs);
+  await page.waitForSelector('#call-path-pass');
+  assert.equal(Number(await page.getAttribute('#call-path-pass', 'data-pass')), cliScores['pass@1']);
+  assert.match(await page.textContent('#call-path-pass'), new RegExp(`pass@1 ${cliScores['pass@1'].toFixed(1)}% of ${cli.length} answers`));
+  for (const [len, rate] of Object.entries(cliScores.scores.by_path_length)) {
+    const all = await page.textContent(`#call-path-matrix tr[data-length="${len}"] td:last-child`);
+    assert.equal(all, `${rate.pass_at_1.toFixed(0)}% (${rate.passed}/${rate.total})`, `path ${len}`);
+  }
+  // Row 1 passes (gold), row 2 does not (reversed), in their colours.
+  const verdictCells = await page.$$eval('.call-path-row td:last-child', (cs) => cs.map((c) => [c.className, c.textContent]));
+  assert.deepEqual(verdictCells[0], ['pass', 'pass']);
+  if (cli[1].path.length) assert.equal(verdictCells[1][0], 'fail');
+  await saveViewports(page, '#call-path-score-card', 'call-paths-scores');
+
   // Back to SNF: its side again, the call-path tasks kept for the next visit to this side.
   await page.check('#task-kind-snf');
   await page.waitForSelector('#build-card', { state: 'visible' });

@@ -53,6 +53,18 @@ pub struct AppState {
     pub task_kind: RwSignal<repoqa::api::TaskKind>,
     /// The last call-path build (`jobs::call_path`).
     pub call_paths: RwSignal<Option<Arc<CallPathBuilt>>>,
+    /// A model's call-path answers, scored (`jobs::call_path`).
+    pub call_path_scores: RwSignal<Option<Arc<CallPathScored>>>,
+}
+
+/// A call-path outputs file scored in the page, as `repoqa score --task
+/// call-path` scores it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallPathScored {
+    /// The outputs file's name.
+    pub name: String,
+    pub scores: repoqa::callpath::score::CallPathScores,
+    pub results: Vec<repoqa::api::callpath::CallPathResult>,
 }
 
 /// Call-path tasks built on the Tasks page (NOT UPSTREAM,
@@ -119,6 +131,7 @@ impl AppState {
             restored: RwSignal::new(false),
             task_kind: RwSignal::new(repoqa::api::TaskKind::Snf),
             call_paths: RwSignal::new(None),
+            call_path_scores: RwSignal::new(None),
         }
     }
 }
