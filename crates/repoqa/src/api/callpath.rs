@@ -392,6 +392,12 @@ impl Shortfall {
     }
 }
 
+/// One repository's part of a build.
+struct RepoPart {
+    tasks: Vec<CallPathTask>,
+    shortfall: Option<Shortfall>,
+}
+
 /// What a build gives.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CallPathBuild {
@@ -444,7 +450,11 @@ impl CallPathPlan {
     }
 
     /// Build the tasks of `repos` (from [`CallPathPlan::check`]), in their
-    /// order; `progress(done, total)` after each repository.
+    /// order; `progress(done, total)` after each repository, on the calling
+    /// thread. Natively a repository per thread at a time (each with its
+    /// own window builder; the tasks are the same whatever the number), in
+    /// wasm32 on the calling thread. The first error in repository order is
+    /// returned.
     pub fn build(
         &self,
         dataset: &Dataset,
@@ -452,45 +462,98 @@ impl CallPathPlan {
         tokenizer: &Tokenizer,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<CallPathBuild, CallPathBuildError> {
-        let mut windows = Windows::new(dataset, self.code_context_size, tokenizer);
+        let mut parts: Vec<Option<Result<RepoPart, CallPathBuildError>>> =
+            (0..repos.len()).map(|_| None).collect();
+        #[cfg(not(target_arch = "wasm32"))]
+        let threads = crate::prompt::context::default_threads().clamp(1, repos.len().max(1));
+        #[cfg(target_arch = "wasm32")]
+        let threads = 1;
+        if threads > 1 {
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let next = std::sync::atomic::AtomicUsize::new(0);
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::scope(|s| {
+                    for _ in 0..threads {
+                        let tx = tx.clone();
+                        let next = &next;
+                        s.spawn(move || {
+                            let mut windows =
+                                Windows::new(dataset, self.code_context_size, tokenizer);
+                            loop {
+                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(r) = repos.get(i) else { break };
+                                let part = self.build_repo(&mut windows, dataset, *r);
+                                if tx.send((i, part)).is_err() {
+                                    break;
+                                }
+                            }
+                        });
+                    }
+                    drop(tx);
+                    for (done, (i, part)) in rx.iter().enumerate() {
+                        parts[i] = Some(part);
+                        progress(done + 1, repos.len());
+                    }
+                });
+            }
+        } else {
+            let mut windows = Windows::new(dataset, self.code_context_size, tokenizer);
+            for (i, r) in repos.iter().enumerate() {
+                parts[i] = Some(self.build_repo(&mut windows, dataset, *r));
+                progress(i + 1, repos.len());
+            }
+        }
         let mut out = CallPathBuild::default();
-        for (done, r) in repos.iter().enumerate() {
-            let Some(repo) = dataset.repos(r.language.name()).and_then(|l| l.get(r.repo_index))
+        // Every index was taken by one thread: every slot is filled.
+        for part in parts.into_iter().flatten() {
+            let part = part?;
+            out.tasks.extend(part.tasks);
+            out.shortfalls.extend(part.shortfall);
+        }
+        Ok(out)
+    }
+
+    /// One repository's tasks, and its shortfall if it gave fewer.
+    fn build_repo(
+        &self,
+        windows: &mut Windows,
+        dataset: &Dataset,
+        r: RepoRef,
+    ) -> Result<RepoPart, CallPathBuildError> {
+        let mut part = RepoPart { tasks: Vec::new(), shortfall: None };
+        let Some(repo) = dataset.repos(r.language.name()).and_then(|l| l.get(r.repo_index)) else {
+            return Ok(part);
+        };
+        let graph = call_graph(repo, r.language)?;
+        let seed = crate::curate::default_seed(&repo.repo);
+        let chosen = select_fitting(&graph, &self.selection, seed, |pair| {
+            let nodes = functions_of(pair);
+            Ok::<bool, ContextError>(
+                windows.place(r.language, r.repo_index, &graph, &nodes, 0.0)?.is_some(),
+            )
+        })?;
+        let n = chosen.pairs.len();
+        for (i, pair) in chosen.pairs.iter().enumerate() {
+            let placement = (i as f64 + 0.5) / n as f64;
+            let nodes = functions_of(pair);
+            // Selection found it fits; a window is there to place.
+            let Some(w) = windows.place(r.language, r.repo_index, &graph, &nodes, placement)?
             else {
                 continue;
             };
-            let graph = call_graph(repo, r.language)?;
-            let seed = crate::curate::default_seed(&repo.repo);
-            let chosen = select_fitting(&graph, &self.selection, seed, |pair| {
-                let nodes = functions_of(pair);
-                Ok::<bool, ContextError>(
-                    windows.place(r.language, r.repo_index, &graph, &nodes, 0.0)?.is_some(),
-                )
-            })?;
-            let n = chosen.pairs.len();
-            for (i, pair) in chosen.pairs.iter().enumerate() {
-                let placement = (i as f64 + 0.5) / n as f64;
-                let nodes = functions_of(pair);
-                // Selection found it fits; a window is there to place.
-                let Some(w) = windows.place(r.language, r.repo_index, &graph, &nodes, placement)?
-                else {
-                    continue;
-                };
-                out.tasks.push(self.task(r.language, &repo.repo, &graph, pair, w));
-            }
-            let given = out.tasks.iter().filter(|t| t.repo == repo.repo).count();
-            if given < self.selection.tasks_per_repo {
-                out.shortfalls.push(Shortfall {
-                    language: r.language.name().to_string(),
-                    repo: repo.repo.clone(),
-                    given,
-                    asked: self.selection.tasks_per_repo,
-                    unfit: chosen.unfit,
-                });
-            }
-            progress(done + 1, repos.len());
+            part.tasks.push(self.task(r.language, &repo.repo, &graph, pair, w));
         }
-        Ok(out)
+        if part.tasks.len() < self.selection.tasks_per_repo {
+            part.shortfall = Some(Shortfall {
+                language: r.language.name().to_string(),
+                repo: repo.repo.clone(),
+                given: part.tasks.len(),
+                asked: self.selection.tasks_per_repo,
+                unfit: chosen.unfit,
+            });
+        }
+        Ok(part)
     }
 
     fn task(
