@@ -106,15 +106,12 @@ impl CallPathTask {
 
     /// The prompt: the fields of `template`, concatenated (as SNF's).
     pub fn prompt(&self) -> String {
-        self.template
-            .split('\n')
-            .map(|key| match key {
-                "instruction" => self.instruction.as_str(),
-                "code_context" => self.code_context.as_str(),
-                "question" => self.question.as_str(),
-                _ => "",
-            })
-            .collect()
+        crate::report::fill_template(&self.template, |key| match key {
+            "instruction" => &self.instruction,
+            "code_context" => &self.code_context,
+            "question" => &self.question,
+            _ => "",
+        })
     }
 
     /// A stable id: `repo::source->target`.

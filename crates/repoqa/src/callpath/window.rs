@@ -12,7 +12,7 @@
 //! in file order (the *anchor*, in the needle's place). Built first with
 //! the anchor at the top (no code above it), the window
 //! reaches furthest down; if the last function is not inside it whole, the
-//! task does not fit this size ([`place`] gives `None`, and selection
+//! task does not fit this size ([`Windows::place`] gives `None`, and selection
 //! passes the pair over). Otherwise the tokens left below the last
 //! function (the slack) are shared: `placement` of them go above the
 //! anchor, so the span of functions sits at `placement` through the window

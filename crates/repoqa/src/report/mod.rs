@@ -31,7 +31,7 @@ pub use self::scores::{
     format_eval_date, now_eval_date, similarity_number, train_size, ModelScores, ReplyNotes,
     ScoresFile, TaskResult, TrainSize, Unanswered, UnansweredScoring,
 };
-pub use self::task::{task_id, Protocol, Task, UnknownProtocol};
+pub use self::task::{fill_template, task_id, Protocol, Task, UnknownProtocol};
 
 #[derive(Debug, Error)]
 pub enum ReportError {

@@ -111,20 +111,17 @@ impl AsRef<Task> for Task {
 impl Task {
     /// The prompt: the fields named by `template`, concatenated (P11).
     pub fn prompt(&self) -> String {
-        self.template
-            .split('\n')
-            .map(|key| match key {
-                "instruction" => self.instruction.as_str(),
-                "code_context" => self.code_context.as_str(),
-                "description" => self.description.as_str(),
-                "repo" => self.repo.as_str(),
-                "name" => self.name.as_str(),
-                "language" => self.language.as_str(),
-                "path" => self.path.as_str(),
-                // The official template only names the three above.
-                _ => "",
-            })
-            .collect()
+        fill_template(&self.template, |key| match key {
+            "instruction" => &self.instruction,
+            "code_context" => &self.code_context,
+            "description" => &self.description,
+            "repo" => &self.repo,
+            "name" => &self.name,
+            "language" => &self.language,
+            "path" => &self.path,
+            // The official template only names the three above.
+            _ => "",
+        })
     }
 
     /// `make_task_id`: "lang::repo::name".
@@ -137,4 +134,11 @@ impl Task {
 /// `"<language>::<repo>::<needle name>"`. The one place the form is written.
 pub fn task_id(language: &str, repo: &str, name: &str) -> String {
     format!("{language}::{repo}::{name}")
+}
+
+/// A prompt from a `template` (field names, one per line): each named
+/// field's text, concatenated with nothing between (P11); a name `field`
+/// does not know gives "".
+pub fn fill_template<'a>(template: &str, field: impl Fn(&str) -> &'a str) -> String {
+    template.split('\n').map(field).collect()
 }
