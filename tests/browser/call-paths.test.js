@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serveDir } from './serve.js';
 import { freshPage, gotoApp, saveViewports, DIST, ROOT } from './browser.js';
+import { KEY, MODEL, startModelServer, setField } from './run-fixture.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
@@ -31,13 +32,19 @@ async function inViewport(page, selector) {
   return box !== null && box.y >= 0 && box.y + box.height <= vp.height && box.x >= 0 && box.x + box.width <= vp.width;
 }
 
-test('call paths on the Tasks page: built in the page, listed, downloaded as `repoqa prompts --task call-path` writes them', async (t) => {
+/** A fresh page with the demo loaded and the context size at 2,048. */
+async function demoAt2k(t) {
   const { page, problems } = await freshPage(t);
   await gotoApp(page, srv.url, '#dataset');
   if (!(await page.$('#dataset-summary'))) await page.click('#load-demo');
   await page.waitForSelector('#dataset-summary', { timeout: 60000 });
   await page.click('#ctx-mini');
   await page.waitForFunction(() => document.querySelector('#ctx-size')?.value === '2048');
+  return { page, problems };
+}
+
+test('call paths on the Tasks page: built in the page, listed, downloaded as `repoqa prompts --task call-path` writes them; scored on Results with a verdict view', async (t) => {
+  const { page, problems } = await demoAt2k(t);
 
   await page.goto(srv.url + '#tasks');
   await page.waitForSelector('#task-kind-call-path');
@@ -76,8 +83,9 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   assert.ok(fs.readFileSync(await download.path()).equals(fs.readFileSync(out)), 'the page\'s call-path tasks differ from repoqa prompts --task call-path');
 
   // A model's answers: the gold path for even rows, the path reversed for
-  // odd ones (NO PATH where there is none). The page's scores equal
-  // `repoqa score --task call-path`'s, each task's verdict in its row.
+  // odd ones (NO PATH where there is none), scored on Results (the task
+  // switch is one for the three pages: still on call paths). The page's
+  // scores equal `repoqa score --task call-path`'s.
   const outputs = path.join(TMP, 'answers.jsonl');
   fs.writeFileSync(outputs, cli.map((r, i) => {
     const p = i % 2 === 0 ? r.path : [...r.path].reverse();
@@ -85,6 +93,11 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   }).join('\n') + '\n');
   const cliScores = JSON.parse(execFileSync(BIN, ['score', '--task', 'call-path', '--dataset-path', DEMO,
     '--model-output-path', outputs, '--out', path.join(TMP, 'answers-SCORES.json'), '--json'], { stdio: 'pipe' }).toString());
+  const cliFile = JSON.parse(fs.readFileSync(path.join(TMP, 'answers-SCORES.json'), 'utf8'));
+  await page.click('nav a[href="#results"]');
+  await page.waitForSelector('#call-path-score-card');
+  assert.equal(await page.isChecked('#task-kind-call-path'), true);
+  assert.equal(await page.$('#results'), null, 'SNF\'s results are not on the call-path side');
   await page.setInputFiles('#call-path-outputs', outputs);
   await page.waitForSelector('#call-path-pass');
   assert.equal(Number(await page.getAttribute('#call-path-pass', 'data-pass')), cliScores['pass@1']);
@@ -93,11 +106,41 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
     const all = await page.textContent(`#call-path-matrix tr[data-length="${len}"] td:last-child`);
     assert.equal(all, `${rate.pass_at_1.toFixed(0)}% (${rate.passed}/${rate.total})`, `path ${len}`);
   }
-  // Row 1 passes (gold), row 2 does not (reversed), in their colours.
+  // Each task's verdict, in the colour of its outcome: the CLI's, in order.
+  const results = await page.$$eval('.call-path-result', (rs) => rs.map((r) => [r.dataset.id, r.querySelector('td:nth-child(4) span').className]));
+  assert.deepEqual(results, cliFile.results.map((r) => [r.id, r.verdict === 'pass' ? 'pass' : 'fail']));
+  await saveViewports(page, '#call-path-score-card', 'call-paths-scores');
+
+  // The verdict view of a reversed path: the graph's shortest path above,
+  // the model's below, its first step marked as no call; on the first
+  // screen with the focus, at a phone's width too.
+  const reversed = cliFile.results.findIndex((r, i) => i % 2 === 1 && r.path.length > 0);
+  assert.ok(reversed > 0, 'a reversed path task');
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+    await page.click(`.call-path-result:nth-child(${reversed + 1}) .call-path-details`);
+    await page.waitForSelector('#call-path-verdict');
+    await page.waitForFunction(() => document.activeElement?.id === 'call-path-verdict');
+    assert.ok(await inViewport(page, '#call-path-verdict-label'), `the verdict is on the screen at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const gold = cliFile.results[reversed].path;
+  assert.deepEqual(await page.$$eval('#path-gold code', (cs) => cs.map((c) => c.textContent)), gold);
+  assert.deepEqual(await page.$$eval('#path-answer code', (cs) => cs.map((c) => c.textContent)), [...gold].reverse());
+  assert.equal(await page.getAttribute('#call-path-verdict-label', 'class'), 'fail');
+  assert.match(await page.textContent('#call-path-verdict-label'), /^FAIL: /);
+  const edges = await page.$$eval('#path-answer .path-edge', (es) => es.map((e) => e.dataset.call));
+  assert.equal(edges.length, gold.length - 1);
+  assert.equal(edges[0], 'false', 'the reversed path\'s first step is no call');
+  assert.equal(await page.textContent('#call-path-reply pre'), [...gold].reverse().join('\n'));
+  await saveViewports(page, '#call-path-verdict', 'call-paths-verdict');
+
+  // On the Tasks page, each row's verdict in its colour.
+  await page.click('nav a[href="#tasks"]');
+  await page.waitForSelector('#call-path-table');
   const verdictCells = await page.$$eval('.call-path-row td:last-child', (cs) => cs.map((c) => [c.className, c.textContent]));
   assert.deepEqual(verdictCells[0], ['pass', 'pass']);
-  if (cli[1].path.length) assert.equal(verdictCells[1][0], 'fail');
-  await saveViewports(page, '#call-path-score-card', 'call-paths-scores');
+  assert.equal(verdictCells[reversed][0], 'fail');
 
   // Back to SNF: its side again, the call-path tasks kept for the next visit to this side.
   await page.check('#task-kind-snf');
@@ -107,4 +150,84 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   await saveViewports(page, '#task-switch', 'call-paths-switch');
   await saveViewports(page, '#call-path-list-card', 'call-paths-tasks');
   assert.deepEqual(problems, []);
+});
+
+test('call paths on the Run page: the model asked every task as `repoqa run --task call-path` asks it, kept across a reload, scored on Results', async (t) => {
+  const srvModel = await startModelServer(['--dataset', DEMO, '--key', KEY]);
+  t.after(() => srvModel.stop());
+  const { page, problems } = await demoAt2k(t);
+  await page.goto(srv.url + '#run');
+  await page.waitForSelector('#task-kind-call-path');
+  await page.check('#task-kind-call-path');
+  // Nothing built yet: said, with where to build.
+  await page.waitForSelector('#run-no-call-paths a[href="#tasks"]');
+  assert.equal(await page.$('#run-no-tasks'), null, 'SNF\'s notice is not on the call-path side');
+  await page.click('#run-no-call-paths a[href="#tasks"]');
+  await page.waitForSelector('#build-call-paths:not([disabled])', { timeout: 60000 });
+  await page.click('#build-call-paths');
+  await page.waitForFunction(() => Number(document.querySelector('#call-path-count')?.dataset.count) > 0, null, { timeout: 120000 });
+  const n = Number(await page.getAttribute('#call-path-count', 'data-count'));
+  const tasksFile = path.join(TMP, 'run-tasks.jsonl');
+  execFileSync(BIN, ['prompts', '--task', 'call-path', '--dataset-path', DEMO, '--code-context-size', '2048', '--out', tasksFile], { stdio: 'pipe' });
+  const tasks = fs.readFileSync(tasksFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(tasks.length, n);
+
+  await page.click('nav a[href="#run"]');
+  await page.waitForSelector(`#run-call-paths[data-tasks="${n}"]`);
+  assert.equal(await page.isHidden('#run-plan'), true, 'Plan counts SNF prompts: hidden here');
+  assert.equal(await page.$('#run-lengths-box'), null);
+  await page.selectOption('#run-preset', 'custom');
+  await page.selectOption('#run-provider', 'openai');
+  await setField(page, '#run-base-url', srvModel.url + '/v1');
+  await setField(page, '#run-model', MODEL);
+  await setField(page, '#run-key', KEY);
+  await setField(page, '#run-concurrency', 2);
+  await setField(page, '#run-timeout', 10);
+  await setField(page, '#run-max-retries', 4);
+  await setField(page, '#run-retry-base', 100);
+  await setField(page, '#run-filter', '');
+  await page.waitForSelector(`#run-selection[data-selected="${n}"][data-answered="0"]`);
+  // One 500 on the first call-path task: asked again, then answered.
+  await srvModel.control({ reset: true, faults: { [`callpath:${tasks[0].source.name}`]: ['500'] } });
+  await page.click('#run-start');
+  await page.waitForSelector('#run-progress[data-state="done"]', { timeout: 120000 });
+  assert.match(await page.textContent('#run-message'), new RegExp(`^Done: ${n} answered, 0 failed, 0 not asked, 1 retries`));
+  assert.equal(await page.getAttribute('#run-message', 'class'), 'pass', 'a run with every task answered says so in green');
+  const stats = await srvModel.get('/stats');
+  assert.equal(stats.requests, n + 1, 'every task once, and the retry');
+  // Every request was the task's own prompt (the CLI's), once each.
+  const asked = (await srvModel.get('/requests')).map((r) => r.body.messages[0].content);
+  for (const r of tasks) {
+    assert.ok(asked.some((p) => p.startsWith(r.instruction) && p.endsWith(r.instruction) && p.includes(r.code_context) && p.includes(r.question)),
+      `${r.source.name} -> ${r.target.name}: not asked with the CLI's prompt parts`);
+  }
+  await page.waitForSelector(`#run-selection[data-answered="${n}"]`);
+  await page.waitForSelector('#run-next-steps a[href="#results"]');
+  await saveViewports(page, '#run-call-paths', 'call-paths-run');
+  await saveViewports(page, '#run-message', 'call-paths-run-done');
+
+  // A reload keeps the run; a second Run asks nothing.
+  await page.reload();
+  await page.waitForSelector('#task-kind-call-path');
+  await page.check('#task-kind-call-path');
+  await page.click('nav a[href="#results"]');
+  await page.waitForSelector(`#call-path-run[data-answers="${n}"]`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-call-path-run')]);
+  assert.equal(download.suggestedFilename(), `ntoken_2048-call-path_${MODEL.replace('/', '_slash_')}.jsonl`);
+  const outputs = path.join(TMP, 'run-outputs.jsonl');
+  fs.copyFileSync(await download.path(), outputs);
+  const lines = fs.readFileSync(outputs, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, n);
+  for (const l of lines) {
+    const { output, ...row } = l;
+    assert.deepEqual(row, tasks.find((t) => t.source.name === row.source.name && t.target.name === row.target.name && t.repo === row.repo), 'an outputs row is not its task\'s');
+    assert.equal(output.length, 1);
+  }
+  await page.click('#score-call-path-run');
+  await page.waitForSelector('#call-path-pass');
+  const cliScores = JSON.parse(execFileSync(BIN, ['score', '--task', 'call-path', '--dataset-path', DEMO,
+    '--model-output-path', outputs, '--out', path.join(TMP, 'run-SCORES.json'), '--json'], { stdio: 'pipe' }).toString());
+  assert.equal(Number(await page.getAttribute('#call-path-pass', 'data-pass')), cliScores['pass@1']);
+  // The browser logs the 500 the server was told to give; nothing else.
+  assert.deepEqual(problems.filter((p) => !/status of 500/.test(p)), []);
 });

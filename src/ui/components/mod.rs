@@ -1,6 +1,6 @@
 //! Floor 5: view pieces used by several pages — the job line, the pager,
 //! the charts, the evidence table, the settings panel, the model API form, the answer box,
-//! the file drop zone, Markdown as text and a similarity step by step. They read state and start jobs; they hold no
+//! the file drop zone, Markdown as text, a similarity step by step and the task switch. They read state and start jobs; they hold no
 //! app logic of their own.
 
 pub mod anatomy_strip;
@@ -14,5 +14,6 @@ pub mod pager;
 pub mod progress;
 pub mod reasoning_fold;
 pub mod settings_panel;
+pub mod task_switch;
 pub mod tour;
 pub mod verdict_steps;

@@ -142,6 +142,19 @@ pub trait Sink {
     fn in_flight(&mut self, _n: usize) {}
 }
 
+/// A run's counts on the Run page's live line (the sinks of the runs the
+/// Run page starts).
+pub fn show_stats(rs: RunState, stats: RunStats) {
+    rs.live.update(|l| l.stats = stats);
+}
+
+/// Requests in flight on the Run page's live line (what a pause waits for).
+pub fn show_in_flight(rs: RunState, n: usize) {
+    if rs.live.with_untracked(|l| l.in_flight != n) {
+        rs.live.update(|l| l.in_flight = n);
+    }
+}
+
 /// How the loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AskEnd {

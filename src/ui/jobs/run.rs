@@ -18,8 +18,8 @@ use repoqa::llm::wire::{read_reply, Outcome, TransportError};
 use repoqa::report::Task;
 
 use super::ask::{
-    ask_all, endpoint_of, endpoint_unchecked, pace_of, server_slots, summary, unlisted_model,
-    AskEnd, RunSession, Sink,
+    ask_all, endpoint_of, endpoint_unchecked, pace_of, server_slots, show_in_flight, show_stats,
+    summary, unlisted_model, AskEnd, RunSession, Sink,
 };
 use super::plan::plan_of;
 use super::{Ctx, Job, Runner};
@@ -423,13 +423,11 @@ impl Sink for TaskSink {
     }
 
     fn stats(&mut self, stats: RunStats) {
-        self.rs.live.update(|l| l.stats = stats);
+        show_stats(self.rs, stats);
     }
 
     fn in_flight(&mut self, n: usize) {
-        if self.rs.live.with_untracked(|l| l.in_flight != n) {
-            self.rs.live.update(|l| l.in_flight = n);
-        }
+        show_in_flight(self.rs, n);
     }
 
     async fn store(&mut self) {

@@ -1,16 +1,16 @@
 //! The Tasks page's call-path side (NOT UPSTREAM, docs/call-path.md):
 //! build the call-path tasks of the loaded dataset (`jobs::call_path`, the
 //! core's `api::callpath` in the engine), see each pair and its gold path,
-//! download the tasks as `repoqa prompts --task call-path` writes them, and
-//! score a model's outputs file as `repoqa score --task call-path` does:
-//! pass@1 by path length × depth spread, each task's verdict.
+//! download the tasks as `repoqa prompts --task call-path` writes them;
+//! once a model's answers are scored (Results), each task's verdict in its
+//! row.
 
 use leptos::prelude::*;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
-use crate::ui::jobs::call_path::{start_call_path_build, start_call_path_score};
+use crate::ui::jobs::call_path::start_call_path_build;
 use crate::ui::jobs::use_runner;
 use crate::ui::state::use_state;
 
@@ -69,15 +69,6 @@ pub fn CallPathTasks() -> impl IntoView {
                 })
                 .unwrap_or_default()
         })
-    };
-    let on_file = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let file = input.files().and_then(|l| l.get(0));
-        // The same file again must fire `change` next time.
-        input.set_value("");
-        if let Some(file) = file {
-            start_call_path_score(state, runner, file);
-        }
     };
     view! {
         <section class="card" id="call-path-card">
@@ -160,47 +151,6 @@ pub fn CallPathTasks() -> impl IntoView {
                 }.into_any(),
             }}
         </section>
-        <section class="card" id="call-path-score-card">
-            <h2>"Score a model's call-path answers"</h2>
-            <p class="note">"An outputs file is the tasks (these, or the CLI's) with "<code>"\"output\": [reply]"</code>" on each line: what "
-                <code>"repoqa run --task call-path"</code>" writes. It is scored as "<code>"repoqa score --task call-path"</code>
-                " scores it, against the loaded dataset's own call graphs: a shortest path, or NO PATH where there is none, passes."</p>
-            <p><label>"Outputs file (JSONL) "
-                <input type="file" id="call-path-outputs" accept=".jsonl,.json,application/jsonl"
-                    disabled=move || state.dataset.get().is_none() on:change=on_file/></label></p>
-            {move || state.call_path_scores.get().map(|s| {
-                let pass = s.scores.overall.pass_at_1;
-                let spreads = ["0-25%", "25-50%", "50-75%", "75-100%"];
-                let cell = |r: Option<&repoqa::callpath::score::PassRate>| r.and_then(|r| r.pass_at_1.map(|p| format!("{p:.0}% ({}/{})", r.passed, r.total))).unwrap_or_else(|| "–".into());
-                let verdicts = s.scores.verdicts.iter().map(|(k, n)| format!("{} {n}", k.replace('_', " "))).collect::<Vec<_>>().join(", ");
-                let np = s.scores.no_path;
-                let share = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{:.0}%", p * 100.0));
-                view! {
-                    <p id="call-path-pass" data-pass=pass.map_or(String::new(), |p| format!("{p}"))>
-                        "pass@1 " <strong>{pass.map_or("–".to_string(), |p| format!("{p:.1}%"))}</strong>
-                        {format!(" of {} answers ({}) · NO PATH answers: precision {}, recall {}", s.results.len(), s.name, share(np.precision), share(np.recall))}</p>
-                    <p class="note">"pass@1 by path length (calls; none: the no-path tasks) and by how far apart the path's functions sit in the window (the spread of their depths)"
-                        <span class="narrow-only">"On a phone, by path length only: the spread columns show on a wider screen."</span></p>
-                    <div class="table-scroll" tabindex="0" role="region" aria-label="pass@1 by path length and depth spread">
-                        <table class="grid" id="call-path-matrix">
-                            <thead><tr><th>"Path"</th>{spreads.iter().map(|b| view! { <th class="wide-only">{format!("spread {b}")}</th> }).collect_view()}<th>"all"</th></tr></thead>
-                            <tbody>
-                                {s.scores.by_path_length.iter().map(|(len, all)| {
-                                    let row = s.scores.by_path_length_and_spread.get(len);
-                                    view! {
-                                        <tr data-length=len.clone()>
-                                            <th>{len.clone()}</th>
-                                            {spreads.iter().map(|b| view! { <td class="wide-only">{cell(row.and_then(|r| r.get(*b)))}</td> }).collect_view()}
-                                            <td>{cell(Some(all))}</td>
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
-                    <p class="note" id="call-path-verdicts">{format!("Verdicts: {verdicts}.")}</p>
-                }
-            })}
-        </section>
+        <p class="note" id="call-path-next">"Next: ask a model these tasks on the "<a href="#run">"Run"</a>" page, or score an outputs file on "<a href="#results">"Results"</a>" (Task: call paths)."</p>
     }
 }

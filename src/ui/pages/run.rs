@@ -8,6 +8,7 @@
 //! (`repoqa::llm`), run by `jobs::run`; model text is shown as text only.
 
 use leptos::prelude::*;
+use repoqa::api::TaskKind;
 use repoqa::llm::in_tab;
 use repoqa::llm::plan::{preset_price, PRICES_AS_OF};
 use repoqa::llm::presets::{self, ALLOW_ORIGINS, PRESETS};
@@ -22,8 +23,10 @@ use repoqa::report::Protocol;
 use super::results::table::TableCard;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::progress::{run_state, PauseCancel};
+use crate::ui::components::task_switch::TaskSwitch;
 use crate::ui::format;
 use crate::ui::jobs::batch::{export_batch, import_batch};
+use crate::ui::jobs::call_path::start_call_path_run;
 use crate::ui::jobs::run::{start, start_at_lengths, start_plan, test_connection, use_model_run};
 use crate::ui::jobs::Line;
 use crate::ui::state::answers::{ensure_answers_restored, score_set};
@@ -46,8 +49,10 @@ pub fn RunPage() -> impl IntoView {
     rs.restore();
     let set = Memo::new(move |_| score_set(app));
     let busy = move || use_model_run().runner.busy();
+    let call_paths = move || app.task_kind.get() == TaskKind::CallPath;
 
     view! {
+        <TaskSwitch/>
         <section class="card" id="run-card">
             <h2>"Run a model"</h2>
             <p class="note">
@@ -55,8 +60,19 @@ pub fn RunPage() -> impl IntoView {
                 "straight from this browser to the API, stores every answer the moment it arrives, and scores it like the Results page. "
                 "A reload or a closed tab loses only the requests in flight: press Run again to ask the rest."
             </p>
-            {move || (app.tasks.with(Vec::is_empty)).then(|| view! {
+            {move || (!call_paths() && app.tasks.with(Vec::is_empty)).then(|| view! {
                 <p class="notice" id="run-no-tasks">"No tasks are built yet: load a dataset and build the tasks first ("<a href="#tasks">"Tasks"</a>")."</p>
+            })}
+            {move || call_paths().then(|| match app.call_paths.get().filter(|b| !b.tasks.is_empty()) {
+                None => view! {
+                    <p class="notice" id="run-no-call-paths">"No call-path tasks are built yet: build them on the "<a href="#tasks">"Tasks"</a>" page (Task: call paths) first."</p>
+                }.into_any(),
+                Some(b) => view! {
+                    <p class="notice" id="run-call-paths" data-tasks=b.tasks.len()>
+                        {format!("Run asks the {} built at {} tokens (NOT UPSTREAM; the selection below applies), as ",
+                            format::count(b.tasks.len(), "call-path task", "call-path tasks"), format::thousands(b.code_context_size))}
+                        <code>"repoqa run --task call-path"</code>" asks them; the answers are scored on "<a href="#results">"Results"</a>"."</p>
+                }.into_any(),
             })}
             {move || (rs.interrupted.get() && !busy()).then(|| view! {
                 <p class="warning" id="run-interrupted">"A run was under way when this page was left. The answers that arrived are kept; press Run to ask only the rest."</p>
@@ -65,9 +81,11 @@ pub fn RunPage() -> impl IntoView {
             <RunControls/>
             <RunNotices/>
         </section>
-        <BatchFiles/>
-        <FailedTasks/>
-        <TableCard set=set/>
+        {move || (!call_paths()).then(|| view! {
+            <BatchFiles/>
+            <FailedTasks/>
+            <TableCard set=set/>
+        })}
     }
 }
 
@@ -132,8 +150,31 @@ fn RunSettingsForm() -> impl IntoView {
     };
     let ids =
         Memo::new(move |_| app.tasks.with(|ts| ts.iter().map(|t| t.task_id()).collect::<Vec<_>>()));
+    // The call-path side's tasks and the ids its kept run answered, when
+    // that run is the form's model's at the tasks' length.
+    let call_path_ids = Memo::new(move |_| {
+        app.call_paths.with(|b| {
+            b.as_ref()
+                .map(|b| (b.tasks.iter().map(|t| t.id()).collect::<Vec<_>>(), b.code_context_size))
+        })
+    });
     let selected = move || {
         let sel = form.with(|f| f.selection.clone());
+        if app.task_kind.get() == repoqa::api::TaskKind::CallPath {
+            let model = form.with(|f| f.settings.model.trim().to_string());
+            return call_path_ids.with(|c| {
+                let Some((ids, size)) = c else { return (0, 0) };
+                let picked = select_tasks(ids, &sel);
+                let answered: std::collections::HashSet<String> =
+                    app.call_path_run.with(|r| match r {
+                        Some(r) if r.model == model && r.code_context_size == *size => {
+                            r.ids.iter().cloned().collect()
+                        }
+                        _ => Default::default(),
+                    });
+                (picked.len(), picked.iter().filter(|&&i| answered.contains(&ids[i])).count())
+            });
+        }
         ids.with(|ids| {
             let picked = select_tasks(ids, &sel);
             // The answers of the model on the form: another model's do not count.
@@ -357,6 +398,9 @@ fn RunSettingsForm() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Which tasks"</legend>
+                // SNF's prompts (its no-context control); the call-path
+                // tasks have one protocol.
+                <div hidden=move || app.task_kind.get() == repoqa::api::TaskKind::CallPath>
                 <label>"Prompts "
                     <select id="run-protocol" on:change=move |ev| {
                         if let Ok(p) = event_target_value(&ev).parse::<Protocol>() {
@@ -379,6 +423,7 @@ fn RunSettingsForm() -> impl IntoView {
                         </p>
                     })
                 }}
+                </div>
                 <label>"Task id contains "
                     <input type="text" id="run-filter" placeholder="all (e.g. python:: or a repo)"
                         prop:value=move || form.with(|f| f.selection.filter.clone())
@@ -458,6 +503,7 @@ fn RunControls() -> impl IntoView {
         _ => (0, 0),
     };
     let state_attr = move || run_state(runner);
+    let call_paths = move || app.task_kind.get() == TaskKind::CallPath;
     // Elapsed and time left move every second while a run waits for a
     // reply, not only when one arrives.
     let tick = RwSignal::new(0u64);
@@ -480,12 +526,16 @@ fn RunControls() -> impl IntoView {
         </div>
         <div class="row">
             <button type="button" class="primary" id="run-start" disabled=busy
-                on:click=move |_| start(app, rs, runner, false, None)>"Run"</button>
-            <button type="button" id="run-plan" disabled=busy
+                on:click=move |_| match app.task_kind.get_untracked() {
+                    TaskKind::Snf => start(app, rs, runner, false, None),
+                    TaskKind::CallPath => start_call_path_run(app, rs, runner),
+                }>"Run"</button>
+            // The plan counts SNF's prompts; the call-path side has none yet.
+            <button type="button" id="run-plan" disabled=busy hidden=call_paths
                 on:click=move |_| start_plan(app, rs, runner)>"Plan"</button>
             <PauseCancel runner=runner prefix="run"/>
         </div>
-        <LengthsRun/>
+        {move || (!call_paths()).then(|| view! { <LengthsRun/> })}
         <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
             data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
             <progress max="100" value=move || format!("{:.1}", percent())></progress>
@@ -523,7 +573,11 @@ fn RunControls() -> impl IntoView {
         // After a run that answered something: where its scores are.
         {move || (matches!(line.get(), Line::Done(_) | Line::Flawed(_)) && rs.live.with(|l| l.stats.answered > 0)).then(|| view! {
             <p id="run-next-steps">"Next: the answers are scored on "<a href="#results">"Results"</a>
-                " (pass@1, charts, exports); compare models on the "<a href="#leaderboard">"Leaderboard"</a>"."</p>
+                {move || if call_paths() {
+                    view! { " (Task: call paths: pass@1 by path length and depth, each task's verdict drawn over the call graph)." }.into_any()
+                } else {
+                    view! { " (pass@1, charts, exports); compare models on the "<a href="#leaderboard">"Leaderboard"</a>"." }.into_any()
+                }}</p>
         })}
     }
 }

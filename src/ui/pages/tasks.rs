@@ -11,6 +11,7 @@ use crate::ui::browser::dom::target_value;
 use crate::ui::browser::download::download_text;
 use crate::ui::components::pager::{page_range, Pager};
 use crate::ui::components::progress::Progress;
+use crate::ui::components::task_switch::TaskSwitch;
 use crate::ui::error::UiError;
 use crate::ui::format::{bytes_label, thousands};
 use crate::ui::jobs::build::{start_build, tasks_current};
@@ -143,18 +144,7 @@ pub fn TasksPage() -> impl IntoView {
 
     use repoqa::api::TaskKind;
     let kind = state.task_kind;
-    let switch = view! {
-        <fieldset class="task-switch" id="task-switch">
-            <legend>"Task"</legend>
-            <label><input type="radio" name="task-kind" id="task-kind-snf"
-                prop:checked=move || kind.get() == TaskKind::Snf
-                on:change=move |_| kind.set(TaskKind::Snf)/>" Searching Needle Function (RepoQA's)"</label>
-            " "
-            <label><input type="radio" name="task-kind" id="task-kind-call-path"
-                prop:checked=move || kind.get() == TaskKind::CallPath
-                on:change=move |_| kind.set(TaskKind::CallPath)/>" Call paths (NOT UPSTREAM)"</label>
-        </fieldset>
-    };
+    let switch = view! { <TaskSwitch/> };
     let snf = move || {
         view! {
             <section class="card" id="build-card">

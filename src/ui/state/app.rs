@@ -55,6 +55,23 @@ pub struct AppState {
     pub call_paths: RwSignal<Option<Arc<CallPathBuilt>>>,
     /// A model's call-path answers, scored (`jobs::call_path`).
     pub call_path_scores: RwSignal<Option<Arc<CallPathScored>>>,
+    /// The call-path outputs of the last run from the Run page, kept in
+    /// this browser (`jobs::call_path`).
+    pub call_path_run: RwSignal<Option<Arc<CallPathRun>>>,
+}
+
+/// A model's run over call-path tasks from the Run page: its outputs file
+/// as `repoqa run --task call-path` writes it (the task rows plus
+/// `"output": [reply]`), a line per answer.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallPathRun {
+    pub model: String,
+    pub code_context_size: usize,
+    /// The outputs JSONL.
+    pub text: String,
+    /// The ids of the tasks answered in `text`, in its order.
+    #[serde(default)]
+    pub ids: Vec<String>,
 }
 
 /// A call-path outputs file scored in the page, as `repoqa score --task
@@ -65,6 +82,8 @@ pub struct CallPathScored {
     pub name: String,
     pub scores: repoqa::callpath::score::CallPathScores,
     pub results: Vec<repoqa::api::callpath::CallPathResult>,
+    /// Each task's reply as the model wrote it, by task id.
+    pub replies: BTreeMap<String, String>,
 }
 
 /// Call-path tasks built on the Tasks page (NOT UPSTREAM,
@@ -132,6 +151,7 @@ impl AppState {
             task_kind: RwSignal::new(repoqa::api::TaskKind::Snf),
             call_paths: RwSignal::new(None),
             call_path_scores: RwSignal::new(None),
+            call_path_run: RwSignal::new(None),
         }
     }
 }

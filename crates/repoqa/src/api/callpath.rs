@@ -14,7 +14,7 @@ use crate::callpath::graph::{call_graph, CallGraph};
 use crate::callpath::score::{score, CallPathScores, JudgedTask};
 use crate::callpath::select::{select_fitting, PathPair, Selection};
 use crate::callpath::task::{self, CallPathOutput, CallPathTask, FunctionRef};
-use crate::callpath::verdict::{judge, PathVerdict, Reading};
+use crate::callpath::verdict::{judge, trace, PathStep, PathVerdict, Reading};
 use crate::callpath::window::{PathWindow, Windows};
 use crate::code::lang::{GrammarError, Language};
 use crate::code::tokenize::Tokenizer;
@@ -72,9 +72,16 @@ pub struct CallPathResult {
     pub path_calls: Option<usize>,
     pub depth_spread: f64,
     pub code_context_size: usize,
+    /// The gold shortest path, source to target; empty for a no-path task.
+    #[serde(default)]
+    pub path: Vec<String>,
     /// What the reply was read as; absent when it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<Reading>,
+    /// The path read, traced on the graph step by step (what the verdict
+    /// view draws); empty for `NO PATH` or an unreadable reply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<PathStep>,
     #[serde(flatten)]
     pub verdict: PathVerdict,
 }
@@ -157,6 +164,7 @@ pub fn score_outputs(
         let pair = t.pair(graph).map_err(at)?;
         let reply = o.output.first().map_or("", String::as_str);
         let (reading, verdict) = judge(graph, &pair, reply);
+        let steps = reading.as_ref().map(|r| trace(graph, &pair, r)).unwrap_or_default();
         judged.push(JudgedTask {
             language: t.language.clone(),
             path_calls: t.path_calls(),
@@ -172,7 +180,9 @@ pub fn score_outputs(
             path_calls: t.path_calls(),
             depth_spread: t.depth_spread(),
             code_context_size: t.code_context_size,
+            path: t.path.clone(),
             reading,
+            steps,
             verdict,
         });
     }

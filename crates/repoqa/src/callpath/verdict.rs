@@ -231,6 +231,60 @@ pub fn judge_reading(graph: &CallGraph, task: &PathPair, reading: &Reading) -> P
     }
 }
 
+/// One name of a model's path as the verdict view draws it: whether the
+/// repository has a function so named, and whether the name before it
+/// calls it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathStep {
+    pub name: String,
+    /// A function of the repository has this name (at the ends, the task's
+    /// own functions when the names match).
+    pub known: bool,
+    /// The step before calls this one in the graph; absent for the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub called: Option<bool>,
+}
+
+/// Each name of a path `reading` of `task`, traced on `graph`: the steps
+/// the verdict view draws over the gold path. Names resolve as
+/// [`judge_reading`] resolves them (the ends are the task's functions when
+/// named so; a name between is the one function so named, and a shared
+/// name is reached by no call). Empty for `NO PATH`.
+pub fn trace(graph: &CallGraph, task: &PathPair, reading: &Reading) -> Vec<PathStep> {
+    let Reading::Path(names) = reading else { return Vec::new() };
+    let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        let e = count.entry(n.name.as_str()).or_insert((0, i));
+        e.0 += 1;
+    }
+    let last = names.len().saturating_sub(1);
+    let mut before: Option<usize> = None;
+    let mut steps = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let node = if k == 0 && graph.nodes[task.source].name == *name {
+            Some(task.source)
+        } else if k == last && graph.nodes[task.target].name == *name {
+            Some(task.target)
+        } else {
+            match count.get(name.as_str()) {
+                Some(&(1, i)) => Some(i),
+                _ => None,
+            }
+        };
+        let called = (k > 0).then(|| match (before, node) {
+            (Some(a), Some(b)) => graph.edges[a].contains(&b),
+            _ => false,
+        });
+        steps.push(PathStep {
+            name: name.clone(),
+            known: count.contains_key(name.as_str()),
+            called,
+        });
+        before = node;
+    }
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,5 +385,35 @@ mod tests {
             PathVerdict::NotACall { from: "read".into(), to: "main".into() }
         );
         assert_eq!(judge(&g, &no, "lex -> read").1, PathVerdict::ClaimedPath);
+    }
+
+    #[test]
+    fn a_path_is_traced_step_by_step() {
+        let g = graph();
+        let t = path_task();
+        let steps = |reply: &str| {
+            let r = read_reply(reply).unwrap();
+            trace(&g, &t, &r).into_iter().map(|s| (s.name, s.known, s.called)).collect::<Vec<_>>()
+        };
+        let s = |n: &str, known: bool, called: Option<bool>| (n.to_string(), known, called);
+        assert_eq!(
+            steps("main -> parse -> lex -> read"),
+            vec![
+                s("main", true, None),
+                s("parse", true, Some(true)),
+                s("lex", true, Some(true)),
+                s("read", true, Some(true))
+            ]
+        );
+        assert_eq!(
+            steps("main -> nothing -> read"),
+            vec![
+                s("main", true, None),
+                s("nothing", false, Some(false)),
+                s("read", true, Some(false))
+            ]
+        );
+        assert_eq!(steps("read -> lex"), vec![s("read", true, None), s("lex", true, Some(false))]);
+        assert!(trace(&g, &t, &Reading::NoPath).is_empty());
     }
 }

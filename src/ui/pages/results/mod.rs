@@ -7,6 +7,7 @@
 
 mod answers;
 mod audit;
+mod call_paths;
 mod export;
 mod headline;
 mod intervals;
@@ -22,6 +23,7 @@ use repoqa::scoring::run::group_results;
 
 use self::answers::AnswersCard;
 use self::audit::AuditCard;
+use self::call_paths::CallPathResults;
 use self::export::ExportCard;
 use self::headline::ScoreHeadline;
 use self::intervals::IntervalsCard;
@@ -32,6 +34,7 @@ use self::table::TableCard;
 use self::task_list::{TaskDetail, TaskList};
 use crate::ui::components::charts::Charts;
 use crate::ui::components::progress::Progress;
+use crate::ui::components::task_switch::TaskSwitch;
 use crate::ui::error::UiError;
 use crate::ui::format;
 use crate::ui::jobs::scoring::ImportReport;
@@ -50,8 +53,22 @@ fn ms_words(ms: f64) -> String {
     }
 }
 
+/// The Results page of the task chosen: SNF's, or call paths' (NOT
+/// UPSTREAM).
 #[component]
 pub fn ResultsPage() -> impl IntoView {
+    let kind = use_state().task_kind;
+    view! {
+        <TaskSwitch/>
+        {move || match kind.get() {
+            repoqa::api::TaskKind::Snf => view! { <SnfResults/> }.into_any(),
+            repoqa::api::TaskKind::CallPath => view! { <CallPathResults/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn SnfResults() -> impl IntoView {
     let state = use_state();
     ensure_answers_restored(state);
     // The Run page's selection says which tasks count as unanswered.
