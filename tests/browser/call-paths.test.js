@@ -138,9 +138,30 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   // On the Tasks page, each row's verdict in its colour.
   await page.click('nav a[href="#tasks"]');
   await page.waitForSelector('#call-path-table');
-  const verdictCells = await page.$$eval('.call-path-row td:last-child', (cs) => cs.map((c) => [c.className, c.textContent]));
+  const verdictCells = await page.$$eval('.call-path-row td:last-child span', (cs) => cs.map((c) => [c.className, c.textContent]));
   assert.deepEqual(verdictCells[0], ['pass', 'pass']);
   assert.equal(verdictCells[reversed][0], 'fail');
+
+  // A task's prompt to scale: every function of its gold path marked in
+  // the bands with its name (the core's anatomy, in the engine), the view
+  // on the screen with the focus; a marked band shows the function's code.
+  const k = cli.findIndex((r) => r.path.length >= 3);
+  assert.ok(k >= 0, 'a task with a path of 2 calls or more');
+  await page.click(`.call-path-row:nth-child(${k + 1}) .call-path-view`);
+  await page.waitForSelector('#call-path-anatomy-view', { timeout: 60000 });
+  await page.waitForFunction(() => document.activeElement?.id === 'call-path-task-view');
+  assert.equal(await page.textContent('#call-path-task-gold'), cli[k].path.join(' → '));
+  assert.equal(Number(await page.getAttribute('#call-path-anatomy-view', 'data-marked')), cli[k].path.length);
+  const marked = await page.$$eval('#call-path-anatomy-view .anatomy-strip .band-needle', (bs) => bs.map((b) => b.dataset.name));
+  assert.deepEqual([...marked].sort(), [...cli[k].path].sort());
+  // In the context's order: by the depths the task records.
+  const byDepth = cli[k].path.map((n, i) => [n, cli[k].depths[i]]).sort((a, b) => a[1] - b[1]).map((x) => x[0]);
+  assert.deepEqual(marked, byDepth);
+  await page.click(`#call-path-anatomy-view .anatomy-strip .band-needle[data-name="${cli[k].path[1]}"]`);
+  await page.waitForSelector(`#call-path-anatomy-band[data-name="${cli[k].path[1]}"]`);
+  assert.match(await page.textContent('#call-path-anatomy-band pre'), new RegExp(cli[k].path[1]));
+  assert.ok(await inViewport(page, '#call-path-task-title'), 'the task view opens on the screen');
+  await saveViewports(page, '#call-path-anatomy', 'call-paths-anatomy');
 
   // Back to SNF: its side again, the call-path tasks kept for the next visit to this side.
   await page.check('#task-kind-snf');

@@ -86,6 +86,9 @@ pub enum Request {
     /// `outputs` (call-path tasks with their replies) judged against
     /// dataset `dataset`'s call graphs and scored (`api::callpath`).
     CallPathScore { dataset: u32, outputs: Vec<CallPathOutput> },
+    /// A call-path task's prompt as bands, its path's functions marked
+    /// (`api::callpath::anatomy`), against dataset `dataset`.
+    CallPathAnatomy { dataset: u32, task: Box<CallPathTask> },
 }
 
 /// What comes with a request besides its JSON: bytes (a curation's files)
@@ -176,6 +179,9 @@ pub enum Reply {
     CallPathScore {
         scores: Box<CallPathScores>,
         results: Vec<CallPathResult>,
+    },
+    CallPathAnatomy {
+        anatomy: Anatomy,
     },
 }
 
@@ -290,6 +296,11 @@ impl Engine {
                 let (scores, results) =
                     crate::api::callpath::score_outputs(d, &outputs, "the page's answers")?;
                 Reply::CallPathScore { scores: Box::new(scores), results }
+            }
+            Request::CallPathAnatomy { dataset, task } => {
+                let d = self.dataset(dataset)?;
+                let anatomy = crate::api::callpath::anatomy(d, &task, self.tokenizer()?)?;
+                Reply::CallPathAnatomy { anatomy }
             }
             Request::TokenizerInfo => {
                 let t = self.tokenizer()?;

@@ -5,6 +5,7 @@
 
 pub mod anatomy_strip;
 pub mod answer_box;
+pub mod call_path_anatomy;
 pub mod charts;
 pub mod drop_zone;
 pub mod evidence_table;

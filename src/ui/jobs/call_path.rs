@@ -148,6 +148,32 @@ pub fn start_run_score(state: AppState, runner: Runner) {
     });
 }
 
+/// A call-path task's prompt as bands, each function of its path marked
+/// (`Request::CallPathAnatomy`, the core's `api::callpath::anatomy`), for
+/// the task's anatomy strip. Gives the engine the tokenizer if it has none.
+pub async fn anatomy(
+    state: AppState,
+    runner: Runner,
+    task: repoqa::callpath::task::CallPathTask,
+) -> Result<repoqa::prompt::anatomy::Anatomy, UiError> {
+    let what =
+        format!("Counting the tokens of {} → {}'s prompt", task.source.name, task.target.name);
+    runner
+        .run(Job::new(what).queue(), move |ctx| async move {
+            let loaded = state.dataset.get_untracked().ok_or_else(|| {
+                UiError::invalid("Load the dataset the tasks were built from first.")
+            })?;
+            tokenizer::ensure_in_engine(&ctx, state).await?;
+            let dataset = ctx.wait_for(engine::dataset(&loaded.dataset, &loaded.origin)).await?;
+            let request = Request::CallPathAnatomy { dataset, task: Box::new(task) };
+            match ctx.wait_for(engine::call(&request)).await? {
+                Reply::CallPathAnatomy { anatomy } => Ok(anatomy),
+                _ => Err(UiError::invalid("the engine answered another question than an anatomy")),
+            }
+        })
+        .await
+}
+
 /// Where the call-path run is kept in this browser.
 const KEY_CALL_PATH_RUN: &str = "call-path-run";
 

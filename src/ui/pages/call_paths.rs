@@ -8,6 +8,7 @@
 use leptos::prelude::*;
 
 use crate::ui::browser::download::download_text;
+use crate::ui::components::call_path_anatomy::CallPathAnatomy;
 use crate::ui::components::progress::Progress;
 use crate::ui::error::UiError;
 use crate::ui::jobs::call_path::start_call_path_build;
@@ -29,6 +30,8 @@ pub fn CallPathTasks() -> impl IntoView {
     let state = use_state();
     let runner = use_runner();
     let download_error = RwSignal::new(None::<UiError>);
+    // The task whose prompt is shown below the table.
+    let viewed = RwSignal::new(None::<String>);
     let download = move |_| {
         let Some(built) = state.call_paths.get_untracked() else { return };
         let name =
@@ -141,7 +144,12 @@ pub fn CallPathTasks() -> impl IntoView {
                                                 <span class="narrow-only">{gold.clone()}</span></td>
                                             <td class="wide-only">{gold}</td>
                                             <td class="wide-only">{depths}</td>
-                                            <td class=class>{label}</td>
+                                            <td><span class=class>{label}</span><br/>
+                                                <button type="button" class="small call-path-view"
+                                                    on:click={let id = t.id(); move |_| {
+                                                        viewed.set(Some(id.clone()));
+                                                        crate::ui::browser::dom::focus_into_view("call-path-task-view");
+                                                    }}>"View"</button></td>
                                         </tr>
                                     }
                                 }).collect_view()}
@@ -151,6 +159,23 @@ pub fn CallPathTasks() -> impl IntoView {
                 }.into_any(),
             }}
         </section>
+        {move || {
+            let id = viewed.get()?;
+            let task = state.call_paths.with(|b| b.as_ref().and_then(|b| b.tasks.iter().find(|t| t.id() == id).cloned()))?;
+            let gold = if task.path.is_empty() { "NO PATH".to_string() } else { task.path.join(" → ") };
+            Some(view! {
+                <section class="card" id="call-path-task-view" tabindex="-1" aria-labelledby="call-path-task-title">
+                    <h2 id="call-path-task-title">{format!("{} → {}", task.source.name, task.target.name)}</h2>
+                    <p class="muted">{format!("{} · {} · {} → {}", task.language, task.repo, task.source.file, task.target.file)}</p>
+                    <p>"The answer: " <strong id="call-path-task-gold">{gold}</strong></p>
+                    <CallPathAnatomy task=task.clone()/>
+                    <details id="call-path-task-prompt">
+                        <summary>"The whole prompt"</summary>
+                        <pre class="prompt" tabindex="0">{task.prompt()}</pre>
+                    </details>
+                </section>
+            })
+        }}
         <p class="note" id="call-path-next">"Next: ask a model these tasks on the "<a href="#run">"Run"</a>" page, or score an outputs file on "<a href="#results">"Results"</a>" (Task: call paths)."</p>
     }
 }

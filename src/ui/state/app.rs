@@ -170,6 +170,9 @@ impl AppState {
         self.scoring.model_name.set("model".to_string());
         self.scoring.eval_date.set(String::new());
         self.tokenizer_id.set(None);
+        self.call_paths.set(None);
+        self.call_path_scores.set(None);
+        self.call_path_run.set(None);
     }
 }
 

@@ -17,8 +17,9 @@ use crate::callpath::task::{self, CallPathOutput, CallPathTask, FunctionRef};
 use crate::callpath::verdict::{judge, trace, PathStep, PathVerdict, Reading};
 use crate::callpath::window::{PathWindow, Windows};
 use crate::code::lang::{GrammarError, Language};
-use crate::code::tokenize::Tokenizer;
+use crate::code::tokenize::{Tokenizer, TokenizerError};
 use crate::input::dataset::Dataset;
+use crate::prompt::anatomy::{anatomy_of, Anatomy, Marked, PromptText};
 use crate::prompt::context::{ContextError, MAX_CODE_CONTEXT_SIZE};
 use crate::prompt::settings::{SettingsError, TaskFilter};
 
@@ -47,11 +48,15 @@ pub enum CallPathPlanError {
     NoRepos,
 }
 
-/// Why outputs cannot be scored.
+/// Why outputs cannot be scored (or a task drawn) against the dataset.
 #[derive(Debug, Error)]
 pub enum CallPathScoreError {
     #[error(transparent)]
     Grammar(#[from] GrammarError),
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
+    #[error("{id}: {message}")]
+    Task { id: String, message: String },
     #[error("{origin}, line {line}: {message}")]
     Line { origin: String, line: usize, message: String },
     #[error("{origin}: no call-path task in it")]
@@ -305,6 +310,64 @@ pub fn verify(
 
 fn pct(p: Option<f64>) -> String {
     p.map_or("–".into(), |p| format!("{p:.1}"))
+}
+
+/// A call-path task's prompt as bands (`prompt::anatomy`), each function
+/// of its gold path — the source and the target of a no-path task —
+/// marked with its name where its text is in the window: what the task
+/// view's anatomy strip draws. The task's repository must be `dataset`'s.
+pub fn anatomy(
+    dataset: &Dataset,
+    task: &CallPathTask,
+    tokenizer: &Tokenizer,
+) -> Result<Anatomy, CallPathScoreError> {
+    let at = |message: String| CallPathScoreError::Task { id: task.id(), message };
+    let language = Language::from_name(&task.language).map_err(|e| at(e.to_string()))?;
+    let repo = dataset.repo(&task.language, &task.repo).ok_or_else(|| {
+        at(format!("the dataset has no {} repository {}", task.language, task.repo))
+    })?;
+    let graph = call_graph(repo, language)?;
+    let missing =
+        |f: &FunctionRef| at(format!("the dataset's {} has no function {}", task.repo, f.label()));
+    let source = task.source.node(&graph).ok_or_else(|| missing(&task.source))?;
+    let target = task.target.node(&graph).ok_or_else(|| missing(&task.target))?;
+    let nodes: Vec<usize> = if task.path.len() < 2 {
+        vec![source, target]
+    } else {
+        let last = task.path.len() - 1;
+        let mut nodes = vec![source];
+        for name in &task.path[1..last] {
+            let n =
+                graph.nodes.iter().position(|n| n.name == *name).ok_or_else(|| {
+                    at(format!("the dataset's {} has no function {name}", task.repo))
+                })?;
+            nodes.push(n);
+        }
+        nodes.push(target);
+        nodes
+    };
+    let mut marked: Vec<Marked> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        let f = &graph.nodes[n];
+        let text = repo.content.get(&f.path).and_then(|c| c.get(f.start_byte..f.end_byte));
+        let found = text
+            .filter(|t| !t.is_empty())
+            .and_then(|t| task.code_context.find(t).map(|start| start..start + t.len()));
+        let Some(bytes) = found else { continue };
+        if marked.iter().any(|m| m.bytes == bytes) {
+            continue;
+        }
+        marked.push(Marked { bytes, path: f.path.clone(), name: Some(f.name.clone()) });
+    }
+    marked.sort_by_key(|m| m.bytes.start);
+    let text = PromptText {
+        instruction: &task.instruction,
+        code_context: &task.code_context,
+        question: &task.question,
+        language: &task.language,
+        repo: &task.repo,
+    };
+    Ok(anatomy_of(&text, &marked, &[], Some(dataset), tokenizer)?)
 }
 
 /// A verdict as a line says it: its name and what it names.

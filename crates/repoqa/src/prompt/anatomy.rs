@@ -68,6 +68,32 @@ pub struct Band {
     pub first_token: usize,
     /// Byte range of the band in `Task::prompt()`.
     pub bytes: Range<usize>,
+    /// The function a marked band is (a call path's functions: its name);
+    /// absent for SNF's needle and every other band.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The texts of a prompt in the four-part template (instruction, code
+/// context, question, instruction), and whose code it is.
+#[derive(Clone, Copy, Debug)]
+pub struct PromptText<'a> {
+    pub instruction: &'a str,
+    pub code_context: &'a str,
+    /// SNF's needle description; a call-path task's question.
+    pub question: &'a str,
+    pub language: &'a str,
+    pub repo: &'a str,
+}
+
+/// A function marked in the code context: its byte range there, its file
+/// and (for a call path's functions) its name. Marked functions are drawn
+/// as [`Part::Needle`] bands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marked {
+    pub bytes: Range<usize>,
+    pub path: String,
+    pub name: Option<String>,
 }
 
 /// An artifact of the construction placed on the strip.
@@ -210,16 +236,43 @@ pub fn anatomy(
     dataset: Option<&Dataset>,
     tokenizer: &Tokenizer,
 ) -> Result<Anatomy, TokenizerError> {
-    let ctx = task.code_context.as_str();
-    let needle =
-        needle.start.min(ctx.len())..needle.end.clamp(needle.start.min(ctx.len()), ctx.len());
-    let cp = Language::from_name(&task.language).map(|l| l.comment_prefix()).unwrap_or("#");
-    let repo = dataset.and_then(|d| d.repo(&task.language, &task.repo));
+    let text = PromptText {
+        instruction: &task.instruction,
+        code_context: &task.code_context,
+        question: &task.description,
+        language: &task.language,
+        repo: &task.repo,
+    };
+    let marked = [Marked { bytes: needle, path: task.path.clone(), name: None }];
+    anatomy_of(&text, &marked, findings, dataset, tokenizer)
+}
+
+/// The anatomy of a prompt whose `marked` functions (in context order,
+/// not overlapping) are drawn as needle bands: SNF's one needle, or a call
+/// path's functions. As [`anatomy`] otherwise.
+pub fn anatomy_of(
+    text: &PromptText,
+    marked: &[Marked],
+    findings: &[ArtifactSpot],
+    dataset: Option<&Dataset>,
+    tokenizer: &Tokenizer,
+) -> Result<Anatomy, TokenizerError> {
+    let ctx = text.code_context;
+    // Each mark within the context, in order, none overlapping the one before.
+    let mut spans: Vec<(Range<usize>, &Marked)> = Vec::with_capacity(marked.len());
+    for m in marked {
+        let after = spans.last().map_or(0, |(r, _)| r.end);
+        let start = m.bytes.start.clamp(after, ctx.len());
+        spans.push((start..m.bytes.end.clamp(start, ctx.len()), m));
+    }
+    let first_file = marked.first().map(|m| m.path.clone());
+    let cp = Language::from_name(text.language).map(|l| l.comment_prefix()).unwrap_or("#");
+    let repo = dataset.and_then(|d| d.repo(text.language, text.repo));
     let order: Vec<&str> = repo.map(|r| r.file_order()).unwrap_or_default();
     let mut c = LineCounter::new(tokenizer);
 
     // The file the context starts in: the one before the first `Path:`
-    // line's file in the repo's order (the needle file if there is none).
+    // line's file in the repo's order (the first marked file if there is none).
     let first_path = ctx.split_inclusive('\n').find_map(|l| match classify(l, cp, &order) {
         Line::Path(p) => Some(p),
         _ => None,
@@ -231,46 +284,59 @@ pub fn anatomy(
             .position(|f| *f == p)
             .and_then(|i| i.checked_sub(1))
             .map(|i| order[i].to_string())
-            .or_else(|| Some(task.path.clone())),
-        None => Some(task.path.clone()),
+            .or_else(|| first_file.clone()),
+        None => first_file.clone(),
     };
 
     let mut bands = Vec::new();
     let mut token = 0;
-    let mut push = |part: Part, path: Option<String>, tokens: usize, bytes: Range<usize>| {
-        bands.push(Band { part, path, tokens, first_token: token, bytes });
+    let mut push = |part: Part,
+                    path: Option<String>,
+                    name: Option<String>,
+                    tokens: usize,
+                    bytes: Range<usize>| {
+        bands.push(Band { part, path, tokens, first_token: token, bytes, name });
         token += tokens;
     };
-    let instruction = task.instruction.as_str();
-    push(Part::Instruction, None, c.text(instruction)?, 0..instruction.len());
+    let instruction = text.instruction;
+    push(Part::Instruction, None, None, c.text(instruction)?, 0..instruction.len());
     let base = instruction.len();
     let mut file = starts_in;
-    for range in [0..needle.start, needle.clone(), needle.end..ctx.len()] {
-        let text = &ctx[range.clone()];
-        if range == needle {
-            file = Some(task.path.clone());
-            push(Part::Needle, file.clone(), c.text(text)?, base + range.start..base + range.end);
-            continue;
+    let mut at = 0;
+    let gaps = spans.iter().map(|(r, m)| (r.start, Some((r.clone(), *m))));
+    for (gap_end, mark) in gaps.chain(std::iter::once((ctx.len(), None))) {
+        let gap = at..gap_end;
+        let part_text = &ctx[gap.clone()];
+        for (i, (part, path, r)) in
+            segments(part_text, cp, &order, &mut file).into_iter().enumerate()
+        {
+            let n = c.text_at(&part_text[r.clone()], i == 0)?;
+            let bytes = base + gap.start + r.start..base + gap.start + r.end;
+            push(part, path, None, n, bytes);
         }
-        for (i, (part, path, r)) in segments(text, cp, &order, &mut file).into_iter().enumerate() {
-            let n = c.text_at(&text[r.clone()], i == 0)?;
-            let bytes = base + range.start + r.start..base + range.start + r.end;
-            push(part, path, n, bytes);
-        }
-        if range.start == 0 {
-            // The code after the needle is its own file's until a `Path:` line.
-            file = Some(task.path.clone());
-        }
+        let Some((range, m)) = mark else { break };
+        file = Some(m.path.clone());
+        let n = c.text(&ctx[range.clone()])?;
+        push(Part::Needle, file.clone(), m.name.clone(), n, base + range.start..base + range.end);
+        // The code after a marked function is its own file's until a `Path:` line.
+        at = range.end;
     }
     let desc_at = base + ctx.len();
     push(
         Part::Description,
         None,
-        c.text(&task.description)?,
-        desc_at..desc_at + task.description.len(),
+        None,
+        c.text(text.question)?,
+        desc_at..desc_at + text.question.len(),
     );
-    let again = desc_at + task.description.len();
-    push(Part::InstructionAgain, None, c.text(instruction)?, again..again + instruction.len());
+    let again = desc_at + text.question.len();
+    push(
+        Part::InstructionAgain,
+        None,
+        None,
+        c.text(instruction)?,
+        again..again + instruction.len(),
+    );
 
     let marks = findings
         .iter()

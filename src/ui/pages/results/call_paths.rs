@@ -147,14 +147,7 @@ pub fn CallPathResults() -> impl IntoView {
                                                 on:click={let id = r.id.clone(); move |_| {
                                                     selected.set(Some(id.clone()));
                                                     // The view opens below the table: brought into view, with the focus.
-                                                    request_animation_frame(|| {
-                                                        if let Some(el) = document().get_element_by_id("call-path-verdict") {
-                                                            el.scroll_into_view();
-                                                            if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
-                                                                let _ = el.focus();
-                                                            }
-                                                        }
-                                                    });
+                                                    crate::ui::browser::dom::focus_into_view("call-path-verdict");
                                                 }}>"Details"</button></td>
                                         </tr>
                                     }
