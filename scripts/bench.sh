@@ -4,7 +4,8 @@
 # inputs, and the scheduling overhead of `repoqa run` (tests/bench/
 # run_overhead.py) and of the Run page (tests/browser/bench-run.mjs), the
 # model in the tab (tests/browser/bench-tab.mjs), and the call-path task's
-# graphs and tasks against its ast oracle (tests/bench/call_path.py).
+# graphs and tasks against its ast oracle (tests/bench/call_path.py) and in
+# the page (tests/browser/bench-call-path.mjs).
 # `--no-browser` skips the browser part; other arguments go to
 # tests/bench/bench.py (e.g. `--tasks 500` widens the corpus to 500 tasks;
 # `--ladder 4096,131072` the lengths of the ladder's build timing).
@@ -64,4 +65,7 @@ if [[ $browser == 1 ]]; then
   if [ -f .tools/corpus/realistic.json ]; then
     (cd tests/browser && REPOQA_BENCH_RUNS=1 REPOQA_BENCH_DATASET="$root/.tools/corpus/realistic.json" node bench-modes.mjs)
   fi
+  # Call paths (NOT UPSTREAM): 50 repositories' tasks built in the page, against the CLI.
+  echo
+  (cd tests/browser && REPOQA_BIN="$root/${CARGO_TARGET_DIR:-target}/release/repoqa" node bench-call-path.mjs)
 fi
