@@ -110,6 +110,20 @@ test('call paths on the Tasks page: built in the page, listed, downloaded as `re
   const results = await page.$$eval('.call-path-result', (rs) => rs.map((r) => [r.dataset.id, r.querySelector('td:nth-child(4) span').className]));
   assert.deepEqual(results, cliFile.results.map((r) => [r.id, r.verdict === 'pass' ? 'pass' : 'fail']));
   await saveViewports(page, '#call-path-score-card', 'call-paths-scores');
+  // The SCORES download is `repoqa score`'s file (its date aside); the
+  // report's is `repoqa report`'s of that file, byte for byte.
+  const [scoresDl] = await Promise.all([page.waitForEvent('download'), page.click('#download-call-path-scores')]);
+  assert.equal(scoresDl.suggestedFilename(), 'answers-SCORES.json');
+  const pageScoresPath = path.join(TMP, 'page', 'answers-SCORES.json');
+  fs.mkdirSync(path.dirname(pageScoresPath), { recursive: true });
+  fs.copyFileSync(await scoresDl.path(), pageScoresPath);
+  const pageFile = JSON.parse(fs.readFileSync(pageScoresPath, 'utf8'));
+  assert.deepEqual({ ...pageFile, eval_date: '' }, { ...cliFile, eval_date: '' });
+  const [reportDl] = await Promise.all([page.waitForEvent('download'), page.click('#download-call-path-report')]);
+  assert.equal(reportDl.suggestedFilename(), 'answers-SCORES.html');
+  const cliReport = path.join(TMP, 'cli-report.html');
+  execFileSync(BIN, ['report', '--scores', pageScoresPath, '--out', cliReport], { stdio: 'pipe' });
+  assert.ok(fs.readFileSync(await reportDl.path()).equals(fs.readFileSync(cliReport)), 'the page\'s report differs from repoqa report\'s');
 
   // The verdict view of a reversed path: the graph's shortest path above,
   // the model's below, its first step marked as no call; on the first

@@ -375,23 +375,14 @@ fn score_outputs_file(
     eval_date: Option<String>,
 ) -> Result<CallPathScoresFile, CliError> {
     let (scores, results) = score_outputs(dataset, outputs, origin)?;
-    Ok(CallPathScoresFile {
-        task: repoqa::callpath::task::TASK.to_string(),
-        protocol: LABEL.to_string(),
-        model,
-        eval_date: eval_date.unwrap_or_else(repoqa::report::now_eval_date),
-        pass_at_1: scores.overall.pass_at_1,
-        scores,
-        results,
-    })
+    let eval_date = eval_date.unwrap_or_else(repoqa::report::now_eval_date);
+    Ok(CallPathScoresFile::new(model, eval_date, scores, results))
 }
 
 /// Write the SCORES file and print its scores (as one JSON object with
 /// `json`).
 fn write_scores(file: &CallPathScoresFile, out: &Path, json: bool) -> Result<(), CliError> {
-    // Strings, numbers and maps with string keys: cannot fail.
-    let text = serde_json::to_string_pretty(file).unwrap_or_default();
-    fs_write(out, format!("{text}\n"))?;
+    fs_write(out, file.text())?;
     if json {
         let mut summary = serde_json::to_value(file).unwrap_or_default();
         if let Some(m) = summary.as_object_mut() {

@@ -48,9 +48,17 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(long)]
     out: PathBuf,
+    /// Which task's SCORES files: `call-path` (NOT UPSTREAM) writes the
+    /// call-path report (a call-path SCORES file is known by its `task`
+    /// field anyway).
+    #[arg(long, value_enum, default_value = "snf")]
+    task: repoqa::api::TaskKind,
 }
 
 pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    if a.task == repoqa::api::TaskKind::CallPath || first_is_call_path(&a.scores) {
+        return call_path_report(a);
+    }
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     let resampling = a.resample.at(a.ci)?;
     let mut inputs: Vec<(&str, &std::path::Path)> =
@@ -82,11 +90,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         .collect();
     let files: Vec<_> = files.into_iter().map(|(_, _, f)| f).collect();
     if let Some(d) = &a.dataset_path {
-        let bytes = fs_read(d, "dataset")?;
-        let id = content_id(&bytes).map_err(|e| {
-            CliError::usage(format!("{}: not a readable dataset: {e}", d.display()))
-        })?;
-        hashes.push((input_label("dataset (its JSON content)", &d.display().to_string()), id));
+        hashes.push(dataset_identity(d)?);
     }
     if let Some(t) = &a.tokenizer {
         hashes.push((
@@ -134,4 +138,61 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         eprintln!("repoqa: NOTE: the runs were not compared: {e}");
     }
     Ok(())
+}
+
+/// Whether the first SCORES file is a call-path one (its `task` field).
+fn first_is_call_path(scores: &[PathBuf]) -> bool {
+    let Some(first) = scores.first() else { return false };
+    let Ok(text) = std::fs::read_to_string(first) else { return false };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .is_ok_and(|json| repoqa::api::callpath::CallPathScoresFile::is_one(&json))
+}
+
+/// `repoqa report --task call-path`: the call-path report
+/// (`api::callpath_report`) of call-path SCORES files.
+fn call_path_report(a: ReportArgs) -> Result<(), CliError> {
+    use repoqa::api::callpath::CallPathScoresFile;
+    use repoqa::api::callpath_report::{default_title, render, CallPathReport};
+    if a.compare {
+        return Err(CliError::usage(
+            "--compare compares SNF runs task by task; a call-path report has no comparison yet"
+                .to_string(),
+        ));
+    }
+    let level = a.resample.at(a.ci)?.level;
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        a.scores.iter().map(|p| ("--scores", p.as_path())).collect();
+    inputs.extend(a.dataset_path.iter().map(|p| ("--dataset-path", p.as_path())));
+    refuse_overwriting_inputs("--out", &a.out, &inputs)?;
+    let mut files = Vec::new();
+    let mut hashes = Vec::new();
+    for path in &a.scores {
+        let name = path.display().to_string();
+        let bytes = fs_read(path, "scores file")?;
+        hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
+        let text = String::from_utf8(bytes).map_err(|e| {
+            CliError::usage(format!(
+                "{name}: not UTF-8 text (at byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        files.push(CallPathScoresFile::read(&text, &name)?);
+    }
+    if let Some(d) = &a.dataset_path {
+        hashes.push(dataset_identity(d)?);
+    }
+    let title = a.title.unwrap_or_else(|| default_title(&files));
+    let html = render(&CallPathReport { title, level, files: &files, inputs: hashes });
+    fs_write(&a.out, html)?;
+    eprintln!("repoqa: wrote {}", a.out.display());
+    Ok(())
+}
+
+/// The dataset's line of a report's inputs: its name and the SHA-256 of
+/// its JSON content.
+fn dataset_identity(d: &std::path::Path) -> Result<(String, String), CliError> {
+    let bytes = fs_read(d, "dataset")?;
+    let id = content_id(&bytes)
+        .map_err(|e| CliError::usage(format!("{}: not a readable dataset: {e}", d.display())))?;
+    Ok((input_label("dataset (its JSON content)", &d.display().to_string()), id))
 }

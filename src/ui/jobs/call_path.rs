@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::api::callpath::CallPathPlan;
+use repoqa::api::callpath::{CallPathPlan, CallPathScoresFile};
 use repoqa::engine::{Reply, Request};
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog};
@@ -125,10 +125,12 @@ async fn score_text(ctx: &Ctx, state: AppState, name: &str, text: &str) -> Resul
                 "Scored {}: pass@1 {pass}.",
                 count(results.len(), "call-path answer", "call-path answers")
             );
+            let model = repoqa::naming::model_name_from_path(name);
+            let eval_date = repoqa::report::now_eval_date();
+            let file = CallPathScoresFile::new(model, eval_date, *scores, results);
             state.call_path_scores.set(Some(Arc::new(CallPathScored {
                 name: name.to_string(),
-                scores: *scores,
-                results,
+                file,
                 replies,
             })));
             Ok(said)

@@ -57,7 +57,8 @@ pub fn CallPathTasks() -> impl IntoView {
         state.call_path_scores.with(|s| {
             s.as_ref()
                 .map(|s| {
-                    s.results
+                    s.file
+                        .results
                         .iter()
                         .map(|r| {
                             (

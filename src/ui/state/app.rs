@@ -80,8 +80,8 @@ pub struct CallPathRun {
 pub struct CallPathScored {
     /// The outputs file's name.
     pub name: String,
-    pub scores: repoqa::callpath::score::CallPathScores,
-    pub results: Vec<repoqa::api::callpath::CallPathResult>,
+    /// The SCORES file `repoqa score --task call-path` writes of it.
+    pub file: repoqa::api::callpath::CallPathScoresFile,
     /// Each task's reply as the model wrote it, by task id.
     pub replies: BTreeMap<String, String>,
 }

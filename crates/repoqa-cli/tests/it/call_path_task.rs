@@ -395,3 +395,106 @@ fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
     assert!(said.contains("Call-path pass@1 of org/test-model by context length:"), "{said}");
     assert!(said.lines().any(|l| l.trim_start().starts_with("all ")), "{said}");
 }
+
+/// `repoqa report` on call-path SCORES files (known by their `task` field,
+/// or `--task call-path`): one self-contained HTML file with each file's
+/// pass@1, its tables and every task's verdict; names escaped; SNF's
+/// `--compare` and an SNF SCORES file refused by name.
+#[test]
+fn a_call_path_report_holds_each_file_s_scores_and_every_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let rows = demo_tasks(dir);
+    let answer = |reverse: bool| {
+        move |r: &Value| {
+            let mut p = names(r);
+            if reverse {
+                p.reverse();
+            }
+            if p.is_empty() {
+                "NO PATH".to_string()
+            } else {
+                p.join(" -> ")
+            }
+        }
+    };
+    assert!(score(dir, "gold.jsonl", &rows, answer(false)).status.success());
+    let o = score(dir, "reversed.jsonl", &rows, answer(true));
+    assert!(o.status.success());
+    let reversed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let html_path = dir.join("report.html");
+    let scores = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let o = repoqa(&[
+        "report",
+        "--scores",
+        &scores("gold-SCORES.json"),
+        &scores("reversed-SCORES.json"),
+        "--out",
+        html_path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.contains("<title>Call-path report (NOT UPSTREAM): "), "{html:.300}");
+    assert!(html.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
+    assert!(!html.contains("<script"));
+    assert!(html.contains("id=\"run-0\"") && html.contains("data-pass=\"100\""));
+    let pass = reversed["pass@1"].as_f64().unwrap();
+    assert!(html.contains(&format!("data-pass=\"{pass}\"")), "{pass}");
+    assert!(html.contains(&format!("<strong>pass@1 {pass:.1}</strong>")));
+    for r in &rows {
+        let id = format!(
+            "{}::{}:{}->{}:{}",
+            r["repo"].as_str().unwrap(),
+            r["source"]["file"].as_str().unwrap(),
+            r["source"]["name"].as_str().unwrap(),
+            r["target"]["file"].as_str().unwrap(),
+            r["target"]["name"].as_str().unwrap()
+        );
+        let escaped = id.replace('>', "&gt;");
+        assert_eq!(html.matches(&format!("data-id=\"{escaped}\"")).count(), 2, "{id}");
+    }
+    // A model's name is text, never markup.
+    let mut forged: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("gold-SCORES.json")).unwrap())
+            .unwrap();
+    forged["model"] = "<b>m</b>".into();
+    std::fs::write(dir.join("forged-SCORES.json"), forged.to_string()).unwrap();
+    let out2 = dir.join("report2.html");
+    let o = repoqa(&[
+        "report",
+        "--task",
+        "call-path",
+        "--scores",
+        &scores("forged-SCORES.json"),
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = std::fs::read_to_string(&out2).unwrap();
+    assert!(html.contains("&lt;b&gt;m&lt;/b&gt;") && !html.contains("<b>m</b>"));
+    // Refused by name.
+    let o = repoqa(&[
+        "report",
+        "--scores",
+        &scores("gold-SCORES.json"),
+        &scores("reversed-SCORES.json"),
+        "--compare",
+        "--out",
+        dir.join("r3.html").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("--compare compares SNF runs"), "{}", text(&o));
+    let snf = dir.join("snf-SCORES.json");
+    std::fs::write(&snf, "{\"m\": {\"scores\": {}}}").unwrap();
+    let o = repoqa(&[
+        "report",
+        "--task",
+        "call-path",
+        "--scores",
+        snf.to_str().unwrap(),
+        "--out",
+        dir.join("r4.html").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("not a call-path SCORES file"), "{}", text(&o));
+}

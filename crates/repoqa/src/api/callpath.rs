@@ -195,6 +195,33 @@ pub fn score_outputs(
 }
 
 impl CallPathScoresFile {
+    /// The SCORES file of `model`'s scored results, dated `eval_date`
+    /// (labelled NOT UPSTREAM, pass@1 the overall rate).
+    pub fn new(
+        model: String,
+        eval_date: String,
+        scores: CallPathScores,
+        results: Vec<CallPathResult>,
+    ) -> CallPathScoresFile {
+        CallPathScoresFile {
+            task: task::TASK.to_string(),
+            protocol: task::LABEL.to_string(),
+            model,
+            eval_date,
+            pass_at_1: scores.overall.pass_at_1,
+            scores,
+            results,
+        }
+    }
+
+    /// The file's text as `repoqa score --task call-path` writes it
+    /// (pretty JSON and a newline; the page's download is the same bytes).
+    pub fn text(&self) -> String {
+        // Strings, numbers and maps with string keys: cannot fail.
+        let text = serde_json::to_string_pretty(self).unwrap_or_default();
+        format!("{text}\n")
+    }
+
     /// Read a call-path SCORES file (`repoqa score --task call-path`'s).
     pub fn read(text: &str, origin: &str) -> Result<CallPathScoresFile, CallPathScoreError> {
         let bad = |message: String| CallPathScoreError::ScoresFile {

@@ -6,9 +6,11 @@
 //! |---|---|
 //! | `build` | task prompts from a dataset: [`build::BuildPlan`] |
 //! | `callpath` | call-path tasks from a dataset (NOT UPSTREAM): [`callpath::CallPathPlan`] |
+//! | `callpath_report` | a call-path report, one HTML file from SCORES files: [`callpath_report::render`] |
 
 pub mod build;
 pub mod callpath;
+pub mod callpath_report;
 
 use serde::{Deserialize, Serialize};
 

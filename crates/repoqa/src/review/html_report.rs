@@ -610,15 +610,33 @@ fn depth_grid(out: &mut String, l: &crate::review::ladder::Ladder) {
     out.push_str("</tbody></table></div>");
 }
 
+/// A report's start, to `<body>`: its title, and a Content-Security-Policy
+/// that forbids scripts and every request (the style is inline).
+pub fn open_document(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>{}</title><style>{STYLE}</style></head><body>",
+        escape(title)
+    );
+}
+
+/// The settings list's input lines: each file's name and SHA-256.
+pub fn input_rows(out: &mut String, inputs: &[(String, String)]) {
+    for (name, sha) in inputs {
+        let _ = write!(
+            out,
+            "<dt>Input</dt><dd><code>{}</code> SHA-256 <code class=\"sha256\">{}</code></dd>",
+            escape(name),
+            escape(sha)
+        );
+    }
+}
+
 /// The report's HTML text.
 pub fn render(input: &ReportInput) -> String {
     let r = input.resampling;
     let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>{}</title><style>{STYLE}</style></head><body>",
-        escape(&input.title)
-    );
+    open_document(&mut out, &input.title);
     let _ = write!(
         out,
         "<h1>{}</h1><dl id=\"settings\"><dt>Pass rule</dt><dd>the best target is the needle and its similarity is at least {}</dd><dt>Intervals</dt><dd>{}% Wilson score; percentile bootstrap by task and by repository, stratified by language, {} resamples, seed {}</dd><dt>Written by</dt><dd data-tool=\"{}\">{}</dd>",
@@ -630,14 +648,7 @@ pub fn render(input: &ReportInput) -> String {
         escape(TOOL),
         escape(TOOL)
     );
-    for (name, sha) in &input.inputs {
-        let _ = write!(
-            out,
-            "<dt>Input</dt><dd><code>{}</code> SHA-256 <code class=\"sha256\">{}</code></dd>",
-            escape(name),
-            escape(sha)
-        );
-    }
+    input_rows(&mut out, &input.inputs);
     out.push_str("</dl><p class=\"note\">Quote the repository interval: a repository's needles come from one code base, so its tasks are not independent and the task-based intervals are too narrow. A language with one repository has none (-). The official table is the SCORES file's own; every other number is recomputed from its per-task records.</p>");
     for (i, run) in input.runs.iter().enumerate() {
         run_section(&mut out, i, run, input);

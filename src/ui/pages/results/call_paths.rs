@@ -18,6 +18,7 @@ use crate::ui::jobs::call_path::{
     ensure_run_restored, run_file_name, start_call_path_score, start_run_score,
 };
 use crate::ui::jobs::use_runner;
+use crate::ui::state::app::CallPathScored;
 use crate::ui::state::use_state;
 
 /// The spread bins of the score's cross table, in order.
@@ -33,6 +34,19 @@ fn cell(r: Option<&PassRate>) -> String {
 fn ends_of(id: &str) -> (String, String) {
     let name = |s: &str| s.rsplit(':').next().unwrap_or(s).to_string();
     id.split_once("->").map(|(a, b)| (name(a), name(b))).unwrap_or_default()
+}
+
+/// The report `repoqa report --task call-path` writes of the SCORES file
+/// named `name` (its inputs: that file and its SHA-256).
+fn report_html(s: &CallPathScored, name: &str) -> String {
+    use repoqa::api::callpath_report::{default_title, render, CallPathReport};
+    let text = s.file.text();
+    let files = [s.file.clone()];
+    let inputs = vec![(
+        repoqa::review::html_report::input_label("SCORES", name),
+        repoqa::input::identity::sha256_hex(text.as_bytes()),
+    )];
+    render(&CallPathReport { title: default_title(&files), level: 0.95, files: &files, inputs })
 }
 
 fn share(x: Option<f64>) -> String {
@@ -63,6 +77,25 @@ pub fn CallPathResults() -> impl IntoView {
             Err(e) => download_error.set(Some(e)),
         }
     };
+    // The SCORES file as `repoqa score --task call-path` writes it, and the
+    // report as `repoqa report` writes it of that file (the same bytes).
+    let scores_name = |s: &CallPathScored| {
+        let path =
+            repoqa::naming::scores_path_for(&s.name, repoqa::report::Protocol::Official, true);
+        path.rsplit(['/', '\\']).next().unwrap_or(&path).to_string()
+    };
+    let download_scores = move || {
+        let Some(s) = state.call_path_scores.get_untracked() else { return };
+        let r = download_text(&scores_name(&s), "application/json", &s.file.text());
+        download_error.set(r.err());
+    };
+    let download_report = move || {
+        let Some(s) = state.call_path_scores.get_untracked() else { return };
+        let name = scores_name(&s);
+        let html = report_html(&s, &name);
+        let file = format!("{}.html", name.trim_end_matches(".json"));
+        download_error.set(download_text(&file, "text/html", &html).err());
+    };
     view! {
         <section class="card results" id="call-path-score-card">
             <h2>"Call-path answers and results " <span class="muted">"(NOT UPSTREAM)"</span></h2>
@@ -89,16 +122,20 @@ pub fn CallPathResults() -> impl IntoView {
             })}
             <Progress/>
             {move || state.call_path_scores.get().map(|s| {
-                let pass = s.scores.overall.pass_at_1;
-                let verdicts = s.scores.verdicts.iter().map(|(k, n)| format!("{} {n}", k.replace('_', " "))).collect::<Vec<_>>().join(", ");
-                let np = s.scores.no_path;
+                let pass = s.file.scores.overall.pass_at_1;
+                let verdicts = s.file.scores.verdicts.iter().map(|(k, n)| format!("{} {n}", k.replace('_', " "))).collect::<Vec<_>>().join(", ");
+                let np = s.file.scores.no_path;
                 view! {
                     <div class="score-headline">
                         <p id="call-path-pass" data-pass=pass.map_or(String::new(), |p| format!("{p}"))>
                             "pass@1 " <strong>{pass.map_or("–".to_string(), |p| format!("{p:.1}%"))}</strong>
-                            {format!(" of {} answers ({})", s.results.len(), s.name)}</p>
+                            {format!(" of {} answers ({})", s.file.results.len(), s.name)}</p>
                         <p class="muted" id="call-path-verdicts">{format!("Verdicts: {verdicts}. NO PATH answers: precision {}, recall {}.", share(np.precision), share(np.recall))}</p>
                     </div>
+                    <p class="row">
+                        <button type="button" id="download-call-path-scores" on:click=move |_| download_scores()>"Download SCORES (JSON)"</button>
+                        <button type="button" id="download-call-path-report" on:click=move |_| download_report()>"Download the report (HTML)"</button>
+                    </p>
                     <h3>"Pass by path length and depth"</h3>
                     <p class="note">"Rows: calls on the shortest path (none: the no-path tasks). Columns: how far apart the path's functions sit in the window — the spread of their depths, from 0-25 % (close together) to 75-100 % (from one end of the context to the other)."
                         <span class="narrow-only">" On a phone, by path length only: the spread columns show on a wider screen."</span></p>
@@ -106,8 +143,8 @@ pub fn CallPathResults() -> impl IntoView {
                         <table class="grid score-table" id="call-path-matrix">
                             <thead><tr><th>"Path"</th>{SPREADS.iter().map(|b| view! { <th class="wide-only">{format!("spread {b}")}</th> }).collect_view()}<th>"all"</th></tr></thead>
                             <tbody>
-                                {s.scores.by_path_length.iter().map(|(len, all)| {
-                                    let row = s.scores.by_path_length_and_spread.get(len);
+                                {s.file.scores.by_path_length.iter().map(|(len, all)| {
+                                    let row = s.file.scores.by_path_length_and_spread.get(len);
                                     view! {
                                         <tr data-length=len.clone()>
                                             <th>{len.clone()}</th>
@@ -123,7 +160,7 @@ pub fn CallPathResults() -> impl IntoView {
             })}
         </section>
         {move || state.call_path_scores.get().map(|s| {
-            let rows = s.results.clone();
+            let rows = s.file.results.clone();
             view! {
                 <section class="card" id="call-path-results-card">
                     <h2>"Each task"</h2>
@@ -161,7 +198,7 @@ pub fn CallPathResults() -> impl IntoView {
         {move || {
             let id = selected.get()?;
             let s = state.call_path_scores.get()?;
-            let r = s.results.iter().find(|r| r.id == id)?.clone();
+            let r = s.file.results.iter().find(|r| r.id == id)?.clone();
             let reply = s.replies.get(&id).cloned();
             Some(view! { <CallPathVerdict result=r reply=reply/> })
         }}
