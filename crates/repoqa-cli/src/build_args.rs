@@ -56,6 +56,12 @@ pub struct BuildArgs {
     /// `"protocol": "no-context"` (the same as `--protocol no-context`).
     #[arg(long, value_enum, conflicts_with = "protocol")]
     pub control: Option<Control>,
+    /// NOT OFFICIAL, the closed-book probe: the same as `--control
+    /// no-context` (each task without its code; its files say
+    /// `"protocol": "no-context"`). Run it beside the run with the code:
+    /// `repoqa report` shows the memorized share, the tasks passed with no code.
+    #[arg(long, conflicts_with_all = ["protocol", "control"])]
+    pub closed_book: bool,
     /// NOT UPSTREAM, a depth grid (NIAH's depth × length chart):
     /// comma-separated depths from 0 to 1 (`0,0.25,0.5,0.75,1`); each puts
     /// every needle at that depth (its tasks' `position_ratio`) instead of
@@ -170,6 +176,7 @@ impl BuildArgs {
             tokenizer_source: self.tokenizer_path().display().to_string(),
             protocol: match self.control {
                 Some(Control::NoContext) => Protocol::NoContext,
+                None if self.closed_book => Protocol::NoContext,
                 None => self.protocol,
             },
         }

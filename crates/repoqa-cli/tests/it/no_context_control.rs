@@ -136,3 +136,94 @@ fn the_control_is_the_official_task_without_its_code_and_pairs_with_the_real_run
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("has none"));
 }
+
+/// `--closed-book` (issue 83) is the control by another name, and `repoqa
+/// report` given a model's run with the code and its closed-book run shows
+/// "Is the model remembering?": the memorized share (the tasks passed with
+/// no code), the passes shared, and McNemar's test — the counts `repoqa
+/// compare` gives for the same two files.
+#[test]
+fn the_closed_book_probe_and_the_memorized_share_in_the_report() {
+    let dir = common::scratch("closed_book_probe");
+    let (official, _) = build(&dir, "official.jsonl", &[]);
+    let (control, _) = build(&dir, "control.jsonl", &["--control", "no-context"]);
+    let (closed, note) = build(&dir, "closed.jsonl", &["--closed-book"]);
+    assert!(note.contains("no-context control"), "{note}");
+    assert_eq!(std::fs::read(&closed).unwrap(), std::fs::read(&control).unwrap());
+    let o = repoqa(&["prompts", "--dataset-path", "x", "--closed-book", "--control", "no-context"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // The same model, with the code and closed-book (every other sample
+    // answer "remembered").
+    let dataset = common::root().join("public/demo/repoqa-demo.json");
+    let d = dataset.to_str().unwrap();
+    std::fs::create_dir_all(dir.join("closed")).unwrap();
+    let (open_out, closed_out) = (dir.join("model.jsonl"), dir.join("closed/model.jsonl"));
+    answer(&lines(&official), &open_out);
+    let mut text = String::new();
+    for (i, t) in lines(&closed).iter().enumerate() {
+        let mut t = t.clone();
+        t["output"] = if i % 2 == 0 {
+            common::demo_answer_or(&t, "I cannot see the code.")
+        } else {
+            Value::from(vec!["I cannot see the code."])
+        };
+        text.push_str(&format!("{t}\n"));
+    }
+    std::fs::write(&closed_out, text).unwrap();
+    let score = |out: &Path| {
+        ok(&repoqa(&[
+            "score",
+            "--model-output-path",
+            out.to_str().unwrap(),
+            "--dataset-path",
+            d,
+            "--overwrite",
+        ]))
+    };
+    score(&open_out);
+    score(&closed_out);
+    let (open_scores, closed_scores) =
+        (dir.join("model-SCORES.json"), dir.join("closed/model-NO-CONTEXT-SCORES.json"));
+    let o = repoqa(&[
+        "compare",
+        open_scores.to_str().unwrap(),
+        closed_scores.to_str().unwrap(),
+        "--json",
+    ]);
+    ok(&o);
+    let p: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let count = |k: &str| p[k].as_u64().unwrap();
+    let n = count("both") + count("only_a") + count("only_b") + count("neither");
+    assert!(count("both") > 0, "{p}");
+    let html_path = dir.join("report.html");
+    ok(&repoqa(&[
+        "report",
+        "--scores",
+        open_scores.to_str().unwrap(),
+        closed_scores.to_str().unwrap(),
+        "--out",
+        html_path.to_str().unwrap(),
+    ]));
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.contains("<section id=\"memorized\"><h2>Is the model remembering?</h2>"));
+    let share = (count("both") + count("only_b")) as f64 / n as f64;
+    let row = format!(
+        "<tr data-model=\"model\" data-open=\"{}\" data-share=\"{}\" data-both=\"{}\" data-only-open=\"{}\" data-only-closed=\"{}\"",
+        repoqa::python::json::float_repr((count("both") + count("only_a")) as f64 / n as f64),
+        repoqa::python::json::float_repr(share),
+        count("both"),
+        count("only_a"),
+        count("only_b"),
+    );
+    assert!(html.contains(&row), "{row}\n{html:.2000}");
+    // One run alone: no such section.
+    ok(&repoqa(&[
+        "report",
+        "--scores",
+        open_scores.to_str().unwrap(),
+        "--out",
+        dir.join("one.html").to_str().unwrap(),
+    ]));
+    assert!(!std::fs::read_to_string(dir.join("one.html")).unwrap().contains("id=\"memorized\""));
+}

@@ -22,6 +22,7 @@ use crate::review::evidence::{
     bounds_repr, evidence, percent_span, points, points_span, EvidenceTable,
 };
 use crate::review::leaderboard::fmt_threshold;
+use crate::review::memorized::{closed_book_pairs, Memorized};
 use crate::scoring::breakdown::{breakdown, depth_bin_label, DEPTH_BINS};
 use crate::scoring::score::THRESHOLD_KEYS;
 
@@ -314,6 +315,60 @@ fn run_section(out: &mut String, i: usize, run: &ReportRun, input: &ReportInput)
     language_chart(out, &table);
     out.push_str("<h3>pass@1 by needle depth (all languages)</h3>");
     depth_chart(out, run.scores, input.threshold, r.level);
+    out.push_str("</section>");
+}
+
+/// Each model's run with the code beside its closed-book run
+/// (`memorized`): the memorized share and McNemar's test.
+fn memorized_section(
+    out: &mut String,
+    pairs: &[Result<Memorized, (String, String)>],
+    threshold: f64,
+) {
+    let _ = write!(
+        out,
+        "<section id=\"memorized\"><h2>Is the model remembering?</h2><p class=\"note\">Each model's run with the code beside its closed-book run (NOT UPSTREAM: the no-context control, the same tasks with the instruction and the description only, no code), at threshold {}. The memorized share is the share of the tasks passed with no code.</p><div class=\"scroll\"><table class=\"memorized\"><thead><tr><th>Model</th><th>pass@1 with the code</th><th>closed-book: the memorized share</th><th>passes with the code also passed without</th><th>passed only with the code</th><th>passed only without</th><th>McNemar p</th></tr></thead><tbody>",
+        fmt_threshold(threshold)
+    );
+    let mut failed = Vec::new();
+    for p in pairs {
+        let m = match p {
+            Ok(m) => m,
+            Err(e) => {
+                failed.push(e);
+                continue;
+            }
+        };
+        let c = &m.paired.all;
+        let _ = write!(
+            out,
+            "<tr data-model=\"{}\" data-open=\"{}\" data-share=\"{}\" data-both=\"{}\" data-only-open=\"{}\" data-only-closed=\"{}\" data-p=\"{}\"><th scope=\"row\">{}<br><span class=\"note\">{}</span></th><td class=\"num\">{:.1}</td><td class=\"num quote\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4}</td></tr>",
+            escape(&m.model),
+            float_repr(m.open_pass()),
+            float_repr(m.share()),
+            c.both,
+            c.only_a,
+            c.only_b,
+            float_repr(c.mcnemar_p()),
+            escape(&m.model),
+            escape(m.open_label),
+            100.0 * m.open_pass(),
+            100.0 * m.share(),
+            m.of_open_passes().map_or("-".to_string(), |x| format!("{} of {} ({:.1}%)", c.both, c.both + c.only_a, 100.0 * x)),
+            c.only_a,
+            c.only_b,
+            c.mcnemar_p()
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    for (model, why) in failed {
+        let _ = write!(
+            out,
+            "<p class=\"fail\">{}: its two runs were not compared: {}</p>",
+            escape(model),
+            escape(why)
+        );
+    }
     out.push_str("</section>");
 }
 
@@ -652,6 +707,11 @@ pub fn render(input: &ReportInput) -> String {
     out.push_str("</dl><p class=\"note\">Quote the repository interval: a repository's needles come from one code base, so its tasks are not independent and the task-based intervals are too narrow. A language with one repository has none (-). The official table is the SCORES file's own; every other number is recomputed from its per-task records.</p>");
     for (i, run) in input.runs.iter().enumerate() {
         run_section(&mut out, i, run, input);
+    }
+    let memorized =
+        closed_book_pairs(input.runs.iter().map(|r| (r.model.as_str(), r.scores)), input.threshold);
+    if !memorized.is_empty() {
+        memorized_section(&mut out, &memorized, input.threshold);
     }
     if let (Some(p), [a, b, ..]) = (&input.paired, input.runs.as_slice()) {
         let ci = p.intervals(r);

@@ -20,6 +20,7 @@
 //! | `bundle`   | a self-verifying result bundle: SCORES, outputs, settings, input and prompt hashes |
 //! | `html_report` | one self-contained HTML report: tables, intervals, SVG charts, input hashes, a paired comparison |
 //! | `compare`  | two runs on the same tasks: the 2×2 table, the test, the intervals, the flipped tasks |
+//! | `memorized` | a model's run with the code against its closed-book run: the memorized share |
 
 pub mod bootstrap;
 pub mod bundle;
@@ -29,5 +30,6 @@ pub mod headline;
 pub mod html_report;
 pub mod ladder;
 pub mod leaderboard;
+pub mod memorized;
 pub mod stats;
 pub mod verify;
