@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serveDir } from './serve.js';
-import { freshPage, gotoApp as gotoAppAt, saveScreenshot, DIST, ROOT } from './browser.js';
+import { freshPage, gotoApp as gotoAppAt, saveScreenshot, saveViewports, DIST, ROOT } from './browser.js';
 
 const BIN = process.env.REPOQA_BIN || path.join(ROOT, 'target', 'release', 'repoqa');
 const DEMO = path.join(ROOT, 'public', 'demo', 'repoqa-demo.json');
@@ -266,6 +266,13 @@ test('cleaning modes: every task view finds its needle; navigation lands at the 
     await page.waitForSelector('#build-stats', { timeout: 120000 });
     const stats = await page.textContent('#build-stats');
     console.log(`comment mode ${mode}, demo in Chromium: ${stats.trim()}`);
+    // The demo's contexts, far under the 16,384 tokens asked, are said to
+    // be so, with why, beside the size (their range is the tasks' own).
+    const range = await page.$eval('#context-range', (e) => ({ ...e.dataset, text: e.textContent }));
+    assert.equal(range.size, '16384');
+    assert.ok(Number(range.short) > 0 && Number(range.min) < 16384 * 0.9, JSON.stringify(range));
+    assert.match(range.text, new RegExp(`^(${range.short} of the 60|All 60) tasks hold fewer tokens than the 16,384 asked \\(the fewest [\\d,]+\\): their repositories have less code than the window`));
+    if (mode === 'no_padding') await saveViewports(page, '#build-card', 'tasks-context-range');
     const ids = await page.$$eval('tr.task-row', (rs) => rs.map((r) => r.dataset.taskId));
     assert.ok(ids.length > 0);
     // 3: the needle is located in each task view of the first page.

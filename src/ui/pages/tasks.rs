@@ -166,6 +166,27 @@ pub fn TasksPage() -> impl IntoView {
                         }.into_any()
                     }
                 }}
+                // Contexts far under the size asked (the demo's small
+                // repositories): said, with why, beside the size.
+                {move || {
+                    if runner.busy() {
+                        return None;
+                    }
+                    let size = state.tasks_settings.with(|b| b.as_ref().map(|b| b.code_context_size))?;
+                    let (short, n, min) = state.tasks.with(|ts| {
+                        let short = ts.iter().filter(|t| t.code_context_ntokens * 10 < size * 9).count();
+                        Some((short, ts.len(), ts.iter().map(|t| t.code_context_ntokens).min()?))
+                    })?;
+                    (short > 0).then(|| view! {
+                        <p class="note" id="context-range" data-short=short data-min=min data-size=size>
+                            {format!(
+                                "{} hold fewer tokens than the {} asked (the fewest {}): their repositories have less code than the window, so such a task's context is all of its repository's code. A larger repository fills the window.",
+                                if short == n { format!("All {n} tasks") } else { format!("{short} of the {n} tasks") },
+                                crate::ui::format::thousands(size), crate::ui::format::thousands(min)
+                            )}
+                        </p>
+                    })
+                }}
                 <p>
                     // Not `disabled` while a job runs: a disabled button drops the
                     // keyboard's focus to the page top. A click then does nothing
