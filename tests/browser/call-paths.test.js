@@ -193,6 +193,16 @@ test('call paths on the Run page: the model asked every task as `repoqa run --ta
   const { page, problems } = await demoAt2k(t);
   await page.goto(srv.url + '#run');
   await page.waitForSelector('#task-kind-call-path');
+  // SNF's side first: the demo is loaded, its tasks not built: said so,
+  // with a button that builds them here (issue 85: Run opened on "No tasks
+  // are built yet: load a dataset" with the demo loaded).
+  await page.waitForSelector('#run-no-tasks #run-build-tasks');
+  assert.match(await page.textContent('#run-no-tasks'), /is loaded; its tasks are not built yet/);
+  assert.ok(await inViewport(page, '#run-build-tasks'), 'the build button is on the first screen');
+  await saveViewports(page, '#run-no-tasks', 'run-demo-not-built');
+  await page.click('#run-build-tasks');
+  await page.waitForSelector('#run-selection[data-selected="60"]', { timeout: 120000 });
+  assert.equal(await page.$('#run-no-tasks'), null);
   await page.check('#task-kind-call-path');
   // Nothing built yet: said, with where to build.
   await page.waitForSelector('#run-no-call-paths a[href="#tasks"]');

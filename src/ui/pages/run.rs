@@ -50,6 +50,8 @@ pub fn RunPage() -> impl IntoView {
     let set = Memo::new(move |_| score_set(app));
     let busy = move || use_model_run().runner.busy();
     let call_paths = move || app.task_kind.get() == TaskKind::CallPath;
+    // The page's main job line (a build started here shows there).
+    let main = crate::ui::jobs::use_runner();
 
     view! {
         <TaskSwitch/>
@@ -60,8 +62,21 @@ pub fn RunPage() -> impl IntoView {
                 "straight from this browser to the API, stores every answer the moment it arrives, and scores it like the Results page. "
                 "A reload or a closed tab loses only the requests in flight: press Run again to ask the rest."
             </p>
-            {move || (!call_paths() && app.tasks.with(Vec::is_empty)).then(|| view! {
-                <p class="notice" id="run-no-tasks">"No tasks are built yet: load a dataset and build the tasks first ("<a href="#tasks">"Tasks"</a>")."</p>
+            {move || (!call_paths() && app.tasks.with(Vec::is_empty)).then(|| match app.dataset.get() {
+                None => view! {
+                    <p class="notice" id="run-no-tasks">"No tasks are built yet: load a dataset and build the tasks first ("<a href="#tasks">"Tasks"</a>")."</p>
+                }.into_any(),
+                // A dataset is loaded (the demo on a first visit): one click
+                // builds its tasks here, with the Tasks page's settings.
+                Some(d) => view! {
+                    <p class="notice" id="run-no-tasks" data-dataset=d.origin.clone()>
+                        {format!("{} is loaded; its tasks are not built yet. ", d.origin)}
+                        <button type="button" id="run-build-tasks" class="small"
+                            on:click=move |_| crate::ui::jobs::build::start_build(app, main)>"Build the tasks"</button>
+                        " (with the "<a href="#tasks">"Tasks"</a>" page's settings)"
+                    </p>
+                    <crate::ui::components::progress::Progress/>
+                }.into_any(),
             })}
             {move || call_paths().then(|| match app.call_paths.get().filter(|b| !b.tasks.is_empty()) {
                 None => view! {
