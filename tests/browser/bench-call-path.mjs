@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, DIST, ROOT } from './browser.js';
+import { launch, openPage, gotoApp, loadDatasetFile, DIST, ROOT } from './browser.js';
 
 const RUNS = Number(process.env.REPOQA_BENCH_RUNS || 3);
 const REPOS = 50;
@@ -47,10 +47,7 @@ try {
       await gotoApp(page, srv.url, '#dataset');
       await page.waitForSelector('#dataset-summary', { timeout: 60000 });
       await page.waitForSelector('#job:not([data-state="running"])');
-      await page.setInputFiles('#dataset-file', data);
-      await page.waitForFunction((n) => (document.querySelector('#dataset-origin')?.textContent || '').includes(n),
-        path.basename(data), { timeout: 120000 });
-      await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+      await loadDatasetFile(page, data);
       await gotoApp(page, srv.url, '#tasks');
       await page.check('#task-kind-call-path');
       await page.waitForSelector('#build-call-paths:not([disabled])');

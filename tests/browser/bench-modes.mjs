@@ -6,7 +6,7 @@
 // `REPOQA_DIST=dir` measures another build of the page, and
 // `REPOQA_BENCH_DATASET=file` another dataset (loaded as a user would).
 import { serveDir } from './serve.js';
-import { launch, openPage, gotoApp, DIST } from './browser.js';
+import { launch, openPage, gotoApp, loadDatasetFile, DIST } from './browser.js';
 
 const RUNS = Number(process.env.REPOQA_BENCH_RUNS || 3);
 const DATASET = process.env.REPOQA_BENCH_DATASET;
@@ -25,13 +25,7 @@ try {
         await gotoApp(page, srv.url, '#dataset');
         await page.waitForSelector('#dataset-summary', { timeout: 60000 });
         await page.waitForSelector('#job:not([data-state="running"])');
-        if (DATASET) {
-          const name = DATASET.split('/').pop();
-          await page.setInputFiles('#dataset-file', DATASET);
-          await page.waitForFunction((n) => (document.querySelector('#dataset-origin')?.textContent || '').includes(n),
-            name, { timeout: 120000 });
-          await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
-        }
+        if (DATASET) await loadDatasetFile(page, DATASET);
         await page.selectOption('#comment-mode', mode);
         await gotoApp(page, srv.url, '#tasks');
         await page.click('#build-tasks');

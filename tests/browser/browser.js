@@ -146,3 +146,13 @@ export async function saveViewports(page, selector, stem) {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 800 });
 }
+
+/** Load the dataset file `file` on the Dataset page as a user picks it,
+ *  and wait until it is the loaded one and its job has ended. */
+export async function loadDatasetFile(page, file) {
+  const name = file.split('/').pop();
+  await page.setInputFiles('#dataset-file', file);
+  await page.waitForFunction((n) => (document.querySelector('#dataset-origin')?.textContent || '').includes(n),
+    name, { timeout: 120000 });
+  await page.waitForSelector('#job:not([data-state="running"])', { timeout: 120000 });
+}

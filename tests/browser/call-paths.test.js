@@ -251,10 +251,22 @@ test('call paths on the Run page: the model asked every task as `repoqa run --ta
   await saveViewports(page, '#run-call-paths', 'call-paths-run');
   await saveViewports(page, '#run-message', 'call-paths-run-done');
 
-  // A reload keeps the run; a second Run asks nothing.
+  // A reload keeps the run; a second Run (the tasks built again) resumes
+  // it and asks nothing.
   await page.reload();
   await page.waitForSelector('#task-kind-call-path');
   await page.check('#task-kind-call-path');
+  await page.click('nav a[href="#tasks"]');
+  await page.waitForSelector('#build-call-paths:not([disabled])', { timeout: 60000 });
+  await page.click('#build-call-paths');
+  await page.waitForFunction((k) => Number(document.querySelector('#call-path-count')?.dataset.count) === k, n, { timeout: 120000 });
+  await page.click('nav a[href="#run"]');
+  await page.waitForSelector(`#run-selection[data-selected="${n}"][data-answered="${n}"]`, { timeout: 30000 });
+  const before = (await srvModel.get('/stats')).requests;
+  await page.click('#run-start');
+  await page.waitForFunction(() => /^Nothing to ask/.test(document.querySelector('#run-message')?.textContent || ''), null, { timeout: 60000 });
+  assert.match(await page.textContent('#run-message'), new RegExp(`^Nothing to ask: ${n} selected call-path task\\(s\\) answered already by ${MODEL}`));
+  assert.equal((await srvModel.get('/stats')).requests, before, 'a resumed run asked again');
   await page.click('nav a[href="#results"]');
   await page.waitForSelector(`#call-path-run[data-answers="${n}"]`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-call-path-run')]);

@@ -61,18 +61,9 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
     }
     let threshold = check_threshold(a.threshold).at("--threshold")?;
     let resampling = a.resample.at(a.ci)?;
-    let mut inputs: Vec<(&str, &std::path::Path)> =
-        a.scores.iter().map(|p| ("--scores", p.as_path())).collect();
-    inputs.extend(a.dataset_path.iter().map(|p| ("--dataset-path", p.as_path())));
-    inputs.extend(a.tokenizer.iter().map(|p| ("--tokenizer", p.as_path())));
-    refuse_overwriting_inputs("--out", &a.out, &inputs)?;
-
+    let (read, mut hashes) = read_scores_files(&a)?;
     let mut files = Vec::new();
-    let mut hashes = Vec::new();
-    for path in &a.scores {
-        let name = path.display().to_string();
-        let bytes = fs_read(path, "scores file")?;
-        hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
+    for (name, bytes) in read {
         files.push((
             name.clone(),
             repoqa::review::ladder::ntoken_of_path(&name),
@@ -160,16 +151,9 @@ fn call_path_report(a: ReportArgs) -> Result<(), CliError> {
         ));
     }
     let level = a.resample.at(a.ci)?.level;
-    let mut inputs: Vec<(&str, &std::path::Path)> =
-        a.scores.iter().map(|p| ("--scores", p.as_path())).collect();
-    inputs.extend(a.dataset_path.iter().map(|p| ("--dataset-path", p.as_path())));
-    refuse_overwriting_inputs("--out", &a.out, &inputs)?;
+    let (read, mut hashes) = read_scores_files(&a)?;
     let mut files = Vec::new();
-    let mut hashes = Vec::new();
-    for path in &a.scores {
-        let name = path.display().to_string();
-        let bytes = fs_read(path, "scores file")?;
-        hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
+    for (name, bytes) in read {
         let text = String::from_utf8(bytes).map_err(|e| {
             CliError::usage(format!(
                 "{name}: not UTF-8 text (at byte {})",
@@ -195,4 +179,26 @@ fn dataset_identity(d: &std::path::Path) -> Result<(String, String), CliError> {
     let id = content_id(&bytes)
         .map_err(|e| CliError::usage(format!("{}: not a readable dataset: {e}", d.display())))?;
     Ok((input_label("dataset (its JSON content)", &d.display().to_string()), id))
+}
+
+/// Each `--scores` file's name and bytes, and the report's input line of
+/// each (its SHA-256), once `--out` is known not to be one of the inputs.
+#[allow(clippy::type_complexity)]
+fn read_scores_files(
+    a: &ReportArgs,
+) -> Result<(Vec<(String, Vec<u8>)>, Vec<(String, String)>), CliError> {
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        a.scores.iter().map(|p| ("--scores", p.as_path())).collect();
+    inputs.extend(a.dataset_path.iter().map(|p| ("--dataset-path", p.as_path())));
+    inputs.extend(a.tokenizer.iter().map(|p| ("--tokenizer", p.as_path())));
+    refuse_overwriting_inputs("--out", &a.out, &inputs)?;
+    let mut read = Vec::new();
+    let mut hashes = Vec::new();
+    for path in &a.scores {
+        let name = path.display().to_string();
+        let bytes = fs_read(path, "scores file")?;
+        hashes.push((input_label("SCORES", &name), sha256_hex(&bytes)));
+        read.push((name, bytes));
+    }
+    Ok((read, hashes))
 }

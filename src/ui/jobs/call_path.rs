@@ -186,18 +186,30 @@ pub fn ensure_run_restored(state: AppState) {
         return;
     }
     leptos::task::spawn_local(async move {
-        match storage::load_json(KEY_CALL_PATH_RUN).await {
-            Ok(Some(json)) => match serde_json::from_str::<CallPathRun>(&json) {
-                Ok(run) if state.call_path_run.with_untracked(Option::is_none) => {
-                    state.call_path_run.set(Some(Arc::new(run)))
-                }
-                Ok(_) => {}
-                Err(e) => leptos::logging::warn!("the kept call-path run is unreadable: {e}"),
-            },
-            Ok(None) => {}
-            Err(e) => leptos::logging::warn!("the kept call-path run was not read: {e}"),
+        if let Err(e) = restored_run(state).await {
+            leptos::logging::warn!("{e}");
         }
     });
+}
+
+/// The call-path run of this page, read back from this browser first if
+/// the page has none yet (so a run after a reload resumes it rather than
+/// writing over it).
+async fn restored_run(state: AppState) -> Result<Option<Arc<CallPathRun>>, UiError> {
+    if let Some(run) = state.call_path_run.get_untracked() {
+        return Ok(Some(run));
+    }
+    let Some(json) = storage::load_json(KEY_CALL_PATH_RUN).await? else { return Ok(None) };
+    let run = serde_json::from_str::<CallPathRun>(&json).map_err(|e| {
+        UiError::Storage(format!(
+            "the call-path run kept in this browser is unreadable ({e}); New session clears it"
+        ))
+    })?;
+    // Another restore may have finished first: the page's own stays.
+    if state.call_path_run.with_untracked(Option::is_none) {
+        state.call_path_run.set(Some(Arc::new(run)));
+    }
+    Ok(state.call_path_run.get_untracked())
 }
 
 /// The outputs file's name for a download: what `repoqa run --task
@@ -234,7 +246,7 @@ pub fn start_call_path_run(state: AppState, rs: RunState, runner: Runner) {
     let model = endpoint.model.trim().to_string();
     let size = built.code_context_size;
     runner.spawn(Job::new(format!("Asking {model} the call-path tasks")), move |ctx| async move {
-        let before = state.call_path_run.get_untracked();
+        let before = restored_run(state).await?;
         let same = before.as_ref().filter(|r| r.model == model && r.code_context_size == size);
         let done: HashSet<String> = same.map(|r| r.ids.iter().cloned().collect()).unwrap_or_default();
         let replaced = match (&before, same) {

@@ -52,6 +52,8 @@ pub fn RunPage() -> impl IntoView {
     let call_paths = move || app.task_kind.get() == TaskKind::CallPath;
     // The page's main job line (a build started here shows there).
     let main = crate::ui::jobs::use_runner();
+    // The call-path run kept in this browser: its answered count, resumed.
+    crate::ui::jobs::call_path::ensure_run_restored(app);
 
     view! {
         <TaskSwitch/>
