@@ -12,17 +12,19 @@ use crate::input::{load_dataset, InflateArgs};
 #[derive(clap::Args)]
 pub struct CurateArgs {
     /// Language of the files to keep (python, cpp, java, typescript, rust, go).
-    #[arg(long)]
-    language: String,
+    #[arg(long, required_unless_present = "registry", conflicts_with = "registry")]
+    language: Option<String>,
     /// "owner/name" recorded in the dataset (also the default seed).
-    #[arg(long)]
-    repo: String,
+    #[arg(long, required_unless_present = "registry", conflicts_with = "registry")]
+    repo: Option<String>,
     /// The repository's root folder, or an archive of it (.zip, .tar,
     /// .tar.gz/.tgz; a single top directory in it is taken as the root).
-    #[arg(long)]
-    source: PathBuf,
+    #[arg(long, required_unless_present = "registry", conflicts_with = "registry")]
+    source: Option<PathBuf>,
+    #[command(flatten)]
+    pub fresh: crate::curate_registry::FreshArgs,
     /// Entry directory under the root (default: the whole root).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "registry")]
     entry: Option<String>,
     /// How --entry selects files: `directory` (its files only) or `prefix`
     /// (upstream's `path.startswith(entrypoint)`, which made the official
@@ -30,32 +32,32 @@ pub struct CurateArgs {
     #[arg(long, value_enum, default_value = "directory")]
     entry_match: EntryMatchArg,
     /// Seed of the needle sample (default: crc32 of --repo).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "registry")]
     seed: Option<u64>,
     /// JSON {"needle name": "description"}; needles without one are left out (and listed).
     #[arg(long)]
-    descriptions: Option<PathBuf>,
+    pub(crate) descriptions: Option<PathBuf>,
     /// Recorded commit (default: a SHA-1 of the content).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "registry")]
     commit: Option<String>,
     #[arg(long)]
-    topic: Option<String>,
+    pub(crate) topic: Option<String>,
     /// Write a descriptions template {name: ""} for the sampled needles here.
     #[arg(long)]
-    template: Option<PathBuf>,
+    pub(crate) template: Option<PathBuf>,
     /// Add the repo to this existing dataset file instead of starting a new one.
     #[arg(long)]
-    append: Option<PathBuf>,
+    pub(crate) append: Option<PathBuf>,
     /// Dataset JSON to write (default: the --append file, else dataset.json).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     #[command(flatten)]
-    llm: LlmArgs,
+    pub(crate) llm: LlmArgs,
     /// Where the descriptions (the --descriptions file's and the model's) are
     /// saved after each reply, for --descriptions on a rerun (default, with
     /// --llm-*: the dataset path with extension .descriptions.json).
     #[arg(long)]
-    descriptions_out: Option<PathBuf>,
+    pub(crate) descriptions_out: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -66,12 +68,19 @@ enum EntryMatchArg {
 
 pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     use repoqa::code::lang::Language;
-    use repoqa::curate::{self, CurateOptions, Descriptions};
-    let language = Language::from_name(&a.language).at("--language")?;
-    let out = a.out.clone().or(a.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"));
+    use repoqa::curate::{self, CurateOptions};
+    if a.fresh.registry.is_some() {
+        return crate::curate_registry::run(&a, inflate);
+    }
+    // clap requires the three without --registry.
+    let (Some(language), Some(repo), Some(source)) = (&a.language, &a.repo, &a.source) else {
+        return Err(CliError::usage("curate: give --language, --repo and --source, or --registry"));
+    };
+    let language = Language::from_name(language).at("--language")?;
+    let out = a.out_path();
     // Nothing this command reads is written over (`--append` is read and
     // rewritten by design).
-    let mut inputs = vec![("--source", a.source.as_path())];
+    let mut inputs = vec![("--source", source.as_path())];
     if let Some(d) = &a.descriptions {
         inputs.push(("--descriptions", d));
     }
@@ -84,10 +93,10 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
         refuse_overwriting_inputs(
             "--descriptions-out",
             d,
-            &[("--source", &a.source), ("--out", &out)],
+            &[("--source", source), ("--out", &out)],
         )?;
     }
-    let mut opts = CurateOptions::new(language, a.repo.clone());
+    let mut opts = CurateOptions::new(language, repo.clone());
     opts.entry = a.entry.clone();
     opts.entry_match = match a.entry_match {
         EntryMatchArg::Directory => curate::EntryMatch::Directory,
@@ -96,62 +105,27 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     if let Some(seed) = a.seed {
         opts.seed = seed;
     }
-    opts.commit_sha = a.commit;
-    opts.topic = a.topic;
-    let descriptions = match &a.descriptions {
-        Some(p) => Descriptions::from_json(&fs_read(p, "descriptions")?, &p.display().to_string())?,
-        None => Descriptions::new(),
-    };
-    let files = if a.source.is_file() {
-        read_source_archive(&a.source, language, opts.max_input_bytes, inflate)?
+    opts.commit_sha = a.commit.clone();
+    opts.topic = a.topic.clone();
+    let descriptions = a.read_descriptions()?;
+    let files = if source.is_file() {
+        read_source_archive(source, language, opts.max_input_bytes, inflate)?
     } else {
         let dir = curate::read_source_dir_matching(
-            &a.source,
+            source,
             language,
             a.entry.as_deref(),
             opts.entry_match,
         )
-        .at(a.source.display())?;
+        .at(source.display())?;
         for f in &dir.skipped {
-            eprintln!("curate: {}: {}: {}", a.source.display(), f.path, f.reason);
+            eprintln!("curate: {}: {}: {}", source.display(), f.path, f.reason);
         }
         dir.files
     };
     let mut report = curate::curate_repo(&files, &opts, &descriptions)
-        .at(format_args!("{} ({language})", a.source.display()))?;
-    let model = a.llm.endpoint();
-    let descriptions_out = a
-        .descriptions_out
-        .clone()
-        .or_else(|| model.as_ref().map(|_| out.with_extension("descriptions.json")));
-    if let Some(settings) = &model {
-        let obtained = describe_with_model(
-            settings,
-            a.llm.timeout,
-            &a.llm.key_env_names(),
-            &report,
-            &descriptions,
-            descriptions_out.as_deref(),
-        )?;
-        report.apply_descriptions(&obtained);
-    } else if let Some(path) = &descriptions_out {
-        write_descriptions(path, &descriptions)?;
-    }
-    let st = &report.stats;
-    eprintln!(
-        "curate: {} ({language}): {} files ({} skipped), {} dependency edges, {} functions, {} needle candidates, {} needles sampled, {} with a description",
-        a.repo,
-        st.files,
-        st.skipped_files,
-        st.edges,
-        st.functions,
-        st.candidates,
-        report.sampled.len(),
-        report.repo.needles.len()
-    );
-    for w in &report.warnings {
-        eprintln!("curate: warning: {w}");
-    }
+        .at(format_args!("{} ({language})", source.display()))?;
+    a.describe(&mut report, &descriptions, &out)?;
     if let Some(t) = &a.template {
         fs_write(t, report.description_template() + "\n")?;
         eprintln!(
@@ -159,25 +133,89 @@ pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
             t.display()
         );
     }
-    let missing = report.missing_descriptions();
-    if !missing.is_empty() {
-        let names: Vec<&str> = missing.iter().map(|n| n.name.as_str()).collect();
-        eprintln!(
-            "curate: {} sampled needles have no description and are left out of the tasks: {} (fill them with --template, then pass --descriptions; or let a model describe them with --llm-base-url and --llm-model)",
-            names.len(),
-            names.join(", ")
-        );
-    }
     let mut dataset = match &a.append {
         Some(p) => load_dataset(p, inflate)?,
         None => Dataset::default(),
     };
     if curate::append_repo(&mut dataset, language, report.repo) {
-        eprintln!("curate: replaced the earlier {} repo of the same name", a.repo);
+        eprintln!("curate: replaced the earlier {repo} repo of the same name");
     }
     fs_write(&out, dataset.to_json_string())?;
     eprintln!("curate: wrote {}", out.display());
     Ok(())
+}
+
+impl CurateArgs {
+    /// `--out`, else the `--append` file, else dataset.json.
+    pub(crate) fn out_path(&self) -> PathBuf {
+        self.out.clone().or(self.append.clone()).unwrap_or_else(|| PathBuf::from("dataset.json"))
+    }
+
+    /// The `--descriptions` file's (none: empty).
+    pub(crate) fn read_descriptions(&self) -> Result<repoqa::curate::Descriptions, CliError> {
+        use repoqa::curate::Descriptions;
+        Ok(match &self.descriptions {
+            Some(p) => {
+                Descriptions::from_json(&fs_read(p, "descriptions")?, &p.display().to_string())?
+            }
+            None => Descriptions::new(),
+        })
+    }
+
+    /// Let the `--llm-*` model describe the needles `descriptions` leaves
+    /// out (saving them as they come), then say what the curation found,
+    /// its warnings and the needles still without a description.
+    pub(crate) fn describe(
+        &self,
+        report: &mut repoqa::curate::CurateReport,
+        descriptions: &repoqa::curate::Descriptions,
+        out: &std::path::Path,
+    ) -> Result<(), CliError> {
+        let model = self.llm.endpoint();
+        let descriptions_out = self
+            .descriptions_out
+            .clone()
+            .or_else(|| model.as_ref().map(|_| out.with_extension("descriptions.json")));
+        if let Some(settings) = &model {
+            let obtained = describe_with_model(
+                settings,
+                self.llm.timeout,
+                &self.llm.key_env_names(),
+                report,
+                descriptions,
+                descriptions_out.as_deref(),
+            )?;
+            report.apply_descriptions(&obtained);
+        } else if let Some(path) = &descriptions_out {
+            write_descriptions(path, descriptions)?;
+        }
+        let st = &report.stats;
+        eprintln!(
+            "curate: {} ({}): {} files ({} skipped), {} dependency edges, {} functions, {} needle candidates, {} needles sampled, {} with a description",
+            report.repo.repo,
+            report.language,
+            st.files,
+            st.skipped_files,
+            st.edges,
+            st.functions,
+            st.candidates,
+            report.sampled.len(),
+            report.repo.needles.len()
+        );
+        for w in &report.warnings {
+            eprintln!("curate: warning: {w}");
+        }
+        let missing = report.missing_descriptions();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|n| n.name.as_str()).collect();
+            eprintln!(
+                "curate: {} sampled needles have no description and are left out of the tasks: {} (fill them with --template, then pass --descriptions; or let a model describe them with --llm-base-url and --llm-model)",
+                names.len(),
+                names.join(", ")
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The language's files of an archive, as `read_source_dir` gives them for

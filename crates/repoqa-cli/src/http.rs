@@ -70,17 +70,6 @@ fn reply_with(
     sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     names: &[&str],
 ) -> Result<(HttpReply, Vec<Option<String>>), TransportError> {
-    let failed = |e: ureq::Error| match e {
-        ureq::Error::Timeout(_) => TransportError::Timeout,
-        ureq::Error::HostNotFound => {
-            TransportError::Unreachable("the host name does not resolve".into())
-        }
-        ureq::Error::ConnectionFailed => TransportError::Unreachable("connection failed".into()),
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-            TransportError::Unreachable(io.to_string())
-        }
-        e => TransportError::Network(e.to_string()),
-    };
     let mut resp = sent.map_err(failed)?;
     let status = resp.status().as_u16();
     let header =
@@ -90,18 +79,56 @@ fn reply_with(
     }
     let retry_after = header("retry-after");
     let wanted: Vec<Option<String>> = names.iter().map(|n| header(n)).collect();
+    let bytes = read_body(&mut resp, MAX_REPLY_BYTES)?;
+    let body = String::from_utf8_lossy(&bytes).into_owned();
+    Ok((HttpReply { status, retry_after, body }, wanted))
+}
+
+/// GET `url` as bytes, read up to `limit` (after decompression): the
+/// status and the body. Redirects are followed as `agent` allows (a
+/// registry's download link redirects to its file host).
+pub fn get_bytes(
+    agent: &ureq::Agent,
+    url: &str,
+    limit: u64,
+) -> Result<(u16, Vec<u8>), TransportError> {
+    let mut resp = agent.get(url).call().map_err(failed)?;
+    let status = resp.status().as_u16();
+    Ok((status, read_body(&mut resp, limit)?))
+}
+
+/// A reply's body, read up to `limit` bytes after decompression (a
+/// compressed bomb fails its request instead of filling memory).
+fn read_body(
+    resp: &mut ureq::http::Response<ureq::Body>,
+    limit: u64,
+) -> Result<Vec<u8>, TransportError> {
     let mut bytes = Vec::new();
     resp.body_mut()
         .as_reader()
-        .take(MAX_REPLY_BYTES + 1)
+        .take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| TransportError::Network(format!("reading the reply: {e}")))?;
-    if bytes.len() as u64 > MAX_REPLY_BYTES {
+    if bytes.len() as u64 > limit {
         return Err(TransportError::Network(format!(
             "the reply is longer than {} MiB (after decompression); not read",
-            MAX_REPLY_BYTES >> 20
+            limit >> 20
         )));
     }
-    let body = String::from_utf8_lossy(&bytes).into_owned();
-    Ok((HttpReply { status, retry_after, body }, wanted))
+    Ok(bytes)
+}
+
+/// A request that got no reply, as the transport error it is.
+fn failed(e: ureq::Error) -> TransportError {
+    match e {
+        ureq::Error::Timeout(_) => TransportError::Timeout,
+        ureq::Error::HostNotFound => {
+            TransportError::Unreachable("the host name does not resolve".into())
+        }
+        ureq::Error::ConnectionFailed => TransportError::Unreachable("connection failed".into()),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            TransportError::Unreachable(io.to_string())
+        }
+        e => TransportError::Network(e.to_string()),
+    }
 }

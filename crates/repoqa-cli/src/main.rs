@@ -35,6 +35,7 @@ mod coreqa;
 mod coreqa_ask;
 mod coreqa_fetch;
 mod curate;
+mod curate_registry;
 mod describe;
 mod error;
 mod http;

@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod model_server;
 mod oracle_memo;
+pub mod stub_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

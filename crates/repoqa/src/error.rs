@@ -26,6 +26,8 @@ pub enum Error {
     #[error("{0}")]
     Archive(#[from] crate::curate::ArchiveError),
     #[error("{0}")]
+    Registry(#[from] crate::curate::RegistryError),
+    #[error("{0}")]
     Settings(#[from] crate::prompt::settings::SettingsError),
     #[error("{0}")]
     Leaderboard(#[from] crate::review::leaderboard::LeaderboardError),
@@ -105,6 +107,7 @@ macro_rules! for_each_error_type {
             $crate::scoring::score::ScoreError,
             $crate::curate::CurateError,
             $crate::curate::ArchiveError,
+            $crate::curate::RegistryError,
             $crate::prompt::settings::SettingsError,
             $crate::review::leaderboard::LeaderboardError,
             $crate::input::limits::GunzipError,

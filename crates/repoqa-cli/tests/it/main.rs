@@ -19,6 +19,7 @@ mod coreqa_compare;
 mod coreqa_issues;
 mod coreqa_retrieval;
 mod curate_archive;
+mod curate_registry;
 mod hostile_cli;
 mod html_report;
 mod leaderboard_published;

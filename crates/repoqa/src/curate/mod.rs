@@ -18,6 +18,7 @@
 //! | `sha1`      | a content digest standing in for the commit when none is given |
 //! | `archive`   | the input from a .zip, .tar or .tar.gz instead of a folder |
 //! | `kept`      | the files as one record, kept by the page across a reload |
+//! | `registry`  | fresh splits: packages first released after a date, their archives checked |
 //!
 //! The core takes the files in memory ([`SourceFile`]) so that the browser
 //! can pass a picked folder or an unpacked archive; [`read_source_dir`]
@@ -32,6 +33,7 @@ mod functions;
 mod kept;
 mod needles;
 mod pyrandom;
+mod registry;
 
 use std::fmt;
 
@@ -51,6 +53,7 @@ pub use fill::DescribeJob;
 pub use kept::{pack_files, unpack_files};
 pub use needles::{default_seed, MAX_NEEDLE_BYTES, NEEDLES_PER_REPO, NUM_BINS};
 pub use pyrandom::PyRandom;
+pub use registry::{Digest, Registry, RegistryError, Release};
 
 use crate::code::lang::{GrammarError, Language};
 use crate::input::dataset::{topological_sort, Dataset, Needle, Repo};
