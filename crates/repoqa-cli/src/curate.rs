@@ -22,7 +22,7 @@ pub struct CurateArgs {
     #[arg(long, required_unless_present = "registry", conflicts_with = "registry")]
     source: Option<PathBuf>,
     #[command(flatten)]
-    pub fresh: crate::curate_registry::FreshArgs,
+    pub fresh: FreshArgs,
     /// Entry directory under the root (default: the whole root).
     #[arg(long, conflicts_with = "registry")]
     entry: Option<String>,
@@ -60,6 +60,39 @@ pub struct CurateArgs {
     pub(crate) descriptions_out: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+pub struct FreshArgs {
+    /// NOT UPSTREAM: curate a fresh split from a package registry instead of
+    /// --source: pypi (Python), npm (TypeScript) or crates (Rust). Each
+    /// repository records its package, version, first release and archive
+    /// hash; the dataset's freshness is the earliest first release.
+    #[arg(long, value_enum, requires = "released_after")]
+    pub registry: Option<RegistryArg>,
+    /// With --registry: take only packages first released after this day
+    /// (YYYY-MM-DD, UTC), by the registry's own metadata.
+    #[arg(long, requires = "registry")]
+    pub(crate) released_after: Option<String>,
+    /// With --registry: the packages to consider, comma-separated.
+    #[arg(long, value_delimiter = ',', requires = "registry", conflicts_with = "top")]
+    pub(crate) packages: Vec<String>,
+    /// With --registry: the N most popular fresh packages by the registry's
+    /// own signal (crates.io: recent downloads; npm: search popularity of
+    /// TypeScript packages). PyPI publishes none: name them with --packages.
+    #[arg(long, requires = "registry")]
+    pub(crate) top: Option<usize>,
+    /// With --registry: the registry's address (default: https://pypi.org,
+    /// https://registry.npmjs.org, https://crates.io).
+    #[arg(long, requires = "registry")]
+    pub(crate) index_url: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum RegistryArg {
+    Pypi,
+    Npm,
+    Crates,
+}
+
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum EntryMatchArg {
     Directory,
@@ -69,9 +102,6 @@ enum EntryMatchArg {
 pub fn run(a: CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     use repoqa::code::lang::Language;
     use repoqa::curate::{self, CurateOptions};
-    if a.fresh.registry.is_some() {
-        return crate::curate_registry::run(&a, inflate);
-    }
     // clap requires the three without --registry.
     let (Some(language), Some(repo), Some(source)) = (&a.language, &a.repo, &a.source) else {
         return Err(CliError::usage("curate: give --language, --repo and --source, or --registry"));

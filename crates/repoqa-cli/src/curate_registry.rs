@@ -19,52 +19,9 @@ use repoqa::curate::{self, CurateReport, Descriptions, Registry, RegistryError, 
 use repoqa::input::dataset::Dataset;
 use repoqa::input::freshness::{freshness, Day};
 
-use crate::curate::CurateArgs;
+use crate::curate::{CurateArgs, RegistryArg};
 use crate::error::{fs_write, refuse_overwriting_inputs, At, CliError};
 use crate::input::{load_dataset, InflateArgs};
-
-#[derive(clap::Args)]
-pub struct FreshArgs {
-    /// NOT UPSTREAM: curate a fresh split from a package registry instead of
-    /// --source: pypi (Python), npm (TypeScript) or crates (Rust). Each
-    /// repository records its package, version, first release and archive
-    /// hash; the dataset's freshness is the earliest first release.
-    #[arg(long, value_enum, requires = "released_after")]
-    pub registry: Option<RegistryArg>,
-    /// With --registry: take only packages first released after this day
-    /// (YYYY-MM-DD, UTC), by the registry's own metadata.
-    #[arg(long, requires = "registry")]
-    released_after: Option<String>,
-    /// With --registry: the packages to consider, comma-separated.
-    #[arg(long, value_delimiter = ',', requires = "registry", conflicts_with = "top")]
-    packages: Vec<String>,
-    /// With --registry: the N most popular fresh packages by the registry's
-    /// own signal (crates.io: recent downloads; npm: search popularity of
-    /// TypeScript packages). PyPI publishes none: name them with --packages.
-    #[arg(long, requires = "registry")]
-    top: Option<usize>,
-    /// With --registry: the registry's address (default: https://pypi.org,
-    /// https://registry.npmjs.org, https://crates.io).
-    #[arg(long, requires = "registry")]
-    index_url: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum RegistryArg {
-    Pypi,
-    Npm,
-    Crates,
-}
-
-impl RegistryArg {
-    fn registry(self) -> Registry {
-        match self {
-            RegistryArg::Pypi => Registry::Pypi,
-            RegistryArg::Npm => Registry::Npm,
-            RegistryArg::Crates => Registry::Crates,
-        }
-    }
-}
 
 /// A package's metadata document is read up to this size (npm's documents
 /// of old, much-published packages run to tens of MiB).
@@ -74,9 +31,17 @@ const MAX_ARCHIVE_BYTES: u64 = 256 << 20;
 /// `--top` looks at most this many pages of the popularity list.
 const MAX_POPULAR_PAGES: usize = 10;
 
+fn registry_of(r: RegistryArg) -> Registry {
+    match r {
+        RegistryArg::Pypi => Registry::Pypi,
+        RegistryArg::Npm => Registry::Npm,
+        RegistryArg::Crates => Registry::Crates,
+    }
+}
+
 pub fn run(a: &CurateArgs, inflate: &InflateArgs) -> Result<(), CliError> {
     let f = &a.fresh;
-    let Some(registry) = f.registry.map(RegistryArg::registry) else {
+    let Some(registry) = f.registry.map(registry_of) else {
         return Err(CliError::usage("curate: --registry is not given"));
     };
     let given = f.released_after.clone().unwrap_or_default();

@@ -147,6 +147,11 @@ enum Command {
         /// eval_date to record (default: now, UTC, as `str(datetime)`).
         #[arg(long)]
         eval_date: Option<String>,
+        /// NOT UPSTREAM: the model's training cutoff as its maker states it
+        /// (YYYY-MM-DD), recorded in the SCORES file; a dataset first
+        /// released before it is warned about (see `curate --registry`).
+        #[arg(long, value_parser = score::parse_day)]
+        model_cutoff: Option<String>,
         /// Also write the per-task results as CSV.
         #[arg(long)]
         csv: Option<PathBuf>,
@@ -288,6 +293,7 @@ fn main() -> ExitCode {
             overwrite,
             train_size,
             eval_date,
+            model_cutoff,
             csv,
             skip_broken_lines,
             allow_repeated_tasks,
@@ -300,6 +306,7 @@ fn main() -> ExitCode {
                     (ignore_comments, "--ignore-comments"),
                     (candidates != Candidates::Needles, "--candidates"),
                     (train_size.is_some(), "--train-size"),
+                    (model_cutoff.is_some(), "--model-cutoff"),
                     (csv.is_some(), "--csv"),
                     (skip_broken_lines, "--skip-broken-lines"),
                     (allow_repeated_tasks, "--allow-repeated-tasks"),
@@ -340,6 +347,7 @@ fn main() -> ExitCode {
                     unanswered: None,
                     replies: Default::default(),
                     ci,
+                    model_cutoff,
                 },
                 inflate,
             ),
@@ -379,6 +387,9 @@ fn main() -> ExitCode {
         Command::NameMatch(args) => name_match::run(args, inflate),
         Command::AgentExport(args) => agent::export(args, inflate),
         Command::AgentImport(args) => agent::import(args),
+        Command::Curate(args) if args.fresh.registry.is_some() => {
+            curate_registry::run(&args, inflate)
+        }
         Command::Curate(args) => curate::run(*args, inflate),
         Command::CallGraph(args) => call_graph::run(args, inflate),
         Command::Run(args) => run_task(*args, inflate, run::Asking::Live),

@@ -54,6 +54,11 @@ pub struct RunArgs {
     /// Ignore comments when scoring.
     #[arg(long)]
     pub eval_ignore_comments: bool,
+    /// NOT UPSTREAM: the model's training cutoff as its maker states it
+    /// (YYYY-MM-DD), recorded in the SCORES file; a dataset first released
+    /// before it is warned about (see `curate --registry`).
+    #[arg(long, value_parser = crate::score::parse_day)]
+    pub model_cutoff: Option<String>,
     /// Outputs file (instead of the one under --result-dir).
     #[arg(long)]
     pub model_output_path: Option<PathBuf>,
@@ -407,6 +412,7 @@ fn run_length(
             unanswered,
             replies,
             ci: crate::intervals::CiArgs::none(),
+            model_cutoff: a.model_cutoff.clone(),
         };
         crate::score::score_and_write(score, &dataset_path, &dataset, outputs)?;
     }

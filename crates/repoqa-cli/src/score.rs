@@ -34,6 +34,15 @@ pub struct ScoreArgs {
     pub replies: ReplyNotes,
     /// `--ci`: the pass@1 with its intervals after the table.
     pub ci: CiArgs,
+    /// `--model-cutoff` (YYYY-MM-DD), recorded in the SCORES file.
+    pub model_cutoff: Option<String>,
+}
+
+/// A `YYYY-MM-DD` flag value.
+pub fn parse_day(text: &str) -> Result<String, String> {
+    repoqa::input::freshness::Day::parse(text)
+        .map(|d| d.to_string())
+        .ok_or_else(|| format!("{text:?} is not a date YYYY-MM-DD"))
 }
 
 pub fn run(a: ScoreArgs, inflate: &InflateArgs) -> Result<(), CliError> {
@@ -111,8 +120,20 @@ pub fn score_and_write(
         }
     };
     let eval_date = a.eval_date.unwrap_or_else(report::now_eval_date);
-    let mut scores = run.model_scores(&model, &eval_date, Some(&train_size));
+    let mut scores = run
+        .model_scores(&model, &eval_date, Some(&train_size))
+        .dated(dataset, a.model_cutoff.as_deref());
     scores.protocol = protocol;
+    if let Some(f) = &scores.dataset_freshness {
+        eprintln!("repoqa: the dataset's sources were first released on {f} or later");
+    }
+    if scores.cutoff_after_freshness() {
+        eprintln!(
+            "repoqa: WARNING: {model}'s stated training cutoff ({}) is on or after the dataset's freshness ({}): it may have been trained on some of these sources",
+            scores.model_cutoff.as_deref().unwrap_or(""),
+            scores.dataset_freshness.as_deref().unwrap_or("")
+        );
+    }
     let missing = a.unanswered.as_ref().map(|u| format!("; {}", u.label())).unwrap_or_default();
     scores.unanswered = a.unanswered;
     scores.replies = a.replies;

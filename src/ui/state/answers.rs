@@ -184,9 +184,16 @@ pub fn scores_file_of(
         scores: table.to_value(),
         results: set.results.clone(),
         protocol,
+        dataset_freshness: None,
+        model_cutoff: None,
         unanswered: set.unanswered.clone(),
         replies,
     };
+    // The loaded dataset's freshness, as the CLI records it.
+    let scores = state.dataset.with_untracked(|d| match d {
+        Some(d) => scores.dated(&d.dataset, None),
+        None => scores,
+    });
     let name = naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
     Ok((model.clone(), ScoresFile::single(&model, scores), name))
 }

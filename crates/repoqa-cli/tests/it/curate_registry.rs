@@ -142,6 +142,31 @@ fn curate(server: &StubServer, registry: &str, args: &[&str]) -> std::process::O
         .unwrap()
 }
 
+/// `curate --registry pypi --released-after 2026-03-01 --packages P
+/// --descriptions D --out OUT`.
+fn curate_pypi(
+    server: &StubServer,
+    packages: &str,
+    descriptions: &Path,
+    out: &Path,
+) -> std::process::Output {
+    let (d, o) = (descriptions.to_str().unwrap(), out.to_str().unwrap());
+    curate(
+        server,
+        "pypi",
+        &[
+            "--released-after",
+            "2026-03-01",
+            "--packages",
+            packages,
+            "--descriptions",
+            d,
+            "--out",
+            o,
+        ],
+    )
+}
+
 fn repos(ds: &Value, language: &str) -> Vec<Value> {
     ds[language].as_array().cloned().unwrap_or_default()
 }
@@ -155,22 +180,8 @@ fn a_fresh_split_takes_only_packages_first_released_after_the_date() {
     names.extend(more);
     let descriptions = write_descriptions(&dir, &names);
     let out = dir.join("dataset.json");
-    let d = descriptions.to_str().unwrap();
     let o = out.to_str().unwrap();
-    let res = curate(
-        &server,
-        "pypi",
-        &[
-            "--released-after",
-            "2026-03-01",
-            "--packages",
-            "fresh-pkg,old-pkg",
-            "--descriptions",
-            d,
-            "--out",
-            o,
-        ],
-    );
+    let res = curate_pypi(&server, "fresh-pkg,old-pkg", &descriptions, &out);
     let err = common::cli::stderr(&res);
     assert!(res.status.success(), "{err}");
     assert!(
@@ -480,4 +491,142 @@ fn top_takes_the_most_popular_fresh_crates() {
     let asked = server.asked();
     assert!(!asked.iter().any(|p| p.starts_with("/api/v1/crates/old-popular")), "{asked:?}");
     assert!(!asked.iter().any(|p| p.starts_with("/api/v1/crates/fresh-less")), "{asked:?}");
+}
+
+/// A SCORES file alone says whether it was closed-book and how fresh its
+/// dataset was; `verify` checks both against the dataset; `report` shows
+/// them, and warns when the stated training cutoff is not before the date.
+#[test]
+fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
+    let dir = common::scratch("curate_registry_dated");
+    let server = StubServer::start();
+    let (_, names) = serve_pypi(&server, "dated", "1.0", "2026-05-01T12:00:00.000000Z");
+    let d = write_descriptions(&dir, &names);
+    let ds = dir.join("fresh.json");
+    let ds_s = ds.to_str().unwrap();
+    let res = curate_pypi(&server, "dated", &d, &ds);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    let tok = common::tokenizer_path();
+    let tok = tok.to_str().unwrap();
+    for (closed, stem) in [(false, "org_slash_m"), (true, "org_slash_m-closed")] {
+        let tasks = dir.join(format!("{stem}.tasks.jsonl"));
+        let mut args = vec![
+            "prompts",
+            "--dataset-path",
+            ds_s,
+            "--tokenizer",
+            tok,
+            "--code-context-size",
+            "2048",
+            "--out",
+            tasks.to_str().unwrap(),
+        ];
+        if closed {
+            args.push("--closed-book");
+        }
+        let res = crate::repoqa(&args);
+        assert!(res.status.success(), "{}", common::cli::stderr(&res));
+        // Every task answered with its needle's name only: scored, failing.
+        let outputs: String = std::fs::read_to_string(&tasks)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut t: Value = serde_json::from_str(l).unwrap();
+                t["output"] = json!([format!("def {}(): pass", t["name"].as_str().unwrap())]);
+                t.to_string() + "\n"
+            })
+            .collect();
+        std::fs::write(dir.join(format!("{stem}.jsonl")), outputs).unwrap();
+    }
+    let score = |stem: &str, extra: &[&str]| {
+        let outputs = dir.join(format!("{stem}.jsonl"));
+        let scores = dir.join(format!("{stem}-SCORES.json"));
+        let mut args = vec![
+            "score",
+            "--model-output-path",
+            outputs.to_str().unwrap(),
+            "--dataset-path",
+            ds_s,
+            "--model",
+            "org/m",
+            "--out",
+            scores.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let res = crate::repoqa(&args);
+        assert!(res.status.success(), "{}", common::cli::stderr(&res));
+        (scores, common::cli::stderr(&res))
+    };
+    let (open, err) = score("org_slash_m", &["--model-cutoff", "2026-06-30"]);
+    assert!(
+        err.contains("the dataset's sources were first released on 2026-05-01 or later"),
+        "{err}"
+    );
+    assert!(err.contains("WARNING: org/m's stated training cutoff (2026-06-30) is on or after the dataset's freshness (2026-05-01)"), "{err}");
+    let file: Value = serde_json::from_slice(&std::fs::read(&open).unwrap()).unwrap();
+    assert_eq!(file["org/m"]["dataset_freshness"], "2026-05-01");
+    assert_eq!(file["org/m"]["model_cutoff"], "2026-06-30");
+    assert!(file["org/m"].get("closed_book").is_none());
+    let (closed, _) = score("org_slash_m-closed", &[]);
+    let file: Value = serde_json::from_slice(&std::fs::read(&closed).unwrap()).unwrap();
+    assert_eq!(file["org/m"]["closed_book"], true);
+    assert_eq!(file["org/m"]["protocol"], "no-context");
+
+    // verify: the recorded date is the dataset's.
+    let outputs = |stem: &str| dir.join(format!("{stem}.jsonl")).to_str().unwrap().to_string();
+    let (open_out, closed_out) = (outputs("org_slash_m"), outputs("org_slash_m-closed"));
+    let res = crate::repoqa(&[
+        "verify",
+        "--scores",
+        open.to_str().unwrap(),
+        "--model-output-path",
+        &open_out,
+        "--dataset-path",
+        ds_s,
+    ]);
+    assert!(res.status.success(), "{}{}", common::cli::text(&res), common::cli::stderr(&res));
+    let mut tampered = file.clone();
+    tampered["org/m"]["dataset_freshness"] = json!("2026-09-01");
+    let t = dir.join("tampered-SCORES.json");
+    std::fs::write(&t, tampered.to_string()).unwrap();
+    let res = crate::repoqa(&[
+        "verify",
+        "--scores",
+        t.to_str().unwrap(),
+        "--model-output-path",
+        &closed_out,
+        "--dataset-path",
+        ds_s,
+    ]);
+    let said = common::cli::text(&res) + &common::cli::stderr(&res);
+    assert_eq!(res.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("dataset_freshness: the file says 2026-09-01, the dataset has 2026-05-01"),
+        "{said}"
+    );
+    // A closed_book flag that contradicts the protocol is named.
+    let mut tampered = file.clone();
+    tampered["org/m"]["closed_book"] = json!(false);
+    std::fs::write(&t, tampered.to_string()).unwrap();
+    let res = crate::repoqa(&["verify", "--scores", t.to_str().unwrap()]);
+    let said = common::cli::stderr(&res);
+    assert_eq!(res.status.code(), Some(2), "{said}");
+    assert!(said.contains("org/m.closed_book: false, but the protocol is no-context"), "{said}");
+
+    // report: the date beside each run, the warning, the remembering table.
+    let html = dir.join("report.html");
+    let res = crate::repoqa(&[
+        "report",
+        "--scores",
+        open.to_str().unwrap(),
+        closed.to_str().unwrap(),
+        "--out",
+        html.to_str().unwrap(),
+    ]);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("dataset: sources first released on 2026-05-01 or later; stated training cutoff 2026-06-30"), "{html:.3000}");
+    assert!(html.contains("closed-book: no code in the prompts (the no-context control); dataset: sources first released on 2026-05-01 or later"));
+    assert!(html.contains("the model may have been trained on some of these sources"));
+    assert!(html.contains("Is the model remembering?"));
 }

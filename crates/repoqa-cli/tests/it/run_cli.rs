@@ -1395,3 +1395,98 @@ fn a_depth_grid_runs_every_depth_and_length_in_one_command() {
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --closed-book` (issue 83) through every wire format: no request
+/// holds any of the code (checked against the needle's own lines, which the
+/// run with the code does send), every request holds the needle's
+/// description, and the SCORES file says it was closed-book.
+#[test]
+fn closed_book_requests_hold_no_code_in_any_wire_format() {
+    let dir = tmpdir("closed-book");
+    let open_book = official_tasks(&dir);
+    let dataset: Value = serde_json::from_slice(&std::fs::read(demo()).unwrap()).unwrap();
+    // Each python needle's code lines of 30 characters or more, and its description.
+    let mut needles: HashMap<String, (Vec<String>, String)> = HashMap::new();
+    for repo in dataset["python"].as_array().unwrap() {
+        for n in repo["needles"].as_array().unwrap() {
+            let text = repo["content"][n["path"].as_str().unwrap()].as_str().unwrap();
+            let code = &text.as_bytes()[n["start_byte"].as_u64().unwrap() as usize
+                ..n["end_byte"].as_u64().unwrap() as usize];
+            let lines: Vec<String> = String::from_utf8_lossy(code)
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.len() >= 30)
+                .map(String::from)
+                .collect();
+            let id = format!(
+                "python::{}::{}",
+                repo["repo"].as_str().unwrap(),
+                n["name"].as_str().unwrap()
+            );
+            needles.insert(id, (lines, n["description"].as_str().unwrap().to_string()));
+        }
+    }
+    for backend in ["openai", "anthropic", "google"] {
+        let server = ModelServer::start(
+            &common::root(),
+            &["--dataset", demo().to_str().unwrap(), "--key", KEY, "--model", MODEL],
+        );
+        let sub = dir.join(backend);
+        let o = repoqa()
+            .args(run_args(&server, backend, &sub))
+            .args(["--languages", "python", "--closed-book", "--model-cutoff", "2026-01-01"])
+            .env(key_env(backend), KEY)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", text(&o));
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 10, "{backend}");
+        for r in &reqs {
+            let id = r["task"].as_str().unwrap();
+            let body = r["body"].to_string();
+            let (lines, description) = &needles[id];
+            assert!(!lines.is_empty(), "{id}");
+            // The control: the run with the code sends these lines.
+            let with_code = serde_json::to_string(&open_book[id].1).unwrap();
+            assert!(lines.iter().any(|l| with_code.contains(&escaped(l))), "{id}");
+            for l in lines {
+                assert!(
+                    !body.contains(&escaped(l)),
+                    "{backend} {id}: the closed-book request holds code: {l}"
+                );
+            }
+            assert!(body.contains(&escaped(description)), "{backend} {id}: no description");
+        }
+        let scores = walk_scores(&sub);
+        assert_eq!(scores.len(), 1, "{backend}: {scores:?}");
+        let file: Value = serde_json::from_slice(&std::fs::read(&scores[0]).unwrap()).unwrap();
+        assert_eq!(file[MODEL]["closed_book"], true, "{backend}");
+        assert_eq!(file[MODEL]["protocol"], "no-context", "{backend}");
+        assert_eq!(file[MODEL]["model_cutoff"], "2026-01-01", "{backend}");
+        assert!(file[MODEL].get("dataset_freshness").is_none(), "the demo's sources have no date");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `text` as it stands inside a JSON string.
+fn escaped(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// Every `*-SCORES.json` under `dir`.
+fn walk_scores(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with("SCORES.json") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -82,6 +82,8 @@ pub(crate) fn test_scores(results: indexmap::IndexMap<String, Vec<TaskResult>>) 
             .unwrap_or_default(),
         results,
         protocol: Default::default(),
+        dataset_freshness: None,
+        model_cutoff: None,
         unanswered: None,
         replies: Default::default(),
     }

@@ -8,7 +8,8 @@ use serde_json::{Map, Number, Value};
 
 use super::Protocol;
 use super::ReportError;
-use crate::input::dataset::kind;
+use crate::input::dataset::{kind, Dataset};
+use crate::input::freshness::{freshness, Day};
 use crate::input::limits::strip_bom;
 use crate::python::json;
 
@@ -108,6 +109,15 @@ pub struct ModelScores {
     /// an extra `"protocol"` field after `train_size` (official files have
     /// none, so they stay byte-identical).
     pub protocol: Protocol,
+    /// NOT UPSTREAM: the dataset's freshness (`YYYY-MM-DD`, the earliest
+    /// first release its repositories record: `input::freshness`), written
+    /// as `dataset_freshness` when the dataset has one, so a SCORES file
+    /// alone says how fresh its tasks were. A closed-book run (protocol
+    /// no-context) is also written `"closed_book": true`.
+    pub dataset_freshness: Option<String>,
+    /// NOT UPSTREAM: the model's training cutoff as stated by whoever ran
+    /// it (`--model-cutoff`), written as `model_cutoff`.
+    pub model_cutoff: Option<String>,
     /// Selected tasks the run left without an answer, and how the score
     /// counts them: NOT UPSTREAM, written only when there are some (as
     /// extra fields after `train_size`), so a full run's file is official.
@@ -211,12 +221,36 @@ impl Unanswered {
 }
 
 impl ModelScores {
+    /// Record the dataset's freshness (none for a dataset without dates)
+    /// and the stated training cutoff.
+    pub fn dated(mut self, dataset: &Dataset, model_cutoff: Option<&str>) -> ModelScores {
+        self.dataset_freshness = freshness(dataset).map(|f| f.earliest.to_string());
+        self.model_cutoff = model_cutoff.map(str::to_string);
+        self
+    }
+
+    /// The stated training cutoff is on or after the dataset's freshness:
+    /// the model may have been trained on some of its sources.
+    pub fn cutoff_after_freshness(&self) -> bool {
+        let day = |d: &Option<String>| d.as_deref().and_then(Day::parse);
+        matches!((day(&self.model_cutoff), day(&self.dataset_freshness)), (Some(c), Some(f)) if c >= f)
+    }
+
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("eval_date".into(), Value::String(self.eval_date.clone()));
         m.insert("train_size".into(), Value::String(self.train_size.clone()));
         if !self.protocol.is_official() {
             m.insert("protocol".into(), Value::String(self.protocol.as_str().into()));
+        }
+        if self.protocol == Protocol::NoContext {
+            m.insert("closed_book".into(), Value::Bool(true));
+        }
+        if let Some(d) = &self.dataset_freshness {
+            m.insert("dataset_freshness".into(), Value::String(d.clone()));
+        }
+        if let Some(d) = &self.model_cutoff {
+            m.insert("model_cutoff".into(), Value::String(d.clone()));
         }
         if let Some(u) = &self.unanswered {
             m.insert("unanswered_count".into(), Value::from(u.tasks.len()));
@@ -360,6 +394,37 @@ impl ScoresFile {
                     ))
                 }
             };
+            match entry.get("closed_book") {
+                None => {}
+                Some(Value::Bool(b)) if *b == (protocol == Protocol::NoContext) => {}
+                Some(Value::Bool(b)) => {
+                    return Err(field(
+                        &format!("{model}.closed_book"),
+                        format!(
+                            "{b}, but the protocol is {} (closed-book is the no-context protocol)",
+                            protocol.as_str()
+                        ),
+                    ))
+                }
+                Some(v) => {
+                    return Err(field(
+                        &format!("{model}.closed_book"),
+                        format!("expected a boolean, found {}", kind(v)),
+                    ))
+                }
+            }
+            let day = |key: &str| -> Result<Option<String>, ReportError> {
+                match entry.get(key) {
+                    None => Ok(None),
+                    Some(Value::String(s)) if Day::parse(s).is_some() => Ok(Some(s.clone())),
+                    Some(v) => Err(field(
+                        &format!("{model}.{key}"),
+                        format!("expected a date YYYY-MM-DD, found {v}"),
+                    )),
+                }
+            };
+            let dataset_freshness = day("dataset_freshness")?;
+            let model_cutoff = day("model_cutoff")?;
             let unanswered = parse_unanswered(&entry)
                 .map_err(|(key, message)| field(&format!("{model}.{key}"), message))?;
             let replies = parse_reply_notes(&entry)
@@ -372,6 +437,8 @@ impl ScoresFile {
                     scores,
                     results,
                     protocol,
+                    dataset_freshness,
+                    model_cutoff,
                     unanswered,
                     replies,
                 },

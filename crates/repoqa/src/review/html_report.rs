@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 
 use crate::python::json::float_repr;
-use crate::report::ModelScores;
+use crate::report::{ModelScores, Protocol};
 use crate::review::bootstrap::Resampling;
 use crate::review::compare::{DifferenceIntervals, Paired};
 use crate::review::evidence::{
@@ -285,6 +285,32 @@ fn depth_chart(out: &mut String, scores: &ModelScores, threshold: f64, level: f6
     out.push_str("</svg>");
 }
 
+/// What a run's SCORES file says of its tasks beyond the official fields:
+/// closed-book, the dataset's freshness, the stated training cutoff (and a
+/// warning when the cutoff is not before the freshness). Nothing for an
+/// official file.
+fn provenance(out: &mut String, scores: &ModelScores) {
+    let mut said = Vec::new();
+    if scores.protocol == Protocol::NoContext {
+        said.push("closed-book: no code in the prompts (the no-context control)".to_string());
+    }
+    if let Some(d) = &scores.dataset_freshness {
+        said.push(format!("dataset: sources first released on {d} or later"));
+    }
+    if let Some(c) = &scores.model_cutoff {
+        said.push(format!("stated training cutoff {c}"));
+    }
+    if !said.is_empty() {
+        let _ = write!(out, "<p class=\"provenance\">{}</p>", escape(&said.join("; ")));
+    }
+    if scores.cutoff_after_freshness() {
+        let _ = write!(
+            out,
+            "<p class=\"fail\">The stated training cutoff is on or after the dataset's freshness: the model may have been trained on some of these sources.</p>"
+        );
+    }
+}
+
 fn run_section(out: &mut String, i: usize, run: &ReportRun, input: &ReportInput) {
     let table = evidence(&run.scores.results, input.threshold, input.resampling);
     let r = input.resampling;
@@ -299,6 +325,7 @@ fn run_section(out: &mut String, i: usize, run: &ReportRun, input: &ReportInput)
     if let Some(u) = &run.scores.unanswered {
         let _ = write!(out, "<p class=\"fail\">{}</p>", escape(&u.label()));
     }
+    provenance(out, run.scores);
     official_table(out, run.scores);
     let _ = write!(
         out,

@@ -66,6 +66,9 @@ impl Run {
             results: self.results.clone(),
             // Set it for tasks built otherwise (NOT OFFICIAL).
             protocol: Protocol::Official,
+            // Set them with `ModelScores::dated`.
+            dataset_freshness: None,
+            model_cutoff: None,
             // Set it for a run that left tasks without an answer.
             unanswered: None,
             replies: Default::default(),

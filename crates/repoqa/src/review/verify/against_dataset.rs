@@ -3,6 +3,7 @@
 
 use super::{DatasetProblem, Finding, Report};
 use crate::input::dataset::Dataset;
+use crate::input::freshness::freshness;
 use crate::report::{ModelOutput, ModelScores, ScoresFile};
 
 /// A model's tasks against a dataset's needles: tasks whose needle the
@@ -11,6 +12,14 @@ use crate::report::{ModelOutput, ModelScores, ScoresFile};
 pub fn check_dataset(model: &str, ms: &ModelScores, dataset: &Dataset) -> Vec<Finding> {
     let results = &ms.results;
     let mut out = Vec::new();
+    let fresh = freshness(dataset).map(|f| f.earliest.to_string());
+    if ms.dataset_freshness != fresh {
+        out.push(Finding::Freshness {
+            model: model.to_string(),
+            in_file: ms.dataset_freshness.clone(),
+            dataset: fresh,
+        });
+    }
     let mut seen: std::collections::HashSet<(&str, &str, &str)> = Default::default();
     for (lang, tasks) in results {
         let repos = dataset.repos(lang);

@@ -96,6 +96,11 @@ pub enum Finding {
     },
     /// An outputs line the re-scoring could not use.
     OutputsLine { line: usize, message: String },
+    /// NOT UPSTREAM: the file's `dataset_freshness` is not the dataset's (a
+    /// mismatch: the file claims fresher or staler tasks than it has), or
+    /// the file has none while the dataset has one (a note: upstream's
+    /// tool and older files write none).
+    Freshness { model: String, in_file: Option<String>, dataset: Option<String> },
 }
 
 impl Finding {
@@ -104,7 +109,10 @@ impl Finding {
     pub fn is_mismatch(&self) -> bool {
         !matches!(
             self,
-            Finding::Rounding { .. } | Finding::OtherOptions { .. } | Finding::Coverage { .. }
+            Finding::Rounding { .. }
+                | Finding::OtherOptions { .. }
+                | Finding::Coverage { .. }
+                | Finding::Freshness { in_file: None, .. }
         ) && !self.is_derived()
     }
 
@@ -131,6 +139,7 @@ impl Finding {
             Finding::Dataset { .. } => "dataset",
             Finding::Coverage { .. } => "coverage",
             Finding::OutputsLine { .. } => "outputs-line",
+            Finding::Freshness { .. } => "freshness",
         }
     }
 
@@ -159,7 +168,8 @@ impl Finding {
             | Finding::ExtraTask { model, .. }
             | Finding::LanguageOrder { model, .. }
             | Finding::OtherOptions { model, .. }
-            | Finding::Coverage { model, .. } => Some(model),
+            | Finding::Coverage { model, .. }
+            | Finding::Freshness { model, .. } => Some(model),
             Finding::Dataset { .. } | Finding::OutputsLine { .. } => None,
         }
     }
@@ -249,6 +259,10 @@ impl Finding {
                 m.insert("line".into(), Value::from(*line));
                 m.insert("message".into(), s(message));
             }
+            Finding::Freshness { in_file, dataset, .. } => {
+                m.insert("in_file".into(), in_file.as_deref().map_or(Value::Null, s));
+                m.insert("dataset".into(), dataset.as_deref().map_or(Value::Null, s));
+            }
             Finding::NoTasks { .. } | Finding::MissingTask { .. } | Finding::ExtraTask { .. } => {}
         }
         Value::Object(m)
@@ -333,6 +347,19 @@ impl std::fmt::Display for Finding {
                 }
             }
             Finding::OutputsLine { line, message } => write!(f, "outputs line {line}: {message}"),
+            Finding::Freshness { in_file: None, dataset, .. } => write!(
+                f,
+                "note: dataset_freshness: the file records none; the dataset's sources were first released on {} or later",
+                dataset.as_deref().unwrap_or("?")
+            ),
+            Finding::Freshness { in_file: Some(claimed), dataset, .. } => write!(
+                f,
+                "dataset_freshness: the file says {claimed}, the dataset {}",
+                match dataset {
+                    Some(d) => format!("has {d}"),
+                    None => "records no first releases (it has no freshness)".into(),
+                }
+            ),
         }
     }
 }

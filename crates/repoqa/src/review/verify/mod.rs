@@ -67,6 +67,8 @@ mod tests {
             scores,
             results,
             protocol: Default::default(),
+            dataset_freshness: None,
+            model_cutoff: None,
             unanswered: None,
             replies: Default::default(),
         }
