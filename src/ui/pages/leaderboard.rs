@@ -56,7 +56,7 @@ pub fn LeaderboardPage() -> impl IntoView {
                 Some(c) => c.at_threshold(pairs, t),
                 None => Leaderboard::from_files(pairs, t),
             })
-            .unwrap_or(Leaderboard { threshold: t, rows: Vec::new() });
+            .unwrap_or(Leaderboard { threshold: t, rows: Vec::new(), remembering: Vec::new() });
         b.sort(&key, desc);
         b
     });

@@ -629,4 +629,29 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
     assert!(html.contains("closed-book: no code in the prompts (the no-context control); dataset: sources first released on 2026-05-01 or later"));
     assert!(html.contains("the model may have been trained on some of these sources"));
     assert!(html.contains("Is the model remembering?"));
+
+    // leaderboard: the closed-book row named as such, the date, the pair.
+    let (o, c) = (open.to_str().unwrap(), closed.to_str().unwrap());
+    let res = crate::repoqa(&["leaderboard", "--scores", o, c]);
+    let table = common::cli::text(&res);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    assert!(table.contains("org/m [closed-book]"), "{table}");
+    assert!(
+        table
+            .contains("org/m [closed-book]: dataset sources first released on 2026-05-01 or later"),
+        "{table}"
+    );
+    assert!(table.contains("Is the model remembering? org/m: pass@1 0.0 with the code, 0.0 closed-book (the memorized share), McNemar p = 1.0000, 10 tasks"), "{table}");
+    let res = crate::repoqa(&["leaderboard", "--scores", o, c, "--json"]);
+    let board: Value = serde_json::from_str(&common::cli::text(&res)).unwrap();
+    let closed_rows: Vec<bool> =
+        board["models"].as_array().unwrap().iter().map(|m| m["closed_book"] == true).collect();
+    assert_eq!(closed_rows.iter().filter(|c| **c).count(), 1);
+    assert!(board["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["dataset_freshness"] == "2026-05-01"));
+    assert_eq!(board["remembering"][0]["model"], "org/m");
+    assert_eq!(board["remembering"][0]["tasks"], 10);
 }

@@ -12,9 +12,10 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::report::{ModelScores, ReportError, ScoresFile, TaskResult};
+use crate::report::{ModelScores, Protocol, ReportError, ScoresFile, TaskResult};
 use crate::review::bootstrap::{Resampling, Strata};
 use crate::review::evidence::{evidence_of, percent_span, EvidenceTable};
+use crate::review::memorized::closed_book_pairs;
 use crate::scoring::breakdown::passes;
 
 #[derive(Debug, Error)]
@@ -118,6 +119,10 @@ pub struct Row {
     /// ([`table_differences`]): the row shows the records, so it then
     /// differs from the file's table. 0 for a row made from records alone.
     pub table_differs: usize,
+    /// NOT UPSTREAM: the run was closed-book (the no-context protocol).
+    pub closed_book: bool,
+    /// NOT UPSTREAM: the file's `dataset_freshness` (`YYYY-MM-DD`).
+    pub dataset_freshness: Option<String>,
 }
 
 impl Row {
@@ -142,6 +147,41 @@ pub enum SortKey {
 pub struct Leaderboard {
     pub threshold: f64,
     pub rows: Vec<Row>,
+    /// Each model given with a run with the code and a closed-book run:
+    /// the two compared (`memorized`). Empty for rows from records alone.
+    pub remembering: Vec<Remembering>,
+}
+
+/// A model's run with the code beside its closed-book run (NOT UPSTREAM).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remembering {
+    pub model: String,
+    /// pass@1 with the code.
+    pub open_pass: f64,
+    /// The memorized share: the tasks passed with no code.
+    pub share: f64,
+    /// McNemar's exact p of the two runs, task by task.
+    pub mcnemar_p: f64,
+    pub tasks: usize,
+}
+
+/// The closed-book pairs among `runs` at `threshold` (a pair that cannot be
+/// compared is left out: `repoqa report` says why).
+fn remembering<'a>(
+    runs: impl IntoIterator<Item = (&'a str, &'a ModelScores)>,
+    threshold: f64,
+) -> Vec<Remembering> {
+    closed_book_pairs(runs, threshold)
+        .into_iter()
+        .flatten()
+        .map(|m| Remembering {
+            open_pass: m.open_pass(),
+            share: m.share(),
+            mcnemar_p: m.paired.all.mcnemar_p(),
+            tasks: m.paired.all.tasks(),
+            model: m.model,
+        })
+        .collect()
 }
 
 /// The row of one model at `threshold`.
@@ -178,6 +218,8 @@ pub fn model_row(
         passed: passed_all,
         outcomes: Strata::of_passes(results, threshold),
         table_differs: 0,
+        closed_book: false,
+        dataset_freshness: None,
     }
 }
 
@@ -186,6 +228,13 @@ pub fn model_row(
 fn file_row(model: &str, source: &str, scores: &ModelScores, threshold: f64) -> Row {
     let mut row = model_row(model, source, &scores.results, threshold);
     row.table_differs = table_differences(model, scores);
+    dated(row, scores)
+}
+
+/// The row with what its file says of its tasks.
+fn dated(mut row: Row, scores: &ModelScores) -> Row {
+    row.closed_book = scores.protocol == Protocol::NoContext;
+    row.dataset_freshness = scores.dataset_freshness.clone();
     row
 }
 
@@ -219,12 +268,14 @@ impl Leaderboard {
     ) -> Result<Leaderboard, LeaderboardError> {
         let threshold = check_threshold(threshold)?;
         let mut rows = Vec::new();
+        let mut runs = Vec::new();
         for (source, file) in files {
             for (model, scores) in &file.models {
                 rows.push(file_row(model, source, scores, threshold));
+                runs.push((model.as_str(), scores));
             }
         }
-        Ok(Leaderboard { threshold, rows })
+        Ok(Leaderboard { threshold, rows, remembering: remembering(runs, threshold) })
     }
 
     /// The same files at another threshold: each row recounted, its file's
@@ -238,6 +289,7 @@ impl Leaderboard {
     ) -> Result<Leaderboard, LeaderboardError> {
         let threshold = check_threshold(threshold)?;
         let mut rows = Vec::new();
+        let mut runs = Vec::new();
         for (source, file) in files {
             for (model, scores) in &file.models {
                 let mut row = model_row(model, source, &scores.results, threshold);
@@ -246,10 +298,11 @@ impl Leaderboard {
                     .iter()
                     .find(|r| r.source == source && r.model == *model)
                     .map_or_else(|| table_differences(model, scores), |r| r.table_differs);
-                rows.push(row);
+                rows.push(dated(row, scores));
+                runs.push((model.as_str(), scores));
             }
         }
-        Ok(Leaderboard { threshold, rows })
+        Ok(Leaderboard { threshold, rows, remembering: remembering(runs, threshold) })
     }
 
     /// Models given one by one (`(model, source, scores)`).
@@ -258,11 +311,11 @@ impl Leaderboard {
         threshold: f64,
     ) -> Result<Leaderboard, LeaderboardError> {
         let threshold = check_threshold(threshold)?;
-        let rows = models
-            .into_iter()
-            .map(|(model, source, s)| file_row(model, source, s, threshold))
-            .collect();
-        Ok(Leaderboard { threshold, rows })
+        let models: Vec<_> = models.into_iter().collect();
+        let rows =
+            models.iter().map(|(model, source, s)| file_row(model, source, s, threshold)).collect();
+        let remembering = remembering(models.iter().map(|(m, _, s)| (*m, *s)), threshold);
+        Ok(Leaderboard { threshold, rows, remembering })
     }
 
     /// The language columns: every language of any row, in order of first
@@ -332,12 +385,34 @@ impl Leaderboard {
                 if r.table_differs > 0 {
                     m.insert("table_differs".into(), Value::from(r.table_differs));
                 }
+                if r.closed_book {
+                    m.insert("closed_book".into(), Value::Bool(true));
+                }
+                if let Some(d) = &r.dataset_freshness {
+                    m.insert("dataset_freshness".into(), Value::String(d.clone()));
+                }
                 Value::Object(m)
             })
             .collect();
         let mut out = Map::new();
         out.insert("threshold".into(), float(self.threshold));
         out.insert("models".into(), Value::Array(models));
+        if !self.remembering.is_empty() {
+            let pairs = self
+                .remembering
+                .iter()
+                .map(|r| {
+                    let mut m = Map::new();
+                    m.insert("model".into(), Value::String(r.model.clone()));
+                    m.insert("open_pass".into(), float(r.open_pass));
+                    m.insert("memorized_share".into(), float(r.share));
+                    m.insert("mcnemar_p".into(), float(r.mcnemar_p));
+                    m.insert("tasks".into(), Value::from(r.tasks));
+                    Value::Object(m)
+                })
+                .collect();
+            out.insert("remembering".into(), Value::Array(pairs));
+        }
         Value::Object(out)
     }
 
@@ -424,7 +499,14 @@ impl Leaderboard {
     /// A plain-text table: percentages with one decimal, task counts.
     pub fn render_text(&self) -> String {
         let langs = self.languages();
-        let name_w = self.rows.iter().map(|r| r.model.chars().count()).max().unwrap_or(5).max(5);
+        let label = |r: &Row| {
+            if r.closed_book {
+                format!("{} [closed-book]", r.model)
+            } else {
+                r.model.clone()
+            }
+        };
+        let name_w = self.rows.iter().map(|r| label(r).chars().count()).max().unwrap_or(5).max(5);
         let mut out = format!("pass@1 (%) at threshold {}\n", fmt_threshold(self.threshold));
         out.push_str(&format!("{:<name_w$}", "Model"));
         for l in &langs {
@@ -432,7 +514,7 @@ impl Leaderboard {
         }
         out.push_str(&format!(" {:>7} {:>6}\n", "Avg.", "tasks"));
         for r in &self.rows {
-            out.push_str(&format!("{:<name_w$}", r.model));
+            out.push_str(&format!("{:<name_w$}", label(r)));
             for l in &langs {
                 match r.languages.get(l) {
                     Some(c) => out.push_str(&format!(" {:>10}", percent(c.pass))),
@@ -448,6 +530,24 @@ impl Leaderboard {
                 r.source,
                 if r.table_differs == 1 { "1 part".to_string() } else { format!("{} parts", r.table_differs) },
                 if r.table_differs == 1 { "differs" } else { "differ" }
+            ));
+        }
+        for r in self.rows.iter().filter(|r| r.dataset_freshness.is_some()) {
+            out.push_str(&format!(
+                "{}{}: dataset sources first released on {} or later\n",
+                r.model,
+                if r.closed_book { " [closed-book]" } else { "" },
+                r.dataset_freshness.as_deref().unwrap_or("")
+            ));
+        }
+        for m in &self.remembering {
+            out.push_str(&format!(
+                "Is the model remembering? {}: pass@1 {} with the code, {} closed-book (the memorized share), McNemar p = {:.4}, {} tasks\n",
+                m.model,
+                percent(m.open_pass),
+                percent(m.share),
+                m.mcnemar_p,
+                m.tasks
             ));
         }
         out
