@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, BIN, DEMO } from './results-fixture.js';
-import { saveBothWidths } from './browser.js';
+import { saveBothWidths, saveViewports } from './browser.js';
 
 let fx;
 after(async () => { await fx?.close(); });
@@ -45,6 +45,10 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   await page.goto(srv.url + '#results');
   await page.click('#load-samples');
   await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+  // The headline says the tasks were closed-book (the demo is not dated).
+  const prov = await page.waitForSelector('#headline-provenance[data-closed-book="true"]');
+  assert.match(await prov.textContent(), /^Closed-book: the prompts held no code/);
+  assert.equal(await prov.getAttribute('data-freshness'), '');
   await page.fill('#model-name', 'control');
   await page.click('#export-to-leaderboard');
   await page.waitForSelector('#export-status a[href="#leaderboard"]');
@@ -70,5 +74,29 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   assert.equal(Number(all.onlyB), 1, JSON.stringify(all));
   console.log(`control: the no-context run beside the real one on Results (${all.both} both, ${all.onlyA} only real, ${all.onlyB} only control)`);
   await saveBothWidths(page, '#lb-paired-card', 'control-beside-real');
+
+  // The same model's run with the code and its closed-book run: the
+  // Leaderboard marks the closed-book row and gives the memorized share.
+  await page.goto(srv.url + '#results');
+  await page.waitForSelector('#results[data-answered="12"]', { timeout: 30000 });
+  assert.equal(await page.$('#headline-provenance'), null, 'an official run of an undated dataset says nothing more');
+  await page.fill('#model-name', 'control');
+  await page.click('#export-to-leaderboard');
+  await page.waitForSelector('#export-status a[href="#leaderboard"]');
+  await page.goto(srv.url + '#leaderboard');
+  const pair = await page.waitForSelector('#lb-remembering-table tr[data-model="control"]', { timeout: 10000 });
+  const got = await pair.evaluate((tr) => ({ ...tr.dataset }));
+  assert.equal(Number(got.tasks), 60, JSON.stringify(got));
+  const closedRow = 'tr[data-model="control"][data-source*="NO-CONTEXT"]';
+  assert.equal(await page.textContent(`#lb-table ${closedRow} .lb-closed-book`), 'closed-book');
+  assert.equal(await page.$('#lb-table tr[data-model="control"]:not([data-source*="NO-CONTEXT"]) .lb-closed-book'), null);
+  const closedPassed = await page.$$eval(`#lb-table ${closedRow} td[data-lang]`,
+    (tds) => tds.reduce((n, td) => n + Number(td.dataset.passed), 0));
+  assert.equal(Number(got.share), closedPassed / 60, 'the memorized share is the closed-book run\'s passes over its tasks');
+  const openPassed = await page.$$eval('#lb-table tr[data-model="control"]:not([data-source*="NO-CONTEXT"]) td[data-lang]',
+    (tds) => tds.reduce((n, td) => n + Number(td.dataset.passed), 0));
+  assert.equal(Number(got.open), openPassed / 60);
+  console.log(`control: Leaderboard pairs control's two runs: ${openPassed}/60 with the code, memorized share ${closedPassed}/60, McNemar p ${got.p}`);
+  await saveViewports(page, '#lb-remembering', 'control-remembering');
   assert.deepEqual(fx.problems, [], 'console errors or panics in the page');
 });

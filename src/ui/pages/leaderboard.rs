@@ -283,6 +283,12 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                                     });
                                 }/></td>
                             <th scope="row" class="model">{model.clone()}" "
+                                {r.closed_book.then(|| view! {
+                                    <span class="lb-closed-book notice-tag" title="closed-book: the prompts held no code (the no-context control), so a pass was recalled from memory">"closed-book"</span>" "
+                                })}
+                                {r.dataset_freshness.clone().map(|d| view! {
+                                    <span class="lb-fresh muted" data-freshness=d.clone() title="the dataset's sources were first released on this day or later">{format!("sources from {d}")}</span>" "
+                                })}
                                 {table_differs(r.table_differs)}
                                 {verify_button(st, vs, r.source.clone(), model.clone())}</th>
                             {length_cell}
@@ -313,10 +319,46 @@ fn LeaderboardTable(board: Memo<Leaderboard>) -> impl IntoView {
                         </table>
                     </div>
                     <p class="muted narrow-only" id="lb-narrow-note">"On a narrow screen: each model's average over the languages; the per-language columns and Compare on a wider screen."</p>
+                    {remembering(&b)}
                 }.into_any()
             }}
         </section>
     }
+}
+
+/// Each model loaded with a run with the code and a closed-book run: the
+/// two compared task by task (`repoqa::review::leaderboard::Remembering`).
+fn remembering(b: &Leaderboard) -> Option<impl IntoView> {
+    (!b.remembering.is_empty()).then(|| {
+        let rows = b
+            .remembering
+            .iter()
+            .map(|m| {
+                view! {
+                    <tr data-model=m.model.clone() data-open=float_repr(m.open_pass) data-share=float_repr(m.share)
+                        data-p=float_repr(m.mcnemar_p) data-tasks=m.tasks>
+                        <th scope="row">{m.model.clone()}</th>
+                        <td class="num">{percent(m.open_pass)}</td>
+                        <td class="num quote">{percent(m.share)}</td>
+                        <td class="num">{format!("{:.4}", m.mcnemar_p)}</td>
+                        <td class="num wide-only">{m.tasks}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div id="lb-remembering">
+                <h3>"Is the model remembering?"</h3>
+                <p class="muted">"Each model loaded with a run with the code and a closed-book run (NOT UPSTREAM: the no-context control, the same tasks with no code), compared task by task at this threshold. pass@1 in %; the memorized share is the share of the tasks passed with no code."</p>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="is the model remembering">
+                    <table class="grid" id="lb-remembering-table">
+                        <thead><tr><th>"Model"</th><th>"With the code"</th><th>"Closed-book (memorized)"</th><th>"McNemar p"</th><th class="wide-only">"Tasks"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            </div>
+        }
+    })
 }
 
 /// The chosen models in the charts: one series per model (all its tasks).

@@ -429,7 +429,7 @@ fn RunSettingsForm() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <p class="note">"The no-context control asks every task without its code: what the model answers from memory. Run it after the real run and compare the two (Results → Add to the Leaderboard, then Two runs, task by task)."</p>
+                <p class="note">"Closed-book: the no-context control asks every task without its code, so what passes is what the model remembers. Run it after the real run under the same model name and add both to the Leaderboard (Results → Add to the Leaderboard): it shows the memorized share and the two runs task by task."</p>
                 {move || {
                     let chosen = app.settings.with(|s| s.build.protocol);
                     let built = app.tasks.with(|ts| ts.first().map(|t| t.protocol));

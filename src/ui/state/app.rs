@@ -19,6 +19,14 @@ pub struct LoadedDataset {
     pub origin: String,
 }
 
+impl LoadedDataset {
+    /// The day its sources were first released on or after (a fresh
+    /// split's; `None` for an undated dataset such as the official one).
+    pub fn freshness(&self) -> Option<String> {
+        repoqa::input::freshness::freshness(&self.dataset).map(|f| f.earliest.to_string())
+    }
+}
+
 /// Shared state. `Copy`: every field is a signal handle.
 #[derive(Clone, Copy)]
 pub struct AppState {

@@ -42,6 +42,27 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
             </nav>
         }
     };
+    // What the tasks were (closed-book) and how fresh their sources are,
+    // as a SCORES file records them.
+    let provenance = move || {
+        let closed = state.tasks.with(|ts| {
+            ts.first().is_some_and(|t| t.protocol == repoqa::report::Protocol::NoContext)
+        });
+        let fresh = state.dataset.with(|d| d.as_ref().and_then(|d| d.freshness()));
+        let mut said = Vec::new();
+        if closed {
+            said.push("Closed-book: the prompts held no code (the no-context control), so every pass was recalled from memory.".to_string());
+        }
+        if let Some(d) = &fresh {
+            said.push(format!("The dataset's sources were first released on {d} or later."));
+        }
+        (!said.is_empty()).then(|| {
+            view! {
+                <p id="headline-provenance" data-closed-book=closed.to_string()
+                    data-freshness=fresh.unwrap_or_default()>{said.join(" ")}</p>
+            }
+        })
+    };
     view! {
         {move || match head.get() {
             None if set.with(|s| s.pending > 0) => view! {
@@ -63,6 +84,7 @@ pub fn ScoreHeadline(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                             .then(|| view! { <span class="fail" id="headline-not-comparable">" (not comparable with a full run)"</span> })}
                     </p>
                     <p id="headline-counts">{h.counts()}</p>
+                    {provenance()}
                     {h.answered_only().map(|a| view! { <p id="headline-answered">{a}</p> })}
                     {jumps()}
                     <p class="muted" id="headline-rule">{h.failure_rule()}</p>
