@@ -126,6 +126,7 @@ pub fn run(a: &RunArgs, inflate: &InflateArgs, asking: &Asking) -> Result<(), Cl
             "--clean-ctx-comments",
         ),
         (b.control.is_some(), "--control"),
+        (b.closed_book, "--closed-book"),
         (b.protocol != repoqa::report::Protocol::Official, "--protocol"),
         (!a.needles.is_empty(), "--needles"),
         (a.eval_ignore_comments, "--eval-ignore-comments"),

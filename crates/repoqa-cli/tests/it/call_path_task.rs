@@ -245,6 +245,23 @@ fn broken_call_path_outputs_and_snf_flags_are_refused_by_name() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("--depths is for SNF tasks"), "{}", text(&o));
+    // The closed-book probe is SNF's so far: refused, never ignored.
+    let d = demo.to_str().unwrap();
+    let o = repoqa(&["prompts", "--task", "call-path", "--dataset-path", d, "--closed-book"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("--closed-book is for SNF tasks"), "{}", text(&o));
+    let o = repoqa(&[
+        "run",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        d,
+        "--closed-book",
+        "--model",
+        "m",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("--closed-book is not for --task call-path yet"), "{}", text(&o));
     let o =
         repoqa(&["prompts", "--dataset-path", demo.to_str().unwrap(), "--no-path-share", "0.5"]);
     assert_eq!(o.status.code(), Some(2));
