@@ -377,7 +377,7 @@ fn score_outputs_file(
 ) -> Result<CallPathScoresFile, CliError> {
     let (scores, results) = score_outputs(dataset, outputs, origin)?;
     let eval_date = eval_date.unwrap_or_else(repoqa::report::now_eval_date);
-    Ok(CallPathScoresFile::new(model, eval_date, scores, results))
+    Ok(CallPathScoresFile::new(model, eval_date, scores, results, dataset))
 }
 
 /// Write the SCORES file and print its scores (as one JSON object with

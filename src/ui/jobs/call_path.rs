@@ -127,7 +127,7 @@ async fn score_text(ctx: &Ctx, state: AppState, name: &str, text: &str) -> Resul
             );
             let model = repoqa::naming::model_name_from_path(name);
             let eval_date = repoqa::report::now_eval_date();
-            let file = CallPathScoresFile::new(model, eval_date, *scores, results);
+            let file = CallPathScoresFile::new(model, eval_date, *scores, results, &loaded.dataset);
             state.call_path_scores.set(Some(Arc::new(CallPathScored {
                 name: name.to_string(),
                 file,

@@ -22,9 +22,16 @@ fn sources(lang: &str, files: usize, per_file: usize) -> (Vec<(String, String)>,
         let mut text = String::new();
         for i in 0..per_file {
             let name = format!("step_{f}_{i}");
+            // Each Python function calls the one before it, the first of
+            // a file the last of the file before: call paths across files.
+            let call = match (f, i) {
+                (0, 0) => "0".to_string(),
+                (_, 0) => format!("step_{}_{}(values[1:])", f - 1, per_file - 1),
+                _ => format!("step_{f}_{}(values[1:])", i - 1),
+            };
             let body = match lang {
                 "python" => format!(
-                    "def {name}(values, limit={i}):\n    total = 0\n    for v in values:\n        if v > limit:\n            total += v * {f}\n        else:\n            total -= {i}\n    return total\n\n\n"
+                    "def {name}(values, limit={i}):\n    total = {call}\n    for v in values:\n        if v > limit:\n            total += v * {f}\n        else:\n            total -= {i}\n    return total\n\n\n"
                 ),
                 "typescript" => format!(
                     "function {name}(values: number[], limit: number = {i}): number {{\n  let total = 0;\n  for (const v of values) {{\n    if (v > limit) {{\n      total += v * {f};\n    }} else {{\n      total -= {i};\n    }}\n  }}\n  return total;\n}}\n\n"
@@ -654,4 +661,59 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
         .all(|m| m["dataset_freshness"] == "2026-05-01"));
     assert_eq!(board["remembering"][0]["model"], "org/m");
     assert_eq!(board["remembering"][0]["tasks"], 10);
+
+    // The call-path task's SCORES file and report carry the date too.
+    let cp = dir.join("org_slash_m-call-path.jsonl");
+    let res = crate::repoqa(&[
+        "prompts",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        ds_s,
+        "--tokenizer",
+        tok,
+        "--code-context-size",
+        "2048",
+        "--out",
+        cp.to_str().unwrap(),
+    ]);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    let answered: String = std::fs::read_to_string(&cp)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut t: Value = serde_json::from_str(l).unwrap();
+            t["output"] = json!(["NO PATH"]);
+            t.to_string() + "\n"
+        })
+        .collect();
+    assert!(!answered.is_empty());
+    std::fs::write(&cp, answered).unwrap();
+    let cp_scores = dir.join("cp-SCORES.json");
+    let res = crate::repoqa(&[
+        "score",
+        "--task",
+        "call-path",
+        "--model-output-path",
+        cp.to_str().unwrap(),
+        "--dataset-path",
+        ds_s,
+        "--out",
+        cp_scores.to_str().unwrap(),
+    ]);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    let file: Value = serde_json::from_slice(&std::fs::read(&cp_scores).unwrap()).unwrap();
+    assert_eq!(file["dataset_freshness"], "2026-05-01");
+    let html = dir.join("cp.html");
+    let res = crate::repoqa(&[
+        "report",
+        "--scores",
+        cp_scores.to_str().unwrap(),
+        "--out",
+        html.to_str().unwrap(),
+    ]);
+    assert!(res.status.success(), "{}", common::cli::stderr(&res));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("dataset: sources first released on 2026-05-01 or later"));
 }

@@ -100,6 +100,10 @@ pub struct CallPathScoresFile {
     pub protocol: String,
     pub model: String,
     pub eval_date: String,
+    /// The dataset's freshness (`input::freshness`), for a dataset whose
+    /// repositories all record their first release (a fresh split).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_freshness: Option<String>,
     #[serde(rename = "pass@1")]
     pub pass_at_1: Option<f64>,
     pub scores: CallPathScores,
@@ -196,18 +200,22 @@ pub fn score_outputs(
 
 impl CallPathScoresFile {
     /// The SCORES file of `model`'s scored results, dated `eval_date`
-    /// (labelled NOT UPSTREAM, pass@1 the overall rate).
+    /// (labelled NOT UPSTREAM, pass@1 the overall rate), with the freshness
+    /// of the `dataset` they were scored against.
     pub fn new(
         model: String,
         eval_date: String,
         scores: CallPathScores,
         results: Vec<CallPathResult>,
+        dataset: &Dataset,
     ) -> CallPathScoresFile {
         CallPathScoresFile {
             task: task::TASK.to_string(),
             protocol: task::LABEL.to_string(),
             model,
             eval_date,
+            dataset_freshness: crate::input::freshness::freshness(dataset)
+                .map(|f| f.earliest.to_string()),
             pass_at_1: scores.overall.pass_at_1,
             scores,
             results,

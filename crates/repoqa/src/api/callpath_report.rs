@@ -129,6 +129,13 @@ fn file_section(out: &mut String, i: usize, f: &CallPathScoresFile, level: f64) 
         escape(&f.eval_date),
         escape(&f.protocol)
     );
+    if let Some(d) = &f.dataset_freshness {
+        let _ = write!(
+            out,
+            "<p class=\"provenance\">dataset: sources first released on {} or later</p>",
+            escape(d)
+        );
+    }
     let _ = write!(
         out,
         "<p id=\"run-{i}-pass\"><strong>pass@1 {}</strong> ({} of {} tasks; Wilson {}% interval {}). NO PATH answers: precision {}, recall {} ({} said, {} right, {} no-path tasks).</p>",
