@@ -174,6 +174,22 @@ fn curate_pypi(
     )
 }
 
+/// Every task of the JSONL `tasks` with `"output": [reply(task)]`, written
+/// to `out`; there must be some.
+fn answer_all(tasks: &Path, out: &Path, reply: impl Fn(&Value) -> String) {
+    let answered: String = std::fs::read_to_string(tasks)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut t: Value = serde_json::from_str(l).unwrap();
+            t["output"] = json!([reply(&t)]);
+            t.to_string() + "\n"
+        })
+        .collect();
+    assert!(!answered.is_empty(), "{}: no tasks", tasks.display());
+    std::fs::write(out, answered).unwrap();
+}
+
 fn repos(ds: &Value, language: &str) -> Vec<Value> {
     ds[language].as_array().cloned().unwrap_or_default()
 }
@@ -534,16 +550,8 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
         let res = crate::repoqa(&args);
         assert!(res.status.success(), "{}", common::cli::stderr(&res));
         // Every task answered with its needle's name only: scored, failing.
-        let outputs: String = std::fs::read_to_string(&tasks)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let mut t: Value = serde_json::from_str(l).unwrap();
-                t["output"] = json!([format!("def {}(): pass", t["name"].as_str().unwrap())]);
-                t.to_string() + "\n"
-            })
-            .collect();
-        std::fs::write(dir.join(format!("{stem}.jsonl")), outputs).unwrap();
+        let out = dir.join(format!("{stem}.jsonl"));
+        answer_all(&tasks, &out, |t| format!("def {}(): pass", t["name"].as_str().unwrap()));
     }
     let score = |stem: &str, extra: &[&str]| {
         let outputs = dir.join(format!("{stem}.jsonl"));
@@ -678,17 +686,7 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
         cp.to_str().unwrap(),
     ]);
     assert!(res.status.success(), "{}", common::cli::stderr(&res));
-    let answered: String = std::fs::read_to_string(&cp)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut t: Value = serde_json::from_str(l).unwrap();
-            t["output"] = json!(["NO PATH"]);
-            t.to_string() + "\n"
-        })
-        .collect();
-    assert!(!answered.is_empty());
-    std::fs::write(&cp, answered).unwrap();
+    answer_all(&cp, &cp, |_| "NO PATH".to_string());
     let cp_scores = dir.join("cp-SCORES.json");
     let res = crate::repoqa(&[
         "score",
