@@ -25,22 +25,33 @@ function say(text) {
   if (line) line.textContent = text;
 }
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
-function progress(seen, total) {
+/** `seen` of `total` code bytes are in. `wire`: what the host sends for
+ *  them when it compresses (its Content-Length), so the line counts what
+ *  travels, not what it unpacks to; 0 when it does not compress. */
+function progress(seen, total, wire) {
   const bar = document.getElementById('boot-bar');
   if (bar && total) {
     bar.hidden = false;
     bar.max = total;
     bar.value = Math.min(seen, total);
   }
-  say(total ? `Loading the app: ${mb(seen)} of ${mb(total)}` : `Loading the app: ${mb(seen)}`);
+  if (wire && total) {
+    say(`Loading the app: ${mb(wire * Math.min(seen / total, 1))} of ${mb(wire)} (compressed)`);
+  } else {
+    say(total ? `Loading the app: ${mb(seen)} of ${mb(total)}` : `Loading the app: ${mb(seen)}`);
+  }
 }
 
-/** The wasm's response, its body counted as it arrives. */
+/** The wasm's response, its body counted as it arrives. The body is read
+ *  unpacked; a compressed one's Content-Length is the packed size. */
 async function fetchCounted(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const total = (SIZES && SIZES.wasm) || Number(res.headers.get('content-length')) || 0;
-  progress(0, total);
+  const length = Number(res.headers.get('content-length')) || 0;
+  const packed = Boolean(res.headers.get('content-encoding'));
+  const total = (SIZES && SIZES.wasm) || (packed ? 0 : length);
+  const wire = packed ? length : 0;
+  progress(0, total, wire);
   if (!res.body || typeof TransformStream === 'undefined') return res;
   let seen = 0;
   let last = 0;
@@ -48,10 +59,10 @@ async function fetchCounted(url) {
     transform(chunk, out) {
       seen += chunk.byteLength;
       const now = performance.now();
-      if (now - last > 100) { last = now; progress(seen, total); }
+      if (now - last > 100) { last = now; progress(seen, total, wire); }
       out.enqueue(chunk);
     },
-    flush() { progress(seen, total); },
+    flush() { progress(seen, total, wire); },
   }));
   return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
 }

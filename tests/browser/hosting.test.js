@@ -100,6 +100,25 @@ test('the loading screen is painted from the HTML and leaves when the app mounts
   assert.deepEqual(problems, []);
 });
 
+test('on a compressing host the loading screen counts what travels, not what it unpacks to', async (t) => {
+  const srv = await serveDir(DIST, { compress: true });
+  t.after(() => srv.server.close());
+  const { page, problems } = await freshPage(t);
+  await page.goto(srv.url);
+  await page.waitForSelector('#app-main[data-mounted="true"]', { timeout: 30000 });
+  const wasm = srv.served.find((s) => /repoqa-web-[0-9a-f]+_bg\.wasm$/.test(s.path) && s.status === 200);
+  assert.ok(wasm && wasm.encoding, `the wasm was sent packed: ${JSON.stringify(wasm)}`);
+  const wire = `${(wasm.bytes / 1e6).toFixed(1)} MB`;
+  const unpacked = `${(fs.statSync(wasm.file).size / 1e6).toFixed(1)} MB`;
+  const said = await page.evaluate(() => window.repoqaBootLog);
+  assert.equal(said[0], `Loading the app: 0.0 MB of ${wire} (compressed)`, said.join(' | '));
+  assert.ok(said.some((l) => l === `Loading the app: ${wire} of ${wire} (compressed)`), said.join(' | '));
+  assert.ok(!said.some((l) => l.includes(`of ${unpacked}`)), `a line counted the unpacked ${unpacked}: ${said.join(' | ')}`);
+  assert.match(said.at(-1), new RegExp(`^Loaded: ${wire.replace('.', '\\.')} sent compressed \\(${unpacked.replace('.', '\\.')} of code\\)`), said.join(' | '));
+  console.log(`hosting: a ${wasm.encoding} host: the loading line counted ${wire} sent (the code unpacks to ${unpacked})`);
+  assert.deepEqual(problems, []);
+});
+
 test('when the wasm cannot be fetched, the loading screen says the app could not start', async (t) => {
   const srv = await serveDir(DIST);
   t.after(() => srv.server.close());

@@ -58,6 +58,8 @@ export function serveDir(root, { cors = false, prefix = '/', compress = false, i
         served.push({ path: url.pathname, file, status: 304, bytes: 0 });
         return res.end();
       }
+      // As a static host sends a file: its length (the packed one when packed).
+      headers['content-length'] = data.length;
       res.writeHead(200, headers);
       served.push({ path: url.pathname, file, status: 200, bytes: data.length, encoding });
       res.end(data);
