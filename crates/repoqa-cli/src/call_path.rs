@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::collections::HashSet;
 
 use repoqa::api::callpath::{
-    read_outputs, score_outputs, CallPathPlan, CallPathResult, CallPathScoresFile, RepoRef,
+    read_outputs, score_file, score_outputs, CallPathPlan, CallPathResult, CallPathScoresFile,
+    RepoRef,
 };
 use repoqa::callpath::score::{CallPathScores, PassRate};
 use repoqa::callpath::task::{CallPathOutput, CallPathTask, LABEL};
@@ -51,6 +52,7 @@ pub fn prompts(
             PathBuf::from(repoqa::naming::call_path_tasks_file_name(
                 &dataset_path.display().to_string(),
                 n,
+                plan.closed_book,
             ))
         });
         refuse_overwriting_inputs(
@@ -92,6 +94,7 @@ fn plan_of(build: &BuildArgs, selection: &CallPathArgs, code_context_size: usize
             excluded_repos: Vec::new(),
         },
         selection: selection.selection(),
+        closed_book: build.closed_book,
     }
 }
 
@@ -126,7 +129,6 @@ pub fn run(a: &RunArgs, inflate: &InflateArgs, asking: &Asking) -> Result<(), Cl
             "--clean-ctx-comments",
         ),
         (b.control.is_some(), "--control"),
-        (b.closed_book, "--closed-book"),
         (b.protocol != repoqa::report::Protocol::Official, "--protocol"),
         (!a.needles.is_empty(), "--needles"),
         (a.eval_ignore_comments, "--eval-ignore-comments"),
@@ -153,7 +155,11 @@ pub fn run(a: &RunArgs, inflate: &InflateArgs, asking: &Asking) -> Result<(), Cl
         let repos = plan.check(&dataset)?;
         let tasks = build_tasks(&plan, &dataset, &repos, &tok)?;
         let output = a.model_output_path.clone().unwrap_or_else(|| {
-            a.result_dir.join(repoqa::naming::call_path_run_outputs_path(n, &a.api.model))
+            a.result_dir.join(repoqa::naming::call_path_run_outputs_path(
+                n,
+                &a.api.model,
+                plan.closed_book,
+            ))
         });
         let selection = TaskSelection {
             filter: a.filter.clone().unwrap_or_default(),
@@ -375,9 +381,9 @@ fn score_outputs_file(
     model: String,
     eval_date: Option<String>,
 ) -> Result<CallPathScoresFile, CliError> {
-    let (scores, results) = score_outputs(dataset, outputs, origin)?;
+    let scored = score_file(dataset, outputs, origin)?;
     let eval_date = eval_date.unwrap_or_else(repoqa::report::now_eval_date);
-    Ok(CallPathScoresFile::new(model, eval_date, scores, results, dataset))
+    Ok(CallPathScoresFile::new(model, eval_date, scored, dataset))
 }
 
 /// Write the SCORES file and print its scores (as one JSON object with

@@ -140,7 +140,6 @@ fn call_path_prompts(a: &PromptsArgs, inflate: &InflateArgs) -> Result<(), CliEr
             "--clean-ctx-comments",
         ),
         (a.build.control.is_some(), "--control"),
-        (a.build.closed_book, "--closed-book"),
         (a.build.protocol != repoqa::report::Protocol::Official, "--protocol"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {

@@ -218,16 +218,42 @@ pub fn tasks_file_name(dataset_origin: &str, settings: &BuildSettings) -> String
 }
 
 /// The file of call-path tasks (NOT UPSTREAM) at `code_context_size`:
-/// `<dataset>_ntoken_<n>-call-path-tasks.jsonl`.
-pub fn call_path_tasks_file_name(dataset_origin: &str, code_context_size: usize) -> String {
-    format!("{}_ntoken_{code_context_size}-call-path-tasks.jsonl", dataset_stem(dataset_origin))
+/// `<dataset>_ntoken_<n>-call-path-tasks.jsonl`
+/// (`-call-path-closed-book-tasks.jsonl` for closed-book tasks).
+pub fn call_path_tasks_file_name(
+    dataset_origin: &str,
+    code_context_size: usize,
+    closed_book: bool,
+) -> String {
+    format!(
+        "{}_ntoken_{code_context_size}-{}-tasks.jsonl",
+        dataset_stem(dataset_origin),
+        call_path_kind(closed_book)
+    )
 }
 
 /// Where `repoqa run --task call-path` (NOT UPSTREAM) keeps a model's
 /// outputs inside its result folder: `ntoken_<size>-call-path/<model with /
-/// as _slash_>.jsonl`, beside SNF's `ntoken_<size>/`.
-pub fn call_path_run_outputs_path(code_context_size: usize, model: &str) -> String {
-    format!("ntoken_{code_context_size}-call-path/{}.jsonl", model.replace('/', "_slash_"))
+/// as _slash_>.jsonl`, beside SNF's `ntoken_<size>/`; a closed-book run's
+/// in `ntoken_<size>-call-path-closed-book/`, so neither resumes the other.
+pub fn call_path_run_outputs_path(
+    code_context_size: usize,
+    model: &str,
+    closed_book: bool,
+) -> String {
+    format!(
+        "ntoken_{code_context_size}-{}/{}.jsonl",
+        call_path_kind(closed_book),
+        model.replace('/', "_slash_")
+    )
+}
+
+fn call_path_kind(closed_book: bool) -> &'static str {
+    if closed_book {
+        "call-path-closed-book"
+    } else {
+        "call-path"
+    }
 }
 
 /// The file of tasks built with every needle at one depth (NOT UPSTREAM,

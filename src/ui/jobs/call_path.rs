@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::api::callpath::{CallPathPlan, CallPathScoresFile};
+use repoqa::api::callpath::{CallPathPlan, CallPathScoresFile, ScoredCallPaths};
 use repoqa::engine::{Reply, Request};
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunStats};
 use repoqa::llm::runlog::{plan_run, RunLog};
@@ -116,6 +116,7 @@ async fn score_text(ctx: &Ctx, state: AppState, name: &str, text: &str) -> Resul
         .iter()
         .map(|o| (o.task.id(), o.output.first().cloned().unwrap_or_default()))
         .collect();
+    let closed_book = repoqa::api::callpath::closed_book_of(&outputs, name)?;
     let dataset = ctx.wait_for(engine::dataset(&loaded.dataset, &loaded.origin)).await?;
     let request = Request::CallPathScore { dataset, outputs };
     match ctx.wait_for(engine::call(&request)).await? {
@@ -127,7 +128,8 @@ async fn score_text(ctx: &Ctx, state: AppState, name: &str, text: &str) -> Resul
             );
             let model = repoqa::naming::model_name_from_path(name);
             let eval_date = repoqa::report::now_eval_date();
-            let file = CallPathScoresFile::new(model, eval_date, *scores, results, &loaded.dataset);
+            let scored = ScoredCallPaths { scores: *scores, results, closed_book };
+            let file = CallPathScoresFile::new(model, eval_date, scored, &loaded.dataset);
             state.call_path_scores.set(Some(Arc::new(CallPathScored {
                 name: name.to_string(),
                 file,
@@ -215,7 +217,8 @@ async fn restored_run(state: AppState) -> Result<Option<Arc<CallPathRun>>, UiErr
 /// The outputs file's name for a download: what `repoqa run --task
 /// call-path` writes under its result folder, as one name.
 pub fn run_file_name(run: &CallPathRun) -> String {
-    repoqa::naming::call_path_run_outputs_path(run.code_context_size, &run.model).replace('/', "_")
+    repoqa::naming::call_path_run_outputs_path(run.code_context_size, &run.model, false)
+        .replace('/', "_")
 }
 
 /// Ask the Run page's model every selected call-path task built on the

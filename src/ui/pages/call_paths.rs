@@ -34,8 +34,11 @@ pub fn CallPathTasks() -> impl IntoView {
     let viewed = RwSignal::new(None::<String>);
     let download = move |_| {
         let Some(built) = state.call_paths.get_untracked() else { return };
-        let name =
-            repoqa::naming::call_path_tasks_file_name(&built.origin, built.code_context_size);
+        let name = repoqa::naming::call_path_tasks_file_name(
+            &built.origin,
+            built.code_context_size,
+            false,
+        );
         match tasks_jsonl(&built.tasks)
             .and_then(|text| download_text(&name, "application/jsonl", &text))
         {

@@ -18,6 +18,28 @@ fn text(o: &Output) -> String {
 }
 
 /// The demo's call-path tasks at 2048 tokens, written to `dir`.
+/// Each line of a JSONL file.
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A request's prompt (its last message) and the task row whose question it asks.
+fn asked_task<'a>(request: &Value, rows: &'a [Value]) -> (String, &'a Value) {
+    let prompt = request["body"]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let row = rows
+        .iter()
+        .find(|t| prompt.contains(t["question"].as_str().unwrap()))
+        .expect("a task's question");
+    (prompt, row)
+}
+
 fn demo_tasks(dir: &Path) -> Vec<Value> {
     let demo = common::root().join("public/demo/repoqa-demo.json");
     let tok = common::tokenizer_path();
@@ -245,23 +267,6 @@ fn broken_call_path_outputs_and_snf_flags_are_refused_by_name() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("--depths is for SNF tasks"), "{}", text(&o));
-    // The closed-book probe is SNF's so far: refused, never ignored.
-    let d = demo.to_str().unwrap();
-    let o = repoqa(&["prompts", "--task", "call-path", "--dataset-path", d, "--closed-book"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("--closed-book is for SNF tasks"), "{}", text(&o));
-    let o = repoqa(&[
-        "run",
-        "--task",
-        "call-path",
-        "--dataset-path",
-        d,
-        "--closed-book",
-        "--model",
-        "m",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("--closed-book is not for --task call-path yet"), "{}", text(&o));
     let o =
         repoqa(&["prompts", "--dataset-path", demo.to_str().unwrap(), "--no-path-share", "0.5"]);
     assert_eq!(o.status.code(), Some(2));
@@ -315,24 +320,13 @@ fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
     let o = run();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let outputs = results.join("ntoken_2048-call-path/org_slash_test-model.jsonl");
-    let lines: Vec<Value> = std::fs::read_to_string(&outputs)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&outputs);
     assert_eq!(lines.len(), rows.len());
     // Each request was a task's prompt: instruction, code, question, instruction.
     let requests = server.requests();
     assert_eq!(requests.len(), rows.len() + 1, "one retry");
     for r in &requests {
-        let prompt = r["body"]["messages"].as_array().unwrap().last().unwrap()["content"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let row = rows
-            .iter()
-            .find(|t| prompt.contains(t["question"].as_str().unwrap()))
-            .expect("a task's question");
+        let (prompt, row) = asked_task(r, &rows);
         let want = format!(
             "{}{}{}{}",
             row["instruction"].as_str().unwrap(),
@@ -385,16 +379,19 @@ fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let o = repoqa(&[
-        "ladder",
-        "--task",
-        "call-path",
-        "--result-dir",
-        results.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let ladders: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ladder_json = || {
+        let o = repoqa(&[
+            "ladder",
+            "--task",
+            "call-path",
+            "--result-dir",
+            results.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()
+    };
+    let ladders = ladder_json();
     let l = &ladders[0];
     assert_eq!(l["model"], model);
     assert_eq!(l["lengths"], serde_json::json!([2048, 4096]));
@@ -411,6 +408,86 @@ fn a_call_path_run_against_the_test_model_server_scores_as_score_does() {
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.contains("Call-path pass@1 of org/test-model by context length:"), "{said}");
     assert!(said.lines().any(|l| l.trim_start().starts_with("all ")), "{said}");
+
+    // Closed-book (issue 83): the same tasks with no code, in a folder of
+    // their own (the run with the code is not resumed from), every request
+    // the instruction, the question and the instruction only.
+    let before = server.requests().len();
+    let o = crate::repoqa_command()
+        .args(args)
+        .arg("--closed-book")
+        .env("OPENAI_API_KEY", key)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let closed = results.join("ntoken_2048-call-path-closed-book/org_slash_test-model.jsonl");
+    let closed_lines = jsonl(&closed);
+    assert_eq!(closed_lines.len(), rows.len());
+    assert!(closed_lines.iter().all(|l| l["closed_book"] == true && l["code_context"] == ""));
+    let asked = &server.requests()[before..];
+    assert_eq!(asked.len(), rows.len());
+    for r in asked {
+        let (prompt, row) = asked_task(r, &rows);
+        let code = row["code_context"].as_str().unwrap();
+        assert!(code.len() > 100 && !prompt.contains(code.trim()));
+        for line in code.lines().map(str::trim).filter(|l| l.len() >= 30) {
+            assert!(!prompt.contains(line), "the closed-book prompt holds code: {line}");
+        }
+        let instruction = row["instruction"].as_str().unwrap();
+        assert_eq!(
+            prompt,
+            format!("{instruction}{}{instruction}", row["question"].as_str().unwrap())
+        );
+    }
+    let closed_scores =
+        results.join("ntoken_2048-call-path-closed-book/org_slash_test-model-SCORES.json");
+    let file: Value = serde_json::from_slice(&std::fs::read(&closed_scores).unwrap()).unwrap();
+    assert_eq!(file["closed_book"], true);
+    assert!(file["protocol"].as_str().unwrap().starts_with("call-path task, closed-book"));
+    // The ladder leaves the closed-book run out; report pairs the two.
+    let ladders = ladder_json();
+    assert_eq!(ladders[0]["scores"]["by_context_length"]["2048"], run_scores["scores"]["overall"]);
+    let html = dir.join("remembering.html");
+    let o = repoqa(&[
+        "report",
+        "--scores",
+        outputs.to_str().unwrap().replace(".jsonl", "-SCORES.json").as_str(),
+        closed_scores.to_str().unwrap(),
+        "--out",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("<h2>Is the model remembering?</h2>"), "{html:.2000}");
+    let open_pass =
+        run_scores["scores"]["overall"]["passed"].as_u64().unwrap() as f64 / rows.len() as f64;
+    assert!(
+        html.contains(&format!(
+            "<tr data-model=\"org/test-model\" data-share=\"{}\"",
+            file["scores"]["overall"]["passed"].as_u64().unwrap() as f64 / rows.len() as f64
+        )),
+        "{html:.200}"
+    );
+    assert!(open_pass > 0.0);
+    // A file mixing closed-book and with-code answers is refused by name.
+    let mixed = dir.join("mixed.jsonl");
+    let mut text_mixed = std::fs::read_to_string(&outputs).unwrap();
+    text_mixed.push_str(&std::fs::read_to_string(&closed).unwrap());
+    std::fs::write(&mixed, text_mixed).unwrap();
+    let d = demo.to_str().unwrap();
+    let o = repoqa(&[
+        "score",
+        "--task",
+        "call-path",
+        "--dataset-path",
+        d,
+        "--model-output-path",
+        mixed.to_str().unwrap(),
+        "--out",
+        dir.join("mixed-SCORES.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("a closed-book task after with-code ones"), "{}", text(&o));
 }
 
 /// `repoqa report` on call-path SCORES files (known by their `task` field,

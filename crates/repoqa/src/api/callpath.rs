@@ -31,6 +31,10 @@ pub struct CallPathPlan {
     pub filter: TaskFilter,
     #[serde(default)]
     pub selection: Selection,
+    /// Leave the code out of every prompt (`--closed-book`): the tasks,
+    /// windows and depths are those built with the code.
+    #[serde(default)]
+    pub closed_book: bool,
 }
 
 /// Why a call-path plan cannot be built.
@@ -91,6 +95,48 @@ pub struct CallPathResult {
     pub verdict: PathVerdict,
 }
 
+/// Outputs scored: what a SCORES file is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredCallPaths {
+    pub scores: CallPathScores,
+    pub results: Vec<CallPathResult>,
+    /// The tasks were closed-book ([`closed_book_of`]).
+    pub closed_book: bool,
+}
+
+/// Whether the outputs' tasks were closed-book: all of them or none; a
+/// file that mixes the two is an error naming the first that differs (its
+/// pass@1 would be neither run's).
+pub fn closed_book_of(
+    outputs: &[CallPathOutput],
+    origin: &str,
+) -> Result<bool, CallPathScoreError> {
+    let first = outputs.first().is_some_and(|o| o.task.closed_book);
+    match outputs.iter().position(|o| o.task.closed_book != first) {
+        None => Ok(first),
+        Some(i) => Err(CallPathScoreError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            message: format!(
+                "a {} task after {} ones: score the closed-book answers and the answers with the code apart",
+                if first { "with-code" } else { "closed-book" },
+                if first { "closed-book" } else { "with-code" }
+            ),
+        }),
+    }
+}
+
+/// [`score_outputs`] and [`closed_book_of`]: a SCORES file's contents.
+pub fn score_file(
+    dataset: &Dataset,
+    outputs: &[CallPathOutput],
+    origin: &str,
+) -> Result<ScoredCallPaths, CallPathScoreError> {
+    let closed_book = closed_book_of(outputs, origin)?;
+    let (scores, results) = score_outputs(dataset, outputs, origin)?;
+    Ok(ScoredCallPaths { scores, results, closed_book })
+}
+
 /// A scored outputs file: what `repoqa score --task call-path` writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallPathScoresFile {
@@ -100,6 +146,9 @@ pub struct CallPathScoresFile {
     pub protocol: String,
     pub model: String,
     pub eval_date: String,
+    /// The tasks were closed-book (no code in the prompts).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed_book: bool,
     /// The dataset's freshness (`input::freshness`), for a dataset whose
     /// repositories all record their first release (a fresh split).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,15 +254,16 @@ impl CallPathScoresFile {
     pub fn new(
         model: String,
         eval_date: String,
-        scores: CallPathScores,
-        results: Vec<CallPathResult>,
+        scored: ScoredCallPaths,
         dataset: &Dataset,
     ) -> CallPathScoresFile {
+        let ScoredCallPaths { scores, results, closed_book } = scored;
         CallPathScoresFile {
             task: task::TASK.to_string(),
-            protocol: task::LABEL.to_string(),
+            protocol: if closed_book { task::CLOSED_BOOK_LABEL } else { task::LABEL }.to_string(),
             model,
             eval_date,
+            closed_book,
             dataset_freshness: crate::input::freshness::freshness(dataset)
                 .map(|f| f.earliest.to_string()),
             pass_at_1: scores.overall.pass_at_1,
@@ -445,7 +495,9 @@ pub fn ladders(files: &[CallPathScoresFile]) -> Vec<CallPathLadder> {
     models
         .into_iter()
         .map(|m| {
-            let mine: Vec<&CallPathScoresFile> = files.iter().filter(|f| f.model == m).collect();
+            // A closed-book run is another experiment, not a rung.
+            let mine: Vec<&CallPathScoresFile> =
+                files.iter().filter(|f| f.model == m && !f.closed_book).collect();
             let judged: Vec<JudgedTask> =
                 mine.iter().flat_map(|f| f.results.iter().map(judged_of)).collect();
             let scores = score(&judged);
@@ -456,6 +508,78 @@ pub fn ladders(files: &[CallPathScoresFile]) -> Vec<CallPathLadder> {
             }
         })
         .collect()
+}
+
+/// A model's call-path run with the code beside its closed-book run, task
+/// by task (the tasks both answered).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallPathRemembering {
+    pub model: String,
+    /// Passed in both, only with the code, only closed-book, in neither.
+    pub both: usize,
+    pub only_open: usize,
+    pub only_closed: usize,
+    pub neither: usize,
+}
+
+impl CallPathRemembering {
+    pub fn tasks(&self) -> usize {
+        self.both + self.only_open + self.only_closed + self.neither
+    }
+
+    /// pass@1 with the code over the paired tasks.
+    pub fn open_pass(&self) -> f64 {
+        (self.both + self.only_open) as f64 / self.tasks().max(1) as f64
+    }
+
+    /// The memorized share: the paired tasks passed with no code.
+    pub fn share(&self) -> f64 {
+        (self.both + self.only_closed) as f64 / self.tasks().max(1) as f64
+    }
+
+    /// McNemar's exact p of the two runs.
+    pub fn mcnemar_p(&self) -> f64 {
+        crate::review::stats::mcnemar_exact(self.only_open, self.only_closed)
+    }
+}
+
+/// For each model with a closed-book file and a file with the code (the
+/// first of each), the two compared over the tasks both hold.
+pub fn remembering(files: &[CallPathScoresFile]) -> Vec<CallPathRemembering> {
+    let mut out: Vec<CallPathRemembering> = Vec::new();
+    for open in files.iter().filter(|f| !f.closed_book) {
+        if out.iter().any(|r| r.model == open.model) {
+            continue;
+        }
+        let Some(closed) = files.iter().find(|f| f.closed_book && f.model == open.model) else {
+            continue;
+        };
+        let passed: std::collections::HashMap<(&str, usize), bool> = closed
+            .results
+            .iter()
+            .map(|r| ((r.id.as_str(), r.code_context_size), r.verdict.passed()))
+            .collect();
+        let mut r = CallPathRemembering {
+            model: open.model.clone(),
+            both: 0,
+            only_open: 0,
+            only_closed: 0,
+            neither: 0,
+        };
+        for t in &open.results {
+            let Some(&c) = passed.get(&(t.id.as_str(), t.code_context_size)) else { continue };
+            match (t.verdict.passed(), c) {
+                (true, true) => r.both += 1,
+                (true, false) => r.only_open += 1,
+                (false, true) => r.only_closed += 1,
+                (false, false) => r.neither += 1,
+            }
+        }
+        if r.tasks() > 0 {
+            out.push(r);
+        }
+    }
+    out
 }
 
 /// Why a build failed.
@@ -519,6 +643,7 @@ impl CallPathPlan {
             code_context_size,
             filter: TaskFilter::default(),
             selection: Selection::default(),
+            closed_book: false,
         }
     }
 
@@ -686,11 +811,13 @@ impl CallPathPlan {
             depths: w.depths,
             placement: w.placement,
             code_context_size: self.code_context_size,
-            code_context_ntokens: w.code_context_ntokens,
+            code_context_ntokens: if self.closed_book { 0 } else { w.code_context_ntokens },
             instruction: task::INSTRUCTION.to_string(),
-            code_context: w.code_context,
+            code_context: if self.closed_book { String::new() } else { w.code_context },
             template: task::TEMPLATE.to_string(),
-            protocol: task::LABEL.to_string(),
+            protocol: if self.closed_book { task::CLOSED_BOOK_LABEL } else { task::LABEL }
+                .to_string(),
+            closed_book: self.closed_book,
         }
     }
 }

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::callpath::{ladders, verdict_label, CallPathScoresFile};
+use super::callpath::{ladders, remembering, verdict_label, CallPathScoresFile};
 use crate::callpath::score::{CallPathScores, PassRate};
 use crate::callpath::verdict::Reading;
 use crate::review::evidence::percent_span;
@@ -224,6 +224,27 @@ pub fn render(input: &CallPathReport) -> String {
             &lengths,
         );
         out.push_str("</section>");
+    }
+    let pairs = remembering(input.files);
+    if !pairs.is_empty() {
+        out.push_str("<section id=\"memorized\"><h2>Is the model remembering?</h2><p class=\"note\">Each model's call-path run with the code beside its closed-book run (the same tasks with no code in the prompt), over the tasks both answered. The memorized share is the share of them passed with no code.</p><div class=\"scroll\"><table class=\"memorized\"><thead><tr><th>Model</th><th>pass@1 with the code</th><th>closed-book: the memorized share</th><th>passed only with the code</th><th>passed only without</th><th>McNemar p</th><th>tasks</th></tr></thead><tbody>");
+        for m in &pairs {
+            let _ = write!(
+                out,
+                "<tr data-model=\"{}\" data-share=\"{}\" data-p=\"{}\"><th scope=\"row\">{}</th><td class=\"num\">{:.1}</td><td class=\"num quote\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{}</td></tr>",
+                escape(&m.model),
+                m.share(),
+                m.mcnemar_p(),
+                escape(&m.model),
+                100.0 * m.open_pass(),
+                100.0 * m.share(),
+                m.only_open,
+                m.only_closed,
+                m.mcnemar_p(),
+                m.tasks()
+            );
+        }
+        out.push_str("</tbody></table></div></section>");
     }
     out.push_str("</body></html>\n");
     out

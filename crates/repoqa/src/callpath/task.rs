@@ -19,6 +19,9 @@ pub const TASK: &str = "call-path";
 pub const LABEL: &str =
     "call-path task (NOT UPSTREAM: RepoQA's unfinished interprocedural task, docs/call-path.md)";
 
+/// What a closed-book call-path file says of itself (`--closed-book`).
+pub const CLOSED_BOOK_LABEL: &str = "call-path task, closed-book (NOT UPSTREAM: the call-path task with no code in the prompt, so a right path is recalled from memory; docs/call-path.md)";
+
 /// The instruction, before the code and again after the question.
 pub const INSTRUCTION: &str = "Based on the code context, find the shortest chain of calls from the source function to the target function: the source calls the first function of the chain, which calls the next, and so on until the target. Reply with one function name per line, from the source to the target (both included), or NO PATH if no chain of calls leads from the source to the target:";
 
@@ -83,8 +86,13 @@ pub struct CallPathTask {
     pub code_context: String,
     pub question: String,
     pub template: String,
-    /// Always [`LABEL`]: a reader of the file alone sees what it is.
+    /// [`LABEL`], or [`CLOSED_BOOK_LABEL`]: a reader of the file alone
+    /// sees what it is.
     pub protocol: String,
+    /// The code context was left out (`--closed-book`): the same task, the
+    /// instruction and the question only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed_book: bool,
 }
 
 impl CallPathTask {
@@ -214,6 +222,7 @@ mod tests {
             code_context: "# Path: a.py\ndef main(): parse()\n".into(),
             template: TEMPLATE.into(),
             protocol: LABEL.into(),
+            closed_book: false,
         };
         let p = t.prompt();
         assert!(p.starts_with(INSTRUCTION));
