@@ -250,8 +250,13 @@ test('cancel mid-build keeps the page usable and builds nothing', async (t) => {
   await page.goto(srv.url + '#tasks');
   await page.waitForSelector('#build-tasks:not([disabled])');
   await page.click('#build-tasks');
-  await page.waitForFunction(() => Number(document.querySelector('#job')?.dataset.percent) >= 5, null,
-    { timeout: 60000 });
+  // Some tasks built: the line is the build's and counts its tasks (the
+  // tokenizer's download moves the bar first, counting bytes).
+  await page.waitForFunction(() => {
+    const count = document.querySelector('#job .job-count');
+    return document.querySelector('#job .job-what')?.textContent === 'Building 180 tasks'
+      && count?.dataset.total === '180' && Number(count.dataset.done) > 0;
+  }, null, { timeout: 60000 });
   await page.click('#job-cancel');
   await page.waitForSelector('#job[data-state="failed"]', { timeout: 30000 });
   const msg = await page.textContent('#job-message');

@@ -148,13 +148,14 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
             "Cancelled after {done} of {total} tasks; nothing was kept. Build again to start over."
         ))
     };
-    ctx.progress(format!("Building {total} tasks"), 0, total);
+    let what = format!("Building {total} tasks");
+    ctx.progress(what.clone(), 0, total);
     ctx.turn().await.map_err(|_| cancelled(0))?;
     ctx.restart_slice_stats();
     let t0 = now_ms();
     let mut tasks: Vec<Arc<Task>> = Vec::with_capacity(total);
     let shares = plan.shares(&dataset, &specs);
-    let (built, workers) = build_shares(ctx, state, &shares, total, cancelled).await?;
+    let (built, workers) = build_shares(ctx, state, &what, &shares, total, cancelled).await?;
     for b in built {
         if !tasks.is_empty() {
             parts.push(&JsValue::from_str("\n"));
@@ -194,10 +195,12 @@ async fn build(ctx: &Ctx, state: AppState) -> Result<(), UiError> {
 /// Build `shares` (covering `total` tasks) in Web Workers, a repo each at
 /// a time; a small build in the page's engine worker (starting a pool would
 /// take longer than the build). The tasks in order, and the pool's size
-/// (0: the engine worker).
+/// (0: the engine worker). `what` is the build's line, shown again once
+/// the tokenizer (whose download has a line of its own) is in.
 pub(super) async fn build_shares(
     ctx: &Ctx,
     state: AppState,
+    what: &str,
     shares: &[RepoShare],
     total: usize,
     cancelled: impl Fn(usize) -> UiError,
@@ -206,9 +209,11 @@ pub(super) async fn build_shares(
     let workers = build_pool::worker_count(&requests);
     if workers == 0 {
         tokenizer::ensure_in_engine(ctx, state).await?;
+        ctx.progress(what, 0, total);
         return Ok((build_in_engine(ctx, shares, total, cancelled).await?, 0));
     }
     let (bytes, origin) = tokenizer::bytes(ctx, state).await?;
+    ctx.progress(what, 0, total);
     let tok = (&bytes[..], origin.as_str());
     match build_pool::build_in_workers(ctx, shares, &requests, total, workers, tok, cancelled)
         .await

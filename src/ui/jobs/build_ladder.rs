@@ -64,19 +64,16 @@ async fn build_ladder(ctx: &Ctx, state: AppState, lengths: &[usize]) -> Result<(
                 thousands(n)
             ))
         };
-        ctx.progress(
-            format!(
-                "Building {total} tasks at {} tokens (length {} of {})",
-                thousands(n),
-                i + 1,
-                lengths.len()
-            ),
-            0,
-            total,
+        let what = format!(
+            "Building {total} tasks at {} tokens (length {} of {})",
+            thousands(n),
+            i + 1,
+            lengths.len()
         );
+        ctx.progress(what.clone(), 0, total);
         ctx.turn().await.map_err(|_| cancelled(0))?;
         let shares = plan.shares(&loaded.dataset, &specs);
-        let (built, _) = build_shares(ctx, state, &shares, total, &cancelled).await?;
+        let (built, _) = build_shares(ctx, state, &what, &shares, total, &cancelled).await?;
         // The official tasks JSONL (`json.dumps(task)` a line), written a
         // task at a time between turns of the page.
         ctx.progress(format!("Writing the {}-token tasks file", thousands(n)), 0, total);
