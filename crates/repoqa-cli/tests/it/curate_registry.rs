@@ -149,6 +149,15 @@ fn curate(server: &StubServer, registry: &str, args: &[&str]) -> std::process::O
         .unwrap()
 }
 
+/// `repoqa prompts` of `dataset` at 2,048 tokens with `flags`, into `out`.
+fn prompts_2048(dataset: &str, flags: &[&str], out: &Path) -> std::process::Output {
+    let tok = common::tokenizer_path();
+    let mut args = vec!["prompts", "--dataset-path", dataset, "--tokenizer", tok.to_str().unwrap()];
+    args.extend(["--code-context-size", "2048", "--out", out.to_str().unwrap()]);
+    args.extend_from_slice(flags);
+    crate::repoqa(&args)
+}
+
 /// `curate --registry pypi --released-after 2026-03-01 --packages P
 /// --descriptions D --out OUT`.
 fn curate_pypi(
@@ -529,25 +538,10 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
     let ds_s = ds.to_str().unwrap();
     let res = curate_pypi(&server, "dated", &d, &ds);
     assert!(res.status.success(), "{}", common::cli::stderr(&res));
-    let tok = common::tokenizer_path();
-    let tok = tok.to_str().unwrap();
     for (closed, stem) in [(false, "org_slash_m"), (true, "org_slash_m-closed")] {
         let tasks = dir.join(format!("{stem}.tasks.jsonl"));
-        let mut args = vec![
-            "prompts",
-            "--dataset-path",
-            ds_s,
-            "--tokenizer",
-            tok,
-            "--code-context-size",
-            "2048",
-            "--out",
-            tasks.to_str().unwrap(),
-        ];
-        if closed {
-            args.push("--closed-book");
-        }
-        let res = crate::repoqa(&args);
+        let flags: &[&str] = if closed { &["--closed-book"] } else { &[] };
+        let res = prompts_2048(ds_s, flags, &tasks);
         assert!(res.status.success(), "{}", common::cli::stderr(&res));
         // Every task answered with its needle's name only: scored, failing.
         let out = dir.join(format!("{stem}.jsonl"));
@@ -672,19 +666,7 @@ fn every_score_carries_its_dataset_s_date_and_verify_checks_it() {
 
     // The call-path task's SCORES file and report carry the date too.
     let cp = dir.join("org_slash_m-call-path.jsonl");
-    let res = crate::repoqa(&[
-        "prompts",
-        "--task",
-        "call-path",
-        "--dataset-path",
-        ds_s,
-        "--tokenizer",
-        tok,
-        "--code-context-size",
-        "2048",
-        "--out",
-        cp.to_str().unwrap(),
-    ]);
+    let res = prompts_2048(ds_s, &["--task", "call-path"], &cp);
     assert!(res.status.success(), "{}", common::cli::stderr(&res));
     answer_all(&cp, &cp, |_| "NO PATH".to_string());
     let cp_scores = dir.join("cp-SCORES.json");
