@@ -33,7 +33,7 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   assert.equal(tasks.bytes.toString('utf8'), fs.readFileSync(cli, 'utf8'), 'the page\'s control tasks equal the CLI\'s');
   const lines = tasks.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.length, 60);
-  assert.ok(lines.every((t) => t.code_context === '' && t.protocol === 'no-context'));
+  assert.ok(lines.every((t) => t.code_context === '' && t.protocol === 'no-context' && t.closed_book === true));
   console.log('control: 60 no-context tasks byte-identical to repoqa prompts --control no-context');
   await saveBothWidths(page, '#protocol-banner', 'control-tasks');
 

@@ -64,9 +64,11 @@ fn the_control_is_the_official_task_without_its_code_and_pairs_with_the_real_run
     assert!(!o.is_empty());
     for (o, c) in o.iter().zip(&c) {
         assert_eq!(c["protocol"], "no-context");
+        assert_eq!(c["closed_book"], true, "the file says it was closed-book (issue 83)");
         assert_eq!(c["code_context"], "");
         let mut same = c.clone();
         same.as_object_mut().unwrap().remove("protocol");
+        same.as_object_mut().unwrap().remove("closed_book");
         same["code_context"] = o["code_context"].clone();
         assert_eq!(&same, o, "every other field is the official task's");
         // The prompt: the template's fields, the code left out.

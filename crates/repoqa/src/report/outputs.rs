@@ -288,6 +288,18 @@ pub fn outputs_protocol(outputs: &[ModelOutput]) -> Result<Protocol, ReportError
                 )))
             }
         };
+        // NOT UPSTREAM: closed-book lines also say `"closed_book": true`
+        // (files written before that field say it by the protocol alone).
+        match o.record.get("closed_book") {
+            None => {}
+            Some(Value::Bool(b)) if *b == (p == Protocol::NoContext) => {}
+            Some(v) => {
+                return Err(ReportError::Message(format!(
+                    "line {}: field `closed_book` is {v}, but the line's protocol is {p} (closed-book is the no-context protocol)",
+                    o.line
+                )))
+            }
+        }
         match found {
             None => found = Some((p, o.line)),
             Some((q, line)) if q != p => {
@@ -300,4 +312,34 @@ pub fn outputs_protocol(outputs: &[ModelOutput]) -> Result<Protocol, ReportError
         }
     }
     Ok(found.map_or(Protocol::Official, |(p, _)| p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn protocol_of(lines: &[&str]) -> Result<Protocol, String> {
+        let file = read_model_outputs(&lines.join("\n"));
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        outputs_protocol(&file.outputs).map_err(|e| e.to_string())
+    }
+
+    const LINE: &str = r#"{"repo":"r","name":"f","language":"python","position_ratio":0.5,"needle_token_start":1,"needle_token_end":2,"output":["x"]"#;
+
+    /// `closed_book` agrees with the protocol or the file is refused, with
+    /// the line named; a line without it is read by its protocol alone.
+    #[test]
+    fn closed_book_must_agree_with_the_protocol() {
+        let line = |extra: &str| format!("{LINE}{extra}}}");
+        let closed = line(r#","protocol":"no-context","closed_book":true"#);
+        assert_eq!(protocol_of(&[&closed]), Ok(Protocol::NoContext));
+        assert_eq!(protocol_of(&[&line(r#","protocol":"no-context""#)]), Ok(Protocol::NoContext));
+        assert_eq!(protocol_of(&[&line(r#","closed_book":false"#)]), Ok(Protocol::Official));
+        let e = protocol_of(&[&closed, &line(r#","closed_book":true"#)]).expect_err("refused");
+        assert!(e.contains("line 2: field `closed_book` is true"), "{e}");
+        assert!(e.contains("protocol is official"), "{e}");
+        let e = protocol_of(&[&line(r#","protocol":"no-context","closed_book":"yes""#)])
+            .expect_err("refused");
+        assert!(e.contains("line 1: field `closed_book` is \"yes\""), "{e}");
+    }
 }

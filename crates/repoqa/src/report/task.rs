@@ -82,7 +82,10 @@ impl Protocol {
 }
 
 /// One task dict of the official harness, fields in the official order (J3).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Written by hand ([`Serialize`] below) so that a closed-book task also
+/// says `"closed_book": true`; read with the derive, which ignores that
+/// field (`outputs_protocol` checks it against the protocol).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Task {
     pub repo: String,
     pub name: String,
@@ -97,9 +100,39 @@ pub struct Task {
     pub needle_token_end: usize,
     pub code_context_ntokens: usize,
     /// NOT OFFICIAL when not `Official`: then written as an extra last
-    /// field `"protocol"`; official tasks have no such field.
-    #[serde(default, skip_serializing_if = "Protocol::is_official")]
+    /// field `"protocol"`; official tasks have no such field. NOT UPSTREAM:
+    /// the no-context protocol (the closed-book probe) is also written
+    /// `"closed_book": true` after it, as every file of the probe says.
+    #[serde(default)]
     pub protocol: Protocol,
+}
+
+impl Serialize for Task {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let closed_book = self.protocol == Protocol::NoContext;
+        let extra = usize::from(!self.protocol.is_official()) + usize::from(closed_book);
+        let mut t = s.serialize_struct("Task", 12 + extra)?;
+        t.serialize_field("repo", &self.repo)?;
+        t.serialize_field("name", &self.name)?;
+        t.serialize_field("language", &self.language)?;
+        t.serialize_field("path", &self.path)?;
+        t.serialize_field("position_ratio", &self.position_ratio)?;
+        t.serialize_field("description", &self.description)?;
+        t.serialize_field("instruction", &self.instruction)?;
+        t.serialize_field("template", &self.template)?;
+        t.serialize_field("code_context", &self.code_context)?;
+        t.serialize_field("needle_token_start", &self.needle_token_start)?;
+        t.serialize_field("needle_token_end", &self.needle_token_end)?;
+        t.serialize_field("code_context_ntokens", &self.code_context_ntokens)?;
+        if !self.protocol.is_official() {
+            t.serialize_field("protocol", &self.protocol)?;
+        }
+        if closed_book {
+            t.serialize_field("closed_book", &true)?;
+        }
+        t.end()
+    }
 }
 
 impl AsRef<Task> for Task {
@@ -141,4 +174,49 @@ pub fn task_id(language: &str, repo: &str, name: &str) -> String {
 /// does not know gives "".
 pub fn fill_template<'a>(template: &str, field: impl Fn(&str) -> &'a str) -> String {
     template.split('\n').map(field).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(protocol: Protocol) -> Task {
+        Task {
+            repo: "r".into(),
+            name: "f".into(),
+            language: "python".into(),
+            path: "a.py".into(),
+            position_ratio: 0.5,
+            description: "d".into(),
+            instruction: "i".into(),
+            template: "instruction\ncode_context\ndescription\ninstruction".into(),
+            code_context: String::new(),
+            needle_token_start: 1,
+            needle_token_end: 2,
+            code_context_ntokens: 3,
+            protocol,
+        }
+    }
+
+    /// The official order; `protocol` and `closed_book` only where they
+    /// say something, and every protocol reads back as written.
+    #[test]
+    fn a_task_writes_the_official_fields_then_what_its_protocol_adds() {
+        let keys = |p| -> Vec<String> {
+            let v = serde_json::to_value(task(p)).expect("writes");
+            v.as_object().expect("an object").keys().cloned().collect()
+        };
+        let official = keys(Protocol::Official);
+        assert_eq!(official.first().map(String::as_str), Some("repo"));
+        assert_eq!(official.last().map(String::as_str), Some("code_context_ntokens"));
+        assert_eq!(official.len(), 12);
+        assert_eq!(keys(Protocol::Corrected)[12..], ["protocol"]);
+        assert_eq!(keys(Protocol::NoContext)[12..], ["protocol", "closed_book"]);
+        for p in Protocol::ALL {
+            let json = serde_json::to_string(&task(*p)).expect("writes");
+            assert_eq!(serde_json::from_str::<Task>(&json).expect("reads"), task(*p));
+        }
+        let json = serde_json::to_string(&task(Protocol::NoContext)).expect("writes");
+        assert!(json.ends_with(r#""protocol":"no-context","closed_book":true}"#), "{json}");
+    }
 }
