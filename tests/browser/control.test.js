@@ -50,6 +50,29 @@ test('no-context control: the tasks equal repoqa prompts --control no-context', 
   assert.match(await prov.textContent(), /^Closed-book: the prompts held no code/);
   assert.equal(await prov.getAttribute('data-freshness'), '');
   await page.fill('#model-name', 'control');
+  // The export says what the CLI's `score` says of the same scoring: the
+  // no-context control (not "the corrected protocol"); a training cutoff
+  // that is no date is refused; one that is lands in the file.
+  const note = await page.waitForSelector('#export-notices li[data-not-official="true"]');
+  assert.match(await note.textContent(), /^the prompts were built with the no-context control \(NOT OFFICIAL/);
+  assert.equal(await note.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(255, 244, 229)');
+  assert.doesNotMatch(await page.textContent('#export-card'), /corrected protocol/);
+  await page.fill('#model-cutoff', 'March');
+  const bad = await page.waitForSelector('#export-notices li[data-warning="true"]');
+  assert.equal(await bad.textContent(), 'the model cutoff "March" is not a date YYYY-MM-DD');
+  assert.equal(await bad.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(255, 244, 229)',
+    'the refusal is shown as a warning');
+  await page.click('#export-scores');
+  assert.match(await page.textContent('#export-status.fail'), /not a date/);
+  await page.fill('#model-cutoff', '2024-01-31');
+  await page.waitForFunction(() => !document.querySelector('#export-notices li[data-warning="true"]'));
+  assert.equal(await page.$('#export-status'), null, 'the refusal goes once the cutoff is a date');
+  await saveViewports(page, '#export-card', 'control-export-notices');
+  const scores = JSON.parse((await fx.download(() => page.click('#export-scores'))).bytes.toString('utf8'));
+  assert.equal(scores.control.model_cutoff, '2024-01-31');
+  assert.equal(scores.control.closed_book, true);
+  assert.equal(scores.control.protocol, 'no-context');
+  await page.fill('#model-cutoff', '');
   await page.click('#export-to-leaderboard');
   await page.waitForSelector('#export-status a[href="#leaderboard"]');
   await page.goto(srv.url + '#run');

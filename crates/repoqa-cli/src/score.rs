@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use repoqa::api::score::{with_run_notes, ScoreNotice, ScorePlan};
 use repoqa::report::{self, ReplyNotes, ScoresFile, Unanswered};
-use repoqa::scoring::run::score_outputs;
-use repoqa::scoring::score::{Candidates, ScoreOptions};
+use repoqa::scoring::score::ScoreOptions;
 
 use crate::error::{fs_write, io, refuse_overwriting_inputs, At, CliError, FileOp};
 use crate::input::{dataset_path_or_env, load_dataset, read_outputs, InflateArgs};
@@ -68,22 +68,27 @@ pub fn score_and_write(
     let outputs_str = a.outputs.to_string_lossy().into_owned();
     let ci = a.ci.checked()?;
     let mut phases = Phases::start();
-    let model = a.model.unwrap_or_else(|| repoqa::naming::model_name_from_path(&outputs_str));
-    let official = a.options.candidates == Candidates::Needles;
-    if !official {
-        eprintln!("repoqa: NOTE: --candidates context is NOT the official scoring; these scores are not comparable with published ones");
-    }
+    let plan = ScorePlan {
+        options: a.options,
+        model: a.model.unwrap_or_else(|| repoqa::naming::model_name_from_path(&outputs_str)),
+        eval_date: a.eval_date,
+        train_size: a.train_size,
+        model_cutoff: a.model_cutoff,
+    };
+    plan.check()?;
+    let model = plan.model.clone();
     // An explicit --out names the file to write: an existing one there is
     // replaced (kept as a .bak, below). Only the default name asks for
     // --overwrite, so a rerun never silently moves an earlier result.
     let explicit_out = a.out.is_some();
     let protocol = report::outputs_protocol(&outputs).at(a.outputs.display())?;
-    if !protocol.is_official() {
-        eprintln!("repoqa: NOTE: the prompts were built with the {}", protocol.label());
-    }
     let out = a.out.unwrap_or_else(|| {
         // Never let a non-official file take the official name.
-        PathBuf::from(repoqa::naming::scores_path_for(&outputs_str, protocol, official))
+        PathBuf::from(repoqa::naming::scores_path_for(
+            &outputs_str,
+            protocol,
+            plan.official_candidates(),
+        ))
     });
     let inputs = [("--model-output-path", a.outputs.as_path()), ("--dataset-path", dataset_path)];
     refuse_overwriting_inputs("--out", &out, &inputs)?;
@@ -99,44 +104,25 @@ pub fn score_and_write(
     }
 
     let total = outputs.len();
-    let run = score_outputs(dataset, a.options, &outputs, |done, total| {
+    let scored = plan.score(dataset, &outputs, |done, total| {
         if done % 25 == 0 || done == total {
             progress::count(&format!("scoring {model}: {done}/{total}"), done == total);
         }
-    })?
-    .run;
+    })?;
     phases.mark("score");
-
-    let train_size = match a.train_size {
-        Some(t) => t,
-        None => {
-            let t = report::train_size(&model);
-            if t.needs_hub_lookup {
-                eprintln!(
-                    "repoqa: train_size of {model} needs a Hugging Face hub lookup (no network here): writing \"N/A\", as the official tool does when the lookup fails; use --train-size to set it"
-                );
-            }
-            t.value
-        }
-    };
-    let eval_date = a.eval_date.unwrap_or_else(report::now_eval_date);
-    let mut scores = run
-        .model_scores(&model, &eval_date, Some(&train_size))
-        .dated(dataset, a.model_cutoff.as_deref());
-    scores.protocol = protocol;
-    if let Some(f) = &scores.dataset_freshness {
-        eprintln!("repoqa: the dataset's sources were first released on {f} or later");
+    for notice in plan.notices(protocol, dataset) {
+        let kind = if notice.is_warning() { "WARNING" } else { "NOTE" };
+        let flag = match notice {
+            ScoreNotice::TrainSizeLookup(_) => "; use --train-size to set it",
+            ScoreNotice::ContextCandidates => " (--candidates context)",
+            _ => "",
+        };
+        eprintln!("repoqa: {kind}: {notice}{flag}");
     }
-    if scores.cutoff_after_freshness() {
-        eprintln!(
-            "repoqa: WARNING: {model}'s stated training cutoff ({}) is on or after the dataset's freshness ({}): it may have been trained on some of these sources",
-            scores.model_cutoff.as_deref().unwrap_or(""),
-            scores.dataset_freshness.as_deref().unwrap_or("")
-        );
-    }
-    let missing = a.unanswered.as_ref().map(|u| format!("; {}", u.label())).unwrap_or_default();
-    scores.unanswered = a.unanswered;
-    scores.replies = a.replies;
+    let run = scored.run.run;
+    let scores = with_run_notes(scored.entry, a.unanswered, a.replies);
+    let missing =
+        scores.unanswered.as_ref().map(|u| format!("; {}", u.label())).unwrap_or_default();
     let file = ScoresFile::single(&model, scores);
 
     outln!(

@@ -65,6 +65,8 @@ pub enum Error {
     CallPathBuild(#[from] crate::api::callpath::CallPathBuildError),
     #[error("{0}")]
     CallPathScore(#[from] crate::api::callpath::CallPathScoreError),
+    #[error("{0}")]
+    ScorePlan(#[from] crate::api::score::ScorePlanError),
 }
 
 /// What the compute engine ([`crate::engine`]) refuses: a request for a
@@ -126,7 +128,8 @@ macro_rules! for_each_error_type {
             $crate::api::build::BuildPlanError,
             $crate::api::callpath::CallPathPlanError,
             $crate::api::callpath::CallPathBuildError,
-            $crate::api::callpath::CallPathScoreError
+            $crate::api::callpath::CallPathScoreError,
+            $crate::api::score::ScorePlanError
         );
     };
 }

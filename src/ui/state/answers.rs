@@ -10,12 +10,13 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use repoqa::api::score::{with_run_notes, ScorePlan};
+use repoqa::input::dataset::Dataset;
 use repoqa::llm::runlog::{self, select_tasks, RunLog, TaskSelection};
 use repoqa::naming;
-use repoqa::report::{self, ModelScores, ScoresFile};
+use repoqa::report::ScoresFile;
 use repoqa::report::{Unanswered, UnansweredScoring};
 use repoqa::scoring::score::pass_table;
-use repoqa::scoring::score::{Candidates, ScoreOptions};
 
 use super::app::AppState;
 use super::run::RunState;
@@ -155,6 +156,21 @@ pub fn run_folder(state: AppState, log: &RunLog) -> Option<String> {
     given_here.then(|| naming::run_dir(size, protocol))
 }
 
+/// The scoring the Results page's fields make (untracked): the options,
+/// `model` ("model" when blank), the eval date (blank: now) and the stated
+/// training cutoff (blank: none) — the plan the CLI's `score` makes of its
+/// flags.
+pub fn score_plan(state: AppState, model: &str) -> ScorePlan {
+    let model = if model.trim().is_empty() { "model" } else { model };
+    let cutoff = state.scoring.model_cutoff.get_untracked();
+    ScorePlan {
+        options: state.scoring.options.get_untracked(),
+        eval_date: Some(state.scoring.eval_date.get_untracked()),
+        model_cutoff: (!cutoff.trim().is_empty()).then(|| cutoff.trim().to_string()),
+        ..ScorePlan::new(model, Default::default())
+    }
+}
+
 /// The SCORES file of `set`, the answers of `model` (the eval date and
 /// options as the Results page sets them; what `log` says of the answers:
 /// cut replies, thinking taken out), and its name as upstream names it.
@@ -165,36 +181,24 @@ pub fn scores_file_of(
     log: Option<&RunLog>,
 ) -> Result<(String, ScoresFile, String), UiError> {
     let table = set.table.as_ref().map_err(|e| e.clone())?;
-    let model = if model.trim().is_empty() { "model".to_string() } else { model.to_string() };
-    let date = state.scoring.eval_date.get_untracked();
-    let eval_date = if date.trim().is_empty() { report::now_eval_date() } else { date };
+    let plan = score_plan(state, model);
+    plan.check().map_err(|e| UiError::invalid(e.to_string()))?;
+    let model = plan.model.clone();
     // The protocol the scored tasks were built with.
     let protocol =
         state.tasks.with_untracked(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
-    let opts: ScoreOptions = state.scoring.options.get_untracked();
-    // The run as the CLI groups it (`repoqa::scoring::run`), named as upstream
-    // names result files (`repoqa::naming`).
     let scored: std::collections::HashSet<String> =
         set.items.iter().map(|i| i.task.task_id()).collect();
     let replies =
         log.map(|l| runlog::answer_notes(l, |id| scored.contains(id))).unwrap_or_default();
-    let scores = ModelScores {
-        eval_date,
-        train_size: report::train_size(&model).value,
-        scores: table.to_value(),
-        results: set.results.clone(),
-        protocol,
-        dataset_freshness: None,
-        model_cutoff: None,
-        unanswered: set.unanswered.clone(),
-        replies,
-    };
-    // The loaded dataset's freshness, as the CLI records it.
-    let scores = state.dataset.with_untracked(|d| match d {
-        Some(d) => scores.dated(&d.dataset, None),
-        None => scores,
+    // Dated by the loaded dataset, as the CLI dates it.
+    let entry = state.dataset.with_untracked(|d| {
+        let none = Dataset::default();
+        let dataset = d.as_ref().map_or(&none, |d| &d.dataset);
+        plan.entry(dataset, protocol, table, set.results.clone())
     });
-    let name = naming::scores_file_name(&model, protocol, opts.candidates == Candidates::Needles);
+    let scores = with_run_notes(entry, set.unanswered.clone(), replies);
+    let name = plan.file_name(protocol);
     Ok((model.clone(), ScoresFile::single(&model, scores), name))
 }
 

@@ -177,6 +177,7 @@ impl AppState {
         self.scoring.options.set(Default::default());
         self.scoring.model_name.set("model".to_string());
         self.scoring.eval_date.set(String::new());
+        self.scoring.model_cutoff.set(String::new());
         self.tokenizer_id.set(None);
         self.call_paths.set(None);
         self.call_path_scores.set(None);

@@ -163,6 +163,9 @@ pub struct Scoring {
     pub model_name: RwSignal<String>,
     /// `eval_date` to record; empty = now.
     pub eval_date: RwSignal<String>,
+    /// NOT UPSTREAM: the model's stated training cutoff (`YYYY-MM-DD`),
+    /// recorded as `model_cutoff`; empty = none.
+    pub model_cutoff: RwSignal<String>,
     /// How selected tasks without an answer count (`repoqa run`'s default:
     /// as failures; `--score-answered-only`: left out).
     pub unanswered: RwSignal<UnansweredScoring>,
@@ -202,6 +205,7 @@ impl Scoring {
             options: RwSignal::new(ScoreOptions::default()),
             model_name: RwSignal::new("model".to_string()),
             eval_date: RwSignal::new(String::new()),
+            model_cutoff: RwSignal::new(String::new()),
             unanswered: RwSignal::new(UnansweredScoring::default()),
             last_rescore: RwSignal::new((0, 0, 0.0)),
             last_scoring: RwSignal::new(None),
@@ -420,6 +424,7 @@ struct StoredScoring {
     options: ScoreOptions,
     model_name: Option<String>,
     eval_date: Option<String>,
+    model_cutoff: Option<String>,
     /// `UnansweredScoring::as_str`.
     unanswered: Option<String>,
 }
@@ -431,6 +436,7 @@ pub fn persist_scoring(scoring: Scoring) {
         options: scoring.options.get_untracked(),
         model_name: Some(scoring.model_name.get_untracked()),
         eval_date: Some(scoring.eval_date.get_untracked()),
+        model_cutoff: Some(scoring.model_cutoff.get_untracked()),
         unanswered: Some(scoring.unanswered.get_untracked().as_str().to_string()),
     };
     // Plain strings and flags: serializing cannot fail.
@@ -456,6 +462,9 @@ pub async fn restore_scoring(scoring: Scoring) {
     }
     if let Some(d) = stored.eval_date {
         scoring.eval_date.set(d);
+    }
+    if let Some(d) = stored.model_cutoff {
+        scoring.model_cutoff.set(d);
     }
     if let Some(u) = stored.unanswered.as_deref().and_then(UnansweredScoring::parse) {
         scoring.unanswered.set(u);

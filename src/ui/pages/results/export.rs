@@ -5,11 +5,10 @@ use leptos::prelude::*;
 use repoqa::naming;
 use repoqa::report::{self, ScoresFile};
 use repoqa::review::html_report;
-use repoqa::scoring::score::Candidates;
 
 use crate::ui::browser::download::download_text;
 use crate::ui::error::UiError;
-use crate::ui::state::answers::{run_folder, scores_file_of};
+use crate::ui::state::answers::{run_folder, score_plan, scores_file_of};
 use crate::ui::state::reviewers::{LeaderboardState, SENT_SOURCE};
 use crate::ui::state::run::RunState;
 use crate::ui::state::scoring::{persist_scoring, ScoredSet, Shared};
@@ -21,7 +20,26 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
     let run_state = use_context::<RunState>();
     let scoring = state.scoring;
     let message = RwSignal::new(None::<Result<String, UiError>>);
-    let official = move || scoring.options.with(|o| o.candidates == Candidates::Needles);
+    // What the scoring says beside its numbers (`ScorePlan::notices`), and
+    // a cutoff that is no date.
+    let notices = move || -> Vec<(bool, bool, String)> {
+        scoring.options.track();
+        scoring.model_name.track();
+        scoring.model_cutoff.track();
+        let plan = score_plan(state, &scoring.model_name.get_untracked());
+        if let Err(e) = plan.check() {
+            return vec![(true, true, e.to_string())];
+        }
+        let protocol = state.tasks.with(|ts| ts.first().map(|t| t.protocol).unwrap_or_default());
+        state.dataset.with(|d| match d {
+            Some(d) => plan
+                .notices(protocol, &d.dataset)
+                .into_iter()
+                .map(|n| (n.is_warning(), n.not_official(), n.to_string()))
+                .collect(),
+            None => Vec::new(),
+        })
+    };
 
     // The run as a SCORES file: the model's name and its file.
     let scores_file = move || -> Result<(String, ScoresFile, String), UiError> {
@@ -166,12 +184,23 @@ pub fn ExportCard(set: Memo<Shared<ScoredSet>>) -> impl IntoView {
                         persist_scoring(scoring);
                     }/>
             </div>
-            {move || state.tasks.with(|ts| ts.first().is_some_and(|t| !t.protocol.is_official())).then(|| view! {
-                <p class="warning" id="export-protocol-warning">"These tasks were built with the corrected protocol: NOT OFFICIAL, not comparable with published scores. The SCORES file says \"protocol\": \"corrected\" and is named -CORRECTED-SCORES.json."</p>
-            })}
-            {move || (!official()).then(|| view! {
-                <p class="warning">"These scores use the NOT official \"context\" candidates; the file is named -CONTEXT-SCORES.json."</p>
-            })}
+            <div class="row">
+                <label for="model-cutoff">"Training cutoff "</label>
+                <input id="model-cutoff" type="text" placeholder="YYYY-MM-DD (optional)" prop:value=move || scoring.model_cutoff.get()
+                    on:input=move |ev| {
+                        message.set(None);
+                        scoring.model_cutoff.set(event_target_value(&ev));
+                        persist_scoring(scoring);
+                    }/>
+                <span class="muted">" the model's, as its makers state it: recorded as model_cutoff (NOT UPSTREAM) and checked against the dataset's date"</span>
+            </div>
+            // What the CLI's `score` says of the same scoring, in its words.
+            <ul class="notices" id="export-notices">
+                {move || notices().into_iter().map(|(warning, not_official, text)| view! {
+                    <li class=if warning || not_official { "warning" } else { "muted" }
+                        data-warning=warning.to_string() data-not-official=not_official.to_string()>{text}</li>
+                }).collect_view()}
+            </ul>
             <div class="row">
                 <button type="button" id="export-scores" on:click=export_scores disabled=none>"Download SCORES.json"</button>
                 <button type="button" id="export-csv" on:click=export_csv disabled=none>"Download per-task CSV"</button>
