@@ -118,7 +118,7 @@ pub fn App() -> impl IntoView {
                 <a href="#leaderboard" id="nav-leaderboard" class:active=move || page.with(|p| p.section() == "leaderboard")>"Leaderboard"</a>
                 <a href="#verify" id="nav-verify" class:active=move || page.with(|p| p.section() == "verify")>"Verify"</a>
                 <a href="#teach" id="nav-teach" class:active=move || page.with(|p| p.section() == "teach")>"Teach"</a>
-                <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About / self-check"</a>
+                <a href="#about" class:active=move || page.with(|p| p.section() == "about")>"About"<span class="wide-word">" / self-check"</span></a>
             </nav>
             <TourButtons step=tour_step/>
         </header>

@@ -283,7 +283,13 @@ fn ChartFrame(id: &'static str, title: String, children: Children) -> impl IntoV
     view! {
         <figure class="chart" data-chart=id>
             <figcaption id=format!("chart-{id}-title")>{title}</figcaption>
-            {children()}
+            // Shown on a phone, where the chart keeps readable text and is
+            // wider than the screen.
+            <p class="chart-scroll-cue muted" id=format!("chart-{id}-cue")>"Wider than the screen: swipe the chart sideways (or focus it and use the arrow keys) to see all of it."</p>
+            <div class="chart-body" id=format!("chart-{id}-body") tabindex="0" role="region"
+                aria-labelledby=format!("chart-{id}-title")>
+                {children()}
+            </div>
             <div class="row">
                 <button type="button" class="export-svg" on:click=export_svg>"Save SVG"</button>
                 <button type="button" class="export-png" on:click=export_png>"Save PNG"</button>

@@ -182,9 +182,9 @@ pub fn TourButtons(step: RwSignal<Option<usize>>) -> impl IntoView {
     });
     view! {
         <span class="mode-buttons">
-            <button type="button" id="tour-start" on:click=move |_| step.set(Some(0))>"Guided tour"</button>
+            <button type="button" id="tour-start" on:click=move |_| step.set(Some(0))><span class="wide-word">"Guided "</span>"tour"</button>
             <button type="button" id="presenter-toggle" aria-pressed=move || presenter.get().to_string()
-                on:click=move |_| presenter.update(|p| *p = !*p)><span class="on-mark" aria-hidden="true">"✓ "</span>"Presenter mode"</button>
+                on:click=move |_| presenter.update(|p| *p = !*p)><span class="on-mark" aria-hidden="true">"✓ "</span>"Present"<span class="wide-word">"er mode"</span></button>
         </span>
     }
 }

@@ -86,12 +86,12 @@ fn task_row(item: &Arc<TaskScore>, t: f64, selected: RwSignal<Option<String>>) -
     view! {
         <tr class="task-row" data-task-id=id_attr data-pass=pass_attr data-best-similarity=sim_repr
             data-best-target=target_attr data-bin=bin class:selected=is_selected>
-            <td><code>{id}</code></td>
-            <td>{depth}</td>
-            <td class=verdict_class>{verdict}</td>
-            <td>{sim}</td>
-            <td>{error.unwrap_or(target)}</td>
-            <td><button type="button" class="details" id=details_button_id(&id_for_button) on:click=move |_| {
+            <td class="task-id"><code>{id}</code></td>
+            <td class="task-depth" data-label="depth ">{depth}</td>
+            <td class=format!("task-verdict {verdict_class}")>{verdict}</td>
+            <td class="task-similarity" data-label="similarity ">{sim}</td>
+            <td class="task-closest" data-label="closest: ">{error.unwrap_or(target)}</td>
+            <td class="task-details"><button type="button" class="details" id=details_button_id(&id_for_button) on:click=move |_| {
                 selected.set(Some(select_id.clone()));
                 // The panel is below the table: bring it (and the focus) there.
                 focus_into_view("task-detail");
