@@ -89,10 +89,75 @@ finish() {
   mkdir -p "$root/target"
   printf '%s %s %s %s\n' "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" \
     "$tier" "$status" "$total" >"$root/target/test-status"
+  release_target
   rm -rf "$logs"
   exit "$rc"
 }
 trap finish EXIT
+
+# One test run at a time in a target folder. CI's is shared by every clone on
+# the machine (.ci/run), and it holds one copy of each file cargo uplifts
+# (target/debug/repoqa, the wasm Trunk packs): a clone testing while another
+# builds would run the other's binaries — a red run that is not its code's
+# fault, or a green one that did not test its commit. (Run after run is safe:
+# cargo links a unit's uplifted files again even when the unit is fresh.) The
+# run that holds the folder is written in it ("PID CHECKOUT"); another waits
+# while that process lives, REPOQA_TARGET_WAIT seconds at most (an hour). A
+# dead holder's claim is taken over. The lock is held only to read and write
+# that line, so no process the tests start can keep the folder after the run.
+target_owner="$target_dir/.repoqa-test-owner"
+claimed=0
+# running PID: the process exists and has not ended (a zombie, ended but not
+# yet reaped by its parent, counts as ended).
+running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [ "$state" != Z ]
+}
+try_claim() {
+  (
+    flock 7
+    if read -r pid dir <"$target_owner" 2>/dev/null && [ "$pid" != "$$" ] && running "$pid"; then
+      echo "$dir (test.sh, pid $pid)"
+      exit 1
+    fi
+    echo "$$ $root" >"$target_owner"
+  ) 7>"$target_owner.lock"
+}
+release_target() {
+  [ "$claimed" = 1 ] || return 0
+  (
+    flock 7
+    if read -r pid _ <"$target_owner" 2>/dev/null && [ "$pid" = "$$" ]; then rm -f "$target_owner"; fi
+  ) 7>"$target_owner.lock"
+}
+mkdir -p "$target_dir"
+waited=0
+limit="${REPOQA_TARGET_WAIT:-3600}"
+while ! holder=$(try_claim); do
+  if [ "$waited" = 0 ]; then
+    echo "test.sh: the target folder $target_dir is in use by the test run of $holder; waiting for it to end (at most $limit s)" >&2
+  fi
+  if [ "$waited" -ge "$limit" ]; then
+    echo "test.sh: gave up after $waited s: the target folder $target_dir is still in use by the test run of $holder. Let it end, or set CARGO_TARGET_DIR to a folder of this checkout's own." >&2
+    # Nothing ran: no phase table, no test-status line.
+    trap - EXIT
+    rm -rf "$logs"
+    exit 2
+  fi
+  sleep 1
+  waited=$((waited + 1))
+done
+claimed=1
+# The test of this claim (tests/browser/test-loop.test.js) stops here.
+if [ -n "${REPOQA_TEST_CLAIM_ONLY:-}" ]; then
+  echo "test.sh: claimed $target_dir"
+  trap - EXIT
+  release_target
+  rm -rf "$logs"
+  exit 0
+fi
 
 # phase NAME COMMAND...: run one phase and record its seconds.
 phase() {
