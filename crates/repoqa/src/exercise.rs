@@ -109,6 +109,18 @@ pub struct Attempt {
     pub best_target: Option<String>,
     /// Seconds from the start of the round to the pick.
     pub seconds: f64,
+    /// The student gave up and the needle was revealed: no answer, which
+    /// is not a failed one, so the attempt is listed but not counted
+    /// ([`by_depth`]) nor written as an answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gave_up: bool,
+}
+
+impl Attempt {
+    /// An answer was given (the student did not give up).
+    pub fn answered(&self) -> bool {
+        !self.gave_up
+    }
 }
 
 /// Students and models at one depth bin (`breakdown::depth_bin`): the
@@ -128,8 +140,9 @@ pub struct DepthRow {
 /// Attempts by depth against `models` (task id → whether each model that
 /// answered it passed: the loaded answers, the runs of SCORES files) and
 /// the model in the tab's answers to the class's rounds (`tab`: each
-/// counted where the class tried its task). Bins without an attempt are
-/// left out.
+/// counted where the class tried its task). Attempts given up are not
+/// counted: no answer is not a failure. Bins without an attempt are left
+/// out.
 pub fn by_depth(
     attempts: &[Attempt],
     models: &BTreeMap<String, Vec<bool>>,
@@ -144,7 +157,7 @@ pub fn by_depth(
             tasks: Vec::new(),
         })
         .collect();
-    for a in attempts {
+    for a in attempts.iter().filter(|a| a.answered()) {
         let row = &mut rows[depth_bin(a.position_ratio)];
         row.students.n += 1;
         row.students.passed += usize::from(a.pass);
@@ -221,8 +234,12 @@ mod tests {
             similarity: 0.0,
             best_target: None,
             seconds: 1.0,
+            gave_up: false,
         };
-        let attempts = [a("x", 0.05, true), a("x", 0.05, false), a("y", 0.55, true)];
+        // A round given up (the needle revealed, no answer) is not a failure.
+        let gave_up = Attempt { gave_up: true, ..a("y", 0.55, false) };
+        let attempts =
+            [a("x", 0.05, true), a("x", 0.05, false), a("y", 0.55, true), gave_up.clone()];
         let models =
             BTreeMap::from([("x".to_string(), vec![false]), ("y".to_string(), vec![true, false])]);
         // The model in the tab answered x's round twice and a task the
@@ -237,6 +254,17 @@ mod tests {
         assert_eq!(
             (rows[1].bin, rows[1].students, rows[1].models, rows[1].tab),
             (5, Count { passed: 1, n: 1 }, Count { passed: 1, n: 2 }, Count::default())
+        );
+        // Written with its flag, read back; an older list (no flag) reads as answered.
+        let json = serde_json::to_string(&gave_up).expect("writes");
+        assert!(json.contains(r#""gave_up":true"#), "{json}");
+        assert_eq!(serde_json::from_str::<Attempt>(&json).expect("reads"), gave_up);
+        let old = serde_json::to_string(&a("x", 0.05, false)).expect("writes");
+        assert!(!old.contains("gave_up"));
+        assert!(serde_json::from_str::<Attempt>(&old).expect("reads").answered());
+        assert!(
+            by_depth(&[gave_up], &models, &[]).is_empty(),
+            "a bin of give-ups only is left out"
         );
     }
 }

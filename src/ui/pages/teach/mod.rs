@@ -25,6 +25,7 @@ use repoqa::report::Task;
 use repoqa::scoring::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::scoring::score::Evaluation;
 
+use crate::ui::browser::dom::focus_into_view;
 use crate::ui::browser::download::download_text;
 use crate::ui::browser::engine;
 use crate::ui::browser::tab_model;
@@ -117,6 +118,37 @@ async fn score(
     (Some(output), result)
 }
 
+/// The tasks a round can be played on, as (id, label): the built tasks
+/// (with their depth), or before a build the loaded dataset's needles (the
+/// first round builds them), so a class can be given a task from the start.
+fn choosable(state: AppState) -> Vec<(String, String)> {
+    let built = state.tasks.with(|ts| {
+        ts.iter()
+            .map(|t| (t.task_id(), format!("{} ({}, depth {})", t.name, t.repo, t.position_ratio)))
+            .collect::<Vec<_>>()
+    });
+    if !built.is_empty() {
+        return built;
+    }
+    state.dataset.with(|d| {
+        let Some(d) = d else { return Vec::new() };
+        d.dataset
+            .languages
+            .iter()
+            .flat_map(|(language, repos)| {
+                repos.iter().flat_map(move |r| {
+                    r.needles.iter().map(move |n| {
+                        (
+                            repoqa::report::task_id(language, &r.repo, &n.name),
+                            format!("{} ({}, {language})", n.name, r.repo),
+                        )
+                    })
+                })
+            })
+            .collect()
+    })
+}
+
 /// The functions a student can pick in `task` (`exercise::choices`, by
 /// the compute engine).
 async fn choices_of(state: AppState, task: &Task) -> Result<Vec<Choice>, String> {
@@ -165,7 +197,8 @@ pub fn TeachPage() -> impl IntoView {
 
     // The round being scored (its start time): a round ends once.
     let finishing = StoredValue::new(None::<f64>);
-    let finish = move |picked: Option<String>, reply: String| {
+    // `gave_up`: the needle revealed with no answer (listed, not counted).
+    let finish = move |picked: Option<String>, reply: String, gave_up: bool| {
         let Some(r) = round.get_untracked() else { return };
         if r.ended.is_some() || finishing.get_value() == Some(r.started_ms) {
             return;
@@ -197,6 +230,7 @@ pub fn TeachPage() -> impl IntoView {
                 similarity,
                 best_target,
                 seconds,
+                gave_up,
             };
             attempts.update(|a| a.push(attempt.clone()));
             attempts.with_untracked(|a| save_attempts(a));
@@ -205,6 +239,9 @@ pub fn TeachPage() -> impl IntoView {
                     r.ended = Some(Ended { attempt, evaluation, output });
                 }
             });
+            // The verdict is at the top of the round, above the code the
+            // student was reading: bring it (and the focus) there.
+            focus_into_view("exercise-result");
         });
     };
 
@@ -217,7 +254,7 @@ pub fn TeachPage() -> impl IntoView {
             })
         });
         if expired {
-            finish(None, String::new());
+            finish(None, String::new(), false);
         }
     });
 
@@ -261,11 +298,18 @@ pub fn TeachPage() -> impl IntoView {
             let pool: Vec<&Arc<Task>> =
                 if fresh.is_empty() { tasks.iter().collect() } else { fresh };
             let i = ((js_sys::Math::random() * pool.len() as f64) as usize).min(pool.len() - 1);
-            let task = tasks
-                .iter()
-                .find(|t| !want.is_empty() && t.task_id() == want)
-                .unwrap_or(pool[i])
-                .clone();
+            let task = if want.is_empty() {
+                pool[i].clone()
+            } else {
+                match tasks.iter().find(|t| t.task_id() == want) {
+                    Some(t) => t.clone(),
+                    None => {
+                        return error.set(Some(format!(
+                            "{want} is not among the built tasks (the Tasks page's languages and repositories leave it out): choose another, or a random one."
+                        )))
+                    }
+                }
+            };
             let r = Rebuild {
                 position_ratio: task.position_ratio,
                 code_context_size: size.get_untracked(),
@@ -361,8 +405,13 @@ pub fn TeachPage() -> impl IntoView {
         // The last attempt of each task, in the tasks' order, as the
         // official outputs file (repoqa score reads it).
         let tasks = state.tasks.get_untracked();
-        let last: BTreeMap<String, String> = attempts
-            .with_untracked(|a| a.iter().map(|a| (a.task_id.clone(), a.reply.clone())).collect());
+        // A round given up is no answer: its task is left out.
+        let last: BTreeMap<String, String> = attempts.with_untracked(|a| {
+            a.iter()
+                .filter(|a| a.answered())
+                .map(|a| (a.task_id.clone(), a.reply.clone()))
+                .collect()
+        });
         let size = size.get_untracked();
         // The scorer reads the names and the reply: the official task's
         // line scores as the round's rebuilt task did.
@@ -386,10 +435,11 @@ pub fn TeachPage() -> impl IntoView {
                 <span class="control"><label for="exercise-task">"Task"</label>
                 <select id="exercise-task" on:change=move |ev| chosen.set(event_target_value(&ev))>
                     <option value="" selected=true>"a random one"</option>
-                    {move || state.tasks.with(|ts| ts.iter().map(|t| {
-                        let id = t.task_id();
-                        view! { <option value=id.clone()>{format!("{} ({}, depth {})", t.name, t.repo, t.position_ratio)}</option> }
-                    }).collect_view())}
+                    // Drawn again once the first round builds the tasks: the
+                    // chosen one stays chosen.
+                    {move || choosable(state).into_iter().map(|(id, label)| view! {
+                        <option selected=chosen.get_untracked() == id value=id>{label}</option>
+                    }).collect_view()}
                 </select></span>
                 <span class="control"><label for="exercise-size">"Window"</label>
                 <select id="exercise-size" on:change=move |ev| if let Ok(n) = event_target_value(&ev).parse() { size.set(n) }>
@@ -418,7 +468,7 @@ pub fn TeachPage() -> impl IntoView {
             <ByDepth attempts=attempts tab=tab_attempts/>
             <Attempts attempts=attempts/>
             <p class="row">
-                <button type="button" id="exercise-download" on:click=download disabled=move || attempts.with(Vec::is_empty)>"Download the class's answers (model outputs JSONL)"</button>
+                <button type="button" id="exercise-download" on:click=download disabled=move || attempts.with(|a| !a.iter().any(Attempt::answered))>"Download the class's answers (model outputs JSONL)"</button>
                 {move || tab_attempts.with(|a| !a.is_empty()).then(|| view! {
                     <button type="button" id="exercise-tab-download" on:click=download_tab>"Download the in-tab model's answers (model outputs JSONL)"</button>
                 })}
@@ -433,7 +483,7 @@ pub fn TeachPage() -> impl IntoView {
 fn RoundView(
     round: Round,
     now: RwSignal<f64>,
-    finish: impl Fn(Option<String>, String) + Copy + Send + Sync + 'static,
+    finish: impl Fn(Option<String>, String, bool) + Copy + Send + Sync + 'static,
     tab: RwSignal<TabLive>,
 ) -> impl IntoView {
     let task = round.task.clone();
@@ -474,15 +524,20 @@ fn RoundView(
         parts.push(view! {
             <button type="button" class=class data-name=name.clone() data-path=c.path.clone() disabled=done
                 aria-label=format!("pick the function {name}")
-                on:click=move |_| finish(Some(name.clone()), reply.clone())>{text}</button>
+                on:click=move |_| finish(Some(name.clone()), reply.clone(), false)>{text}</button>
         }.into_any());
         at = c.at.end;
     }
     parts.push(view! { <span>{ctx[at.min(ctx.len())..].to_string()}</span> }.into_any());
     let result = ended.map(|e| {
         let a = &e.attempt;
-        let verdict = if a.pass { "PASS" } else { "FAIL" };
+        let (verdict, verdict_class) = match (a.gave_up, a.pass) {
+            (true, _) => ("REVEALED", "muted big"),
+            (false, true) => ("PASS", "pass big"),
+            (false, false) => ("FAIL", "fail big"),
+        };
         let what = match (&a.picked, a.reply.trim().is_empty()) {
+            _ if a.gave_up => "You gave up: not counted as a failed attempt (no answer is not a wrong one).".to_string(),
             (Some(p), _) => format!("You picked {p}."),
             (None, true) => "No answer.".to_string(),
             (None, false) => "You typed an answer.".to_string(),
@@ -496,19 +551,20 @@ fn RoundView(
             task.name, task.path, task.position_ratio,
             thousands(task.needle_token_start), thousands(task.needle_token_end), thousands(task.code_context_ntokens), a.seconds
         );
-        let steps = e.evaluation.as_ref().zip(e.output.clone()).map(|(ev, o)| {
+        // No answer to explain when the student gave up.
+        let steps = e.evaluation.as_ref().zip(e.output.clone()).filter(|_| !a.gave_up).map(|(ev, o)| {
             view! { <VerdictSteps output=o evaluation=ev.clone() needle=task.name.clone()/> }
         });
         view! {
-            <div id="exercise-result" data-pass=a.pass.to_string() data-similarity=repoqa::python::json::float_repr(a.similarity)
-                data-picked=a.picked.clone().unwrap_or_default()>
-                <p><span class=if a.pass { "pass big" } else { "fail big" }>{verdict}</span>" " {what} {closest} {depth}</p>
+            <div id="exercise-result" tabindex="-1" data-pass=a.pass.to_string() data-similarity=repoqa::python::json::float_repr(a.similarity)
+                data-picked=a.picked.clone().unwrap_or_default() data-gave-up=a.gave_up.to_string()>
+                <p><span class=verdict_class>{verdict}</span>" " {what} {closest} {depth}</p>
                 <p><a href=task_href(&task.task_id())>"This task in full: its anatomy, the audit and the prompt"</a></p>
                 {steps}
             </div>
         }
     });
-    let submit = move |_| finish(None, answer.get_untracked());
+    let submit = move |_| finish(None, answer.get_untracked(), false);
     view! {
         <div id="exercise-round" data-task-id=task.task_id() data-state=if done { "done" } else { "running" }
             data-position-ratio=task.position_ratio.to_string()>
@@ -528,7 +584,7 @@ fn RoundView(
                 <p><button type="button" id="exercise-submit" on:click=submit disabled=done>"Score my answer"</button></p>
             </details>
             {(!done).then(|| view! {
-                <p><button type="button" id="exercise-reveal" on:click=move |_| finish(None, String::new())>"Give up and reveal the needle"</button></p>
+                <p><button type="button" id="exercise-reveal" on:click=move |_| finish(None, String::new(), true)>"Give up and reveal the needle"</button></p>
             })}
         </div>
     }
@@ -647,11 +703,15 @@ fn Attempts(attempts: RwSignal<Vec<Attempt>>) -> impl IntoView {
                 <summary>{format!("Every attempt ({})", list.len())}</summary>
                 <ol>
                     {list.into_iter().rev().map(|a| view! {
-                        <li data-pass=a.pass.to_string()>
+                        <li data-pass=a.pass.to_string() data-gave-up=a.gave_up.to_string()>
                             <a href=task_href(&a.task_id)>{a.task_id.clone()}</a>
-                            {format!(" — {} ({}), {}, {:.1} s",
-                                if a.pass { "PASS" } else { "FAIL" }, format::similarity(a.similarity),
-                                a.picked.as_deref().map_or("typed or none".to_string(), |p| format!("picked {p}")), a.seconds)}
+                            {if a.gave_up {
+                                format!(" — gave up, the needle revealed (not counted), {:.1} s", a.seconds)
+                            } else {
+                                format!(" — {} ({}), {}, {:.1} s",
+                                    if a.pass { "PASS" } else { "FAIL" }, format::similarity(a.similarity),
+                                    a.picked.as_deref().map_or("typed or none".to_string(), |p| format!("picked {p}")), a.seconds)
+                            }}
                         </li>
                     }).collect_view()}
                 </ol>

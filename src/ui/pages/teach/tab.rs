@@ -121,6 +121,7 @@ pub(super) fn tab_answers(
                     similarity,
                     best_target,
                     seconds,
+                    gave_up: false,
                 };
                 kept.try_update(|k| {
                     k.push(TabAttempt { model: model.clone(), attempt: attempt.clone() })
