@@ -3,7 +3,8 @@
 // and the round is that task); after a pick the verdict is brought into
 // view with the focus, on a 390 px phone too; giving up reveals the needle
 // without counting as a failed attempt — not in the class's count by depth,
-// not in the answers downloaded. Screenshots at 1280 and 390, light and dark.
+// not in the answers downloaded; the corrected prompt (NOT OFFICIAL) can be
+// chosen, without the official one's stray line above the needle. Screenshots at 1280 and 390, light and dark.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { open } from './results-fixture.js';
@@ -63,5 +64,32 @@ test('Teach: a chosen first task, the verdict in view after a pick, giving up no
   const lines = dl.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(lines.map((l) => `${l.language}::${l.repo}::${l.name}`), [want], 'only the answered task is written');
   await saveViewports(page, '#exercise-round', 'teach-gave-up');
+  await page.setViewportSize({ width: 390, height: 844 });
+
+  // The official prompt's stray line: "export " cut from renderGantt, right
+  // above it, gives the needle away; the corrected prompt (labelled NOT
+  // OFFICIAL) has the line whole.
+  const gantt = options.find((id) => id.endsWith('::renderGantt'));
+  const code = async (prompt) => {
+    await page.selectOption('#exercise-prompt', prompt);
+    await page.selectOption('#exercise-task', gantt);
+    await page.click('#exercise-start');
+    await page.waitForSelector('#exercise-round[data-state="running"]', { timeout: 60000 });
+    const text = await page.textContent('#exercise-code');
+    const label = await page.$('#exercise-protocol');
+    await page.click('#exercise-reveal');
+    await page.waitForSelector('#exercise-result[data-gave-up="true"]');
+    return { text, protocol: await page.getAttribute('#exercise-round', 'data-protocol'), label: label && await label.textContent() };
+  };
+  const official = await code('official');
+  assert.equal(official.protocol, 'official');
+  assert.match(official.text, /\nexport \nfunction renderGantt\(/, 'the official prompt has the stray line');
+  assert.equal(official.label, null);
+  const corrected = await code('corrected');
+  assert.equal(corrected.protocol, 'corrected');
+  assert.match(corrected.text, /\nexport function renderGantt\(/);
+  assert.doesNotMatch(corrected.text, /export \nfunction renderGantt/);
+  assert.match(corrected.label, /^Corrected prompt \(NOT OFFICIAL\)/);
+  await saveViewports(page, '#exercise-protocol', 'teach-corrected');
   console.log(`teach: first round on the chosen ${want}; the verdict focused in view at 390 px; a give-up revealed and not counted`);
 });

@@ -132,6 +132,7 @@ pub fn AnatomyStrip(task: Arc<Task>) -> impl IntoView {
         let r = Rebuild {
             position_ratio: ratio.get_untracked(),
             code_context_size: size.get_untracked(),
+            protocol: None,
         };
         let official = r.code_context_size == built_size && r.position_ratio == built_ratio;
         load((!official).then_some(r));

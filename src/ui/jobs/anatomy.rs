@@ -14,7 +14,7 @@ use repoqa::engine::{Placement, Reply, Request};
 use repoqa::prompt::anatomy::Anatomy;
 use repoqa::prompt::audit::TaskAudit;
 use repoqa::prompt::settings::BuildSettings;
-use repoqa::report::Task;
+use repoqa::report::{Protocol, Task};
 
 use super::{tokenizer, Ctx, Job, Runner};
 use crate::ui::browser::engine;
@@ -26,6 +26,9 @@ use crate::ui::state::AppState;
 pub struct Rebuild {
     pub position_ratio: f64,
     pub code_context_size: usize,
+    /// Build under this protocol rather than the tasks' (Teach's corrected
+    /// prompt); `None`: the tasks' own.
+    pub protocol: Option<Protocol>,
 }
 
 impl Rebuild {
@@ -71,7 +74,10 @@ pub async fn rebuild(
     let what = format!("Building {} in {} tokens", task.name, r.code_context_size);
     runner
         .run(Job::new(what).queue(), move |ctx| async move {
-            let (dataset, settings) = engine_ready(&ctx, state).await?;
+            let (dataset, mut settings) = engine_ready(&ctx, state).await?;
+            if let Some(p) = r.protocol {
+                settings.protocol = p;
+            }
             let request = Request::Rebuild {
                 dataset,
                 settings,

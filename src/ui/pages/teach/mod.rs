@@ -21,7 +21,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use repoqa::engine::{Reply, Request};
 use repoqa::exercise::{self, Attempt, Choice};
-use repoqa::report::Task;
+use repoqa::report::{Protocol, Task};
 use repoqa::scoring::breakdown::{depth_bin_label, Count, DEPTH_BINS};
 use repoqa::scoring::score::Evaluation;
 
@@ -167,6 +167,10 @@ pub fn TeachPage() -> impl IntoView {
     let runner = use_runner();
     let size = RwSignal::new(2048usize);
     let limit = RwSignal::new(60u32);
+    // The rounds' prompts built with the corrected protocol (NOT OFFICIAL):
+    // the official one can leave a stray line right above the needle (an
+    // `export ` cut from its function) that gives it away to a class.
+    let corrected = RwSignal::new(false);
     // A chosen task's id, or empty for a random one.
     let chosen = RwSignal::new(String::new());
     let round = RwSignal::new(None::<Round>);
@@ -313,6 +317,7 @@ pub fn TeachPage() -> impl IntoView {
             let r = Rebuild {
                 position_ratio: task.position_ratio,
                 code_context_size: size.get_untracked(),
+                protocol: corrected.get_untracked().then_some(Protocol::Corrected),
             };
             let limit_s = limit.get_untracked();
             match rebuild(state, runner, task, r).await {
@@ -453,6 +458,11 @@ pub fn TeachPage() -> impl IntoView {
                         <option value=n.to_string() selected=n == 60>{l}</option>
                     }).collect_view()}
                 </select></span>
+                <span class="control"><label for="exercise-prompt">"Prompt"</label>
+                <select id="exercise-prompt" on:change=move |ev| corrected.set(event_target_value(&ev) == "corrected")>
+                    <option value="official" selected=true>"official (as the models were asked)"</option>
+                    <option value="corrected">"corrected (NOT OFFICIAL: no stray line gives the needle away)"</option>
+                </select></span>
                 <button type="button" class="primary" id="exercise-start" on:click=start
                     disabled=move || round.with(|r| r.as_ref().is_some_and(|r| r.ended.is_none()))>"New round"</button>
             </div>
@@ -567,9 +577,12 @@ fn RoundView(
     let submit = move |_| finish(None, answer.get_untracked(), false);
     view! {
         <div id="exercise-round" data-task-id=task.task_id() data-state=if done { "done" } else { "running" }
-            data-position-ratio=task.position_ratio.to_string()>
+            data-position-ratio=task.position_ratio.to_string() data-protocol=task.protocol.as_str()>
             <p class="exercise-timer" id="exercise-timer" aria-live="off">{move || if done { "Round over".to_string() } else { timer() }}</p>
             {result}
+            {(!task.protocol.is_official()).then(|| view! {
+                <p class="warning small" id="exercise-protocol">"Corrected prompt (NOT OFFICIAL): the code is cut as the leak audit's corrected protocol cuts it, with no stray line break or shifted cut around the needle to give it away. A pick is scored as always."</p>
+            })}
             <div class="desc"><strong>"The description"</strong><Markdown text=task.description.trim().to_string()/></div>
             {move || {
                 let live = tab.get();
