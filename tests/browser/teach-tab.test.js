@@ -147,7 +147,8 @@ test('the model in this tab answers a round while the class watches, scored as r
 
   // Side by side by depth.
   const row = await page.$eval('#exercise-by-depth tbody tr', (tr) => ({ students: tr.dataset.students, tab: tr.dataset.tab }));
-  assert.equal(row.students, '0/1');
+  // The class gave up: no attempt of theirs (not a failed one), the model's counted.
+  assert.equal(row.students, '0/0');
   assert.equal(row.tab, `${shown.pass ? 1 : 0}/1`);
   assert.match(await page.textContent('#exercise-tab-column'), new RegExp(`In this tab \\(${MODEL}, same rounds\\)`));
   assert.equal(await page.$$eval('#chart-exercise-svg g.series[data-series="the model in this tab"] circle.point', (c) => c.length), 1);

@@ -140,9 +140,10 @@ pub struct DepthRow {
 /// Attempts by depth against `models` (task id → whether each model that
 /// answered it passed: the loaded answers, the runs of SCORES files) and
 /// the model in the tab's answers to the class's rounds (`tab`: each
-/// counted where the class tried its task). Attempts given up are not
-/// counted: no answer is not a failure. Bins without an attempt are left
-/// out.
+/// counted where the class tried its task). A round given up is not
+/// counted as the class's attempt (no answer is not a failure), but its
+/// task was played, so the models' answers to it are. Bins without a round
+/// are left out.
 pub fn by_depth(
     attempts: &[Attempt],
     models: &BTreeMap<String, Vec<bool>>,
@@ -157,10 +158,14 @@ pub fn by_depth(
             tasks: Vec::new(),
         })
         .collect();
-    for a in attempts.iter().filter(|a| a.answered()) {
+    for a in attempts {
         let row = &mut rows[depth_bin(a.position_ratio)];
-        row.students.n += 1;
-        row.students.passed += usize::from(a.pass);
+        if a.answered() {
+            row.students.n += 1;
+            row.students.passed += usize::from(a.pass);
+        }
+        // A round given up was still played: the models' answers to its
+        // task are counted beside the class.
         if !row.tasks.contains(&a.task_id) {
             row.tasks.push(a.task_id.clone());
             for &pass in models.get(&a.task_id).map_or(&[][..], Vec::as_slice) {
@@ -173,7 +178,7 @@ pub fn by_depth(
             }
         }
     }
-    rows.retain(|r| r.students.n > 0);
+    rows.retain(|r| !r.tasks.is_empty());
     rows
 }
 
@@ -262,9 +267,12 @@ mod tests {
         let old = serde_json::to_string(&a("x", 0.05, false)).expect("writes");
         assert!(!old.contains("gave_up"));
         assert!(serde_json::from_str::<Attempt>(&old).expect("reads").answered());
-        assert!(
-            by_depth(&[gave_up], &models, &[]).is_empty(),
-            "a bin of give-ups only is left out"
+        // A bin where the class only gave up: no attempt of the class, the
+        // models' answers to the round's task still counted.
+        let only = by_depth(&[gave_up], &models, &[]);
+        assert_eq!(
+            (only.len(), only[0].students, only[0].models),
+            (1, Count::default(), Count { passed: 1, n: 2 })
         );
     }
 }
