@@ -15,8 +15,7 @@ use thiserror::Error;
 use crate::input::dataset::Dataset;
 use crate::input::freshness::{freshness, Day};
 use crate::report::{
-    self, ModelOutput, ModelScores, Protocol, ReplyNotes, ReportError, ScoresFile, TaskResult,
-    Unanswered,
+    self, ModelOutput, ModelScores, Protocol, ReplyNotes, ReportError, TaskResult, Unanswered,
 };
 use crate::scoring::run::{score_outputs, ScoredRun};
 use crate::scoring::score::{Candidates, ScoreError, ScoreOptions, ScoreTable};
@@ -85,13 +84,6 @@ impl ScoreNotice {
 pub struct Scored {
     pub run: ScoredRun,
     pub entry: ModelScores,
-}
-
-impl Scored {
-    /// The SCORES file (write it with `to_python_json`).
-    pub fn file(&self, plan: &ScorePlan) -> ScoresFile {
-        ScoresFile::single(&plan.model, self.entry.clone())
-    }
 }
 
 impl ScorePlan {
