@@ -41,6 +41,10 @@ test('a model that thinks then answers right scores 100 %; a budget spent on thi
   await page.waitForSelector('#run-reasoning-note[data-thinking="true"]');
   assert.match(await page.textContent('#run-reasoning-note'),
     /NOT UPSTREAM: asked as a reasoning model \(Qwen3 \(thinking models\) reasons by default.*a thinking budget of 16,384 tokens \+ 1,024 for the answer/);
+  // The label is explained where a newcomer meets it, in plain words.
+  assert.ok(await page.isVisible('#run-not-upstream-legend'));
+  assert.match(await page.innerText('#run-not-upstream-legend'), /^NOT UPSTREAM marks what RepoQA's official harness/);
+  assert.doesNotMatch(await page.innerText('#run-reasoning-settings'), /upstream's request|table of 20/);
   await screenshots(page, '#run-reasoning-settings', 'run-reasoning');
   assert.equal(await runAndWait(page), 'done');
   await page.waitForSelector('#run-no-failed');
@@ -167,7 +171,7 @@ test('the effort list offers every documented value the model takes, and refuses
   await setField(page, '#run-model', 'gpt-5');
   await page.waitForSelector('#run-effort-problem');
   assert.equal(await page.textContent('#run-effort-problem'),
-    'Effort xhigh: OpenAI GPT-5 (gpt-5) does not take it; it takes minimal, low, medium, high (the table of models checked 2026-11-27)');
+    'Effort xhigh: OpenAI GPT-5 (gpt-5) does not take it; it takes minimal, low, medium, high (this app\'s list of models, checked 2026-11-27)');
   const colour = await page.$eval('#run-effort-problem', (e) => getComputedStyle(e).borderLeftColor);
   assert.equal(colour, 'rgb(217, 119, 6)', 'the warning colour');
   await screenshots(page, '#run-effort-problem', 'run-effort');
@@ -192,9 +196,10 @@ test('the effort list offers every documented value the model takes, and refuses
     assert.equal(r.body.reasoning_effort, 'none');
     assert.equal(r.body.max_completion_tokens, 1024);
   }
-  // Reasoning off for GPT-5: the page says OpenAI refuses upstream's request for it.
+  // Reasoning off for GPT-5: the page says OpenAI refuses the official request for it.
   await page.selectOption('#run-reasoning', 'off');
-  await page.waitForFunction(() => /OpenAI's API refuses both for it \(HTTP 400\): Reasoning: on asks it as one/.test(document.querySelector('#run-reasoning-note')?.textContent || ''));
+  await page.waitForFunction(() => /RepoQA's own request: max_tokens and temperature 0.*OpenAI's API refuses both for it \(HTTP 400\): Reasoning: on asks it as one/.test(document.querySelector('#run-reasoning-note')?.textContent || ''));
+  await page.waitForSelector('#run-not-upstream-legend', { state: 'hidden' });
   await page.selectOption('#run-reasoning', 'auto');
   // Gemini 3 Pro on Google's API: low and high only.
   await configure(page, srv, { provider: 'google', language: 'go' });

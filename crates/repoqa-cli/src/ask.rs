@@ -75,7 +75,7 @@ pub struct ApiArgs {
     pub stop: Vec<String>,
     /// NOT UPSTREAM: ask as a reasoning model: auto (as the table of known
     /// families says: OpenAI o-series and GPT-5, Gemini 2.5 and 3, DeepSeek
-    /// reasoner/R1, Qwen3, QwQ), on, or off (upstream's request, always).
+    /// reasoner/R1, Qwen3, QwQ), on, or off (RepoQA's own request, for every model).
     #[arg(long, value_enum, default_value = "auto")]
     pub reasoning: ReasoningMode,
     /// NOT UPSTREAM: how hard a reasoning model thinks: sent as

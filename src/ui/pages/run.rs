@@ -313,7 +313,7 @@ fn RunSettingsForm() -> impl IntoView {
                 </label>
                 <p class="note" id="run-tab-limit-note" hidden=move || !tab()>{in_tab::ANSWER_LIMIT_NOTE}</p>
                 <label>"System message "
-                    <textarea id="run-system" rows="2" placeholder="none (as upstream)"
+                    <textarea id="run-system" rows="2" placeholder="none (as the official harness)"
                         prop:value=move || form.with(|f| f.settings.sampling.system_message.clone().unwrap_or_default())
                         on:change=move |ev| { let v = event_target_value(&ev); edit(&|f| f.settings.sampling.system_message = Some(v.clone()).filter(|s| !s.is_empty())) }></textarea>
                 </label>
@@ -333,9 +333,9 @@ fn RunSettingsForm() -> impl IntoView {
                         on:change=move |ev| {
                             if let Ok(m) = event_target_value(&ev).parse::<ReasoningMode>() { edit(&|f| f.settings.reasoning.mode = m) }
                         }>
-                        <option value="auto">"auto (by the table of models)"</option>
+                        <option value="auto">"auto (known reasoning models)"</option>
                         <option value="on">"on (any model)"</option>
-                        <option value="off">"off (upstream's request, always)"</option>
+                        <option value="off">"off (RepoQA's own request)"</option>
                     </select>
                 </label>
                 <label>"Effort "
@@ -378,7 +378,7 @@ fn RunSettingsForm() -> impl IntoView {
                 <label class="check">
                     <input type="checkbox" id="run-keep-reasoning" prop:checked=move || form.with(|f| f.settings.reasoning.keep_reasoning)
                         on:change=move |ev| { let on = event_target_checked(&ev); edit(&|f| f.settings.reasoning.keep_reasoning = on) }/>
-                    " store each reply whole, <think> and all (as upstream)"
+                    " store each reply whole, <think> and all (as the official harness)"
                 </label>
                 <p class="note" id="run-reasoning-note" data-thinking=move || form.with(|f| f.settings.thinking().is_some().to_string())>
                     {move || form.with(|f| {
@@ -386,6 +386,13 @@ fn RunSettingsForm() -> impl IntoView {
                         e.from_browser = true;
                         e.reasoning_summary()
                     })}
+                </p>
+                // The label the app puts on every departure from the official
+                // harness, explained where a newcomer first meets it.
+                <p class="note small" id="run-not-upstream-legend"
+                    hidden=move || !form.with(|f| f.settings.thinking().is_some())>
+                    <strong>"NOT UPSTREAM"</strong>
+                    " marks what RepoQA's official harness (evalplus/repoqa) does not do. The run's answers and scores record it, so its pass@1 is never passed off as an official one; Reasoning: off asks exactly as the official harness does."
                 </p>
                 <p class="note">"A reasoning model thinks before it answers: its thinking gets a budget of its own beside max new tokens (the answer's), the answer is what follows the thinking, and a reply cut at the token limit before any answer is a failed task saying what to raise, never an empty answer."</p>
             </fieldset>
@@ -553,6 +560,12 @@ fn RunControls() -> impl IntoView {
             <PauseCancel runner=runner prefix="run"/>
         </div>
         {move || (!call_paths()).then(|| view! { <LengthsRun/> })}
+        // The run's status: in place before the first run; once a run has
+        // started, kept at the bottom of the screen while the long form
+        // above is in view, so its progress and its end are seen from
+        // wherever the page is scrolled.
+        <div id="run-status" class="run-status" class:sticky=move || !matches!(line.get(), Line::Idle)
+            data-sticky=move || (!matches!(line.get(), Line::Idle)).to_string()>
         <div id="run-progress" class="job" data-state=state_attr data-finished=move || runner.finished()
             data-done=move || counts().0 data-total=move || counts().1 role="status" aria-live="polite">
             <progress max="100" value=move || format!("{:.1}", percent())></progress>
@@ -596,6 +609,7 @@ fn RunControls() -> impl IntoView {
                     view! { " (pass@1, charts, exports); compare models on the "<a href="#leaderboard">"Leaderboard"</a>"." }.into_any()
                 }}</p>
         })}
+        </div>
     }
 }
 

@@ -412,7 +412,7 @@ fn every_documented_effort_is_sent_as_each_api_takes_it_and_any_other_refused_be
         assert_eq!(o.status.code(), Some(2), "{model} {effort}: {err}");
         assert!(err.contains(&format!("--reasoning-effort {effort}:")), "{err}");
         assert!(
-            err.contains(takes) && err.contains("the table of models checked 2026-11-27"),
+            err.contains(takes) && err.contains("this app's list of models, checked 2026-11-27"),
             "{err}"
         );
     }

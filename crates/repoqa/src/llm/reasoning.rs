@@ -549,7 +549,7 @@ pub fn check_effort(model: &str, settings: &ReasoningSettings, front: Front) -> 
     }
     match family_of(model) {
         Some(f) if !f.efforts.contains(&effort) => Err(format!(
-            "{} {effort}: {} ({}) does not take it; it takes {} (the table of models checked {TABLE_CHECKED})",
+            "{} {effort}: {} ({}) does not take it; it takes {} (this app's list of models, checked {TABLE_CHECKED})",
             front.effort(),
             f.label,
             model.trim(),
@@ -748,7 +748,7 @@ pub fn is_refused_parameter(body: &str) -> bool {
 pub fn refused_parameter_advice(thinking_on: bool, front: Front) -> String {
     if thinking_on {
         format!(
-            "the server refuses a parameter of the reasoning request; {} sends upstream's request instead",
+            "the server refuses a parameter of the reasoning request; {} sends RepoQA's own request instead",
             front.turn_off()
         )
     } else {
@@ -896,7 +896,7 @@ mod tests {
         let check = |m: &str, e| check_effort(m, &with(e), Front::Cli);
         assert_eq!(
             check("gpt-5-mini", Effort::None).unwrap_err(),
-            "--reasoning-effort none: OpenAI GPT-5 (gpt-5-mini) does not take it; it takes minimal, low, medium, high (the table of models checked 2026-11-27)"
+            "--reasoning-effort none: OpenAI GPT-5 (gpt-5-mini) does not take it; it takes minimal, low, medium, high (this app's list of models, checked 2026-11-27)"
         );
         assert!(check("gpt-5-mini", Effort::Minimal).is_ok());
         assert!(check("gpt-5.1", Effort::Minimal)

@@ -341,20 +341,20 @@ impl Endpoint {
                     if f.refuses_official_request() && self.provider == Provider::OpenAi =>
                 {
                     format!(
-                        "asked the official way (upstream's request: max_tokens and temperature 0), as a model that does not reason; {} ({}) reasons, and OpenAI's API refuses both for it (HTTP 400): {on} asks it as one",
+                        "asked the official way (RepoQA's own request: max_tokens and temperature 0), as a model that does not reason; {} ({}) reasons, and OpenAI's API refuses both for it (HTTP 400): {on} asks it as one",
                         f.label,
                         self.model.trim()
                     )
                 }
                 (_, reasoning::ReasoningMode::Off) => {
-                    "asked the official way (upstream's request), as a model that does not reason".to_string()
+                    "asked the official way (RepoQA's own request, unchanged), as a model that does not reason".to_string()
                 }
                 (Some(f), _) => format!(
                     "asked the official way: {} thinks only when asked ({on} asks it to)",
                     f.label
                 ),
                 (None, _) => format!(
-                    "asked the official way: not a reasoning model in the table of {} ({on} asks any model as one)",
+                    "asked the official way: not among the reasoning models this app knows (its list checked {}; {on} asks any model as one)",
                     reasoning::TABLE_CHECKED
                 ),
             };
@@ -362,7 +362,11 @@ impl Endpoint {
         let why = match (t.family, self.reasoning.mode) {
             (_, reasoning::ReasoningMode::On) => on.to_string(),
             (Some(f), _) if f.by_default => {
-                format!("{} reasons by default, table of {}", f.label, reasoning::TABLE_CHECKED)
+                format!(
+                    "{} reasons by default, says this app's list of models checked {}",
+                    f.label,
+                    reasoning::TABLE_CHECKED
+                )
             }
             _ => "a thinking budget or effort is set".to_string(),
         };
@@ -377,7 +381,7 @@ impl Endpoint {
         let effort =
             t.effort.map(|e| format!(", effort {e} ({})", t.control())).unwrap_or_default();
         format!(
-            "NOT UPSTREAM: asked as a reasoning model ({why}): {how} + {} for the answer{effort}; {off} sends upstream's request",
+            "NOT UPSTREAM: asked as a reasoning model ({why}): {how} + {} for the answer{effort}; {off} sends RepoQA's own request",
             super::progress::thousands(u64::from(self.answer_budget()))
         )
     }
