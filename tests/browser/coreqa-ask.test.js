@@ -378,10 +378,10 @@ test('Ask needs only the address and key of the Run page; the judge starts empty
     assert.equal(await page.getAttribute('#cq-ask-message', 'class'), 'fail');
   };
   await setField(page, '#cq-ask-runs', '');
-  await refused(/^Runs: a whole number from 1 to 100/);
+  await refused(/^Runs: \d+ is not a whole number from 1 to 100 \(the paper samples 5\)\.$/);
   await setField(page, '#cq-ask-runs', 5);
   await setField(page, '#cq-ask-temperature', '');
-  await refused(/^Temperature: a number from 0 to 2/);
+  await refused(/^Temperature: blank is not a number from 0 to 2 \(the paper answers at 0\.2\)\.$/);
   await saveViewports(page, '#cq-ask-message', 'coreqa-ask-sampling');
   await setField(page, '#cq-ask-temperature', 0.2);
   assert.deepEqual(await model.get('/requests'), []);

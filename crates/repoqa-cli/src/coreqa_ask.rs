@@ -7,10 +7,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use repoqa::api::coreqa::{AnswerPlan, CoreqaPlanError, JudgePlan, PairwisePlan, PlanField};
 use repoqa::code::tokenize::Tokenizer;
 use repoqa::coreqa::answer::{
-    answer_items, answer_items_across, read_answers, AnswerLine, AnswerSetup, ContextSetting,
-    ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS,
+    read_answers, AnswerLine, ContextSetting, ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS,
 };
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::generate::{
@@ -19,19 +19,17 @@ use repoqa::coreqa::generate::{
 };
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::{
-    judge_items, per_question, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPERATURE,
+    per_question, read_judge_lines, summarize, JudgeLine, JudgeRow, JUDGE_TEMPERATURE,
     JUDGE_TEMPLATE,
 };
-use repoqa::coreqa::pairwise::{
-    in_item_order, pair_items, read_pair_lines, PairLine, PAIRWISE_TEMPLATE,
-};
+use repoqa::coreqa::pairwise::{in_item_order, read_pair_lines, PairLine, PAIRWISE_TEMPLATE};
 use repoqa::coreqa::prefilter::{
     prefilter_file_name, prefilter_items, read_prefilter, PrefilterLine, PREFILTER_TEMPLATE,
 };
 use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
-use repoqa::coreqa::{Bm25Tokenize, CoreqaError, RecursiveSplitter};
+use repoqa::coreqa::{Bm25Tokenize, CoreqaError};
 use repoqa::llm::run::RunItem;
 use repoqa::llm::runlog::TaskSelection;
 
@@ -243,26 +241,47 @@ fn load_qa(path: &Path) -> Result<Vec<QaItem>, CliError> {
     Ok(read_qa(&fs_read(path, "QA file")?, &path.display().to_string())?)
 }
 
+/// A CoReQA plan's refusal as a usage error naming the flag to change
+/// (the message is the plan's, the page's too).
+fn plan_error(e: CoreqaPlanError) -> CliError {
+    let flag = match e.field() {
+        None => return e.into(),
+        Some(PlanField::Model) => "--model",
+        Some(PlanField::Setting) => "--setting",
+        Some(PlanField::Runs) => "--runs",
+        Some(PlanField::Temperature) => "--temperature",
+        Some(PlanField::Window) => "--window",
+        Some(PlanField::Chunks) => "--chunk-size/--chunk-overlap",
+        Some(PlanField::Repository) => "--repo/--repos",
+        Some(PlanField::Repetitions) => "--repetitions",
+        Some(PlanField::Stability) => "--stability",
+        Some(PlanField::Answers) => "--answers",
+    };
+    CliError::usage(format!("{flag}: {e}"))
+}
+
 pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
+    let plan = AnswerPlan {
+        model: a.api.model.clone(),
+        settings: a.setting.clone(),
+        runs: a.runs,
+        temperature: a.temperature,
+        window: a.window,
+        top: a.top,
+        chunk_size: a.chunk_size,
+        chunk_overlap: a.chunk_overlap,
+        tokenize: a.bm25_tokenize,
+    };
+    plan.check().map_err(plan_error)?;
+    if let Some(note) = plan.notice() {
+        eprintln!("repoqa: coreqa answer: {note}");
+    }
     let qa = load_qa(&a.qa)?;
     let tok = tokenizer(&a.tokenizer)?;
-    let needs_repo = a.setting.iter().any(|s| *s != ContextSetting::None);
     // The repositories' names and files: one with --repo, each the
     // questions name with --repos.
-    let mut dirs: Vec<(String, Vec<repoqa::coreqa::TextFile>)> = Vec::new();
-    if needs_repo {
-        if a.repo.is_none() && a.repos.is_none() {
-            return Err(CliError::usage(
-                "--setting retrieval and whole need --repo DIR, the repository folder (or --repos DIR, a folder per owner/name)",
-            ));
-        }
-        if a.setting.contains(&ContextSetting::Whole) && a.window.is_none() {
-            return Err(CliError::usage(
-                "--setting whole needs --window N, the answering model's context window in tokens",
-            ));
-        }
-        RecursiveSplitter::new(a.chunk_size, a.chunk_overlap)
-            .map_err(|e| CliError::usage(format!("--chunk-size/--chunk-overlap: {e}")))?;
+    let mut repos: Vec<(String, Vec<repoqa::coreqa::TextFile>)> = Vec::new();
+    if plan.needs_repository() {
         let read = |dir: &Path| -> Result<Vec<repoqa::coreqa::TextFile>, CliError> {
             let read = read_text_dir(dir, TextDirLimits::default())?;
             for (path, why) in &read.skipped {
@@ -274,7 +293,7 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
             (Some(repo), _) => {
                 let name =
                     one_repository(&qa).map_err(|e| CliError::usage(format!("--repo: {e}")))?;
-                dirs.push((name.to_string(), read(repo)?));
+                repos.push((name.to_string(), read(repo)?));
             }
             (None, Some(root)) => {
                 for name in repoqa::coreqa::qa::repositories(&qa) {
@@ -285,45 +304,20 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
                             dir.display()
                         )));
                     }
-                    dirs.push((name.to_string(), read(&dir)?));
+                    repos.push((name.to_string(), read(&dir)?));
                 }
             }
-            (None, None) => {}
+            (None, None) => return Err(plan_error(CoreqaPlanError::NoRepository)),
         }
     }
-    let setup = AnswerSetup {
-        top: a.top,
-        chunk_size: a.chunk_size,
-        chunk_overlap: a.chunk_overlap,
-        tokenize: a.bm25_tokenize,
-        window: a.window,
-        runs: a.runs,
-        ..AnswerSetup::new(&a.api.model, &a.setting)
-    };
-    if a.runs > 1 && a.temperature == 0.0 {
-        eprintln!(
-            "repoqa: coreqa answer: --runs {} at temperature 0 asks for the same answer {} times (the paper samples at --temperature 0.2)",
-            a.runs, a.runs
-        );
-    }
-    let repos: Vec<(&str, &[repoqa::coreqa::TextFile])> =
-        dirs.iter().map(|(n, f)| (n.as_str(), f.as_slice())).collect();
-    let items = counted(&tok, |count| {
-        if needs_repo {
-            answer_items_across(&qa, &repos, &setup, count)
-        } else {
-            answer_items(&qa, &setup, count)
-        }
-    })?;
-    let model = a.api.model.clone();
+    let items = tok.counted(|count| plan.items(&qa, &repos, count)).map_err(plan_or)?;
     let answered = |text: &str| -> Result<HashSet<String>, CliError> {
-        let lines = read_answers(text, &a.output.display().to_string(), true)?;
-        Ok(lines.iter().filter(|l| l.model == model).map(AnswerLine::id).collect())
+        Ok(plan.answered(&read_answers(text, &a.output.display().to_string(), true)?))
     };
     let job = ItemsJob {
         label: "coreqa answer",
         api: &a.api,
-        temperature: Some(a.temperature),
+        temperature: Some(plan.temperature),
         output: &a.output,
         what: "answers",
         selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
@@ -333,45 +327,69 @@ pub fn answer(a: AnswerArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// What counting a plan's items gave: the plan's refusal with its flag,
+/// or the tokenizer's error.
+fn plan_or(e: CountedError) -> CliError {
+    match e {
+        CountedError::Plan(e) => plan_error(e),
+        CountedError::Tokenizer(e) => e.into(),
+    }
+}
+
+/// Why a plan's items could not be counted.
+#[derive(Debug)]
+enum CountedError {
+    Plan(CoreqaPlanError),
+    Tokenizer(repoqa::code::tokenize::TokenizerError),
+}
+
+impl From<CoreqaPlanError> for CountedError {
+    fn from(e: CoreqaPlanError) -> CountedError {
+        CountedError::Plan(e)
+    }
+}
+
+impl From<repoqa::code::tokenize::TokenizerError> for CountedError {
+    fn from(e: repoqa::code::tokenize::TokenizerError) -> CountedError {
+        CountedError::Tokenizer(e)
+    }
+}
+
 pub fn judge(a: JudgeArgs) -> Result<(), CliError> {
-    use repoqa::coreqa::stability::{
-        sample_answers, stability, stability_items, StabilitySample, STABILITY_REPETITIONS,
-    };
+    use repoqa::coreqa::stability::STABILITY_REPETITIONS;
+    use repoqa::coreqa::stability::{sample_answers, stability, StabilitySample};
     let repetitions =
         a.repetitions.unwrap_or(if a.stability.is_some() { STABILITY_REPETITIONS } else { 2 });
-    if repetitions == 0 {
-        return Err(CliError::usage("--repetitions must be at least 1"));
-    }
-    if a.stability == Some(0) {
-        return Err(CliError::usage("--stability must sample at least 1 answer"));
-    }
     let j = &a.judging;
-    let mut inputs = JudgeInputs::load(j, JUDGE_TEMPLATE)?;
-    let sample =
-        a.stability.map(|n| StabilitySample { answers: n, seed: a.stability_seed, repetitions });
-    let items = {
-        let (qa, answers) = (&inputs.qa, &inputs.answers);
-        inputs.items(|count| match &sample {
-            Some(s) => stability_items(qa, answers, s, &j.api.model, &inputs.template, count),
-            None => judge_items(qa, answers, repetitions, &j.api.model, &inputs.template, count),
-        })?
+    let plan = JudgePlan {
+        model: j.api.model.clone(),
+        repetitions,
+        stability: a.stability.map(|n| StabilitySample {
+            answers: n,
+            seed: a.stability_seed,
+            repetitions,
+        }),
+        template: template_or(&j.template, JUDGE_TEMPLATE)?,
+        temperature: j.temperature,
     };
-    if let Some(s) = &sample {
+    plan.check().map_err(plan_error)?;
+    let mut inputs = JudgeInputs::load(j)?;
+    let items = inputs.items(|count| plan.items(&inputs.qa, &inputs.answers, count))?;
+    if let Some(s) = &plan.stability {
         // The table's BLEU is of the sampled answers.
         inputs.answers = sample_answers(&inputs.answers, s.answers, s.seed);
     }
     let (qa, answers) = (&inputs.qa, &inputs.answers);
     let name = j.output.display().to_string();
     let judged_so_far = |text: &str| -> Result<Vec<JudgeLine>, CliError> {
-        let lines = read_judge_lines(text, &name, true)?;
-        Ok(lines.into_iter().filter(|l| l.judge == j.api.model).collect())
+        Ok(plan.judged(read_judge_lines(text, &name, true)?))
     };
     let asked = JudgeInputs::ask(j, "coreqa judge", &items, |text| {
         Ok(judged_so_far(text)?.iter().map(JudgeLine::id).collect())
     });
     // The table of what is judged so far, whether or not all of it is.
     let judged = judged_so_far(&fs_read_text(&j.output, "judgments")?)?;
-    if a.stability.is_some() {
+    if plan.stability.is_some() {
         let rows = stability(qa, &judged, answers);
         if a.json {
             // Finite figures and strings: serializing cannot fail.
@@ -395,21 +413,19 @@ fn load_answers(paths: &[PathBuf]) -> Result<Vec<AnswerLine>, CliError> {
     Ok(answers)
 }
 
-/// What the judging commands read: the QA file, the answers, the prompt
-/// template (the user's or the default) and the tokenizer.
+/// What the judging commands read: the QA file, the answers and the
+/// tokenizer (the prompt template is the plan's).
 struct JudgeInputs {
     qa: Vec<QaItem>,
     answers: Vec<AnswerLine>,
-    template: String,
     tok: Tokenizer,
 }
 
 impl JudgeInputs {
-    fn load(a: &JudgingArgs, default: &str) -> Result<JudgeInputs, CliError> {
+    fn load(a: &JudgingArgs) -> Result<JudgeInputs, CliError> {
         Ok(JudgeInputs {
             qa: load_qa(&a.qa)?,
             answers: load_answers(&a.answers)?,
-            template: template_or(&a.template, default)?,
             tok: tokenizer(&a.tokenizer)?,
         })
     }
@@ -433,12 +449,12 @@ impl JudgeInputs {
         ask_items(&job, items, answered)
     }
 
-    /// The items `build` makes, given a token counter.
+    /// The items a plan makes, given a token counter.
     fn items<T>(
         &self,
-        build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<Vec<T>, CoreqaError>,
+        build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<Vec<T>, CoreqaPlanError>,
     ) -> Result<Vec<T>, CliError> {
-        counted(&self.tok, build)
+        self.tok.counted(build).map_err(plan_or)
     }
 }
 
@@ -461,21 +477,19 @@ fn template_or(path: &Option<PathBuf>, default: &str) -> Result<String, CliError
 
 pub fn pairwise(a: PairwiseArgs) -> Result<(), CliError> {
     let j = &a.judging;
-    let inputs = JudgeInputs::load(j, PAIRWISE_TEMPLATE)?;
-    let (qa, answers) = (&inputs.qa, &inputs.answers);
-    let items = inputs.items(|count| {
-        pair_items(qa, answers, a.setting, a.runs, &j.api.model, &inputs.template, count)
-    })?;
-    if items.is_empty() {
-        return Err(CliError::usage(format!(
-            "no question has answers from two models in the {} setting: give --answers files of two or more models",
-            a.setting
-        )));
-    }
+    let plan = PairwisePlan {
+        model: j.api.model.clone(),
+        setting: a.setting,
+        runs: a.runs,
+        template: template_or(&j.template, PAIRWISE_TEMPLATE)?,
+        temperature: j.temperature,
+    };
+    plan.check().map_err(plan_error)?;
+    let inputs = JudgeInputs::load(j)?;
+    let items = inputs.items(|count| plan.items(&inputs.qa, &inputs.answers, count))?;
     let name = j.output.display().to_string();
     let judged_so_far = |text: &str| -> Result<Vec<PairLine>, CliError> {
-        let lines = read_pair_lines(text, &name, true)?;
-        Ok(lines.into_iter().filter(|l| l.judge == j.api.model && l.setting == a.setting).collect())
+        Ok(plan.judged(read_pair_lines(text, &name, true)?))
     };
     let asked = JudgeInputs::ask(j, "coreqa pairwise", &items, |text| {
         Ok(judged_so_far(text)?.iter().map(PairLine::id).collect())

@@ -67,6 +67,8 @@ pub enum Error {
     CallPathScore(#[from] crate::api::callpath::CallPathScoreError),
     #[error("{0}")]
     ScorePlan(#[from] crate::api::score::ScorePlanError),
+    #[error("{0}")]
+    CoreqaPlan(#[from] crate::api::coreqa::CoreqaPlanError),
 }
 
 /// What the compute engine ([`crate::engine`]) refuses: a request for a
@@ -129,7 +131,8 @@ macro_rules! for_each_error_type {
             $crate::api::callpath::CallPathPlanError,
             $crate::api::callpath::CallPathBuildError,
             $crate::api::callpath::CallPathScoreError,
-            $crate::api::score::ScorePlanError
+            $crate::api::score::ScorePlanError,
+            $crate::api::coreqa::CoreqaPlanError
         );
     };
 }

@@ -9,22 +9,20 @@
 //! examples) and saved in IndexedDB once per batch of replies, so a reload
 //! keeps what arrived and the next press asks only the rest.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use repoqa::coreqa::answer::{
-    answer_items, answer_items_across, AnswerSetup, ContextSetting, ANSWER_RUNS,
-    ANSWER_TEMPERATURE, MAX_RUNS,
+use repoqa::api::coreqa::{
+    answers_file_name, judgments_file_name, pairwise_file_name, AnswerPlan, CoreqaPlanError,
+    CountRounds, JudgePlan, PairwisePlan, PlanField, Round,
 };
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
 use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
-use repoqa::coreqa::judge::{judge_items, JUDGE_TEMPERATURE};
-use repoqa::coreqa::pairwise::pair_items;
 use repoqa::coreqa::prefilter::{prefilter_file_name, prefilter_items, PrefilterLine};
 use repoqa::coreqa::qa::questions_file_name;
-use repoqa::coreqa::stability::{stability_items, StabilitySample};
+use repoqa::coreqa::stability::StabilitySample;
 use repoqa::coreqa::text_dir::split_repositories;
 use repoqa::coreqa::TextFile;
 use repoqa::llm::run::{BenchmarkRun, RunEvent, RunItem, RunStats};
@@ -43,13 +41,11 @@ use crate::ui::state::AppState;
 /// The file a step's lines go to; building, `export` is the issues
 /// export's file name (`acme.json` -> `acme-qa.jsonl`).
 pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String {
-    // A model's name in a file name as upstream writes it (`/` → `_slash_`).
-    let m = naming::model_file_stem(model);
+    // The plans' file names (`/` in a model's name as `_slash_`).
     match form.step {
-        AskStep::Answer => format!("answers-{m}.jsonl"),
-        AskStep::Judge if form.stability > 0 => format!("judge-stability-{m}.jsonl"),
-        AskStep::Judge => format!("judge-{m}.jsonl"),
-        AskStep::Pairwise => format!("pairwise-{m}-{}.jsonl", form.pair_setting),
+        AskStep::Answer => answers_file_name(model),
+        AskStep::Judge => judgments_file_name(model, form.stability > 0),
+        AskStep::Pairwise => pairwise_file_name(model, form.pair_setting),
         AskStep::Build => {
             let name = export.unwrap_or("issues");
             let stem = name.strip_suffix(".json").or(name.strip_suffix(".jsonl")).unwrap_or(name);
@@ -58,44 +54,57 @@ pub fn output_name(form: &AskForm, model: &str, export: Option<&str>) -> String 
     }
 }
 
-/// Most rounds of counting a builder may take: each round counts the texts
-/// the last one met for the first time, so a builder settles in two or
-/// three (its texts depend on counts only where it packs to a budget).
-const COUNT_ROUNDS: usize = 16;
-
 /// What `build` makes with the token counts of the texts it asks about,
-/// counted by the compute engine: a round runs `build` with the counts known
-/// so far (0 for a text not yet counted, noted), the engine counts the noted
-/// texts, and the round that met no new text is the answer, so what is kept
-/// was made with true counts only.
+/// counted by the compute engine a batch at a time, in the core's rounds
+/// (`CountRounds`): what is kept was made with true counts only.
 async fn counted<T>(
     ctx: &Ctx,
     app: AppState,
-    build: impl Fn(&mut dyn FnMut(&str) -> usize) -> Result<T, repoqa::coreqa::CoreqaError>,
+    build: impl Fn(&mut dyn FnMut(&str) -> usize) -> Result<T, CoreqaPlanError>,
 ) -> Result<T, UiError> {
     tokenizer::ensure_in_engine(ctx, app).await?;
-    let mut known: HashMap<String, usize> = HashMap::new();
-    for _ in 0..COUNT_ROUNDS {
-        let mut new: Vec<String> = Vec::new();
-        let mut noted: HashSet<String> = HashSet::new();
-        let made = build(&mut |text: &str| match known.get(text) {
-            Some(n) => *n,
-            None => {
-                if noted.insert(text.to_string()) {
-                    new.push(text.to_string());
-                }
-                0
-            }
+    let mut rounds = CountRounds::default();
+    loop {
+        let round = rounds.round(&build).map_err(|e| match e.field() {
+            Some(_) => UiError::invalid(plan_refusal(e)),
+            None => e.into(),
         })?;
-        if new.is_empty() {
-            return Ok(made);
+        match round {
+            Round::Made(made) => return Ok(made),
+            Round::Count(texts) => {
+                let counts = tokenizer::count_in_engine(ctx, &texts, |_| Ok(())).await?;
+                rounds.learn(texts, counts);
+            }
         }
-        let counts = tokenizer::count_in_engine(ctx, &new, |_| Ok(())).await?;
-        known.extend(new.into_iter().zip(counts));
     }
-    Err(UiError::invalid(format!(
-        "the prompts' token counts did not settle after {COUNT_ROUNDS} rounds of counting"
-    )))
+}
+
+/// A CoReQA plan's refusal, naming the Ask card's field to change (the
+/// message is the plan's, the CLI's too).
+fn plan_refusal(e: CoreqaPlanError) -> String {
+    let field = match e.field() {
+        None => return e.to_string(),
+        Some(PlanField::Model) => "Model",
+        Some(PlanField::Setting) => "Settings",
+        Some(PlanField::Runs) => "Runs",
+        Some(PlanField::Temperature) => "Temperature",
+        Some(PlanField::Window) => "Window",
+        Some(PlanField::Chunks) => "Chunks",
+        Some(PlanField::Repository) => "Repository",
+        Some(PlanField::Repetitions) => "Repetitions",
+        Some(PlanField::Stability) => "Stability check",
+        Some(PlanField::Answers) => "Answers",
+    };
+    format!("{field}: {e}.")
+}
+
+/// The plan of the step the Ask card names; building questions (the
+/// issues export's steps) is assembled here still.
+enum AskPlan {
+    Answer(AnswerPlan),
+    Judge(JudgePlan),
+    Pairwise(PairwisePlan),
+    Build,
 }
 
 /// Ask the model of `st.ask` for the step it names.
@@ -136,25 +145,31 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
             "The API's address and key, set on the Run page (API format, Base URL, API key): {e}"
         )));
     }
-    match form.step {
-        AskStep::Judge | AskStep::Pairwise => {
-            endpoint.sampling.temperature = Some(JUDGE_TEMPERATURE)
-        }
-        AskStep::Answer => {
-            if !(1..=MAX_RUNS).contains(&form.runs) {
-                return runner.show(Line::Failed(format!(
-                    "Runs: a whole number from 1 to {MAX_RUNS} (the paper samples {ANSWER_RUNS})."
-                )));
-            }
-            match form.temperature {
-                Some(t) if (0.0..=2.0).contains(&t) => endpoint.sampling.temperature = Some(t),
-                _ => {
-                    return runner.show(Line::Failed(format!(
-                        "Temperature: a number from 0 to 2 (the paper answers at {ANSWER_TEMPERATURE})."
-                    )))
-                }
-            }
-        }
+    // The step's plan (the CLI's `coreqa answer|judge|pairwise` make the
+    // same), checked before anything is read or asked.
+    let plan = match form.step {
+        AskStep::Answer => AskPlan::Answer(AnswerPlan {
+            model: model.clone(),
+            settings: form.settings.clone(),
+            runs: form.runs,
+            // A blank field is no number: refused by the plan, by name.
+            temperature: form.temperature.unwrap_or(f64::NAN),
+            window: form.window,
+            ..AnswerPlan::default()
+        }),
+        AskStep::Judge => AskPlan::Judge(JudgePlan {
+            model: model.clone(),
+            repetitions: form.repetitions,
+            stability: (form.stability > 0).then(|| StabilitySample::of(form.stability as usize)),
+            template: form.judge_template.clone(),
+            ..JudgePlan::default()
+        }),
+        AskStep::Pairwise => AskPlan::Pairwise(PairwisePlan {
+            model: model.clone(),
+            setting: form.pair_setting,
+            template: form.pairwise_template.clone(),
+            ..PairwisePlan::default()
+        }),
         AskStep::Build => {
             use repoqa::coreqa::generate::{MAX_QUESTION_SAMPLES, QUESTION_SAMPLES};
             if !(1..=MAX_QUESTION_SAMPLES).contains(&form.samples) {
@@ -162,7 +177,19 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                     "Question samples: a whole number from 1 to {MAX_QUESTION_SAMPLES} (default {QUESTION_SAMPLES}; 1 writes one question per issue)."
                 )));
             }
+            AskPlan::Build
         }
+    };
+    let checked = match &plan {
+        AskPlan::Answer(p) => p.check().map(|()| Some(p.temperature)),
+        AskPlan::Judge(p) => p.check().map(|()| Some(p.temperature)),
+        AskPlan::Pairwise(p) => p.check().map(|()| Some(p.temperature)),
+        AskPlan::Build => Ok(None),
+    };
+    match checked {
+        Err(e) => return runner.show(Line::Failed(plan_refusal(e))),
+        Ok(Some(t)) => endpoint.sampling.temperature = Some(t),
+        Ok(None) => {}
     }
     let (config, timeout) = match pace_of(rs) {
         Ok(p) => p,
@@ -188,17 +215,15 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
         }
         let existing = st.file(&output);
         let job = Asking { ctx: &ctx, st, session, output: &output, timeout };
-        match form.step {
-            AskStep::Answer => {
+        match plan {
+            AskPlan::Answer(plan) => {
                 // Each repository the questions name, with its files: the
                 // picked folder is the one repository, or holds a folder per
                 // owner/name when the questions name several.
                 let mut repos: Vec<(String, Vec<TextFile>)> = Vec::new();
-                if form.settings.iter().any(|s| *s != ContextSetting::None) {
+                if plan.needs_repository() {
                     let Some(repo) = st.repo.get_untracked() else {
-                        return Err(UiError::invalid(
-                            "The retrieval and whole settings read the repository: pick its folder or archive first.",
-                        ));
+                        return Err(UiError::invalid(plan_refusal(CoreqaPlanError::NoRepository)));
                     };
                     let names = repoqa::coreqa::qa::repositories(&qa);
                     repos = match names[..] {
@@ -211,74 +236,36 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         })?,
                     };
                 }
-                let setup = AnswerSetup {
-                    window: form.window,
-                    runs: form.runs,
-                    ..AnswerSetup::new(&model, &form.settings)
-                };
-                let given: Vec<(&str, &[TextFile])> =
-                    repos.iter().map(|(n, f)| (n.as_str(), f.as_slice())).collect();
-                let items = counted(&ctx, app, |count| {
-                    if given.is_empty() {
-                        answer_items(&qa, &setup, count)
-                    } else {
-                        answer_items_across(&qa, &given, &setup, count)
-                    }
-                })
-                .await?;
+                let items = counted(&ctx, app, |count| plan.items(&qa, &repos, count)).await?;
                 let done: HashSet<String> = match existing.as_deref() {
-                    Some(CoreqaFile::Answers(lines)) => {
-                        lines.iter().filter(|l| l.model == model).map(|l| l.id()).collect()
-                    }
+                    Some(CoreqaFile::Answers(lines)) => plan.answered(lines),
                     _ => HashSet::new(),
                 };
                 job.ask(endpoint, config, &items, &done).await
             }
-            AskStep::Judge => {
+            AskPlan::Judge(plan) => {
                 let answers = st.answers_untracked();
-                let template = form.judge_template.clone();
-                let reps = form.repetitions.max(1);
-                let check = (form.stability > 0).then(|| StabilitySample::of(form.stability as usize));
-                let items = counted(&ctx, app, |count| match &check {
-                    // The judge's stability check (Table VI), as `coreqa
-                    // judge --stability N` draws and marks it.
-                    Some(s) => stability_items(&qa, &answers, s, &model, &template, count),
-                    None => judge_items(&qa, &answers, reps, &model, &template, count),
-                }).await?;
-                if items.is_empty() {
-                    return Err(UiError::invalid("No answers to judge: answer the questions first (or load answers files)."));
-                }
+                let items = counted(&ctx, app, |count| plan.items(&qa, &answers, count)).await?;
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Judgments(lines)) => {
-                        lines.iter().filter(|l| l.judge == model).map(|l| l.id()).collect()
+                        lines.iter().filter(|l| plan.is_own(l)).map(|l| l.id()).collect()
                     }
                     _ => HashSet::new(),
                 };
                 job.ask(endpoint, config, &items, &done).await
             }
-            AskStep::Pairwise => {
+            AskPlan::Pairwise(plan) => {
                 let answers = st.answers_untracked();
-                let template = form.pairwise_template.clone();
-                let setting = form.pair_setting;
-                let items = counted(&ctx, app, |count| {
-                    pair_items(&qa, &answers, setting, None, &model, &template, count)
-                }).await?;
-                if items.is_empty() {
-                    return Err(UiError::invalid(format!(
-                        "No question has answers from two models in the {setting} setting: answer with a second model first."
-                    )));
-                }
+                let items = counted(&ctx, app, |count| plan.items(&qa, &answers, count)).await?;
                 let done: HashSet<String> = match existing.as_deref() {
-                    Some(CoreqaFile::Pairs(lines)) => lines
-                        .iter()
-                        .filter(|l| l.judge == model && l.setting == setting)
-                        .map(|l| l.id())
-                        .collect(),
+                    Some(CoreqaFile::Pairs(lines)) => {
+                        lines.iter().filter(|l| plan.is_own(l)).map(|l| l.id()).collect()
+                    }
                     _ => HashSet::new(),
                 };
                 job.ask(endpoint, config, &items, &done).await
             }
-            AskStep::Build => {
+            AskPlan::Build => {
                 let Some((name, file)) = export else {
                     return Err(UiError::invalid(
                         "Load a GitHub issues export first, or fetch one below.",
@@ -298,7 +285,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let mut verdicts: Vec<PrefilterLine> = Vec::new();
                 if form.prefilter {
                     let items = counted(&ctx, app, |count| {
-                        prefilter_items(repository, &model, &issues, &form.prefilter_template, count)
+                        Ok(prefilter_items(repository, &model, &issues, &form.prefilter_template, count)?)
                     })
                     .await?;
                     let pname = prefilter_file_name(&output);
@@ -323,7 +310,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 // the form's samples (QUESTION_SAMPLES by default).
                 let samples = form.samples;
                 let questions = counted(&ctx, app, |count| {
-                    question_items(repository, &issues, &form.question_template, samples, count)
+                    Ok(question_items(repository, &issues, &form.question_template, samples, count)?)
                 }).await?;
                 let qname = questions_file_name(&output);
                 let written = |st: CoreqaState| match st.file(&qname).as_deref() {
@@ -342,7 +329,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let language = Some(form.language.trim()).filter(|l| !l.is_empty());
                 let written = written(st);
                 let mut references = counted(&ctx, app, |count| {
-                    reference_items(
+                    Ok(reference_items(
                         repository,
                         &issues,
                         &written,
@@ -350,7 +337,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         language,
                         &form.reference_template,
                         count,
-                    )
+                    )?)
                 }).await?;
                 repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
                 let done: HashSet<String> = match existing.as_deref() {

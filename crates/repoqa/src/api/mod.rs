@@ -7,11 +7,13 @@
 //! | `build` | task prompts from a dataset: [`build::BuildPlan`] |
 //! | `callpath` | call-path tasks from a dataset (NOT UPSTREAM): [`callpath::CallPathPlan`] |
 //! | `callpath_report` | a call-path report, one HTML file from SCORES files: [`callpath_report::render`] |
+//! | `coreqa` | asking models for CoReQA (answers, judgments, pairwise verdicts): [`coreqa::AnswerPlan`], [`coreqa::JudgePlan`], [`coreqa::PairwisePlan`] |
 //! | `score` | a model's answers scored into its SCORES file: [`score::ScorePlan`] |
 
 pub mod build;
 pub mod callpath;
 pub mod callpath_report;
+pub mod coreqa;
 pub mod score;
 
 use serde::{Deserialize, Serialize};

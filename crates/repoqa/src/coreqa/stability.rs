@@ -43,7 +43,7 @@ pub fn sample_answers(answers: &[AnswerLine], n: usize, seed: u64) -> Vec<Answer
 
 /// What a stability check judges: `answers` of the answers, drawn with
 /// `seed`, each judged `repetitions` times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StabilitySample {
     pub answers: usize,
     pub seed: u64,
