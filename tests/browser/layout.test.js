@@ -109,5 +109,17 @@ test('a phone and the dark: nothing wider than the phone, readable charts, whole
   const fit = await page.$eval('#lb-table', (t) => ({ table: t.getBoundingClientRect().width, box: t.parentElement.clientWidth }));
   assert.ok(fit.table <= fit.box + 1, `the interval column is clipped at 1280 px: table ${fit.table} in ${fit.box}`);
   await saveScreenshot(page, 'layout-leaderboard-1280.png');
+  // With the sample ladder too: its runs' long names in Two runs' A / B
+  // pickers once widened the page by 320 px at 390.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.click('#lb-load-sample-ladder');
+  await page.waitForSelector('#chart-ladder-heatmap-svg', { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('#cmp-a option').length > 2, null, { timeout: 30000 });
+  await painted(page);
+  assert.equal(await sideways(page), 0, 'the Leaderboard with a ladder is wider than the phone');
+  await page.locator('#cmp-a').scrollIntoViewIfNeeded();
+  const picker = await page.locator('#cmp-a').boundingBox();
+  assert.ok(picker.x >= 0 && picker.x + picker.width <= 390, `the A picker inside the window: ${JSON.stringify(picker)}`);
+  await saveScreenshot(page, 'layout-leaderboard-ladder-390.png');
   assert.deepEqual(problems, []);
 });
