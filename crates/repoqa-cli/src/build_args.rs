@@ -111,7 +111,7 @@ pub enum Control {
 impl BuildArgs {
     /// The tokenizer file: `--tokenizer`, else the default.
     pub fn tokenizer_path(&self) -> PathBuf {
-        self.tokenizer.clone().unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path)
+        self.tokenizer.clone().unwrap_or_else(crate::tokenizer_path::default_tokenizer_path)
     }
 
     /// The tokenizer of `--tokenizer` (or the default), loaded.

@@ -131,7 +131,7 @@ pub fn verify_bundle(
     let bundle = Bundle::parse(&fs_read_text(path, "bundle")?, &origin)?;
     let file = bundle.scores_file(&origin)?;
     let outputs = bundle.outputs_file();
-    let tokenizer = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+    let tokenizer = tokenizer.unwrap_or_else(crate::tokenizer_path::default_tokenizer_path);
     let (dataset_id, tokenizer_id) = input_hashes(dataset_path, &tokenizer)?;
     let settings = BuildSettings {
         tokenizer_source: tokenizer.display().to_string(),

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use crate::text_dir::read_text_dir;
 use repoqa::coreqa::answer::read_answers;
 use repoqa::coreqa::breakdown::breakdowns;
 use repoqa::coreqa::elo::{compare, read_judgments, BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED};
@@ -19,7 +20,7 @@ use repoqa::coreqa::pce::Discrepancy;
 use repoqa::coreqa::qa::read_qa;
 use repoqa::coreqa::report::report;
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
-use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
+use repoqa::coreqa::text_dir::TextDirLimits;
 use repoqa::coreqa::whole_repo::repo_markdown;
 use repoqa::coreqa::{
     chunk_files, question_context, retrieve, Bm25Okapi, Bm25Tokenize, Chunk, RecursiveSplitter,
@@ -328,7 +329,7 @@ pub fn run(command: CoreqaCommand) -> Result<(), CliError> {
             }
         }
         CoreqaCommand::Whole { repo, window, name, tokenizer, json } => {
-            let path = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+            let path = tokenizer.unwrap_or_else(crate::tokenizer_path::default_tokenizer_path);
             let tok = repoqa::code::tokenize::Tokenizer::from_file(&path)?;
             let dir = read_text_dir(&repo, TextDirLimits::default())?;
             for (path, why) in &dir.skipped {

@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use crate::text_dir::read_text_dir;
 use repoqa::api::coreqa::{AnswerPlan, CoreqaPlanError, JudgePlan, PairwisePlan, PlanField};
 use repoqa::code::tokenize::Tokenizer;
 use repoqa::coreqa::answer::{
@@ -28,7 +29,7 @@ use repoqa::coreqa::prefilter::{
 };
 use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
-use repoqa::coreqa::text_dir::{read_text_dir, TextDirLimits};
+use repoqa::coreqa::text_dir::TextDirLimits;
 use repoqa::coreqa::{Bm25Tokenize, CoreqaError};
 use repoqa::llm::run::RunItem;
 use repoqa::llm::runlog::TaskSelection;
@@ -233,7 +234,7 @@ pub struct GenerateArgs {
 }
 
 fn tokenizer(path: &Option<PathBuf>) -> Result<Tokenizer, CliError> {
-    let path = path.clone().unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+    let path = path.clone().unwrap_or_else(crate::tokenizer_path::default_tokenizer_path);
     Ok(Tokenizer::from_file(&path)?)
 }
 

@@ -54,6 +54,8 @@ mod run;
 mod score;
 mod self_check;
 mod stdout;
+mod text_dir;
+mod tokenizer_path;
 mod verify;
 
 use std::path::PathBuf;

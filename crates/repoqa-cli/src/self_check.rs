@@ -7,7 +7,7 @@ use crate::error::CliError;
 use crate::stdout::outln;
 
 pub fn run(tokenizer: Option<PathBuf>, json: bool) -> Result<(), CliError> {
-    let path = tokenizer.unwrap_or_else(repoqa::code::tokenize::default_tokenizer_path);
+    let path = tokenizer.unwrap_or_else(crate::tokenizer_path::default_tokenizer_path);
     let tok = repoqa::code::tokenize::Tokenizer::from_file(&path)?;
     let report = repoqa::code::selfcheck::report_json(&tok)?;
     let grammars_ok =

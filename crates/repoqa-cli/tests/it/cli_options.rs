@@ -136,3 +136,40 @@ fn position_ratio_puts_every_needle_at_one_depth_and_refuses_other_numbers() {
     assert_eq!(tasks.len(), 60);
     assert!(tasks.iter().all(|t| t["position_ratio"] == 0.25));
 }
+
+/// With no `--tokenizer`: `$REPOQA_TOKENIZER` first; without it, the
+/// `.tools/tokenizer.json` of the current folder or the nearest one above
+/// it (nothing compiled into the binary decides it).
+#[test]
+fn the_default_tokenizer_is_found_where_the_cli_is_run() {
+    let base = common::scratch("default-tokenizer");
+    let inner = base.join("a/b");
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::create_dir_all(base.join(".tools")).unwrap();
+    let nearest = base.join(".tools/tokenizer.json");
+    let self_check = |env: Option<&Path>| {
+        let mut c = crate::repoqa_command();
+        c.args(["self-check", "--json"]).current_dir(&inner);
+        match env {
+            Some(p) => c.env("REPOQA_TOKENIZER", p),
+            None => c.env_remove("REPOQA_TOKENIZER"),
+        };
+        c.output().unwrap()
+    };
+    // The nearest folder's file is the one read (the checkout's, further
+    // up, is not): a broken one is refused by its path.
+    std::fs::write(&nearest, "{}").unwrap();
+    let broken = self_check(None);
+    assert!(!broken.status.success());
+    assert!(stderr(&broken).contains(&nearest.display().to_string()), "{}", stderr(&broken));
+    std::fs::copy(common::tokenizer_path(), &nearest).unwrap();
+    let found = self_check(None);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let report: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert!(report["tokenizer"]["vocab_size"].as_u64().is_some_and(|n| n > 0), "{report}");
+    // The variable wins over the folder, and a wrong one is named.
+    let named = self_check(Some(&base.join("no-such-tokenizer.json")));
+    assert!(!named.status.success());
+    assert!(stderr(&named).contains("no-such-tokenizer.json"), "{}", stderr(&named));
+    std::fs::remove_dir_all(&base).unwrap();
+}

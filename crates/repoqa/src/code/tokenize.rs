@@ -120,10 +120,12 @@ impl Tokenizer {
     }
 }
 
-/// Path of the default tokenizer file for native use: `$REPOQA_TOKENIZER`, or
-/// `.tools/tokenizer.json` in the project (put there by `scripts/setup.sh`).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn default_tokenizer_path() -> std::path::PathBuf {
+/// The project's tokenizer for this crate's own tests: `$REPOQA_TOKENIZER`,
+/// or `.tools/tokenizer.json` of the checkout (put there by
+/// `scripts/setup.sh`). The fronts find theirs themselves (the CLI's
+/// `tokenizer_path`, the page its download).
+#[cfg(test)]
+pub(crate) fn test_tokenizer_path() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("REPOQA_TOKENIZER") {
         return p.into();
     }
@@ -155,7 +157,7 @@ fn parse_tokenizer(bytes: &[u8]) -> Result<tokenizers::Tokenizer, String> {
 pub(crate) fn test_tokenizer() -> &'static Tokenizer {
     static T: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
     T.get_or_init(|| {
-        let path = default_tokenizer_path();
+        let path = test_tokenizer_path();
         Tokenizer::from_file(&path).unwrap_or_else(|e| {
             panic!("{e}\n(run scripts/setup.sh to fetch the tokenizer, or set REPOQA_TOKENIZER)")
         })
@@ -202,7 +204,7 @@ mod tests {
 
     #[test]
     fn truncation_and_padding_of_the_file_are_not_applied() {
-        let path = default_tokenizer_path();
+        let path = test_tokenizer_path();
         let mut json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         // A stride not below max_length panics inside the library's

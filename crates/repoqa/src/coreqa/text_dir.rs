@@ -1,9 +1,10 @@
-//! A repository folder's text files, as CoReQA's retrieval reads them:
-//! every regular file below the root (links are not followed, so nothing
-//! outside the root is read and a FIFO or device is never opened), not
-//! under a `.git` folder, whose bytes are UTF-8 without a NUL byte; paths
-//! `/`-separated, sorted as UTF-8 bytes. A file over the size limit is
-//! left out and named in `skipped`, as are unreadable ones.
+//! A repository's text files, as CoReQA's retrieval reads them: every
+//! regular file below the root, not under a `.git` folder, whose bytes are
+//! UTF-8 without a NUL byte; paths `/`-separated, sorted as UTF-8 bytes. A
+//! file over the size limit is left out and named in `skipped`. The fronts
+//! read the files (the CLI walks a folder, `repoqa-cli/src/text_dir.rs`; the
+//! page takes a picked folder or archive); these rules are the one place
+//! they are decided.
 
 use super::{CoreqaError, TextFile};
 
@@ -31,85 +32,43 @@ pub struct TextDir {
     pub skipped: Vec<(String, String)>,
 }
 
-/// The text files of the folder `root` (a native front's `--repo`).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_text_dir(
-    root: &std::path::Path,
+/// The size rules, a file at a time, for a reader that knows a file's size
+/// before it reads it: a file over the limit is left out (and named), and
+/// a repository whose files together pass the total is refused.
+#[derive(Debug)]
+pub struct SizeBudget {
+    name: String,
     limits: TextDirLimits,
-) -> Result<TextDir, CoreqaError> {
-    let io = |p: &std::path::Path, e: std::io::Error| CoreqaError::Io {
-        path: p.display().to_string(),
-        message: e.to_string(),
-    };
-    let meta = std::fs::metadata(root).map_err(|e| io(root, e))?;
-    if !meta.is_dir() {
-        return Err(CoreqaError::Io {
-            path: root.display().to_string(),
-            message: "not a directory".into(),
-        });
+    total: u64,
+}
+
+impl SizeBudget {
+    /// The budget of the repository `name` (in messages).
+    pub fn new(name: &str, limits: TextDirLimits) -> SizeBudget {
+        SizeBudget { name: name.to_string(), limits, total: 0 }
     }
-    let mut out = TextDir::default();
-    let mut total = 0u64;
-    let mut entries = 0usize;
-    let mut stack = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).map_err(|e| io(&dir, e))? {
-            let entry = entry.map_err(|e| io(&dir, e))?;
-            entries += 1;
-            if entries > limits.max_entries {
-                return Err(CoreqaError::TooLarge {
-                    path: root.display().to_string(),
-                    what: format!("more than {} files and folders", limits.max_entries),
-                });
-            }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
-            // `file_type` does not follow links.
-            let kind = entry.file_type().map_err(|e| io(&entry.path(), e))?;
-            if kind.is_dir() {
-                if name != ".git" {
-                    stack.push((entry.path(), rel));
-                }
-                continue;
-            }
-            if !kind.is_file() {
-                if kind.is_symlink() {
-                    out.skipped.push((rel, "a link (not followed)".into()));
-                }
-                continue;
-            }
-            let size = entry.metadata().map_err(|e| io(&entry.path(), e))?.len();
-            if size > limits.max_file_bytes {
-                let limit = crate::input::limits::size_label(limits.max_file_bytes);
-                out.skipped.push((rel, format!("larger than {limit}")));
-                continue;
-            }
-            total += size;
-            if total > limits.max_total_bytes {
-                let limit = crate::input::limits::size_label(limits.max_total_bytes);
-                return Err(CoreqaError::TooLarge {
-                    path: root.display().to_string(),
-                    what: format!("its files hold more than {limit}"),
-                });
-            }
-            let bytes = match std::fs::read(entry.path()) {
-                Ok(b) => b,
-                Err(e) => {
-                    out.skipped.push((rel, e.to_string()));
-                    continue;
-                }
-            };
-            if let Some(text) = text_of(bytes) {
-                out.files.push(TextFile { path: rel, text });
-            }
+
+    /// A file of `size` bytes: `None` to read it, `Some(why)` to leave it
+    /// out, or the repository is too large.
+    pub fn admit(&mut self, size: u64) -> Result<Option<String>, CoreqaError> {
+        if size > self.limits.max_file_bytes {
+            let limit = crate::input::limits::size_label(self.limits.max_file_bytes);
+            return Ok(Some(format!("larger than {limit}")));
         }
+        self.total += size;
+        if self.total > self.limits.max_total_bytes {
+            let limit = crate::input::limits::size_label(self.limits.max_total_bytes);
+            return Err(CoreqaError::TooLarge {
+                path: self.name.clone(),
+                what: format!("its files hold more than {limit}"),
+            });
+        }
+        Ok(None)
     }
-    out.files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
-    Ok(out)
 }
 
 /// A file's bytes as text: UTF-8 without a NUL byte.
-fn text_of(bytes: Vec<u8>) -> Option<String> {
+pub fn text_of(bytes: Vec<u8>) -> Option<String> {
     if bytes.contains(&0) {
         return None;
     }
@@ -118,7 +77,7 @@ fn text_of(bytes: Vec<u8>) -> Option<String> {
 
 /// The text files among a repository's files read elsewhere (a folder or
 /// an archive picked in the page: `(path relative to the root, bytes)`),
-/// by [`read_text_dir`]'s rules: nothing under a `.git` folder, a file
+/// by the module's rules: nothing under a `.git` folder, a file
 /// over the size limit left out and named, UTF-8 without a NUL byte, sorted
 /// by path as UTF-8 bytes; `name` names the repository in messages.
 pub fn text_files(
@@ -127,24 +86,14 @@ pub fn text_files(
     limits: TextDirLimits,
 ) -> Result<TextDir, CoreqaError> {
     let mut out = TextDir::default();
-    let mut total = 0u64;
+    let mut budget = SizeBudget::new(name, limits);
     for (path, bytes) in files {
         if path.split('/').any(|c| c == ".git") {
             continue;
         }
-        let size = bytes.len() as u64;
-        if size > limits.max_file_bytes {
-            let limit = crate::input::limits::size_label(limits.max_file_bytes);
-            out.skipped.push((path, format!("larger than {limit}")));
+        if let Some(why) = budget.admit(bytes.len() as u64)? {
+            out.skipped.push((path, why));
             continue;
-        }
-        total += size;
-        if total > limits.max_total_bytes {
-            let limit = crate::input::limits::size_label(limits.max_total_bytes);
-            return Err(CoreqaError::TooLarge {
-                path: name.to_string(),
-                what: format!("its files hold more than {limit}"),
-            });
         }
         if let Some(text) = text_of(bytes) {
             out.files.push(TextFile { path, text });

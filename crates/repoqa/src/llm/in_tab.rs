@@ -484,7 +484,7 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/demo/repoqa-demo.json");
         let text = std::fs::read_to_string(path).unwrap();
         let d: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let bytes = std::fs::read(crate::code::tokenize::default_tokenizer_path()).unwrap();
+        let bytes = std::fs::read(crate::code::tokenize::test_tokenizer_path()).unwrap();
         let tok = crate::code::tokenize::Tokenizer::from_json_bytes(&bytes, "default").unwrap();
         let (mut longest, mut most) = (0, 0);
         for repos in d.as_object().unwrap().values() {

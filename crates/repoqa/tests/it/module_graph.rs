@@ -421,3 +421,37 @@ fn every_core_error_type_converts_into_the_core_error() {
     }
     assert!(found >= 16, "error enums found: {found}");
 }
+
+/// The core's own code (tests aside) that touches files or the
+/// environment: `std::fs`, `std::env::var`, `File::open`.
+fn io_in(files: &[(String, String)]) -> BTreeSet<String> {
+    let tests = test_modules(files);
+    files
+        .iter()
+        .filter(|(rel, _)| !tests.contains(&module_of(rel)))
+        .filter(|(_, text)| {
+            let code = code_before_tests(text);
+            ["std::fs", "env::var", "File::open"].iter().any(|p| code.contains(p))
+        })
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+/// ARCHITECTURE.md, "No I/O in the core": the fronts read, the core is given
+/// bytes. `input/input_file.rs` is the one native-only helper the CLI reads
+/// inputs with; `curate/mod.rs`'s folder walk is the last to move to the CLI
+/// (issue 81, slice f). A new file here that reads files or the environment
+/// fails this test.
+#[test]
+fn the_core_reads_no_file_and_no_environment() {
+    let found = io_in(&core_files());
+    let allowed: BTreeSet<String> =
+        ["input/input_file.rs", "curate/mod.rs"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(found, allowed, "the core's code that reads files or the environment");
+    // The check sees a planted read.
+    let planted = vec![(
+        "prompt/planted.rs".to_string(),
+        "pub fn f() -> String { std::env::var(\"X\").unwrap_or_default() }\n".to_string(),
+    )];
+    assert_eq!(io_in(&planted), BTreeSet::from(["prompt/planted.rs".to_string()]));
+}
