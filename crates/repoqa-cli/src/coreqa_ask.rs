@@ -8,15 +8,16 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::text_dir::read_text_dir;
-use repoqa::api::coreqa::{AnswerPlan, CoreqaPlanError, JudgePlan, PairwisePlan, PlanField};
+use repoqa::api::coreqa::{
+    AnswerPlan, CoreqaPlanError, JudgePlan, PairwisePlan, PlanField, QaBuildPlan,
+};
 use repoqa::code::tokenize::Tokenizer;
 use repoqa::coreqa::answer::{
     read_answers, AnswerLine, ContextSetting, ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS,
 };
 use repoqa::coreqa::elo::{compare, Comparison};
 use repoqa::coreqa::generate::{
-    kept_issues, question_items, read_questions, reference_items, QuestionLine, QUESTION_TEMPLATE,
-    REFERENCE_TEMPLATE,
+    read_questions, QuestionLine, QUESTION_TEMPLATE, REFERENCE_TEMPLATE,
 };
 use repoqa::coreqa::issues::{filter_issues, read_export};
 use repoqa::coreqa::judge::{
@@ -25,12 +26,12 @@ use repoqa::coreqa::judge::{
 };
 use repoqa::coreqa::pairwise::{in_item_order, read_pair_lines, PairLine, PAIRWISE_TEMPLATE};
 use repoqa::coreqa::prefilter::{
-    prefilter_file_name, prefilter_items, read_prefilter, PrefilterLine, PREFILTER_TEMPLATE,
+    prefilter_file_name, read_prefilter, PrefilterLine, PREFILTER_TEMPLATE,
 };
 use repoqa::coreqa::qa::{one_repository, questions_file_name, read_qa, QaItem};
 use repoqa::coreqa::splitter::{DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use repoqa::coreqa::text_dir::TextDirLimits;
-use repoqa::coreqa::{Bm25Tokenize, CoreqaError};
+use repoqa::coreqa::Bm25Tokenize;
 use repoqa::llm::run::RunItem;
 use repoqa::llm::runlog::TaskSelection;
 
@@ -257,6 +258,8 @@ fn plan_error(e: CoreqaPlanError) -> CliError {
         Some(PlanField::Repetitions) => "--repetitions",
         Some(PlanField::Stability) => "--stability",
         Some(PlanField::Answers) => "--answers",
+        Some(PlanField::Samples) => "--samples",
+        Some(PlanField::Export) => "--export",
     };
     CliError::usage(format!("{flag}: {e}"))
 }
@@ -459,15 +462,6 @@ impl JudgeInputs {
     }
 }
 
-/// What `build` makes with a counter of `tok`'s tokens, or the first
-/// error counting gave (before anything is asked).
-fn counted<T>(
-    tok: &Tokenizer,
-    build: impl FnOnce(&mut dyn FnMut(&str) -> usize) -> Result<T, CoreqaError>,
-) -> Result<T, CliError> {
-    tok.counted(build)
-}
-
 /// The prompt template at `path`, or `default`.
 fn template_or(path: &Option<PathBuf>, default: &str) -> Result<String, CliError> {
     match path {
@@ -513,6 +507,20 @@ pub fn print_comparison(c: &Comparison, json: bool) {
 }
 
 pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
+    let plan = QaBuildPlan {
+        model: a.api.model.clone(),
+        samples: a.samples,
+        prefilter: match (a.prefilter, &a.prefilter_template) {
+            (false, _) => None,
+            (true, path) => Some(template_or(path, PREFILTER_TEMPLATE)?),
+        },
+        question_template: template_or(&a.question_template, QUESTION_TEMPLATE)?,
+        reference_template: template_or(&a.reference_template, REFERENCE_TEMPLATE)?,
+        language: a.language.clone(),
+        temperature: a.temperature,
+        reference_temperature: a.reference_temperature,
+    };
+    plan.check().map_err(plan_error)?;
     let name = a.export.display().to_string();
     let export = read_export(&fs_read(&a.export, "issues export")?, &name)?;
     let report = filter_issues(&export);
@@ -525,29 +533,22 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
         report.kept.len()
     );
-    if report.kept.is_empty() {
-        return Err(CliError::usage(format!(
-            "{name}: no issue passes the paper's filters (`repoqa coreqa issues --export` shows why)"
-        )));
-    }
-    let mut issues = kept_issues(&export, &report.kept);
-    let question_template = template_or(&a.question_template, QUESTION_TEMPLATE)?;
-    let reference_template = template_or(&a.reference_template, REFERENCE_TEMPLATE)?;
+    let mut issues = plan.kept(&export, &report, &name).map_err(|e| {
+        CliError::usage(format!("{e} (`repoqa coreqa issues --export {name}` shows it)"))
+    })?;
     let tok = tokenizer(&a.tokenizer)?;
     let repository = export.repository.as_str();
     let mut verdicts: Vec<PrefilterLine> = Vec::new();
     let mut asked_prefilter = Ok(());
-    if a.prefilter {
-        let template = template_or(&a.prefilter_template, PREFILTER_TEMPLATE)?;
-        let items = counted(&tok, |count| {
-            prefilter_items(repository, &a.api.model, &issues, &template, count)
-        })?;
+    if let Some(items) =
+        tok.counted(|count| plan.prefilter_items(repository, &issues, count)).map_err(plan_or)?
+    {
         let ppath = PathBuf::from(prefilter_file_name(&a.output.to_string_lossy()));
         let pname = ppath.display().to_string();
         let job = ItemsJob {
             label: "coreqa build",
             api: &a.api,
-            temperature: a.temperature,
+            temperature: plan.temperature,
             output: &ppath,
             what: "pre-filter verdicts",
             selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
@@ -557,7 +558,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         });
         verdicts = read_prefilter(&fs_read_text(&ppath, "pre-filter verdicts")?, &pname, true)?;
         let before = issues.len();
-        repoqa::coreqa::prefilter::retain_kept(&mut issues, repository, &verdicts);
+        plan.keep_prefiltered(&mut issues, repository, &verdicts);
         let dropped = verdicts.iter().filter(|v| !v.keep).count();
         eprintln!(
             "coreqa build: the pre-filter kept {} of {before} issue(s), dropped {dropped} (verdicts in {})",
@@ -565,15 +566,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
             ppath.display()
         );
     }
-    use repoqa::coreqa::generate::MAX_QUESTION_SAMPLES;
-    if !(1..=MAX_QUESTION_SAMPLES).contains(&a.samples) {
-        return Err(CliError::usage(format!(
-            "--samples: a whole number from 1 to {MAX_QUESTION_SAMPLES}"
-        )));
-    }
-    let questions = counted(&tok, |count| {
-        question_items(repository, &issues, &question_template, a.samples, count)
-    })?;
+    let questions =
+        tok.counted(|count| plan.question_items(repository, &issues, count)).map_err(plan_or)?;
 
     let qpath = PathBuf::from(questions_file_name(&a.output.to_string_lossy()));
     let qname = qpath.display().to_string();
@@ -582,31 +576,21 @@ pub fn generate(a: GenerateArgs) -> Result<(), CliError> {
         api: &a.api,
         output: &qpath,
         what: "questions",
-        temperature: Some(repoqa::coreqa::generate::question_temperature(a.samples, a.temperature)),
+        temperature: Some(plan.question_temperature()),
         selection: TaskSelection { only_failed: a.only_failed, ..TaskSelection::default() },
     };
     let asked_questions = ask_items(&job, &questions, |text| {
         Ok(read_questions(text, &qname, true)?.iter().map(QuestionLine::id).collect())
     });
     let written = read_questions(&fs_read_text(&qpath, "questions")?, &qname, true)?;
-    let language = a.language.as_deref();
-    let mut references = counted(&tok, |count| {
-        reference_items(
-            repository,
-            &issues,
-            &written,
-            a.samples,
-            language,
-            &reference_template,
-            count,
-        )
-    })?;
-    repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
+    let references = tok
+        .counted(|count| plan.reference_items(repository, &issues, &written, &verdicts, count))
+        .map_err(plan_or)?;
     let oname = a.output.display().to_string();
     let job = ItemsJob {
         output: &a.output,
         what: "QA items",
-        temperature: Some(a.reference_temperature),
+        temperature: Some(plan.reference_temperature),
         ..job
     };
     let asked_references = ask_items(&job, &references, |text| {

@@ -15,12 +15,11 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use repoqa::api::coreqa::{
     answers_file_name, judgments_file_name, pairwise_file_name, AnswerPlan, CoreqaPlanError,
-    CountRounds, JudgePlan, PairwisePlan, PlanField, Round,
+    CountRounds, JudgePlan, PairwisePlan, PlanField, QaBuildPlan, Round,
 };
 use repoqa::coreqa::files::{read_coreqa_file, CoreqaFile};
-use repoqa::coreqa::generate::{kept_issues, question_items, reference_items};
 use repoqa::coreqa::issues::filter_issues;
-use repoqa::coreqa::prefilter::{prefilter_file_name, prefilter_items, PrefilterLine};
+use repoqa::coreqa::prefilter::{prefilter_file_name, PrefilterLine};
 use repoqa::coreqa::qa::questions_file_name;
 use repoqa::coreqa::stability::StabilitySample;
 use repoqa::coreqa::text_dir::split_repositories;
@@ -94,17 +93,18 @@ fn plan_refusal(e: CoreqaPlanError) -> String {
         Some(PlanField::Repetitions) => "Repetitions",
         Some(PlanField::Stability) => "Stability check",
         Some(PlanField::Answers) => "Answers",
+        Some(PlanField::Samples) => "Question samples",
+        Some(PlanField::Export) => "Issues export",
     };
     format!("{field}: {e}.")
 }
 
-/// The plan of the step the Ask card names; building questions (the
-/// issues export's steps) is assembled here still.
+/// The plan of the step the Ask card names.
 enum AskPlan {
     Answer(AnswerPlan),
     Judge(JudgePlan),
     Pairwise(PairwisePlan),
-    Build,
+    Build(QaBuildPlan),
 }
 
 /// Ask the model of `st.ask` for the step it names.
@@ -170,21 +170,22 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
             template: form.pairwise_template.clone(),
             ..PairwisePlan::default()
         }),
-        AskStep::Build => {
-            use repoqa::coreqa::generate::{MAX_QUESTION_SAMPLES, QUESTION_SAMPLES};
-            if !(1..=MAX_QUESTION_SAMPLES).contains(&form.samples) {
-                return runner.show(Line::Failed(format!(
-                    "Question samples: a whole number from 1 to {MAX_QUESTION_SAMPLES} (default {QUESTION_SAMPLES}; 1 writes one question per issue)."
-                )));
-            }
-            AskPlan::Build
-        }
+        AskStep::Build => AskPlan::Build(QaBuildPlan {
+            model: model.clone(),
+            samples: form.samples,
+            prefilter: form.prefilter.then(|| form.prefilter_template.clone()),
+            question_template: form.question_template.clone(),
+            reference_template: form.reference_template.clone(),
+            language: Some(form.language.clone()),
+            ..QaBuildPlan::default()
+        }),
     };
     let checked = match &plan {
         AskPlan::Answer(p) => p.check().map(|()| Some(p.temperature)),
         AskPlan::Judge(p) => p.check().map(|()| Some(p.temperature)),
         AskPlan::Pairwise(p) => p.check().map(|()| Some(p.temperature)),
-        AskPlan::Build => Ok(None),
+        // Each of the build's asks sets its own temperature.
+        AskPlan::Build(p) => p.check().map(|()| None),
     };
     match checked {
         Err(e) => return runner.show(Line::Failed(plan_refusal(e))),
@@ -265,7 +266,7 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 };
                 job.ask(endpoint, config, &items, &done).await
             }
-            AskPlan::Build => {
+            AskPlan::Build(plan) => {
                 let Some((name, file)) = export else {
                     return Err(UiError::invalid(
                         "Load a GitHub issues export first, or fetch one below.",
@@ -274,20 +275,13 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let CoreqaFile::Export(export) = &*file else {
                     return Err(UiError::invalid(format!("{name} is not an issues export.")));
                 };
-                let kept = filter_issues(export).kept;
-                if kept.is_empty() {
-                    return Err(UiError::invalid(format!(
-                        "{name}: no issue passes the paper's filters (the table below says why)."
-                    )));
-                }
-                let mut issues = kept_issues(export, &kept);
+                let mut issues = plan
+                    .kept(export, &filter_issues(export), &name)
+                    .map_err(|e| UiError::invalid(plan_refusal(e)))?;
                 let repository = export.repository.as_str();
                 let mut verdicts: Vec<PrefilterLine> = Vec::new();
-                if form.prefilter {
-                    let items = counted(&ctx, app, |count| {
-                        Ok(prefilter_items(repository, &model, &issues, &form.prefilter_template, count)?)
-                    })
-                    .await?;
+                let prefilter = counted(&ctx, app, |count| plan.prefilter_items(repository, &issues, count)).await?;
+                if let Some(items) = prefilter {
                     let pname = prefilter_file_name(&output);
                     let written = |st: CoreqaState| match st.file(&pname).as_deref() {
                         Some(CoreqaFile::Prefilter(lines)) => lines.clone(),
@@ -300,18 +294,14 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                         return Ok(());
                     }
                     verdicts = written(st);
-                    repoqa::coreqa::prefilter::retain_kept(&mut issues, repository, &verdicts);
+                    plan.keep_prefiltered(&mut issues, repository, &verdicts);
                     if issues.is_empty() {
                         ctx.done(format!("The pre-filter dropped every issue ({} verdicts in {pname}): no question to write.", verdicts.len()));
                         return Ok(());
                     }
                 }
-                // The paper's self-consistency, as `coreqa build --samples`:
-                // the form's samples (QUESTION_SAMPLES by default).
-                let samples = form.samples;
-                let questions = counted(&ctx, app, |count| {
-                    Ok(question_items(repository, &issues, &form.question_template, samples, count)?)
-                }).await?;
+                // The paper's self-consistency, as `coreqa build --samples`.
+                let questions = counted(&ctx, app, |count| plan.question_items(repository, &issues, count)).await?;
                 let qname = questions_file_name(&output);
                 let written = |st: CoreqaState| match st.file(&qname).as_deref() {
                     Some(CoreqaFile::Questions(lines)) => lines.clone(),
@@ -320,33 +310,22 @@ pub fn start(app: AppState, rs: RunState, st: CoreqaState, runner: Runner) {
                 let done: HashSet<String> = written(st).iter().map(|q| q.id()).collect();
                 let asked = Asking { output: &qname, ..job };
                 let mut sampling = endpoint.clone();
-                sampling.sampling.temperature =
-                    Some(repoqa::coreqa::generate::question_temperature(samples, None));
+                sampling.sampling.temperature = Some(plan.question_temperature());
                 asked.ask(sampling, config, &questions, &done).await?;
                 if !session.current() || ctx.cancelled() {
                     return Ok(());
                 }
-                let language = Some(form.language.trim()).filter(|l| !l.is_empty());
                 let written = written(st);
-                let mut references = counted(&ctx, app, |count| {
-                    Ok(reference_items(
-                        repository,
-                        &issues,
-                        &written,
-                        samples,
-                        language,
-                        &form.reference_template,
-                        count,
-                    )?)
+                let references = counted(&ctx, app, |count| {
+                    plan.reference_items(repository, &issues, &written, &verdicts, count)
                 }).await?;
-                repoqa::coreqa::prefilter::mark(&mut references, &verdicts);
                 let done: HashSet<String> = match existing.as_deref() {
                     Some(CoreqaFile::Qa(items)) => items.iter().map(|q| q.id.clone()).collect(),
                     _ => HashSet::new(),
                 };
                 // The paper writes reference answers at 0.8 (as `coreqa build`).
                 let mut endpoint = endpoint;
-                endpoint.sampling.temperature = Some(repoqa::coreqa::generate::REFERENCE_TEMPERATURE);
+                endpoint.sampling.temperature = Some(plan.reference_temperature);
                 job.ask(endpoint, config, &references, &done).await
             }
         }

@@ -1,6 +1,7 @@
-//! Asking models for CoReQA: answering the questions, the judge's scores
-//! and the pairwise verdicts. `repoqa coreqa answer|judge|pairwise` map
-//! their flags to an [`AnswerPlan`], a [`JudgePlan`] or a [`PairwisePlan`],
+//! Asking models for CoReQA: writing the questions from an issues export,
+//! answering them, the judge's scores and the pairwise verdicts. `repoqa
+//! coreqa build|answer|judge|pairwise` map their flags to a
+//! [`QaBuildPlan`], an [`AnswerPlan`], a [`JudgePlan`] or a [`PairwisePlan`],
 //! the CoReQA page maps its Ask card to the same plans; both
 //! [`check`](AnswerPlan::check) them (one typed error, one message; the
 //! front adds where to change it, [`CoreqaPlanError::field`]), make the
@@ -23,8 +24,15 @@ use crate::coreqa::answer::{
     ANSWER_RUNS, ANSWER_TEMPERATURE, MAX_RUNS,
 };
 use crate::coreqa::bm25::Bm25Tokenize;
+use crate::coreqa::generate::{
+    kept_issues, question_items, question_temperature, reference_items, QuestionItem, QuestionLine,
+    ReferenceItem, MAX_QUESTION_SAMPLES, QUESTION_SAMPLES, QUESTION_TEMPLATE,
+    REFERENCE_TEMPERATURE, REFERENCE_TEMPLATE,
+};
+use crate::coreqa::issues::{Comment, FilterReport, Issue, IssueExport};
 use crate::coreqa::judge::{judge_items, JudgeItem, JudgeLine, JUDGE_TEMPERATURE};
 use crate::coreqa::pairwise::{pair_items, PairItem, PairLine};
+use crate::coreqa::prefilter::{prefilter_items, PrefilterItem, PrefilterLine};
 use crate::coreqa::qa::QaItem;
 use crate::coreqa::splitter::{RecursiveSplitter, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 use crate::coreqa::stability::{stability_items, StabilitySample};
@@ -59,6 +67,10 @@ pub enum CoreqaPlanError {
     NoAnswers,
     #[error("no question has answers from two models in the {0} setting: answers of a second model are needed")]
     NoPairs(ContextSetting),
+    #[error("{0} is not a whole number from 1 to {MAX_QUESTION_SAMPLES} (default {QUESTION_SAMPLES}; 1 writes one question per issue)")]
+    Samples(u32),
+    #[error("{0}: no issue passes the paper's filters; their report says why each was removed")]
+    NoIssues(String),
     #[error(transparent)]
     Unsettled(#[from] Unsettled),
     #[error(transparent)]
@@ -79,6 +91,8 @@ pub enum PlanField {
     Repetitions,
     Stability,
     Answers,
+    Samples,
+    Export,
 }
 
 impl CoreqaPlanError {
@@ -95,6 +109,8 @@ impl CoreqaPlanError {
             CoreqaPlanError::Repetitions => PlanField::Repetitions,
             CoreqaPlanError::StabilitySample => PlanField::Stability,
             CoreqaPlanError::NoAnswers | CoreqaPlanError::NoPairs(_) => PlanField::Answers,
+            CoreqaPlanError::Samples(_) => PlanField::Samples,
+            CoreqaPlanError::NoIssues(_) => PlanField::Export,
             CoreqaPlanError::Coreqa(_) | CoreqaPlanError::Unsettled(_) => return None,
         })
     }
@@ -397,6 +413,141 @@ impl PairwisePlan {
     }
 }
 
+/// Writing a QA file from a GitHub issues export (`repoqa coreqa build`,
+/// the CoReQA page's "Build questions"): the paper's filters, then up to
+/// three asks in this order — the model's pre-filter (when asked for), the
+/// questions (sampled `samples` times, the paper's self-consistency) and
+/// the reference answers. Each ask's items, temperature and file come from
+/// the plan, so both fronts ask the same.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QaBuildPlan {
+    pub model: String,
+    /// Questions written per issue, the one most like the others kept.
+    pub samples: u32,
+    /// The pre-filter's prompt: the model first drops the issues that
+    /// will not make a good question (None: no pre-filter).
+    pub prefilter: Option<String>,
+    pub question_template: String,
+    pub reference_template: String,
+    /// The repository's main language, for the reference answers' prompt.
+    pub language: Option<String>,
+    /// The pre-filter's and the questions' temperature (None: the
+    /// questions at 0.8 when sampled, else 0; the pre-filter at the API's
+    /// default settings).
+    pub temperature: Option<f64>,
+    pub reference_temperature: f64,
+}
+
+impl Default for QaBuildPlan {
+    fn default() -> QaBuildPlan {
+        QaBuildPlan {
+            model: String::new(),
+            samples: QUESTION_SAMPLES,
+            prefilter: None,
+            question_template: QUESTION_TEMPLATE.to_string(),
+            reference_template: REFERENCE_TEMPLATE.to_string(),
+            language: None,
+            temperature: None,
+            reference_temperature: REFERENCE_TEMPERATURE,
+        }
+    }
+}
+
+/// An issues export's issues the paper's filters keep, with their
+/// comments.
+pub type KeptIssues<'e> = Vec<(&'e Issue, &'e [Comment])>;
+
+impl QaBuildPlan {
+    /// The plan's own fields are usable: a model named, samples and
+    /// temperatures in range.
+    pub fn check(&self) -> Result<(), CoreqaPlanError> {
+        model_named(&self.model)?;
+        if !(1..=MAX_QUESTION_SAMPLES).contains(&self.samples) {
+            return Err(CoreqaPlanError::Samples(self.samples));
+        }
+        if let Some(t) = self.temperature {
+            temperature_in_range(t)?;
+        }
+        temperature_in_range(self.reference_temperature)
+    }
+
+    /// The issues of `export` the paper's filters kept (`report`, from
+    /// `filter_issues`, which both fronts also show), with their comments;
+    /// none kept is refused (`name` in the message).
+    pub fn kept<'e>(
+        &self,
+        export: &'e IssueExport,
+        report: &FilterReport,
+        name: &str,
+    ) -> Result<KeptIssues<'e>, CoreqaPlanError> {
+        if report.kept.is_empty() {
+            return Err(CoreqaPlanError::NoIssues(name.to_string()));
+        }
+        Ok(kept_issues(export, &report.kept))
+    }
+
+    /// The pre-filter's requests, None when the plan has no pre-filter.
+    pub fn prefilter_items(
+        &self,
+        repository: &str,
+        issues: &[(&Issue, &[Comment])],
+        count: &mut dyn FnMut(&str) -> usize,
+    ) -> Result<Option<Vec<PrefilterItem>>, CoreqaPlanError> {
+        let Some(template) = &self.prefilter else { return Ok(None) };
+        Ok(Some(prefilter_items(repository, &self.model, issues, template, count)?))
+    }
+
+    /// The issues the pre-filter's `verdicts` keep (each issue's last
+    /// verdict counts).
+    pub fn keep_prefiltered(
+        &self,
+        issues: &mut KeptIssues<'_>,
+        repository: &str,
+        verdicts: &[PrefilterLine],
+    ) {
+        crate::coreqa::prefilter::retain_kept(issues, repository, verdicts);
+    }
+
+    /// The questions' requests, `samples` per issue.
+    pub fn question_items(
+        &self,
+        repository: &str,
+        issues: &[(&Issue, &[Comment])],
+        count: &mut dyn FnMut(&str) -> usize,
+    ) -> Result<Vec<QuestionItem>, CoreqaPlanError> {
+        Ok(question_items(repository, issues, &self.question_template, self.samples, count)?)
+    }
+
+    /// The questions' temperature.
+    pub fn question_temperature(&self) -> f64 {
+        question_temperature(self.samples, self.temperature)
+    }
+
+    /// The reference answers' requests, one per issue whose questions are
+    /// `written`, each marked with its pre-filter verdict.
+    pub fn reference_items(
+        &self,
+        repository: &str,
+        issues: &[(&Issue, &[Comment])],
+        written: &[QuestionLine],
+        verdicts: &[PrefilterLine],
+        count: &mut dyn FnMut(&str) -> usize,
+    ) -> Result<Vec<ReferenceItem>, CoreqaPlanError> {
+        let mut items = reference_items(
+            repository,
+            issues,
+            written,
+            self.samples,
+            self.language.as_deref().map(str::trim).filter(|l| !l.is_empty()),
+            &self.reference_template,
+            count,
+        )?;
+        crate::coreqa::prefilter::mark(&mut items, verdicts);
+        Ok(items)
+    }
+}
+
 /// `model`'s answers file, as the examples name it:
 /// `answers-<model>.jsonl` (`/` in the name as `_slash_`).
 pub fn answers_file_name(model: &str) -> String {
@@ -545,6 +696,21 @@ mod tests {
             JudgePlan { repetitions: 0, ..judge.clone() }.check().unwrap_err().field(),
             Some(PlanField::Repetitions)
         );
+        let build = QaBuildPlan { model: "m".into(), ..QaBuildPlan::default() };
+        assert!(build.check().is_ok());
+        for (plan, field) in [
+            (QaBuildPlan { samples: 0, ..build.clone() }, PlanField::Samples),
+            (
+                QaBuildPlan { samples: MAX_QUESTION_SAMPLES + 1, ..build.clone() },
+                PlanField::Samples,
+            ),
+            (QaBuildPlan { temperature: Some(3.0), ..build.clone() }, PlanField::Temperature),
+            (QaBuildPlan { model: String::new(), ..build.clone() }, PlanField::Model),
+        ] {
+            assert_eq!(plan.check().expect_err("refused").field(), Some(field));
+        }
+        assert_eq!(build.question_temperature(), 0.8);
+        assert_eq!(QaBuildPlan { samples: 1, ..build }.question_temperature(), 0.0);
         let sample = StabilitySample::of(0);
         assert!(matches!(
             JudgePlan { stability: Some(sample), ..judge }.check(),
